@@ -1,0 +1,1 @@
+SELECT max(id) FROM test_table;

@@ -1,0 +1,21 @@
+/** @param {number[]} values */
+export function median (values) {
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+}
+
+/**
+ * Nearest-rank quantile of a sorted array.
+ * @param {ArrayLike<number>} sorted
+ * @param {number} q
+ */
+export function quantileSorted (sorted, q) {
+  if (sorted.length === 0) return null
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]
+}
+
+/** @param {number[]} values */
+export function spread (values) {
+  return { min: Math.min(...values), median: median(values), max: Math.max(...values) }
+}

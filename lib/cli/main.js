@@ -1,0 +1,122 @@
+import yargs from 'yargs'
+import { DEFAULT_MIX } from '../config/mix.js'
+import { createLogger } from '../log.js'
+import { runCommand } from './run-command.js'
+import { actionCommands } from './commands/action-commands.js'
+import { snapshotSubcommands } from './commands/snapshot-command.js'
+import { DEFAULT_EVENTS_FILE } from './target-options.js'
+import { experimentCommand } from './commands/experiment-command.js'
+import { sidecarBuilder, sidecarCommand } from './commands/sidecar-command.js'
+import { reportCommand } from '../report/index.js'
+import { statsCommand, statsBuilder, statsOptions } from './stats-command.js'
+
+/**
+ * Runs the CLI and returns the exit code: 0 done, 1 a runtime failure,
+ * 2 bad input. Errors are one line on stderr, never a stack trace.
+ * @param {string[]} argv
+ * @returns {Promise<number>}
+ */
+export async function main (argv) {
+  /** @type {import('../log.js').Logger} */
+  let log = createLogger()
+  /** @type {string | null} */
+  let usageProblem = null
+  /** @type {(() => Promise<number>) | null} */
+  let action = null
+  /**
+   * Handlers only choose what to run: yargs calls them even when a
+   * strict-mode check fails, so the choice runs after parsing succeeded.
+   * @param {import('./commands/action-commands.js').CommandRun} run
+   * @param {any} args
+   */
+  const choose = (run, args) => {
+    action = () => {
+      log = createLogger({ level: args.logLevel })
+      return run(args, { log, stdout: process.stdout })
+    }
+  }
+
+  const parser = yargs(argv)
+    .scriptName('pgloadgen')
+    .usage('$0 <command> [options]')
+    .strict()
+    .help()
+    .version(false)
+    .wrap(100)
+    .option('log-level', { type: 'string', describe: 'trace, debug, info, warn, error or silent (also LOG_LEVEL)', global: true })
+    .command('run [pgUrl]', 'hammer PostgreSQL at a fixed concurrency', (y) => y
+      .positional('pgUrl', { type: 'string', describe: 'postgres://user[:password]@host[:port]/database; default PGLOADGEN_PG_URL, DATABASE_URL, else an embedded server' })
+      .option('concurrency', { alias: 'c', type: 'string', default: '8', describe: 'requests outstanding at all times, one connection each' })
+      .option('http-port', { alias: 'p', type: 'string', default: '9800', describe: 'port of /metrics (0: any free port)' })
+      .option('http-host', { type: 'string', default: '127.0.0.1', describe: 'address of /metrics' })
+      .option('workload', { alias: 'w', type: 'string', default: 'manta', describe: 'manta or timeseries' })
+      .option('mix', { type: 'string', default: DEFAULT_MIX, describe: 'request types and their weights' })
+      .option('duration', { alias: 'd', type: 'string', describe: 'seconds to run (or 15m, 2h); default until SIGINT/SIGTERM' })
+      .option('rate', { alias: 'R', type: 'string', describe: 'open loop: requests per second on a schedule instead of a closed loop' })
+      .option('arrival', { type: 'string', default: 'poisson', describe: 'open-loop schedule: poisson or fixed' })
+      .option('max-lag', { type: 'string', describe: 'open loop: skip requests more than this many ms behind schedule' })
+      .option('json', { type: 'boolean', default: false, describe: 'print a JSON summary on stdout at exit' })
+      .option('reset', { type: 'boolean', default: false, describe: 'drop and recreate the workload\'s tables first' })
+      .option('data-dir', { type: 'string', default: './.pgloadgen/pgdata', describe: 'data directory of the embedded server' })
+      .option('profile', { type: 'string', default: 'lab', describe: 'PostgreSQL settings of the embedded server: a name in notes/postgres/ or a .conf path' })
+      .option('pg-port', { type: 'string', default: '0', describe: 'port of the embedded server (0: any free port)' })
+      .option('connect-timeout', { type: 'string', default: '15', describe: 'seconds to wait for the server at start' })
+      .option('shutdown-timeout', { type: 'string', default: '10', describe: 'seconds to wait for requests in flight at exit' })
+      .option('verify-timeout', { type: 'string', default: '60', describe: 'seconds to spend checking acknowledged inserts at exit' })
+      .option('events', { type: 'string', default: DEFAULT_EVENTS_FILE, describe: 'file that actions and control changes are appended to (NDJSON)' })
+      .option('record', { type: 'string', describe: 'write per-second samples, events, run.json and summary.json to this directory' })
+      .option('schedule', { type: 'string', describe: 'run the actions of a schedule file (JSON or YAML) during the load' })
+      .option('control-token', { type: 'string', describe: 'bearer token that POST /concurrency, /pause, /resume require when --http-host is not loopback (also PGLOADGEN_CONTROL_TOKEN)' })
+      .option('pg-stats', { type: 'boolean', default: true, describe: 'export PostgreSQL statistics on /metrics too (--no-pg-stats: do not)' })
+      .options(statsOptions),
+    (args) => choose(runCommand, args))
+    .command('stats [pgUrl]', 'export PostgreSQL statistics on /metrics, without load (the old exporter\'s drop-in)', statsBuilder, (args) => choose(statsCommand, args))
+
+  for (const command of actionCommands) {
+    parser.command(command.command, command.describe, command.builder, (args) => choose(command.run, args))
+  }
+  parser
+    .command('sidecar [pgUrl]', 'run the actions of a schedule (VACUUM, FREEZE, CHECKPOINT, …) at times or when conditions on the stats hold', sidecarBuilder,
+      (args) => choose(sidecarCommand, args))
+    .command('experiment <plan>', 'run an experiment plan: prepare, snapshot, variants replayed from the snapshot, report', (y) => y
+      .positional('plan', { type: 'string', describe: 'plan file (JSON or YAML), e.g. notes/experiments/freeze-vs-vacuum.yaml' })
+      .option('out', { type: 'string', demandOption: 'give the output directory with --out', describe: 'new directory for samples, events, summary.json and report.html' }),
+    (args) => choose(experimentCommand, args))
+    .command('report <dir>', 'write report.html (and summary.json for an experiment) for a recorded run or experiment', (y) => y
+      .positional('dir', { type: 'string', describe: 'a run --record directory or an experiment --out directory' }),
+    (args) => choose(reportCommand, args))
+    .command('snapshot', 'take, list, roll back and destroy snapshots of the data directory', (y) => snapshotSubcommands(y, choose))
+    .demandCommand(1, 'give a command: run, stats, vacuum, analyze, checkpoint, reset-stats, snapshot, sidecar, experiment or report')
+    .fail((message, err) => {
+      if (err) throw err
+      usageProblem = message
+    })
+    .exitProcess(false)
+
+  try {
+    await parser.parseAsync()
+    if (usageProblem !== null) return fail(log, usageProblem, 2)
+    // TypeScript cannot see that the command handler may have set it.
+    const chosen = /** @type {(() => Promise<number>) | null} */ (action)
+    if (chosen === null) return 0 // --help
+    return await chosen()
+  } catch (err) {
+    const error = /** @type {Error & { exitCode?: number }} */ (err)
+    if (typeof error.exitCode === 'number') return fail(log, error.message, error.exitCode)
+    log.error(`unexpected error: ${error?.message ?? error}`)
+    if (process.env.LOG_LEVEL === 'debug' || process.env.LOG_LEVEL === 'trace') log.debug(String(error?.stack))
+    return 1
+  }
+}
+
+/**
+ * @param {import('../log.js').Logger} log
+ * @param {string} message
+ * @param {number} code
+ */
+function fail (log, message, code) {
+  // yargs repeats stray arguments verbatim, and one may be a URL with a password.
+  const line = message.split('\n')[0].replace(/(\/\/[^:/@\s]*):[^@\s]*@/g, '$1@')
+  if (log.level !== 'silent') process.stderr.write(`pgloadgen: ${line}\n`)
+  return code
+}

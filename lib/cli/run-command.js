@@ -1,0 +1,240 @@
+import { performance } from 'node:perf_hooks'
+import path from 'node:path'
+import { parseMix } from '../config/mix.js'
+import { parseDuration, parseInteger } from '../config/numbers.js'
+import { getWorkload } from '../workloads/index.js'
+import { createRegistry } from '../metrics/generator-metrics.js'
+import { startHttpServer, reply } from '../http/http-server.js'
+import { UsageError } from './usage-error.js'
+import { chooseUrl, openTarget } from './target.js'
+import { resolveProfile } from '../embedded/profile.js'
+import { StopSignal } from './stop-signal.js'
+import { EventLog } from '../sidecar/events.js'
+import { loadSchedule } from '../sidecar/schedule.js'
+import { Sidecar } from '../sidecar/sidecar.js'
+import { controlRoutes } from '../http/control.js'
+import { statsView } from '../pgstats/stats-view.js'
+import { parseStatsInterval } from './stats-command.js'
+import { LoadSession } from '../lab/load-session.js'
+import { DEFAULT_EVENTS_FILE } from './target-options.js'
+
+/**
+ * @typedef {object} RunArgs
+ * @property {string} [pgUrl]
+ * @property {unknown} concurrency
+ * @property {unknown} httpPort
+ * @property {string} httpHost
+ * @property {string} workload
+ * @property {string} mix
+ * @property {unknown} [duration]
+ * @property {boolean} json
+ * @property {string} dataDir
+ * @property {string} profile
+ * @property {unknown} pgPort
+ * @property {boolean} reset
+ * @property {unknown} connectTimeout
+ * @property {unknown} shutdownTimeout
+ * @property {unknown} verifyTimeout
+ * @property {unknown} [rate]
+ * @property {string} arrival
+ * @property {unknown} [maxLag]
+ * @property {string} events
+ * @property {string} [schedule]
+ * @property {string} [controlToken]
+ * @property {boolean} pgStats
+ * @property {unknown} statsInterval
+ * @property {boolean} pgstattuple
+ * @property {string} [record]
+ */
+
+/**
+ * Validates every input first (exit 2 with nothing touched), then binds the
+ * HTTP port, then opens the database.
+ * @param {RunArgs} args
+ */
+export function validateRunArgs (args) {
+  if (args.maxLag !== undefined && args.rate === undefined) throw new UsageError('--max-lag needs --rate (it bounds the lag behind the schedule)')
+  return {
+    concurrency: parseInteger(args.concurrency, '--concurrency', { min: 1, max: 10000 }),
+    httpPort: parseInteger(args.httpPort, '--http-port', { min: 0, max: 65535 }),
+    pgPort: parseInteger(args.pgPort, '--pg-port', { min: 0, max: 65535 }),
+    workload: getWorkload(args.workload),
+    mix: parseMix(args.mix),
+    durationS: args.duration === undefined ? null : parseDuration(args.duration, '--duration'),
+    connectTimeoutS: parseDuration(args.connectTimeout, '--connect-timeout'),
+    shutdownTimeoutS: parseDuration(args.shutdownTimeout, '--shutdown-timeout'),
+    verifyTimeoutS: parseDuration(args.verifyTimeout, '--verify-timeout'),
+    url: chooseUrl(args.pgUrl),
+    rate: args.rate === undefined ? null : parsePositive(args.rate, '--rate'),
+    arrival: parseArrival(args.arrival),
+    maxLagMs: args.maxLag === undefined ? null : parsePositive(args.maxLag, '--max-lag'),
+    statsIntervalS: parseStatsInterval(args.statsInterval),
+    // checked now so that a typo fails before anything starts
+    profile: checkedProfile(args)
+  }
+}
+
+/**
+ * The profile matters only for the embedded server; checked now so that a
+ * typo fails before anything starts.
+ * @param {RunArgs} args
+ */
+function checkedProfile (args) {
+  if (!chooseUrl(args.pgUrl)) resolveProfile(args.profile)
+  return args.profile
+}
+
+/**
+ * @param {unknown} value
+ * @param {string} flag
+ */
+function parsePositive (value, flag) {
+  const n = Number(value)
+  if (String(value).trim() === '' || !Number.isFinite(n) || n <= 0) throw new UsageError(`${flag} must be a positive number, got "${value}"`)
+  return n
+}
+
+/**
+ * @param {string} value
+ * @returns {'poisson' | 'fixed'}
+ */
+function parseArrival (value) {
+  if (value !== 'poisson' && value !== 'fixed') throw new UsageError(`--arrival must be poisson or fixed, got "${value}"`)
+  return value
+}
+
+/**
+ * pgloadgen run: hammer PostgreSQL at fixed concurrency until the duration
+ * ends or a signal arrives.
+ * @param {RunArgs} args
+ * @param {{ log: import('../log.js').Logger, stdout: { write: (s: string) => unknown } }} io
+ * @returns {Promise<number>} exit code
+ */
+export async function runCommand (args, { log, stdout }) {
+  const options = validateRunArgs(args)
+  const rules = args.schedule ? await loadSchedule(args.schedule) : null
+  const stop = new StopSignal(log)
+  try {
+    return await load(args, options, rules, stop, { log, stdout })
+  } finally {
+    stop.dispose()
+  }
+}
+
+/**
+ * @param {RunArgs} args
+ * @param {ReturnType<typeof validateRunArgs>} options
+ * @param {import('../sidecar/schedule.js').Rule[] | null} rules
+ * @param {StopSignal} stop
+ * @param {{ log: import('../log.js').Logger, stdout: { write: (s: string) => unknown } }} io
+ */
+async function load (args, options, rules, stop, { log, stdout }) {
+  const registry = createRegistry()
+  /** @type {LoadSession | null} */
+  let session = null
+  /** @type {Sidecar | null} */
+  let sidecar = null
+  /** @type {(() => void) | null} */
+  let stopControl = null
+  const recordDir = args.record ? path.resolve(args.record) : null
+  // A recorded run keeps its events with its samples.
+  const events = new EventLog({ file: recordDir && args.events === DEFAULT_EVENTS_FILE ? path.join(recordDir, 'events.ndjson') : args.events, registry, log })
+  /** @type {import('../http/http-server.js').Routes} */
+  const routes = {
+    '/metrics': {
+      GET: async (_req, res) => reply(res, 200, await registry.metrics(), registry.contentType)
+    }
+  }
+  const http = await startHttpServer({ host: args.httpHost, port: options.httpPort, log, routes })
+  log.info(`metrics on http://${args.httpHost}:${http.port}/metrics`)
+
+  /** @type {import('./target.js').Target | null} */
+  let target = null
+  try {
+    target = await openTarget({ url: options.url, dataDir: args.dataDir, profile: options.profile, pgPort: options.pgPort, log })
+    if (stop.requested) return 0
+    session = await LoadSession.open({
+      connectionString: target.connectionString,
+      display: target.display,
+      embedded: target.embedded !== null,
+      workload: options.workload,
+      mix: options.mix,
+      concurrency: options.concurrency,
+      openLoop: options.rate === null ? null : { rate: options.rate, arrival: options.arrival, maxLagMs: options.maxLagMs },
+      reset: args.reset,
+      connectTimeoutS: options.connectTimeoutS,
+      pgStats: args.pgStats ? { intervalS: options.statsIntervalS, pgstattuple: args.pgstattuple } : null,
+      recordDir,
+      describe: { command: 'run', args: describeArgs(args) },
+      registry,
+      log
+    })
+    const running = session
+    const control = controlRoutes({
+      generator: session.generator,
+      stats: session.stats,
+      events,
+      host: args.httpHost,
+      token: args.controlToken ?? process.env.PGLOADGEN_CONTROL_TOKEN ?? null,
+      describe: () => ({ workload: options.workload.name, target: running.options.display, mode: options.rate === null ? 'closed' : 'open', rate: options.rate }),
+      log
+    })
+    Object.assign(routes, control.routes)
+    stopControl = control.stop
+    if (stop.requested) return 0
+
+    await session.start()
+    if (rules) {
+      sidecar = new Sidecar({
+        rules,
+        context: { connectionString: target.connectionString, events, log },
+        stats: () => statsView(running.latestStats()),
+        diskPath: target.embedded?.dataDir ?? process.cwd(),
+        checkIntervalMs: 1000
+      })
+      sidecar.start()
+    }
+    const ticker = setInterval(() => log.info(progressLine(running.stats, running.generator, running.started)), 10000)
+    await stop.wait(options.durationS)
+    clearInterval(ticker)
+    log.info('stopping: waiting for requests in flight')
+    if (sidecar) await sidecar.stop(options.shutdownTimeoutS * 1000)
+    const summary = await session.finish({ shutdownTimeoutS: options.shutdownTimeoutS, verifyTimeoutS: options.verifyTimeoutS })
+    if (args.json) stdout.write(JSON.stringify(summary, null, 2) + '\n')
+    else log.info(`done: ${summary.throughput} requests/s over ${summary.elapsed_s} s, ${summary.unexpected_failures} unexpected failures, ${summary.acknowledged_inserts} inserts acknowledged`)
+    return 0
+  } finally {
+    if (sidecar) await sidecar.stop(0).catch(() => {})
+    await session?.close()
+    stopControl?.()
+    await events.flush()
+    await http.close()
+    if (target?.embedded) await target.embedded.stop().catch(err => log.warn(`stopping the embedded server: ${err.message}`))
+  }
+}
+
+/**
+ * The flags of a run as run.json keeps them: no secrets.
+ * @param {RunArgs} args
+ */
+function describeArgs (args) {
+  /** @type {Record<string, unknown>} */
+  const kept = {}
+  for (const [key, value] of Object.entries(args)) {
+    if (key.includes('-') || key === '_' || key === '$0' || key === 'controlToken' || key === 'pgUrl') continue
+    kept[key] = value
+  }
+  return kept
+}
+
+/**
+ * @param {import('../metrics/request-stats.js').RequestStats} stats
+ * @param {import('../generator/generator.js').Generator} generator
+ * @param {number} started
+ */
+function progressLine (stats, generator, started) {
+  const seconds = (performance.now() - started) / 1000
+  const done = stats.done.reduce((a, b) => a + b, 0)
+  const failed = stats.failed.reduce((a, b) => a + b, 0)
+  return `${Math.round(seconds)} s: ${Math.round(done / seconds)} requests/s, ${failed} failed (${stats.unexpectedFailures} unexpected), ${generator.connections}/${generator.concurrency} connections`
+}

@@ -1,0 +1,38 @@
+import { readFile } from 'node:fs/promises'
+import { existsSync } from 'node:fs'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { UsageError } from '../cli/usage-error.js'
+
+const PROFILE_DIR = fileURLToPath(new URL('../../notes/postgres/', import.meta.url))
+
+/**
+ * A profile is a postgresql.conf fragment: a name of a file in notes/postgres/
+ * (without .conf) or a path.
+ * @param {string} nameOrPath
+ * @returns {string} the file's path
+ */
+export function resolveProfile (nameOrPath) {
+  const file = /[/\\]|\.conf$/.test(nameOrPath) ? path.resolve(nameOrPath) : path.join(PROFILE_DIR, `${nameOrPath}.conf`)
+  if (!existsSync(file)) throw new UsageError(`unknown PostgreSQL profile "${nameOrPath}" (profiles live in notes/postgres/)`)
+  return file
+}
+
+/**
+ * The profile's text with its include directives expanded, since it is
+ * copied into the data directory where relative includes would not resolve.
+ * @param {string} file
+ * @param {number} [depth]
+ * @returns {Promise<string>}
+ */
+export async function readProfile (file, depth = 0) {
+  if (depth > 5) throw new UsageError(`PostgreSQL profile includes nest too deep at ${file}`)
+  const text = await readFile(file, 'utf8')
+  const lines = []
+  for (const line of text.split('\n')) {
+    const match = /^\s*include(?:_if_exists)?\s*=?\s*'([^']+)'/.exec(line)
+    if (match) lines.push(await readProfile(path.resolve(path.dirname(file), match[1]), depth + 1))
+    else lines.push(line)
+  }
+  return lines.join('\n')
+}

@@ -1,0 +1,289 @@
+import { spawn } from 'node:child_process'
+import { chown, mkdir, mkdtemp, readFile, rm, writeFile, appendFile, chmod, stat } from 'node:fs/promises'
+import { existsSync, readFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { randomBytes } from 'node:crypto'
+import os from 'node:os'
+import path from 'node:path'
+import pg from 'pg'
+import { RuntimeError } from '../cli/usage-error.js'
+import { findBinaries } from './binaries.js'
+import { serverUser } from './system-user.js'
+import { readProfile } from './profile.js'
+
+export const EMBEDDED_DATABASE = 'pgloadgen'
+const SUPERUSER = 'postgres'
+const CONF_FILE = 'pgloadgen.conf'
+const SECRET_FILE = 'pgloadgen.secret'
+const LOG_FILE = 'pgloadgen-server.log'
+
+/**
+ * @typedef {object} EmbeddedServerOptions
+ * @property {string} dataDir
+ * @property {string} profileFile   postgresql.conf fragment applied at every start
+ * @property {number} [port]        0 or undefined: any free port
+ * @property {import('../log.js').Logger} log
+ */
+
+// A PostgreSQL server in a data directory the lab manages: created on first
+// use, configured from a profile, started and stopped with pg_ctl, run as the
+// postgres user when we are root. It listens on 127.0.0.1 only, with a random
+// password kept in the data directory.
+export class EmbeddedServer {
+  /** @param {EmbeddedServerOptions} options */
+  constructor ({ dataDir, profileFile, port = 0, log }) {
+    this.dataDir = path.resolve(dataDir)
+    this.profileFile = profileFile
+    this.requestedPort = port
+    this.log = log
+    /** @type {number | null} */
+    this.port = null
+    this.startedHere = false
+    /** @type {{ uid: number, gid: number } | null | undefined} */
+    this.user = undefined
+  }
+
+  async owner () {
+    if (this.user === undefined) this.user = await serverUser(this.log)
+    return this.user
+  }
+
+  /** @param {string} file */
+  async giveToServer (file) {
+    const user = await this.owner()
+    if (user) await chown(file, user.uid, user.gid)
+  }
+
+  isInitialised () {
+    return existsSync(path.join(this.dataDir, 'PG_VERSION'))
+  }
+
+  async initialise () {
+    const { initdb } = await findBinaries()
+    await mkdir(path.dirname(this.dataDir), { recursive: true })
+    await this.assertReachable()
+    this.log.info(`initialising a new PostgreSQL data directory in ${this.dataDir}`)
+    await mkdir(this.dataDir, { recursive: true, mode: 0o700 })
+    await this.giveToServer(this.dataDir)
+    const password = randomBytes(18).toString('base64url')
+    // initdb reads the password from a file the server user can read; keep
+    // it in a private directory of its own for the moment it exists.
+    const scratch = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-'))
+    try {
+      await this.giveToServer(scratch)
+      const pwfile = path.join(scratch, 'pw')
+      await writeFile(pwfile, password + '\n', { mode: 0o600 })
+      await this.giveToServer(pwfile)
+      await this.exec(initdb, ['-D', this.dataDir, '-U', SUPERUSER, '--auth=scram-sha-256', `--pwfile=${pwfile}`, '-E', 'UTF8', '--locale=C'])
+    } finally {
+      await rm(scratch, { recursive: true, force: true })
+    }
+    await writeFile(path.join(this.dataDir, SECRET_FILE), password + '\n', { mode: 0o600 })
+    await appendFile(path.join(this.dataDir, 'postgresql.conf'), `\n# Settings managed by pgloadgen (profile, port, addresses)\ninclude_if_exists = '${CONF_FILE}'\n`)
+  }
+
+  /**
+   * As root, the server runs as "postgres", which must be able to enter every
+   * directory above the data directory; say so before creating anything.
+   */
+  async assertReachable () {
+    const user = await this.owner()
+    if (!user) return
+    for (let dir = path.dirname(this.dataDir); ; dir = path.dirname(dir)) {
+      const info = await stat(dir)
+      const canEnter = info.uid === user.uid ? (info.mode & 0o100) !== 0 : info.gid === user.gid ? (info.mode & 0o010) !== 0 : (info.mode & 0o001) !== 0
+      if (!canEnter) throw new RuntimeError(`the postgres system user cannot enter ${dir}, so it cannot run a server in ${this.dataDir}; choose a --data-dir elsewhere`)
+      if (dir === path.dirname(dir)) return
+    }
+  }
+
+  /** @returns {Promise<number | null>} the port of the server running on this data directory */
+  async runningPort () {
+    let text
+    try {
+      text = await readFile(path.join(this.dataDir, 'postmaster.pid'), 'utf8')
+    } catch {
+      return null
+    }
+    const [pidLine, , , portLine] = text.split('\n')
+    const pid = Number(pidLine)
+    try {
+      process.kill(pid, 0)
+    } catch (err) {
+      // EPERM: alive but owned by another user
+      if (/** @type {NodeJS.ErrnoException} */ (err).code !== 'EPERM') return null
+    }
+    return Number(portLine)
+  }
+
+  /**
+   * Starts the server unless it already runs (then it is left running at
+   * stop). Creates the data directory and the lab database when missing.
+   * @returns {Promise<string>} the connection string
+   */
+  async start () {
+    if (!this.isInitialised()) await this.initialise()
+    const running = await this.runningPort()
+    if (running) {
+      this.port = running
+      this.log.info(`using the embedded PostgreSQL already running on port ${running} (data directory ${this.dataDir})`)
+    } else {
+      this.port = this.requestedPort || await freePort()
+      await this.writeConf(this.port)
+      await this.pgCtlStart()
+      this.startedHere = true
+      this.log.info(`embedded PostgreSQL started on 127.0.0.1:${this.port} (data directory ${this.dataDir})`)
+    }
+    await this.ensureDatabase()
+    return this.connectionString()
+  }
+
+  /**
+   * Starts the server with the settings already in the data directory, on
+   * the port it had, so that clients reconnect where they were: after a
+   * snapshot or a rollback.
+   */
+  async startInPlace () {
+    await this.pgCtlStart()
+    this.port = await this.runningPort()
+  }
+
+  async pgCtlStart () {
+    const { pg_ctl: pgCtl } = await findBinaries()
+    const logFile = path.join(this.dataDir, LOG_FILE)
+    try {
+      await this.exec(pgCtl, ['start', '-D', this.dataDir, '-l', logFile, '-w', '-t', '120', '-s'])
+    } catch (err) {
+      throw new RuntimeError(`the embedded PostgreSQL did not start: ${await lastServerError(logFile) ?? /** @type {Error} */ (err).message}`)
+    }
+  }
+
+  /** Connects and runs a trivial query: the server is up and accepts the lab's credentials. */
+  async check () {
+    if (this.port === null) this.port = await this.runningPort()
+    const client = new pg.Client({ connectionString: this.connectionString('postgres') })
+    client.on('error', () => {})
+    await client.connect()
+    try {
+      await client.query('SELECT 1')
+    } finally {
+      await client.end()
+    }
+  }
+
+  /** @param {number} port */
+  async writeConf (port) {
+    const profile = await readProfile(this.profileFile)
+    const file = path.join(this.dataDir, CONF_FILE)
+    await writeFile(file, [
+      `# Written by pgloadgen at every start: profile ${this.profileFile}`,
+      profile,
+      '# Where the lab server listens',
+      `port = ${port}`,
+      "listen_addresses = '127.0.0.1'",
+      "unix_socket_directories = ''",
+      ''
+    ].join('\n'))
+    await chmod(file, 0o644)
+    await this.giveToServer(file)
+  }
+
+  async ensureDatabase () {
+    const client = new pg.Client({ connectionString: this.connectionString('postgres') })
+    client.on('error', () => {})
+    await client.connect()
+    try {
+      const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [EMBEDDED_DATABASE])
+      if (exists.rowCount === 0) await client.query(`CREATE DATABASE ${EMBEDDED_DATABASE}`)
+    } finally {
+      await client.end()
+    }
+  }
+
+  /** @param {string} [database] */
+  connectionString (database = EMBEDDED_DATABASE) {
+    if (this.port === null) throw new Error('embedded server not started')
+    const password = readSecret(this.dataDir)
+    return `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${this.port}/${database}`
+  }
+
+  /** Stops the server if this process started it. */
+  async stop () {
+    if (!this.startedHere) return
+    await this.shutdown()
+  }
+
+  /** Stops the server whoever started it (fast shutdown: sessions are ended). */
+  async shutdown () {
+    const { pg_ctl: pgCtl } = await findBinaries()
+    await this.exec(pgCtl, ['stop', '-D', this.dataDir, '-m', 'fast', '-w', '-t', '120', '-s'])
+    this.startedHere = false
+    this.log.info('embedded PostgreSQL stopped')
+  }
+
+  /** Restarts in place, on the same port. */
+  async restart () {
+    const { pg_ctl: pgCtl } = await findBinaries()
+    await this.exec(pgCtl, ['restart', '-D', this.dataDir, '-m', 'fast', '-w', '-t', '120', '-s', '-l', path.join(this.dataDir, LOG_FILE)])
+  }
+
+  async version () {
+    return (await readFile(path.join(this.dataDir, 'PG_VERSION'), 'utf8')).trim()
+  }
+
+  /**
+   * Runs a server binary, as the server user when we are root.
+   * @param {string} file
+   * @param {string[]} args
+   */
+  async exec (file, args) {
+    const user = await this.owner()
+    await new Promise((resolve, reject) => {
+      const child = spawn(file, args, {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, LC_ALL: 'C', LANG: 'C' },
+        cwd: '/',
+        ...(user ?? {})
+      })
+      let output = ''
+      child.stdout.on('data', chunk => { output += chunk })
+      child.stderr.on('data', chunk => { output += chunk })
+      child.on('error', reject)
+      child.on('close', code => {
+        if (code === 0) resolve(undefined)
+        else reject(new Error(`${path.basename(file)} exited with ${code}: ${output.trim().split('\n').pop()}`))
+      })
+    })
+  }
+}
+
+/** @param {string} dataDir */
+function readSecret (dataDir) {
+  try {
+    return readFileSync(path.join(dataDir, SECRET_FILE), 'utf8').trim()
+  } catch {
+    throw new RuntimeError(`the data directory ${dataDir} was not created by pgloadgen (no ${SECRET_FILE})`)
+  }
+}
+
+/** @param {string} logFile */
+async function lastServerError (logFile) {
+  try {
+    const lines = (await readFile(logFile, 'utf8')).trim().split('\n')
+    return lines.reverse().find(line => /FATAL|PANIC|ERROR/.test(line)) ?? null
+  } catch {
+    return null
+  }
+}
+
+/** @returns {Promise<number>} a TCP port free on 127.0.0.1 right now */
+export function freePort () {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = /** @type {import('node:net').AddressInfo} */ (server.address())
+      server.close(() => resolve(address.port))
+    })
+  })
+}

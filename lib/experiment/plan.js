@@ -1,0 +1,223 @@
+import { readFile } from 'node:fs/promises'
+import YAML from 'yaml'
+import { UsageError } from '../cli/usage-error.js'
+import { parseMix, DEFAULT_MIX } from '../config/mix.js'
+import { getWorkload } from '../workloads/index.js'
+import { actionSql, ACTIONS } from '../sidecar/actions.js'
+import { parseOffset } from '../sidecar/durations.js'
+import { parseCondition } from '../sidecar/conditions.js'
+import { parseQuantity } from '../sidecar/durations.js'
+import { checkSnapshotName } from '../snapshot/names.js'
+
+/**
+ * @typedef {object} Step
+ * @property {'load' | 'action' | 'wait' | 'concurrency'} kind
+ * @property {number} [seconds]                 load: how long
+ * @property {number} [concurrency]             load (optional) and concurrency: absolute
+ * @property {number} [factor]                  concurrency: relative (x2)
+ * @property {import('../sidecar/actions.js').ActionSpec} [action]
+ * @property {'action' | import('../sidecar/conditions.js').Condition} [until]   wait
+ * @property {number} [timeoutS]                wait
+ * @property {string} label                     variants[0].steps[2]
+ */
+
+/**
+ * @typedef {object} Plan
+ * @property {string} name
+ * @property {{ kind: 'embedded', profile: string, dataDir: string | null } | { kind: 'url', url: string, dataDir: string, driver: 'zfs' | 'copy', dataset: string | null }} server
+ * @property {import('../workloads/workload.js').Workload} workload
+ * @property {string} mix
+ * @property {number} concurrency
+ * @property {number} statsIntervalS
+ * @property {{ rows: number | null, tableBytes: number | null, seconds: number | null, concurrency: number, mix: string, snapshot: string }} prepare
+ * @property {Array<{ name: string, steps: Step[] }>} variants
+ * @property {number} repetitions
+ */
+
+const TOP = new Set(['name', 'description', 'server', 'workload', 'mix', 'concurrency', 'stats_interval', 'prepare', 'variants', 'repetitions'])
+
+/**
+ * Reads and validates a plan. Every problem names its field; nothing runs
+ * until the whole plan is valid.
+ * @param {string} file
+ * @returns {Promise<Plan>}
+ */
+export async function loadPlan (file) {
+  let text
+  try {
+    text = await readFile(file, 'utf8')
+  } catch {
+    throw new UsageError(`cannot read plan ${file}`)
+  }
+  let data
+  try {
+    data = /\.json$/i.test(file) ? JSON.parse(text) : YAML.parse(text)
+  } catch (err) {
+    throw new UsageError(`plan ${file} is not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${/** @type {Error} */ (err).message.split('\n')[0]}`)
+  }
+  return parsePlan(data)
+}
+
+/**
+ * @param {unknown} data
+ * @returns {Plan}
+ */
+export function parsePlan (data) {
+  const plan = object(data, 'plan')
+  for (const key of Object.keys(plan)) if (!TOP.has(key)) throw new UsageError(`${key}: unknown field`)
+  const name = string(plan.name, 'name')
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) throw new UsageError('name: letters, digits, dots, dashes and underscores only')
+  const workload = wrap('workload', () => getWorkload(plan.workload === undefined ? 'manta' : string(plan.workload, 'workload')))
+  const mix = plan.mix === undefined ? DEFAULT_MIX : string(plan.mix, 'mix')
+  wrap('mix', () => parseMix(mix))
+  const concurrency = plan.concurrency === undefined ? 8 : positiveInteger(plan.concurrency, 'concurrency')
+  const statsIntervalS = plan.stats_interval === undefined ? 1 : parseOffset(plan.stats_interval, 'stats_interval')
+  if (plan.prepare === undefined) throw new UsageError('prepare: missing: variants roll back to the snapshot the prepare phase takes')
+  if (!Array.isArray(plan.variants) || plan.variants.length === 0) throw new UsageError('variants: expected a non-empty list')
+  const names = new Set()
+  const variants = plan.variants.map((v, i) => {
+    const variant = object(v, `variants[${i}]`)
+    for (const key of Object.keys(variant)) if (!['name', 'steps', 'description'].includes(key)) throw new UsageError(`variants[${i}].${key}: unknown field`)
+    const variantName = string(variant.name, `variants[${i}].name`)
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(variantName)) throw new UsageError(`variants[${i}].name: letters, digits, dots, dashes and underscores only`)
+    if (names.has(variantName)) throw new UsageError(`variants[${i}].name: "${variantName}" is used twice`)
+    names.add(variantName)
+    if (!Array.isArray(variant.steps) || variant.steps.length === 0) throw new UsageError(`variants[${i}].steps: expected a non-empty list`)
+    return { name: variantName, steps: variant.steps.map((s, j) => parseStep(s, `variants[${i}].steps[${j}]`)) }
+  })
+  return {
+    name,
+    server: parseServer(plan.server),
+    workload,
+    mix,
+    concurrency,
+    statsIntervalS,
+    prepare: parsePrepare(plan.prepare, concurrency),
+    variants,
+    repetitions: plan.repetitions === undefined ? 2 : positiveInteger(plan.repetitions, 'repetitions')
+  }
+}
+
+/** @param {unknown} value */
+function parseServer (value) {
+  if (value === undefined) return /** @type {const} */ ({ kind: 'embedded', profile: 'lab', dataDir: null })
+  const server = object(value, 'server')
+  if (server.url !== undefined) {
+    for (const key of Object.keys(server)) if (!['url', 'data_dir', 'snapshot_driver', 'dataset'].includes(key)) throw new UsageError(`server.${key}: unknown field`)
+    if (server.data_dir === undefined) throw new UsageError('server.data_dir: missing: a server given by URL needs the data directory its snapshots are taken of')
+    const driver = server.snapshot_driver === undefined ? 'copy' : string(server.snapshot_driver, 'server.snapshot_driver')
+    if (driver !== 'zfs' && driver !== 'copy') throw new UsageError('server.snapshot_driver: zfs or copy')
+    return /** @type {const} */ ({ kind: 'url', url: string(server.url, 'server.url'), dataDir: string(server.data_dir, 'server.data_dir'), driver, dataset: server.dataset === undefined ? null : string(server.dataset, 'server.dataset') })
+  }
+  for (const key of Object.keys(server)) if (!['embedded', 'profile', 'data_dir'].includes(key)) throw new UsageError(`server.${key}: unknown field`)
+  return /** @type {const} */ ({ kind: 'embedded', profile: server.profile === undefined ? 'lab' : string(server.profile, 'server.profile'), dataDir: server.data_dir === undefined ? null : string(server.data_dir, 'server.data_dir') })
+}
+
+/**
+ * @param {unknown} value
+ * @param {number} concurrency
+ */
+function parsePrepare (value, concurrency) {
+  const prepare = object(value, 'prepare')
+  for (const key of Object.keys(prepare)) if (!['rows', 'table_size', 'duration', 'concurrency', 'mix', 'snapshot'].includes(key)) throw new UsageError(`prepare.${key}: unknown field`)
+  const rows = prepare.rows === undefined ? null : positiveInteger(prepare.rows, 'prepare.rows')
+  const tableBytes = prepare.table_size === undefined ? null : parseQuantity(String(prepare.table_size), 'prepare.table_size')
+  const seconds = prepare.duration === undefined ? null : parseOffset(prepare.duration, 'prepare.duration')
+  if (rows === null && tableBytes === null && seconds === null) throw new UsageError('prepare: give rows, table_size or duration: when to take the snapshot')
+  const mix = prepare.mix === undefined ? 'insert_row=1' : string(prepare.mix, 'prepare.mix')
+  wrap('prepare.mix', () => parseMix(mix))
+  return {
+    rows,
+    tableBytes,
+    seconds,
+    concurrency: prepare.concurrency === undefined ? concurrency : positiveInteger(prepare.concurrency, 'prepare.concurrency'),
+    mix,
+    snapshot: prepare.snapshot === undefined ? 'prepared' : wrap('prepare.snapshot', () => checkSnapshotName(prepare.snapshot))
+  }
+}
+
+const STEP_KINDS = ['load', 'action', 'wait', 'concurrency']
+
+/**
+ * @param {unknown} value
+ * @param {string} label
+ * @returns {Step}
+ */
+function parseStep (value, label) {
+  const step = object(value, label)
+  const kinds = STEP_KINDS.filter(k => step[k] !== undefined)
+  if (kinds.length !== 1) {
+    const unknown = Object.keys(step).find(k => !STEP_KINDS.includes(k) && !['timeout'].includes(k))
+    if (unknown && kinds.length === 0) throw new UsageError(`${label}: unknown step "${unknown}" (steps: ${STEP_KINDS.join(', ')})`)
+    throw new UsageError(`${label}: give exactly one of ${STEP_KINDS.join(', ')}`)
+  }
+  const kind = /** @type {Step['kind']} */ (kinds[0])
+  const allowed = { load: ['load', 'concurrency'], action: ['action'], wait: ['wait', 'timeout'], concurrency: ['concurrency'] }[kind]
+  for (const key of Object.keys(step)) if (!allowed.includes(key)) throw new UsageError(`${label}.${key}: not a field of a ${kind} step`)
+  switch (kind) {
+    case 'load':
+      return { kind, label, seconds: parseOffset(step.load, `${label}.load`), ...(step.concurrency !== undefined && { concurrency: positiveInteger(step.concurrency, `${label}.concurrency`) }) }
+    case 'concurrency': {
+      const text = String(step.concurrency)
+      const factor = /^x(\d+(?:\.\d+)?)$/.exec(text)
+      if (factor) return { kind, label, factor: Number(factor[1]) }
+      return { kind, label, concurrency: positiveInteger(step.concurrency, `${label}.concurrency`) }
+    }
+    case 'action': {
+      const raw = object(step.action, `${label}.action`)
+      for (const key of Object.keys(raw)) if (!['action', 'table', 'freeze', 'full', 'analyze', 'verbose'].includes(key)) throw new UsageError(`${label}.action.${key}: unknown field`)
+      if (!ACTIONS.includes(/** @type {any} */ (raw.action))) throw new UsageError(`${label}.action.action: one of ${ACTIONS.join(', ')}`)
+      const spec = /** @type {import('../sidecar/actions.js').ActionSpec} */ (raw)
+      wrap(`${label}.action`, () => actionSql(spec))
+      return { kind, label, action: spec }
+    }
+    default: {
+      const until = step.wait === 'action' ? 'action' : parseCondition(String(step.wait), `${label}.wait`)
+      return { kind, label, until, timeoutS: step.timeout === undefined ? 3600 : parseOffset(step.timeout, `${label}.timeout`) }
+    }
+  }
+}
+
+/**
+ * @param {unknown} value
+ * @param {string} field
+ * @returns {Record<string, unknown>}
+ */
+function object (value, field) {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`${field}: expected an object`)
+  return /** @type {Record<string, unknown>} */ (value)
+}
+
+/**
+ * @param {unknown} value
+ * @param {string} field
+ */
+function string (value, field) {
+  if (typeof value !== 'string' || value === '') throw new UsageError(`${field}: ${value === undefined ? 'missing' : 'expected a string'}`)
+  return value
+}
+
+/**
+ * @param {unknown} value
+ * @param {string} field
+ */
+function positiveInteger (value, field) {
+  if (!Number.isInteger(value) || /** @type {number} */ (value) < 1) throw new UsageError(`${field}: expected a whole number above 0, got ${JSON.stringify(value)}`)
+  return /** @type {number} */ (value)
+}
+
+/**
+ * Runs a check and prefixes its usage error with the field.
+ * @template T
+ * @param {string} field
+ * @param {() => T} fn
+ * @returns {T}
+ */
+function wrap (field, fn) {
+  try {
+    return fn()
+  } catch (err) {
+    if (err instanceof UsageError) throw new UsageError(`${field}: ${err.message}`)
+    throw err
+  }
+}

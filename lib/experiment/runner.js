@@ -1,0 +1,267 @@
+import { performance } from 'node:perf_hooks'
+import { existsSync } from 'node:fs'
+import { mkdir, readdir, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import pg from 'pg'
+import client from 'prom-client'
+import { UsageError } from '../cli/usage-error.js'
+import { parseMix } from '../config/mix.js'
+import { EmbeddedServer } from '../embedded/server.js'
+import { resolveProfile } from '../embedded/profile.js'
+import { redactUrl } from '../config/pg-url.js'
+import { parsePgUrl } from '../config/pg-url.js'
+import { Snapshots } from '../snapshot/snapshots.js'
+import { LoadSession } from '../lab/load-session.js'
+import { EventLog } from '../sidecar/events.js'
+import { runAction } from '../sidecar/actions.js'
+import { currentValue, holds } from '../sidecar/conditions.js'
+import { statsView } from '../pgstats/stats-view.js'
+import { PGLOADGEN_VERSION } from '../recorder/run-info.js'
+import { writeReport } from '../report/index.js'
+
+const LIMITS = { shutdownTimeoutS: 10, verifyTimeoutS: 60 }
+
+/**
+ * @typedef {object} ExperimentContext
+ * @property {import('./plan.js').Plan} plan
+ * @property {string} out
+ * @property {string} connectionString
+ * @property {string} display
+ * @property {boolean} embedded
+ * @property {string} dataDir
+ * @property {Snapshots} snapshots
+ * @property {import('../cli/stop-signal.js').StopSignal} stop
+ * @property {import('../log.js').Logger} log
+ */
+
+/**
+ * Runs a plan end to end: start (or reach) the server, prepare and
+ * snapshot, then each variant and repetition from a rollback to that
+ * snapshot, recording everything; then the report.
+ * @param {import('./plan.js').Plan} plan
+ * @param {{ out: string, stop: import('../cli/stop-signal.js').StopSignal, log: import('../log.js').Logger }} options
+ */
+export async function runExperiment (plan, { out, stop, log }) {
+  const outDir = path.resolve(out)
+  if (existsSync(outDir) && (await readdir(outDir)).length > 0) throw new UsageError(`--out ${out} is not empty; give a new directory`)
+  await mkdir(outDir, { recursive: true })
+  const startedAt = new Date()
+  /** @type {EmbeddedServer | null} */
+  let server = null
+  try {
+    let connectionString, dataDir
+    if (plan.server.kind === 'embedded') {
+      dataDir = path.resolve(plan.server.dataDir ?? path.join(outDir, 'pgdata'))
+      server = new EmbeddedServer({ dataDir, profileFile: resolveProfile(plan.server.profile), log })
+      connectionString = await server.start()
+    } else {
+      dataDir = path.resolve(plan.server.dataDir)
+      connectionString = parsePgUrl(plan.server.url).connectionString
+    }
+    const snapshots = await Snapshots.open({ dataDir, driver: plan.server.kind === 'embedded' ? 'copy' : plan.server.driver, dataset: plan.server.kind === 'url' ? plan.server.dataset ?? undefined : undefined, log })
+    await snapshots.init()
+    /** @type {ExperimentContext} */
+    const context = { plan, out: outDir, connectionString, display: redactUrl(new URL(connectionString)), embedded: server !== null, dataDir, snapshots, stop, log }
+    const serverVersion = await showVersion(connectionString)
+    const info = { name: plan.name, plan: planForRecord(plan), started_at: startedAt.toISOString(), ended_at: null, pgloadgen_version: PGLOADGEN_VERSION, postgres_version: serverVersion }
+    await writeFile(path.join(outDir, 'experiment.json'), JSON.stringify(info, null, 2) + '\n')
+
+    await prepare(context)
+    // Variants interleaved per repetition (A1 B1 A2 B2), so that a drift
+    // of the machine does not fall on one variant.
+    for (let rep = 1; rep <= plan.repetitions && !stop.requested; rep++) {
+      for (const variant of plan.variants) {
+        if (stop.requested) break
+        await runVariant(context, variant, rep)
+      }
+    }
+    await writeFile(path.join(outDir, 'experiment.json'), JSON.stringify({ ...info, ended_at: new Date().toISOString(), interrupted: stop.requested }, null, 2) + '\n')
+    await writeReport(outDir)
+    log.info(`report: ${path.join(outDir, 'report.html')}`)
+    return stop.requested ? 1 : 0
+  } finally {
+    await server?.stop().catch(err => log.warn(`stopping the embedded server: ${err.message}`))
+  }
+}
+
+/**
+ * Loads until the plan's size, then takes the snapshot every variant starts from.
+ * @param {ExperimentContext} context
+ */
+async function prepare (context) {
+  const { plan, log, stop } = context
+  const { prepare } = plan
+  log.info(`prepare: loading until ${[prepare.rows && `${prepare.rows} rows`, prepare.tableBytes && `${prepare.tableBytes} bytes`, prepare.seconds && `${prepare.seconds} s`].filter(Boolean).join(' or ')}`)
+  const session = await openSession(context, path.join(context.out, 'prepare'), { reset: true, mix: prepare.mix, concurrency: prepare.concurrency, describe: { phase: 'prepare' } })
+  try {
+    await session.start()
+    const started = performance.now()
+    while (!stop.requested) {
+      const table = statsView(session.latestStats())?.table(plan.workload.table)
+      const rows = session.state.acknowledged.size
+      if (prepare.rows !== null && rows >= prepare.rows) break
+      if (prepare.tableBytes !== null && table && table.bytes >= prepare.tableBytes) break
+      if (prepare.seconds !== null && performance.now() - started >= prepare.seconds * 1000) break
+      await stop.wait(1)
+    }
+    const summary = await session.finish(LIMITS)
+    log.info(`prepare: ${summary.acknowledged_inserts} rows inserted in ${summary.elapsed_s} s`)
+  } finally {
+    await session.close()
+  }
+  if (stop.requested) return
+  await sql(context.connectionString, 'CHECKPOINT')
+  await context.snapshots.create(prepare.snapshot)
+}
+
+/**
+ * One repetition of one variant: roll back, load, run the steps, record.
+ * @param {ExperimentContext} context
+ * @param {{ name: string, steps: import('./plan.js').Step[] }} variant
+ * @param {number} rep
+ */
+async function runVariant (context, variant, rep) {
+  const { plan, log, stop } = context
+  const dir = path.join(context.out, 'variants', variant.name, `rep-${rep}`)
+  await mkdir(dir, { recursive: true })
+  const events = new EventLog({ file: path.join(dir, 'events.ndjson'), log })
+  log.info(`variant ${variant.name}, repetition ${rep}: rolling back to "${plan.prepare.snapshot}"`)
+  const rollbackStarted = performance.now()
+  await events.record({ kind: 'start', action: 'rollback', detail: { snapshot: plan.prepare.snapshot } })
+  await context.snapshots.rollback(plan.prepare.snapshot, { yes: true })
+  const t0 = new Date()
+  await events.record({ kind: 'end', action: 'rollback', duration_s: round((performance.now() - rollbackStarted) / 1000), ok: true })
+
+  const session = await openSession(context, dir, { reset: false, mix: plan.mix, concurrency: plan.concurrency, describe: { phase: 'variant', variant: variant.name, repetition: rep, label: `${variant.name} #${rep}`, t0: t0.toISOString() } })
+  /** @type {Promise<unknown>[]} */
+  const actions = []
+  try {
+    await session.start()
+    for (const step of variant.steps) {
+      if (stop.requested) break
+      await runStep(context, session, events, step, actions)
+    }
+    await Promise.allSettled(actions)
+    const summary = await session.finish(LIMITS)
+    log.info(`variant ${variant.name}, repetition ${rep}: ${summary.throughput} requests/s, ${summary.unexpected_failures} unexpected failures`)
+  } finally {
+    await session.close()
+    await events.flush()
+  }
+}
+
+/**
+ * @param {ExperimentContext} context
+ * @param {LoadSession} session
+ * @param {EventLog} events
+ * @param {import('./plan.js').Step} step
+ * @param {Promise<unknown>[]} actions  started actions, awaited by wait: action
+ */
+async function runStep (context, session, events, step, actions) {
+  const { log, stop } = context
+  switch (step.kind) {
+    case 'load':
+      if (step.concurrency) await setConcurrency(session, events, step.concurrency, log)
+      await stop.wait(step.seconds ?? 0)
+      return
+    case 'concurrency': {
+      const next = step.factor ? Math.max(1, Math.round(session.generator.concurrency * step.factor)) : /** @type {number} */ (step.concurrency)
+      await setConcurrency(session, events, next, log)
+      return
+    }
+    case 'action':
+      actions.push(runAction(/** @type {import('../sidecar/actions.js').ActionSpec} */ (step.action), { connectionString: context.connectionString, events, log }))
+      return
+    case 'wait': {
+      const deadline = performance.now() + (step.timeoutS ?? 3600) * 1000
+      if (step.until === 'action') {
+        await stop.wait(step.timeoutS ?? 3600, Promise.allSettled(actions))
+        return
+      }
+      const condition = /** @type {import('../sidecar/conditions.js').Condition} */ (step.until)
+      while (!stop.requested && performance.now() < deadline) {
+        const value = await currentValue(condition, statsView(session.latestStats()), context.dataDir)
+        if (value !== null && holds(condition, value)) {
+          log.info(`${step.label}: "${condition.text}" holds (${value})`)
+          await events.record({ kind: 'point', action: 'condition', detail: { condition: condition.text, value } })
+          return
+        }
+        await stop.wait(1)
+      }
+      if (!stop.requested) log.warn(`${step.label}: "${condition.text}" did not hold within ${step.timeoutS} s; going on`)
+    }
+  }
+}
+
+/**
+ * @param {LoadSession} session
+ * @param {EventLog} events
+ * @param {number} next
+ * @param {import('../log.js').Logger} log
+ */
+async function setConcurrency (session, events, next, log) {
+  const previous = session.generator.concurrency
+  if (previous === next) return
+  session.generator.setConcurrency(next)
+  log.info(`concurrency ${previous} → ${next}`)
+  await events.record({ kind: 'point', action: 'concurrency', detail: { from: previous, to: next } })
+}
+
+/**
+ * @param {ExperimentContext} context
+ * @param {string} dir
+ * @param {{ reset: boolean, mix: string, concurrency: number, describe: Record<string, unknown> }} options
+ */
+function openSession (context, dir, { reset, mix, concurrency, describe }) {
+  const { plan } = context
+  return LoadSession.open({
+    connectionString: context.connectionString,
+    display: context.display,
+    embedded: context.embedded,
+    workload: plan.workload,
+    mix: parseMix(mix),
+    concurrency,
+    openLoop: null,
+    reset,
+    connectTimeoutS: 30,
+    pgStats: { intervalS: plan.statsIntervalS, pgstattuple: false },
+    recordDir: dir,
+    describe: { command: 'experiment', experiment: plan.name, ...describe },
+    registry: new client.Registry(),
+    log: context.log
+  })
+}
+
+/**
+ * The plan as recorded: what was asked, without secrets.
+ * @param {import('./plan.js').Plan} plan
+ */
+function planForRecord (plan) {
+  const server = plan.server.kind === 'url' ? { ...plan.server, url: redactUrl(new URL(plan.server.url)) } : plan.server
+  return { ...plan, server, workload: plan.workload.name }
+}
+
+/**
+ * @param {string} connectionString
+ * @param {string} text
+ */
+async function sql (connectionString, text) {
+  const c = new pg.Client({ connectionString })
+  c.on('error', () => {})
+  await c.connect()
+  try {
+    return await c.query(text)
+  } finally {
+    await c.end().catch(() => {})
+  }
+}
+
+/** @param {string} connectionString */
+async function showVersion (connectionString) {
+  return (await sql(connectionString, 'SHOW server_version')).rows[0].server_version
+}
+
+/** @param {number} n */
+function round (n) {
+  return Math.round(n * 1000) / 1000
+}

@@ -1,0 +1,92 @@
+import pg from 'pg'
+
+/**
+ * @typedef {object} ConnectionOptions
+ * @property {string} connectionString
+ * @property {number} [connectTimeoutMs]
+ * @property {string} [applicationName]
+ * @property {number} [statementTimeoutMs]  the server ends statements that run longer
+ */
+
+/**
+ * Opens one dedicated connection. The returned client carries a `broken`
+ * flag that turns true as soon as the connection errors or ends, so that the
+ * caller can tell a failed statement on a healthy connection from a dead one.
+ * @param {ConnectionOptions} options
+ * @returns {Promise<pg.Client & { broken: boolean }>}
+ */
+export async function openConnection ({ connectionString, connectTimeoutMs = 5000, applicationName = 'pgloadgen', statementTimeoutMs }) {
+  const client = /** @type {pg.Client & { broken: boolean }} */ (new pg.Client({
+    connectionString,
+    application_name: applicationName,
+    connectionTimeoutMillis: connectTimeoutMs,
+    keepAlive: true,
+    ...(statementTimeoutMs !== undefined && { statement_timeout: statementTimeoutMs })
+  }))
+  client.broken = false
+  // Without a listener an 'error' event would crash the process.
+  client.on('error', () => { client.broken = true })
+  client.on('end', () => { client.broken = true })
+  try {
+    await client.connect()
+  } catch (err) {
+    client.broken = true
+    await client.end().catch(() => {})
+    throw err
+  }
+  return client
+}
+
+/**
+ * True when an error means the connection cannot be used any more: no
+ * SQLSTATE (a socket error), class 08 (connection exception) or 57
+ * (operator intervention, e.g. pg_terminate_backend, shutdown).
+ * @param {unknown} err
+ */
+export function isConnectionError (err) {
+  const code = /** @type {{ code?: unknown }} */ (err)?.code
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true
+  return code.startsWith('08') || code.startsWith('57')
+}
+
+/**
+ * Connects, retrying until deadline; for the start of a run, where an
+ * unreachable server must end in one clear error after a bounded wait.
+ * @param {ConnectionOptions} options
+ * @param {number} waitMs
+ */
+export async function connectWithin (options, waitMs) {
+  const deadline = Date.now() + waitMs
+  let delay = 100
+  for (;;) {
+    try {
+      return await openConnection({ ...options, connectTimeoutMs: Math.max(1000, Math.min(5000, deadline - Date.now())) })
+    } catch (err) {
+      if (Date.now() + delay >= deadline || !isRetryableConnectError(err)) throw err
+      await new Promise(resolve => setTimeout(resolve, delay))
+      delay = Math.min(delay * 2, 2000)
+    }
+  }
+}
+
+/**
+ * Authentication or a missing database will not fix themselves by waiting.
+ * @param {unknown} err
+ */
+function isRetryableConnectError (err) {
+  const code = /** @type {{ code?: unknown }} */ (err)?.code
+  return !(code === '28P01' || code === '28000' || code === '3D000')
+}
+
+/** @param {unknown} err */
+export function errorMessage (err) {
+  if (err instanceof Error) {
+    if (err.message) return err.message
+    const code = /** @type {{ code?: unknown }} */ (err).code
+    if (typeof code === 'string') return code
+  }
+  // AggregateError from a refused dual-stack connect has an empty message
+  const errors = /** @type {{ errors?: unknown[] }} */ (err)?.errors
+  if (Array.isArray(errors) && errors.length > 0) return errorMessage(errors[0])
+  return String(err)
+}

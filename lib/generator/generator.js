@@ -1,0 +1,90 @@
+import { Worker } from './worker.js'
+
+/**
+ * @typedef {Omit<import('./worker.js').WorkerContext, 'onConnectionChange' | 'onReconnect' | 'gate'>} GeneratorOptions
+ */
+
+// Keeps N workers, each with its own connection, so that N requests are
+// outstanding at all times.
+export class Generator {
+  /** @param {GeneratorOptions} options */
+  constructor (options) {
+    this.options = options
+    /** @type {Worker[]} */
+    this.workers = []
+    /** @type {Worker[]} workers asked to stop but maybe still finishing */
+    this.retiring = []
+    this.connections = 0
+    this.reconnects = 0
+    this.nextId = 0
+    /** @type {() => void} */
+    this.openGate = () => {}
+    /** @type {import('./worker.js').Gate} */
+    this.gate = { paused: false, resumed: Promise.resolve() }
+    /** @type {import('./worker.js').WorkerContext} */
+    this.context = {
+      ...options,
+      gate: this.gate,
+      onConnectionChange: (delta) => { this.connections += delta },
+      onReconnect: () => { this.reconnects++ }
+    }
+  }
+
+  get concurrency () {
+    return this.workers.length
+  }
+
+  get paused () {
+    return this.gate.paused
+  }
+
+  /** Workers finish the request in flight and then wait; connections stay open. */
+  pause () {
+    if (this.gate.paused) return
+    this.gate.resumed = new Promise(resolve => { this.openGate = () => resolve(undefined) })
+    this.gate.paused = true
+  }
+
+  resume () {
+    if (!this.gate.paused) return
+    this.gate.paused = false
+    // An open-loop schedule restarts now rather than owing the paused time.
+    if (this.options.pacer) this.options.pacer.restart()
+    this.openGate()
+  }
+
+  /** @param {number} concurrency */
+  setConcurrency (concurrency) {
+    while (this.workers.length < concurrency) this.workers.push(new Worker(this.nextId++, this.context).start())
+    while (this.workers.length > concurrency) {
+      const worker = /** @type {Worker} */ (this.workers.pop())
+      worker.stop()
+      this.retiring.push(worker)
+      worker.done.then(() => { this.retiring.splice(this.retiring.indexOf(worker), 1) })
+    }
+  }
+
+  /**
+   * Stops sending, waits up to graceMs for requests in flight, then closes
+   * every connection.
+   * @param {number} graceMs
+   * @returns {Promise<boolean>} false when some requests had to be abandoned
+   */
+  async stop (graceMs) {
+    const all = [...this.workers, ...this.retiring]
+    for (const worker of all) worker.stop()
+    this.resume()
+    let timer
+    const finished = await Promise.race([
+      Promise.all(all.map(w => w.done)).then(() => true),
+      new Promise(resolve => { timer = setTimeout(resolve, graceMs, false) })
+    ])
+    clearTimeout(timer)
+    if (!finished) {
+      for (const worker of all) worker.abort()
+      await Promise.race([Promise.all(all.map(w => w.done)), new Promise(resolve => setTimeout(resolve, 1000))])
+    }
+    this.workers = []
+    return /** @type {boolean} */ (finished)
+  }
+}

@@ -1,0 +1,184 @@
+import { performance } from 'node:perf_hooks'
+import { REQUEST_TYPES, pickType } from '../config/mix.js'
+import { INJECTED_ERROR_SQLSTATE } from '../workloads/workload.js'
+import { errorMessage, isConnectionError } from './connection.js'
+import { WireConnection } from '../wire/wire-connection.js'
+
+const INJECTED = REQUEST_TYPES.indexOf('injected_error')
+const BACKOFF_MIN_MS = 100
+const BACKOFF_MAX_MS = 5000
+
+/**
+ * @typedef {object} WorkerContext
+ * @property {string} connectionString
+ * @property {import('../workloads/workload.js').Workload} workload
+ * @property {import('./run-state.js').RunState} state
+ * @property {import('../config/mix.js').Mix} mix
+ * @property {import('../metrics/request-stats.js').RequestStats} stats
+ * @property {import('../log.js').Logger} log
+ * @property {(delta: number) => void} onConnectionChange
+ * @property {() => void} onReconnect
+ * @property {import('./pacer.js').Pacer | null} pacer  open loop when set
+ * @property {Gate} gate  closed while the generator is paused
+ */
+
+/**
+ * @typedef {object} Gate
+ * @property {boolean} paused
+ * @property {Promise<void>} resumed  settles when paused turns false
+ */
+
+// One dedicated connection and one closed loop on it: send a request, record
+// it, send the next. A lost connection is replaced, with backoff.
+export class Worker {
+  /**
+   * @param {number} id
+   * @param {WorkerContext} context
+   */
+  constructor (id, context) {
+    this.id = id
+    this.context = context
+    this.stopping = false
+    this.connectedBefore = false
+    this.failedConnects = 0
+    this.backoffMs = BACKOFF_MIN_MS
+    this.lostAtEpoch = 0
+    /** @type {() => void} */
+    this.signalStop = () => {}
+    /** @type {Promise<void>} */
+    this.stopRequested = new Promise(resolve => { this.signalStop = () => resolve(undefined) })
+    /** @type {WireConnection | null} */
+    this.client = null
+    /** @type {(() => void) | null} */
+    this.wake = null
+    this.requests = REQUEST_TYPES.map(type => context.workload[type])
+    /** @type {Promise<void>} */
+    this.done = Promise.resolve()
+  }
+
+  start () {
+    this.done = this.loop()
+    return this
+  }
+
+  /** Finish the request in flight, then leave the loop. */
+  stop () {
+    this.stopping = true
+    this.wake?.()
+    this.signalStop()
+  }
+
+  async loop () {
+    const { state, mix, stats, pacer, gate } = this.context
+    while (!this.stopping) {
+      if (gate.paused) {
+        // a worker retired while paused leaves at once, closing its connection
+        await Promise.race([gate.resumed, this.stopRequested])
+        continue
+      }
+      // A connection the server closed while idle (a restart, a rollback
+      // underneath) is replaced before it is used, not counted as a failure.
+      if (this.client?.broken) this.drop('closed by the server')
+      const client = this.client ?? await this.connect()
+      if (client === null) continue
+      let t0
+      if (pacer) {
+        // Open loop: wait for the intended start; latency counts from it.
+        t0 = pacer.takeOnTime()
+        const delay = t0 - performance.now()
+        if (delay > 0.2) await this.sleep(delay)
+        if (this.stopping) break
+        stats.lag.record((performance.now() - t0) * 1000)
+      }
+      const type = pickType(mix, Math.random())
+      stats.start(type)
+      if (!pacer) t0 = performance.now()
+      let ok = true
+      try {
+        const found = await this.requests[type](client, state)
+        if (!found) stats.notFound[type]++
+      } catch (err) {
+        ok = false
+        const expected = type === INJECTED && /** @type {{ code?: string }} */ (err).code === INJECTED_ERROR_SQLSTATE
+        stats.error(errorMessage(err), expected)
+        if (client.broken || isConnectionError(err)) this.drop(`request failed: ${errorMessage(err)}`)
+      }
+      stats.finish(type, (performance.now() - /** @type {number} */ (t0)) * 1000, ok)
+    }
+    await this.close()
+  }
+
+  /**
+   * Opens the connection, with backoff after failures. After a reconnect the
+   * max id is read again first: the data may have been rolled back
+   * underneath, and ids above the new max must not be aimed at.
+   * @returns {Promise<WireConnection | null>} null: try again (or stopping)
+   */
+  async connect () {
+    const { log, state } = this.context
+    /** @type {WireConnection | null} */
+    let client = null
+    try {
+      client = await WireConnection.connect(this.context.connectionString)
+      if (this.connectedBefore) {
+        const { first } = await client.run(this.context.workload.maxIdStatement, [])
+        state.noteMaxIdAfterReconnect(Number(first ?? 0), this.lostAtEpoch)
+      }
+      this.client = client
+      this.context.onConnectionChange(+1)
+      if (this.connectedBefore) this.context.onReconnect()
+      this.connectedBefore = true
+      if (this.failedConnects > 0) log.info(`connection ${this.id} re-established`)
+      this.backoffMs = BACKOFF_MIN_MS
+      this.failedConnects = 0
+      return client
+    } catch (err) {
+      client?.destroy()
+      if (this.failedConnects++ === 0) log.warn(`connection ${this.id}: cannot connect: ${errorMessage(err)}; retrying with backoff`)
+      await this.sleep(this.backoffMs * (0.5 + Math.random() / 2))
+      this.backoffMs = Math.min(this.backoffMs * 2, BACKOFF_MAX_MS)
+      return null
+    }
+  }
+
+  /** @param {string} reason */
+  drop (reason) {
+    if (this.client === null) return
+    this.lostAtEpoch = this.context.state.epoch
+    this.context.log.warn(`connection ${this.id} lost (${reason}); reconnecting`)
+    const client = this.client
+    this.client = null
+    this.context.onConnectionChange(-1)
+    client.destroy()
+  }
+
+  async close () {
+    if (this.client === null) return
+    const client = this.client
+    this.client = null
+    this.context.onConnectionChange(-1)
+    await client.close()
+  }
+
+  /** Ends the connection without waiting: for requests stuck past the grace period. */
+  abort () {
+    this.stopping = true
+    const client = this.client
+    if (client === null) return
+    this.client = null
+    this.context.onConnectionChange(-1)
+    client.destroy()
+  }
+
+  /** @param {number} ms */
+  sleep (ms) {
+    return new Promise(resolve => {
+      const timer = setTimeout(finish, ms)
+      this.wake = finish
+      function finish () {
+        clearTimeout(timer)
+        resolve(undefined)
+      }
+    }).finally(() => { this.wake = null })
+  }
+}

@@ -1,0 +1,170 @@
+import { timingSafeEqual } from 'node:crypto'
+import { isIP } from 'node:net'
+import { REQUEST_TYPES } from '../config/mix.js'
+import { reply } from './http-server.js'
+
+const MAX_BODY = 4096
+const RATE_WINDOW_S = 10
+
+/**
+ * Whether an address only this machine can reach.
+ * @param {string} host
+ */
+export function isLoopback (host) {
+  if (host === 'localhost') return true
+  if (isIP(host) === 4) return host.startsWith('127.')
+  return host === '::1'
+}
+
+/**
+ * Per-type request rates over the last RATE_WINDOW_S seconds, from one
+ * sample of the done counters a second.
+ */
+export class RateWindow {
+  /** @param {import('../metrics/request-stats.js').RequestStats} stats */
+  constructor (stats) {
+    this.stats = stats
+    /** @type {Array<{ at: number, done: Float64Array }>} */
+    this.samples = []
+    this.sample()
+    this.timer = setInterval(() => this.sample(), 1000)
+    this.timer.unref()
+  }
+
+  sample () {
+    this.samples.push({ at: Date.now(), done: Float64Array.from(this.stats.done) })
+    if (this.samples.length > RATE_WINDOW_S + 1) this.samples.shift()
+  }
+
+  /** @returns {Record<string, number>} */
+  rates () {
+    const first = this.samples[0]
+    const seconds = Math.max(0.001, (Date.now() - first.at) / 1000)
+    return Object.fromEntries(REQUEST_TYPES.map((type, i) => [type, Math.round(10 * (this.stats.done[i] - first.done[i]) / seconds) / 10]))
+  }
+
+  stop () {
+    clearInterval(this.timer)
+  }
+}
+
+/**
+ * @typedef {object} ControlOptions
+ * @property {import('../generator/generator.js').Generator} generator
+ * @property {import('../metrics/request-stats.js').RequestStats} stats
+ * @property {import('../sidecar/events.js').EventLog} events
+ * @property {string} host             where the HTTP server listens
+ * @property {string | null} token     required for changes unless host is loopback
+ * @property {() => Record<string, unknown>} describe  fixed facts of the run for /status
+ * @property {import('../log.js').Logger} log
+ */
+
+/**
+ * The live-control routes of a run: GET /status, POST /concurrency,
+ * POST /pause, POST /resume. Every change is an event.
+ * @param {ControlOptions} options
+ * @returns {{ routes: import('./http-server.js').Routes, stop: () => void }}
+ */
+export function controlRoutes ({ generator, stats, events, host, token, describe, log }) {
+  const started = Date.now()
+  const window = new RateWindow(stats)
+  const needsToken = !isLoopback(host)
+  // An empty token (--control-token '' or an empty PGLOADGEN_CONTROL_TOKEN)
+  // would match a request with no Authorization header at all.
+  const secret = token === null || token === '' ? null : token
+
+  /**
+   * @param {import('node:http').IncomingMessage} req
+   * @param {import('node:http').ServerResponse} res
+   */
+  const allowed = (req, res) => {
+    if (!needsToken) return true
+    if (secret === null) {
+      reply(res, 403, JSON.stringify({ error: 'control is disabled on a non-loopback address unless a token is given at start (--control-token)' }) + '\n', 'application/json')
+      return false
+    }
+    // Only the Bearer scheme: a bare token in the header is not accepted.
+    const bearer = /^Bearer +(.+)$/i.exec(String(req.headers.authorization ?? ''))
+    const given = Buffer.from(bearer ? bearer[1] : '')
+    const expected = Buffer.from(secret)
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+      res.setHeader('WWW-Authenticate', 'Bearer')
+      reply(res, 401, JSON.stringify({ error: 'a valid bearer token is required' }) + '\n', 'application/json')
+      return false
+    }
+    return true
+  }
+
+  const status = () => ({
+    ...describe(),
+    concurrency: generator.concurrency,
+    connections: generator.connections,
+    paused: generator.paused,
+    uptime_s: Math.round((Date.now() - started) / 100) / 10,
+    rates: window.rates(),
+    last_events: events.recent.slice(-10)
+  })
+
+  /**
+   * @param {import('node:http').ServerResponse} res
+   * @param {number} code
+   * @param {unknown} body
+   */
+  const json = (res, code, body) => reply(res, code, JSON.stringify(body) + '\n', 'application/json')
+
+  /**
+   * Pausing twice is one change: only a change of state is an event.
+   * @param {'pause' | 'resume'} action
+   * @returns {Record<string, import('./http-server.js').Handler>}
+   */
+  const pauseRoute = (action) => ({
+    POST: async (req, res) => {
+      if (!allowed(req, res)) return
+      const wasPaused = generator.paused
+      if (action === 'pause') generator.pause()
+      else generator.resume()
+      if (generator.paused !== wasPaused) {
+        log.info(action === 'pause' ? 'paused' : 'resumed')
+        await events.record({ kind: 'point', action })
+      }
+      json(res, 200, { paused: generator.paused })
+    }
+  })
+
+  return {
+    stop: () => window.stop(),
+    routes: {
+      '/status': { GET: (_req, res) => json(res, 200, status()) },
+      '/concurrency': {
+        POST: async (req, res) => {
+          if (!allowed(req, res)) return
+          let body
+          try {
+            body = JSON.parse(await readBody(req))
+          } catch {
+            return json(res, 400, { error: 'expected a JSON body like {"concurrency": 16}' })
+          }
+          const next = body?.concurrency
+          if (!Number.isInteger(next) || next < 1 || next > 10000) return json(res, 400, { error: 'concurrency must be a whole number from 1 to 10000' })
+          const previous = generator.concurrency
+          generator.setConcurrency(next)
+          log.info(`concurrency changed from ${previous} to ${next}`)
+          await events.record({ kind: 'point', action: 'concurrency', detail: { from: previous, to: next } })
+          json(res, 200, { concurrency: next, previous })
+        }
+      },
+      '/pause': pauseRoute('pause'),
+      '/resume': pauseRoute('resume')
+    }
+  }
+}
+
+/** @param {import('node:http').IncomingMessage} req */
+async function readBody (req) {
+  let body = ''
+  for await (const chunk of req) {
+    body += chunk
+    if (body.length > MAX_BODY) throw new Error('body too large')
+  }
+  return body
+}

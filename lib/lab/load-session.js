@@ -1,0 +1,211 @@
+import { performance } from 'node:perf_hooks'
+import path from 'node:path'
+import { writeFile } from 'node:fs/promises'
+import { formatMix } from '../config/mix.js'
+import { prepareSchema, readMaxId } from '../workloads/schema.js'
+import { RequestStats } from '../metrics/request-stats.js'
+import { registerGeneratorMetrics } from '../metrics/generator-metrics.js'
+import { Generator } from '../generator/generator.js'
+import { RunState } from '../generator/run-state.js'
+import { Pacer } from '../generator/pacer.js'
+import { connectWithin, errorMessage } from '../generator/connection.js'
+import { countMissingInserts } from '../generator/verify-inserts.js'
+import { buildSummary } from '../summary/summary.js'
+import { StatsCollector } from '../pgstats/collector.js'
+import { Recorder } from '../recorder/recorder.js'
+import { readSettings, writeRunInfo } from '../recorder/run-info.js'
+import { RuntimeError } from '../cli/usage-error.js'
+
+/**
+ * @typedef {object} LoadOptions
+ * @property {string} connectionString
+ * @property {string} display                 the target without secrets
+ * @property {boolean} embedded
+ * @property {import('../workloads/workload.js').Workload} workload
+ * @property {import('../config/mix.js').Mix} mix
+ * @property {number} concurrency
+ * @property {{ rate: number, arrival: 'poisson' | 'fixed', maxLagMs: number | null } | null} openLoop
+ * @property {boolean} reset                  drop and recreate the workload's tables first
+ * @property {number} connectTimeoutS
+ * @property {{ intervalS: number, pgstattuple: boolean } | null} pgStats  null: no collector
+ * @property {string | null} recordDir        samples, run.json and summary.json go there
+ * @property {Record<string, unknown>} describe  more facts for run.json (flags, plan step, label)
+ * @property {import('prom-client').Registry} registry
+ * @property {import('../log.js').Logger} log
+ */
+
+// One load on one server, from schema to summary: the generator, the stats
+// collector and the recorder, started and stopped together. `pgloadgen run`
+// drives one; an experiment drives one per variant and repetition.
+export class LoadSession {
+  /**
+   * Connects, prepares the schema, reads the max id, starts the collector.
+   * Nothing is sent until start().
+   * @param {LoadOptions} options
+   */
+  static async open (options) {
+    const { connectionString, display, workload, log } = options
+    let setup
+    try {
+      setup = await connectWithin({ connectionString, applicationName: 'pgloadgen-setup' }, options.connectTimeoutS * 1000)
+    } catch (err) {
+      throw new RuntimeError(`cannot connect to ${display}: ${errorMessage(err)}`)
+    }
+    let maxId, serverVersion, settings
+    try {
+      if (options.reset) log.warn(`--reset: dropping and recreating the ${workload.name} tables`)
+      await prepareSchema(setup, workload, { reset: options.reset })
+      maxId = await readMaxId(setup, workload)
+      serverVersion = (await setup.query('SHOW server_version')).rows[0].server_version
+      settings = options.recordDir ? await readSettings(setup) : {}
+    } catch (err) {
+      throw new RuntimeError(`cannot prepare the ${workload.name} schema on ${display}: ${errorMessage(err)}`)
+    } finally {
+      await setup.end().catch(() => {})
+    }
+    const session = new LoadSession(options, maxId, serverVersion, settings)
+    await session.collector?.start()
+    return session
+  }
+
+  /**
+   * @param {LoadOptions} options
+   * @param {number} maxId
+   * @param {string} serverVersion
+   * @param {Record<string, string>} settings
+   */
+  constructor (options, maxId, serverVersion, settings) {
+    this.options = options
+    this.serverVersion = serverVersion
+    this.settings = settings
+    this.stats = new RequestStats()
+    this.state = new RunState(maxId)
+    const { openLoop } = options
+    this.pacer = openLoop ? new Pacer({ rate: openLoop.rate, arrival: openLoop.arrival, maxLagMs: openLoop.maxLagMs }) : null
+    this.generator = new Generator({ connectionString: options.connectionString, workload: options.workload, state: this.state, mix: options.mix, stats: this.stats, log: options.log, pacer: this.pacer })
+    const generator = this.generator
+    registerGeneratorMetrics(options.registry, { stats: this.stats, connections: () => generator.connections, target: options.display })
+    this.collector = options.pgStats
+      ? new StatsCollector({ connectionString: options.connectionString, intervalS: options.pgStats.intervalS, registry: options.registry, log: options.log, pgstattuple: options.pgStats.pgstattuple })
+      : null
+    /** @type {Recorder | null} */
+    this.recorder = null
+    this.startedAt = new Date()
+    this.started = 0
+    this.cpuAtStart = process.cpuUsage()
+    this.closed = false
+  }
+
+  /** The collector's last snapshot, for conditions and the recorder. */
+  latestStats () {
+    return this.collector?.latest() ?? null
+  }
+
+  async start () {
+    const { options } = this
+    if (options.recordDir) {
+      await this.writeRunInfo(null)
+      this.recorder = new Recorder(options.recordDir, { stats: this.stats, generator: this.generator, pgStats: () => this.latestStats(), table: options.workload.table }, options.log)
+      await this.recorder.start()
+    }
+    this.pacer?.restart()
+    options.log.info(`running ${options.workload.name} ${this.pacer ? `at ${options.openLoop?.rate} requests/s (${options.openLoop?.arrival}) on` : 'at'} concurrency ${options.concurrency} against ${options.display} (PostgreSQL ${this.serverVersion}); max id ${this.state.maxId}`)
+    this.startedAt = new Date()
+    this.started = performance.now()
+    this.cpuAtStart = process.cpuUsage()
+    this.generator.setConcurrency(options.concurrency)
+  }
+
+  /**
+   * Stops the load (waiting for requests in flight up to the grace period),
+   * checks the acknowledged inserts, and returns the summary; with a record
+   * directory, also writes summary.json and the end time into run.json.
+   * @param {{ shutdownTimeoutS: number, verifyTimeoutS: number }} limits
+   */
+  async finish ({ shutdownTimeoutS, verifyTimeoutS }) {
+    const { options, generator, state } = this
+    const finalConcurrency = generator.concurrency
+    const finished = await generator.stop(shutdownTimeoutS * 1000)
+    // Requests completed during the grace period count, so the time does too.
+    const elapsedS = (performance.now() - this.started) / 1000
+    const cpuUsage = process.cpuUsage(this.cpuAtStart)
+    if (!finished) options.log.warn(`requests still in flight after ${shutdownTimeoutS} s were abandoned`)
+    await this.recorder?.stop()
+    const acknowledgedMissing = await verifyInserts(options.connectionString, options.workload.table, state, verifyTimeoutS * 1000, options.log)
+    const summary = buildSummary({
+      stats: this.stats,
+      elapsedS,
+      workload: options.workload.name,
+      concurrency: options.concurrency,
+      finalConcurrency,
+      target: options.display,
+      mix: formatMix(options.mix),
+      reconnects: generator.reconnects,
+      // every acknowledgement, including those whose rows a rollback took away
+      acknowledgedInserts: state.acknowledged.size + state.vanished,
+      acknowledgedMissing,
+      acknowledgedVanished: state.vanished,
+      serverVersion: this.serverVersion,
+      embedded: options.embedded,
+      abandonedInFlight: !finished,
+      cpuUsage,
+      openLoop: this.pacer && options.openLoop ? { ...options.openLoop, skipped: this.pacer.skipped } : null
+    })
+    if (options.recordDir) {
+      await writeFile(path.join(options.recordDir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n')
+      await this.writeRunInfo(new Date())
+    }
+    return summary
+  }
+
+  /** @param {Date | null} endedAt */
+  async writeRunInfo (endedAt) {
+    const { options } = this
+    await writeRunInfo(/** @type {string} */ (options.recordDir), {
+      postgres_version: this.serverVersion,
+      started_at: this.startedAt.toISOString(),
+      ended_at: endedAt?.toISOString() ?? null,
+      workload: options.workload.name,
+      table: options.workload.table,
+      concurrency: options.concurrency,
+      mix: formatMix(options.mix),
+      mode: options.openLoop ? 'open' : 'closed',
+      target: options.display,
+      settings: this.settings,
+      ...options.describe
+    })
+  }
+
+  /** Stops whatever still runs; safe to call more than once. */
+  async close () {
+    if (this.closed) return
+    this.closed = true
+    await this.generator.stop(0).catch(() => {})
+    await this.recorder?.stop().catch(() => {})
+    await this.collector?.stop().catch(() => {})
+  }
+}
+
+/**
+ * @param {string} connectionString
+ * @param {string} table
+ * @param {RunState} state
+ * @param {number} timeoutMs
+ * @param {import('../log.js').Logger} log
+ */
+async function verifyInserts (connectionString, table, state, timeoutMs, log) {
+  try {
+    const client = await connectWithin({ connectionString, applicationName: 'pgloadgen-verify' }, Math.min(timeoutMs, 10000))
+    try {
+      const missing = await countMissingInserts(client, table, state.acknowledged, timeoutMs)
+      if (missing === null) log.warn('checking acknowledged inserts took too long; not all were checked')
+      else if (missing > 0) log.warn(`${missing} acknowledged inserts are not in ${table}`)
+      return missing
+    } finally {
+      await client.end().catch(() => {})
+    }
+  } catch (err) {
+    log.warn(`could not check acknowledged inserts: ${errorMessage(err)}`)
+    return null
+  }
+}

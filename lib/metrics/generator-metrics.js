@@ -1,0 +1,111 @@
+import client from 'prom-client'
+import { REQUEST_TYPES } from '../config/mix.js'
+import { LATENCY_BUCKETS_US } from './latency-buckets.js'
+import { LATENCY_BUCKET_COUNT } from './request-stats.js'
+import { HistogramView } from './histogram-view.js'
+
+/**
+ * @typedef {object} GeneratorMetricSources
+ * @property {import('./request-stats.js').RequestStats} stats
+ * @property {() => number} connections   open connections right now
+ * @property {string} target              connection target without secrets
+ */
+
+const RESULTS = /** @type {const} */ (['ok', 'error'])
+
+/**
+ * Registers the generator's metrics. Names, types and labels are those of the
+ * original tool so that existing dashboards keep working; values are read from
+ * the hot-path record at scrape time.
+ * @param {client.Registry} registry
+ * @param {GeneratorMetricSources} sources
+ */
+export function registerGeneratorMetrics (registry, { stats, connections, target }) {
+  new client.Gauge({
+    name: 'pgloadgen_nconns',
+    help: 'Open connections to PostgreSQL',
+    labelNames: ['pgUrl'],
+    registers: [registry],
+    collect () { this.set({ pgUrl: target }, connections()) }
+  })
+
+  /**
+   * @param {string} name
+   * @param {string} help
+   * @param {Float64Array} values
+   */
+  const perTypeCounter = (name, help, values) => new client.Counter({
+    name,
+    help,
+    labelNames: ['type'],
+    registers: [registry],
+    collect () {
+      this.reset()
+      for (let i = 0; i < REQUEST_TYPES.length; i++) this.inc({ type: REQUEST_TYPES[i] }, values[i])
+    }
+  })
+  perTypeCounter('pgloadgen_nqueries_started', 'Requests started, by type', stats.started)
+  perTypeCounter('pgloadgen_nqueries_done', 'Requests completed (successfully or not), by type', stats.done)
+  perTypeCounter('pgloadgen_nqueries_failed', 'Requests that failed, by type', stats.failed)
+
+  new client.Gauge({
+    name: 'pgloadgen_query_latency_max_us',
+    help: 'Highest request latency observed since start, in microseconds, by type',
+    labelNames: ['type'],
+    registers: [registry],
+    collect () {
+      for (let i = 0; i < REQUEST_TYPES.length; i++) this.set({ type: REQUEST_TYPES[i] }, stats.maxUs[i])
+    }
+  })
+
+  new client.Counter({
+    name: 'pgloadgen_error_messages',
+    help: 'Failed requests by normalised error message',
+    labelNames: ['errorMessage'],
+    registers: [registry],
+    collect () {
+      this.reset()
+      for (const [message, count] of stats.errors.counts) this.inc({ errorMessage: message }, count)
+    }
+  })
+
+  registry.registerMetric(/** @type {any} */ (new HistogramView({
+    name: 'pgloadgen_query_latency_us',
+    help: 'Request latency in microseconds, by type and result',
+    bounds: LATENCY_BUCKETS_US,
+    series: () => {
+      const series = []
+      for (let r = 0; r < RESULTS.length; r++) {
+        for (let t = 0; t < REQUEST_TYPES.length; t++) {
+          series.push({
+            labels: { type: REQUEST_TYPES[t], result: RESULTS[r] },
+            buckets: stats.buckets[r].subarray(t * LATENCY_BUCKET_COUNT, (t + 1) * LATENCY_BUCKET_COUNT),
+            sum: stats.sums[r][t],
+            count: stats.counts[r][t]
+          })
+        }
+      }
+      return series
+    }
+  })))
+
+  new client.Counter({
+    name: 'pgloadgen_cpu_user_us',
+    help: 'User CPU time of the generator process, in microseconds',
+    registers: [registry],
+    collect () { this.reset(); this.inc(process.cpuUsage().user) }
+  })
+  new client.Counter({
+    name: 'pgloadgen_cpu_system_us',
+    help: 'System CPU time of the generator process, in microseconds',
+    registers: [registry],
+    collect () { this.reset(); this.inc(process.cpuUsage().system) }
+  })
+}
+
+/** @returns {client.Registry} a registry with Node's default process metrics */
+export function createRegistry () {
+  const registry = new client.Registry()
+  client.collectDefaultMetrics({ register: registry })
+  return registry
+}

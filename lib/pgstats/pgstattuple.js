@@ -1,0 +1,60 @@
+// Exact bloat figures from the pgstattuple extension, only when asked for
+// (pgstattuple: true, --pgstattuple): pgstattuple reads every page of the
+// relation, so it is run one relation at a time, each statement under the
+// same statement timeout as the others (a relation too big to scan within
+// it is counted as an error, query="pgstattuple"), and at most once every
+// EXACT_EVERY_MS.
+
+export const EXACT_EVERY_MS = 60000
+
+// The extension's schema in the connected database, or no row.
+export const FIND_EXTENSION = `SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pgstattuple'`
+
+// The relations to scan: user tables, and their B-tree indexes.
+export const TARGETS = `SELECT t.relid AS oid, t.schemaname, t.relname, NULL AS indexrelname
+FROM pg_stat_user_tables t JOIN pg_class c ON c.oid = t.relid WHERE c.relkind IN ('r', 'm')
+UNION ALL
+SELECT i.indexrelid, i.schemaname, i.relname, i.indexrelname
+FROM pg_stat_user_indexes i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am am ON am.oid = c.relam AND am.amname = 'btree'`
+
+/** @param {string} schema */
+export function scanSql (schema) {
+  return `SELECT table_len, dead_tuple_len + free_space AS bloat_bytes FROM "${schema.replaceAll('"', '""')}".pgstattuple($1::oid::regclass)`
+}
+
+/**
+ * Scans every target; a failed scan is skipped.
+ * @param {{
+ *   schema: string,
+ *   datname: string,
+ *   run: (sql: string, params?: unknown[]) => Promise<import('./rows.js').Row[] | null>
+ * }} options  run returns null when the statement failed (and was counted)
+ * @returns {Promise<{ tables: import('./rows.js').Row[], indexes: import('./rows.js').Row[] } | null>} null: the target list could not be read
+ */
+export async function scanExactBloat ({ schema, datname, run }) {
+  const targets = await run(TARGETS)
+  if (targets === null) return null
+  const sql = scanSql(schema)
+  /** @type {import('./rows.js').Row[]} */
+  const tables = []
+  /** @type {import('./rows.js').Row[]} */
+  const indexes = []
+  for (const target of targets) {
+    const rows = await run(sql, [target.oid])
+    if (rows === null || rows.length === 0) continue
+    const length = Number(rows[0].table_len)
+    const bloat = Number(rows[0].bloat_bytes)
+    const row = {
+      datname,
+      schemaname: String(target.schemaname),
+      relname: String(target.relname),
+      indexrelname: target.indexrelname === null ? null : String(target.indexrelname),
+      relation_bytes: length,
+      bloat_bytes: bloat,
+      bloat_ratio: length > 0 ? bloat / length : 0
+    }
+    if (row.indexrelname === null) tables.push(row)
+    else indexes.push(row)
+  }
+  return { tables, indexes }
+}

@@ -1,0 +1,205 @@
+// The statements one poll runs, chosen once per connection from the server's
+// server_version_num. Each statement fills one section of the collector's
+// state; metric names never depend on the version, only the SQL does.
+//
+// Column mapping across PostgreSQL 12-18 (also in notes/pgstats-metrics.md):
+//
+//   metric                                   PG 12-16                          PG 17-18
+//   pg_stat_bgwriter_checkpoints_timed       pg_stat_bgwriter.checkpoints_timed pg_stat_checkpointer.num_timed
+//   pg_stat_bgwriter_checkpoints_req         pg_stat_bgwriter.checkpoints_req   pg_stat_checkpointer.num_requested
+//   pg_stat_bgwriter_buffers_checkpoint      pg_stat_bgwriter.buffers_checkpoint pg_stat_checkpointer.buffers_written
+//   pg_stat_bgwriter_buffers_backend         pg_stat_bgwriter.buffers_backend   sum(pg_stat_io.writes) WHERE object = 'relation'
+//                                                                               AND backend_type NOT IN ('checkpointer', 'background writer')
+//   pg_stat_bgwriter_buffers_alloc, _buffers_clean, _maxwritten_clean: pg_stat_bgwriter on every version
+//   pg_stat_progress_vacuum_max_dead_tuples  max_dead_tuples (tuples)           max_dead_tuple_bytes (bytes!)
+//   pg_stat_progress_vacuum_num_dead_tuples  num_dead_tuples                    num_dead_item_ids
+//   pg_stat_user_tables_vacuum_time_seconds_total      (absent)                 PG 18: total_vacuum_time / 1000
+//   pg_stat_user_tables_autovacuum_time_seconds_total  (absent)                 PG 18: total_autovacuum_time / 1000
+//   pg_stat_user_tables_analyze_time_seconds_total     (absent)                 PG 18: total_analyze_time / 1000
+//   pg_stat_user_tables_autoanalyze_time_seconds_total (absent)                 PG 18: total_autoanalyze_time / 1000
+//
+// buffers_backend used to count every shared-buffer write done by a process
+// other than the checkpointer and the background writer (client backends,
+// autovacuum workers, background workers, walsenders, the startup process);
+// pg_stat_io counts the same writes by backend type, in blocks for the
+// 'relation' object, so their sum keeps the meaning.
+//
+// Per-table statements read the database the collector is connected to
+// (like the old exporter, which needed one connection per database);
+// pg_stat_activity, pg_stat_database, pg_database, the vacuum progress view
+// and the settings cover the whole server.
+
+import { tableBloatSql, indexBloatSql } from './bloat-sql.js'
+
+export const PG17 = 170000
+export const PG18 = 180000
+export const OLDEST_SUPPORTED = 120000
+
+/**
+ * @typedef {object} PollQuery
+ * @property {string} name      label of pgloadgen_pgstats_poll_errors_total
+ * @property {string} sql
+ * @property {number} [everyMs]  at most this often: for figures that change slowly
+ */
+
+// Settings and the bloat estimate change slowly, and the estimate's joins
+// cost the server more than the rest of a poll: refreshed every 10 s, so
+// that polling every second stays cheap for the server under test.
+const SLOW_MS = 10000
+
+/** Every statement name, for zero-filled error counters. */
+export const QUERY_NAMES = /** @type {const} */ ([
+  'connect', 'user_tables', 'statio_user_tables', 'statio_user_indexes', 'relation_size',
+  'activity', 'bgwriter', 'progress_vacuum', 'xid_tables', 'xid_databases', 'database',
+  'settings', 'bloat_tables', 'bloat_indexes'
+])
+
+/**
+ * The statements of a poll for a server version, in the order they run.
+ * The cheap catalog and statistics reads come first; relation_size, which
+ * takes an ACCESS SHARE lock on each table and may wait for one, runs late
+ * so that a wait delays as little as possible.
+ * @param {number} version   server_version_num
+ * @returns {PollQuery[]}
+ */
+export function pollQueries (version) {
+  return [
+    { name: 'user_tables', sql: userTablesSql(version) },
+    { name: 'statio_user_tables', sql: STATIO_TABLES },
+    { name: 'statio_user_indexes', sql: STATIO_INDEXES },
+    { name: 'progress_vacuum', sql: progressVacuumSql(version) },
+    { name: 'activity', sql: ACTIVITY },
+    { name: 'bgwriter', sql: bgwriterSql(version) },
+    { name: 'xid_tables', sql: XID_TABLES },
+    { name: 'xid_databases', sql: XID_DATABASES },
+    { name: 'database', sql: DATABASE },
+    { name: 'settings', sql: SETTINGS, everyMs: SLOW_MS },
+    { name: 'bloat_tables', sql: tableBloatSql(), everyMs: SLOW_MS },
+    { name: 'bloat_indexes', sql: indexBloatSql(), everyMs: SLOW_MS },
+    { name: 'relation_size', sql: RELATION_SIZE }
+  ]
+}
+
+// Timestamps as epoch seconds, 0 when never.
+/** @param {string} column */
+const epoch = (column) => `coalesce(extract(epoch FROM ${column}), 0)::float8 AS ${column}`
+
+/** @param {number} version */
+export function userTablesSql (version) {
+  const timing = version >= PG18
+    ? `,
+  total_vacuum_time / 1000.0 AS vacuum_time_seconds,
+  total_autovacuum_time / 1000.0 AS autovacuum_time_seconds,
+  total_analyze_time / 1000.0 AS analyze_time_seconds,
+  total_autoanalyze_time / 1000.0 AS autoanalyze_time_seconds`
+    : ''
+  return `SELECT current_database() AS datname, schemaname, relname,
+  coalesce(seq_scan, 0) AS seq_scan, coalesce(idx_scan, 0) AS idx_scan,
+  n_tup_ins, n_tup_upd, n_tup_del, n_tup_hot_upd, n_live_tup, n_dead_tup,
+  vacuum_count, autovacuum_count, analyze_count, autoanalyze_count,
+  ${epoch('last_vacuum')}, ${epoch('last_autovacuum')}, ${epoch('last_analyze')}, ${epoch('last_autoanalyze')}${timing}
+FROM pg_stat_user_tables`
+}
+
+const STATIO_TABLES = `SELECT current_database() AS datname, schemaname, relname,
+  coalesce(heap_blks_read, 0) AS heap_blks_read, coalesce(heap_blks_hit, 0) AS heap_blks_hit,
+  coalesce(idx_blks_read, 0) AS idx_blks_read, coalesce(idx_blks_hit, 0) AS idx_blks_hit
+FROM pg_statio_user_tables`
+
+const STATIO_INDEXES = `SELECT current_database() AS datname, schemaname, relname, indexrelname,
+  coalesce(idx_blks_read, 0) AS idx_blks_read, coalesce(idx_blks_hit, 0) AS idx_blks_hit
+FROM pg_statio_user_indexes`
+
+// reltuples is -1 for a table never vacuumed or analysed on PG 14+ (0 before):
+// exported as 0 on every version.
+const RELATION_SIZE = `SELECT current_database() AS datname, s.schemaname, s.relname,
+  greatest(c.reltuples, 0)::float8 AS row_estimate,
+  coalesce(pg_total_relation_size(c.oid), 0) AS total_bytes,
+  coalesce(pg_indexes_size(c.oid), 0) AS index_bytes,
+  coalesce(pg_total_relation_size(nullif(c.reltoastrelid, 0)), 0) AS toast_bytes
+FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid`
+
+// Every database that accepts connections, with its backends by state (none:
+// one row with a null state); the states are zero-filled in rows.js.
+const ACTIVITY = `SELECT d.datname, a.state, count(a.pid) AS connections
+FROM pg_database d
+LEFT JOIN pg_stat_activity a ON a.datid = d.oid AND a.state IS NOT NULL
+WHERE d.datallowconn
+GROUP BY d.datname, a.state`
+
+/** @param {number} version */
+export function bgwriterSql (version) {
+  if (version < PG17) {
+    return `SELECT buffers_alloc, buffers_clean, buffers_backend, buffers_checkpoint,
+  checkpoints_timed, checkpoints_req, maxwritten_clean
+FROM pg_stat_bgwriter`
+  }
+  return `SELECT b.buffers_alloc, b.buffers_clean,
+  (SELECT coalesce(sum(io.writes), 0) FROM pg_stat_io io
+    WHERE io.object = 'relation' AND io.backend_type NOT IN ('checkpointer', 'background writer')) AS buffers_backend,
+  c.buffers_written AS buffers_checkpoint,
+  c.num_timed AS checkpoints_timed, c.num_requested AS checkpoints_req, b.maxwritten_clean
+FROM pg_stat_bgwriter b CROSS JOIN pg_stat_checkpointer c`
+}
+
+// The relation's name is only known for vacuums in the database we are
+// connected to; elsewhere the label is the relation's oid. The mode comes
+// from the worker's activity text (rows.js): autovacuum workers report
+// "autovacuum: VACUUM schema.table (to prevent wraparound)" for an
+// anti-wraparound vacuum.
+/** @param {number} version */
+export function progressVacuumSql (version) {
+  const dead = version >= PG17
+    ? 'p.max_dead_tuple_bytes AS max_dead_tuples, p.num_dead_item_ids AS num_dead_tuples'
+    : 'p.max_dead_tuples, p.num_dead_tuples'
+  return `SELECT p.pid, p.datname, coalesce(c.relname, p.relid::text) AS relname, n.nspname AS schemaname,
+  p.phase, p.heap_blks_total, p.heap_blks_scanned, p.heap_blks_vacuumed, p.index_vacuum_count, ${dead},
+  coalesce(extract(epoch FROM a.query_start), 0)::float8 AS query_start, a.backend_type, a.query
+FROM pg_stat_progress_vacuum p
+LEFT JOIN pg_class c ON c.oid = p.relid AND p.datname = current_database()
+LEFT JOIN pg_namespace n ON n.oid = c.relnamespace
+LEFT JOIN pg_stat_activity a ON a.pid = p.pid`
+}
+
+// age(relfrozenxid) of the table and of its TOAST table, whichever is older,
+// and the distance to the anti-wraparound autovacuum of either. The limit is
+// autovacuum_freeze_max_age, or the table's reloption when lower (autovacuum
+// ignores a higher one); a TOAST table without reloptions of its own uses
+// the table's, as autovacuum does.
+const XID_TABLES = `WITH global AS (SELECT current_setting('autovacuum_freeze_max_age')::bigint AS freeze_max_age),
+opt AS (
+  SELECT s.schemaname, s.relname, c.relfrozenxid, t.relfrozenxid AS toast_relfrozenxid,
+    (SELECT split_part(o, '=', 2)::bigint FROM unnest(c.reloptions) o WHERE o LIKE 'autovacuum_freeze_max_age=%') AS table_opt,
+    (SELECT split_part(o, '=', 2)::bigint FROM unnest(t.reloptions) o WHERE o LIKE 'autovacuum_freeze_max_age=%') AS toast_opt
+  FROM pg_stat_user_tables s
+  JOIN pg_class c ON c.oid = s.relid
+  LEFT JOIN pg_class t ON t.oid = c.reltoastrelid
+  WHERE c.relkind IN ('r', 'm')
+)
+SELECT current_database() AS datname, opt.schemaname, opt.relname,
+  greatest(age(opt.relfrozenxid), coalesce(age(opt.toast_relfrozenxid), 0)) AS xid_age,
+  least(
+    least(coalesce(opt.table_opt, g.freeze_max_age), g.freeze_max_age) - age(opt.relfrozenxid),
+    coalesce(least(coalesce(opt.toast_opt, opt.table_opt, g.freeze_max_age), g.freeze_max_age) - age(opt.toast_relfrozenxid), 2147483647)
+  ) AS tx_until_wraparound_autovacuum
+FROM opt CROSS JOIN global g`
+
+// Every database, template0 included: its datfrozenxid ages too.
+const XID_DATABASES = `SELECT datname, age(datfrozenxid) AS xid_age,
+  current_setting('autovacuum_freeze_max_age')::bigint - age(datfrozenxid) AS tx_until_wraparound_autovacuum
+FROM pg_database`
+
+const DATABASE = `SELECT d.datname,
+  CASE WHEN has_database_privilege(d.oid, 'CONNECT') OR pg_has_role('pg_read_all_stats', 'MEMBER') THEN pg_database_size(d.oid) END AS size_bytes,
+  s.numbackends, s.xact_commit, s.xact_rollback, s.blks_read, s.blks_hit,
+  s.tup_returned, s.tup_fetched, s.tup_inserted, s.tup_updated, s.tup_deleted
+FROM pg_database d
+LEFT JOIN pg_stat_database s ON s.datid = d.oid
+WHERE d.datallowconn`
+
+export const SETTING_NAMES = [
+  'autovacuum', 'autovacuum_freeze_max_age', 'autovacuum_vacuum_threshold', 'autovacuum_vacuum_scale_factor',
+  'autovacuum_naptime', 'autovacuum_vacuum_cost_delay', 'vacuum_cost_delay', 'autovacuum_max_workers'
+]
+
+const SETTINGS = `SELECT name, setting, unit FROM pg_settings WHERE name IN (${SETTING_NAMES.map(name => `'${name}'`).join(', ')})`

@@ -1,0 +1,126 @@
+// The collector's last figures as plain data, for code that decides on them
+// (a scheduler evaluating conditions) without polling the server again.
+
+/**
+ * @typedef {object} TableSnapshot
+ * @property {string} datname
+ * @property {string} schemaname
+ * @property {string} relname
+ * @property {number | null} liveTuples        n_live_tup
+ * @property {number | null} deadTuples        n_dead_tup
+ * @property {number | null} deadFraction      dead / (live + dead), 0 when both are 0
+ * @property {number | null} totalBytes        pg_total_relation_size
+ * @property {number | null} indexBytes        pg_indexes_size
+ * @property {number | null} xidAge            age(relfrozenxid), the TOAST table's if older
+ * @property {number | null} txUntilWraparoundAutovacuum
+ * @property {number | null} lastVacuum        Unix seconds, 0 when never
+ * @property {number | null} lastAutovacuum    Unix seconds, 0 when never
+ * @property {number | null} bloatRatio        catalog estimate, 0 to 1
+ */
+
+/**
+ * @typedef {object} DatabaseSnapshot
+ * @property {string} datname
+ * @property {number | null} xidAge            age(datfrozenxid)
+ * @property {number | null} txUntilWraparoundAutovacuum
+ * @property {number | null} sizeBytes
+ */
+
+/**
+ * @typedef {object} VacuumSnapshot
+ * @property {number | null} pid
+ * @property {string} datname
+ * @property {string} schemaname   '' outside the connected database
+ * @property {string} relname      the relation's oid outside the connected database
+ * @property {'manual' | 'autovacuum' | 'wraparound'} mode
+ * @property {number} phase        see VACUUM_PHASES in rows.js
+ * @property {string} phaseName
+ * @property {number | null} heapBlksTotal
+ * @property {number | null} heapBlksScanned
+ * @property {number | null} heapBlksVacuumed
+ * @property {number | null} startedAt    Unix seconds
+ */
+
+/**
+ * @typedef {object} StatsSnapshot
+ * @property {number} time                 end of the last poll, Unix seconds
+ * @property {number | null} serverVersionNum
+ * @property {string} datname              the database the collector is connected to
+ * @property {TableSnapshot[]} tables      the connected database's user tables
+ * @property {DatabaseSnapshot[]} databases
+ * @property {VacuumSnapshot[]} vacuums    running now, on the whole server
+ */
+
+/**
+ * @param {{ rows: (section: string) => import('./rows.js').Row[], time: number, serverVersionNum: number | null, datname: string }} source
+ * @returns {StatsSnapshot}
+ */
+export function buildSnapshot ({ rows, time, serverVersionNum, datname }) {
+  /** @param {import('./rows.js').Row} row */
+  const tableKey = (row) => `${row.datname}\u0000${row.schemaname}\u0000${row.relname}`
+  /** @param {string} section */
+  const byTable = (section) => new Map(rows(section).map(row => [tableKey(row), row]))
+  const sizes = byTable('relation_size')
+  const xids = byTable('xid_tables')
+  const bloat = byTable('bloat_tables')
+  const num = (/** @type {unknown} */ value) => typeof value === 'number' ? value : null
+
+  // Every table any section knows, user_tables first.
+  /** @type {Map<string, import('./rows.js').Row>} */
+  const names = new Map()
+  for (const section of ['user_tables', 'relation_size', 'xid_tables']) {
+    for (const row of rows(section)) if (!names.has(tableKey(row))) names.set(tableKey(row), row)
+  }
+  const stats = byTable('user_tables')
+  const tables = [...names].map(([key, row]) => {
+    const s = stats.get(key)
+    const live = num(s?.n_live_tup)
+    const dead = num(s?.n_dead_tup)
+    return {
+      datname: String(row.datname),
+      schemaname: String(row.schemaname),
+      relname: String(row.relname),
+      liveTuples: live,
+      deadTuples: dead,
+      deadFraction: live === null || dead === null ? null : (live + dead > 0 ? dead / (live + dead) : 0),
+      totalBytes: num(sizes.get(key)?.total_bytes),
+      indexBytes: num(sizes.get(key)?.index_bytes),
+      xidAge: num(xids.get(key)?.xid_age),
+      txUntilWraparoundAutovacuum: num(xids.get(key)?.tx_until_wraparound_autovacuum),
+      lastVacuum: num(s?.last_vacuum),
+      lastAutovacuum: num(s?.last_autovacuum),
+      bloatRatio: num(bloat.get(key)?.bloat_ratio)
+    }
+  })
+
+  const dbSizes = new Map(rows('database').map(row => [row.datname, row]))
+  /** @type {Map<unknown, DatabaseSnapshot>} */
+  const databases = new Map()
+  for (const row of rows('xid_databases')) {
+    databases.set(row.datname, {
+      datname: String(row.datname),
+      xidAge: num(row.xid_age),
+      txUntilWraparoundAutovacuum: num(row.tx_until_wraparound_autovacuum),
+      sizeBytes: num(dbSizes.get(row.datname)?.size_bytes)
+    })
+  }
+  for (const row of dbSizes.values()) {
+    if (!databases.has(row.datname)) databases.set(row.datname, { datname: String(row.datname), xidAge: null, txUntilWraparoundAutovacuum: null, sizeBytes: num(row.size_bytes) })
+  }
+
+  const vacuums = rows('progress_vacuum').map(row => ({
+    pid: num(row.pid),
+    datname: String(row.datname),
+    schemaname: String(row.schemaname ?? ''),
+    relname: String(row.relname),
+    mode: /** @type {'manual' | 'autovacuum' | 'wraparound'} */ (row.vacuum_mode),
+    phase: Number(row.phase),
+    phaseName: String(row.phase_name),
+    heapBlksTotal: num(row.heap_blks_total),
+    heapBlksScanned: num(row.heap_blks_scanned),
+    heapBlksVacuumed: num(row.heap_blks_vacuumed),
+    startedAt: num(row.query_start)
+  }))
+
+  return { time, serverVersionNum, datname, tables, databases: [...databases.values()], vacuums }
+}

@@ -1,0 +1,121 @@
+import { appendFile, mkdir, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { REQUEST_TYPES } from '../config/mix.js'
+import { findTable } from '../pgstats/stats-view.js'
+
+/**
+ * @typedef {object} RecorderSources
+ * @property {import('../metrics/request-stats.js').RequestStats} stats
+ * @property {import('../generator/generator.js').Generator} generator
+ * @property {(() => import('../pgstats/snapshot.js').StatsSnapshot | null) | null} pgStats
+ * @property {string} table   the workload's table
+ */
+
+// Writes one sample a second to samples.ndjson in the run directory: what
+// the generator did in that second (requests, failures and latency
+// percentiles per type, from its own histograms), its concurrency and CPU,
+// and the collector's last PostgreSQL figures for the workload's table.
+// Lines are buffered and appended once a second; nothing grows in memory.
+export class Recorder {
+  /**
+   * @param {string} dir
+   * @param {RecorderSources} sources
+   * @param {import('../log.js').Logger} log
+   */
+  constructor (dir, sources, log) {
+    this.dir = dir
+    this.file = path.join(dir, 'samples.ndjson')
+    this.sources = sources
+    this.log = log
+    this.started = Date.now()
+    this.previousDone = Float64Array.from(sources.stats.done)
+    this.previousFailed = Float64Array.from(sources.stats.failed)
+    this.previousLatency = sources.stats.latency.map(h => Float64Array.from(h.counts))
+    this.previousCpu = process.cpuUsage()
+    /** @type {NodeJS.Timeout | null} */
+    this.timer = null
+    /** @type {Promise<void>} */
+    this.writing = Promise.resolve()
+  }
+
+  async start () {
+    await mkdir(this.dir, { recursive: true })
+    await writeFile(this.file, '')
+    // The events file exists even when nothing happens, so the directory is complete.
+    await appendFile(path.join(this.dir, 'events.ndjson'), '')
+    this.timer = setInterval(() => this.sample(), 1000)
+  }
+
+  sample () {
+    const { stats, generator, pgStats, table } = this.sources
+    /** @type {Record<string, { done: number, failed: number, p50_us: number | null, p99_us: number | null }>} */
+    const requests = {}
+    let throughput = 0
+    for (let i = 0; i < REQUEST_TYPES.length; i++) {
+      const done = stats.done[i] - this.previousDone[i]
+      throughput += done
+      const histogram = stats.latency[i]
+      requests[REQUEST_TYPES[i]] = {
+        done,
+        failed: stats.failed[i] - this.previousFailed[i],
+        p50_us: roundOrNull(histogram.quantileSince(this.previousLatency[i], 0.5)),
+        p99_us: roundOrNull(histogram.quantileSince(this.previousLatency[i], 0.99))
+      }
+      this.previousLatency[i].set(histogram.counts)
+    }
+    this.previousDone.set(stats.done)
+    this.previousFailed.set(stats.failed)
+    const cpu = process.cpuUsage(this.previousCpu)
+    this.previousCpu = process.cpuUsage()
+    const line = {
+      t: new Date().toISOString(),
+      elapsed_s: Math.round((Date.now() - this.started) / 100) / 10,
+      concurrency: generator.concurrency,
+      paused: generator.paused,
+      throughput,
+      requests,
+      cpu_us: cpu,
+      pg: pgFigures(pgStats?.() ?? null, table)
+    }
+    this.writing = this.writing
+      .then(() => appendFile(this.file, JSON.stringify(line) + '\n'))
+      .catch(err => this.log.warn(`cannot write a sample to ${this.file}: ${err.message}`))
+  }
+
+  async stop () {
+    if (this.timer) clearInterval(this.timer)
+    this.timer = null
+    await this.writing
+  }
+}
+
+/** @param {number | null} value */
+function roundOrNull (value) {
+  return value === null ? null : Math.round(value)
+}
+
+/**
+ * @param {import('../pgstats/snapshot.js').StatsSnapshot | null} snapshot
+ * @param {string} table
+ */
+function pgFigures (snapshot, table) {
+  if (!snapshot) return null
+  const row = findTable(snapshot.tables, table)
+  const vacuum = snapshot.vacuums.find(v => v.relname === row?.relname && v.schemaname === row?.schemaname) ?? null
+  return {
+    table,
+    live_tuples: row?.liveTuples ?? null,
+    dead_tuples: row?.deadTuples ?? null,
+    table_bytes: row?.totalBytes ?? null,
+    index_bytes: row?.indexBytes ?? null,
+    xid_age: row?.xidAge ?? null,
+    vacuum: vacuum && {
+      phase: vacuum.phase,
+      phase_name: vacuum.phaseName,
+      mode: vacuum.mode,
+      heap_blks_total: vacuum.heapBlksTotal,
+      heap_blks_scanned: vacuum.heapBlksScanned,
+      heap_blks_vacuumed: vacuum.heapBlksVacuumed
+    }
+  }
+}

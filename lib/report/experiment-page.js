@@ -1,0 +1,225 @@
+import { overviewChart, paletteColor, prepareCharts, variantCharts } from './charts.js'
+import { METHOD } from './phases.js'
+import { redact } from './redact.js'
+import { eventsSection } from './run-page.js'
+import {
+  chartGrid, esc, fmtNumber, fmtPct, fmtRatio, fmtSeconds, fmtTime, fmtUs, keyValueTable, metaList, ratioClass, xRange
+} from './html.js'
+
+// The report of an experiment directory: the variants compared, then one
+// panel group per variant on a time axis shared by all of them (seconds
+// from the rollback), the prepare phase, the settings and the plan.
+
+/**
+ * @param {import('./read.js').ExperimentData} experiment
+ * @param {ReturnType<typeof import('./phases.js').experimentSummary>} summary
+ * @returns {{ title: string, headerHtml: string, bodyHtml: string, charts: import('./charts.js').ChartSpec[] }}
+ */
+export function experimentPage (experiment, summary) {
+  const info = redact(experiment.info)
+  const plan = /** @type {Record<string, any>} */ (info.plan ?? {})
+  const name = summary.name
+  const runs = experiment.variants.flatMap(v => v.repetitions)
+  const firstRun = runs[0] ?? experiment.prepare
+
+  const overview = experiment.variants.length > 0 ? overviewChart(experiment.variants, 'overview') : null
+  const perVariant = experiment.variants.map((variant, i) => variantCharts(variant, `variant-${i}`))
+  const shared = [...(overview ? [overview] : []), ...perVariant.flat()]
+  const range = xRange(shared)
+  for (const chart of shared) Object.assign(chart, { xRange: range })
+  const prepare = experiment.prepare ? prepareCharts(experiment.prepare, 'prepare') : []
+  const prepareRange = xRange(prepare)
+  for (const chart of prepare) Object.assign(chart, { xRange: prepareRange, sync: 'prepare' })
+
+  const started = Date.parse(info.started_at ?? '')
+  const ended = Date.parse(info.ended_at ?? '')
+  const repCounts = experiment.variants.map(v => v.repetitions.length)
+  const headerHtml = `<h1>${esc(name)}</h1>
+${plan.description ? `<p class="lead">${esc(plan.description)}</p>` : ''}
+${experiment.info.interrupted ? '<p class="warning">Interrupted: the experiment was stopped before all its repetitions ran.</p>' : ''}
+${metaList([
+    ['pgloadgen', esc(info.pgloadgen_version ?? '?')],
+    ['PostgreSQL', esc(info.postgres_version ?? '?')],
+    ['started', fmtTime(info.started_at)],
+    ['ended', fmtTime(info.ended_at)],
+    ['duration', Number.isFinite(ended - started) ? fmtSeconds((ended - started) / 1000) : '–'],
+    ['variants', String(experiment.variants.length)],
+    ['repetitions', repCounts.length ? esc([...new Set(repCounts)].join(' / ')) : '0'],
+    ['workload', esc(firstRun?.info.workload ?? plan.workload?.name ?? plan.workload ?? '?')],
+    ['table', esc(firstRun?.info.table ?? '?')]
+  ])}`
+
+  const variantSections = experiment.variants.map((variant, i) => {
+    const figures = summary.variants[i]
+    const steps = planVariant(plan, variant.name)
+    return `<section class="variant" id="variant-${i}">
+<h2><span class="swatch" style="background:${paletteColor(i)}"></span>${esc(variant.name)}</h2>
+${steps?.description ? `<p class="lead">${esc(steps.description)}</p>` : ''}
+${steps?.steps ? `<p class="lead">Steps: ${esc(describeSteps(steps.steps))}</p>` : ''}
+${variant.repetitions.length === 0 ? '<p class="lead">No repetition of this variant was recorded.</p>' : variantTable(figures)}
+${chartGrid(perVariant[i])}
+<details><summary>Events of each repetition</summary>
+${variant.repetitions.map((run, r) => `<h3 style="margin-top:12px">${esc(figures.repetitions[r].dir)}</h3>${eventsSection(run, { heading: false })}`).join('')}
+</details>
+</section>`
+  })
+
+  const bodyHtml = `
+<h2>Variants compared</h2>
+<p class="lead">Means over the repetitions; the ranges are min – max. Spread: (max − min) / mean. Throughput in requests/s, all request types. Red: more than 10 % worse during the action than before it.</p>
+${overviewTable(summary)}
+${overview ? chartGrid([overview]) : ''}
+${variantSections.join('\n')}
+${experiment.prepare ? `<section class="variant" id="prepare"><h2>Prepare</h2><p class="lead">The load that built the data set before the snapshot every variant rolls back to.</p>${chartGrid(prepare)}</section>` : ''}
+<h2>How the figures are computed</h2>
+${keyValueTable(METHOD)}
+<h2>Server settings</h2>
+${firstRun?.info.settings && Object.keys(firstRun.info.settings).length ? keyValueTable(redact(firstRun.info.settings)) : '<p class="lead">No server settings recorded.</p>'}
+<details><summary>The plan</summary><pre>${esc(JSON.stringify(plan, null, 2))}</pre></details>`
+  return { title: `pgloadgen experiment: ${name}`, headerHtml, bodyHtml, charts: [...shared, ...prepare] }
+}
+
+/**
+ * @param {Record<string, any>} plan
+ * @param {string} name
+ * @returns {Record<string, any> | null}
+ */
+function planVariant (plan, name) {
+  const variants = plan.variants
+  if (Array.isArray(variants)) return variants.find(v => v && v.name === name) ?? null
+  if (variants && typeof variants === 'object' && variants[name]) return { name, ...(Array.isArray(variants[name]) ? { steps: variants[name] } : variants[name]) }
+  return null
+}
+
+/**
+ * One line per plan: "load 60s at 8 → action vacuum freeze → wait …".
+ * @param {unknown} steps
+ */
+function describeSteps (steps) {
+  if (!Array.isArray(steps)) return JSON.stringify(steps)
+  return steps.map(step => {
+    if (!step || typeof step !== 'object') return String(step)
+    if (typeof step.kind === 'string') return describeStep(step)
+    return Object.entries(step).map(([k, v]) => typeof v === 'object' && v !== null
+      ? `${k} ${Object.entries(v).map(([a, b]) => `${a}=${typeof b === 'object' ? JSON.stringify(b) : b}`).join(' ')}`
+      : `${k} ${v}`).join(', ')
+  }).join(' → ')
+}
+
+/**
+ * A step of a validated plan ({ kind, label, … }).
+ * @param {Record<string, any>} step
+ */
+function describeStep (step) {
+  const rest = Object.fromEntries(Object.entries(step).filter(([k]) => k !== 'kind' && k !== 'label'))
+  const kind = step.kind
+  if (kind === 'load' && typeof rest.seconds === 'number') {
+    const { seconds, ...more } = rest
+    return `load ${fmtSeconds(seconds)}${plainFields(more)}`
+  }
+  if (kind === 'action' && rest.action && typeof rest.action === 'object') {
+    const { action, table, ...flags } = rest.action
+    const on = Object.entries(flags).filter(([, v]) => v === true).map(([k]) => k)
+    return `${action}${on.length ? ` (${on.join(', ')})` : ''}${table ? ` of ${table}` : ''}`
+  }
+  if (kind === 'wait') {
+    const { until, timeoutS, ...more } = rest
+    return `wait until ${typeof until === 'object' ? JSON.stringify(until) : until}${typeof timeoutS === 'number' ? ` (at most ${fmtSeconds(timeoutS)})` : ''}${plainFields(more)}`
+  }
+  return `${kind}${plainFields(rest)}`
+}
+
+/** @param {Record<string, unknown>} fields */
+function plainFields (fields) {
+  const parts = Object.entries(fields).filter(([, v]) => v !== null && v !== undefined)
+    .map(([k, v]) => `${k} ${typeof v === 'object' ? JSON.stringify(v) : v}`)
+  return parts.length ? ` ${parts.join(', ')}` : ''
+}
+
+/**
+ * @param {import('./phases.js').Spread} s
+ * @param {(v: number | null) => string} format
+ */
+function meanRange (s, format) {
+  if (!s) return '–'
+  return s.n > 1 ? `${format(s.mean)}<span class="range">${format(s.min)} – ${format(s.max)}</span>` : format(s.mean)
+}
+
+/**
+ * One row per variant.
+ * @param {ReturnType<typeof import('./phases.js').experimentSummary>} summary
+ */
+function overviewTable (summary) {
+  const rate = (/** @type {number | null} */ v) => fmtNumber(v, 1)
+  const rows = summary.variants.map(v => {
+    const a = v.aggregate
+    const action = [...new Set(v.repetitions.map(r => r.action?.name ?? '–'))].join(', ')
+    return `<tr><td>${esc(v.name)}</td><td>${esc(action)}</td><td>${a.repetitions}</td>
+<td>${meanRange(a.action_duration_s, fmtSeconds)}</td>
+<td class="sep">${rate(a.throughput.before?.mean ?? null)}</td><td>${rate(a.throughput.during?.mean ?? null)}</td><td>${rate(a.throughput.after?.mean ?? null)}</td>
+<td class="${ratioClass(a.degradation_ratio?.mean, false)}">${meanRange(a.degradation_ratio, fmtRatio)}</td><td>${fmtPct(a.degradation_ratio?.spread)}</td>
+<td class="sep">${fmtUs(a.latency_us.p99.before?.mean)}</td><td>${fmtUs(a.latency_us.p99.during?.mean)}</td><td>${fmtUs(a.latency_us.p99.after?.mean)}</td>
+<td class="${ratioClass(a.p99_ratio?.mean, true)}">${meanRange(a.p99_ratio, fmtRatio)}</td></tr>`
+  })
+  return `<div class="tablewrap"><table>
+<thead><tr class="group"><th colspan="4"></th><th colspan="5">throughput (req/s)</th><th colspan="4">latency p99</th></tr>
+<tr><th>variant</th><th>action</th><th>reps</th><th>action duration</th><th class="sep">before</th><th>during</th><th>after</th><th>during / before</th><th>spread</th><th class="sep">before</th><th>during</th><th>after</th><th>during / before</th></tr></thead>
+<tbody>${rows.join('')}</tbody></table></div>`
+}
+
+/**
+ * Each repetition's figures, then their mean, min, max and spread.
+ * @param {ReturnType<typeof import('./phases.js').experimentSummary>['variants'][number]} variant
+ */
+function variantTable (variant) {
+  const rate = (/** @type {number | null} */ v) => fmtNumber(v, 1)
+  const ratio = fmtRatio
+  /**
+   * @param {string} label
+   * @param {string} cls
+   * @param {{ duration: string, thr: string[], thrRatio: [string, string], p50: string[], p99: string[], p99Ratio: [string, string] }} c
+   */
+  const row = (label, cls, c) => `<tr class="${cls}"><td>${esc(label)}</td><td>${c.duration}</td>
+<td class="sep">${c.thr[0]}</td><td>${c.thr[1]}</td><td>${c.thr[2]}</td><td class="${c.thrRatio[1]}">${c.thrRatio[0]}</td>
+<td class="sep">${c.p50[0]}</td><td>${c.p50[1]}</td><td>${c.p50[2]}</td>
+<td class="sep">${c.p99[0]}</td><td>${c.p99[1]}</td><td>${c.p99[2]}</td><td class="${c.p99Ratio[1]}">${c.p99Ratio[0]}</td></tr>`
+  const reps = variant.repetitions.map(r => row(r.dir.split('/').pop() ?? r.dir, '', {
+    duration: r.action ? `${fmtSeconds(r.action.duration_s)}${r.action.completed ? '' : ' (not ended)'}${r.action.ok === false ? ' (failed)' : ''}` : 'no action',
+    thr: [rate(r.throughput.before), rate(r.throughput.during), rate(r.throughput.after)],
+    thrRatio: [ratio(r.degradation_ratio), ratioClass(r.degradation_ratio, false)],
+    p50: [fmtUs(r.latency_us.p50.before), fmtUs(r.latency_us.p50.during), fmtUs(r.latency_us.p50.after)],
+    p99: [fmtUs(r.latency_us.p99.before), fmtUs(r.latency_us.p99.during), fmtUs(r.latency_us.p99.after)],
+    p99Ratio: [ratio(r.p99_ratio), ratioClass(r.p99_ratio, true)]
+  }))
+  const a = variant.aggregate
+  /**
+   * @param {'mean' | 'min' | 'max'} key
+   * @returns {string}
+   */
+  const aggRow = (key) => {
+    /** @param {import('./phases.js').Spread} s */
+    const pick = (s) => s ? s[key] : null
+    return row(key, key === 'mean' ? 'agg first' : 'agg', {
+      duration: fmtSeconds(pick(a.action_duration_s)),
+      thr: [rate(pick(a.throughput.before)), rate(pick(a.throughput.during)), rate(pick(a.throughput.after))],
+      thrRatio: [ratio(pick(a.degradation_ratio)), key === 'mean' ? ratioClass(pick(a.degradation_ratio), false) : ''],
+      p50: [fmtUs(pick(a.latency_us.p50.before)), fmtUs(pick(a.latency_us.p50.during)), fmtUs(pick(a.latency_us.p50.after))],
+      p99: [fmtUs(pick(a.latency_us.p99.before)), fmtUs(pick(a.latency_us.p99.during)), fmtUs(pick(a.latency_us.p99.after))],
+      p99Ratio: [ratio(pick(a.p99_ratio)), key === 'mean' ? ratioClass(pick(a.p99_ratio), true) : '']
+    })
+  }
+  /** @param {import('./phases.js').Spread} s */
+  const sp = (s) => fmtPct(s?.spread)
+  const spreadRow = row('spread', 'agg', {
+    duration: sp(a.action_duration_s),
+    thr: [sp(a.throughput.before), sp(a.throughput.during), sp(a.throughput.after)],
+    thrRatio: [sp(a.degradation_ratio), ''],
+    p50: [sp(a.latency_us.p50.before), sp(a.latency_us.p50.during), sp(a.latency_us.p50.after)],
+    p99: [sp(a.latency_us.p99.before), sp(a.latency_us.p99.during), sp(a.latency_us.p99.after)],
+    p99Ratio: [sp(a.p99_ratio), '']
+  })
+  return `<div class="tablewrap"><table>
+<thead><tr class="group"><th colspan="2"></th><th colspan="4">throughput (req/s)</th><th colspan="3">latency p50</th><th colspan="4">latency p99</th></tr>
+<tr><th>repetition</th><th>action duration</th><th class="sep">before</th><th>during</th><th>after</th><th>during / before</th><th class="sep">before</th><th>during</th><th>after</th><th class="sep">before</th><th>during</th><th>after</th><th>during / before</th></tr></thead>
+<tbody>${reps.join('')}${aggRow('mean')}${aggRow('min')}${aggRow('max')}${spreadRow}</tbody></table></div>`
+}

@@ -1,0 +1,23 @@
+import { UsageError } from '../cli/usage-error.js'
+import { writeReport } from './render.js'
+
+export { renderReport, writeReport, buildReport } from './render.js'
+export { experimentSummary, runPhases, aggregate, METHOD } from './phases.js'
+export { findAction } from './actions.js'
+
+/**
+ * `pgloadgen report DIR`: writes DIR/report.html (and DIR/summary.json for
+ * an experiment), prints the report's path on stdout and returns 0. A
+ * missing or unreadable DIR throws a UsageError (exit 2, one line).
+ * @param {{ dir?: string }} args
+ * @param {{ log: import('../log.js').Logger, stdout: { write: (s: string) => unknown } }} io
+ * @returns {Promise<number>}
+ */
+export async function reportCommand (args, { log, stdout }) {
+  const dir = args.dir
+  if (typeof dir !== 'string' || dir.trim() === '') throw new UsageError('report: give a run or experiment directory')
+  const written = await writeReport(dir)
+  log.info(`${written.kind} report written to ${written.report}${written.summary ? `, summary to ${written.summary}` : ''}`)
+  stdout.write(`${written.report}\n`)
+  return 0
+}

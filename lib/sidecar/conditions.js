@@ -1,0 +1,81 @@
+import { statfs } from 'node:fs/promises'
+import { UsageError } from '../cli/usage-error.js'
+import { parseQuantity } from './durations.js'
+
+// What a condition can look at. Table metrics read the stats collector's
+// latest snapshot (nothing is polled twice); disk_free reads the
+// filesystem of the data directory (or the working directory).
+export const CONDITION_METRICS = /** @type {const} */ (['dead_fraction', 'dead_tuples', 'live_tuples', 'table_bytes', 'xid_age', 'disk_free'])
+const TABLE_METRICS = new Set(['dead_fraction', 'dead_tuples', 'live_tuples', 'table_bytes'])
+
+/**
+ * @typedef {object} Condition
+ * @property {typeof CONDITION_METRICS[number]} metric
+ * @property {string | null} table
+ * @property {'>' | '>=' | '<' | '<='} op
+ * @property {number} value
+ * @property {string} text
+ */
+
+/**
+ * Parses "dead_fraction(test_table) > 0.2", "table_bytes(test_table) > 2 GB",
+ * "xid_age(test_table) > 150000000", "xid_age > 1e6" (database), "disk_free < 10 GB".
+ * @param {string} text
+ * @param {string} field
+ * @returns {Condition}
+ */
+export function parseCondition (text, field) {
+  const match = /^\s*([a-z_]+)\s*(?:\(\s*([A-Za-z0-9_.$]+)\s*\))?\s*(>=|<=|>|<)\s*(.+?)\s*$/.exec(String(text))
+  if (!match) throw new UsageError(`${field}: cannot read condition "${text}" (like "dead_fraction(test_table) > 0.2")`)
+  const [, metric, table, op, value] = match
+  if (!CONDITION_METRICS.includes(/** @type {any} */ (metric))) throw new UsageError(`${field}: unknown metric "${metric}" (known: ${CONDITION_METRICS.join(', ')})`)
+  if (TABLE_METRICS.has(metric) && !table) throw new UsageError(`${field}: ${metric} needs a table, as ${metric}(table)`)
+  if (metric === 'disk_free' && table) throw new UsageError(`${field}: disk_free takes no table`)
+  return { metric: /** @type {Condition['metric']} */ (metric), table: table ?? null, op: /** @type {Condition['op']} */ (op), value: parseQuantity(value, field), text: String(text).trim() }
+}
+
+/**
+ * @typedef {object} StatsView   what conditions read from the collector's snapshot
+ * @property {(table: string) => { live: number, dead: number, bytes: number, xidAge: number } | null} table
+ * @property {() => number | null} databaseXidAge
+ */
+
+/**
+ * The condition's current value, or null when unknown (no stats yet, no
+ * such table): an unknown value never fires.
+ * @param {Condition} condition
+ * @param {StatsView | null} stats
+ * @param {string} diskPath
+ * @returns {Promise<number | null>}
+ */
+export async function currentValue (condition, stats, diskPath) {
+  if (condition.metric === 'disk_free') {
+    const fs = await statfs(diskPath)
+    return fs.bavail * fs.bsize
+  }
+  if (!stats) return null
+  if (condition.metric === 'xid_age' && !condition.table) return stats.databaseXidAge()
+  const table = stats.table(/** @type {string} */ (condition.table))
+  if (!table) return null
+  switch (condition.metric) {
+    case 'dead_fraction': return table.live + table.dead > 0 ? table.dead / (table.live + table.dead) : 0
+    case 'dead_tuples': return table.dead
+    case 'live_tuples': return table.live
+    case 'table_bytes': return table.bytes
+    case 'xid_age': return table.xidAge
+  }
+  return null
+}
+
+/**
+ * @param {Condition} condition
+ * @param {number} value
+ */
+export function holds (condition, value) {
+  switch (condition.op) {
+    case '>': return value > condition.value
+    case '>=': return value >= condition.value
+    case '<': return value < condition.value
+    case '<=': return value <= condition.value
+  }
+}

@@ -1,0 +1,127 @@
+import { readFile } from 'node:fs/promises'
+import YAML from 'yaml'
+import { UsageError } from '../cli/usage-error.js'
+import { ACTIONS, actionSql } from './actions.js'
+import { parseOffset } from './durations.js'
+import { parseCondition } from './conditions.js'
+
+/**
+ * @typedef {object} Rule
+ * @property {import('./actions.js').ActionSpec} spec
+ * @property {'after' | 'at' | 'every' | 'when'} trigger
+ * @property {number} [afterS]
+ * @property {Date} [at]
+ * @property {number} [everyS]
+ * @property {import('./conditions.js').Condition} [condition]
+ * @property {boolean} once        fire at most once
+ * @property {number} cooldownS    for repeating conditions: quiet time after an action ends
+ * @property {string} label        for logs: actions[3]
+ */
+
+const TRIGGERS = ['after', 'at', 'every', 'when']
+const KNOWN_FIELDS = new Set(['action', 'table', 'freeze', 'full', 'analyze', 'verbose', ...TRIGGERS, 'once', 'cooldown'])
+
+/**
+ * Reads and validates a schedule file (JSON or YAML). Every problem names
+ * its field, and nothing runs until the whole file is valid.
+ * @param {string} file
+ * @param {Date} [now]
+ * @returns {Promise<Rule[]>}
+ */
+export async function loadSchedule (file, now = new Date()) {
+  let text
+  try {
+    text = await readFile(file, 'utf8')
+  } catch {
+    throw new UsageError(`cannot read schedule file ${file}`)
+  }
+  let data
+  try {
+    data = /\.json$/i.test(file) ? JSON.parse(text) : YAML.parse(text)
+  } catch (err) {
+    throw new UsageError(`schedule ${file} is not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${/** @type {Error} */ (err).message.split('\n')[0]}`)
+  }
+  return parseSchedule(data, now)
+}
+
+/**
+ * @param {unknown} data
+ * @param {Date} now
+ * @returns {Rule[]}
+ */
+export function parseSchedule (data, now) {
+  const list = Array.isArray(data) ? data : /** @type {{ actions?: unknown }} */ (data)?.actions
+  if (!Array.isArray(list) || list.length === 0) throw new UsageError('schedule: expected a non-empty list "actions"')
+  return list.map((item, index) => parseRule(item, `actions[${index}]`, now))
+}
+
+/**
+ * @param {unknown} item
+ * @param {string} label
+ * @param {Date} now
+ * @returns {Rule}
+ */
+function parseRule (item, label, now) {
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) throw new UsageError(`${label}: expected an object`)
+  const raw = /** @type {Record<string, unknown>} */ (item)
+  for (const key of Object.keys(raw)) {
+    if (!KNOWN_FIELDS.has(key)) throw new UsageError(`${label}.${key}: unknown field`)
+  }
+  if (!ACTIONS.includes(/** @type {any} */ (raw.action))) throw new UsageError(`${label}.action: expected one of ${ACTIONS.join(', ')}, got ${JSON.stringify(raw.action)}`)
+  for (const flag of ['freeze', 'full', 'analyze', 'verbose', 'once']) {
+    if (raw[flag] !== undefined && typeof raw[flag] !== 'boolean') throw new UsageError(`${label}.${flag}: expected true or false`)
+  }
+  if (raw.table !== undefined && typeof raw.table !== 'string') throw new UsageError(`${label}.table: expected a table name`)
+  const spec = /** @type {import('./actions.js').ActionSpec} */ ({
+    action: raw.action,
+    ...(raw.table !== undefined && { table: raw.table }),
+    ...(raw.freeze !== undefined && { freeze: raw.freeze }),
+    ...(raw.full !== undefined && { full: raw.full }),
+    ...(raw.analyze !== undefined && { analyze: raw.analyze }),
+    ...(raw.verbose !== undefined && { verbose: raw.verbose })
+  })
+  try {
+    actionSql(spec)
+  } catch (err) {
+    throw new UsageError(`${label}: ${/** @type {Error} */ (err).message}`)
+  }
+  const triggers = TRIGGERS.filter(t => raw[t] !== undefined)
+  if (triggers.length !== 1) throw new UsageError(`${label}: give exactly one of ${TRIGGERS.join(', ')}${triggers.length ? ` (got ${triggers.join(', ')})` : ''}`)
+  const trigger = /** @type {Rule['trigger']} */ (triggers[0])
+  const rule = { spec, trigger, label, once: raw.once !== false, cooldownS: raw.cooldown === undefined ? 60 : parseOffset(raw.cooldown, `${label}.cooldown`) }
+  switch (trigger) {
+    case 'after':
+      return { ...rule, afterS: parseOffset(raw.after, `${label}.after`), once: true }
+    case 'every': {
+      const everyS = parseOffset(raw.every, `${label}.every`)
+      if (!(everyS > 0)) throw new UsageError(`${label}.every: must be more than 0`)
+      return { ...rule, everyS, once: false }
+    }
+    case 'at':
+      return { ...rule, at: parseAt(raw.at, `${label}.at`, now), once: true }
+    default:
+      return { ...rule, condition: parseCondition(String(raw.when), `${label}.when`) }
+  }
+}
+
+/**
+ * An ISO date-time, or HH:MM[:SS] meaning the next such wall-clock time.
+ * @param {unknown} value
+ * @param {string} field
+ * @param {Date} now
+ */
+function parseAt (value, field, now) {
+  const text = String(value).trim()
+  const clock = /^(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(text)
+  if (clock) {
+    const [h, m, s] = [Number(clock[1]), Number(clock[2]), Number(clock[3] ?? 0)]
+    if (h > 23 || m > 59 || s > 59) throw new UsageError(`${field}: not a time of day: "${text}"`)
+    const at = new Date(now)
+    at.setHours(h, m, s, 0)
+    if (at <= now) at.setDate(at.getDate() + 1)
+    return at
+  }
+  const at = new Date(text)
+  if (Number.isNaN(at.getTime())) throw new UsageError(`${field}: not a date-time or HH:MM: "${text}"`)
+  return at
+}

@@ -1,0 +1,21 @@
+import { UsageError } from '../cli/usage-error.js'
+
+/**
+ * Snapshot names become ZFS snapshot names and directory names.
+ * @param {unknown} name
+ * @returns {string}
+ */
+export function checkSnapshotName (name) {
+  const text = String(name ?? '')
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(text)) {
+    throw new UsageError(`snapshot name must be 1-64 letters, digits, dots, dashes or underscores, got "${text}"`)
+  }
+  return text
+}
+
+/**
+ * @typedef {object} SnapshotInfo
+ * @property {string} name
+ * @property {string} created   ISO time
+ * @property {number | null} bytes  space it holds, when the driver knows
+ */

@@ -1,0 +1,148 @@
+import { existsSync } from 'node:fs'
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
+import path from 'node:path'
+import { RuntimeError, UsageError } from '../cli/usage-error.js'
+import { EmbeddedServer } from '../embedded/server.js'
+import { resolveProfile } from '../embedded/profile.js'
+import { CopyDriver } from './copy-driver.js'
+import { ZfsDriver } from './zfs-driver.js'
+import { checkSnapshotName } from './names.js'
+
+/** @typedef {CopyDriver | ZfsDriver} Driver */
+
+/**
+ * Where the driver choice made by `snapshot init` is kept.
+ * @param {string} dataDir
+ */
+function configFile (dataDir) {
+  return path.join(`${dataDir}.snapshots`, 'config.json')
+}
+
+// Snapshots of a data directory the lab manages, behind one interface for
+// both drivers. It stops and restarts the server where a driver needs it
+// (on the same port, so running generators reconnect) and checks that the
+// server comes back after a rollback.
+export class Snapshots {
+  /**
+   * @param {{ dataDir: string, driver?: string, dataset?: string, log: import('../log.js').Logger }} options
+   */
+  static async open ({ dataDir, driver, dataset, log }) {
+    const dir = path.resolve(dataDir)
+    if (!existsSync(path.join(dir, 'PG_VERSION'))) throw new UsageError(`${dir} is not a PostgreSQL data directory`)
+    const saved = existsSync(configFile(dir)) ? JSON.parse(await readFile(configFile(dir), 'utf8')) : null
+    const kind = driver ?? saved?.driver ?? null
+    if (kind === null) throw new UsageError(`no snapshot driver set up for ${dir}: run pgloadgen snapshot init --data-dir ${dataDir} [--driver zfs --dataset POOL/FS]`)
+    if (kind !== 'zfs' && kind !== 'copy') throw new UsageError(`unknown snapshot driver "${kind}" (zfs or copy)`)
+    const chosen = kind === 'zfs' ? new ZfsDriver(dir, dataset ?? saved?.dataset ?? null) : new CopyDriver(dir)
+    return new Snapshots(dir, chosen, log)
+  }
+
+  /**
+   * @param {string} dataDir
+   * @param {Driver} driver
+   * @param {import('../log.js').Logger} log
+   */
+  constructor (dataDir, driver, log) {
+    this.dataDir = dataDir
+    this.driver = driver
+    this.log = log
+    this.server = new EmbeddedServer({ dataDir, profileFile: resolveProfile('lab'), log })
+  }
+
+  async init () {
+    await this.driver.init()
+    await mkdir(path.dirname(configFile(this.dataDir)), { recursive: true })
+    const dataset = this.driver instanceof ZfsDriver ? await this.driver.resolveDataset() : undefined
+    await writeFile(configFile(this.dataDir), JSON.stringify({ driver: this.driver.kind, dataset }) + '\n')
+    this.log.info(`snapshots of ${this.dataDir} use the ${this.driver.kind} driver${dataset ? ` on dataset ${dataset}` : ''}`)
+  }
+
+  /** @param {string} name */
+  async create (name) {
+    checkSnapshotName(name)
+    if (await this.driver.exists(name)) throw new UsageError(`snapshot "${name}" already exists`)
+    await this.withServerDown(this.driver.needsStoppedServer, () => this.driver.create(name))
+    this.log.info(`snapshot "${name}" taken (${this.driver.kind})`)
+  }
+
+  list () {
+    return this.driver.list()
+  }
+
+  /**
+   * @param {string} name
+   * @param {{ yes: boolean }} confirmation
+   */
+  async rollback (name, { yes }) {
+    checkSnapshotName(name)
+    if (!await this.driver.exists(name)) throw new UsageError(`no snapshot named "${name}" (see pgloadgen snapshot list)`)
+    const lost = this.driver instanceof ZfsDriver ? await this.driver.newerThan(name) : []
+    if (!yes) {
+      throw new UsageError(`rollback replaces the data directory with snapshot "${name}"${lost.length ? ` and destroys the later snapshots ${lost.join(', ')}` : ''}; add --yes to confirm`)
+    }
+    const wasRunning = await this.isRunning()
+    if (wasRunning) await this.stopServer()
+    let cleanup
+    try {
+      cleanup = await this.driver.rollback(name)
+    } catch (err) {
+      if (wasRunning) await this.server.startInPlace().catch(() => {})
+      throw err
+    }
+    // A snapshot taken with the server running (zfs) holds its lock file.
+    // The server is down now, so that file is stale, but the PID in it may
+    // still exist (the old postmaster finishing its exit, or the PID reused)
+    // and the server would refuse to start.
+    await rm(path.join(this.dataDir, 'postmaster.pid'), { force: true })
+    // The server must come back on the rolled-back data before the copy it
+    // replaced is thrown away.
+    await this.server.startInPlace()
+    await this.server.check()
+    await cleanup()
+    if (!wasRunning) await this.server.shutdown()
+    this.log.info(`rolled back to snapshot "${name}"${lost.length ? `; destroyed later snapshots ${lost.join(', ')}` : ''}`)
+  }
+
+  /**
+   * @param {string} name
+   * @param {{ yes: boolean }} confirmation
+   */
+  async destroy (name, { yes }) {
+    checkSnapshotName(name)
+    if (!await this.driver.exists(name)) throw new UsageError(`no snapshot named "${name}" (see pgloadgen snapshot list)`)
+    if (!yes) throw new UsageError(`destroy deletes snapshot "${name}" for good; add --yes to confirm`)
+    await this.driver.destroy(name)
+    this.log.info(`snapshot "${name}" destroyed`)
+  }
+
+  async isRunning () {
+    return (await this.server.runningPort()) !== null
+  }
+
+  async stopServer () {
+    if (!existsSync(path.join(this.dataDir, 'pgloadgen.secret'))) {
+      throw new RuntimeError(`the server on ${this.dataDir} was not started by pgloadgen; stop it yourself first`)
+    }
+    this.log.info('stopping the server')
+    await this.server.shutdown()
+  }
+
+  /**
+   * Runs fn with the server stopped when the driver needs it, and restarts
+   * it (in place) afterwards if it was running.
+   * @param {boolean} needed
+   * @param {() => Promise<unknown>} fn
+   */
+  async withServerDown (needed, fn) {
+    const running = needed && await this.isRunning()
+    if (running) await this.stopServer()
+    try {
+      await fn()
+    } finally {
+      if (running) {
+        await this.server.startInPlace()
+        this.log.info('server restarted')
+      }
+    }
+  }
+}

@@ -1,0 +1,33 @@
+import { readSql } from './workload.js'
+
+// Serialises schema changes of concurrent generators on one database.
+const SCHEMA_LOCK_KEY = 0x70676c67 // "pglg"
+
+/**
+ * Creates what is missing of the workload's schema; with reset, drops it first.
+ * @param {import('pg').Client} client
+ * @param {import('./workload.js').Workload} workload
+ * @param {{ reset?: boolean }} [options]
+ */
+export async function prepareSchema (client, workload, { reset = false } = {}) {
+  const sql = (reset ? await readSql(workload.dropFile) : '') + await readSql(workload.schemaFile)
+  await client.query('BEGIN')
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK_KEY])
+    await client.query(sql)
+    await client.query('COMMIT')
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => {})
+    throw err
+  }
+}
+
+/**
+ * @param {import('pg').Client} client
+ * @param {import('./workload.js').Workload} workload
+ * @returns {Promise<number>}
+ */
+export async function readMaxId (client, workload) {
+  const result = await client.query(`SELECT max(id) AS max FROM ${workload.table}`)
+  return Number(result.rows[0].max ?? 0)
+}

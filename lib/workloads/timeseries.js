@@ -1,0 +1,23 @@
+import { defineWorkload } from './workload.js'
+
+// Hosts seeded by schema/timeseries.sql.
+const HOSTS = 100
+const METRICS = ['usage_user', 'usage_system', 'usage_idle', 'usage_nice', 'usage_iowait', 'usage_irq', 'usage_softirq', 'usage_steal', 'usage_guest', 'usage_guest_nice']
+
+const usage = () => Math.random() * 100
+
+/** @param {number} first */
+const withUsages = (first) => [first, usage(), usage(), usage(), usage(), usage(), usage(), usage(), usage(), usage(), usage()]
+
+// Points of the Time Series Benchmark Suite's cpu-only shape: an insert is a
+// new point for a random host at the current time, an update a late
+// correction of an existing point's values.
+export const timeseries = defineWorkload({
+  name: 'timeseries',
+  table: 'cpu',
+  prefix: 'ts',
+  insertSql: `INSERT INTO cpu (time, tags_id, ${METRICS.join(', ')}) VALUES (now(), $1, ${METRICS.map((_, i) => `$${i + 2}`).join(', ')}) RETURNING id`,
+  newRow: () => withUsages(1 + Math.floor(Math.random() * HOSTS)),
+  updateSql: `UPDATE cpu SET ${METRICS.map((m, i) => `${m} = $${i + 2}`).join(', ')} WHERE id = $1`,
+  changedRow: withUsages
+})

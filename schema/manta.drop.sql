@@ -1,0 +1,2 @@
+DROP TABLE IF EXISTS test_table;
+DROP SEQUENCE IF EXISTS test_table_id;
