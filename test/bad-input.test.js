@@ -63,7 +63,10 @@ const cases = [
   { name: 'URL of another scheme', args: ['run', `http://127.0.0.1:5432/${db.name}`, ...BOUNDED], problem: /postgres:\/\// },
   { name: 'URL without a host', args: ['run', `postgres:///${db.name}`, ...BOUNDED], problem: /no host/ },
   { name: 'malformed URL in PGLOADGEN_PG_URL', args: ['run', ...BOUNDED], env: { PGLOADGEN_PG_URL: `postgres://postgres:${PASSWORD}@127.0.0.1:5432:5433/${db.name}` }, problem: /PostgreSQL URL/ },
-  { name: 'malformed URL in DATABASE_URL', args: ['run', ...BOUNDED], env: { DATABASE_URL: 'localhost 5432' }, problem: /malformed PostgreSQL URL/ }
+  { name: 'malformed URL in DATABASE_URL', args: ['run', ...BOUNDED], env: { DATABASE_URL: 'localhost 5432' }, problem: /malformed PostgreSQL URL/ },
+  { name: 'empty control token', args: ['run', url, '--http-host', '0.0.0.0', '--control-token', '', ...BOUNDED], problem: /--control-token.*empty/ },
+  { name: 'empty control token in PGLOADGEN_CONTROL_TOKEN', args: ['run', url, ...BOUNDED], env: { PGLOADGEN_CONTROL_TOKEN: ' ' }, problem: /PGLOADGEN_CONTROL_TOKEN.*empty/ },
+  { name: 'control token with a space', args: ['run', url, '--control-token', 'two words', ...BOUNDED], problem: /--control-token.*whitespace/ }
 ]
 
 t.test('each bad input', { jobs: 3 }, async t => {

@@ -41,15 +41,18 @@ t.test('snapshot and rollback under a running generator', async t => {
   t.match(init.stderr, /copy driver/, 'the driver is named')
   t.same(await snapshotNames(t, dataDir), [], 'no snapshot yet')
 
-  const outcome = await rollbackUnderLoad(t, { dataDir, generator })
+  const outcome = await rollbackUnderLoad(t, { dataDir, generator, events })
   if (!outcome.summary) return
   // Ids are dense and nothing is deleted: a read or update that finds no row
   // aimed above the max id, at a row the rollback removed.
   t.equal(outcome.summary.requests.read_row.not_found, 0, 'no read aimed at a row the rollback removed')
   t.equal(outcome.summary.requests.update_row.not_found, 0, 'no update aimed at a row the rollback removed')
 
-  const controlEvents = (await readEvents(events)).map(e => `${e.kind}:${e.action}`)
-  t.same(controlEvents, ['point:pause', 'point:resume', 'point:pause', 'point:resume', 'point:pause'], 'each pause and resume is an event')
+  const timeline = (await readEvents(events)).map(e => `${e.kind}:${e.action}`)
+  t.same(timeline, [
+    'point:pause', 'start:snapshot_create', 'end:snapshot_create', 'point:resume',
+    'point:pause', 'start:rollback', 'end:rollback', 'point:resume', 'point:pause'
+  ], 'each pause and resume, the snapshot and the rollback are on one timeline')
 })
 
 t.test('after the run: the snapshot is kept, destroy --yes removes it', async t => {

@@ -135,7 +135,7 @@ async function onPool () {
       t.same(await poolSnapshots(), [], 'zfs list -t snapshot: none taken')
     })
 
-    const outcome = await rollbackUnderLoad(t, { dataDir, generator, loadRequests: 1500 })
+    const outcome = await rollbackUnderLoad(t, { dataDir, generator, events, loadRequests: 1500 })
     t.same(await poolSnapshots(), [`${DATASET}@pgloadgen-s1`], 'ZFS holds the one snapshot, with the lab prefix')
     t.equal((await zfs('zpool', ['status', '-x', POOL])).trim(), `pool '${POOL}' is healthy`, 'the pool has no errors')
     if (!outcome.summary) return

@@ -69,9 +69,22 @@ export function validateRunArgs (args) {
     arrival: parseArrival(args.arrival),
     maxLagMs: args.maxLag === undefined ? null : parsePositive(args.maxLag, '--max-lag'),
     statsIntervalS: parseStatsInterval(args.statsInterval),
+    controlToken: parseControlToken(args.controlToken ?? process.env.PGLOADGEN_CONTROL_TOKEN),
     // checked now so that a typo fails before anything starts
     profile: checkedProfile(args)
   }
+}
+
+/**
+ * An empty token would disable control on a non-loopback address without
+ * saying so; a token given by mistake as '' is refused at start instead.
+ * @param {string | undefined} value
+ */
+function parseControlToken (value) {
+  if (value === undefined) return null
+  if (value.trim() === '') throw new UsageError('--control-token (or PGLOADGEN_CONTROL_TOKEN) must not be empty')
+  if (/\s/.test(value)) throw new UsageError('--control-token must not contain whitespace (it is sent as a Bearer token)')
+  return value
 }
 
 /**
@@ -175,7 +188,7 @@ async function load (args, options, rules, stop, { log, stdout }) {
       stats: session.stats,
       events,
       host: args.httpHost,
-      token: args.controlToken ?? process.env.PGLOADGEN_CONTROL_TOKEN ?? null,
+      token: options.controlToken,
       describe: () => ({ workload: options.workload.name, target: running.options.display, mode: options.rate === null ? 'closed' : 'open', rate: options.rate }),
       log
     })

@@ -69,8 +69,8 @@ export function controlRoutes ({ generator, stats, events, host, token, describe
   const started = Date.now()
   const window = new RateWindow(stats)
   const needsToken = !isLoopback(host)
-  // An empty token (--control-token '' or an empty PGLOADGEN_CONTROL_TOKEN)
-  // would match a request with no Authorization header at all.
+  // The CLI refuses an empty token at start; kept here too, because an empty
+  // token would match a request with no Authorization header at all.
   const secret = token === null || token === '' ? null : token
 
   /**

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs'
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
+import { performance } from 'node:perf_hooks'
 import { RuntimeError, UsageError } from '../cli/usage-error.js'
 import { EmbeddedServer } from '../embedded/server.js'
 import { resolveProfile } from '../embedded/profile.js'
@@ -24,9 +25,9 @@ function configFile (dataDir) {
 // server comes back after a rollback.
 export class Snapshots {
   /**
-   * @param {{ dataDir: string, driver?: string, dataset?: string, log: import('../log.js').Logger }} options
+   * @param {{ dataDir: string, driver?: string, dataset?: string, events?: import('../sidecar/events.js').EventLog | null, log: import('../log.js').Logger }} options
    */
-  static async open ({ dataDir, driver, dataset, log }) {
+  static async open ({ dataDir, driver, dataset, events = null, log }) {
     const dir = path.resolve(dataDir)
     if (!existsSync(path.join(dir, 'PG_VERSION'))) throw new UsageError(`${dir} is not a PostgreSQL data directory`)
     const saved = existsSync(configFile(dir)) ? JSON.parse(await readFile(configFile(dir), 'utf8')) : null
@@ -34,18 +35,20 @@ export class Snapshots {
     if (kind === null) throw new UsageError(`no snapshot driver set up for ${dir}: run pgloadgen snapshot init --data-dir ${dataDir} [--driver zfs --dataset POOL/FS]`)
     if (kind !== 'zfs' && kind !== 'copy') throw new UsageError(`unknown snapshot driver "${kind}" (zfs or copy)`)
     const chosen = kind === 'zfs' ? new ZfsDriver(dir, dataset ?? saved?.dataset ?? null) : new CopyDriver(dir)
-    return new Snapshots(dir, chosen, log)
+    return new Snapshots(dir, chosen, log, events)
   }
 
   /**
    * @param {string} dataDir
    * @param {Driver} driver
    * @param {import('../log.js').Logger} log
+   * @param {import('../sidecar/events.js').EventLog | null} [events]  where create, rollback and destroy are recorded (the experiment runner records its own)
    */
-  constructor (dataDir, driver, log) {
+  constructor (dataDir, driver, log, events = null) {
     this.dataDir = dataDir
     this.driver = driver
     this.log = log
+    this.events = events
     this.server = new EmbeddedServer({ dataDir, profileFile: resolveProfile('lab'), log })
   }
 
@@ -61,7 +64,7 @@ export class Snapshots {
   async create (name) {
     checkSnapshotName(name)
     if (await this.driver.exists(name)) throw new UsageError(`snapshot "${name}" already exists`)
-    await this.withServerDown(this.driver.needsStoppedServer, () => this.driver.create(name))
+    await this.recorded('snapshot_create', name, () => this.withServerDown(this.driver.needsStoppedServer, () => this.driver.create(name)))
     this.log.info(`snapshot "${name}" taken (${this.driver.kind})`)
   }
 
@@ -80,6 +83,12 @@ export class Snapshots {
     if (!yes) {
       throw new UsageError(`rollback replaces the data directory with snapshot "${name}"${lost.length ? ` and destroys the later snapshots ${lost.join(', ')}` : ''}; add --yes to confirm`)
     }
+    await this.recorded('rollback', name, () => this.replaceWith(name))
+    this.log.info(`rolled back to snapshot "${name}"${lost.length ? `; destroyed later snapshots ${lost.join(', ')}` : ''}`)
+  }
+
+  /** @param {string} name */
+  async replaceWith (name) {
     const wasRunning = await this.isRunning()
     if (wasRunning) await this.stopServer()
     let cleanup
@@ -100,7 +109,6 @@ export class Snapshots {
     await this.server.check()
     await cleanup()
     if (!wasRunning) await this.server.shutdown()
-    this.log.info(`rolled back to snapshot "${name}"${lost.length ? `; destroyed later snapshots ${lost.join(', ')}` : ''}`)
   }
 
   /**
@@ -111,8 +119,35 @@ export class Snapshots {
     checkSnapshotName(name)
     if (!await this.driver.exists(name)) throw new UsageError(`no snapshot named "${name}" (see pgloadgen snapshot list)`)
     if (!yes) throw new UsageError(`destroy deletes snapshot "${name}" for good; add --yes to confirm`)
-    await this.driver.destroy(name)
+    await this.recorded('snapshot_destroy', name, () => this.driver.destroy(name))
     this.log.info(`snapshot "${name}" destroyed`)
+  }
+
+  /**
+   * Runs a change to the data directory or its snapshots between a start
+   * and an end event, once the inputs have been accepted: a refusal changes
+   * nothing, the events file included.
+   * @template T
+   * @param {string} action
+   * @param {string} name
+   * @param {() => Promise<T>} change
+   * @returns {Promise<T>}
+   */
+  async recorded (action, name, change) {
+    const events = this.events
+    if (!events) return change()
+    const detail = { snapshot: name, driver: this.driver.kind }
+    const started = performance.now()
+    const took = () => Math.round(performance.now() - started) / 1000
+    await events.record({ kind: 'start', action, detail })
+    try {
+      const result = await change()
+      await events.record({ kind: 'end', action, duration_s: took(), ok: true, detail })
+      return result
+    } catch (err) {
+      await events.record({ kind: 'end', action, duration_s: took(), ok: false, error: err instanceof Error ? err.message : String(err), detail })
+      throw err
+    }
   }
 
   async isRunning () {

@@ -6,7 +6,7 @@ import path from 'node:path'
 import { CliRun, runCli, lines, sleep, waitFor } from './cli.js'
 import { withClient } from './pg.js'
 import { scrape, sampleValue } from './prom.js'
-import { baseOf, control, pauseAndDrain, requestTotals, status } from './control.js'
+import { baseOf, control, pauseAndDrain, readEvents, requestTotals, status } from './control.js'
 import { assertConsistent } from './summary.js'
 import { EmbeddedServer } from '../../lib/embedded/server.js'
 import { resolveProfile } from '../../lib/embedded/profile.js'
@@ -73,9 +73,12 @@ export async function stopServerOn (dataDir) {
  * pgloadgen snapshot … --data-dir dataDir
  * @param {string} dataDir
  * @param {string[]} args
+ * @param {{ events?: string }} [options]
  */
-export function snapshotCli (dataDir, args) {
-  return runCli(['snapshot', ...args, '--data-dir', dataDir])
+export function snapshotCli (dataDir, args, { events = '/dev/null' } = {}) {
+  // Events go where the test looks at them, or nowhere: never into the
+  // repository's default events file.
+  return runCli(['snapshot', ...args, '--data-dir', dataDir, '--events', events])
 }
 
 /**
@@ -121,6 +124,22 @@ export async function startGenerator (t, { dataDir, events, concurrency = 4 }) {
 }
 
 /**
+ * The create and the rollback are on the events file, each a start and an
+ * end that succeeded, in order, with their duration.
+ * @param {import('tap').Test} t
+ * @param {any[]} recorded
+ */
+function assertSnapshotEvents (t, recorded) {
+  const snapshotEvents = recorded.filter(e => e.action === 'snapshot_create' || e.action === 'rollback')
+  t.same(snapshotEvents.map(e => `${e.kind}:${e.action}`), ['start:snapshot_create', 'end:snapshot_create', 'start:rollback', 'end:rollback'], 'snapshot create and rollback are events')
+  for (const e of snapshotEvents) t.equal(e.detail?.snapshot, 's1', `${e.kind}:${e.action} names the snapshot`)
+  for (const e of snapshotEvents.filter(e => e.kind === 'end')) {
+    t.equal(e.ok, true, `${e.action} ended well`)
+    t.ok(typeof e.duration_s === 'number' && e.duration_s > 0, `${e.action} took ${e.duration_s} s`)
+  }
+}
+
+/**
  * Resumes and waits until the generator has its connections back and has
  * done `requests` more.
  * @param {{ metricsUrl: string, base: string, concurrency: number }} generator
@@ -139,9 +158,9 @@ export async function resumeAndLoad ({ metricsUrl, base, concurrency }, requests
  * pause, refusals, rollback, the count is the snapshot's again, the
  * generator carries on; then its summary.
  * @param {import('tap').Test} t
- * @param {{ dataDir: string, generator: Awaited<ReturnType<typeof startGenerator>>, loadRequests?: number }} options
+ * @param {{ dataDir: string, generator: Awaited<ReturnType<typeof startGenerator>>, events: string, loadRequests?: number }} options
  */
-export async function rollbackUnderLoad (t, { dataDir, generator, loadRequests = 2000 }) {
+export async function rollbackUnderLoad (t, { dataDir, generator, events, loadRequests = 2000 }) {
   const { run, base } = generator
 
   await pauseAndDrain(generator.metricsUrl)
@@ -150,7 +169,7 @@ export async function rollbackUnderLoad (t, { dataDir, generator, loadRequests =
   t.ok(atSnapshot.count > 0, `rows at the snapshot: ${atSnapshot.count}`)
   const portBefore = await runningPort(dataDir)
 
-  const created = await snapshotCli(dataDir, ['create', 's1'])
+  const created = await snapshotCli(dataDir, ['create', 's1'], { events })
   t.equal(created.code, 0, `snapshot create s1: exit 0; stderr: ${created.stderr}`)
   t.match(created.stderr, /snapshot "s1" taken/, 'the snapshot is reported')
   t.same(await snapshotNames(t, dataDir), ['s1'], 'snapshot list --json shows s1')
@@ -164,18 +183,20 @@ export async function rollbackUnderLoad (t, { dataDir, generator, loadRequests =
   t.ok(vanishing > 0, `rows inserted after the snapshot: ${vanishing}`)
 
   await t.test('refusals change nothing', async t => {
-    assertRefused(t, await snapshotCli(dataDir, ['rollback', 's1']), { code: 2, problem: /--yes/ })
-    assertRefused(t, await snapshotCli(dataDir, ['destroy', 's1']), { code: 2, problem: /--yes/ })
-    assertRefused(t, await snapshotCli(dataDir, ['rollback', 'nosuch', '--yes']), { code: 2, problem: /no snapshot named "nosuch"/ })
-    assertRefused(t, await snapshotCli(dataDir, ['destroy', 'nosuch', '--yes']), { code: 2, problem: /no snapshot named "nosuch"/ })
-    assertRefused(t, await snapshotCli(dataDir, ['create', 's1']), { code: 2, problem: /"s1" already exists/ })
-    assertRefused(t, await snapshotCli(dataDir, ['create', '../evil']), { code: 2, problem: /snapshot name/ })
+    const eventsBefore = await readFile(events, 'utf8')
+    assertRefused(t, await snapshotCli(dataDir, ['rollback', 's1'], { events }), { code: 2, problem: /--yes/ })
+    assertRefused(t, await snapshotCli(dataDir, ['destroy', 's1'], { events }), { code: 2, problem: /--yes/ })
+    assertRefused(t, await snapshotCli(dataDir, ['rollback', 'nosuch', '--yes'], { events }), { code: 2, problem: /no snapshot named "nosuch"/ })
+    assertRefused(t, await snapshotCli(dataDir, ['destroy', 'nosuch', '--yes'], { events }), { code: 2, problem: /no snapshot named "nosuch"/ })
+    assertRefused(t, await snapshotCli(dataDir, ['create', 's1'], { events }), { code: 2, problem: /"s1" already exists/ })
+    assertRefused(t, await snapshotCli(dataDir, ['create', '../evil'], { events }), { code: 2, problem: /snapshot name/ })
     t.same(await tableState(dataDir), beforeRollback, 'the table is as it was')
     t.same(await snapshotNames(t, dataDir), ['s1'], 'the snapshot is still there, and no other')
     t.equal(await runningPort(dataDir), portBefore, 'the server was not restarted')
+    t.equal(await readFile(events, 'utf8'), eventsBefore, 'no event was recorded for a refusal')
   })
 
-  const rolledBack = await snapshotCli(dataDir, ['rollback', 's1', '--yes'])
+  const rolledBack = await snapshotCli(dataDir, ['rollback', 's1', '--yes'], { events })
   t.equal(rolledBack.code, 0, `snapshot rollback s1 --yes: exit 0; stderr: ${rolledBack.stderr}`)
   t.match(rolledBack.stderr, /rolled back to snapshot "s1"/, 'the rollback is reported')
   t.equal(await runningPort(dataDir), portBefore, 'the server is back on the same port')
@@ -183,6 +204,7 @@ export async function rollbackUnderLoad (t, { dataDir, generator, loadRequests =
   t.equal(afterRollback.count, atSnapshot.count, `the row count is the snapshot's again (${atSnapshot.count})`)
   t.equal(afterRollback.maxId, atSnapshot.maxId, 'and so is the highest id')
   t.same(await snapshotNames(t, dataDir), ['s1'], 'the snapshot stays after a rollback to it')
+  assertSnapshotEvents(t, await readEvents(events))
 
   await resumeAndLoad(generator, loadRequests)
   const doneAfter = (await status(base)).rates

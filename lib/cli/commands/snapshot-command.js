@@ -1,16 +1,19 @@
 import { Snapshots } from '../../snapshot/snapshots.js'
+import { EventLog } from '../../sidecar/events.js'
+import { DEFAULT_EVENTS_FILE } from '../target-options.js'
 
 /** @param {import('yargs').Argv} y */
 const dataDirOption = (y) => y
   .option('data-dir', { type: 'string', default: './.pgloadgen/pgdata', describe: 'data directory of the server the lab manages' })
   .option('driver', { type: 'string', describe: 'zfs or copy (init sets it; later commands read it)' })
   .option('dataset', { type: 'string', describe: 'ZFS dataset holding the data directory (default: found from it)' })
+  .option('events', { type: 'string', default: DEFAULT_EVENTS_FILE, describe: 'file the start and end of create, rollback and destroy are appended to (NDJSON)' })
 
 /**
  * @param {any} args
  * @param {import('../../log.js').Logger} log
  */
-const open = (args, log) => Snapshots.open({ dataDir: args.dataDir, driver: args.driver, dataset: args.dataset, log })
+const open = (args, log) => Snapshots.open({ dataDir: args.dataDir, driver: args.driver, dataset: args.dataset, events: new EventLog({ file: args.events, log }), log })
 
 /**
  * pgloadgen snapshot init|create|list|rollback|destroy: the subcommands set
