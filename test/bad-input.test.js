@@ -36,7 +36,9 @@ function assertUsageError (t, result, problem) {
 
 /** @type {{ name: string, args: string[], problem: RegExp, env?: Record<string, string> }[]} */
 const cases = [
-  { name: 'unknown long flag', args: ['run', url, '--bogus-flag', ...BOUNDED], problem: /unknown argument.*bogus-flag/i },
+  // named once, as typed (yargs would add its camelCase form)
+  { name: 'unknown long flag', args: ['run', url, '--bogus-flag', ...BOUNDED], problem: /unknown argument: bogus-flag$/i },
+  { name: 'two unknown long flags', args: ['run', url, '--bogus-flag', '--other-one=3', ...BOUNDED], problem: /unknown arguments: bogus-flag, other-one$/i },
   { name: 'unknown short flag', args: ['run', url, '-x', ...BOUNDED], problem: /unknown argument.*\bx\b/i },
   { name: 'unknown flag with a value', args: ['run', url, '--concurency=4', ...BOUNDED], problem: /unknown argument.*concurency/i },
   {

@@ -116,7 +116,21 @@ export async function main (argv) {
  */
 function fail (log, message, code) {
   // yargs repeats stray arguments verbatim, and one may be a URL with a password.
-  const line = message.split('\n')[0].replace(/(\/\/[^:/@\s]*):[^@\s]*@/g, '$1@')
+  const line = withoutCamelCaseEchoes(message.split('\n')[0].replace(/(\/\/[^:/@\s]*):[^@\s]*@/g, '$1@'))
   if (log.level !== 'silent') process.stderr.write(`pgloadgen: ${line}\n`)
   return code
+}
+
+/**
+ * yargs reports an unknown --some-flag twice, as some-flag and someFlag;
+ * name it once, as it was typed.
+ * @param {string} line
+ */
+export function withoutCamelCaseEchoes (line) {
+  const match = /^(Unknown arguments?): (.*)$/.exec(line)
+  if (!match) return line
+  const names = match[2].split(', ')
+  const typed = new Set(names.filter(name => name.includes('-')).map(name => name.replace(/-+([^-])/g, (_, c) => c.toUpperCase())))
+  const kept = names.filter(name => !typed.has(name))
+  return `${kept.length === 1 ? 'Unknown argument' : 'Unknown arguments'}: ${kept.join(', ')}`
 }
