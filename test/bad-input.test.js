@@ -66,6 +66,9 @@ const cases = [
   { name: 'URL without a host', args: ['run', `postgres:///${db.name}`, ...BOUNDED], problem: /no host/ },
   { name: 'malformed URL in PGLOADGEN_PG_URL', args: ['run', ...BOUNDED], env: { PGLOADGEN_PG_URL: `postgres://postgres:${PASSWORD}@127.0.0.1:5432:5433/${db.name}` }, problem: /PostgreSQL URL/ },
   { name: 'malformed URL in DATABASE_URL', args: ['run', ...BOUNDED], env: { DATABASE_URL: 'localhost 5432' }, problem: /malformed PostgreSQL URL/ },
+  { name: 'unknown sslmode', args: ['run', `${url}?sslmode=maybe`, ...BOUNDED], problem: /unknown sslmode "maybe"/ },
+  { name: 'sslmode=verify-ca without a root certificate', args: ['run', `${url}?sslmode=verify-ca`, ...BOUNDED], problem: /verify-ca.*sslrootcert/ },
+  { name: 'unreadable sslrootcert', args: ['run', `${url}?sslmode=verify-full&sslrootcert=/no/such/ca.pem`, ...BOUNDED], problem: /cannot read the sslrootcert file/ },
   { name: 'empty control token', args: ['run', url, '--http-host', '0.0.0.0', '--control-token', '', ...BOUNDED], problem: /--control-token.*empty/ },
   { name: 'empty control token in PGLOADGEN_CONTROL_TOKEN', args: ['run', url, ...BOUNDED], env: { PGLOADGEN_CONTROL_TOKEN: ' ' }, problem: /PGLOADGEN_CONTROL_TOKEN.*empty/ },
   { name: 'control token with a space', args: ['run', url, '--control-token', 'two words', ...BOUNDED], problem: /--control-token.*whitespace/ }

@@ -1,3 +1,4 @@
+import { accessSync, constants } from 'node:fs'
 import { UsageError } from '../cli/usage-error.js'
 
 /**
@@ -7,6 +8,8 @@ import { UsageError } from '../cli/usage-error.js'
  */
 
 const SECRET_PARAMS = new Set(['password', 'sslpassword', 'sslkey', 'sslcert', 'sslrootcert'])
+const SSL_MODES = new Set(['disable', 'allow', 'prefer', 'require', 'verify-ca', 'verify-full'])
+const SSL_FILES = ['sslrootcert', 'sslcert', 'sslkey']
 
 /**
  * Validates a PostgreSQL URL and derives a printable form that never carries
@@ -31,7 +34,47 @@ export function parsePgUrl (text) {
   if (url.port !== '' && !(Number(url.port) > 0 && Number(url.port) < 65536)) {
     throw new UsageError(`PostgreSQL URL has an invalid port: ${url.port}`)
   }
-  return { connectionString: text, display: redactUrl(url) }
+  checkSsl(url.searchParams)
+  return { connectionString: withLibpqSsl(text, url.searchParams), display: redactUrl(url) }
+}
+
+/**
+ * The SSL parameters, checked before anything connects.
+ * @param {URLSearchParams} params
+ */
+function checkSsl (params) {
+  const mode = params.get('sslmode')
+  if (mode !== null && !SSL_MODES.has(mode)) {
+    throw new UsageError(`PostgreSQL URL has an unknown sslmode "${mode}" (${[...SSL_MODES].join(', ')})`)
+  }
+  // As libpq: verify-ca without a root certificate has nothing to verify with.
+  if (mode === 'verify-ca' && !params.has('sslrootcert')) {
+    throw new UsageError('PostgreSQL URL has sslmode=verify-ca but no sslrootcert=FILE (the CA that signed the server\'s certificate)')
+  }
+  for (const name of SSL_FILES) {
+    const file = params.get(name)
+    if (file === null) continue
+    try {
+      accessSync(file, constants.R_OK)
+    } catch {
+      throw new UsageError(`PostgreSQL URL: cannot read the ${name} file ${file}`)
+    }
+  }
+}
+
+/**
+ * node-postgres reads sslmode=prefer or require as verify-full unless told
+ * to follow libpq, and has no plain-first allow; the wire client of the hot
+ * path follows libpq and reads allow as disable (it never retries a refused
+ * connection with SSL). Both must read one URL the same way.
+ * @param {string} text
+ * @param {URLSearchParams} params
+ */
+function withLibpqSsl (text, params) {
+  if (!params.has('sslmode') || params.has('uselibpqcompat')) return text
+  const [beforeFragment, fragment] = text.split('#', 2)
+  const query = `${beforeFragment.replace(/([?&])sslmode=allow(?=&|$)/, '$1sslmode=disable')}${beforeFragment.includes('?') ? '&' : '?'}uselibpqcompat=true`
+  return fragment === undefined ? query : `${query}#${fragment}`
 }
 
 /**
@@ -42,7 +85,8 @@ export function redactUrl (url) {
   const copy = new URL(url.href)
   copy.password = ''
   for (const name of [...copy.searchParams.keys()]) {
-    if (SECRET_PARAMS.has(name)) copy.searchParams.delete(name)
+    // uselibpqcompat is ours (see withLibpqSsl), not the user's
+    if (SECRET_PARAMS.has(name) || name === 'uselibpqcompat') copy.searchParams.delete(name)
   }
   return copy.href
 }

@@ -8,6 +8,9 @@ import os from 'node:os'
  * @property {string | null} password
  * @property {string} database
  * @property {string} sslmode       disable, allow, prefer, require, verify-ca, verify-full
+ * @property {string | null} sslrootcert  file of the CA certificates to verify the server with
+ * @property {string | null} sslcert      client certificate file
+ * @property {string | null} sslkey       client key file
  * @property {string} applicationName
  */
 
@@ -30,6 +33,9 @@ export function parseConnectionString (connectionString, applicationName) {
     password,
     database: decodeURIComponent(url.pathname.slice(1)) || user,
     sslmode: params.get('sslmode') ?? (params.get('ssl') === 'true' ? 'require' : 'disable'),
+    sslrootcert: params.get('sslrootcert'),
+    sslcert: params.get('sslcert'),
+    sslkey: params.get('sslkey'),
     applicationName: params.get('application_name') ?? applicationName
   }
 }

@@ -1,4 +1,5 @@
 import net from 'node:net'
+import { readFile } from 'node:fs/promises'
 import tls from 'node:tls'
 import { MessageWriter } from './writer.js'
 import { ScramClient, md5Password } from './scram.js'
@@ -153,15 +154,12 @@ export class WireConnection {
       if (config.sslmode === 'prefer') return socket
       throw new ConnectionLostError('the server does not support SSL')
     }
-    const verify = config.sslmode === 'verify-ca' || config.sslmode === 'verify-full'
+    const options = await tlsOptions(config)
     return new Promise((resolve, reject) => {
-      const secure = tls.connect({
-        socket,
-        servername: net.isIP(config.host) ? undefined : config.host,
-        rejectUnauthorized: verify,
-        checkServerIdentity: config.sslmode === 'verify-full' ? tls.checkServerIdentity : () => undefined
-      }, () => resolve(secure))
-      secure.once('error', reject)
+      // host is what verify-full checks the certificate against; without it
+      // Node would check the name "localhost". SNI takes names only.
+      const secure = tls.connect({ socket, host: config.host, servername: net.isIP(config.host) ? undefined : config.host, ...options }, () => resolve(secure))
+      secure.once('error', err => reject(new ConnectionLostError(`SSL: ${err.message}`)))
     })
   }
 
@@ -452,4 +450,24 @@ function errorFields (buf, start, end) {
     i = stop + 1
   }
   return fields
+}
+
+/**
+ * libpq's meaning of each sslmode: prefer and require encrypt without
+ * checking the server, unless require is given a root certificate, which
+ * makes it verify-ca; verify-ca checks the chain, verify-full the host name
+ * too.
+ * @param {import('./connection-config.js').WireConfig} config
+ * @returns {Promise<tls.ConnectionOptions>}
+ */
+async function tlsOptions (config) {
+  const [ca, cert, key] = await Promise.all([config.sslrootcert, config.sslcert, config.sslkey].map(file => file ? readFile(file) : undefined))
+  const verifyChain = config.sslmode === 'verify-ca' || config.sslmode === 'verify-full' || (config.sslmode === 'require' && ca !== undefined)
+  return {
+    ...(ca && { ca }),
+    ...(cert && { cert }),
+    ...(key && { key }),
+    rejectUnauthorized: verifyChain,
+    checkServerIdentity: config.sslmode === 'verify-full' ? tls.checkServerIdentity : () => undefined
+  }
 }
