@@ -4,7 +4,9 @@ import t from 'tap'
 import { chmod, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { runCli, lines } from './helpers/cli.js'
+import { runCli, lines, REPO } from './helpers/cli.js'
+import { loadPlan } from '../lib/experiment/plan.js'
+import { resolveProfile } from '../lib/embedded/profile.js'
 
 /** @param {import('tap').Test} t */
 async function tempDir (t) {
@@ -25,6 +27,8 @@ concurrency: 4
 stats_interval: 1
 prepare:
   rows: 20000
+  actions:
+    - { action: vacuum, table: test_table, analyze: true }
 variants:
   - name: freeze
     steps:
@@ -85,6 +89,9 @@ t.test('a small plan runs end to end and writes samples, events, summary and rep
       t.equal(runSummary.unexpected_failures, 0, `${variant}/${rep}: no unexpected failures`)
     }
   }
+  const prepareEvents = lines(await readFile(path.join(out, 'prepare', 'events.ndjson'), 'utf8')).map(l => JSON.parse(l))
+  t.same(prepareEvents.filter(e => e.kind !== 'point').map(e => `${e.kind}:${e.action}`), ['start:vacuum', 'end:vacuum'], 'the prepare phase ran its vacuum before the snapshot')
+  t.equal(prepareEvents.find(e => e.kind === 'end')?.ok, true, 'and it succeeded')
   const html = await readFile(path.join(out, 'report.html'), 'utf8')
   t.match(html, /<html/i, 'report.html is written')
   t.notMatch(html, /src="http/, 'the report loads nothing from the network')
@@ -93,7 +100,8 @@ t.test('a small plan runs end to end and writes samples, events, summary and rep
 const BAD_PLANS = [
   { name: 'unknown step', plan: SMALL_PLAN.replace('- load: 3s\n      - action: { action: vacuum, table: test_table, freeze: true }', '- jump: 3s\n      - action: { action: vacuum, table: test_table, freeze: true }'), field: /variants\[0\]\.steps\[0\]: unknown step "jump"/ },
   { name: 'missing name', plan: SMALL_PLAN.replace('name: small\n', ''), field: /^pgloadgen: name: missing/ },
-  { name: 'no prepare phase to roll back to', plan: SMALL_PLAN.replace(/prepare:\n {2}rows: 20000\n/, ''), field: /prepare: missing/ },
+  { name: 'no prepare phase to roll back to', plan: SMALL_PLAN.replace(/prepare:\n( {2}.*\n)+/, ''), field: /prepare: missing/ },
+  { name: 'unknown action in the prepare phase', plan: SMALL_PLAN.replace('{ action: vacuum, table: test_table, analyze: true }', '{ action: vacuum, tabel: test_table }'), field: /prepare\.actions\[0\]\.tabel: unknown field/ },
   { name: 'unknown action', plan: SMALL_PLAN.replace('{ action: vacuum, table: test_table }', '{ action: explode }'), field: /variants\[1\]\.steps\[1\]\.action\.action/ },
   { name: 'bad condition', plan: SMALL_PLAN.replace('- wait: action\n      - concurrency', '- wait: "dead(test_table) >> 2"\n      - concurrency'), field: /variants\[1\]\.steps\[2\]\.wait/ },
   { name: 'repetitions not a number', plan: SMALL_PLAN.replace('repetitions: 2', 'repetitions: two'), field: /repetitions: expected a whole number/ }
@@ -111,5 +119,17 @@ t.test('bad plans are refused before anything runs, with the field named', async
     t.equal(errorLines.length, 1, `${bad.name}: one line: ${result.stderr}`)
     t.match(errorLines[0], bad.field, `${bad.name}: names the field`)
     await t.rejects(readdir(out), `${bad.name}: nothing was created`)
+  }
+})
+
+t.test('every plan shipped in notes/experiments is valid and names a profile that exists', async t => {
+  const dir = path.join(REPO, 'notes', 'experiments')
+  const files = (await readdir(dir)).filter(f => /\.(ya?ml|json)$/.test(f))
+  t.ok(files.length >= 5, `plans shipped: ${files.join(', ')}`)
+  for (const file of files) {
+    const plan = await loadPlan(path.join(dir, file))
+    t.equal(`${plan.name}.yaml`, file, `${file}: its name is its file's`)
+    if (plan.server.kind === 'embedded') t.ok(resolveProfile(plan.server.profile), `${file}: profile ${plan.server.profile} exists`)
+    t.ok(plan.variants.length >= 1 && plan.variants.every(v => v.steps.length >= 1), `${file}: variants with steps`)
   }
 })

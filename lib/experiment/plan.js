@@ -29,7 +29,7 @@ import { checkSnapshotName } from '../snapshot/names.js'
  * @property {string} mix
  * @property {number} concurrency
  * @property {number} statsIntervalS
- * @property {{ rows: number | null, tableBytes: number | null, seconds: number | null, concurrency: number, mix: string, snapshot: string }} prepare
+ * @property {{ rows: number | null, tableBytes: number | null, seconds: number | null, concurrency: number, mix: string, actions: import('../sidecar/actions.js').ActionSpec[], snapshot: string }} prepare
  * @property {Array<{ name: string, steps: Step[] }>} variants
  * @property {number} repetitions
  */
@@ -119,19 +119,24 @@ function parseServer (value) {
  */
 function parsePrepare (value, concurrency) {
   const prepare = object(value, 'prepare')
-  for (const key of Object.keys(prepare)) if (!['rows', 'table_size', 'duration', 'concurrency', 'mix', 'snapshot'].includes(key)) throw new UsageError(`prepare.${key}: unknown field`)
+  for (const key of Object.keys(prepare)) if (!['rows', 'table_size', 'duration', 'concurrency', 'mix', 'actions', 'snapshot'].includes(key)) throw new UsageError(`prepare.${key}: unknown field`)
   const rows = prepare.rows === undefined ? null : positiveInteger(prepare.rows, 'prepare.rows')
   const tableBytes = prepare.table_size === undefined ? null : parseQuantity(String(prepare.table_size), 'prepare.table_size')
   const seconds = prepare.duration === undefined ? null : parseOffset(prepare.duration, 'prepare.duration')
   if (rows === null && tableBytes === null && seconds === null) throw new UsageError('prepare: give rows, table_size or duration: when to take the snapshot')
   const mix = prepare.mix === undefined ? 'insert_row=1' : string(prepare.mix, 'prepare.mix')
   wrap('prepare.mix', () => parseMix(mix))
+  if (prepare.actions !== undefined && !Array.isArray(prepare.actions)) throw new UsageError('prepare.actions: expected a list of actions')
+  // Run after the load and before the snapshot: a VACUUM here gives every
+  // variant a table whose pages are all-visible, as days of autovacuum do.
+  const actions = (prepare.actions ?? []).map((/** @type {unknown} */ a, /** @type {number} */ i) => parseActionSpec(a, `prepare.actions[${i}]`))
   return {
     rows,
     tableBytes,
     seconds,
     concurrency: prepare.concurrency === undefined ? concurrency : positiveInteger(prepare.concurrency, 'prepare.concurrency'),
     mix,
+    actions,
     snapshot: prepare.snapshot === undefined ? 'prepared' : wrap('prepare.snapshot', () => checkSnapshotName(prepare.snapshot))
   }
 }
@@ -163,19 +168,28 @@ function parseStep (value, label) {
       if (factor) return { kind, label, factor: Number(factor[1]) }
       return { kind, label, concurrency: positiveInteger(step.concurrency, `${label}.concurrency`) }
     }
-    case 'action': {
-      const raw = object(step.action, `${label}.action`)
-      for (const key of Object.keys(raw)) if (!['action', 'table', 'freeze', 'full', 'analyze', 'verbose'].includes(key)) throw new UsageError(`${label}.action.${key}: unknown field`)
-      if (!ACTIONS.includes(/** @type {any} */ (raw.action))) throw new UsageError(`${label}.action.action: one of ${ACTIONS.join(', ')}`)
-      const spec = /** @type {import('../sidecar/actions.js').ActionSpec} */ (raw)
-      wrap(`${label}.action`, () => actionSql(spec))
-      return { kind, label, action: spec }
-    }
+    case 'action':
+      return { kind, label, action: parseActionSpec(step.action, `${label}.action`) }
     default: {
       const until = step.wait === 'action' ? 'action' : parseCondition(String(step.wait), `${label}.wait`)
       return { kind, label, until, timeoutS: step.timeout === undefined ? 3600 : parseOffset(step.timeout, `${label}.timeout`) }
     }
   }
+}
+
+/**
+ * A sidecar action as a plan gives it: { action: vacuum, table: T, freeze: true }.
+ * @param {unknown} value
+ * @param {string} field
+ * @returns {import('../sidecar/actions.js').ActionSpec}
+ */
+function parseActionSpec (value, field) {
+  const raw = object(value, field)
+  for (const key of Object.keys(raw)) if (!['action', 'table', 'freeze', 'full', 'analyze', 'verbose'].includes(key)) throw new UsageError(`${field}.${key}: unknown field`)
+  if (!ACTIONS.includes(/** @type {any} */ (raw.action))) throw new UsageError(`${field}.action: one of ${ACTIONS.join(', ')}`)
+  const spec = /** @type {import('../sidecar/actions.js').ActionSpec} */ (raw)
+  wrap(field, () => actionSql(spec))
+  return spec
 }
 
 /**

@@ -4,7 +4,7 @@ import { mkdir, readdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import pg from 'pg'
 import client from 'prom-client'
-import { UsageError } from '../cli/usage-error.js'
+import { RuntimeError, UsageError } from '../cli/usage-error.js'
 import { parseMix } from '../config/mix.js'
 import { EmbeddedServer } from '../embedded/server.js'
 import { resolveProfile } from '../embedded/profile.js'
@@ -110,6 +110,14 @@ async function prepare (context) {
     await session.close()
   }
   if (stop.requested) return
+  const events = new EventLog({ file: path.join(context.out, 'prepare', 'events.ndjson'), log })
+  for (const [i, spec] of prepare.actions.entries()) {
+    if (stop.requested) return
+    const outcome = await runAction(spec, { connectionString: context.connectionString, events, log })
+    await events.flush()
+    // Every variant would start from a state the plan did not ask for.
+    if (!outcome.ok) throw new RuntimeError(`prepare.actions[${i}] (${spec.action}${spec.table ? ` of ${spec.table}` : ''}) failed: ${outcome.error}; no snapshot taken`)
+  }
   await sql(context.connectionString, 'CHECKPOINT')
   await context.snapshots.create(prepare.snapshot)
 }
