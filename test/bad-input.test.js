@@ -70,7 +70,7 @@ const cases = [
   { name: 'sslmode=verify-ca without a root certificate', args: ['run', `${url}?sslmode=verify-ca`, ...BOUNDED], problem: /verify-ca.*sslrootcert/ },
   { name: 'unreadable sslrootcert', args: ['run', `${url}?sslmode=verify-full&sslrootcert=/no/such/ca.pem`, ...BOUNDED], problem: /cannot read the sslrootcert file/ },
   { name: 'empty control token', args: ['run', url, '--http-host', '0.0.0.0', '--control-token', '', ...BOUNDED], problem: /--control-token.*empty/ },
-  { name: 'empty control token in PGLOADGEN_CONTROL_TOKEN', args: ['run', url, ...BOUNDED], env: { PGLOADGEN_CONTROL_TOKEN: ' ' }, problem: /PGLOADGEN_CONTROL_TOKEN.*empty/ },
+  { name: 'blank control token in PGLOADGEN_CONTROL_TOKEN', args: ['run', url, ...BOUNDED], env: { PGLOADGEN_CONTROL_TOKEN: ' ' }, problem: /PGLOADGEN_CONTROL_TOKEN.*whitespace/ },
   { name: 'control token with a space', args: ['run', url, '--control-token', 'two words', ...BOUNDED], problem: /--control-token.*whitespace/ }
 ]
 

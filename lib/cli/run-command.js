@@ -69,21 +69,25 @@ export function validateRunArgs (args) {
     arrival: parseArrival(args.arrival),
     maxLagMs: args.maxLag === undefined ? null : parsePositive(args.maxLag, '--max-lag'),
     statsIntervalS: parseStatsInterval(args.statsInterval),
-    controlToken: parseControlToken(args.controlToken ?? process.env.PGLOADGEN_CONTROL_TOKEN),
+    controlToken: parseControlToken(args.controlToken, process.env.PGLOADGEN_CONTROL_TOKEN),
     // checked now so that a typo fails before anything starts
     profile: checkedProfile(args)
   }
 }
 
 /**
- * An empty token would disable control on a non-loopback address without
- * saying so; a token given by mistake as '' is refused at start instead.
- * @param {string | undefined} value
+ * An empty --control-token would leave control disabled on a non-loopback
+ * address without saying so, so it is refused at start. An empty
+ * PGLOADGEN_CONTROL_TOKEN counts as unset, as in a compose file that passes
+ * the variable through whether or not it has a value.
+ * @param {string | undefined} flag
+ * @param {string | undefined} env
  */
-function parseControlToken (value) {
+function parseControlToken (flag, env) {
+  const [value, source] = flag !== undefined ? [flag, '--control-token'] : [env || undefined, 'PGLOADGEN_CONTROL_TOKEN']
   if (value === undefined) return null
-  if (value.trim() === '') throw new UsageError('--control-token (or PGLOADGEN_CONTROL_TOKEN) must not be empty')
-  if (/\s/.test(value)) throw new UsageError('--control-token must not contain whitespace (it is sent as a Bearer token)')
+  if (value === '') throw new UsageError(`${source} must not be empty`)
+  if (/\s/.test(value)) throw new UsageError(`${source} must not contain whitespace (it is sent as a Bearer token)`)
   return value
 }
 
