@@ -134,11 +134,8 @@ async function runVariant (context, variant, rep) {
   await mkdir(dir, { recursive: true })
   const events = new EventLog({ file: path.join(dir, 'events.ndjson'), log })
   log.info(`variant ${variant.name}, repetition ${rep}: rolling back to "${plan.prepare.snapshot}"`)
-  const rollbackStarted = performance.now()
-  await events.record({ kind: 'start', action: 'rollback', detail: { snapshot: plan.prepare.snapshot } })
-  await context.snapshots.rollback(plan.prepare.snapshot, { yes: true })
+  await events.timed({ action: 'rollback', detail: { snapshot: plan.prepare.snapshot } }, () => context.snapshots.rollback(plan.prepare.snapshot, { yes: true }))
   const t0 = new Date()
-  await events.record({ kind: 'end', action: 'rollback', duration_s: round((performance.now() - rollbackStarted) / 1000), ok: true })
 
   const session = await openSession(context, dir, { reset: false, mix: plan.mix, concurrency: plan.concurrency, describe: { phase: 'variant', variant: variant.name, repetition: rep, label: `${variant.name} #${rep}`, t0: t0.toISOString() } })
   /** @type {Promise<unknown>[]} */
@@ -267,9 +264,4 @@ async function sql (connectionString, text) {
 /** @param {string} connectionString */
 async function showVersion (connectionString) {
   return (await sql(connectionString, 'SHOW server_version')).rows[0].server_version
-}
-
-/** @param {number} n */
-function round (n) {
-  return Math.round(n * 1000) / 1000
 }

@@ -1,6 +1,8 @@
 import { appendFile, mkdir } from 'node:fs/promises'
 import path from 'node:path'
+import { performance } from 'node:perf_hooks'
 import client from 'prom-client'
+import { errorMessage } from '../generator/connection.js'
 
 /**
  * One line of the events file.
@@ -75,6 +77,28 @@ export class EventLog {
         .catch(err => this.log.warn(`cannot write event to ${file}: ${err.message}`))
     }
     return this.writing.then(() => full)
+  }
+
+  /**
+   * Runs a change between a start and an end event; the end carries the
+   * duration and the outcome, and a failure is rethrown after it.
+   * @template T
+   * @param {Omit<LabEvent, 'ts' | 'kind' | 'duration_s' | 'ok' | 'error'>} base  action, table, detail
+   * @param {() => Promise<T>} change
+   * @returns {Promise<T>}
+   */
+  async timed (base, change) {
+    const started = performance.now()
+    const took = () => Math.round(performance.now() - started) / 1000
+    await this.record({ kind: 'start', ...base })
+    try {
+      const result = await change()
+      await this.record({ kind: 'end', ...base, duration_s: took(), ok: true })
+      return result
+    } catch (err) {
+      await this.record({ kind: 'end', ...base, duration_s: took(), ok: false, error: errorMessage(err) })
+      throw err
+    }
   }
 
   /** Waits for pending appends. */

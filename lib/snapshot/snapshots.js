@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs'
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { performance } from 'node:perf_hooks'
 import { RuntimeError, UsageError } from '../cli/usage-error.js'
 import { EmbeddedServer } from '../embedded/server.js'
 import { resolveProfile } from '../embedded/profile.js'
@@ -133,21 +132,8 @@ export class Snapshots {
    * @param {() => Promise<T>} change
    * @returns {Promise<T>}
    */
-  async recorded (action, name, change) {
-    const events = this.events
-    if (!events) return change()
-    const detail = { snapshot: name, driver: this.driver.kind }
-    const started = performance.now()
-    const took = () => Math.round(performance.now() - started) / 1000
-    await events.record({ kind: 'start', action, detail })
-    try {
-      const result = await change()
-      await events.record({ kind: 'end', action, duration_s: took(), ok: true, detail })
-      return result
-    } catch (err) {
-      await events.record({ kind: 'end', action, duration_s: took(), ok: false, error: err instanceof Error ? err.message : String(err), detail })
-      throw err
-    }
+  recorded (action, name, change) {
+    return this.events ? this.events.timed({ action, detail: { snapshot: name, driver: this.driver.kind } }, change) : change()
   }
 
   async isRunning () {

@@ -184,12 +184,14 @@ export async function rollbackUnderLoad (t, { dataDir, generator, events, loadRe
 
   await t.test('refusals change nothing', async t => {
     const eventsBefore = await readFile(events, 'utf8')
-    assertRefused(t, await snapshotCli(dataDir, ['rollback', 's1'], { events }), { code: 2, problem: /--yes/ })
-    assertRefused(t, await snapshotCli(dataDir, ['destroy', 's1'], { events }), { code: 2, problem: /--yes/ })
-    assertRefused(t, await snapshotCli(dataDir, ['rollback', 'nosuch', '--yes'], { events }), { code: 2, problem: /no snapshot named "nosuch"/ })
-    assertRefused(t, await snapshotCli(dataDir, ['destroy', 'nosuch', '--yes'], { events }), { code: 2, problem: /no snapshot named "nosuch"/ })
-    assertRefused(t, await snapshotCli(dataDir, ['create', 's1'], { events }), { code: 2, problem: /"s1" already exists/ })
-    assertRefused(t, await snapshotCli(dataDir, ['create', '../evil'], { events }), { code: 2, problem: /snapshot name/ })
+    /** @param {string[]} args */
+    const refused = (args) => snapshotCli(dataDir, args, { events })
+    assertRefused(t, await refused(['rollback', 's1']), { code: 2, problem: /--yes/ })
+    assertRefused(t, await refused(['destroy', 's1']), { code: 2, problem: /--yes/ })
+    assertRefused(t, await refused(['rollback', 'nosuch', '--yes']), { code: 2, problem: /no snapshot named "nosuch"/ })
+    assertRefused(t, await refused(['destroy', 'nosuch', '--yes']), { code: 2, problem: /no snapshot named "nosuch"/ })
+    assertRefused(t, await refused(['create', 's1']), { code: 2, problem: /"s1" already exists/ })
+    assertRefused(t, await refused(['create', '../evil']), { code: 2, problem: /snapshot name/ })
     t.same(await tableState(dataDir), beforeRollback, 'the table is as it was')
     t.same(await snapshotNames(t, dataDir), ['s1'], 'the snapshot is still there, and no other')
     t.equal(await runningPort(dataDir), portBefore, 'the server was not restarted')
