@@ -9,16 +9,27 @@ import { quantileSorted } from './stats.js'
 const SCRIPTS = fileURLToPath(new URL('./pgbench/', import.meta.url))
 
 /**
- * Runs pgbench with the manta mix as weighted scripts (prepared protocol, one
- * thread, like the generator's one event loop) and reads back its
- * per-transaction log for percentiles.
- * @param {{ url: string, concurrency: number, durationS: number, maxId: number, weights: Record<string, number> }} options
+ * The pgbench arguments of the manta mix as weighted scripts.
+ * @param {{ maxId: number, weights: Record<string, number> }} options
  */
-export async function runPgbench ({ url, concurrency, durationS, maxId, weights }) {
+export function mantaScripts ({ maxId, weights }) {
+  return [
+    '-D', `maxid=${Math.max(1, maxId)}`,
+    ...Object.entries(weights).filter(([, w]) => w > 0).flatMap(([type, w]) => ['-f', `${path.join(SCRIPTS, type)}.sql@${w}`])
+  ]
+}
+
+/**
+ * Runs pgbench with the given scripts (prepared protocol, one thread, like
+ * the generator's one event loop, no vacuum before the run) and reads back
+ * its per-transaction log for percentiles.
+ * @param {{ url: string, concurrency: number, durationS: number, scripts: string[] }} options
+ *   scripts: pgbench's script arguments (-f, -b, -D)
+ */
+export async function runPgbench ({ url, concurrency, durationS, scripts }) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-bench-'))
   try {
-    const scripts = Object.entries(weights).filter(([, w]) => w > 0).flatMap(([type, w]) => ['-f', `${path.join(SCRIPTS, type)}.sql@${w}`])
-    const args = ['-n', '-M', 'prepared', '-c', String(concurrency), '-j', '1', '-T', String(durationS), '-D', `maxid=${Math.max(1, maxId)}`,
+    const args = ['-n', '-M', 'prepared', '-c', String(concurrency), '-j', '1', '-T', String(durationS),
       '-l', '--log-prefix', path.join(dir, 'tx'), ...scripts, withoutPassword(url)]
     const timeFile = path.join(dir, 'time')
     const useTime = existsSync('/usr/bin/time')

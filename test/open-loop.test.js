@@ -5,7 +5,9 @@ import t from 'tap'
 import { CliRun } from './helpers/cli.js'
 import { createTestDatabase, withClient } from './helpers/pg.js'
 import { prepareSchema } from '../lib/workloads/schema.js'
-import { manta } from '../lib/workloads/manta.js'
+import { loadWorkload } from '../lib/workloads/index.js'
+
+const manta = await loadWorkload('manta')
 
 const STALL_MS = 2000
 

@@ -11,7 +11,7 @@ import { createTestDatabase, query, urlFor } from './helpers/pg.js'
 import { renderPage, screenshot } from './helpers/chromium.js'
 import { reportCommand, renderReport, runPhases } from '../lib/report/index.js'
 import { readRun } from '../lib/report/read.js'
-import { UsageError } from '../lib/cli/usage-error.js'
+import { UsageError } from '../lib/errors.js'
 
 const ARTIFACTS = path.join(REPO, 'test', 'artifacts')
 const PASSWORD = 'r3port-s3cret'

@@ -1,14 +1,15 @@
 import yargs from 'yargs'
-import { DEFAULT_MIX } from '../config/mix.js'
 import { createLogger } from '../log.js'
 import { runCommand } from './run-command.js'
+import { runBuilder } from './run-options.js'
 import { actionCommands } from './commands/action-commands.js'
 import { snapshotSubcommands } from './commands/snapshot-command.js'
-import { DEFAULT_EVENTS_FILE } from './target-options.js'
 import { experimentCommand } from './commands/experiment-command.js'
 import { sidecarBuilder, sidecarCommand } from './commands/sidecar-command.js'
 import { reportCommand } from '../report/index.js'
-import { statsCommand, statsBuilder, statsOptions } from './stats-command.js'
+import { workloadsBuilder, workloadsCommand } from './commands/workloads-command.js'
+import { initBuilder, initCommand } from './commands/init-command.js'
+import { statsCommand, statsBuilder } from './stats-command.js'
 
 /**
  * Runs the CLI and returns the exit code: 0 done, 1 a runtime failure,
@@ -32,7 +33,7 @@ export async function main (argv) {
   const choose = (run, args) => {
     action = () => {
       log = createLogger({ level: args.logLevel })
-      return run(args, { log, stdout: process.stdout })
+      return run(args, { log, stdout: process.stdout, argv })
     }
   }
 
@@ -44,32 +45,10 @@ export async function main (argv) {
     .version(false)
     .wrap(100)
     .option('log-level', { type: 'string', describe: 'trace, debug, info, warn, error or silent (also LOG_LEVEL)', global: true })
-    .command('run [pgUrl]', 'hammer PostgreSQL at a fixed concurrency', (y) => y
-      .positional('pgUrl', { type: 'string', describe: 'postgres://user[:password]@host[:port]/database; default PGLOADGEN_PG_URL, DATABASE_URL, else an embedded server' })
-      .option('concurrency', { alias: 'c', type: 'string', default: '8', describe: 'requests outstanding at all times, one connection each' })
-      .option('http-port', { alias: 'p', type: 'string', default: '9800', describe: 'port of /metrics (0: any free port)' })
-      .option('http-host', { type: 'string', default: '127.0.0.1', describe: 'address of /metrics' })
-      .option('workload', { alias: 'w', type: 'string', default: 'manta', describe: 'manta or timeseries' })
-      .option('mix', { type: 'string', default: DEFAULT_MIX, describe: 'request types and their weights' })
-      .option('duration', { alias: 'd', type: 'string', describe: 'seconds to run (or 15m, 2h); default until SIGINT/SIGTERM' })
-      .option('rate', { alias: 'R', type: 'string', describe: 'open loop: requests per second on a schedule instead of a closed loop' })
-      .option('arrival', { type: 'string', default: 'poisson', describe: 'open-loop schedule: poisson or fixed' })
-      .option('max-lag', { type: 'string', describe: 'open loop: skip requests more than this many ms behind schedule' })
-      .option('json', { type: 'boolean', default: false, describe: 'print a JSON summary on stdout at exit' })
-      .option('reset', { type: 'boolean', default: false, describe: 'drop and recreate the workload\'s tables first' })
-      .option('data-dir', { type: 'string', default: './.pgloadgen/pgdata', describe: 'data directory of the embedded server' })
-      .option('profile', { type: 'string', default: 'lab', describe: 'PostgreSQL settings of the embedded server: a name in notes/postgres/ or a .conf path' })
-      .option('pg-port', { type: 'string', default: '0', describe: 'port of the embedded server (0: any free port)' })
-      .option('connect-timeout', { type: 'string', default: '15', describe: 'seconds to wait for the server at start' })
-      .option('shutdown-timeout', { type: 'string', default: '10', describe: 'seconds to wait for requests in flight at exit' })
-      .option('verify-timeout', { type: 'string', default: '60', describe: 'seconds to spend checking acknowledged inserts at exit' })
-      .option('events', { type: 'string', default: DEFAULT_EVENTS_FILE, describe: 'file that actions and control changes are appended to (NDJSON)' })
-      .option('record', { type: 'string', describe: 'write per-second samples, events, run.json and summary.json to this directory' })
-      .option('schedule', { type: 'string', describe: 'run the actions of a schedule file (JSON or YAML) during the load' })
-      .option('control-token', { type: 'string', describe: 'bearer token that POST /concurrency, /pause, /resume require when --http-host is not loopback (also PGLOADGEN_CONTROL_TOKEN)' })
-      .option('pg-stats', { type: 'boolean', default: true, describe: 'export PostgreSQL statistics on /metrics too (--no-pg-stats: do not)' })
-      .options(statsOptions),
+    .command('run [pgUrl]', 'hammer PostgreSQL at a fixed concurrency with a workload: built-in, pgbench scripts or a module', runBuilder,
     (args) => choose(runCommand, args))
+    .command('init [pgUrl]', 'create and fill pgbench\'s tables, as pgbench -i does (for -b tpcb-like and the other built-in scripts)', initBuilder, (args) => choose(initCommand, args))
+    .command('workloads [module]', 'list the built-in workloads (request types, default mixes), or describe a workload module', workloadsBuilder, (args) => choose(workloadsCommand, args))
     .command('stats [pgUrl]', 'export PostgreSQL statistics on /metrics, without load (the old exporter\'s drop-in)', statsBuilder, (args) => choose(statsCommand, args))
 
   for (const command of actionCommands) {
@@ -86,7 +65,7 @@ export async function main (argv) {
       .positional('dir', { type: 'string', describe: 'a run --record directory or an experiment --out directory' }),
     (args) => choose(reportCommand, args))
     .command('snapshot', 'take, list, roll back and destroy snapshots of the data directory', (y) => snapshotSubcommands(y, choose))
-    .demandCommand(1, 'give a command: run, stats, vacuum, analyze, checkpoint, reset-stats, snapshot, sidecar, experiment or report')
+    .demandCommand(1, 'give a command: run, init, workloads, stats, vacuum, analyze, checkpoint, reset-stats, snapshot, sidecar, experiment or report')
     .fail((message, err) => {
       if (err) throw err
       usageProblem = message

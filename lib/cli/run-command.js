@@ -1,11 +1,13 @@
 import { performance } from 'node:perf_hooks'
 import path from 'node:path'
-import { parseMix } from '../config/mix.js'
+import { parseMix, mixOf } from '../config/mix.js'
 import { parseDuration, parseInteger } from '../config/numbers.js'
-import { getWorkload } from '../workloads/index.js'
+import { chooseWorkload } from '../workloads/choose.js'
+import { parseProtocol } from '../config/protocol.js'
+import { scriptOrder } from './script-order.js'
 import { createRegistry } from '../metrics/generator-metrics.js'
 import { startHttpServer, reply } from '../http/http-server.js'
-import { UsageError } from './usage-error.js'
+import { UsageError } from '../errors.js'
 import { chooseUrl, openTarget } from './target.js'
 import { resolveProfile } from '../embedded/profile.js'
 import { StopSignal } from './stop-signal.js'
@@ -24,8 +26,17 @@ import { DEFAULT_EVENTS_FILE } from './target-options.js'
  * @property {unknown} concurrency
  * @property {unknown} httpPort
  * @property {string} httpHost
- * @property {string} workload
- * @property {string} mix
+ * @property {string} [workload]
+ * @property {string} [mix]
+ * @property {string[]} [file]
+ * @property {string[]} [builtin]
+ * @property {boolean} [selectOnly]
+ * @property {boolean} [skipSomeUpdates]
+ * @property {string[]} [define]
+ * @property {unknown} [scale]
+ * @property {string} [randomSeed]
+ * @property {string} protocol
+ * @property {boolean} [vacuum]
  * @property {unknown} [duration]
  * @property {boolean} json
  * @property {string} dataDir
@@ -49,17 +60,36 @@ import { DEFAULT_EVENTS_FILE } from './target-options.js'
 
 /**
  * Validates every input first (exit 2 with nothing touched), then binds the
- * HTTP port, then opens the database.
+ * HTTP port, then opens the database. Loading the workload reads its
+ * scripts or imports its module: still nothing touches a database.
  * @param {RunArgs} args
+ * @param {readonly string[]} [argv]  the raw arguments: the order of -f and -b
  */
-export function validateRunArgs (args) {
+export async function validateRunArgs (args, argv = []) {
   if (args.maxLag !== undefined && args.rate === undefined) throw new UsageError('--max-lag needs --rate (it bounds the lag behind the schedule)')
+  if (args.vacuum === true) throw new UsageError('--vacuum: pgloadgen never vacuums before a run; run pgloadgen vacuum, or a schedule')
+  const concurrency = parseInteger(args.concurrency, '--concurrency', { min: 1, max: 10000 })
+  const protocol = parseProtocol(args.protocol)
+  const files = args.file ?? []
+  const builtins = [...(args.builtin ?? []), ...(args.selectOnly ? ['select-only'] : []), ...(args.skipSomeUpdates ? ['simple-update'] : [])]
+  const workload = await chooseWorkload({
+    workload: args.workload,
+    files,
+    builtins,
+    order: scriptOrder(argv, { files, builtins }),
+    defines: args.define ?? [],
+    scale: args.scale === undefined ? null : parseInteger(args.scale, '--scale', { min: 1, max: 2 ** 31 - 1 }),
+    randomSeed: args.randomSeed,
+    protocol
+  })
+  if (args.reset && workload.scripts) throw new UsageError('--reset drops a workload\'s tables; pgbench scripts have none of their own (pgloadgen init recreates pgbench\'s)')
   return {
-    concurrency: parseInteger(args.concurrency, '--concurrency', { min: 1, max: 10000 }),
+    concurrency,
+    protocol,
+    workload,
+    mix: args.mix === undefined ? mixOf(workload.types, workload.weights) : parseMix(args.mix, workload.types),
     httpPort: parseInteger(args.httpPort, '--http-port', { min: 0, max: 65535 }),
     pgPort: parseInteger(args.pgPort, '--pg-port', { min: 0, max: 65535 }),
-    workload: getWorkload(args.workload),
-    mix: parseMix(args.mix),
     durationS: args.duration === undefined ? null : parseDuration(args.duration, '--duration'),
     connectTimeoutS: parseDuration(args.connectTimeout, '--connect-timeout'),
     shutdownTimeoutS: parseDuration(args.shutdownTimeout, '--shutdown-timeout'),
@@ -124,11 +154,11 @@ function parseArrival (value) {
  * pgloadgen run: hammer PostgreSQL at fixed concurrency until the duration
  * ends or a signal arrives.
  * @param {RunArgs} args
- * @param {{ log: import('../log.js').Logger, stdout: { write: (s: string) => unknown } }} io
+ * @param {{ log: import('../log.js').Logger, stdout: { write: (s: string) => unknown }, argv?: readonly string[] }} io
  * @returns {Promise<number>} exit code
  */
-export async function runCommand (args, { log, stdout }) {
-  const options = validateRunArgs(args)
+export async function runCommand (args, { log, stdout, argv }) {
+  const options = await validateRunArgs(args, argv)
   const rules = args.schedule ? await loadSchedule(args.schedule) : null
   const stop = new StopSignal(log)
   try {
@@ -140,7 +170,7 @@ export async function runCommand (args, { log, stdout }) {
 
 /**
  * @param {RunArgs} args
- * @param {ReturnType<typeof validateRunArgs>} options
+ * @param {Awaited<ReturnType<typeof validateRunArgs>>} options
  * @param {import('../sidecar/schedule.js').Rule[] | null} rules
  * @param {StopSignal} stop
  * @param {{ log: import('../log.js').Logger, stdout: { write: (s: string) => unknown } }} io
@@ -176,6 +206,7 @@ async function load (args, options, rules, stop, { log, stdout }) {
       embedded: target.embedded !== null,
       workload: options.workload,
       mix: options.mix,
+      protocol: options.protocol,
       concurrency: options.concurrency,
       openLoop: options.rate === null ? null : { rate: options.rate, arrival: options.arrival, maxLagMs: options.maxLagMs },
       reset: args.reset,
@@ -193,7 +224,7 @@ async function load (args, options, rules, stop, { log, stdout }) {
       events,
       host: args.httpHost,
       token: options.controlToken,
-      describe: () => ({ workload: options.workload.name, target: running.options.display, mode: options.rate === null ? 'closed' : 'open', rate: options.rate }),
+      describe: () => ({ workload: options.workload.name, types: options.workload.types, target: running.options.display, mode: options.rate === null ? 'closed' : 'open', rate: options.rate }),
       log
     })
     Object.assign(routes, control.routes)
@@ -218,7 +249,7 @@ async function load (args, options, rules, stop, { log, stdout }) {
     if (sidecar) await sidecar.stop(options.shutdownTimeoutS * 1000)
     const summary = await session.finish({ shutdownTimeoutS: options.shutdownTimeoutS, verifyTimeoutS: options.verifyTimeoutS })
     if (args.json) stdout.write(JSON.stringify(summary, null, 2) + '\n')
-    else log.info(`done: ${summary.throughput} requests/s over ${summary.elapsed_s} s, ${summary.unexpected_failures} unexpected failures, ${summary.acknowledged_inserts} inserts acknowledged`)
+    else log.info(`done: ${summary.throughput} requests/s over ${summary.elapsed_s} s, ${summary.unexpected_failures} unexpected failures${options.workload.idTable === null ? '' : `, ${summary.acknowledged_inserts} inserts acknowledged`}`)
     return 0
   } finally {
     if (sidecar) await sidecar.stop(0).catch(() => {})

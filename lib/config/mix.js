@@ -1,41 +1,52 @@
-import { UsageError } from '../cli/usage-error.js'
-
-export const REQUEST_TYPES = /** @type {const} */ (['insert_row', 'read_row', 'update_row', 'injected_error', 'fetch_max'])
-/** @typedef {typeof REQUEST_TYPES[number]} RequestType */
-
-export const DEFAULT_MIX = 'insert_row=60,read_row=20,update_row=18,injected_error=1,fetch_max=1'
+import { UsageError } from '../errors.js'
 
 /**
+ * The weights of a workload's request types. A request picks its type from
+ * one uniform random number against the cumulative shares.
  * @typedef {object} Mix
- * @property {number[]} weights      weight per REQUEST_TYPES index
- * @property {Float64Array} cumulative  cumulative share per index, last is 1
+ * @property {readonly string[]} types     the workload's request types, in its order
+ * @property {number[]} weights            weight per type index
+ * @property {Float64Array} cumulative     cumulative share per index, last is 1
  */
 
 /**
- * Parses "type=weight,…". Types left out get weight 0.
+ * Parses "type=weight,…" against the workload's types. Types left out get
+ * weight 0.
  * @param {string} text
+ * @param {readonly string[]} types
+ * @param {string} [flag]  how the mix was given, for errors
  * @returns {Mix}
  */
-export function parseMix (text) {
-  const weights = REQUEST_TYPES.map(() => 0)
+export function parseMix (text, types, flag = '--mix') {
+  const weights = types.map(() => 0)
   const seen = new Set()
   for (const part of String(text).split(',')) {
     const item = part.trim()
     if (item === '') continue
-    const match = /^([a-z_]+)\s*=\s*(.+)$/.exec(item)
-    if (!match) throw new UsageError(`--mix: expected type=weight, got "${item}"`)
+    const match = /^([^=\s]+)\s*=\s*(.*)$/.exec(item)
+    if (!match) throw new UsageError(`${flag}: expected type=weight, got "${item}"`)
     const [, type, weightText] = match
-    const index = REQUEST_TYPES.indexOf(/** @type {RequestType} */ (type))
-    if (index === -1) throw new UsageError(`--mix: unknown request type "${type}" (known: ${REQUEST_TYPES.join(', ')})`)
-    if (seen.has(type)) throw new UsageError(`--mix: request type "${type}" given twice`)
+    const index = types.indexOf(type)
+    if (index === -1) throw new UsageError(`${flag}: unknown request type "${type}" (known: ${types.join(', ')})`)
+    if (seen.has(type)) throw new UsageError(`${flag}: request type "${type}" given twice`)
     seen.add(type)
     const weight = Number(weightText)
-    if (!Number.isFinite(weight) || weightText.trim() === '') throw new UsageError(`--mix: weight of ${type} is not a number: "${weightText}"`)
-    if (weight < 0) throw new UsageError(`--mix: weight of ${type} is negative: ${weight}`)
+    if (!Number.isFinite(weight) || weightText.trim() === '') throw new UsageError(`${flag}: weight of ${type} is not a number: "${weightText}"`)
+    if (weight < 0) throw new UsageError(`${flag}: weight of ${type} is negative: ${weight}`)
     weights[index] = weight
   }
+  return mixOf(types, weights, flag)
+}
+
+/**
+ * @param {readonly string[]} types
+ * @param {number[]} weights
+ * @param {string} [flag]
+ * @returns {Mix}
+ */
+export function mixOf (types, weights, flag = '--mix') {
   const total = weights.reduce((a, b) => a + b, 0)
-  if (!(total > 0)) throw new UsageError('--mix: all weights are zero')
+  if (!(total > 0)) throw new UsageError(`${flag}: all weights are zero`)
   const cumulative = new Float64Array(weights.length)
   let sum = 0
   for (let i = 0; i < weights.length; i++) {
@@ -43,7 +54,7 @@ export function parseMix (text) {
     cumulative[i] = sum / total
   }
   cumulative[weights.length - 1] = 1
-  return { weights, cumulative }
+  return { types, weights: [...weights], cumulative }
 }
 
 /**
@@ -58,7 +69,10 @@ export function pickType (mix, r) {
   return i
 }
 
-/** @param {Mix} mix */
+/**
+ * Every type with its weight, in the workload's order: "a=60,b=0,…".
+ * @param {Mix} mix
+ */
 export function formatMix (mix) {
-  return REQUEST_TYPES.map((type, i) => `${type}=${mix.weights[i]}`).join(',')
+  return mix.types.map((type, i) => `${type}=${mix.weights[i]}`).join(',')
 }

@@ -1,4 +1,4 @@
-import { UsageError } from '../cli/usage-error.js'
+import { UsageError } from '../errors.js'
 
 /**
  * @param {unknown} value

@@ -1,5 +1,5 @@
 import { accessSync, constants } from 'node:fs'
-import { UsageError } from '../cli/usage-error.js'
+import { UsageError } from '../errors.js'
 
 /**
  * @typedef {object} PgTarget

@@ -1,5 +1,5 @@
 import os from 'node:os'
-import { RuntimeError } from '../cli/usage-error.js'
+import { RuntimeError } from '../errors.js'
 
 /**
  * @typedef {object} PgBinaries

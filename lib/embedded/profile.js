@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { UsageError } from '../cli/usage-error.js'
+import { UsageError } from '../errors.js'
 
 const PROFILE_DIR = fileURLToPath(new URL('../../notes/postgres/', import.meta.url))
 

@@ -1,8 +1,11 @@
 import { readFile } from 'node:fs/promises'
+import path from 'node:path'
 import YAML from 'yaml'
-import { UsageError } from '../cli/usage-error.js'
-import { parseMix, DEFAULT_MIX } from '../config/mix.js'
-import { getWorkload } from '../workloads/index.js'
+import { UsageError } from '../errors.js'
+import { parseMix, formatMix, mixOf } from '../config/mix.js'
+import { chooseWorkload } from '../workloads/choose.js'
+import { parseProtocol } from '../config/protocol.js'
+import { parseInitOptions, InitOptionError } from '../pgbench/init.js'
 import { actionSql, ACTIONS } from '../sidecar/actions.js'
 import { parseOffset } from '../sidecar/durations.js'
 import { parseCondition } from '../sidecar/conditions.js'
@@ -25,16 +28,17 @@ import { checkSnapshotName } from '../snapshot/names.js'
  * @typedef {object} Plan
  * @property {string} name
  * @property {{ kind: 'embedded', profile: string, dataDir: string | null } | { kind: 'url', url: string, dataDir: string, driver: 'zfs' | 'copy', dataset: string | null }} server
- * @property {import('../workloads/workload.js').Workload} workload
+ * @property {import('../workloads/contract.js').Workload} workload
+ * @property {'prepared' | 'extended' | 'simple'} protocol
  * @property {string} mix
  * @property {number} concurrency
  * @property {number} statsIntervalS
- * @property {{ rows: number | null, tableBytes: number | null, seconds: number | null, concurrency: number, mix: string, actions: import('../sidecar/actions.js').ActionSpec[], snapshot: string }} prepare
+ * @property {{ init: import('../pgbench/init-options.js').InitOptions | null, rows: number | null, tableBytes: number | null, seconds: number | null, concurrency: number, mix: string, actions: import('../sidecar/actions.js').ActionSpec[], snapshot: string }} prepare
  * @property {Array<{ name: string, steps: Step[] }>} variants
  * @property {number} repetitions
  */
 
-const TOP = new Set(['name', 'description', 'server', 'workload', 'mix', 'concurrency', 'stats_interval', 'prepare', 'variants', 'repetitions'])
+const TOP = new Set(['name', 'description', 'server', 'workload', 'scripts', 'builtins', 'defines', 'scale', 'protocol', 'mix', 'concurrency', 'stats_interval', 'prepare', 'variants', 'repetitions'])
 
 /**
  * Reads and validates a plan. Every problem names its field; nothing runs
@@ -55,21 +59,32 @@ export async function loadPlan (file) {
   } catch (err) {
     throw new UsageError(`plan ${file} is not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${/** @type {Error} */ (err).message.split('\n')[0]}`)
   }
-  return parsePlan(data)
+  return parsePlan(data, { baseDir: path.dirname(path.resolve(file)) })
 }
 
 /**
  * @param {unknown} data
- * @returns {Plan}
+ * @param {{ baseDir: string }} options  where the plan's relative paths (a module, scripts) start
+ * @returns {Promise<Plan>}
  */
-export function parsePlan (data) {
+export async function parsePlan (data, { baseDir }) {
   const plan = object(data, 'plan')
   for (const key of Object.keys(plan)) if (!TOP.has(key)) throw new UsageError(`${key}: unknown field`)
   const name = string(plan.name, 'name')
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) throw new UsageError('name: letters, digits, dots, dashes and underscores only')
-  const workload = wrap('workload', () => getWorkload(plan.workload === undefined ? 'manta' : string(plan.workload, 'workload')))
-  const mix = plan.mix === undefined ? DEFAULT_MIX : string(plan.mix, 'mix')
-  wrap('mix', () => parseMix(mix))
+  const protocol = wrap('protocol', () => parseProtocol(plan.protocol === undefined ? 'prepared' : string(plan.protocol, 'protocol')))
+  const workload = await chooseWorkload({
+    workload: plan.workload === undefined ? undefined : string(plan.workload, 'workload'),
+    files: stringList(plan.scripts, 'scripts'),
+    builtins: stringList(plan.builtins, 'builtins'),
+    defines: Object.entries(plan.defines === undefined ? {} : object(plan.defines, 'defines')).map(([key, value]) => `${key}=${value}`),
+    scale: plan.scale === undefined ? null : positiveInteger(plan.scale, 'scale'),
+    randomSeed: undefined,
+    protocol,
+    baseDir
+  })
+  const mix = plan.mix === undefined ? formatMix(mixOf(workload.types, workload.weights)) : string(plan.mix, 'mix')
+  wrap('mix', () => parseMix(mix, workload.types))
   const concurrency = plan.concurrency === undefined ? 8 : positiveInteger(plan.concurrency, 'concurrency')
   const statsIntervalS = plan.stats_interval === undefined ? 1 : parseOffset(plan.stats_interval, 'stats_interval')
   if (plan.prepare === undefined) throw new UsageError('prepare: missing: variants roll back to the snapshot the prepare phase takes')
@@ -89,10 +104,11 @@ export function parsePlan (data) {
     name,
     server: parseServer(plan.server),
     workload,
+    protocol,
     mix,
     concurrency,
     statsIntervalS,
-    prepare: parsePrepare(plan.prepare, concurrency),
+    prepare: parsePrepare(plan.prepare, concurrency, workload),
     variants,
     repetitions: plan.repetitions === undefined ? 2 : positiveInteger(plan.repetitions, 'repetitions')
   }
@@ -116,21 +132,28 @@ function parseServer (value) {
 /**
  * @param {unknown} value
  * @param {number} concurrency
+ * @param {import('../workloads/contract.js').Workload} workload
  */
-function parsePrepare (value, concurrency) {
+function parsePrepare (value, concurrency, workload) {
   const prepare = object(value, 'prepare')
-  for (const key of Object.keys(prepare)) if (!['rows', 'table_size', 'duration', 'concurrency', 'mix', 'actions', 'snapshot'].includes(key)) throw new UsageError(`prepare.${key}: unknown field`)
+  for (const key of Object.keys(prepare)) if (!['pgbench_init', 'rows', 'table_size', 'duration', 'concurrency', 'mix', 'actions', 'snapshot'].includes(key)) throw new UsageError(`prepare.${key}: unknown field`)
+  // pgbench's tables, created and filled before the load (pgloadgen init's options).
+  const init = prepare.pgbench_init === undefined ? null : parsePgbenchInit(prepare.pgbench_init)
   const rows = prepare.rows === undefined ? null : positiveInteger(prepare.rows, 'prepare.rows')
   const tableBytes = prepare.table_size === undefined ? null : parseQuantity(String(prepare.table_size), 'prepare.table_size')
   const seconds = prepare.duration === undefined ? null : parseOffset(prepare.duration, 'prepare.duration')
   if (rows === null && tableBytes === null && seconds === null) throw new UsageError('prepare: give rows, table_size or duration: when to take the snapshot')
-  const mix = prepare.mix === undefined ? 'insert_row=1' : string(prepare.mix, 'prepare.mix')
-  wrap('prepare.mix', () => parseMix(mix))
+  if ((rows !== null || tableBytes !== null) && workload.table === null) throw new UsageError(`prepare: rows and table_size measure the workload's table, and ${workload.name} declares none; give duration`)
+  // By default the prepare phase grows the table with the workload's own
+  // filling mix (insert_row=1 for manta and timeseries), else its default mix.
+  const mix = prepare.mix === undefined ? workload.fill ?? formatMix(mixOf(workload.types, workload.weights)) : string(prepare.mix, 'prepare.mix')
+  wrap('prepare.mix', () => parseMix(mix, workload.types))
   if (prepare.actions !== undefined && !Array.isArray(prepare.actions)) throw new UsageError('prepare.actions: expected a list of actions')
   // Run after the load and before the snapshot: a VACUUM here gives every
   // variant a table whose pages are all-visible, as days of autovacuum do.
   const actions = (prepare.actions ?? []).map((/** @type {unknown} */ a, /** @type {number} */ i) => parseActionSpec(a, `prepare.actions[${i}]`))
   return {
+    init,
     rows,
     tableBytes,
     seconds,
@@ -138,6 +161,30 @@ function parsePrepare (value, concurrency) {
     mix,
     actions,
     snapshot: prepare.snapshot === undefined ? 'prepared' : wrap('prepare.snapshot', () => checkSnapshotName(prepare.snapshot))
+  }
+}
+
+/**
+ * prepare.pgbench_init: { scale, fillfactor, foreign_keys, unlogged, init_steps, partitions, partition_method }
+ * @param {unknown} value
+ */
+function parsePgbenchInit (value) {
+  const init = object(value, 'prepare.pgbench_init')
+  const known = ['scale', 'fillfactor', 'foreign_keys', 'unlogged', 'init_steps', 'partitions', 'partition_method']
+  for (const key of Object.keys(init)) if (!known.includes(key)) throw new UsageError(`prepare.pgbench_init.${key}: unknown field (known: ${known.join(', ')})`)
+  try {
+    return parseInitOptions({
+      scale: /** @type {any} */ (init.scale),
+      fillfactor: /** @type {any} */ (init.fillfactor),
+      foreignKeys: init.foreign_keys === true,
+      unlogged: init.unlogged === true,
+      initSteps: /** @type {any} */ (init.init_steps),
+      partitions: /** @type {any} */ (init.partitions),
+      partitionMethod: /** @type {any} */ (init.partition_method)
+    })
+  } catch (err) {
+    if (err instanceof InitOptionError) throw new UsageError(`prepare.pgbench_init: ${err.message}`)
+    throw err
   }
 }
 
@@ -208,6 +255,17 @@ function object (value, field) {
  */
 function string (value, field) {
   if (typeof value !== 'string' || value === '') throw new UsageError(`${field}: ${value === undefined ? 'missing' : 'expected a string'}`)
+  return value
+}
+
+/**
+ * @param {unknown} value
+ * @param {string} field
+ * @returns {string[]}
+ */
+function stringList (value, field) {
+  if (value === undefined) return []
+  if (!Array.isArray(value) || value.some(item => typeof item !== 'string' || item === '')) throw new UsageError(`${field}: expected a list of strings`)
   return value
 }
 

@@ -4,7 +4,7 @@ import { mkdir, readdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import pg from 'pg'
 import client from 'prom-client'
-import { RuntimeError, UsageError } from '../cli/usage-error.js'
+import { RuntimeError, UsageError } from '../errors.js'
 import { parseMix } from '../config/mix.js'
 import { EmbeddedServer } from '../embedded/server.js'
 import { resolveProfile } from '../embedded/profile.js'
@@ -18,6 +18,7 @@ import { currentValue, holds } from '../sidecar/conditions.js'
 import { statsView } from '../pgstats/stats-view.js'
 import { PGLOADGEN_VERSION } from '../recorder/run-info.js'
 import { writeReport } from '../report/index.js'
+import { initPgbench, InitError } from '../pgbench/init.js'
 
 const LIMITS = { shutdownTimeoutS: 10, verifyTimeoutS: 60 }
 
@@ -91,14 +92,21 @@ export async function runExperiment (plan, { out, stop, log }) {
 async function prepare (context) {
   const { plan, log, stop } = context
   const { prepare } = plan
+  if (prepare.init) {
+    log.info(`prepare: pgbench's tables at scale ${prepare.init.scale}`)
+    await initPgbench(context.connectionString, prepare.init, { log }).catch(err => {
+      throw err instanceof InitError ? new RuntimeError(`prepare.pgbench_init: ${err.message.split('\n')[0]}`) : err
+    })
+  }
   log.info(`prepare: loading until ${[prepare.rows && `${prepare.rows} rows`, prepare.tableBytes && `${prepare.tableBytes} bytes`, prepare.seconds && `${prepare.seconds} s`].filter(Boolean).join(' or ')}`)
   const session = await openSession(context, path.join(context.out, 'prepare'), { reset: true, mix: prepare.mix, concurrency: prepare.concurrency, describe: { phase: 'prepare' } })
   try {
     await session.start()
     const started = performance.now()
     while (!stop.requested) {
-      const table = statsView(session.latestStats())?.table(plan.workload.table)
-      const rows = session.state.acknowledged.size
+      const table = plan.workload.table === null ? null : statsView(session.latestStats())?.table(plan.workload.table)
+      // Rows: the acknowledged inserts of a dense-id table, else what the statistics count.
+      const rows = plan.workload.idTable !== null ? session.state.acknowledged.size : table?.live ?? 0
       if (prepare.rows !== null && rows >= prepare.rows) break
       if (prepare.tableBytes !== null && table && table.bytes >= prepare.tableBytes) break
       if (prepare.seconds !== null && performance.now() - started >= prepare.seconds * 1000) break
@@ -224,7 +232,8 @@ function openSession (context, dir, { reset, mix, concurrency, describe }) {
     display: context.display,
     embedded: context.embedded,
     workload: plan.workload,
-    mix: parseMix(mix),
+    mix: parseMix(mix, plan.workload.types),
+    protocol: plan.protocol,
     concurrency,
     openLoop: null,
     reset,

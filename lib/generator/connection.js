@@ -38,14 +38,16 @@ export async function openConnection ({ connectionString, connectTimeoutMs = 500
 }
 
 /**
- * True when an error means the connection cannot be used any more: no
- * SQLSTATE (a socket error), class 08 (connection exception) or 57
- * (operator intervention, e.g. pg_terminate_backend, shutdown).
+ * True when the server said the connection cannot be used any more: class
+ * 08 (connection exception) or 57 (operator intervention, e.g.
+ * pg_terminate_backend, shutdown). A socket error marks the connection
+ * broken by itself; an error of the workload's own code (a script's
+ * division by zero, a module's exception) leaves it usable.
  * @param {unknown} err
  */
 export function isConnectionError (err) {
   const code = /** @type {{ code?: unknown }} */ (err)?.code
-  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return /** @type {{ name?: unknown }} */ (err)?.name === 'ConnectionLostError'
   return code.startsWith('08') || code.startsWith('57')
 }
 

@@ -1,17 +1,18 @@
 import { performance } from 'node:perf_hooks'
-import { REQUEST_TYPES, pickType } from '../config/mix.js'
-import { INJECTED_ERROR_SQLSTATE } from '../workloads/workload.js'
+import { pickType } from '../config/mix.js'
 import { errorMessage, isConnectionError } from './connection.js'
 import { WireConnection } from '../wire/wire-connection.js'
+import { Db } from '../workloads/db.js'
 
-const INJECTED = REQUEST_TYPES.indexOf('injected_error')
 const BACKOFF_MIN_MS = 100
 const BACKOFF_MAX_MS = 5000
 
 /**
  * @typedef {object} WorkerContext
  * @property {string} connectionString
- * @property {import('../workloads/workload.js').Workload} workload
+ * @property {'prepared' | 'extended' | 'simple'} protocol
+ * @property {import('../workloads/contract.js').Workload} workload
+ * @property {unknown} shared    what the workload's setup returned
  * @property {import('./run-state.js').RunState} state
  * @property {import('../config/mix.js').Mix} mix
  * @property {import('../metrics/request-stats.js').RequestStats} stats
@@ -49,9 +50,13 @@ export class Worker {
     this.stopRequested = new Promise(resolve => { this.signalStop = () => resolve(undefined) })
     /** @type {WireConnection | null} */
     this.client = null
+    /** @type {Db | null} the workload's view of client */
+    this.db = null
     /** @type {(() => void) | null} */
     this.wake = null
-    this.requests = REQUEST_TYPES.map(type => context.workload[type])
+    /** @type {import('../workloads/contract.js').ClientContext} */
+    this.ctx = { clientId: id, config: context.workload.config, shared: context.shared, state: {}, defines: context.workload.defines, ids: context.state }
+    this.clientReady = false
     /** @type {Promise<void>} */
     this.done = Promise.resolve()
   }
@@ -69,7 +74,9 @@ export class Worker {
   }
 
   async loop () {
-    const { state, mix, stats, pacer, gate } = this.context
+    const { mix, stats, pacer, gate, workload } = this.context
+    const { requests, expectedErrors } = workload
+    const ctx = this.ctx
     while (!this.stopping) {
       if (gate.paused) {
         // a worker retired while paused leaves at once, closing its connection
@@ -81,6 +88,7 @@ export class Worker {
       if (this.client?.broken) this.drop('closed by the server')
       const client = this.client ?? await this.connect()
       if (client === null) continue
+      const db = /** @type {Db} */ (this.db)
       let t0
       if (pacer) {
         // Open loop: wait for the intended start; latency counts from it.
@@ -93,38 +101,59 @@ export class Worker {
       const type = pickType(mix, Math.random())
       stats.start(type)
       if (!pacer) t0 = performance.now()
-      let ok = true
+      let failure = null
       try {
-        const found = await this.requests[type](client, state)
-        if (!found) stats.notFound[type]++
+        const found = await requests[type](db, ctx)
+        if (found === false) stats.notFound[type]++
       } catch (err) {
-        ok = false
-        const expected = type === INJECTED && /** @type {{ code?: string }} */ (err).code === INJECTED_ERROR_SQLSTATE
+        failure = err
+        const expected = expectedErrors[type] !== null && /** @type {{ code?: string }} */ (err)?.code === expectedErrors[type]
         stats.error(errorMessage(err), expected)
-        if (client.broken || isConnectionError(err)) this.drop(`request failed: ${errorMessage(err)}`)
       }
-      stats.finish(type, (performance.now() - /** @type {number} */ (t0)) * 1000, ok)
+      stats.finish(type, (performance.now() - /** @type {number} */ (t0)) * 1000, failure === null)
+      if (failure !== null) await this.afterFailure(client, db, failure)
     }
     await this.close()
   }
 
   /**
+   * A request failed: a connection that is gone (or that the server says
+   * is) is replaced; one left inside a transaction by a request that threw
+   * half-way is rolled back, so that the next request starts clean.
+   * @param {WireConnection} client
+   * @param {Db} db
+   * @param {unknown} err
+   */
+  async afterFailure (client, db, err) {
+    if (client.broken || isConnectionError(err)) {
+      this.drop(`request failed: ${errorMessage(err)}`)
+      return
+    }
+    await db.rollback()
+  }
+
+  /**
    * Opens the connection, with backoff after failures. After a reconnect the
-   * max id is read again first: the data may have been rolled back
-   * underneath, and ids above the new max must not be aimed at.
+   * max id of a dense-id table is read again first: the data may have been
+   * rolled back underneath, and ids above the new max must not be aimed at.
    * @returns {Promise<WireConnection | null>} null: try again (or stopping)
    */
   async connect () {
-    const { log, state } = this.context
+    const { log, state, workload } = this.context
     /** @type {WireConnection | null} */
     let client = null
     try {
-      client = await WireConnection.connect(this.context.connectionString)
-      if (this.connectedBefore) {
-        const { first } = await client.run(this.context.workload.maxIdStatement, [])
+      client = await WireConnection.connect(this.context.connectionString, { protocol: this.context.protocol })
+      if (this.connectedBefore && workload.idTable !== null) {
+        const { first } = await client.run({ name: '', text: `SELECT max(id) FROM ${workload.idTable}` }, [])
         state.noteMaxIdAfterReconnect(Number(first ?? 0), this.lostAtEpoch)
       }
+      if (!this.clientReady) {
+        await workload.initClient(this.ctx)
+        this.clientReady = true
+      }
       this.client = client
+      this.db = new Db(client)
       this.context.onConnectionChange(+1)
       if (this.connectedBefore) this.context.onReconnect()
       this.connectedBefore = true
@@ -148,6 +177,7 @@ export class Worker {
     this.context.log.warn(`connection ${this.id} lost (${reason}); reconnecting`)
     const client = this.client
     this.client = null
+    this.db = null
     this.context.onConnectionChange(-1)
     client.destroy()
   }

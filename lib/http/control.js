@@ -1,6 +1,5 @@
 import { timingSafeEqual } from 'node:crypto'
 import { isIP } from 'node:net'
-import { REQUEST_TYPES } from '../config/mix.js'
 import { reply } from './http-server.js'
 
 const MAX_BODY = 4096
@@ -40,7 +39,7 @@ export class RateWindow {
   rates () {
     const first = this.samples[0]
     const seconds = Math.max(0.001, (Date.now() - first.at) / 1000)
-    return Object.fromEntries(REQUEST_TYPES.map((type, i) => [type, Math.round(10 * (this.stats.done[i] - first.done[i]) / seconds) / 10]))
+    return Object.fromEntries(this.stats.types.map((type, i) => [type, Math.round(10 * (this.stats.done[i] - first.done[i]) / seconds) / 10]))
   }
 
   stop () {

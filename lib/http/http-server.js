@@ -1,5 +1,5 @@
 import http from 'node:http'
-import { UsageError } from '../cli/usage-error.js'
+import { UsageError } from '../errors.js'
 
 /**
  * @typedef {(req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>} Handler

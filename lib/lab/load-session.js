@@ -14,15 +14,16 @@ import { buildSummary } from '../summary/summary.js'
 import { StatsCollector } from '../pgstats/collector.js'
 import { Recorder } from '../recorder/recorder.js'
 import { readSettings, writeRunInfo } from '../recorder/run-info.js'
-import { RuntimeError } from '../cli/usage-error.js'
+import { RuntimeError } from '../errors.js'
 
 /**
  * @typedef {object} LoadOptions
  * @property {string} connectionString
  * @property {string} display                 the target without secrets
  * @property {boolean} embedded
- * @property {import('../workloads/workload.js').Workload} workload
+ * @property {import('../workloads/contract.js').Workload} workload
  * @property {import('../config/mix.js').Mix} mix
+ * @property {'prepared' | 'extended' | 'simple'} protocol
  * @property {number} concurrency
  * @property {{ rate: number, arrival: 'poisson' | 'fixed', maxLagMs: number | null } | null} openLoop
  * @property {boolean} reset                  drop and recreate the workload's tables first
@@ -51,19 +52,22 @@ export class LoadSession {
     } catch (err) {
       throw new RuntimeError(`cannot connect to ${display}: ${errorMessage(err)}`)
     }
-    let maxId, serverVersion, settings
+    let maxId, serverVersion, settings, shared
     try {
-      if (options.reset) log.warn(`--reset: dropping and recreating the ${workload.name} tables`)
-      await prepareSchema(setup, workload, { reset: options.reset })
-      maxId = await readMaxId(setup, workload)
-      serverVersion = (await setup.query('SHOW server_version')).rows[0].server_version
-      settings = options.recordDir ? await readSettings(setup) : {}
-    } catch (err) {
-      throw new RuntimeError(`cannot prepare the ${workload.name} schema on ${display}: ${errorMessage(err)}`)
+      try {
+        if (options.reset && workload.dropSql !== null) log.warn(`--reset: dropping and recreating the ${workload.name} tables`)
+        await prepareSchema(setup, workload, { reset: options.reset })
+        maxId = workload.idTable === null ? 0 : await readMaxId(setup, workload.idTable)
+        serverVersion = (await setup.query('SHOW server_version')).rows[0].server_version
+        settings = options.recordDir ? await readSettings(setup) : {}
+      } catch (err) {
+        throw new RuntimeError(`cannot prepare the ${workload.name} schema on ${display}: ${errorMessage(err)}`)
+      }
+      shared = await workloadSetup(setup, options)
     } finally {
       await setup.end().catch(() => {})
     }
-    const session = new LoadSession(options, maxId, serverVersion, settings)
+    const session = new LoadSession(options, maxId, serverVersion, settings, shared)
     await session.collector?.start()
     return session
   }
@@ -73,16 +77,27 @@ export class LoadSession {
    * @param {number} maxId
    * @param {string} serverVersion
    * @param {Record<string, string>} settings
+   * @param {unknown} shared   what the workload's setup returned
    */
-  constructor (options, maxId, serverVersion, settings) {
+  constructor (options, maxId, serverVersion, settings, shared) {
     this.options = options
     this.serverVersion = serverVersion
     this.settings = settings
-    this.stats = new RequestStats()
+    this.stats = new RequestStats(options.workload.types)
     this.state = new RunState(maxId)
     const { openLoop } = options
     this.pacer = openLoop ? new Pacer({ rate: openLoop.rate, arrival: openLoop.arrival, maxLagMs: openLoop.maxLagMs }) : null
-    this.generator = new Generator({ connectionString: options.connectionString, workload: options.workload, state: this.state, mix: options.mix, stats: this.stats, log: options.log, pacer: this.pacer })
+    this.generator = new Generator({
+      connectionString: options.connectionString,
+      protocol: options.protocol,
+      workload: options.workload,
+      shared,
+      state: this.state,
+      mix: options.mix,
+      stats: this.stats,
+      log: options.log,
+      pacer: this.pacer
+    })
     const generator = this.generator
     registerGeneratorMetrics(options.registry, { stats: this.stats, connections: () => generator.connections, target: options.display })
     this.collector = options.pgStats
@@ -109,7 +124,8 @@ export class LoadSession {
       await this.recorder.start()
     }
     this.pacer?.restart()
-    options.log.info(`running ${options.workload.name} ${this.pacer ? `at ${options.openLoop?.rate} requests/s (${options.openLoop?.arrival}) on` : 'at'} concurrency ${options.concurrency} against ${options.display} (PostgreSQL ${this.serverVersion}); max id ${this.state.maxId}`)
+    const maxId = options.workload.idTable === null ? '' : `; max id ${this.state.maxId}`
+    options.log.info(`running ${options.workload.name} ${this.pacer ? `at ${options.openLoop?.rate} requests/s (${options.openLoop?.arrival}) on` : 'at'} concurrency ${options.concurrency} against ${options.display} (PostgreSQL ${this.serverVersion}, protocol ${options.protocol})${maxId}`)
     this.startedAt = new Date()
     this.started = performance.now()
     this.cpuAtStart = process.cpuUsage()
@@ -131,11 +147,13 @@ export class LoadSession {
     const cpuUsage = process.cpuUsage(this.cpuAtStart)
     if (!finished) options.log.warn(`requests still in flight after ${shutdownTimeoutS} s were abandoned`)
     await this.recorder?.stop()
-    const acknowledgedMissing = await verifyInserts(options.connectionString, options.workload.table, state, verifyTimeoutS * 1000, options.log)
+    const idTable = options.workload.idTable
+    const acknowledgedMissing = idTable === null ? null : await verifyInserts(options.connectionString, idTable, state, verifyTimeoutS * 1000, options.log)
     const summary = buildSummary({
       stats: this.stats,
       elapsedS,
       workload: options.workload.name,
+      protocol: options.protocol,
       concurrency: options.concurrency,
       finalConcurrency,
       target: options.display,
@@ -166,7 +184,10 @@ export class LoadSession {
       started_at: this.startedAt.toISOString(),
       ended_at: endedAt?.toISOString() ?? null,
       workload: options.workload.name,
+      workload_source: options.workload.source,
       table: options.workload.table,
+      types: options.workload.types,
+      protocol: options.protocol,
       concurrency: options.concurrency,
       mix: formatMix(options.mix),
       mode: options.openLoop ? 'open' : 'closed',
@@ -183,6 +204,28 @@ export class LoadSession {
     await this.generator.stop(0).catch(() => {})
     await this.recorder?.stop().catch(() => {})
     await this.collector?.stop().catch(() => {})
+  }
+}
+
+/**
+ * The workload's own setup, on the setup connection: what it returns is
+ * every client's ctx.shared. Its failure ends the run with one line.
+ * @param {import('pg').Client} client
+ * @param {LoadOptions} options
+ */
+async function workloadSetup (client, { workload, display, concurrency, log }) {
+  try {
+    return await workload.setup({
+      sql: async (text, params) => (await client.query(text, params)).rows,
+      defines: workload.defines,
+      config: workload.config,
+      concurrency,
+      log
+    })
+  } catch (err) {
+    const exitCode = /** @type {{ exitCode?: unknown }} */ (err)?.exitCode
+    if (typeof exitCode === 'number') throw err
+    throw new RuntimeError(`the ${workload.name} workload's setup failed on ${display}: ${errorMessage(err)}`)
   }
 }
 

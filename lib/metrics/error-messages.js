@@ -10,6 +10,10 @@ const MAX_LENGTH = 160
  * @returns {string}
  */
 export function normaliseErrorMessage (message) {
+  // A script's error starts with where it happened (FILE:LINE:): that place
+  // is kept whole, there are only so many lines in a script.
+  const located = /^([^\s:"']+:\d+): ([^]*)$/.exec(String(message))
+  if (located) return `${located[1]}: ${normaliseErrorMessage(located[2])}`
   const folded = String(message)
     .replace(/"(?:[^"\\]|\\.)*"/g, '"?"')
     .replace(/'(?:[^'\\]|\\.)*'/g, "'?'")

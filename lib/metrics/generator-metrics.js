@@ -1,5 +1,4 @@
 import client from 'prom-client'
-import { REQUEST_TYPES } from '../config/mix.js'
 import { LATENCY_BUCKETS_US } from './latency-buckets.js'
 import { LATENCY_BUCKET_COUNT } from './request-stats.js'
 import { HistogramView } from './histogram-view.js'
@@ -21,6 +20,7 @@ const RESULTS = /** @type {const} */ (['ok', 'error'])
  * @param {GeneratorMetricSources} sources
  */
 export function registerGeneratorMetrics (registry, { stats, connections, target }) {
+  const types = stats.types
   new client.Gauge({
     name: 'pgloadgen_nconns',
     help: 'Open connections to PostgreSQL',
@@ -41,7 +41,7 @@ export function registerGeneratorMetrics (registry, { stats, connections, target
     registers: [registry],
     collect () {
       this.reset()
-      for (let i = 0; i < REQUEST_TYPES.length; i++) this.inc({ type: REQUEST_TYPES[i] }, values[i])
+      for (let i = 0; i < types.length; i++) this.inc({ type: types[i] }, values[i])
     }
   })
   perTypeCounter('pgloadgen_nqueries_started', 'Requests started, by type', stats.started)
@@ -54,7 +54,7 @@ export function registerGeneratorMetrics (registry, { stats, connections, target
     labelNames: ['type'],
     registers: [registry],
     collect () {
-      for (let i = 0; i < REQUEST_TYPES.length; i++) this.set({ type: REQUEST_TYPES[i] }, stats.maxUs[i])
+      for (let i = 0; i < types.length; i++) this.set({ type: types[i] }, stats.maxUs[i])
     }
   })
 
@@ -76,9 +76,9 @@ export function registerGeneratorMetrics (registry, { stats, connections, target
     series: () => {
       const series = []
       for (let r = 0; r < RESULTS.length; r++) {
-        for (let t = 0; t < REQUEST_TYPES.length; t++) {
+        for (let t = 0; t < types.length; t++) {
           series.push({
-            labels: { type: REQUEST_TYPES[t], result: RESULTS[r] },
+            labels: { type: types[t], result: RESULTS[r] },
             buckets: stats.buckets[r].subarray(t * LATENCY_BUCKET_COUNT, (t + 1) * LATENCY_BUCKET_COUNT),
             sum: stats.sums[r][t],
             count: stats.counts[r][t]

@@ -1,26 +1,27 @@
-import { REQUEST_TYPES } from '../config/mix.js'
 import { LATENCY_BUCKETS_US, bucketIndex } from './latency-buckets.js'
 import { LogHistogram } from './log-histogram.js'
 import { ErrorMessageCounts } from './error-messages.js'
 
-const NTYPES = REQUEST_TYPES.length
 const NBUCKETS = LATENCY_BUCKETS_US.length + 1 // + Inf
 
 // The generator's hot-path record of what happened: flat typed arrays indexed
 // by request type, no label hashing per request. The Prometheus side reads
 // these at scrape time.
 export class RequestStats {
-  constructor () {
-    this.started = new Float64Array(NTYPES)
-    this.done = new Float64Array(NTYPES) // every completed request, ok or not
-    this.failed = new Float64Array(NTYPES)
-    this.notFound = new Float64Array(NTYPES) // read/update that found no row
-    this.maxUs = new Float64Array(NTYPES)
+  /** @param {readonly string[]} types  the workload's request types */
+  constructor (types) {
+    this.types = types
+    const n = types.length
+    this.started = new Float64Array(n)
+    this.done = new Float64Array(n) // every completed request, ok or not
+    this.failed = new Float64Array(n)
+    this.notFound = new Float64Array(n) // succeeded but found nothing to work on
+    this.maxUs = new Float64Array(n)
     // [result][type][bucket], result 0 = ok, 1 = error; not cumulative
-    this.buckets = [new Float64Array(NTYPES * NBUCKETS), new Float64Array(NTYPES * NBUCKETS)]
-    this.sums = [new Float64Array(NTYPES), new Float64Array(NTYPES)]
-    this.counts = [new Float64Array(NTYPES), new Float64Array(NTYPES)]
-    this.latency = REQUEST_TYPES.map(() => new LogHistogram())
+    this.buckets = [new Float64Array(n * NBUCKETS), new Float64Array(n * NBUCKETS)]
+    this.sums = [new Float64Array(n), new Float64Array(n)]
+    this.counts = [new Float64Array(n), new Float64Array(n)]
+    this.latency = types.map(() => new LogHistogram())
     this.lag = new LogHistogram() // open loop: send time minus intended time
     this.errors = new ErrorMessageCounts()
     this.unexpectedFailures = 0

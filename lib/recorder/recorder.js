@@ -1,6 +1,5 @@
 import { appendFile, mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { REQUEST_TYPES } from '../config/mix.js'
 import { findTable } from '../pgstats/stats-view.js'
 
 /**
@@ -8,7 +7,7 @@ import { findTable } from '../pgstats/stats-view.js'
  * @property {import('../metrics/request-stats.js').RequestStats} stats
  * @property {import('../generator/generator.js').Generator} generator
  * @property {(() => import('../pgstats/snapshot.js').StatsSnapshot | null) | null} pgStats
- * @property {string} table   the workload's table
+ * @property {string | null} table   the workload's table (null: none)
  */
 
 // Writes one sample a second to samples.ndjson in the run directory: what
@@ -51,11 +50,11 @@ export class Recorder {
     /** @type {Record<string, { done: number, failed: number, p50_us: number | null, p99_us: number | null }>} */
     const requests = {}
     let throughput = 0
-    for (let i = 0; i < REQUEST_TYPES.length; i++) {
+    for (let i = 0; i < stats.types.length; i++) {
       const done = stats.done[i] - this.previousDone[i]
       throughput += done
       const histogram = stats.latency[i]
-      requests[REQUEST_TYPES[i]] = {
+      requests[stats.types[i]] = {
         done,
         failed: stats.failed[i] - this.previousFailed[i],
         p50_us: roundOrNull(histogram.quantileSince(this.previousLatency[i], 0.5)),
@@ -96,10 +95,10 @@ function roundOrNull (value) {
 
 /**
  * @param {import('../pgstats/snapshot.js').StatsSnapshot | null} snapshot
- * @param {string} table
+ * @param {string | null} table
  */
 function pgFigures (snapshot, table) {
-  if (!snapshot) return null
+  if (!snapshot || table === null) return null
   const row = findTable(snapshot.tables, table)
   const vacuum = snapshot.vacuums.find(v => v.relname === row?.relname && v.schemaname === row?.schemaname) ?? null
   return {

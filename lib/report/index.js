@@ -1,4 +1,4 @@
-import { UsageError } from '../cli/usage-error.js'
+import { UsageError } from '../errors.js'
 import { writeReport } from './render.js'
 
 export { renderReport, writeReport, buildReport } from './render.js'

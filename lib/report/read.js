@@ -1,6 +1,6 @@
 import { readFile, readdir, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { UsageError } from '../cli/usage-error.js'
+import { UsageError } from '../errors.js'
 
 // Reads what the recorder and the experiment runner wrote: run directories
 // (run.json, samples.ndjson, events.ndjson, summary.json) and experiment
@@ -65,6 +65,7 @@ import { UsageError } from '../cli/usage-error.js'
  * @property {string} [label]
  * @property {string} [target]      the server's URL, without secrets
  * @property {string} [mix]
+ * @property {string[]} [types]    the workload's request types, in its order
  * @property {string} [t0]
  */
 

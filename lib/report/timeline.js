@@ -1,5 +1,3 @@
-import { REQUEST_TYPES } from '../config/mix.js'
-
 // Turns a run's samples into points on its time axis: seconds relative to
 // the run's t0, rates per second, and the per-second figures the charts and
 // the phase comparison share.
@@ -87,8 +85,8 @@ export function timeline (run) {
 }
 
 /**
- * Request types in the samples that completed at least one request, known
- * types in their usual order first.
+ * Request types in the samples that completed at least one request, in the
+ * order the workload declares them (run.json's types), others after them.
  * @param {import('./read.js').RunData[]} runs
  * @returns {string[]}
  */
@@ -101,8 +99,9 @@ export function activeTypes (runs) {
       }
     }
   }
-  const known = REQUEST_TYPES.filter(type => seen.has(type))
-  return [...known, ...[...seen].filter(type => !known.includes(/** @type {any} */ (type))).sort()]
+  const declared = runs.find(run => Array.isArray(run.info.types))?.info.types ?? []
+  const known = declared.filter(type => seen.has(type))
+  return [...known, ...[...seen].filter(type => !known.includes(type)).sort()]
 }
 
 /**

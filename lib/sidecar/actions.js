@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks'
 import pg from 'pg'
-import { UsageError } from '../cli/usage-error.js'
+import { UsageError } from '../errors.js'
 import { errorMessage } from '../generator/connection.js'
 import { quoteTable } from './table-name.js'
 

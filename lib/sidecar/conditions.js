@@ -1,5 +1,5 @@
 import { statfs } from 'node:fs/promises'
-import { UsageError } from '../cli/usage-error.js'
+import { UsageError } from '../errors.js'
 import { parseQuantity } from './durations.js'
 
 // What a condition can look at. Table metrics read the stats collector's

@@ -1,4 +1,4 @@
-import { UsageError } from '../cli/usage-error.js'
+import { UsageError } from '../errors.js'
 
 const UNITS = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 }
 

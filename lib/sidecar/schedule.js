@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import YAML from 'yaml'
-import { UsageError } from '../cli/usage-error.js'
+import { UsageError } from '../errors.js'
 import { ACTIONS, actionSql } from './actions.js'
 import { parseOffset } from './durations.js'
 import { parseCondition } from './conditions.js'

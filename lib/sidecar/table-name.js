@@ -1,4 +1,4 @@
-import { UsageError } from '../cli/usage-error.js'
+import { UsageError } from '../errors.js'
 
 /**
  * A table name as SQL: "name" or "schema"."name", quoted; anything else is

@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { existsSync } from 'node:fs'
 import path from 'node:path'
-import { RuntimeError, UsageError } from '../cli/usage-error.js'
+import { RuntimeError, UsageError } from '../errors.js'
 import { runTool } from './run-tool.js'
 
 // Snapshots as copies of the data directory, kept beside it in

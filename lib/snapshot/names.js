@@ -1,4 +1,4 @@
-import { UsageError } from '../cli/usage-error.js'
+import { UsageError } from '../errors.js'
 
 /**
  * Snapshot names become ZFS snapshot names and directory names.

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { RuntimeError } from '../cli/usage-error.js'
+import { RuntimeError } from '../errors.js'
 
 /**
  * Runs a system tool and returns its stdout; a failure becomes one line

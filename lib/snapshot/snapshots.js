@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { RuntimeError, UsageError } from '../cli/usage-error.js'
+import { RuntimeError, UsageError } from '../errors.js'
 import { EmbeddedServer } from '../embedded/server.js'
 import { resolveProfile } from '../embedded/profile.js'
 import { CopyDriver } from './copy-driver.js'

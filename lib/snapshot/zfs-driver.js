@@ -1,5 +1,5 @@
 import { realpath } from 'node:fs/promises'
-import { RuntimeError, UsageError } from '../cli/usage-error.js'
+import { RuntimeError, UsageError } from '../errors.js'
 import { runTool } from './run-tool.js'
 
 export const LAB_PROPERTY = 'pgloadgen:lab'

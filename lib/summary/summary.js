@@ -1,4 +1,3 @@
-import { REQUEST_TYPES } from '../config/mix.js'
 import { LogHistogram } from '../metrics/log-histogram.js'
 
 /**
@@ -6,6 +5,7 @@ import { LogHistogram } from '../metrics/log-histogram.js'
  * @property {import('../metrics/request-stats.js').RequestStats} stats
  * @property {number} elapsedS
  * @property {string} workload
+ * @property {string} [protocol]       -M
  * @property {number} concurrency
  * @property {number} [finalConcurrency]  when changed while running
  * @property {string} target            without secrets
@@ -31,10 +31,10 @@ export function buildSummary (input) {
   const requests = {}
   let done = 0
   const all = new LogHistogram()
-  for (let i = 0; i < REQUEST_TYPES.length; i++) {
+  for (let i = 0; i < stats.types.length; i++) {
     done += stats.done[i]
     all.add(stats.latency[i])
-    requests[REQUEST_TYPES[i]] = {
+    requests[stats.types[i]] = {
       started: stats.started[i],
       done: stats.done[i],
       failed: stats.failed[i],
@@ -47,6 +47,7 @@ export function buildSummary (input) {
   return {
     elapsed_s: round(elapsedS, 3),
     workload: input.workload,
+    protocol: input.protocol ?? 'prepared',
     concurrency: input.concurrency,
     final_concurrency: input.finalConcurrency ?? input.concurrency,
     mix: input.mix,

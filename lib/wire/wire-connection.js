@@ -1,221 +1,201 @@
-import net from 'node:net'
-import { readFile } from 'node:fs/promises'
-import tls from 'node:tls'
 import { MessageWriter } from './writer.js'
-import { ScramClient, md5Password } from './scram.js'
 import { parseConnectionString } from './connection-config.js'
+import { startSession } from './startup.js'
+import { SYNC_MESSAGE, TERMINATE, writeExtended, writeQuery } from './frontend-messages.js'
+import { ConnectionLostError, ServerError } from './errors.js'
+import { errorFields, tagCommand, tagRowCount } from './backend-messages.js'
+import { COPY, EXTENDED, Operation, SIMPLE, SIMPLE_MANY, SYNC } from './operation.js'
+import { OperationQueue } from './operation-queue.js'
+import { FrameReader } from './frame-reader.js'
+import { inlineParams } from './literals.js'
+import { drained, startCopyIn } from './copy.js'
+
+export { ConnectionLostError, PipelineAbortedError, ServerError } from './errors.js'
+export { copyTextRow, copyTextValue } from './copy.js'
 
 /**
  * @typedef {object} Statement
  * @property {string} name   '' for an unnamed statement, parsed at every use
  * @property {string} text
  */
+/** @typedef {import('./operation.js').WireResult} WireResult */
+/** @typedef {string | number | bigint | boolean | null} Param */
+/** @typedef {'prepared' | 'extended' | 'simple'} Protocol */
+/** @typedef {{ rows?: boolean, sync?: boolean }} RunOptions */
 
-/**
- * What a statement came back with: its row count from the command tag and
- * the first column of its first row, as text.
- * @typedef {object} WireResult
- * @property {number} rowCount
- * @property {string | null} first
- */
+const PROTOCOLS = ['prepared', 'extended', 'simple']
 
-/** An error from the server, with its SQLSTATE in code. */
-export class ServerError extends Error {
-  /** @param {Record<string, string>} fields */
-  constructor (fields) {
-    super(fields.M ?? 'unknown server error')
-    this.name = 'ServerError'
-    this.code = fields.C
-    this.severity = fields.V ?? fields.S
-  }
-}
-
-/** The connection failed: no SQLSTATE, like a socket error. */
-export class ConnectionLostError extends Error {
-  /** @param {string} message */
-  constructor (message) {
-    super(message)
-    this.name = 'ConnectionLostError'
-  }
-}
-
-class Operation {
-  /**
-   * @param {(result: WireResult) => void} resolve
-   * @param {(err: Error) => void} reject
-   * @param {string} parsedName  name of a statement this operation parses, if any
-   */
-  constructor (resolve, reject, parsedName) {
-    this.resolve = resolve
-    this.reject = reject
-    this.parsedName = parsedName
-    this.parseOk = false
-    this.rowCount = 0
-    /** @type {string | null} */
-    this.first = null
-    this.rows = 0
-    /** @type {Error | null} */
-    this.error = null
-  }
-}
-
-const SSL_REQUEST_CODE = 80877103
-const PROTOCOL_3 = 196608
-
-// A minimal PostgreSQL wire-protocol client for the generator's hot path:
-// prepared statements in the extended protocol with text parameters, any
-// number of statements in flight (pipelining), and one socket write per
-// batch. It reads only what the generator needs from the replies (row count
-// and the first value). node-postgres remains the client everywhere else.
+// A minimal PostgreSQL wire-protocol client for the generator's hot path and
+// for pgbench scripts: statements in the extended protocol (prepared once per
+// connection, or unnamed every time) or the simple one, with text
+// parameters, any number of statements in flight (pipelining), one socket
+// write per batch, and COPY FROM STDIN. It reads only what the caller asks
+// for of the replies: the row count and the first value, or every row.
 export class WireConnection {
   /**
    * @param {string} connectionString
-   * @param {{ applicationName?: string, connectTimeoutMs?: number }} [options]
+   * @param {{ applicationName?: string, connectTimeoutMs?: number, protocol?: Protocol }} [options]
    * @returns {Promise<WireConnection>}
    */
-  static async connect (connectionString, { applicationName = 'pgloadgen', connectTimeoutMs = 5000 } = {}) {
+  static async connect (connectionString, { applicationName = 'pgloadgen', connectTimeoutMs = 5000, protocol = 'prepared' } = {}) {
+    if (!PROTOCOLS.includes(protocol)) throw new Error(`unknown query protocol "${protocol}": expected prepared, extended or simple`)
     const config = parseConnectionString(connectionString, applicationName)
-    const connection = new WireConnection()
-    await connection.open(config, connectTimeoutMs)
+    const connection = new WireConnection(protocol)
+    await startSession(connection, config, connectTimeoutMs)
     return connection
   }
 
-  constructor () {
-    /** @type {net.Socket | tls.TLSSocket | null} */
+  /** @param {Protocol} [protocol] */
+  constructor (protocol = 'prepared') {
+    /** @type {Protocol} how run() sends statements */
+    this.protocol = protocol
+    this.simple = protocol === 'simple'
+    this.namedStatements = protocol === 'prepared'
+    /** @type {'I' | 'T' | 'E'} the last ReadyForQuery's: idle, in a transaction, in a failed one */
+    this.transactionStatus = 'I'
+    /** @type {import('node:net').Socket | import('node:tls').TLSSocket | null} */
     this.socket = null
     this.writer = new MessageWriter()
-    /** @type {Operation[]} */
-    this.operations = []
-    /** @type {Set<string>} */
-    this.prepared = new Set()
+    this.queue = new OperationQueue()
+    this.reader = new FrameReader(this)
     this.corked = 0
+    this.pipelineOpen = false // runs were sent without a Sync after them
+    this.copying = false
     this.broken = false
-    /** @type {Buffer | null} */
-    this.remainder = null
     /** @type {((err?: Error) => void) | null} startup completion */
     this.onReady = null
-    /** @type {ScramClient | null} */
-    this.scram = null
-    /** @type {import('./connection-config.js').WireConfig | null} */
-    this.config = null
+    /** @type {import('./authentication.js').Authenticator | null} */
+    this.authenticator = null
   }
 
   /**
-   * @param {import('./connection-config.js').WireConfig} config
-   * @param {number} timeoutMs
-   */
-  async open (config, timeoutMs) {
-    this.config = config
-    const timedOut = new ConnectionLostError(`timeout after ${timeoutMs} ms connecting to ${config.host}:${config.port}`)
-    // The timer covers every step: TCP connect, TLS, authentication.
-    const timer = setTimeout(() => {
-      pendingSocket?.destroy(timedOut)
-      this.fail(timedOut)
-    }, timeoutMs)
-    /** @type {net.Socket | null} */
-    let pendingSocket = null
-    try {
-      let socket = await rawConnect(config, (s) => { pendingSocket = s })
-      this.socket = socket
-      if (config.sslmode !== 'disable' && config.sslmode !== 'allow') socket = await this.startTls(socket, config)
-      this.socket = socket
-      socket.setNoDelay(true)
-      socket.setKeepAlive(true, 15000)
-      socket.on('data', chunk => this.onData(chunk))
-      socket.on('error', err => this.fail(new ConnectionLostError(err.message || /** @type {any} */ (err).code || 'socket error')))
-      socket.on('close', () => this.fail(new ConnectionLostError('connection closed by the server')))
-      await new Promise((resolve, reject) => {
-        this.onReady = (err) => err ? reject(err) : resolve(undefined)
-        this.sendStartup(config)
-      })
-    } catch (err) {
-      this.destroy()
-      throw err
-    } finally {
-      clearTimeout(timer)
-    }
-  }
-
-  /**
-   * @param {net.Socket} socket
-   * @param {import('./connection-config.js').WireConfig} config
-   * @returns {Promise<net.Socket | tls.TLSSocket>}
-   */
-  async startTls (socket, config) {
-    const request = Buffer.alloc(8)
-    request.writeInt32BE(8, 0)
-    request.writeInt32BE(SSL_REQUEST_CODE, 4)
-    const answer = await new Promise((resolve, reject) => {
-      socket.once('data', chunk => resolve(String.fromCharCode(chunk[0])))
-      socket.once('error', reject)
-      socket.write(request)
-    })
-    if (answer !== 'S') {
-      if (config.sslmode === 'prefer') return socket
-      throw new ConnectionLostError('the server does not support SSL')
-    }
-    const options = await tlsOptions(config)
-    return new Promise((resolve, reject) => {
-      // host is what verify-full checks the certificate against; without it
-      // Node would check the name "localhost". SNI takes names only.
-      const secure = tls.connect({ socket, host: config.host, servername: net.isIP(config.host) ? undefined : config.host, ...options }, () => resolve(secure))
-      secure.once('error', err => reject(new ConnectionLostError(`SSL: ${err.message}`)))
-    })
-  }
-
-  /** @param {import('./connection-config.js').WireConfig} config */
-  sendStartup (config) {
-    const w = this.writer
-    const at = w.length
-    w.int32(0)
-    w.int32(PROTOCOL_3)
-    for (const [key, value] of [['user', config.user], ['database', config.database], ['application_name', config.applicationName], ['client_encoding', 'UTF8']]) {
-      w.cstring(key)
-      w.cstring(value)
-    }
-    w.buffer[w.length++] = 0
-    w.buffer.writeInt32BE(w.length - at, at)
-    this.flush()
-  }
-
-  /**
-   * Sends a statement (parsing it first on this connection if needed).
+   * Sends a statement as the connection's protocol says: in 'prepared', a
+   * named statement is parsed once per connection; in 'extended', every run
+   * parses the unnamed statement; in 'simple', the parameters are written
+   * into the text as literals and it goes as one Query (a text of several
+   * statements resolves with the last one's command and row count).
+   * With rows, the result carries the column names and every row; without,
+   * only the row count and the first value are read.
+   * With sync false, no Sync follows: the run settles when a later Sync
+   * (sync(), or a run with sync) is answered. If a statement of such a
+   * pipeline fails, the server skips the rest up to the Sync: they reject
+   * with PipelineAbortedError.
    * @param {Statement} statement
-   * @param {ReadonlyArray<string | number | null>} params
+   * @param {ReadonlyArray<Param>} params
+   * @param {RunOptions} [options]
    * @returns {Promise<WireResult>}
    */
-  run (statement, params) {
-    if (this.broken) return Promise.reject(new ConnectionLostError('connection is closed'))
-    const w = this.writer
+  run (statement, params, options) {
+    if (this.broken || this.copying) return this.unavailable()
+    let rows = false
+    let sync = true
+    if (options !== undefined) {
+      rows = options.rows === true
+      sync = options.sync !== false
+    }
+    if (this.simple) {
+      if (!sync) return Promise.reject(new Error('a pipeline (sync: false) needs the extended query protocol, not simple'))
+      let text
+      try {
+        text = inlineParams(statement, params)
+      } catch (err) {
+        return Promise.reject(err)
+      }
+      return this.query(text, SIMPLE, rows, null)
+    }
+    const name = this.namedStatements ? statement.name : ''
+    const prepared = this.queue.prepared
     let parsedName = ''
-    if (statement.name === '' || !this.prepared.has(statement.name)) {
-      const parse = w.begin(0x50) // P
-      w.cstring(statement.name)
-      w.cstring(statement.text)
-      w.int16(0)
-      w.end(parse)
-      if (statement.name !== '') {
-        this.prepared.add(statement.name)
-        parsedName = statement.name
+    let text = null
+    if (name === '' || !prepared.has(name)) {
+      text = statement.text
+      if (name !== '') {
+        prepared.add(name)
+        parsedName = name
       }
     }
-    const bind = w.begin(0x42) // B
-    w.cstring('')
-    w.cstring(statement.name)
-    w.int16(0)
-    w.int16(params.length)
-    for (let i = 0; i < params.length; i++) w.param(params[i])
-    w.int16(0)
-    w.end(bind)
-    const execute = w.begin(0x45) // E
-    w.cstring('')
-    w.int32(0)
-    w.end(execute)
-    w.end(w.begin(0x53)) // S
+    writeExtended(this.writer, name, text, params, rows, sync)
+    this.pipelineOpen = !sync
     return new Promise((resolve, reject) => {
-      this.operations.push(new Operation(resolve, reject, parsedName))
+      this.queue.push(new Operation(resolve, reject, EXTENDED, sync, parsedName, rows))
       if (this.corked === 0) this.flush()
     })
+  }
+
+  /**
+   * Sends a Sync: the runs sent without one settle when it is answered.
+   * @returns {Promise<void>}
+   */
+  sync () {
+    if (this.broken || this.copying) return this.unavailable()
+    this.writer.bytes(SYNC_MESSAGE)
+    this.pipelineOpen = false
+    return new Promise((resolve, reject) => {
+      this.queue.push(new Operation(resolve, reject, SYNC, true, '', false))
+      if (this.corked === 0) this.flush()
+    })
+  }
+
+  /**
+   * Sends text (any number of statements separated by ';') as one
+   * simple-protocol Query. Resolves with a result per statement; rejects
+   * with the first statement's error, where the server stops.
+   * @param {string} text
+   * @param {{ rows?: boolean }} [options]
+   * @returns {Promise<WireResult[]>}
+   */
+  simpleQuery (text, options) {
+    if (this.broken || this.copying) return this.unavailable()
+    return this.query(text, SIMPLE_MANY, options?.rows === true, null)
+  }
+
+  /**
+   * Runs a COPY … FROM STDIN, sending the source's chunks (strings as
+   * UTF-8) as the data: text, CSV or binary, as the statement says. Resolves
+   * with rowCount the rows copied. When the source throws, the COPY is
+   * failed and the promise rejects with the source's error; the connection
+   * stays usable.
+   * @param {string} sql
+   * @param {Iterable<Buffer | string> | AsyncIterable<Buffer | string>} source
+   * @returns {Promise<WireResult>}
+   */
+  async copyFrom (sql, source) {
+    if (this.broken) return this.unavailable()
+    if (this.copying || this.queue.length > 0 || this.writer.length > 0) {
+      throw new Error('copyFrom needs the connection to itself: other operations are in flight on it')
+    }
+    this.copying = true
+    try {
+      return await this.query(sql, COPY, false, source)
+    } finally {
+      this.copying = false
+    }
+  }
+
+  /**
+   * @param {string} text
+   * @param {number} kind  SIMPLE, SIMPLE_MANY or COPY
+   * @param {boolean} rows
+   * @param {Iterable<Buffer | string> | AsyncIterable<Buffer | string> | null} copySource
+   * @returns {Promise<any>}
+   */
+  query (text, kind, rows, copySource) {
+    if (this.pipelineOpen) return Promise.reject(new Error('a pipeline is open on this connection: sync() it before a simple-protocol query'))
+    if (text.includes('\0')) return Promise.reject(new TypeError('a query cannot hold a NUL character'))
+    writeQuery(this.writer, text)
+    return new Promise((resolve, reject) => {
+      const op = new Operation(resolve, reject, kind, true, '', rows)
+      op.copySource = copySource
+      this.queue.push(op)
+      // a COPY has the connection to itself: nothing is batched with it
+      if (this.corked === 0 || kind === COPY) this.flush()
+    })
+  }
+
+  /** @returns {Promise<never>} */
+  unavailable () {
+    if (this.broken) return Promise.reject(new ConnectionLostError('connection is closed'))
+    return Promise.reject(new Error('a COPY is in progress on this connection'))
   }
 
   /** Holds writes until uncork, so that a batch leaves in one write. */
@@ -232,131 +212,86 @@ export class WireConnection {
     this.socket.write(this.writer.take())
   }
 
-  /** @param {Buffer} chunk */
-  onData (chunk) {
-    let buf = chunk
-    if (this.remainder) {
-      buf = Buffer.concat([this.remainder, chunk])
-      this.remainder = null
-    }
-    let offset = 0
-    while (buf.length - offset >= 5) {
-      const length = buf.readInt32BE(offset + 1)
-      const end = offset + 1 + length
-      if (end > buf.length) break
-      this.handle(buf[offset], buf, offset + 5, end)
-      offset = end
-    }
-    if (offset < buf.length) this.remainder = buf.subarray(offset)
+  /**
+   * Writes buffer; a promise when the socket's buffer is full, which
+   * settles once it has drained (for COPY's back-pressure).
+   * @param {Buffer} buffer
+   * @returns {Promise<void> | undefined}
+   */
+  write (buffer) {
+    const socket = this.socket
+    if (socket === null || this.broken) return undefined
+    return socket.write(buffer) ? undefined : drained(socket)
   }
 
   /**
+   * Writes buffers in one system call (corked), without joining them.
+   * @param {Buffer[]} buffers
+   * @returns {Promise<void> | undefined}  as write
+   */
+  writeAll (buffers) {
+    const socket = this.socket
+    if (socket === null || this.broken) return undefined
+    socket.cork()
+    let room = true
+    for (const buffer of buffers) room = socket.write(buffer)
+    socket.uncork()
+    return room ? undefined : drained(socket)
+  }
+
+  /**
+   * One backend message (see FrameReader).
    * @param {number} type
    * @param {Buffer} buf
    * @param {number} start  first byte of the body
    * @param {number} end
    */
   handle (type, buf, start, end) {
-    const op = this.operations[0]
     switch (type) {
       case 0x44: // D DataRow
-        if (op && op.rows++ === 0 && buf.readInt16BE(start) > 0) {
-          const length = buf.readInt32BE(start + 2)
-          op.first = length < 0 ? null : buf.toString('utf8', start + 6, start + 6 + length)
-        }
+        this.queue.dataRow(buf, start)
         break
-      case 0x43: // C CommandComplete: the row count is the tag's last word
-        if (op) op.rowCount = tagRowCount(buf, start, end - 1)
-        break
-      case 0x31: // 1 ParseComplete
-        if (op) op.parseOk = true
+      case 0x43: // C CommandComplete
+        this.queue.complete(tagRowCount(buf, start, end - 1), tagCommand(buf, start, end - 1))
         break
       case 0x5a: // Z ReadyForQuery
-        if (this.onReady) {
-          const ready = this.onReady
-          this.onReady = null
-          ready()
-        } else if (op) {
-          this.operations.shift()
-          if (op.error) {
-            if (op.parsedName && !op.parseOk) this.prepared.delete(op.parsedName)
-            op.reject(op.error)
-          } else {
-            op.resolve(op)
-          }
-        }
+        this.transactionStatus = buf[start] === 0x49 ? 'I' : buf[start] === 0x54 ? 'T' : 'E'
+        if (this.onReady) this.startupDone()
+        else this.queue.ready()
+        break
+      case 0x31: // 1 ParseComplete
+        this.queue.parseComplete()
+        break
+      case 0x49: // I EmptyQueryResponse
+        this.queue.complete(0, '')
+        break
+      case 0x54: // T RowDescription
+        this.queue.rowDescription(buf, start)
         break
       case 0x45: { // E ErrorResponse
         const error = new ServerError(errorFields(buf, start, end))
-        if (this.onReady) {
-          const ready = this.onReady
-          this.onReady = null
-          ready(error)
-        } else if (op && !op.error) {
-          op.error = error
-        }
+        if (this.onReady) this.startupDone(error)
+        else this.queue.error(error)
         break
       }
-      case 0x52: // R Authentication*
-        this.authenticate(buf.readInt32BE(start), buf, start + 4, end).catch(err => this.fail(err))
+      case 0x47: // G CopyInResponse
+        startCopyIn(this, this.queue.current())
         break
-      default: // S ParameterStatus, K BackendKeyData, N Notice, 2 BindComplete, n NoData, …
+      case 0x52: { // R Authentication*
+        const authenticator = /** @type {import('./authentication.js').Authenticator} */ (this.authenticator)
+        authenticator.respond(buf.readInt32BE(start), buf, start + 4, end, this.writer)
+          .then(answered => { if (answered) this.flush() }, err => this.fail(err))
+        break
+      }
+      default: // S ParameterStatus, K BackendKeyData, N Notice, 2 BindComplete, n NoData, COPY TO's messages, …
     }
   }
 
-  /**
-   * @param {number} code
-   * @param {Buffer} buf
-   * @param {number} start
-   * @param {number} end
-   */
-  async authenticate (code, buf, start, end) {
-    const config = /** @type {import('./connection-config.js').WireConfig} */ (this.config)
-    const password = () => {
-      if (config.password === null) throw new ConnectionLostError(`the server asks for a password for user "${config.user}" and none was given`)
-      return config.password
-    }
-    const w = this.writer
-    switch (code) {
-      case 0: // AuthenticationOk
-        return
-      case 3: { // cleartext
-        const at = w.begin(0x70)
-        w.cstring(password())
-        w.end(at)
-        return this.flush()
-      }
-      case 5: { // MD5
-        const at = w.begin(0x70)
-        w.cstring(md5Password(config.user, password(), buf.subarray(start, start + 4)))
-        w.end(at)
-        return this.flush()
-      }
-      case 10: { // SASL
-        const mechanisms = buf.toString('utf8', start, end).split('\0')
-        if (!mechanisms.includes('SCRAM-SHA-256')) throw new ConnectionLostError(`unsupported SASL mechanisms: ${mechanisms.filter(Boolean).join(', ')}`)
-        this.scram = new ScramClient(password())
-        const initial = this.scram.initialResponse()
-        const at = w.begin(0x70)
-        w.cstring('SCRAM-SHA-256')
-        w.int32(initial.length)
-        w.bytes(initial)
-        w.end(at)
-        return this.flush()
-      }
-      case 11: { // SASLContinue
-        const scram = /** @type {ScramClient} */ (this.scram)
-        const final = await scram.respond(buf.toString('utf8', start, end))
-        const at = w.begin(0x70)
-        w.bytes(final)
-        w.end(at)
-        return this.flush()
-      }
-      case 12: // SASLFinal
-        return /** @type {ScramClient} */ (this.scram).verify(buf.toString('utf8', start, end))
-      default:
-        throw new ConnectionLostError(`unsupported authentication method (code ${code})`)
-    }
+  /** @param {Error} [err] */
+  startupDone (err) {
+    const ready = /** @type {(err?: Error) => void} */ (this.onReady)
+    this.onReady = null
+    ready(err)
   }
 
   /**
@@ -367,14 +302,8 @@ export class WireConnection {
   fail (err) {
     if (!this.broken) {
       this.broken = true
-      if (this.onReady) {
-        const ready = this.onReady
-        this.onReady = null
-        ready(err)
-      }
-      const operations = this.operations
-      this.operations = []
-      for (const op of operations) op.reject(op.error ?? err)
+      if (this.onReady) this.startupDone(err)
+      this.queue.failAll(err)
     }
     this.socket?.destroy()
   }
@@ -386,88 +315,12 @@ export class WireConnection {
     this.broken = true
     await new Promise(resolve => {
       socket.once('close', resolve)
-      socket.end(Buffer.from([0x58, 0, 0, 0, 4])) // X Terminate
+      socket.end(TERMINATE)
       setTimeout(() => socket.destroy(), 1000).unref()
     })
   }
 
   destroy () {
     this.fail(new ConnectionLostError('connection closed by the client'))
-  }
-}
-
-/**
- * @param {import('./connection-config.js').WireConfig} config
- * @param {(socket: net.Socket) => void} created  lets the caller time the attempt out
- * @returns {Promise<net.Socket>}
- */
-function rawConnect (config, created) {
-  return new Promise((resolve, reject) => {
-    const socket = config.host.startsWith('/')
-      ? net.connect({ path: `${config.host}/.s.PGSQL.${config.port}` })
-      : net.connect({ host: config.host, port: config.port })
-    created(socket)
-    socket.once('connect', () => {
-      socket.removeListener('error', reject)
-      resolve(socket)
-    })
-    socket.once('error', (err) => reject(err instanceof ConnectionLostError ? err : new ConnectionLostError(err.message || /** @type {any} */ (err).code || 'connect failed')))
-  })
-}
-
-/**
- * Parses the trailing number of a command tag ("INSERT 0 1", "UPDATE 3").
- * @param {Buffer} buf
- * @param {number} start
- * @param {number} end  index of the terminating zero
- */
-function tagRowCount (buf, start, end) {
-  let n = 0
-  let scale = 1
-  for (let i = end - 1; i >= start; i--) {
-    const c = buf[i]
-    if (c < 0x30 || c > 0x39) break
-    n += (c - 0x30) * scale
-    scale *= 10
-  }
-  return n
-}
-
-/**
- * @param {Buffer} buf
- * @param {number} start
- * @param {number} end
- * @returns {Record<string, string>}
- */
-function errorFields (buf, start, end) {
-  /** @type {Record<string, string>} */
-  const fields = {}
-  let i = start
-  while (i < end && buf[i] !== 0) {
-    const code = String.fromCharCode(buf[i])
-    const stop = buf.indexOf(0, i + 1)
-    fields[code] = buf.toString('utf8', i + 1, stop)
-    i = stop + 1
-  }
-  return fields
-}
-
-/**
- * libpq's meaning of each sslmode: prefer and require encrypt without
- * checking the server, unless require is given a root certificate, which
- * makes it verify-ca; verify-ca checks the chain, verify-full the host name
- * too.
- * @param {import('./connection-config.js').WireConfig} config
- * @returns {Promise<tls.ConnectionOptions>}
- */
-async function tlsOptions (config) {
-  const [ca, cert, key] = await Promise.all([config.sslrootcert, config.sslcert, config.sslkey].map(file => file ? readFile(file) : undefined))
-  const verifyChain = config.sslmode === 'verify-ca' || config.sslmode === 'verify-full' || (config.sslmode === 'require' && ca !== undefined)
-  return {
-    ...(ca && { ca }),
-    ...(cert && { cert }),
-    ...(key && { key }),
-    rejectUnauthorized: verifyChain,
-    checkServerIdentity: config.sslmode === 'verify-full' ? tls.checkServerIdentity : () => undefined
   }
 }

@@ -1,16 +1,15 @@
-import { readSql } from './workload.js'
-
 // Serialises schema changes of concurrent generators on one database.
 const SCHEMA_LOCK_KEY = 0x70676c67 // "pglg"
 
 /**
  * Creates what is missing of the workload's schema; with reset, drops it first.
  * @param {import('pg').Client} client
- * @param {import('./workload.js').Workload} workload
+ * @param {import('./contract.js').Workload} workload
  * @param {{ reset?: boolean }} [options]
  */
 export async function prepareSchema (client, workload, { reset = false } = {}) {
-  const sql = (reset ? await readSql(workload.dropFile) : '') + await readSql(workload.schemaFile)
+  const sql = (reset ? workload.dropSql ?? '' : '') + (workload.schemaSql ?? '')
+  if (sql.trim() === '') return
   await client.query('BEGIN')
   try {
     await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK_KEY])
@@ -23,11 +22,12 @@ export async function prepareSchema (client, workload, { reset = false } = {}) {
 }
 
 /**
+ * The highest id of a dense-id table.
  * @param {import('pg').Client} client
- * @param {import('./workload.js').Workload} workload
+ * @param {string} table
  * @returns {Promise<number>}
  */
-export async function readMaxId (client, workload) {
-  const result = await client.query(`SELECT max(id) AS max FROM ${workload.table}`)
+export async function readMaxId (client, table) {
+  const result = await client.query(`SELECT max(id) AS max FROM ${table}`)
   return Number(result.rows[0].max ?? 0)
 }

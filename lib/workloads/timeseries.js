@@ -1,4 +1,4 @@
-import { defineWorkload } from './workload.js'
+import { denseTableWorkload } from './dense-table.js'
 
 // Hosts seeded by schema/timeseries.sql.
 const HOSTS = 100
@@ -12,10 +12,13 @@ const withUsages = (first) => [first, usage(), usage(), usage(), usage(), usage(
 // Points of the Time Series Benchmark Suite's cpu-only shape: an insert is a
 // new point for a random host at the current time, an update a late
 // correction of an existing point's values.
-export const timeseries = defineWorkload({
+export default denseTableWorkload({
   name: 'timeseries',
+  description: 'single-row inserts of TSBS cpu-only points (100 hosts, ten usage metrics) into cpu',
   table: 'cpu',
   prefix: 'ts',
+  schema: new URL('../../schema/timeseries.sql', import.meta.url),
+  drop: new URL('../../schema/timeseries.drop.sql', import.meta.url),
   insertSql: `INSERT INTO cpu (time, tags_id, ${METRICS.join(', ')}) VALUES (now(), $1, ${METRICS.map((_, i) => `$${i + 2}`).join(', ')}) RETURNING id`,
   newRow: () => withUsages(1 + Math.floor(Math.random() * HOSTS)),
   updateSql: `UPDATE cpu SET ${METRICS.map((m, i) => `${m} = $${i + 2}`).join(', ')} WHERE id = $1`,

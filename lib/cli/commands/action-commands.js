@@ -5,7 +5,7 @@ import { chooseUrl, openTarget } from '../target.js'
 import { withTarget, DEFAULT_EVENTS_FILE } from '../target-options.js'
 
 /**
- * @typedef {(args: any, io: { log: import('../../log.js').Logger, stdout: { write: (s: string) => unknown } }) => Promise<number>} CommandRun
+ * @typedef {(args: any, io: { log: import('../../log.js').Logger, stdout: { write: (s: string) => unknown }, argv?: readonly string[] }) => Promise<number>} CommandRun
  * @typedef {{ command: string, describe: string, builder: (y: import('yargs').Argv) => import('yargs').Argv, run: CommandRun }} CommandModule
  */
 

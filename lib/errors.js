@@ -1,3 +1,5 @@
+// The errors of the whole program, by what the user can do about them.
+
 // Errors the user can fix by changing the command line. The CLI prints their
 // message on one line and exits 2 before anything touches a database.
 export class UsageError extends Error {

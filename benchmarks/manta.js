@@ -1,0 +1,112 @@
+// The original experiment's mix, pgloadgen against pgbench running the same
+// statements as weighted scripts, and the cost of polling the statistics.
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import pg from 'pg'
+import { loadWorkload } from '../lib/workloads/index.js'
+import { prepareSchema, readMaxId } from '../lib/workloads/schema.js'
+import { runPgbench, mantaScripts } from './pgbench.js'
+import { spread } from './stats.js'
+
+const CLI = fileURLToPath(new URL('../bin/pgloadgen.js', import.meta.url))
+// pgbench cannot send the error probe, so neither side does here.
+const WEIGHTS = { insert_row: 60, read_row: 20, update_row: 18, fetch_max: 1 }
+export const MANTA_MIX = Object.entries(WEIGHTS).map(([t, w]) => `${t}=${w}`).join(',')
+
+/**
+ * @typedef {object} MantaOptions
+ * @property {string} url
+ * @property {boolean} reset       empty the table first (the bench's own server)
+ * @property {number} concurrency
+ * @property {number} durationS
+ * @property {number} rounds
+ * @property {boolean} statsCompare
+ * @property {import('../lib/log.js').Logger} log
+ */
+
+/** @param {MantaOptions} options */
+export async function compareManta ({ url, reset, concurrency, durationS, rounds, statsCompare, log }) {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    // The bench's own server starts from an empty table every time, so that
+    // figures of two runs compare; a server given by URL is left as it is.
+    await prepareSchema(client, await loadWorkload('manta'), { reset })
+    /** @param {string[]} extra */
+    const generator = (extra) => runGenerator(url, [...extra, '-c', String(concurrency), '-d', String(durationS)])
+    // One uncounted run first: a cold cache and a table without rows would
+    // fall on the first pair.
+    await generator(['--no-pg-stats'])
+    const pairs = []
+    for (let round = 1; round <= rounds; round++) {
+      // A B, then B A: the order alternates too, so that a drift within a
+      // round does not always favour the same side.
+      const bench = async () => runPgbench({ url, concurrency, durationS, scripts: mantaScripts({ maxId: await readMaxId(client, 'test_table'), weights: WEIGHTS }) })
+      let ours, theirs
+      if (round % 2 === 1) {
+        ours = await generator(['--no-pg-stats'])
+        theirs = await bench()
+      } else {
+        theirs = await bench()
+        ours = await generator(['--no-pg-stats'])
+      }
+      const ratio = ours.throughput / theirs.throughput
+      log.info(`manta round ${round}/${rounds}: pgloadgen ${ours.throughput} req/s, pgbench ${theirs.throughput.toFixed(1)} req/s, ratio ${ratio.toFixed(3)}`)
+      pairs.push({ ours, theirs, ratio })
+    }
+    // The stats collector polling every second against none at all, A B A B:
+    // its cost on the generator's throughput and p99.
+    const statsPairs = []
+    for (let round = 1; statsCompare && round <= rounds; round++) {
+      const withStats = await generator(['--stats-interval', '1'])
+      const without = await generator(['--no-pg-stats'])
+      log.info(`stats round ${round}/${rounds}: with 1 s polling ${withStats.throughput} req/s (p99 ${withStats.latency_us.p99} µs), without ${without.throughput} req/s (p99 ${without.latency_us.p99} µs)`)
+      statsPairs.push({ withStats, without })
+    }
+    return {
+      mix: MANTA_MIX,
+      ratio: spread(pairs.map(p => p.ratio)),
+      pgloadgen: {
+        throughput: spread(pairs.map(p => p.ours.throughput)),
+        cpu_us_per_request: spread(pairs.map(p => p.ours.process.cpu_us_per_request)),
+        peak_rss_bytes: Math.max(...pairs.map(p => p.ours.process.peak_rss_bytes)),
+        latency_us: { p50: spread(pairs.map(p => p.ours.latency_us.p50)), p99: spread(pairs.map(p => p.ours.latency_us.p99)) }
+      },
+      pgbench: {
+        throughput: spread(pairs.map(p => p.theirs.throughput)),
+        cpu_us_per_request: pairs.every(p => p.theirs.process) ? spread(pairs.map(p => p.theirs.process?.us_per_request ?? 0)) : null,
+        peak_rss_bytes: pairs.every(p => p.theirs.process) ? Math.max(...pairs.map(p => p.theirs.process?.peak_rss_bytes ?? 0)) : null,
+        latency_us: { p50: spread(pairs.map(p => p.theirs.latency_us.p50 ?? 0)), p99: spread(pairs.map(p => p.theirs.latency_us.p99 ?? 0)) }
+      },
+      stats_polling: statsPairs.length === 0
+        ? null
+        : {
+            throughput_ratio: spread(statsPairs.map(p => p.withStats.throughput / p.without.throughput)),
+            p99_ratio: spread(statsPairs.map(p => p.withStats.latency_us.p99 / p.without.latency_us.p99)),
+            with_1s_polling: { throughput: spread(statsPairs.map(p => p.withStats.throughput)), p99_us: spread(statsPairs.map(p => p.withStats.latency_us.p99)) },
+            without: { throughput: spread(statsPairs.map(p => p.without.throughput)), p99_us: spread(statsPairs.map(p => p.without.latency_us.p99)) }
+          }
+    }
+  } finally {
+    await client.end()
+  }
+}
+
+/**
+ * @param {string} url
+ * @param {string[]} extra
+ * @returns {Promise<any>} the generator's JSON summary
+ */
+function runGenerator (url, extra) {
+  return new Promise((resolve, reject) => {
+    // The URL goes in the environment: a password on a command line shows in ps.
+    const child = spawn(process.execPath, [CLI, 'run', '--json', '-p', '0', '--mix', MANTA_MIX, '--log-level', 'warn', ...extra], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, PGLOADGEN_PG_URL: url }
+    })
+    let out = ''
+    child.stdout.on('data', c => { out += c })
+    child.on('error', reject)
+    child.on('close', code => code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`pgloadgen exited with ${code}`)))
+  })
+}

@@ -1,0 +1,71 @@
+// The bench's result as Markdown tables, ready for the README.
+
+/** @typedef {{ min: number, median: number, max: number }} Spread */
+
+/** @param {Spread} s @param {number} [digits] */
+const f = (s, digits = 0) => `${s.median.toFixed(digits)} (${s.min.toFixed(digits)}–${s.max.toFixed(digits)})`
+/** @param {number | null} bytes */
+const mib = (bytes) => bytes === null ? 'n/a' : `${(bytes / 1048576).toFixed(0)} MiB`
+
+/** @param {any} r */
+export function printResult (r) {
+  const m = r.machine
+  const s = r.server
+  const lines = [
+    `machine: ${m.cpu}, ${m.cores} cores, ${m.memory_gib} GiB, Linux ${m.kernel}, Node ${m.node}`,
+    `server: PostgreSQL ${s.version} (${s.kind}) on ${s.host}, shared_buffers ${s.shared_buffers_mib} MiB, synchronous_commit ${s.synchronous_commit}`,
+    `pgbench: -M prepared -j 1 (one thread, as pgloadgen's one event loop), -n; concurrency ${r.concurrency} on both sides`
+  ]
+  if (r.manta) lines.push('', ...manta(r.manta))
+  if (r.builtins) lines.push('', ...builtins(r.builtins))
+  if (r.copy) {
+    const c = r.copy
+    lines.push('', `COPY of ${c.rows} TSBS cpu rows (${mib(c.bytes)} of text), ${c.rounds} rounds:`, '',
+      '| | ours | pg-copy-streams |', '|---|---|---|',
+      `| rows/s, median (min–max) | ${f(c.ours.rows_per_s)} | ${f(c.pg_copy_streams.rows_per_s)} |`,
+      `| CPU µs per row | ${f(c.ours.cpu_us_per_row, 3)} | ${f(c.pg_copy_streams.cpu_us_per_row, 3)} |`,
+      '', `ratio ours / pg-copy-streams: ${f(c.ratio, 3)}`)
+  }
+  if (r.soak) {
+    const k = r.soak
+    lines.push('', `soak: concurrency ${k.concurrency} for ${k.duration_s} s, ${k.throughput} req/s, ${k.unexpected_failures} unexpected failures`,
+      `  RSS every 5 s (MiB): ${k.rss_samples.map((/** @type {{ rss_bytes: number }} */ x) => (x.rss_bytes / 1048576).toFixed(0)).join(' ')}`,
+      `  growth after warm-up: ${mib(k.rss_growth_after_warmup_bytes)}, peak ${mib(k.peak_rss_bytes)}`)
+  }
+  process.stdout.write(lines.join('\n') + '\n')
+}
+
+/** @param {any} r */
+function manta (r) {
+  const lines = [
+    `manta mix (${r.mix}), ${r.rounds} rounds of ${r.duration_s} s:`, '',
+    '| | pgloadgen | pgbench |', '|---|---|---|',
+    `| throughput (req/s), median (min–max) | ${f(r.pgloadgen.throughput)} | ${f(r.pgbench.throughput)} |`,
+    `| CPU µs per request | ${f(r.pgloadgen.cpu_us_per_request, 1)} | ${r.pgbench.cpu_us_per_request ? f(r.pgbench.cpu_us_per_request, 1) : 'n/a'} |`,
+    `| peak RSS | ${mib(r.pgloadgen.peak_rss_bytes)} | ${mib(r.pgbench.peak_rss_bytes)} |`,
+    `| p50 latency (µs) | ${f(r.pgloadgen.latency_us.p50)} | ${f(r.pgbench.latency_us.p50)} |`,
+    `| p99 latency (µs) | ${f(r.pgloadgen.latency_us.p99)} | ${f(r.pgbench.latency_us.p99)} |`,
+    '', `ratio pgloadgen / pgbench: ${f(r.ratio, 3)}`
+  ]
+  if (r.stats_polling) {
+    const p = r.stats_polling
+    lines.push('', `stats polling every 1 s vs none (${r.rounds} pairs): throughput ratio ${f(p.throughput_ratio, 3)}, p99 ratio ${f(p.p99_ratio, 3)}`,
+      `  with polling ${f(p.with_1s_polling.throughput)} req/s, p99 ${f(p.with_1s_polling.p99_us)} µs; without ${f(p.without.throughput)} req/s, p99 ${f(p.without.p99_us)} µs`)
+  }
+  return lines
+}
+
+/** @param {any} r */
+function builtins (r) {
+  const lines = [
+    `pgbench's built-in scripts at scale ${r.scale}, ${r.rounds} rounds of ${r.duration_s} s each:`, '',
+    '| script | pgloadgen tps | pgbench tps | ratio | CPU µs/tx pgloadgen | CPU µs/tx pgbench | p99 µs pgloadgen | p99 µs pgbench | invariant |',
+    '|---|---|---|---|---|---|---|---|---|'
+  ]
+  for (const b of r.results) {
+    lines.push(`| ${b.builtin} | ${f(b.pgloadgen.throughput)} | ${f(b.pgbench.throughput)} | ${f(b.ratio, 2)} | ${f(b.pgloadgen.cpu_us_per_request, 1)} | ${b.pgbench.cpu_us_per_request ? f(b.pgbench.cpu_us_per_request, 1) : 'n/a'} | ${f(b.pgloadgen.p99_us)} | ${f(b.pgbench.p99_us)} | ${b.invariant_held ? 'held' : 'BROKEN'} |`)
+  }
+  const failures = r.results.reduce((/** @type {number} */ n, /** @type {any} */ b) => n + b.pgloadgen.unexpected_failures, 0)
+  lines.push('', `unexpected failures of pgloadgen: ${failures}`)
+  return lines
+}

@@ -1,0 +1,99 @@
+import pg from 'pg'
+import { UsageError, RuntimeError } from '../../errors.js'
+import { parseInteger } from '../../config/numbers.js'
+import { initPgbench, parseInitOptions, InitOptionError, InitError } from '../../pgbench/init.js'
+import { chooseUrl, openTarget } from '../target.js'
+import { withTarget } from '../target-options.js'
+import { errorMessage } from '../../generator/connection.js'
+
+const PGBENCH_TABLES = ['pgbench_accounts', 'pgbench_branches', 'pgbench_history', 'pgbench_tellers']
+
+/**
+ * pgbench -i's options, with pgbench's letters.
+ * @param {import('yargs').Argv} y
+ */
+export function initBuilder (y) {
+  return withTarget(y)
+    .option('scale', { alias: 's', type: 'string', default: '1', describe: 'scale factor: branches; 10 × tellers and 100000 × accounts' })
+    .option('fillfactor', { alias: 'F', type: 'string', describe: 'fillfactor of the tables (10 to 100; default 100)' })
+    .option('init-steps', { alias: 'I', type: 'string', describe: 'steps, in order: d drop, t create, g client-side or G server-side generate, v vacuum, p primary keys, f foreign keys (default dtgvp)' })
+    .option('foreign-keys', { type: 'boolean', default: false, describe: 'add foreign keys between the tables' })
+    .option('unlogged-tables', { alias: 'unlogged', type: 'boolean', default: false, describe: 'create the tables UNLOGGED' })
+    .option('partitions', { type: 'string', describe: 'partition pgbench_accounts into this many partitions' })
+    .option('partition-method', { type: 'string', describe: 'range (default) or hash' })
+    .option('tablespace', { type: 'string', describe: 'tablespace of the tables' })
+    .option('index-tablespace', { type: 'string', describe: 'tablespace of the primary keys' })
+    .option('n', { type: 'boolean', describe: 'pgbench\'s -n, --no-vacuum: skip the vacuum step' })
+    .option('vacuum', { type: 'boolean', hidden: true })
+    .option('quiet', { alias: 'q', type: 'boolean', default: false, describe: 'progress every 5 s rather than every 100000 rows' })
+    .option('yes', { type: 'boolean', default: false, describe: 'drop pgbench tables that hold rows (the d step) without asking' })
+    .option('json', { type: 'boolean', default: false, describe: 'print the steps\' timings and row counts as JSON' })
+}
+
+/**
+ * pgloadgen init: pgbench's four tables, created and filled as pgbench -i
+ * does, so that the built-in scripts (and pgbench itself) can run. Tables
+ * with rows are dropped only with --yes.
+ * @type {import('./action-commands.js').CommandRun}
+ */
+export async function initCommand (args, { log, stdout }) {
+  let options
+  try {
+    options = parseInitOptions({
+      scale: args.scale,
+      fillfactor: args.fillfactor,
+      initSteps: args.initSteps,
+      foreignKeys: args.foreignKeys,
+      unlogged: args.unloggedTables,
+      partitions: args.partitions,
+      partitionMethod: args.partitionMethod,
+      tablespace: args.tablespace,
+      indexTablespace: args.indexTablespace,
+      noVacuum: args.n === true || args.vacuum === false,
+      quiet: args.quiet
+    })
+  } catch (err) {
+    if (err instanceof InitOptionError) throw new UsageError(err.message)
+    throw err
+  }
+  const url = chooseUrl(args.pgUrl)
+  const pgPort = parseInteger(args.pgPort, '--pg-port', { min: 0, max: 65535 })
+  const target = await openTarget({ url, dataDir: args.dataDir, profile: args.profile, pgPort, log })
+  try {
+    if (options.initSteps.includes('d') && !args.yes) await refuseToDropRows(target.connectionString, target.display)
+    log.info(`initialising pgbench's tables at scale ${options.scale} on ${target.display} (steps ${options.initSteps})`)
+    const result = await initPgbench(target.connectionString, options, { log }).catch(err => {
+      if (err instanceof InitError) throw new RuntimeError(err.message.split('\n')[0])
+      throw err
+    })
+    if (args.json) stdout.write(JSON.stringify({ scale: options.scale, init_steps: options.initSteps, target: target.display, ...result }, null, 2) + '\n')
+    return 0
+  } finally {
+    await target.embedded?.stop()
+  }
+}
+
+/**
+ * The drop step would destroy data: with rows in any of pgbench's tables,
+ * it needs --yes.
+ * @param {string} connectionString
+ * @param {string} display
+ */
+async function refuseToDropRows (connectionString, display) {
+  const client = new pg.Client({ connectionString, application_name: 'pgloadgen-init' })
+  client.on('error', () => {})
+  try {
+    await client.connect()
+    const present = (await client.query('SELECT relname FROM pg_class WHERE relname = ANY($1) AND relkind IN (\'r\', \'p\') AND pg_table_is_visible(oid)', [PGBENCH_TABLES])).rows.map(row => row.relname)
+    const withRows = []
+    for (const table of present) {
+      if ((await client.query(`SELECT EXISTS (SELECT 1 FROM ${table}) AS any`)).rows[0].any) withRows.push(table)
+    }
+    if (withRows.length > 0) throw new UsageError(`${display} already has pgbench tables with rows (${withRows.join(', ')}); give --yes to drop and recreate them`)
+  } catch (err) {
+    if (err instanceof UsageError) throw err
+    throw new RuntimeError(`cannot reach ${display}: ${errorMessage(err)}`)
+  } finally {
+    await client.end().catch(() => {})
+  }
+}

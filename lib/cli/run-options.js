@@ -1,0 +1,46 @@
+import { DEFAULT_EVENTS_FILE } from './target-options.js'
+import { statsOptions } from './stats-command.js'
+
+/**
+ * The options of `pgloadgen run`. Where pgbench has a flag for the same
+ * thing (-c, -R, -T, -f, -b, -D, -s, -M, -S, -N, -n, --random-seed), it is
+ * pgbench's letter with pgbench's meaning.
+ * @param {import('yargs').Argv} y
+ */
+export function runBuilder (y) {
+  return y
+    .positional('pgUrl', { type: 'string', describe: 'postgres://user[:password]@host[:port]/database; default PGLOADGEN_PG_URL, DATABASE_URL, else an embedded server' })
+    .option('concurrency', { alias: 'c', type: 'string', default: '8', describe: 'requests outstanding at all times, one connection each' })
+    .option('http-port', { alias: 'p', type: 'string', default: '9800', describe: 'port of /metrics (0: any free port)' })
+    .option('http-host', { type: 'string', default: '127.0.0.1', describe: 'address of /metrics' })
+    .option('workload', { alias: 'w', type: 'string', describe: 'manta (default), timeseries, pgbench, or the path of a workload module (see pgloadgen workloads)' })
+    .option('mix', { type: 'string', describe: 'request types and their weights, e.g. insert_row=60,read_row=40; default: the workload\'s' })
+    .option('file', { alias: 'f', type: 'string', array: true, requiresArg: true, describe: 'pgbench script FILE[@WEIGHT]; one request type per script (repeatable)' })
+    .option('builtin', { alias: 'b', type: 'string', array: true, requiresArg: true, describe: 'pgbench built-in script NAME[@WEIGHT]: tpcb-like, simple-update, select-only (repeatable)' })
+    .option('select-only', { alias: 'S', type: 'boolean', describe: 'pgbench\'s -S: -b select-only' })
+    .option('skip-some-updates', { alias: 'N', type: 'boolean', describe: 'pgbench\'s -N: -b simple-update' })
+    .option('define', { alias: 'D', type: 'string', array: true, requiresArg: true, describe: 'NAME=VALUE: a variable of the scripts, or a setting of a workload module (repeatable)' })
+    .option('scale', { alias: 's', type: 'string', describe: ':scale of custom scripts (built-in scripts read it from pgbench_branches)' })
+    .option('random-seed', { type: 'string', describe: 'seed of the scripts\' random functions: time (default), rand, or a number' })
+    .option('protocol', { alias: 'M', type: 'string', default: 'prepared', describe: 'prepared (named statements), extended (unnamed: works through PgBouncer in transaction mode) or simple' })
+    .option('n', { type: 'boolean', describe: 'pgbench\'s --no-vacuum, accepted: pgloadgen never vacuums before a run' })
+    .option('vacuum', { type: 'boolean', hidden: true })
+    .option('duration', { alias: ['d', 'T'], type: 'string', describe: 'seconds to run (or 15m, 2h); default until SIGINT/SIGTERM' })
+    .option('rate', { alias: 'R', type: 'string', describe: 'open loop: requests per second on a schedule instead of a closed loop' })
+    .option('arrival', { type: 'string', default: 'poisson', describe: 'open-loop schedule: poisson or fixed' })
+    .option('max-lag', { type: 'string', describe: 'open loop: skip requests more than this many ms behind schedule' })
+    .option('json', { type: 'boolean', default: false, describe: 'print a JSON summary on stdout at exit' })
+    .option('reset', { type: 'boolean', default: false, describe: 'drop and recreate the workload\'s tables first' })
+    .option('data-dir', { type: 'string', default: './.pgloadgen/pgdata', describe: 'data directory of the embedded server' })
+    .option('profile', { type: 'string', default: 'lab', describe: 'PostgreSQL settings of the embedded server: a name in notes/postgres/ or a .conf path' })
+    .option('pg-port', { type: 'string', default: '0', describe: 'port of the embedded server (0: any free port)' })
+    .option('connect-timeout', { type: 'string', default: '15', describe: 'seconds to wait for the server at start' })
+    .option('shutdown-timeout', { type: 'string', default: '10', describe: 'seconds to wait for requests in flight at exit' })
+    .option('verify-timeout', { type: 'string', default: '60', describe: 'seconds to spend checking acknowledged inserts at exit' })
+    .option('events', { type: 'string', default: DEFAULT_EVENTS_FILE, describe: 'file that actions and control changes are appended to (NDJSON)' })
+    .option('record', { type: 'string', describe: 'write per-second samples, events, run.json and summary.json to this directory' })
+    .option('schedule', { type: 'string', describe: 'run the actions of a schedule file (JSON or YAML) during the load' })
+    .option('control-token', { type: 'string', describe: 'bearer token that POST /concurrency, /pause, /resume require when --http-host is not loopback (also PGLOADGEN_CONTROL_TOKEN)' })
+    .option('pg-stats', { type: 'boolean', default: true, describe: 'export PostgreSQL statistics on /metrics too (--no-pg-stats: do not)' })
+    .options(statsOptions)
+}

@@ -1,0 +1,44 @@
+// Errors of pgbench scripts. A syntax error is found when the script is read
+// and stops the run before anything is sent (the CLI prints it as
+// FILE:LINE: message, exit 2); a runtime error fails one request, is counted
+// by its message, and the client goes on with its next script.
+
+export class ScriptSyntaxError extends Error {
+  /**
+   * @param {string} message   pgbench's wording, without the location
+   * @param {{ column?: number }} [where]  0-based offset in the text that was parsed, when known
+   */
+  constructor (message, { column } = {}) {
+    super(message)
+    this.name = 'ScriptSyntaxError'
+    this.column = column
+  }
+}
+
+export class ScriptRuntimeError extends Error {
+  /** @param {string} message  pgbench's wording, e.g. 'undefined variable "aid"' */
+  constructor (message) {
+    super(message)
+    this.name = 'ScriptRuntimeError'
+  }
+}
+
+export class ScriptLoadError extends ScriptSyntaxError {
+  /**
+   * A script that cannot be used, found while reading -f / -b: the message is
+   * one line, ready to print, located as FILE:LINE: when it is about a line.
+   * @param {string} message
+   */
+  constructor (message) {
+    super(message)
+    this.name = 'ScriptLoadError'
+  }
+}
+
+export class RandomSeedError extends Error {
+  /** @param {string} message  pgbench's wording for a bad --random-seed value */
+  constructor (message) {
+    super(message)
+    this.name = 'RandomSeedError'
+  }
+}

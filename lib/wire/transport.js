@@ -1,0 +1,104 @@
+import net from 'node:net'
+import { readFile } from 'node:fs/promises'
+import tls from 'node:tls'
+import { ConnectionLostError } from './errors.js'
+
+const SSL_REQUEST_CODE = 80877103
+
+// Bytes the server's replies are read into, per connection. Replies of the
+// hot path are a few dozen bytes; a longer one arrives in several reads.
+const READ_BUFFER_BYTES = 65536
+
+/**
+ * Opens the socket to the server, encrypted when the sslmode asks for it,
+ * and delivers what the server sends to onChunk. A chunk is only valid
+ * during the call: an unencrypted socket reads every reply into the same
+ * buffer (net's onread), which spares the allocation of a buffer and the
+ * stream machinery per reply.
+ * @param {import('./connection-config.js').WireConfig} config
+ * @param {(socket: net.Socket) => void} created  lets the caller time the attempt out
+ * @param {(chunk: Buffer) => void} onChunk
+ * @returns {Promise<net.Socket | tls.TLSSocket>}
+ */
+export async function openSocket (config, created, onChunk) {
+  if (config.sslmode === 'disable' || config.sslmode === 'allow') {
+    const buffer = Buffer.allocUnsafe(READ_BUFFER_BYTES)
+    return rawConnect(config, created, {
+      buffer,
+      callback: (bytes) => {
+        onChunk(buffer.subarray(0, bytes))
+        return true // keep reading
+      }
+    })
+  }
+  const socket = await startTls(await rawConnect(config, created, null), config)
+  socket.on('data', onChunk)
+  return socket
+}
+
+/**
+ * @param {import('./connection-config.js').WireConfig} config
+ * @param {(socket: net.Socket) => void} created
+ * @param {net.OnReadOpts | null} onread
+ * @returns {Promise<net.Socket>}
+ */
+function rawConnect (config, created, onread) {
+  return new Promise((resolve, reject) => {
+    const socket = config.host.startsWith('/')
+      ? net.connect({ path: `${config.host}/.s.PGSQL.${config.port}`, ...(onread && { onread }) })
+      : net.connect({ host: config.host, port: config.port, ...(onread && { onread }) })
+    created(socket)
+    socket.once('connect', () => {
+      socket.removeListener('error', reject)
+      resolve(socket)
+    })
+    socket.once('error', (err) => reject(err instanceof ConnectionLostError ? err : new ConnectionLostError(err.message || /** @type {any} */ (err).code || 'connect failed')))
+  })
+}
+
+/**
+ * @param {net.Socket} socket
+ * @param {import('./connection-config.js').WireConfig} config
+ * @returns {Promise<net.Socket | tls.TLSSocket>}
+ */
+async function startTls (socket, config) {
+  const request = Buffer.alloc(8)
+  request.writeInt32BE(8, 0)
+  request.writeInt32BE(SSL_REQUEST_CODE, 4)
+  const answer = await new Promise((resolve, reject) => {
+    socket.once('data', chunk => resolve(String.fromCharCode(chunk[0])))
+    socket.once('error', reject)
+    socket.write(request)
+  })
+  if (answer !== 'S') {
+    if (config.sslmode === 'prefer') return socket
+    throw new ConnectionLostError('the server does not support SSL')
+  }
+  const options = await tlsOptions(config)
+  return new Promise((resolve, reject) => {
+    // host is what verify-full checks the certificate against; without it
+    // Node would check the name "localhost". SNI takes names only.
+    const secure = tls.connect({ socket, host: config.host, servername: net.isIP(config.host) ? undefined : config.host, ...options }, () => resolve(secure))
+    secure.once('error', err => reject(new ConnectionLostError(`SSL: ${err.message}`)))
+  })
+}
+
+/**
+ * libpq's meaning of each sslmode: prefer and require encrypt without
+ * checking the server, unless require is given a root certificate, which
+ * makes it verify-ca; verify-ca checks the chain, verify-full the host name
+ * too.
+ * @param {import('./connection-config.js').WireConfig} config
+ * @returns {Promise<tls.ConnectionOptions>}
+ */
+async function tlsOptions (config) {
+  const [ca, cert, key] = await Promise.all([config.sslrootcert, config.sslcert, config.sslkey].map(file => file ? readFile(file) : undefined))
+  const verifyChain = config.sslmode === 'verify-ca' || config.sslmode === 'verify-full' || (config.sslmode === 'require' && ca !== undefined)
+  return {
+    ...(ca && { ca }),
+    ...(cert && { cert }),
+    ...(key && { key }),
+    rejectUnauthorized: verifyChain,
+    checkServerIdentity: config.sslmode === 'verify-full' ? tls.checkServerIdentity : () => undefined
+  }
+}

@@ -1,0 +1,38 @@
+import { UsageError } from '../errors.js'
+import { loadWorkload } from './index.js'
+import { scriptWorkload, parseDefines } from '../pgbench/workload.js'
+
+/**
+ * @typedef {object} WorkloadChoice
+ * @property {string | undefined} workload   --workload: a built-in, `pgbench`, or a module's path
+ * @property {string[]} files                -f FILE[@WEIGHT]
+ * @property {string[]} builtins             -b NAME[@WEIGHT], -S, -N
+ * @property {Array<{ file: string } | { builtin: string }>} [order]  the same in command-line order
+ * @property {string[]} defines              -D NAME=VALUE
+ * @property {number | null} scale           -s
+ * @property {string | undefined} randomSeed --random-seed
+ * @property {import('../config/protocol.js').Protocol} protocol  -M: some scripts need a given one
+ * @property {string} [baseDir]              where relative paths start
+ */
+
+/**
+ * The workload a command line asks for, loaded and checked: pgbench
+ * scripts when -f or -b are given (or --workload pgbench), else a built-in
+ * or a module. Everything here happens before a database is touched.
+ * @param {WorkloadChoice} choice
+ * @returns {Promise<import('./contract.js').Workload>}
+ */
+export async function chooseWorkload ({ workload, files, builtins, order, defines, scale, randomSeed, protocol, baseDir }) {
+  const definesByName = parseDefines(defines)
+  const scripted = files.length > 0 || builtins.length > 0
+  if (scripted && workload !== undefined && workload !== 'pgbench') {
+    throw new UsageError(`-f and -b make a workload of pgbench scripts; they cannot be combined with --workload ${workload}`)
+  }
+  if (scripted || workload === 'pgbench') {
+    // pgbench runs tpcb-like when no script is given; so do we.
+    return scriptWorkload({ specs: scripted ? order ?? [...files.map(file => ({ file })), ...builtins.map(builtin => ({ builtin }))] : [{ builtin: 'tpcb-like' }], defines: definesByName, scale, randomSeed, protocol, baseDir })
+  }
+  if (scale !== null) throw new UsageError('-s/--scale sets :scale of pgbench scripts; it does not apply to --workload ' + (workload ?? 'manta'))
+  if (randomSeed !== undefined) throw new UsageError('--random-seed seeds pgbench scripts; it does not apply to --workload ' + (workload ?? 'manta'))
+  return loadWorkload(workload ?? 'manta', { baseDir, defines: definesByName })
+}

@@ -1,0 +1,147 @@
+// The connection a workload's requests run on: a thin layer over the wire
+// client that the built-in workloads and users' modules share. Statements
+// given as text are prepared once per connection (with -M prepared) under a
+// name derived from the text, so a module needs no bookkeeping of its own.
+import { copyTextRow } from '../wire/wire-connection.js'
+
+/** @typedef {import('../wire/wire-connection.js').WireConnection} WireConnection */
+/** @typedef {import('../wire/wire-connection.js').Statement} Statement */
+/** @typedef {import('../wire/wire-connection.js').WireResult} WireResult */
+/** @typedef {ReadonlyArray<string | number | bigint | boolean | null>} Params */
+/** @typedef {string | Statement} Sql */
+
+const NO_PARAMS = /** @type {Params} */ ([])
+const BEGIN = { name: 'pgloadgen_begin', text: 'BEGIN' }
+const COMMIT = { name: 'pgloadgen_commit', text: 'COMMIT' }
+// Texts beyond this many are sent as unnamed statements: a module that
+// builds SQL with values inlined must not prepare without end.
+const MAX_NAMED_TEXTS = 1000
+
+/** @type {Map<string, Statement>} */
+const statementsByText = new Map()
+
+/**
+ * The statement for a text: named after the order texts were first seen.
+ * @param {string} text
+ * @returns {Statement}
+ */
+export function statement (text) {
+  let found = statementsByText.get(text)
+  if (found === undefined) {
+    found = { name: statementsByText.size < MAX_NAMED_TEXTS ? `pgl_${statementsByText.size + 1}` : '', text }
+    if (found.name !== '') statementsByText.set(text, found)
+  }
+  return found
+}
+
+export class Db {
+  /** @param {WireConnection} connection */
+  constructor (connection) {
+    this.connection = connection
+  }
+
+  /** 'prepared', 'extended' or 'simple' (-M) */
+  get protocol () {
+    return this.connection.protocol
+  }
+
+  /**
+   * Runs one statement. Results carry rowCount and `first` (the first
+   * column of the first row, as text); with { rows: true } also `fields`
+   * and every row, as arrays of text.
+   * @param {Sql} sql
+   * @param {Params} [params]
+   * @param {{ rows?: boolean }} [options]
+   * @returns {Promise<WireResult>}
+   */
+  query (sql, params = NO_PARAMS, options) {
+    return this.connection.run(typeof sql === 'string' ? statement(sql) : sql, params, options)
+  }
+
+  /**
+   * BEGIN, the statements, COMMIT, pipelined: they leave in one write and
+   * come back in one round trip. If one fails, the server skips the rest
+   * and turns the COMMIT into a rollback; the first error is thrown.
+   * Resolves to the statements' results.
+   * @param {Array<[Sql, Params?]>} statements
+   * @returns {Promise<WireResult[]>}
+   */
+  async batch (statements) {
+    const connection = this.connection
+    connection.cork()
+    const pending = [connection.run(BEGIN, NO_PARAMS)]
+    for (const [sql, params] of statements) pending.push(connection.run(typeof sql === 'string' ? statement(sql) : sql, params ?? NO_PARAMS))
+    pending.push(connection.run(COMMIT, NO_PARAMS))
+    connection.uncork()
+    const settled = await Promise.allSettled(pending)
+    const results = []
+    for (const outcome of settled) {
+      if (outcome.status === 'rejected') throw outcome.reason
+      results.push(outcome.value)
+    }
+    return results.slice(1, -1)
+  }
+
+  /**
+   * A transaction whose statements depend on each other's results: BEGIN,
+   * then fn, then COMMIT; if fn throws, ROLLBACK and the error goes on.
+   * @template T
+   * @param {(db: Db) => Promise<T>} fn
+   * @returns {Promise<T>}
+   */
+  async transaction (fn) {
+    await this.connection.run(BEGIN, NO_PARAMS)
+    try {
+      const result = await fn(this)
+      await this.connection.run(COMMIT, NO_PARAMS)
+      return result
+    } catch (err) {
+      await this.rollback()
+      throw err
+    }
+  }
+
+  /** Ends an open or failed transaction, if the connection still works. */
+  async rollback () {
+    if (this.connection.broken || this.connection.transactionStatus === 'I') return
+    await this.connection.simpleQuery('ROLLBACK').catch(() => {})
+  }
+
+  /**
+   * COPY … FROM STDIN. The source yields rows as arrays of values (written
+   * in COPY's text format, null as \N) or ready-made chunks of COPY data
+   * (strings or Buffers, for any format, binary included).
+   * @param {string} sql
+   * @param {Iterable<unknown> | AsyncIterable<unknown>} source
+   * @returns {Promise<WireResult>}  rowCount: the rows copied
+   */
+  copyFrom (sql, source) {
+    return this.connection.copyFrom(sql, copyChunks(source))
+  }
+}
+
+/**
+ * @param {Iterable<unknown> | AsyncIterable<unknown>} source
+ * @returns {AsyncGenerator<string | Buffer>}
+ */
+async function * copyChunks (source) {
+  let text = ''
+  for await (const item of source) {
+    if (Array.isArray(item)) {
+      text += copyTextRow(item.map(value => value === undefined ? null : value instanceof Date ? value.toISOString() : value))
+      // Rows are gathered into chunks of some size: one CopyData message per row would cost more than the row.
+      if (text.length >= 65536) {
+        yield text
+        text = ''
+      }
+      continue
+    }
+    if (text !== '') {
+      yield text
+      text = ''
+    }
+    if (typeof item === 'string' || Buffer.isBuffer(item)) yield item
+    else throw new TypeError('copyFrom: a source yields arrays of values, strings or Buffers')
+  }
+  if (text !== '') yield text
+}
