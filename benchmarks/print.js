@@ -13,9 +13,10 @@ export function printResult (r) {
   const s = r.server
   const lines = [
     `machine: ${m.cpu}, ${m.cores} cores, ${m.memory_gib} GiB, Linux ${m.kernel}, Node ${m.node}`,
-    `server: PostgreSQL ${s.version} (${s.kind}) on ${s.host}, shared_buffers ${s.shared_buffers_mib} MiB, synchronous_commit ${s.synchronous_commit}`,
-    `pgbench: -M prepared -j 1 (one thread, as pgloadgen's one event loop), -n; concurrency ${r.concurrency} on both sides`
+    `server: PostgreSQL ${s.version} (${s.kind}) on ${s.host}, shared_buffers ${s.shared_buffers_mib} MiB, synchronous_commit ${s.synchronous_commit}`
   ]
+  // the parts that run pgbench say how it ran
+  if (r.manta || r.builtins) lines.push(`pgbench: -M prepared -j 1 (one thread, as pgloadgen's one event loop), -n; concurrency ${r.concurrency} on both sides`)
   if (r.manta) lines.push('', ...manta(r.manta))
   if (r.builtins) lines.push('', ...builtins(r.builtins))
   if (r.copy) {
@@ -32,7 +33,26 @@ export function printResult (r) {
       `  RSS every 5 s (MiB): ${k.rss_samples.map((/** @type {{ rss_bytes: number }} */ x) => (x.rss_bytes / 1048576).toFixed(0)).join(' ')}`,
       `  growth after warm-up: ${mib(k.rss_growth_after_warmup_bytes)}, peak ${mib(k.peak_rss_bytes)}`)
   }
+  if (r.ingest) lines.push('', ...ingest(r.ingest))
   process.stdout.write(lines.join('\n') + '\n')
+}
+
+/** @param {any} r */
+function ingest (r) {
+  const sides = [['psql \\copy (text)', r.psql], ['pgloadgen copy-binary', r.pgloadgen['copy-binary']], ['pgloadgen copy (text)', r.pgloadgen.copy]]
+  /** @param {(side: any) => string} cell */
+  const row = (cell) => sides.map(([, side]) => cell(side)).join(' | ')
+  const a = r.anchors
+  return [
+    `TSBS cpu-only ingest: ${r.rows} rows (${r.hosts} hosts, 10 metrics a row, batches of ${r.batch_size}) into tsbs_cpu with TSBS's two indexes, one stream a side, ${r.rounds} rounds:`, '',
+    `| | ${sides.map(([name]) => name).join(' | ')} |`, '|---|---|---|---|',
+    `| rows/s, median (min–max) | ${row(side => f(side.rows_per_s))} |`,
+    `| metrics/s | ${row(side => f(side.metrics_per_s))} |`,
+    `| client CPU µs per row | ${row(side => Number.isNaN(side.cpu_us_per_row.median) ? 'n/a' : f(side.cpu_us_per_row, 2))} |`,
+    `| client peak RSS | ${row(side => mib(side.peak_rss_bytes))} |`,
+    '', `ratio pgloadgen / psql \\copy: copy-binary ${f(r.ratio['copy-binary'], 3)}, copy ${f(r.ratio.copy, 3)} (goal ≥ 0.9)`,
+    `anchors: TimescaleDB talk, PostgreSQL 9.6.2 on ${a.timescaledb_talk_cores} cores, batch inserts: ${(a.timescaledb_talk_metrics_per_s / 1e6).toFixed(2)}M metrics/s; TSBS README sample, ${a.tsbs_readme_workers} workers: ${(a.tsbs_readme_metrics_per_s / 1e6).toFixed(2)}M metrics/s.`
+  ]
 }
 
 /** @param {any} r */

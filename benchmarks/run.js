@@ -7,6 +7,8 @@
 //             pgloadgen and by pgbench, with the TPC-B invariant checked
 //   copy      COPY FROM STDIN through our wire client and through pg-copy-streams
 //   soak      high concurrency for a while, resident memory sampled
+//   ingest    TSBS cpu-only rows: pgloadgen's tsbs-cpu against psql's \copy
+//             of the same rows (npm run bench -- ingest [URL]: that part alone)
 import { parseArgs } from 'node:util'
 import os from 'node:os'
 import pg from 'pg'
@@ -17,9 +19,10 @@ import { compareManta } from './manta.js'
 import { compareBuiltins } from './builtins.js'
 import { compareCopy } from './copy.js'
 import { runSoak } from './soak.js'
+import { compareIngest } from './ingest.js'
 import { printResult } from './print.js'
 
-const PARTS = ['manta', 'builtins', 'copy', 'soak']
+const PARTS = ['manta', 'builtins', 'copy', 'soak', 'ingest']
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -32,6 +35,7 @@ const { values, positionals } = parseArgs({
     'builtin-rounds': { type: 'string', default: '5' },
     'builtin-scale': { type: 'string', default: '10' },
     'copy-rows': { type: 'string', default: '1000000' },
+    'ingest-rows': { type: 'string', default: '1000000' },
     'data-dir': { type: 'string', default: './.pgloadgen/bench-pgdata' },
     profile: { type: 'string', default: 'lab' },
     json: { type: 'boolean', default: false },
@@ -43,10 +47,12 @@ const { values, positionals } = parseArgs({
 })
 
 const log = createLogger({ level: process.env.LOG_LEVEL ?? 'info' })
-const numbers = Object.fromEntries(['concurrency', 'duration', 'rounds', 'builtin-duration', 'builtin-rounds', 'builtin-scale', 'copy-rows', 'soak-concurrency', 'soak-duration']
+const numbers = Object.fromEntries(['concurrency', 'duration', 'rounds', 'builtin-duration', 'builtin-rounds', 'builtin-scale', 'copy-rows', 'ingest-rows', 'soak-concurrency', 'soak-duration']
   .map(name => [name, Number(values[/** @type {keyof typeof values} */ (name)])]))
 const bad = Object.entries(numbers).find(([, n]) => !Number.isInteger(n) || n <= 0)
-const parts = String(values.parts).split(',').filter(Boolean)
+// A part named first on the command line is that part alone (npm run bench -- ingest); a URL may follow.
+const partArgument = PARTS.includes(positionals[0]) ? positionals.shift() : undefined
+const parts = partArgument ? [partArgument] : String(values.parts).split(',').filter(Boolean)
 const unknownPart = parts.find(part => !PARTS.includes(part))
 if (bad || unknownPart) {
   process.stderr.write(bad ? `bench: --${bad[0]} must be a positive whole number\n` : `bench: unknown part "${unknownPart}" (parts: ${PARTS.join(', ')})\n`)
@@ -70,7 +76,8 @@ try {
       ? await compareBuiltins({ url: connectionString, scale: numbers['builtin-scale'], concurrency: numbers.concurrency, durationS: numbers['builtin-duration'], rounds: numbers['builtin-rounds'], reinit: embedded !== null, log })
       : null,
     copy: parts.includes('copy') ? await compareCopy({ url: connectionString, rows: numbers['copy-rows'], rounds: numbers.rounds, log }) : null,
-    soak: parts.includes('soak') ? await runSoak({ url: connectionString, concurrency: numbers['soak-concurrency'], durationS: numbers['soak-duration'] }) : null
+    soak: parts.includes('soak') ? await runSoak({ url: connectionString, concurrency: numbers['soak-concurrency'], durationS: numbers['soak-duration'] }) : null,
+    ingest: parts.includes('ingest') ? await compareIngest({ url: connectionString, rows: numbers['ingest-rows'], rounds: numbers.rounds, log }) : null
   }
   if (values.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n')
   else printResult(result)

@@ -20,7 +20,10 @@ const METRICS = {
   pgloadgen_error_messages: { type: 'counter', labels: ['errorMessage'] },
   pgloadgen_query_latency_us: { type: 'histogram', labels: ['le', 'result', 'type'] },
   pgloadgen_cpu_user_us: { type: 'counter', labels: [] },
-  pgloadgen_cpu_system_us: { type: 'counter', labels: [] }
+  pgloadgen_cpu_system_us: { type: 'counter', labels: [] },
+  // what the requests wrote: rows, and points (metric values)
+  pgloadgen_rows_written_total: { type: 'counter', labels: ['type'] },
+  pgloadgen_points_written_total: { type: 'counter', labels: ['type'] }
 }
 // A few of prom-client's default metrics, Node's process metrics.
 const PROCESS_METRICS = {
@@ -58,7 +61,7 @@ function checkPage (t, page) {
 
   // The stats collector and the sidecar have metrics of their own, under their own prefixes.
   const ours = [...families.keys()].filter(name => name.startsWith('pgloadgen_') && !/^pgloadgen_(pgstats|sidecar)_/.test(name)).sort()
-  t.same(ours, Object.keys(METRICS).sort(), 'exactly the nine generator names')
+  t.same(ours, Object.keys(METRICS).sort(), 'exactly the generator\'s names: the nine of the original tool, and the rows and points written')
   for (const [name, { type, labels }] of Object.entries(METRICS)) {
     const family = families.get(name)
     t.equal(family?.type, type, `${name} is a ${type}`)

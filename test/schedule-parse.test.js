@@ -26,7 +26,7 @@ t.teardown(() => rm(dir, { recursive: true, force: true }))
 
 /** @type {BadCase[]} */
 const cases = [
-  { name: 'unknown action', text: 'actions:\n  - action: reindex\n    after: 1s\n', problem: /actions\[0\]\.action: expected one of vacuum, checkpoint, analyze, reset-stats, got "reindex"/ },
+  { name: 'unknown action', text: 'actions:\n  - action: reindex\n    after: 1s\n', problem: /actions\[0\]\.action: expected one of vacuum, checkpoint, analyze, reset-stats, fillfactor, got "reindex"/ },
   { name: 'missing trigger', text: 'actions:\n  - action: checkpoint\n', problem: /actions\[0\]: give exactly one of after, at, every, when/ },
   { name: 'two triggers', text: 'actions:\n  - action: checkpoint\n    after: 1s\n    every: 5m\n', problem: /actions\[0\]: give exactly one of after, at, every, when \(got after, every\)/ },
   { name: 'condition that cannot be read', text: 'actions:\n  - action: vacuum\n    table: test_table\n    freeze: true\n    when: dead tuples of test_table are many\n', problem: /actions\[0\]\.when: cannot read condition "dead tuples of test_table are many"/ },
@@ -50,21 +50,26 @@ const cases = [
 ]
 
 t.test('bad schedule files: exit 2, one line naming the field, nothing runs', async t => {
-  for (const [i, c] of cases.entries()) {
-    const file = path.join(dir, `bad-${i}.${c.ext ?? 'yaml'}`)
-    await writeFile(file, c.text)
-    const events = path.join(dir, `bad-${i}.ndjson`)
-    for (const command of ['run', 'sidecar']) {
-      const result = await runCli([command, db.url, '--schedule', file, '--events', events, '-p', '0', '-d', '3'], { t })
-      t.equal(result.code, 2, `${command}, ${c.name}: exit 2`)
-      const errorLines = lines(result.stderr)
-      t.equal(errorLines.length, 1, `${command}, ${c.name}: one line: ${JSON.stringify(result.stderr)}`)
-      t.match(errorLines[0] ?? '', /^pgloadgen: /, `${command}, ${c.name}: says who speaks`)
-      t.match(errorLines[0] ?? '', c.problem, `${command}, ${c.name}: names the problem`)
-      t.ok(result.elapsedMs < 10000, `${command}, ${c.name}: fails fast (${result.elapsedMs} ms)`)
+  // the cases are independent processes: three at a time
+  await t.test('each bad schedule', { jobs: 3 }, async t => {
+    for (const [i, c] of cases.entries()) {
+      t.test(c.name, async t => {
+        const file = path.join(dir, `bad-${i}.${c.ext ?? 'yaml'}`)
+        await writeFile(file, c.text)
+        const events = path.join(dir, `bad-${i}.ndjson`)
+        for (const command of ['run', 'sidecar']) {
+          const result = await runCli([command, db.url, '--schedule', file, '--events', events, '-p', '0', '-d', '3'], { t })
+          t.equal(result.code, 2, `${command}, ${c.name}: exit 2`)
+          const errorLines = lines(result.stderr)
+          t.equal(errorLines.length, 1, `${command}, ${c.name}: one line: ${JSON.stringify(result.stderr)}`)
+          t.match(errorLines[0] ?? '', /^pgloadgen: /, `${command}, ${c.name}: says who speaks`)
+          t.match(errorLines[0] ?? '', c.problem, `${command}, ${c.name}: names the problem`)
+          t.ok(result.elapsedMs < 10000, `${command}, ${c.name}: fails fast (${result.elapsedMs} ms)`)
+        }
+        t.same(await readEvents(events), [], `${c.name}: no events file written`)
+      })
     }
-    t.same(await readEvents(events), [], `${c.name}: no events file written`)
-  }
+  })
   const missing = await runCli(['run', db.url, '--schedule', path.join(dir, 'nowhere.yaml'), '-p', '0', '-d', '3'], { t })
   t.equal(missing.code, 2, 'a schedule file that does not exist: exit 2')
   t.match(missing.stderr, /cannot read schedule file .*nowhere\.yaml/, 'named')

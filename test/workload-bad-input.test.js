@@ -42,7 +42,10 @@ const cases = [
   { name: 'module missing a request function', args: ['--workload', `${MODULES}/missing-request.js`], problem: /requests\.write: missing/ },
   { name: 'module declaring a type twice', args: ['--workload', `${MODULES}/duplicate-type.js`], problem: /"read" is declared twice/ },
   { name: 'missing module', args: ['--workload', './no/such/module.js'], problem: /cannot load workload .*no such file/ },
-  { name: 'module refusing a -D setting', args: ['--workload', 'notes/workloads/job-queue.js', '-D', 'payload_bytes=lots'], problem: /job-queue.*payload_bytes must be a whole number/ },
+  { name: 'a workload option out of its range', args: ['--workload', 'notes/workloads/job-queue.js', '--payload-bytes', '0'], problem: /--payload-bytes: must be at least 1, got 0/ },
+  { name: 'a workload option that is not a number', args: ['--workload', 'notes/workloads/job-queue.js', '--queues', 'many'], problem: /--queues: expected a number, got "many"/ },
+  { name: 'a workload option of another workload', args: ['--payload-bytes', '10'], problem: /unknown argument: payload-bytes/i },
+  { name: 'module refusing a -D setting', args: ['--workload', 'test/fixtures/workloads/ledger.js', '-D', 'bulk_rows=lots'], problem: /ledger.*bulk_rows must be a whole number/ },
   { name: 'mix naming a type the module lacks', args: ['--workload', 'notes/workloads/job-queue.js', '--mix', 'insert_row=1'], problem: /unknown request type "insert_row" \(known: enqueue, dequeue, peek\)/ },
   { name: '-f with a module', args: ['--workload', 'notes/workloads/job-queue.js', '-f', 'x.sql'], problem: /cannot be combined with --workload/ }
 ]

@@ -1,15 +1,28 @@
 import yargs from 'yargs'
 import { createLogger } from '../log.js'
-import { runCommand } from './run-command.js'
 import { runBuilder } from './run-options.js'
+import { workloadOptionSpecs } from './workload-flags.js'
 import { actionCommands } from './commands/action-commands.js'
 import { snapshotSubcommands } from './commands/snapshot-command.js'
-import { experimentCommand } from './commands/experiment-command.js'
-import { sidecarBuilder, sidecarCommand } from './commands/sidecar-command.js'
-import { reportCommand } from '../report/index.js'
+import { sidecarBuilder } from './commands/sidecar-options.js'
 import { workloadsBuilder, workloadsCommand } from './commands/workloads-command.js'
-import { initBuilder, initCommand } from './commands/init-command.js'
-import { statsCommand, statsBuilder } from './stats-command.js'
+import { initBuilder } from './commands/init-options.js'
+import { statsBuilder } from './stats-options.js'
+
+/**
+ * A command's work, loaded when it is chosen: parsing, --help and a refused
+ * argument never load the generator, the collector or the embedded server.
+ * @param {() => Promise<import('./commands/action-commands.js').CommandRun>} load
+ * @returns {import('./commands/action-commands.js').CommandRun}
+ */
+const lazy = (load) => async (args, io) => (await load())(args, io)
+
+const runCommand = lazy(async () => (await import('./run-command.js')).runCommand)
+const initCommand = lazy(async () => (await import('./commands/init-command.js')).initCommand)
+const statsCommand = lazy(async () => (await import('./stats-command.js')).statsCommand)
+const sidecarCommand = lazy(async () => (await import('./commands/sidecar-command.js')).sidecarCommand)
+const experimentCommand = lazy(async () => (await import('./commands/experiment-command.js')).experimentCommand)
+const reportCommand = lazy(async () => (await import('../report/index.js')).reportCommand)
 
 /**
  * Runs the CLI and returns the exit code: 0 done, 1 a runtime failure,
@@ -37,6 +50,8 @@ export async function main (argv) {
     }
   }
 
+  // A workload's own flags are known only once it is loaded.
+  const workloadSpecs = await workloadOptionSpecs(argv)
   const parser = yargs(argv)
     .scriptName('pgloadgen')
     .usage('$0 <command> [options]')
@@ -45,7 +60,7 @@ export async function main (argv) {
     .version(false)
     .wrap(100)
     .option('log-level', { type: 'string', describe: 'trace, debug, info, warn, error or silent (also LOG_LEVEL)', global: true })
-    .command('run [pgUrl]', 'hammer PostgreSQL at a fixed concurrency with a workload: built-in, pgbench scripts or a module', runBuilder,
+    .command('run [pgUrl]', 'hammer PostgreSQL at a fixed concurrency with a workload: built-in, pgbench scripts or a module', (y) => runBuilder(y, workloadSpecs),
     (args) => choose(runCommand, args))
     .command('init [pgUrl]', 'create and fill pgbench\'s tables, as pgbench -i does (for -b tpcb-like and the other built-in scripts)', initBuilder, (args) => choose(initCommand, args))
     .command('workloads [module]', 'list the built-in workloads (request types, default mixes), or describe a workload module', workloadsBuilder, (args) => choose(workloadsCommand, args))
@@ -65,7 +80,7 @@ export async function main (argv) {
       .positional('dir', { type: 'string', describe: 'a run --record directory or an experiment --out directory' }),
     (args) => choose(reportCommand, args))
     .command('snapshot', 'take, list, roll back and destroy snapshots of the data directory', (y) => snapshotSubcommands(y, choose))
-    .demandCommand(1, 'give a command: run, init, workloads, stats, vacuum, analyze, checkpoint, reset-stats, snapshot, sidecar, experiment or report')
+    .demandCommand(1, 'give a command: run, init, workloads, stats, vacuum, analyze, checkpoint, reset-stats, drop-partitions, delete, snapshot, sidecar, experiment or report')
     .fail((message, err) => {
       if (err) throw err
       usageProblem = message

@@ -1,16 +1,18 @@
 import { DEFAULT_EVENTS_FILE } from './target-options.js'
-import { statsOptions } from './stats-command.js'
+import { statsOptions } from './stats-options.js'
 
 /**
  * The options of `pgloadgen run`. Where pgbench has a flag for the same
- * thing (-c, -R, -T, -f, -b, -D, -s, -M, -S, -N, -n, --random-seed), it is
- * pgbench's letter with pgbench's meaning.
+ * thing (-c, -R, -T, -t, -f, -b, -D, -s, -M, -S, -N, -n, --random-seed), it
+ * is pgbench's letter with pgbench's meaning. The workload's own options
+ * (workloadSpecs) come after them, in a group of their own.
  * @param {import('yargs').Argv} y
+ * @param {Record<string, import('../workloads/options.js').OptionSpec>} [workloadSpecs]
  */
-export function runBuilder (y) {
-  return y
+export function runBuilder (y, workloadSpecs = {}) {
+  const parser = y
     .positional('pgUrl', { type: 'string', describe: 'postgres://user[:password]@host[:port]/database; default PGLOADGEN_PG_URL, DATABASE_URL, else an embedded server' })
-    .option('concurrency', { alias: 'c', type: 'string', default: '8', describe: 'requests outstanding at all times, one connection each' })
+    .option('concurrency', { alias: 'c', type: 'string', describe: 'requests outstanding at all times, one connection each (default 8)' })
     .option('http-port', { alias: 'p', type: 'string', default: '9800', describe: 'port of /metrics (0: any free port)' })
     .option('http-host', { type: 'string', default: '127.0.0.1', describe: 'address of /metrics' })
     .option('workload', { alias: 'w', type: 'string', describe: 'manta (default), timeseries, pgbench, or the path of a workload module (see pgloadgen workloads)' })
@@ -26,6 +28,7 @@ export function runBuilder (y) {
     .option('n', { type: 'boolean', describe: 'pgbench\'s --no-vacuum, accepted: pgloadgen never vacuums before a run' })
     .option('vacuum', { type: 'boolean', hidden: true })
     .option('duration', { alias: ['d', 'T'], type: 'string', describe: 'seconds to run (or 15m, 2h); default until SIGINT/SIGTERM' })
+    .option('transactions', { alias: 't', type: 'string', describe: 'pgbench\'s -t: each client stops after this many requests; the run ends when all have' })
     .option('rate', { alias: 'R', type: 'string', describe: 'open loop: requests per second on a schedule instead of a closed loop' })
     .option('arrival', { type: 'string', default: 'poisson', describe: 'open-loop schedule: poisson or fixed' })
     .option('max-lag', { type: 'string', describe: 'open loop: skip requests more than this many ms behind schedule' })
@@ -43,4 +46,15 @@ export function runBuilder (y) {
     .option('control-token', { type: 'string', describe: 'bearer token that POST /concurrency, /pause, /resume require when --http-host is not loopback (also PGLOADGEN_CONTROL_TOKEN)' })
     .option('pg-stats', { type: 'boolean', default: true, describe: 'export PostgreSQL statistics on /metrics too (--no-pg-stats: do not)' })
     .options(statsOptions)
+  for (const [name, spec] of Object.entries(workloadSpecs)) {
+    const shown = spec.default === undefined ? '' : ` (default ${spec.default})`
+    parser.option(name, { type: spec.type === 'boolean' ? 'boolean' : 'string', describe: `${spec.describe}${shown}`, group: 'Options of the workload:' })
+  }
+  return parser
 }
+
+/** The names run uses itself: a workload's options may not take them. */
+export const RUN_OPTION_NAMES = new Set(['pg-url', 'concurrency', 'c', 'http-port', 'p', 'http-host', 'workload', 'w', 'mix', 'file', 'f', 'builtin', 'b',
+  'select-only', 'S', 'skip-some-updates', 'N', 'define', 'D', 'scale', 's', 'random-seed', 'protocol', 'M', 'n', 'vacuum', 'duration', 'd', 'T',
+  'transactions', 't', 'rate', 'R', 'arrival', 'max-lag', 'json', 'reset', 'data-dir', 'profile', 'pg-port', 'connect-timeout', 'shutdown-timeout',
+  'verify-timeout', 'events', 'record', 'schedule', 'control-token', 'pg-stats', 'stats-interval', 'pgstattuple', 'log-level', 'help', 'version'])

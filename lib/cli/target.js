@@ -1,12 +1,11 @@
 import { parsePgUrl, redactUrl } from '../config/pg-url.js'
-import { EmbeddedServer } from '../embedded/server.js'
 import { resolveProfile } from '../embedded/profile.js'
 
 /**
  * @typedef {object} Target
  * @property {string} connectionString
  * @property {string} display            without secrets
- * @property {EmbeddedServer | null} embedded
+ * @property {import('../embedded/server.js').EmbeddedServer | null} embedded
  */
 
 /**
@@ -28,6 +27,8 @@ export function chooseUrl (argument) {
  */
 export async function openTarget ({ url, dataDir, profile, pgPort, log }) {
   if (url) return { connectionString: url.connectionString, display: url.display, embedded: null }
+  // loaded only when a server is to be started: a URL or a refusal never needs it
+  const { EmbeddedServer } = await import('../embedded/server.js')
   const embedded = new EmbeddedServer({ dataDir, profileFile: resolveProfile(profile), port: pgPort, log })
   const connectionString = await embedded.start()
   return { connectionString, display: redactUrl(new URL(connectionString)), embedded }

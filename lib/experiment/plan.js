@@ -6,7 +6,8 @@ import { parseMix, formatMix, mixOf } from '../config/mix.js'
 import { chooseWorkload } from '../workloads/choose.js'
 import { parseProtocol } from '../config/protocol.js'
 import { parseInitOptions, InitOptionError } from '../pgbench/init.js'
-import { actionSql, ACTIONS } from '../sidecar/actions.js'
+import { checkAction, ACTIONS, ACTION_FIELDS } from '../sidecar/actions.js'
+import { RETENTION_FIELDS } from '../sidecar/retention-spec.js'
 import { parseOffset } from '../sidecar/durations.js'
 import { parseCondition } from '../sidecar/conditions.js'
 import { parseQuantity } from '../sidecar/durations.js'
@@ -34,11 +35,12 @@ import { checkSnapshotName } from '../snapshot/names.js'
  * @property {number} concurrency
  * @property {number} statsIntervalS
  * @property {{ init: import('../pgbench/init-options.js').InitOptions | null, rows: number | null, tableBytes: number | null, seconds: number | null, concurrency: number, mix: string, actions: import('../sidecar/actions.js').ActionSpec[], snapshot: string }} prepare
- * @property {Array<{ name: string, steps: Step[] }>} variants
+ * @property {Array<{ name: string, steps: Step[], workload: import('../workloads/contract.js').Workload | null }>} variants
+ *   workload: a variant's own, when it gives options of its own
  * @property {number} repetitions
  */
 
-const TOP = new Set(['name', 'description', 'server', 'workload', 'scripts', 'builtins', 'defines', 'scale', 'protocol', 'mix', 'concurrency', 'stats_interval', 'prepare', 'variants', 'repetitions'])
+const TOP = new Set(['name', 'description', 'server', 'workload', 'options', 'scripts', 'builtins', 'defines', 'scale', 'protocol', 'mix', 'concurrency', 'stats_interval', 'prepare', 'variants', 'repetitions'])
 
 /**
  * Reads and validates a plan. Every problem names its field; nothing runs
@@ -73,7 +75,13 @@ export async function parsePlan (data, { baseDir }) {
   const name = string(plan.name, 'name')
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) throw new UsageError('name: letters, digits, dots, dashes and underscores only')
   const protocol = wrap('protocol', () => parseProtocol(plan.protocol === undefined ? 'prepared' : string(plan.protocol, 'protocol')))
-  const workload = await chooseWorkload({
+  const planOptions = plan.options === undefined ? {} : object(plan.options, 'options')
+  /**
+   * The plan's workload with its options, a variant's own options over them.
+   * @param {Record<string, unknown>} options
+   * @param {string} where
+   */
+  const workloadWith = (options, where) => chooseWorkload({
     workload: plan.workload === undefined ? undefined : string(plan.workload, 'workload'),
     files: stringList(plan.scripts, 'scripts'),
     builtins: stringList(plan.builtins, 'builtins'),
@@ -81,25 +89,33 @@ export async function parsePlan (data, { baseDir }) {
     scale: plan.scale === undefined ? null : positiveInteger(plan.scale, 'scale'),
     randomSeed: undefined,
     protocol,
+    options,
+    optionsWhere: where,
     baseDir
   })
+  const workload = await workloadWith(planOptions, 'options.')
   const mix = plan.mix === undefined ? formatMix(mixOf(workload.types, workload.weights)) : string(plan.mix, 'mix')
   wrap('mix', () => parseMix(mix, workload.types))
-  const concurrency = plan.concurrency === undefined ? 8 : positiveInteger(plan.concurrency, 'concurrency')
+  const concurrency = plan.concurrency === undefined ? workload.clients ?? 8 : positiveInteger(plan.concurrency, 'concurrency')
+  if (workload.clients !== null && concurrency !== workload.clients) throw new UsageError(`concurrency: the ${workload.name} workload sets its clients itself (${workload.clients}); leave concurrency out`)
   const statsIntervalS = plan.stats_interval === undefined ? 1 : parseOffset(plan.stats_interval, 'stats_interval')
   if (plan.prepare === undefined) throw new UsageError('prepare: missing: variants roll back to the snapshot the prepare phase takes')
   if (!Array.isArray(plan.variants) || plan.variants.length === 0) throw new UsageError('variants: expected a non-empty list')
   const names = new Set()
-  const variants = plan.variants.map((v, i) => {
+  const variants = []
+  for (const [i, v] of plan.variants.entries()) {
     const variant = object(v, `variants[${i}]`)
-    for (const key of Object.keys(variant)) if (!['name', 'steps', 'description'].includes(key)) throw new UsageError(`variants[${i}].${key}: unknown field`)
+    for (const key of Object.keys(variant)) if (!['name', 'steps', 'description', 'options'].includes(key)) throw new UsageError(`variants[${i}].${key}: unknown field`)
     const variantName = string(variant.name, `variants[${i}].name`)
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(variantName)) throw new UsageError(`variants[${i}].name: letters, digits, dots, dashes and underscores only`)
     if (names.has(variantName)) throw new UsageError(`variants[${i}].name: "${variantName}" is used twice`)
     names.add(variantName)
     if (!Array.isArray(variant.steps) || variant.steps.length === 0) throw new UsageError(`variants[${i}].steps: expected a non-empty list`)
-    return { name: variantName, steps: variant.steps.map((s, j) => parseStep(s, `variants[${i}].steps[${j}]`)) }
-  })
+    // A variant with options of its own runs the workload made with them,
+    // on tables made afresh (the snapshot's have the plan's shape).
+    const own = variant.options === undefined ? null : await workloadWith({ ...planOptions, ...object(variant.options, `variants[${i}].options`) }, `variants[${i}].options.`)
+    variants.push({ name: variantName, steps: variant.steps.map((s, j) => parseStep(s, `variants[${i}].steps[${j}]`)), workload: own })
+  }
   return {
     name,
     server: parseServer(plan.server),
@@ -225,17 +241,18 @@ function parseStep (value, label) {
 }
 
 /**
- * A sidecar action as a plan gives it: { action: vacuum, table: T, freeze: true }.
+ * A sidecar action as a plan gives it: { action: vacuum, table: T, freeze: true },
+ * or retention: { action: delete, table: T, older_than: 10m, yes: true }.
  * @param {unknown} value
  * @param {string} field
  * @returns {import('../sidecar/actions.js').ActionSpec}
  */
 function parseActionSpec (value, field) {
   const raw = object(value, field)
-  for (const key of Object.keys(raw)) if (!['action', 'table', 'freeze', 'full', 'analyze', 'verbose'].includes(key)) throw new UsageError(`${field}.${key}: unknown field`)
+  for (const key of Object.keys(raw)) if (!['action', ...ACTION_FIELDS, ...RETENTION_FIELDS].includes(key)) throw new UsageError(`${field}.${key}: unknown field`)
   if (!ACTIONS.includes(/** @type {any} */ (raw.action))) throw new UsageError(`${field}.action: one of ${ACTIONS.join(', ')}`)
   const spec = /** @type {import('../sidecar/actions.js').ActionSpec} */ (raw)
-  wrap(field, () => actionSql(spec))
+  checkAction(spec, field)
   return spec
 }
 

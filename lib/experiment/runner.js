@@ -19,6 +19,7 @@ import { statsView } from '../pgstats/stats-view.js'
 import { PGLOADGEN_VERSION } from '../recorder/run-info.js'
 import { writeReport } from '../report/index.js'
 import { initPgbench, InitError } from '../pgbench/init.js'
+import { isSameTable } from '../sidecar/retention-spec.js'
 
 const LIMITS = { shutdownTimeoutS: 10, verifyTimeoutS: 60 }
 
@@ -99,7 +100,7 @@ async function prepare (context) {
     })
   }
   log.info(`prepare: loading until ${[prepare.rows && `${prepare.rows} rows`, prepare.tableBytes && `${prepare.tableBytes} bytes`, prepare.seconds && `${prepare.seconds} s`].filter(Boolean).join(' or ')}`)
-  const session = await openSession(context, path.join(context.out, 'prepare'), { reset: true, mix: prepare.mix, concurrency: prepare.concurrency, describe: { phase: 'prepare' } })
+  const session = await openSession(context, path.join(context.out, 'prepare'), { reset: true, workload: plan.workload, mix: prepare.mix, concurrency: prepare.concurrency, describe: { phase: 'prepare' } })
   try {
     await session.start()
     const started = performance.now()
@@ -113,7 +114,7 @@ async function prepare (context) {
       await stop.wait(1)
     }
     const summary = await session.finish(LIMITS)
-    log.info(`prepare: ${summary.acknowledged_inserts} rows inserted in ${summary.elapsed_s} s`)
+    log.info(`prepare: ${plan.workload.idTable !== null ? summary.acknowledged_inserts : summary.rows_written} rows written in ${summary.elapsed_s} s`)
   } finally {
     await session.close()
   }
@@ -133,7 +134,7 @@ async function prepare (context) {
 /**
  * One repetition of one variant: roll back, load, run the steps, record.
  * @param {ExperimentContext} context
- * @param {{ name: string, steps: import('./plan.js').Step[] }} variant
+ * @param {import('./plan.js').Plan['variants'][number]} variant
  * @param {number} rep
  */
 async function runVariant (context, variant, rep) {
@@ -145,7 +146,9 @@ async function runVariant (context, variant, rep) {
   await events.timed({ action: 'rollback', detail: { snapshot: plan.prepare.snapshot } }, () => context.snapshots.rollback(plan.prepare.snapshot, { yes: true }))
   const t0 = new Date()
 
-  const session = await openSession(context, dir, { reset: false, mix: plan.mix, concurrency: plan.concurrency, describe: { phase: 'variant', variant: variant.name, repetition: rep, label: `${variant.name} #${rep}`, t0: t0.toISOString() } })
+  // A variant with options of its own gets its tables made afresh, in its own shape.
+  if (variant.workload) log.info(`variant ${variant.name}: its own options; the ${variant.workload.name} tables are made afresh`)
+  const session = await openSession(context, dir, { reset: variant.workload !== null, workload: variant.workload ?? plan.workload, mix: plan.mix, concurrency: plan.concurrency, describe: { phase: 'variant', variant: variant.name, repetition: rep, label: `${variant.name} #${rep}`, t0: t0.toISOString(), ...(variant.workload && { options: variant.workload.options }) } })
   /** @type {Promise<unknown>[]} */
   const actions = []
   try {
@@ -183,7 +186,13 @@ async function runStep (context, session, events, step, actions) {
       return
     }
     case 'action':
-      actions.push(runAction(/** @type {import('../sidecar/actions.js').ActionSpec} */ (step.action), { connectionString: context.connectionString, events, log }))
+      actions.push(runAction(/** @type {import('../sidecar/actions.js').ActionSpec} */ (step.action), {
+        connectionString: context.connectionString,
+        events,
+        log,
+        // retention during the load: the row audit must not count its removals as missing
+        onRowsRemoved: (rows, table) => { if (isSameTable(table, session.options.workload.auditTable)) session.noteRowsRemoved(rows) }
+      }))
       return
     case 'wait': {
       const deadline = performance.now() + (step.timeoutS ?? 3600) * 1000
@@ -223,16 +232,16 @@ async function setConcurrency (session, events, next, log) {
 /**
  * @param {ExperimentContext} context
  * @param {string} dir
- * @param {{ reset: boolean, mix: string, concurrency: number, describe: Record<string, unknown> }} options
+ * @param {{ reset: boolean, workload: import('../workloads/contract.js').Workload, mix: string, concurrency: number, describe: Record<string, unknown> }} options
  */
-function openSession (context, dir, { reset, mix, concurrency, describe }) {
+function openSession (context, dir, { reset, workload, mix, concurrency, describe }) {
   const { plan } = context
   return LoadSession.open({
     connectionString: context.connectionString,
     display: context.display,
     embedded: context.embedded,
-    workload: plan.workload,
-    mix: parseMix(mix, plan.workload.types),
+    workload,
+    mix: parseMix(mix, workload.types),
     protocol: plan.protocol,
     concurrency,
     openLoop: null,
@@ -252,7 +261,7 @@ function openSession (context, dir, { reset, mix, concurrency, describe }) {
  */
 function planForRecord (plan) {
   const server = plan.server.kind === 'url' ? { ...plan.server, url: redactUrl(new URL(plan.server.url)) } : plan.server
-  return { ...plan, server, workload: plan.workload.name }
+  return { ...plan, server, workload: plan.workload.name, options: plan.workload.options, variants: plan.variants.map(variant => ({ ...variant, workload: undefined, ...(variant.workload && { options: variant.workload.options }) })) }
 }
 
 /**

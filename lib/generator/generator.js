@@ -1,7 +1,7 @@
 import { Worker } from './worker.js'
 
 /**
- * @typedef {Omit<import('./worker.js').WorkerContext, 'onConnectionChange' | 'onReconnect' | 'gate'>} GeneratorOptions
+ * @typedef {Omit<import('./worker.js').WorkerContext, 'onConnectionChange' | 'onReconnect' | 'gate' | 'onLimit'>} GeneratorOptions
  */
 
 // Keeps N workers, each with its own connection, so that N requests are
@@ -17,6 +17,14 @@ export class Generator {
     this.connections = 0
     this.reconnects = 0
     this.nextId = 0
+    // once stopping, no client is added any more (a ramp's timer, live control)
+    this.stopping = false
+    // clients that did their -t requests; when all of them have, the run is over
+    this.clientsAtLimit = 0
+    /** @type {() => void} */
+    let limitReached = () => {}
+    /** @type {Promise<void>} settles when every client did its requestsPerClient */
+    this.limitReached = new Promise(resolve => { limitReached = () => resolve(undefined) })
     /** @type {() => void} */
     this.openGate = () => {}
     /** @type {import('./worker.js').Gate} */
@@ -26,7 +34,10 @@ export class Generator {
       ...options,
       gate: this.gate,
       onConnectionChange: (delta) => { this.connections += delta },
-      onReconnect: () => { this.reconnects++ }
+      onReconnect: () => { this.reconnects++ },
+      onLimit: () => {
+        if (++this.clientsAtLimit >= this.workers.length) limitReached()
+      }
     }
   }
 
@@ -55,6 +66,7 @@ export class Generator {
 
   /** @param {number} concurrency */
   setConcurrency (concurrency) {
+    if (this.stopping) return
     while (this.workers.length < concurrency) this.workers.push(new Worker(this.nextId++, this.context).start())
     while (this.workers.length > concurrency) {
       const worker = /** @type {Worker} */ (this.workers.pop())
@@ -71,6 +83,7 @@ export class Generator {
    * @returns {Promise<boolean>} false when some requests had to be abandoned
    */
   async stop (graceMs) {
+    this.stopping = true
     const all = [...this.workers, ...this.retiring]
     for (const worker of all) worker.stop()
     this.resume()

@@ -20,6 +20,8 @@ const BACKOFF_MAX_MS = 5000
  * @property {(delta: number) => void} onConnectionChange
  * @property {() => void} onReconnect
  * @property {import('./pacer.js').Pacer | null} pacer  open loop when set
+ * @property {number | null} requestsPerClient  pgbench's -t: a client stops after this many
+ * @property {() => void} onLimit  a client has done its requestsPerClient
  * @property {Gate} gate  closed while the generator is paused
  */
 
@@ -54,9 +56,28 @@ export class Worker {
     this.db = null
     /** @type {(() => void) | null} */
     this.wake = null
+    // the type of the request running, which ctx.written counts for
+    this.type = 0
+    const stats = context.stats
     /** @type {import('../workloads/contract.js').ClientContext} */
-    this.ctx = { clientId: id, config: context.workload.config, shared: context.shared, state: {}, defines: context.workload.defines, ids: context.state }
+    this.ctx = {
+      clientId: id,
+      config: context.workload.config,
+      shared: context.shared,
+      state: {},
+      defines: context.workload.defines,
+      ids: context.state,
+      written: (rows, points = 0) => {
+        stats.rows[this.type] += rows
+        stats.points[this.type] += points
+      },
+      connect: async () => new Db(await WireConnection.connect(context.connectionString, { protocol: context.protocol, applicationName: 'pgloadgen' }))
+    }
     this.clientReady = false
+    this.requestsDone = 0
+    // paced workloads: when this client's next request is due (performance.now() ms)
+    const pacing = context.workload.pacing
+    this.nextDue = pacing ? performance.now() + (pacing.offsetS?.(id) ?? 0) * 1000 : 0
     /** @type {Promise<void>} */
     this.done = Promise.resolve()
   }
@@ -74,13 +95,15 @@ export class Worker {
   }
 
   async loop () {
-    const { mix, stats, pacer, gate, workload } = this.context
-    const { requests, expectedErrors } = workload
+    const { mix, stats, pacer, gate, workload, requestsPerClient } = this.context
+    const { requests, expectedErrors, pacing } = workload
     const ctx = this.ctx
     while (!this.stopping) {
       if (gate.paused) {
         // a worker retired while paused leaves at once, closing its connection
         await Promise.race([gate.resumed, this.stopRequested])
+        // a paced client's schedule starts over rather than owing the paused time
+        if (pacing) this.nextDue = Math.max(this.nextDue, performance.now())
         continue
       }
       // A connection the server closed while idle (a restart, a rollback
@@ -90,17 +113,26 @@ export class Worker {
       if (client === null) continue
       const db = /** @type {Db} */ (this.db)
       let t0
-      if (pacer) {
-        // Open loop: wait for the intended start; latency counts from it.
-        t0 = pacer.takeOnTime()
+      if (pacer || pacing) {
+        // Open loop, or a paced client: wait for the intended start; the
+        // latency counts from it. A paced client's next request is due one
+        // period after this one was due, not after it ended: when the server
+        // falls behind, the lag grows.
+        if (pacer) {
+          t0 = pacer.takeOnTime()
+        } else {
+          t0 = this.nextDue
+          this.nextDue += /** @type {import('../workloads/contract.js').Pacing} */ (pacing).intervalS * 1000
+        }
         const delay = t0 - performance.now()
         if (delay > 0.2) await this.sleep(delay)
         if (this.stopping) break
         stats.lag.record((performance.now() - t0) * 1000)
       }
       const type = pickType(mix, Math.random())
+      this.type = type
       stats.start(type)
-      if (!pacer) t0 = performance.now()
+      if (!pacer && !pacing) t0 = performance.now()
       let failure = null
       try {
         const found = await requests[type](db, ctx)
@@ -112,6 +144,10 @@ export class Worker {
       }
       stats.finish(type, (performance.now() - /** @type {number} */ (t0)) * 1000, failure === null)
       if (failure !== null) await this.afterFailure(client, db, failure)
+      if (requestsPerClient !== null && ++this.requestsDone >= requestsPerClient) {
+        this.context.onLimit()
+        break
+      }
     }
     await this.close()
   }

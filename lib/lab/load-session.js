@@ -9,7 +9,8 @@ import { Generator } from '../generator/generator.js'
 import { RunState } from '../generator/run-state.js'
 import { Pacer } from '../generator/pacer.js'
 import { connectWithin, errorMessage } from '../generator/connection.js'
-import { countMissingInserts } from '../generator/verify-inserts.js'
+import { verifyInserts, countTableRows } from './audit.js'
+import { WorkloadServices } from './workload-services.js'
 import { buildSummary } from '../summary/summary.js'
 import { StatsCollector } from '../pgstats/collector.js'
 import { Recorder } from '../recorder/recorder.js'
@@ -25,6 +26,7 @@ import { RuntimeError } from '../errors.js'
  * @property {import('../config/mix.js').Mix} mix
  * @property {'prepared' | 'extended' | 'simple'} protocol
  * @property {number} concurrency
+ * @property {number | null} [requestsPerClient]  pgbench's -t: each client stops after this many requests
  * @property {{ rate: number, arrival: 'poisson' | 'fixed', maxLagMs: number | null } | null} openLoop
  * @property {boolean} reset                  drop and recreate the workload's tables first
  * @property {number} connectTimeoutS
@@ -52,7 +54,7 @@ export class LoadSession {
     } catch (err) {
       throw new RuntimeError(`cannot connect to ${display}: ${errorMessage(err)}`)
     }
-    let maxId, serverVersion, settings, shared
+    let maxId, serverVersion, settings, shared, rowsBefore
     try {
       try {
         if (options.reset && workload.dropSql !== null) log.warn(`--reset: dropping and recreating the ${workload.name} tables`)
@@ -64,10 +66,17 @@ export class LoadSession {
         throw new RuntimeError(`cannot prepare the ${workload.name} schema on ${display}: ${errorMessage(err)}`)
       }
       shared = await workloadSetup(setup, options)
+      rowsBefore = workload.auditTable === null ? null : Number((await setup.query(`SELECT count(*) AS n FROM ${workload.auditTable}`)).rows[0].n)
     } finally {
       await setup.end().catch(() => {})
     }
-    const session = new LoadSession(options, maxId, serverVersion, settings, shared)
+    const session = new LoadSession(options, maxId, serverVersion, settings, shared, rowsBefore)
+    try {
+      await session.services.open()
+    } catch (err) {
+      await session.services.stop()
+      throw new RuntimeError(`the ${workload.name} workload's maintenance failed on ${display}: ${errorMessage(err)}`)
+    }
     await session.collector?.start()
     return session
   }
@@ -78,8 +87,9 @@ export class LoadSession {
    * @param {string} serverVersion
    * @param {Record<string, string>} settings
    * @param {unknown} shared   what the workload's setup returned
+   * @param {number | null} rowsBefore  the audited table's rows before the load
    */
-  constructor (options, maxId, serverVersion, settings, shared) {
+  constructor (options, maxId, serverVersion, settings, shared, rowsBefore) {
     this.options = options
     this.serverVersion = serverVersion
     this.settings = settings
@@ -96,9 +106,21 @@ export class LoadSession {
       mix: options.mix,
       stats: this.stats,
       log: options.log,
-      pacer: this.pacer
+      pacer: this.pacer,
+      requestsPerClient: options.requestsPerClient ?? null
     })
     const generator = this.generator
+    this.rowsBefore = rowsBefore
+    // rows that retention took away during the load, as the actions reported them
+    this.rowsRemoved = 0
+    this.services = new WorkloadServices({
+      connectionString: options.connectionString,
+      workload: options.workload,
+      shared,
+      statsIntervalS: options.pgStats?.intervalS ?? 10,
+      registry: options.registry,
+      log: options.log
+    })
     registerGeneratorMetrics(options.registry, { stats: this.stats, connections: () => generator.connections, target: options.display })
     this.collector = options.pgStats
       ? new StatsCollector({ connectionString: options.connectionString, intervalS: options.pgStats.intervalS, registry: options.registry, log: options.log, pgstattuple: options.pgStats.pgstattuple })
@@ -120,7 +142,7 @@ export class LoadSession {
     const { options } = this
     if (options.recordDir) {
       await this.writeRunInfo(null)
-      this.recorder = new Recorder(options.recordDir, { stats: this.stats, generator: this.generator, pgStats: () => this.latestStats(), table: options.workload.table }, options.log)
+      this.recorder = new Recorder(options.recordDir, { stats: this.stats, generator: this.generator, pgStats: () => this.latestStats(), table: options.workload.table, workloadStats: options.workload.statistics.length > 0 ? () => this.services.latest() : null }, options.log)
       await this.recorder.start()
     }
     this.pacer?.restart()
@@ -129,7 +151,15 @@ export class LoadSession {
     this.startedAt = new Date()
     this.started = performance.now()
     this.cpuAtStart = process.cpuUsage()
-    this.generator.setConcurrency(options.concurrency)
+    this.services.start(this.generator, options.concurrency)
+  }
+
+  /**
+   * Rows a retention action removed from the audited table during the load.
+   * @param {number} rows
+   */
+  noteRowsRemoved (rows) {
+    this.rowsRemoved += rows
   }
 
   /**
@@ -141,14 +171,17 @@ export class LoadSession {
   async finish ({ shutdownTimeoutS, verifyTimeoutS }) {
     const { options, generator, state } = this
     const finalConcurrency = generator.concurrency
+    // The ramp and the maintenance end first: no client may start while the others stop.
+    await this.services.stop()
     const finished = await generator.stop(shutdownTimeoutS * 1000)
     // Requests completed during the grace period count, so the time does too.
     const elapsedS = (performance.now() - this.started) / 1000
     const cpuUsage = process.cpuUsage(this.cpuAtStart)
     if (!finished) options.log.warn(`requests still in flight after ${shutdownTimeoutS} s were abandoned`)
     await this.recorder?.stop()
-    const idTable = options.workload.idTable
+    const { idTable, auditTable } = options.workload
     const acknowledgedMissing = idTable === null ? null : await verifyInserts(options.connectionString, idTable, state, verifyTimeoutS * 1000, options.log)
+    const rowsAfter = auditTable === null ? null : await countTableRows(options.connectionString, auditTable, verifyTimeoutS * 1000, options.log)
     const summary = buildSummary({
       stats: this.stats,
       elapsedS,
@@ -167,7 +200,9 @@ export class LoadSession {
       embedded: options.embedded,
       abandonedInFlight: !finished,
       cpuUsage,
-      openLoop: this.pacer && options.openLoop ? { ...options.openLoop, skipped: this.pacer.skipped } : null
+      openLoop: this.pacer && options.openLoop ? { ...options.openLoop, skipped: this.pacer.skipped } : null,
+      pacing: options.workload.pacing,
+      rowAudit: auditTable === null ? null : { table: auditTable, before: this.rowsBefore, after: rowsAfter, removed: this.rowsRemoved }
     })
     if (options.recordDir) {
       await writeFile(path.join(options.recordDir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n')
@@ -190,7 +225,7 @@ export class LoadSession {
       protocol: options.protocol,
       concurrency: options.concurrency,
       mix: formatMix(options.mix),
-      mode: options.openLoop ? 'open' : 'closed',
+      mode: options.openLoop ? 'open' : options.workload.pacing ? 'paced' : 'closed',
       target: options.display,
       settings: this.settings,
       ...options.describe
@@ -203,6 +238,7 @@ export class LoadSession {
     this.closed = true
     await this.generator.stop(0).catch(() => {})
     await this.recorder?.stop().catch(() => {})
+    await this.services.stop().catch(() => {})
     await this.collector?.stop().catch(() => {})
   }
 }
@@ -226,29 +262,5 @@ async function workloadSetup (client, { workload, display, concurrency, log }) {
     const exitCode = /** @type {{ exitCode?: unknown }} */ (err)?.exitCode
     if (typeof exitCode === 'number') throw err
     throw new RuntimeError(`the ${workload.name} workload's setup failed on ${display}: ${errorMessage(err)}`)
-  }
-}
-
-/**
- * @param {string} connectionString
- * @param {string} table
- * @param {RunState} state
- * @param {number} timeoutMs
- * @param {import('../log.js').Logger} log
- */
-async function verifyInserts (connectionString, table, state, timeoutMs, log) {
-  try {
-    const client = await connectWithin({ connectionString, applicationName: 'pgloadgen-verify' }, Math.min(timeoutMs, 10000))
-    try {
-      const missing = await countMissingInserts(client, table, state.acknowledged, timeoutMs)
-      if (missing === null) log.warn('checking acknowledged inserts took too long; not all were checked')
-      else if (missing > 0) log.warn(`${missing} acknowledged inserts are not in ${table}`)
-      return missing
-    } finally {
-      await client.end().catch(() => {})
-    }
-  } catch (err) {
-    log.warn(`could not check acknowledged inserts: ${errorMessage(err)}`)
-    return null
   }
 }

@@ -17,6 +17,9 @@ export class RequestStats {
     this.failed = new Float64Array(n)
     this.notFound = new Float64Array(n) // succeeded but found nothing to work on
     this.maxUs = new Float64Array(n)
+    // what the requests of each type wrote, as they reported it once acknowledged
+    this.rows = new Float64Array(n)
+    this.points = new Float64Array(n) // metric values: a row of ten metrics is ten points
     // [result][type][bucket], result 0 = ok, 1 = error; not cumulative
     this.buckets = [new Float64Array(n * NBUCKETS), new Float64Array(n * NBUCKETS)]
     this.sums = [new Float64Array(n), new Float64Array(n)]

@@ -1,5 +1,5 @@
 import { RuntimeError, UsageError } from '../errors.js'
-import { checkWorkload } from '../workloads/contract.js'
+import { checkWorkload } from '../workloads/check.js'
 import { loadScripts } from './scripts.js'
 import { ScriptClient } from './runner.js'
 import { Variables, isValidVariableName } from './variables.js'

@@ -51,7 +51,7 @@ const SLOW_MS = 10000
 export const QUERY_NAMES = /** @type {const} */ ([
   'connect', 'user_tables', 'statio_user_tables', 'statio_user_indexes', 'relation_size',
   'activity', 'bgwriter', 'progress_vacuum', 'xid_tables', 'xid_databases', 'database',
-  'settings', 'bloat_tables', 'bloat_indexes'
+  'settings', 'bloat_tables', 'bloat_indexes', 'partitions'
 ])
 
 /**
@@ -76,6 +76,7 @@ export function pollQueries (version) {
     { name: 'settings', sql: SETTINGS, everyMs: SLOW_MS },
     { name: 'bloat_tables', sql: tableBloatSql(), everyMs: SLOW_MS },
     { name: 'bloat_indexes', sql: indexBloatSql(), everyMs: SLOW_MS },
+    { name: 'partitions', sql: PARTITIONS, everyMs: SLOW_MS },
     { name: 'relation_size', sql: RELATION_SIZE }
   ]
 }
@@ -183,6 +184,17 @@ SELECT current_database() AS datname, opt.schemaname, opt.relname,
     coalesce(least(coalesce(opt.toast_opt, opt.table_opt, g.freeze_max_age), g.freeze_max_age) - age(opt.toast_relfrozenxid), 2147483647)
   ) AS tx_until_wraparound_autovacuum
 FROM opt CROSS JOIN global g`
+
+// Each partition with the partitioned table it belongs to (at any depth):
+// a partitioned table has no rows of its own, and its figures are those of
+// its partitions added up (snapshot.js).
+const PARTITIONS = `SELECT current_database() AS datname, n.nspname AS schemaname, c.relname,
+  rn.nspname AS root_schemaname, r.relname AS root_relname
+FROM pg_class c
+JOIN pg_namespace n ON n.oid = c.relnamespace
+JOIN pg_class r ON r.oid = pg_partition_root(c.oid)
+JOIN pg_namespace rn ON rn.oid = r.relnamespace
+WHERE c.relispartition AND c.relkind IN ('r', 'm')`
 
 // Every database, template0 included: its datfrozenxid ages too.
 const XID_DATABASES = `SELECT datname, age(datfrozenxid) AS xid_age,

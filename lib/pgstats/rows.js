@@ -20,7 +20,7 @@ export const VACUUM_PHASES = /** @type {const} */ ([
 ])
 
 // Columns that are labels (strings), whatever the statement.
-const LABELS = new Set(['datname', 'schemaname', 'relname', 'indexrelname', 'state', 'method', 'vacuum_mode', 'phase_name', 'name', 'setting', 'unit', 'backend_type', 'query'])
+const LABELS = new Set(['datname', 'schemaname', 'relname', 'root_schemaname', 'root_relname', 'indexrelname', 'state', 'method', 'vacuum_mode', 'phase_name', 'name', 'setting', 'unit', 'backend_type', 'query'])
 
 /**
  * @param {unknown} value

@@ -16,6 +16,7 @@
  * @property {number | null} lastVacuum        Unix seconds, 0 when never
  * @property {number | null} lastAutovacuum    Unix seconds, 0 when never
  * @property {number | null} bloatRatio        catalog estimate, 0 to 1
+ * @property {number} [partitions]             a partitioned table: how many partitions its figures add up
  */
 
 /**
@@ -28,6 +29,7 @@
 
 /**
  * @typedef {object} VacuumSnapshot
+ * @property {string | null} rootRelname   the partitioned table, when a partition is vacuumed
  * @property {number | null} pid
  * @property {string} datname
  * @property {string} schemaname   '' outside the connected database
@@ -119,8 +121,59 @@ export function buildSnapshot ({ rows, time, serverVersionNum, datname }) {
     heapBlksTotal: num(row.heap_blks_total),
     heapBlksScanned: num(row.heap_blks_scanned),
     heapBlksVacuumed: num(row.heap_blks_vacuumed),
-    startedAt: num(row.query_start)
+    startedAt: num(row.query_start),
+    rootRelname: null
   }))
 
+  rollUpPartitions(tables, rows('partitions'), vacuums)
   return { time, serverVersionNum, datname, tables, databases: [...databases.values()], vacuums }
+}
+
+/**
+ * A partitioned table has no rows of its own: its tuples, sizes and
+ * vacuum times become those of its partitions added up (the oldest xid
+ * age), and a vacuum of a partition counts as one of the table.
+ * @param {TableSnapshot[]} tables   changed in place
+ * @param {import('./rows.js').Row[]} partitions  from the partitions section
+ * @param {VacuumSnapshot[]} vacuums  changed in place
+ */
+function rollUpPartitions (tables, partitions, vacuums) {
+  if (partitions.length === 0) return
+  const key = (/** @type {unknown} */ schema, /** @type {unknown} */ name) => `${schema}\u0000${name}`
+  const byKey = new Map(tables.map(table => [key(table.schemaname, table.relname), table]))
+  /** @type {Map<string, { schemaname: string, relname: string, parts: TableSnapshot[] }>} */
+  const roots = new Map()
+  /** @type {Map<string, string>} partition's relname → its root's */
+  const rootOf = new Map()
+  for (const row of partitions) {
+    const part = byKey.get(key(row.schemaname, row.relname))
+    const rootKey = key(row.root_schemaname, row.root_relname)
+    const root = roots.get(rootKey) ?? { schemaname: String(row.root_schemaname), relname: String(row.root_relname), parts: [] }
+    roots.set(rootKey, root)
+    if (part) root.parts.push(part)
+    rootOf.set(String(row.relname), String(row.root_relname))
+  }
+  const add = (/** @type {Array<number | null>} */ values) => values.some(v => v !== null) ? values.reduce((a, b) => (a ?? 0) + (b ?? 0), 0) : null
+  const max = (/** @type {Array<number | null>} */ values) => values.some(v => v !== null) ? Math.max(...values.filter(v => v !== null)) : null
+  for (const [rootKey, { schemaname, relname, parts }] of roots) {
+    const live = add(parts.map(p => p.liveTuples))
+    const dead = add(parts.map(p => p.deadTuples))
+    const figures = {
+      liveTuples: live,
+      deadTuples: dead,
+      deadFraction: live === null || dead === null ? null : (live + dead > 0 ? dead / (live + dead) : 0),
+      totalBytes: add(parts.map(p => p.totalBytes)),
+      indexBytes: add(parts.map(p => p.indexBytes)),
+      xidAge: max(parts.map(p => p.xidAge)),
+      txUntilWraparoundAutovacuum: parts.some(p => p.txUntilWraparoundAutovacuum !== null) ? Math.min(...parts.flatMap(p => p.txUntilWraparoundAutovacuum === null ? [] : [p.txUntilWraparoundAutovacuum])) : null,
+      lastVacuum: max(parts.map(p => p.lastVacuum)),
+      lastAutovacuum: max(parts.map(p => p.lastAutovacuum)),
+      bloatRatio: null,
+      partitions: parts.length
+    }
+    const existing = byKey.get(rootKey)
+    if (existing) Object.assign(existing, figures)
+    else tables.push({ datname: parts[0]?.datname ?? '', schemaname, relname, ...figures })
+  }
+  for (const vacuum of vacuums) vacuum.rootRelname = rootOf.get(vacuum.relname) ?? null
 }

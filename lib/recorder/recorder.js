@@ -8,6 +8,7 @@ import { findTable } from '../pgstats/stats-view.js'
  * @property {import('../generator/generator.js').Generator} generator
  * @property {(() => import('../pgstats/snapshot.js').StatsSnapshot | null) | null} pgStats
  * @property {string | null} table   the workload's table (null: none)
+ * @property {(() => Record<string, number | null>) | null} [workloadStats]  the workload's own statistics
  */
 
 // Writes one sample a second to samples.ndjson in the run directory: what
@@ -29,6 +30,10 @@ export class Recorder {
     this.started = Date.now()
     this.previousDone = Float64Array.from(sources.stats.done)
     this.previousFailed = Float64Array.from(sources.stats.failed)
+    this.previousLag = Float64Array.from(sources.stats.lag.counts)
+    this.previousLagCount = sources.stats.lag.count
+    this.previousRows = 0
+    this.previousPoints = 0
     this.previousLatency = sources.stats.latency.map(h => Float64Array.from(h.counts))
     this.previousCpu = process.cpuUsage()
     /** @type {NodeJS.Timeout | null} */
@@ -64,6 +69,14 @@ export class Recorder {
     }
     this.previousDone.set(stats.done)
     this.previousFailed.set(stats.failed)
+    const rows = sum(stats.rows)
+    const points = sum(stats.points)
+    // open loop and paced clients: how late the requests of that second started
+    const lag = stats.lag.count > this.previousLagCount
+      ? { p50_us: roundOrNull(stats.lag.quantileSince(this.previousLag, 0.5)), p99_us: roundOrNull(stats.lag.quantileSince(this.previousLag, 0.99)) }
+      : null
+    this.previousLag.set(stats.lag.counts)
+    this.previousLagCount = stats.lag.count
     const cpu = process.cpuUsage(this.previousCpu)
     this.previousCpu = process.cpuUsage()
     const line = {
@@ -72,10 +85,16 @@ export class Recorder {
       concurrency: generator.concurrency,
       paused: generator.paused,
       throughput,
+      rows: rows - this.previousRows,
+      points: points - this.previousPoints,
       requests,
+      ...(lag && { lag }),
       cpu_us: cpu,
-      pg: pgFigures(pgStats?.() ?? null, table)
+      pg: pgFigures(pgStats?.() ?? null, table),
+      ...(this.sources.workloadStats && { workload: this.sources.workloadStats() })
     }
+    this.previousRows = rows
+    this.previousPoints = points
     this.writing = this.writing
       .then(() => appendFile(this.file, JSON.stringify(line) + '\n'))
       .catch(err => this.log.warn(`cannot write a sample to ${this.file}: ${err.message}`))
@@ -86,6 +105,13 @@ export class Recorder {
     this.timer = null
     await this.writing
   }
+}
+
+/** @param {Float64Array} values */
+function sum (values) {
+  let total = 0
+  for (let i = 0; i < values.length; i++) total += values[i]
+  return total
 }
 
 /** @param {number | null} value */
@@ -100,7 +126,8 @@ function roundOrNull (value) {
 function pgFigures (snapshot, table) {
   if (!snapshot || table === null) return null
   const row = findTable(snapshot.tables, table)
-  const vacuum = snapshot.vacuums.find(v => v.relname === row?.relname && v.schemaname === row?.schemaname) ?? null
+  // a vacuum of the table, or of one of its partitions
+  const vacuum = snapshot.vacuums.find(v => (v.relname === row?.relname && v.schemaname === row?.schemaname) || (row && v.rootRelname === row.relname)) ?? null
   return {
     table,
     live_tuples: row?.liveTuples ?? null,
@@ -108,6 +135,7 @@ function pgFigures (snapshot, table) {
     table_bytes: row?.totalBytes ?? null,
     index_bytes: row?.indexBytes ?? null,
     xid_age: row?.xidAge ?? null,
+    ...(row?.partitions !== undefined && { partitions: row.partitions }),
     vacuum: vacuum && {
       phase: vacuum.phase,
       phase_name: vacuum.phaseName,

@@ -1,10 +1,14 @@
-// Which action a run is about: the first vacuum the sidecar ran (from the
-// events), else its first analyze or checkpoint, else a vacuum nobody asked
-// for (an autovacuum, e.g. to prevent wraparound) seen in the samples'
-// PostgreSQL figures.
+import { fmtBytes, fmtNumber, fmtSeconds } from './html.js'
+
+// The actions a run holds: which one it is about (the first vacuum the
+// sidecar ran, from the events, else its first analyze or checkpoint, else
+// its first retention run, else a vacuum nobody asked for (an autovacuum,
+// e.g. to prevent wraparound) seen in the samples' PostgreSQL figures);
+// how each is drawn (colour, label, what it did); the autovacuums seen.
 
 const VACUUM = /^vacuum/
 const OTHER = /^(analyze|checkpoint)$/
+const RETENTION = /^(drop-partitions|delete)$/
 
 /**
  * @typedef {object} ActionSpan
@@ -22,7 +26,8 @@ const OTHER = /^(analyze|checkpoint)$/
  * @returns {ActionSpan | null}
  */
 export function findAction (run) {
-  return fromEvents(run.events, VACUUM) ?? fromEvents(run.events, OTHER) ?? vacuumsInSamples(run.samples)[0] ?? null
+  return fromEvents(run.events, VACUUM) ?? fromEvents(run.events, OTHER) ?? fromEvents(run.events, RETENTION) ??
+    vacuumsInSamples(run.samples)[0] ?? null
 }
 
 /**
@@ -79,4 +84,167 @@ export function vacuumsInSamples (samples) {
     }
   }
   return spans
+}
+
+/**
+ * Distinct autovacuums of the table (or its partitions) seen in the
+ * samples: one begins where a sample shows an autovacuum and the one before
+ * showed none, or another mode, or a different heap size (another
+ * partition), or an earlier phase or fewer blocks scanned (a new pass).
+ * Shorter ones, between two polls, are not seen.
+ * @param {import('./read.js').Sample[]} samples
+ */
+export function autovacuumsSeen (samples) {
+  let count = 0
+  /** @type {import('./read.js').VacuumFigures | null} */
+  let previous = null
+  for (const sample of samples) {
+    if (!sample.pg) continue
+    const vacuum = sample.pg.vacuum ?? null
+    const auto = vacuum !== null && (vacuum.mode === 'autovacuum' || vacuum.mode === 'wraparound')
+    if (auto && (previous === null || startsAnother(previous, vacuum))) count++
+    previous = auto ? vacuum : null
+  }
+  return count
+}
+
+/**
+ * @param {import('./read.js').VacuumFigures} before
+ * @param {import('./read.js').VacuumFigures} now
+ */
+function startsAnother (before, now) {
+  if (before.mode !== now.mode) return true
+  if ((before.heap_blks_total ?? null) !== (now.heap_blks_total ?? null)) return true
+  if (before.phase >= 0 && now.phase >= 0 && now.phase < before.phase) return true
+  return Number(now.heap_blks_scanned ?? 0) < Number(before.heap_blks_scanned ?? 0)
+}
+
+/**
+ * Band colours: each action its own, and none of the repetitions' and
+ * variants' line colours (charts.js).
+ * @param {string} action
+ */
+export function actionColor (action) {
+  if (/freeze|wraparound/.test(action)) return '#e8590c'
+  if (/^autovacuum/.test(action)) return '#0b7285'
+  if (/^vacuum/.test(action)) return '#1971c2'
+  if (action === 'analyze') return '#2f9e44'
+  if (action === 'checkpoint') return '#7048e8'
+  if (action === 'fillfactor') return '#f59f00'
+  if (action === 'drop-partitions') return '#9c36b5'
+  if (action === 'delete') return '#e64980'
+  if (action === 'pause') return '#868e96'
+  if (action === 'rollback') return '#c92a2a'
+  return '#495057'
+}
+
+/**
+ * An action's name as a band shows it; the start event, when given, adds
+ * what its statement says (VACUUM FULL, the new fillfactor).
+ * @param {string} action
+ * @param {boolean} failed
+ * @param {import('./read.js').LabEvent | null} [start]
+ */
+export function actionLabel (action, failed, start = null) {
+  let name = action.replace(/[_-]/g, ' ')
+  const sql = typeof start?.detail?.sql === 'string' ? start.detail.sql : ''
+  if (action === 'vacuum' && /^VACUUM \([^)]*\bFULL\b/.test(sql)) name = 'vacuum full'
+  const fillfactor = /fillfactor = (\d+)/.exec(sql)
+  if (action === 'fillfactor' && fillfactor) name = `fillfactor ${fillfactor[1]}`
+  return failed ? `${name} (failed)` : name
+}
+
+/**
+ * What an action did, in a sentence for its band's tooltip: what a
+ * retention run removed, the statement of the others, and how long it took.
+ * @param {import('./read.js').LabEvent | null} start
+ * @param {import('./read.js').LabEvent | null} end   null: not ended
+ */
+export function actionDetail (start, end) {
+  const action = (end ?? start)?.action ?? ''
+  const startDetail = /** @type {Record<string, any>} */ (start?.detail ?? {})
+  const d = /** @type {Record<string, any>} */ (end?.detail ?? {})
+  const parts = []
+  if (action === 'drop-partitions' && end) {
+    if (typeof d.skipped === 'string') parts.push(`skipped: ${d.skipped}`)
+    else if (d.note) parts.push(`nothing dropped: ${d.note}`)
+    else parts.push(`${fmtNumber(d.dropped ?? 0)} partition${d.dropped === 1 ? '' : 's'} dropped: ${fmtNumber(d.rows ?? 0)} rows, ${fmtBytes(d.bytes ?? 0)}`)
+  } else if (action === 'delete' && end) {
+    if (typeof d.skipped === 'string') parts.push(`skipped: ${d.skipped}`)
+    else if (d.note) parts.push(`nothing deleted: ${d.note}`)
+    else parts.push(`${fmtNumber(d.rows_deleted ?? 0)} rows deleted in ${fmtNumber(d.batches ?? 0)} batch${d.batches === 1 ? '' : 'es'}${d.batch ? ` of ${fmtNumber(d.batch)}` : ''}`)
+  } else if (typeof startDetail.sql === 'string') {
+    parts.push(startDetail.sql)
+  }
+  if (typeof d.cutoff === 'string') parts.push(`cutoff ${d.cutoff.replace('T', ' ').replace(/\.\d+Z$|Z$/, '')}`)
+  if (end && end.ok === false) parts.push(`failed: ${end.error ?? 'unknown error'}`)
+  if (end && typeof end.duration_s === 'number') parts.push(`took ${fmtSeconds(end.duration_s)}`)
+  if (!end) parts.push('not ended when the load ended')
+  return parts.join('; ')
+}
+
+/**
+ * @typedef {object} RetentionTotals
+ * @property {number} runs                retention actions that ended (also skipped and failed ones)
+ * @property {number} failed
+ * @property {number} skipped             another retention action of the table was running
+ * @property {number} rows_removed        rows dropped with their partitions, and rows deleted
+ * @property {number} partitions_dropped
+ * @property {number} bytes_dropped       pg_total_relation_size of the partitions dropped
+ * @property {number} batches             DELETE transactions
+ * @property {number} seconds             time spent in them, all runs
+ * @property {number | null} max_seconds  the longest run
+ */
+
+/**
+ * What a run's retention actions removed, from their end events (a failed
+ * one counts what it committed before failing).
+ * @param {import('./read.js').LabEvent[]} events
+ * @returns {RetentionTotals | null}  null: no retention action ended
+ */
+export function retentionTotals (events) {
+  const ends = events.filter(e => e.kind === 'end' && RETENTION.test(e.action))
+  if (ends.length === 0) return null
+  /** @type {RetentionTotals} */
+  const totals = { runs: 0, failed: 0, skipped: 0, rows_removed: 0, partitions_dropped: 0, bytes_dropped: 0, batches: 0, seconds: 0, max_seconds: null }
+  for (const end of ends) {
+    const d = /** @type {Record<string, unknown>} */ (end.detail ?? {})
+    totals.runs++
+    if (end.ok === false) totals.failed++
+    if (typeof d.skipped === 'string') totals.skipped++
+    if (end.action === 'drop-partitions') {
+      totals.rows_removed += count(d.rows)
+      totals.partitions_dropped += count(d.dropped)
+      totals.bytes_dropped += count(d.bytes)
+    } else {
+      totals.rows_removed += count(d.rows_deleted)
+      totals.batches += count(d.batches)
+    }
+    const seconds = count(end.duration_s)
+    totals.seconds = Math.round((totals.seconds + seconds) * 1000) / 1000
+    totals.max_seconds = totals.max_seconds === null ? seconds : Math.max(totals.max_seconds, seconds)
+  }
+  return totals
+}
+
+/**
+ * The fillfactor the run's last successful fillfactor action set, from its
+ * statement; null when none ran.
+ * @param {import('./read.js').LabEvent[]} events
+ * @returns {number | null}
+ */
+export function fillfactorSet (events) {
+  let value = null
+  for (const event of events) {
+    if (event.kind !== 'start' || event.action !== 'fillfactor') continue
+    const end = events.find(e => e.kind === 'end' && e.action === 'fillfactor' && Date.parse(e.ts) >= Date.parse(event.ts))
+    const match = /fillfactor = (\d+)/.exec(String(event.detail?.sql ?? ''))
+    if (match && end?.ok !== false) value = Number(match[1])
+  }
+  return value
+}
+
+/** @param {unknown} value */
+function count (value) {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0
 }

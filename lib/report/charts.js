@@ -1,5 +1,10 @@
 import { activeTypes, timeline } from './timeline.js'
-import { findAction, vacuumsInSamples } from './actions.js'
+import { actionLabel, findAction } from './actions.js'
+import { eventMarks } from './marks.js'
+import { chartValue as roundOrNull, paletteColor, repNumber, round, typeColor } from './chart-kit.js'
+import { runSeriesCharts, variantSeriesCharts } from './series-charts.js'
+
+export { paletteColor } from './chart-kit.js'
 
 // Chart specifications: what the page's script draws, computed here so that
 // the browser only plots. Each series carries its own x values (seconds from
@@ -21,13 +26,7 @@ import { findAction, vacuumsInSamples } from './actions.js'
  * @property {number[]} [dash]
  */
 
-/**
- * @typedef {object} EventMark
- * @property {number} from       seconds from t0
- * @property {number | null} to  null: a point in time
- * @property {string} label
- * @property {string} color
- */
+/** @typedef {import('./marks.js').EventMark} EventMark */
 
 /**
  * @typedef {object} ChartSpec
@@ -44,110 +43,6 @@ import { findAction, vacuumsInSamples } from './actions.js'
  * @property {EventMark[]} events
  */
 
-const TYPE_COLORS = /** @type {Record<string, string>} */ ({
-  insert_row: '#1f77b4',
-  read_row: '#2ca02c',
-  update_row: '#ff7f0e',
-  injected_error: '#d62728',
-  fetch_max: '#9467bd'
-})
-// Repetitions and variants: colours that the action bands (orange, blue,
-// green, purple at low opacity) do not drown.
-const PALETTE = ['#1c7ed6', '#c2255c', '#2b8a3e', '#7048e8', '#0b7285', '#e67700', '#5c940d', '#862e9c', '#495057', '#a61e4d']
-
-/** @param {number} i */
-export function paletteColor (i) {
-  return PALETTE[i % PALETTE.length]
-}
-
-/**
- * @param {string} type
- * @param {number} i
- */
-function typeColor (type, i) {
-  return TYPE_COLORS[type] ?? paletteColor(i + 5)
-}
-
-/** @param {string} action */
-function actionColor (action) {
-  if (/freeze|wraparound/.test(action)) return '#e8590c'
-  if (/^autovacuum/.test(action)) return '#0b7285'
-  if (/^vacuum/.test(action)) return '#1971c2'
-  if (action === 'analyze') return '#2f9e44'
-  if (action === 'checkpoint') return '#7048e8'
-  if (action === 'pause') return '#868e96'
-  if (action === 'rollback') return '#c92a2a'
-  return '#495057'
-}
-
-/**
- * A run's events as bands (actions from start to end; pauses until the
- * resume) and lines (other points). A vacuum's phase-change points are left
- * out: the vacuum phase chart shows them.
- * @param {import('./read.js').RunData} run
- * @returns {EventMark[]}
- */
-export function eventMarks (run) {
-  const at = (/** @type {string} */ ts) => round((Date.parse(ts) - run.t0) / 1000, 3)
-  /** @type {EventMark[]} */
-  const marks = []
-  const lastX = run.samples.length ? at(run.samples[run.samples.length - 1].t) : null
-  /** @type {Map<string, import('./read.js').LabEvent>} */
-  const open = new Map()
-  /** @type {import('./read.js').LabEvent | null} */
-  let pausedAt = null
-  for (const event of run.events) {
-    const key = `${event.action}\u0000${event.table ?? ''}`
-    if (event.kind === 'start') {
-      open.set(key, event)
-    } else if (event.kind === 'end') {
-      const start = open.get(key)
-      open.delete(key)
-      const to = at(event.ts)
-      const from = start ? at(start.ts) : round(to - (event.duration_s ?? 0), 3)
-      marks.push({ from, to, label: actionLabel(event.action, event.ok === false), color: actionColor(event.action) })
-    } else if (event.action === 'pause') {
-      pausedAt ??= event
-    } else if (event.action === 'resume') {
-      if (pausedAt) marks.push({ from: at(pausedAt.ts), to: at(event.ts), label: 'paused', color: actionColor('pause') })
-      pausedAt = null
-    } else if (!(open.has(key) && event.detail && 'phase' in event.detail)) {
-      marks.push({ from: at(event.ts), to: null, label: pointLabel(event), color: actionColor(event.action) })
-    }
-  }
-  // Still running when the load ended: a band to the last sample.
-  for (const start of open.values()) {
-    const from = at(start.ts)
-    marks.push({ from, to: Math.max(from, lastX ?? from), label: `${actionLabel(start.action, false)} (not ended)`, color: actionColor(start.action) })
-  }
-  if (pausedAt) marks.push({ from: at(pausedAt.ts), to: Math.max(at(pausedAt.ts), lastX ?? 0), label: 'paused', color: actionColor('pause') })
-  // Vacuums nobody asked for (autovacuums) show in the samples only.
-  if (!run.events.some(e => e.kind === 'start' && /^vacuum/.test(e.action))) {
-    for (const span of vacuumsInSamples(run.samples)) {
-      const from = round((span.startMs - run.t0) / 1000, 3)
-      const to = span.endMs === null ? Math.max(from, lastX ?? from) : round((span.endMs - run.t0) / 1000, 3)
-      marks.push({ from, to, label: `${actionLabel(span.name, false)}${span.endMs === null ? ' (not ended)' : ''}`, color: actionColor(span.name) })
-    }
-  }
-  return marks
-}
-
-/**
- * @param {string} action
- * @param {boolean} failed
- */
-function actionLabel (action, failed) {
-  const name = action.replace(/_/g, ' ')
-  return failed ? `${name} (failed)` : name
-}
-
-/** @param {import('./read.js').LabEvent} event */
-function pointLabel (event) {
-  const detail = /** @type {Record<string, any>} */ (event.detail ?? {})
-  if (event.action === 'concurrency' && 'to' in detail) return `concurrency → ${detail.to}`
-  return event.action.replace(/_/g, ' ')
-}
-
 /**
  * The charts of one run.
  * @param {import('./read.js').RunData} run
@@ -159,6 +54,7 @@ export function runCharts (run, prefix) {
   const x = points.map(p => round(p.x, 3))
   const events = eventMarks(run)
   const types = activeTypes([run])
+  const more = runSeriesCharts(run, prefix, events)
   /**
    * @param {string} label
    * @param {string} color
@@ -193,8 +89,10 @@ export function runCharts (run, prefix) {
       ],
       events
     },
+    ...more.written,
     latencyChart('p50'),
     latencyChart('p99'),
+    ...more.lag,
     {
       id: `${prefix}-tuples`,
       title: 'Dead and live tuples',
@@ -252,7 +150,8 @@ export function runCharts (run, prefix) {
         series('generator CPU % of a core (right axis)', '#f08c00', p => p.cpuPct, { axis: 1 })
       ],
       events
-    }
+    },
+    ...more.statistics
   ]
 }
 
@@ -275,10 +174,13 @@ export function variantCharts (variant, prefix) {
    * @returns {SeriesSpec[]}
    */
   const perRep = (pick, extra = {}) => reps.map(rep => ({ label: rep.label, color: rep.color, x: rep.x, y: rep.points.map(p => roundOrNull(pick(p))), width: 1.5, ...extra }))
+  const more = variantSeriesCharts(reps, prefix, events)
   return [
     { id: `${prefix}-throughput`, title: 'Throughput, all request types', format: 'rate', zero: true, series: perRep(p => p.rate), events },
+    ...more.filter(chart => !chart.id.endsWith('-lag')),
     { id: `${prefix}-p50`, title: 'Latency p50, all request types', note: 'log scale; done-weighted mean of the per-type p50', format: 'us', log: true, series: perRep(p => p.p50), events },
     { id: `${prefix}-p99`, title: 'Latency p99, all request types', note: 'log scale; done-weighted mean of the per-type p99', format: 'us', log: true, series: perRep(p => p.p99), events },
+    ...more.filter(chart => chart.id.endsWith('-lag')),
     { id: `${prefix}-dead`, title: 'Dead tuples', format: 'count', zero: true, series: perRep(p => p.dead), events },
     { id: `${prefix}-size`, title: 'Relation size', note: 'pg_total_relation_size: heap, indexes, TOAST', format: 'bytes', series: perRep(p => p.tableBytes), events },
     { id: `${prefix}-xid`, title: 'Transaction ID age of the table', format: 'count', zero: true, series: perRep(p => p.xidAge), events },
@@ -328,33 +230,5 @@ export function overviewChart (variants, prefix) {
  */
 export function prepareCharts (run, prefix) {
   const all = runCharts(run, prefix)
-  return all.filter(c => /-(throughput|tuples|size)$/.test(c.id))
-}
-
-/**
- * @param {string} dir
- * @param {number} i
- */
-function repNumber (dir, i) {
-  const match = /rep-(\d+)$/.exec(dir)
-  return match ? match[1] : String(i + 1)
-}
-
-/**
- * Values are rounded to what a chart can show, to keep the page small.
- * @param {number | null} value
- */
-function roundOrNull (value) {
-  if (value === null || !Number.isFinite(value)) return null
-  const magnitude = Math.abs(value)
-  return magnitude >= 100 ? Math.round(value) : round(value, 2)
-}
-
-/**
- * @param {number} value
- * @param {number} digits
- */
-function round (value, digits) {
-  const f = 10 ** digits
-  return Math.round(value * f) / f
+  return all.filter(c => /-(throughput|written|tuples|size)$/.test(c.id))
 }

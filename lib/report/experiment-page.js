@@ -2,6 +2,10 @@ import { overviewChart, paletteColor, prepareCharts, variantCharts } from './cha
 import { METHOD } from './phases.js'
 import { redact } from './redact.js'
 import { eventsSection } from './run-page.js'
+import { capacitySection } from './capacity-section.js'
+import { comparisonCharts } from './series-charts.js'
+import { WHOLE_RUN_METHOD } from './whole-run.js'
+import { wholeRunComparison, wholeRunRepetitions } from './whole-run-section.js'
 import {
   chartGrid, esc, fmtNumber, fmtPct, fmtRatio, fmtSeconds, fmtTime, fmtUs, keyValueTable, metaList, ratioClass, xRange
 } from './html.js'
@@ -24,13 +28,17 @@ export function experimentPage (experiment, summary) {
 
   const overview = experiment.variants.length > 0 ? overviewChart(experiment.variants, 'overview') : null
   const perVariant = experiment.variants.map((variant, i) => variantCharts(variant, `variant-${i}`))
-  const shared = [...(overview ? [overview] : []), ...perVariant.flat()]
+  const comparison = experiment.variants.length > 0 ? comparisonCharts(experiment.variants, 'compare') : []
+  const shared = [...(overview ? [overview] : []), ...comparison, ...perVariant.flat()]
+  const capacity = capacitySection(experiment.variants.flatMap((variant, i) => variant.repetitions.map((run, r) => ({ label: `${variant.name} ${summary.variants[i].repetitions[r].dir.split('/').pop()}`, run, capacity: summary.variants[i].repetitions[r].capacity }))), 'capacity')
+  shared.push(...capacity.charts)
   const range = xRange(shared)
   for (const chart of shared) Object.assign(chart, { xRange: range })
   const prepare = experiment.prepare ? prepareCharts(experiment.prepare, 'prepare') : []
   const prepareRange = xRange(prepare)
   for (const chart of prepare) Object.assign(chart, { xRange: prepareRange, sync: 'prepare' })
 
+  const actionFirst = aboutOneAction(experiment, summary)
   const started = Date.parse(info.started_at ?? '')
   const ended = Date.parse(info.ended_at ?? '')
   const repCounts = experiment.variants.map(v => v.repetitions.length)
@@ -57,6 +65,7 @@ ${metaList([
 ${steps?.description ? `<p class="lead">${esc(steps.description)}</p>` : ''}
 ${steps?.steps ? `<p class="lead">Steps: ${esc(describeSteps(steps.steps))}</p>` : ''}
 ${variant.repetitions.length === 0 ? '<p class="lead">No repetition of this variant was recorded.</p>' : variantTable(figures)}
+${variant.repetitions.length === 0 ? '' : `<details${actionFirst ? '' : ' open'}><summary>Whole-run figures of each repetition</summary>${wholeRunRepetitions(figures, `whole-run-${i}`)}</details>`}
 ${chartGrid(perVariant[i])}
 <details><summary>Events of each repetition</summary>
 ${variant.repetitions.map((run, r) => `<h3 style="margin-top:12px">${esc(figures.repetitions[r].dir)}</h3>${eventsSection(run, { heading: false })}`).join('')}
@@ -64,19 +73,45 @@ ${variant.repetitions.map((run, r) => `<h3 style="margin-top:12px">${esc(figures
 </section>`
   })
 
-  const bodyHtml = `
-<h2>Variants compared</h2>
-<p class="lead">Means over the repetitions; the ranges are min – max. Spread: (max − min) / mean. Throughput in requests/s, all request types. Red: more than 10 % worse during the action than before it.</p>
+  const aroundAction = `
+<h2 id="around-action">Variants compared${actionFirst ? '' : ' around the first action'}</h2>
+<p class="lead">Means over the repetitions; the ranges are min – max. Spread: (max − min) / mean. Throughput in requests/s, all request types. Red: more than 10 % worse during the action than before it.${actionFirst ? '' : ' The action: each run\'s first vacuum, else analyze or checkpoint, else retention run, else autovacuum (see below).'}</p>
 ${overviewTable(summary)}
-${overview ? chartGrid([overview]) : ''}
+${overview ? chartGrid([overview]) : ''}`
+  const wholeRuns = `
+<h2 id="whole-runs">Whole runs compared</h2>
+<p class="lead">Every second of each run, not only around an action. Each figure's mean over the repetitions; under it, min – max and the spread ((max − min) / mean) when the repetitions differ, and for the other variants their mean as a multiple of the first variant's${summary.variants.length > 1 ? ` (0.80× ${esc(summary.variants[0].name)})` : ''}. Rates and latencies leave out each run's first second and paused seconds; the table's figures and the workload's statistics are read from every sample. Each figure's definition is under "How the figures are computed".</p>
+${wholeRunComparison(summary.variants)}
+${comparison.length ? `<h3 style="margin-top:16px">Every variant over time</h3><p class="lead">A colour per variant, dashed: repetitions after the first; bands: each run's actions, in its variant's colour (point at a band for what it did).</p>${chartGrid(comparison)}` : ''}`
+  const bodyHtml = `
+${actionFirst ? aroundAction + wholeRuns : wholeRuns + aroundAction}
+${capacity.html}
 ${variantSections.join('\n')}
 ${experiment.prepare ? `<section class="variant" id="prepare"><h2>Prepare</h2><p class="lead">The load that built the data set before the snapshot every variant rolls back to.</p>${chartGrid(prepare)}</section>` : ''}
 <h2>How the figures are computed</h2>
+<h3>Around the action</h3>
 ${keyValueTable(METHOD)}
+<h3 style="margin-top:12px">Whole runs</h3>
+${keyValueTable(WHOLE_RUN_METHOD)}
 <h2>Server settings</h2>
 ${firstRun?.info.settings && Object.keys(firstRun.info.settings).length ? keyValueTable(redact(firstRun.info.settings)) : '<p class="lead">No server settings recorded.</p>'}
 <details><summary>The plan</summary><pre>${esc(JSON.stringify(plan, null, 2))}</pre></details>`
   return { title: `pgloadgen experiment: ${name}`, headerHtml, bodyHtml, charts: [...shared, ...prepare] }
+}
+
+/**
+ * Whether every run is one vacuum, analyze or checkpoint under load, with
+ * load before it: then the comparison around it leads the page; else
+ * (retention runs, a fillfactor change, a ramp, no action) the whole-run
+ * comparison does.
+ * @param {import('./read.js').ExperimentData} experiment
+ * @param {ReturnType<typeof import('./phases.js').experimentSummary>} summary
+ */
+function aboutOneAction (experiment, summary) {
+  const reps = summary.variants.flatMap(v => v.repetitions)
+  const oneAction = experiment.variants.flatMap(v => v.repetitions)
+    .every(run => run.events.filter(e => e.kind === 'start' && e.action !== 'rollback').length === 1)
+  return oneAction && reps.every(r => r.action?.source === 'events' && /^(vacuum|analyze|checkpoint)/.test(r.action.name) && r.samples.before > 0)
 }
 
 /**

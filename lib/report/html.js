@@ -50,6 +50,29 @@ export function fmtPct (value) {
   return `${(value * 100).toFixed(1)} %`
 }
 
+/** @param {number | null | undefined} value */
+export function fmtBytes (value) {
+  if (value === null || value === undefined || !Number.isFinite(value)) return '–'
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB']
+  let v = value
+  let i = 0
+  while (Math.abs(v) >= 1024 && i < units.length - 1) {
+    v /= 1024
+    i++
+  }
+  return `${i === 0 ? Math.round(v) : v.toFixed(Math.abs(v) >= 100 ? 0 : 1)} ${units[i]}`
+}
+
+/**
+ * A figure of any size: whole above 100, else with the decimals it needs.
+ * @param {number | null | undefined} value
+ */
+export function fmtFigure (value) {
+  if (value === null || value === undefined || !Number.isFinite(value)) return '–'
+  const abs = Math.abs(value)
+  return fmtNumber(value, abs >= 100 || Number.isInteger(value) ? 0 : abs >= 1 ? 2 : 3)
+}
+
 /** @param {number | null | undefined} seconds */
 export function fmtSeconds (seconds) {
   if (seconds === null || seconds === undefined || !Number.isFinite(seconds)) return '–'
@@ -171,6 +194,10 @@ thead th { background: var(--panel); font-weight: 600; font-size: 12.5px; }
 thead tr.group th { text-align: center; border-left: 1px solid var(--line); }
 thead tr.group th:first-child { border-left: 0; }
 td.sep, th.sep { border-left: 1px solid var(--line); }
+tr.section th { text-align: left; background: var(--panel); color: var(--muted); font-size: 11.5px; font-weight: 600; text-transform: uppercase; letter-spacing: .05em; }
+table.whole-run td, table.whole-run-reps td { vertical-align: top; }
+.band-tip { position: absolute; z-index: 10; pointer-events: none; max-width: 420px; white-space: normal; background: #fff; border: 1px solid var(--line); border-left-width: 4px; border-radius: 4px; padding: 4px 8px; font-size: 12px; box-shadow: 0 2px 6px rgba(0,0,0,.12); }
+.band-tip strong { display: block; }
 tr.agg td { background: #f8f9fa; }
 tr.agg.first td { border-top: 2px solid #ced4da; }
 tr.agg td:first-child { font-weight: 600; }
@@ -196,9 +223,10 @@ footer { color: var(--muted); font-size: 12px; padding: 0 32px 30px; }
  * @param {{ title: string, kind: string, headerHtml: string, bodyHtml: string, charts: import('./charts.js').ChartSpec[], footer: string }} page
  */
 export async function pageHtml ({ title, kind, headerHtml, bodyHtml, charts, footer }) {
-  const [uplotJs, uplotCss, drawJs] = await Promise.all([
+  const [uplotJs, uplotCss, eventsJs, drawJs] = await Promise.all([
     readFile(require.resolve('uplot/dist/uPlot.iife.min.js'), 'utf8'),
     readFile(require.resolve('uplot/dist/uPlot.min.css'), 'utf8'),
+    readFile(new URL('./client/events.js', import.meta.url), 'utf8'),
     readFile(new URL('./client/draw.js', import.meta.url), 'utf8')
   ])
   /** @type {Record<string, import('./charts.js').ChartSpec>} */
@@ -225,6 +253,7 @@ ${bodyHtml}
 <footer>${footer}</footer>
 <script type="application/json" id="report-data">${scriptJson({ charts: byId })}</script>
 <script>${inlineText(uplotJs, 'script')}</script>
+<script>${inlineText(eventsJs, 'script')}</script>
 <script>${inlineText(drawJs, 'script')}</script>
 </body>
 </html>

@@ -4,6 +4,7 @@ import { writeReport } from './render.js'
 export { renderReport, writeReport, buildReport } from './render.js'
 export { experimentSummary, runPhases, aggregate, METHOD } from './phases.js'
 export { findAction } from './actions.js'
+export { runWhole, wholeSpread, WHOLE_RUN_METHOD } from './whole-run.js'
 
 /**
  * `pgloadgen report DIR`: writes DIR/report.html (and DIR/summary.json for

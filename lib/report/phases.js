@@ -1,6 +1,9 @@
 import path from 'node:path'
 import { timeline } from './timeline.js'
 import { findAction } from './actions.js'
+import { mean, ratio, roundOne, spread } from './numbers.js'
+import { CAPACITY_METHOD, capacitySpread, runCapacity } from './capacity.js'
+import { runWhole, wholeSpread, WHOLE_RUN_METHOD } from './whole-run.js'
 
 // Before / during / after an action: what a vacuum (or analyze, checkpoint)
 // did to the load, per run, and across the repetitions of a variant.
@@ -8,9 +11,10 @@ import { findAction } from './actions.js'
 // Definitions (also written into the experiment's summary.json, `method`):
 // - the action (actions.js): the first vacuum the sidecar ran, from its
 //   start event to its end event (or the end of the load when it never
-//   ended); else the first analyze or checkpoint; else the first vacuum seen
-//   in the samples' PostgreSQL figures (an autovacuum), to the resolution
-//   of the statistics polls;
+//   ended); else the first analyze or checkpoint; else the first retention
+//   run (drop-partitions or delete); else the first vacuum seen in the
+//   samples' PostgreSQL figures (an autovacuum), to the resolution of the
+//   statistics polls;
 // - a sample covers the second before its time stamp. "During" holds the
 //   samples whose middle falls inside the action (for an action shorter than
 //   a sample: the samples overlapping it); "before" the samples that ended
@@ -31,7 +35,7 @@ import { findAction } from './actions.js'
 const BEFORE_MIN_S = 10
 
 export const METHOD = {
-  action: 'the first vacuum the sidecar ran (start to end event); else its first analyze or checkpoint; else the first vacuum seen in the PostgreSQL figures of the samples (an autovacuum, to the resolution of the stats polls)',
+  action: 'the first vacuum the sidecar ran (start to end event); else its first analyze or checkpoint; else its first retention run (drop-partitions or delete); else the first vacuum seen in the PostgreSQL figures of the samples (an autovacuum, to the resolution of the stats polls)',
   before: `samples ending by the action start, within a window as long as the action (at least ${BEFORE_MIN_S} s)`,
   during: 'samples whose middle falls between the action start and end (those overlapping it when the action is shorter than a sample)',
   after: 'samples starting after the action end, to the end of the load',
@@ -58,7 +62,7 @@ export const METHOD = {
  */
 
 /**
- * @typedef {{ mean: number, min: number, max: number, spread: number | null, n: number } | null} Spread
+ * @typedef {import('./numbers.js').Spread} Spread
  * @typedef {{ before: Spread, during: Spread, after: Spread }} PhasedSpread
  */
 
@@ -138,6 +142,24 @@ export function aggregate (reps) {
  */
 export function experimentSummary (experiment) {
   const { info } = experiment
+  const variants = experiment.variants.map(variant => {
+    const phases = variant.repetitions.map(runPhases)
+    const capacities = variant.repetitions.map(runCapacity)
+    const wholes = variant.repetitions.map(runWhole)
+    return {
+      name: variant.name,
+      repetitions: variant.repetitions.map((run, i) => ({
+        dir: path.relative(experiment.dir, run.dir).split(path.sep).join('/'),
+        ...phases[i],
+        capacity: capacities[i],
+        whole_run: wholes[i]
+      })),
+      aggregate: aggregate(phases),
+      capacity: capacitySpread(capacities),
+      // the whole of each run, not only around its action (whole-run.js)
+      whole_run: wholeSpread(wholes)
+    }
+  })
   return {
     name: info.name ?? path.basename(path.resolve(experiment.dir)),
     started_at: info.started_at ?? null,
@@ -145,71 +167,11 @@ export function experimentSummary (experiment) {
     pgloadgen_version: info.pgloadgen_version ?? null,
     postgres_version: info.postgres_version ?? null,
     method: METHOD,
-    variants: experiment.variants.map(variant => {
-      const phases = variant.repetitions.map(runPhases)
-      return {
-        name: variant.name,
-        repetitions: variant.repetitions.map((run, i) => ({
-          dir: path.relative(experiment.dir, run.dir).split(path.sep).join('/'),
-          ...phases[i]
-        })),
-        aggregate: aggregate(phases)
-      }
-    })
+    variants,
+    // paced runs that wrote points or rows: where the server stopped keeping up (capacity.js)
+    capacity_method: variants.some(v => v.capacity !== null) ? CAPACITY_METHOD : null,
+    whole_run_method: WHOLE_RUN_METHOD
   }
-}
-
-/**
- * @param {(number | null)[]} values
- * @returns {number | null}
- */
-function mean (values) {
-  const present = /** @type {number[]} */ (values.filter(v => v !== null && Number.isFinite(v)))
-  if (present.length === 0) return null
-  return present.reduce((a, b) => a + b, 0) / present.length
-}
-
-/**
- * @param {(number | null)[]} values
- * @returns {Spread}
- */
-function spread (values) {
-  const present = /** @type {number[]} */ (values.filter(v => v !== null && Number.isFinite(v)))
-  if (present.length === 0) return null
-  const avg = present.reduce((a, b) => a + b, 0) / present.length
-  const min = Math.min(...present)
-  const max = Math.max(...present)
-  const digits = decimals(present)
-  return {
-    mean: roundOne(avg, Math.max(digits, 1)),
-    min,
-    max,
-    spread: avg === 0 ? null : roundOne((max - min) / Math.abs(avg), 3),
-    n: present.length
-  }
-}
-
-/**
- * Decimal places of the most precise value (at most 3).
- * @param {number[]} values
- */
-function decimals (values) {
-  let most = 0
-  for (const v of values) {
-    const text = String(v)
-    const dot = text.indexOf('.')
-    if (dot !== -1) most = Math.max(most, text.length - dot - 1)
-  }
-  return Math.min(most, 3)
-}
-
-/**
- * @param {number | null} a
- * @param {number | null} b
- */
-function ratio (a, b) {
-  if (a === null || b === null || b === 0) return null
-  return roundOne(a / b, 3)
 }
 
 /**
@@ -223,13 +185,4 @@ function round (phased, digits) {
     during: phased.during === null ? null : roundOne(phased.during, digits),
     after: phased.after === null ? null : roundOne(phased.after, digits)
   }
-}
-
-/**
- * @param {number} value
- * @param {number} digits
- */
-function roundOne (value, digits) {
-  const f = 10 ** digits
-  return Math.round(value * f) / f
 }

@@ -32,6 +32,7 @@ import { UsageError } from '../errors.js'
  * @property {number | null} [table_bytes]
  * @property {number | null} [index_bytes]
  * @property {number | null} [xid_age]
+ * @property {number} [partitions]    a partitioned table: how many partitions its figures add up
  * @property {VacuumFigures | null} [vacuum]
  */
 
@@ -46,6 +47,10 @@ import { UsageError } from '../errors.js'
  * @property {Record<string, RequestFigures>} [requests]
  * @property {{ user: number, system: number }} [cpu_us]
  * @property {PgFigures | null} [pg]
+ * @property {number} [rows]          rows the requests reported written in that second
+ * @property {number} [points]        points (metric values) they reported written
+ * @property {{ p50_us?: number | null, p99_us?: number | null }} [lag]  paced or open loop: how late the requests started
+ * @property {Record<string, number | null>} [workload]  the workload's own statistics
  */
 
 /** @typedef {import('../sidecar/events.js').LabEvent} LabEvent */

@@ -2,6 +2,10 @@ import path from 'node:path'
 import { runCharts } from './charts.js'
 import { runPhases, METHOD } from './phases.js'
 import { redact } from './redact.js'
+import { runCapacity } from './capacity.js'
+import { capacitySection } from './capacity-section.js'
+import { runWhole } from './whole-run.js'
+import { wholeRunTable } from './whole-run-section.js'
 import {
   chartGrid, esc, fmtNumber, fmtRatio, fmtSeconds, fmtTime, fmtUs, keyValueTable, metaList, ratioClass, xRange
 } from './html.js'
@@ -17,8 +21,9 @@ export function runPage (run) {
   const info = redact(run.info)
   const name = info.label || `${info.workload ?? 'load'} on ${info.table ?? 'its table'}`
   const charts = runCharts(run, 'run')
-  const range = xRange(charts)
-  for (const chart of charts) Object.assign(chart, { xRange: range })
+  const capacity = capacitySection([{ label: name, run, capacity: runCapacity(run) }], 'capacity')
+  const range = xRange([...charts, ...capacity.charts])
+  for (const chart of [...charts, ...capacity.charts]) Object.assign(chart, { xRange: range })
   const phases = runPhases(run)
   const t0Note = info.t0 && info.t0 !== info.started_at ? `seconds from ${fmtTime(info.t0)} (t0)` : 'seconds from the start of the run'
   const headerHtml = `<h1>${esc(name)}</h1>
@@ -26,6 +31,10 @@ ${runMeta(run, info)}`
   const bodyHtml = `
 <h2>Effect of the action</h2>
 ${phasesTable(phases)}
+<h2>The whole run</h2>
+<p class="lead">Rates and latencies over every second of the load but the first and paused ones; the table's figures and the workload's statistics from every sample; what retention removed, from its events.</p>
+${wholeRunTable(runWhole(run))}
+${capacity.html}
 <h2>Over time</h2>
 <p class="lead">Time axis: ${esc(t0Note)}. Shaded bands: actions from start to end (and pauses); dashed lines: other events. Drag across a chart to zoom, double-click to zoom out.</p>
 ${chartGrid(charts)}
@@ -36,7 +45,7 @@ ${eventsSection(run)}
 ${info.settings && Object.keys(info.settings).length ? keyValueTable(info.settings) : '<p class="lead">No server settings recorded.</p>'}
 ${info.args ? keyValueTable(cleanArgs(info.args)) : ''}
 </div>`
-  return { title: `pgloadgen run: ${name}`, headerHtml, bodyHtml, charts }
+  return { title: `pgloadgen run: ${name}`, headerHtml, bodyHtml, charts: [...charts, ...capacity.charts] }
 }
 
 /**
@@ -69,10 +78,10 @@ export function runMeta (run, info) {
  */
 function phasesTable (phases) {
   if (!phases.action) {
-    return '<p class="lead">No vacuum, analyze or checkpoint in this run\'s events, and no vacuum of the table in its statistics: nothing to compare before and after.</p>'
+    return '<p class="lead">No vacuum, analyze, checkpoint or retention run in this run\'s events, and no vacuum of the table in its statistics: nothing to compare before and after.</p>'
   }
   const a = phases.action
-  const lead = `<p class="lead">${esc(a.name.replace(/_/g, ' '))}${a.source === 'samples' ? ' (seen in the PostgreSQL statistics, to the resolution of their polls)' : ''} from ${fmtSeconds(a.start_s)} ${a.completed ? `to ${fmtSeconds(a.end_s)} (${fmtSeconds(a.duration_s)})` : `until the end of the load (not ended, ${fmtSeconds(a.duration_s)} so far)`}${a.ok === false ? ', failed' : ''}.
+  const lead = `<p class="lead">${esc(a.name.replace(/[_-]/g, ' '))}${a.source === 'samples' ? ' (seen in the PostgreSQL statistics, to the resolution of their polls)' : ''} from ${fmtSeconds(a.start_s)} ${a.completed ? `to ${fmtSeconds(a.end_s)} (${fmtSeconds(a.duration_s)})` : `until the end of the load (not ended, ${fmtSeconds(a.duration_s)} so far)`}${a.ok === false ? ', failed' : ''}.
 Before: ${phases.samples.before} s, during: ${phases.samples.during} s, after: ${phases.samples.after} s of samples. ${esc(METHOD.latency_us)}.</p>`
   /**
    * @param {string} label
@@ -130,7 +139,7 @@ export function eventsSection (run, { heading = true } = {}) {
     const detail = /** @type {Record<string, any>} */ (redact(e.detail ?? {}))
     const shown = e.kind === 'point' && 'phase' in detail
       ? `phase: ${detail.phase}`
-      : Object.entries(detail).filter(([k]) => k !== 'sql').map(([k, v]) => `${k}: ${typeof v === 'object' ? JSON.stringify(v) : v}`).join(', ') || (detail.sql ?? '')
+      : Object.entries(detail).filter(([k]) => k !== 'sql').map(([k, v]) => `${k}: ${detailValue(v)}`).join(', ') || (detail.sql ?? '')
     const outcome = e.kind === 'end' ? (e.ok === false ? `failed: ${e.error ?? ''}` : 'ok') : ''
     return `<tr><td>${fmtSeconds((Date.parse(e.ts) - run.t0) / 1000)}</td><td>${esc(e.kind)}</td><td>${esc(e.action)}</td><td>${esc(e.table ?? '')}</td><td>${e.duration_s === undefined ? '' : fmtSeconds(e.duration_s)}</td><td class="${e.ok === false ? 'worse' : ''}">${esc(outcome)}</td><td class="muted" style="text-align:left">${esc(shown)}</td></tr>`
   })
@@ -138,6 +147,16 @@ export function eventsSection (run, { heading = true } = {}) {
   return `${heading ? '<h2>Events</h2>' : ''}<div class="tablewrap"><table>
 <thead><tr><th>time</th><th>kind</th><th>action</th><th>table</th><th>duration</th><th>outcome</th><th style="text-align:left">detail</th></tr></thead>
 <tbody>${rows.join('')}</tbody></table></div>${more}`
+}
+
+/**
+ * A value of an event's detail as the events table shows it: a list of
+ * named things (the partitions a retention run dropped) by their names.
+ * @param {unknown} value
+ */
+function detailValue (value) {
+  if (Array.isArray(value) && value.every(v => v && typeof v === 'object' && typeof v.name === 'string')) return value.map(v => v.name).join(' ')
+  return typeof value === 'object' ? JSON.stringify(value) : String(value)
 }
 
 /**

@@ -31,6 +31,11 @@
  * @property {number | null} vacuumPhase   null before the first stats poll; 0 no vacuum running;
  *   1 … 7 pg_stat_progress_vacuum's phases (initializing … performing final cleanup); 8 a phase not known
  * @property {number | null} heapScannedPct
+ * @property {number | null} rowsRate     rows the requests reported written, per second (null: not recorded)
+ * @property {number | null} pointsRate   points (metric values) written, per second
+ * @property {number | null} lagP50       µs: how late paced or open-loop requests started (null: none started)
+ * @property {number | null} lagP99
+ * @property {Record<string, number | null>} workload  the workload's own statistics
  */
 
 /**
@@ -78,7 +83,12 @@ export function timeline (run) {
       vacuumPhase: pg ? (vacuum ? phaseStep(vacuum.phase) : 0) : null,
       heapScannedPct: vacuum && num(vacuum.heap_blks_total) > 0
         ? 100 * num(vacuum.heap_blks_scanned) / num(vacuum.heap_blks_total)
-        : null
+        : null,
+      rowsRate: typeof sample.rows === 'number' ? num(sample.rows) / dt : null,
+      pointsRate: typeof sample.points === 'number' ? num(sample.points) / dt : null,
+      lagP50: numOrNull(sample.lag?.p50_us),
+      lagP99: numOrNull(sample.lag?.p99_us),
+      workload: sample.workload ?? {}
     })
   }
   return points

@@ -3,15 +3,23 @@ import pg from 'pg'
 import { UsageError } from '../errors.js'
 import { errorMessage } from '../generator/connection.js'
 import { quoteTable } from './table-name.js'
+import { RETENTION_FIELDS, checkRetentionSpec, isRetentionAction } from './retention-spec.js'
+import { runRetention } from './retention.js'
 
 /**
  * @typedef {object} ActionSpec
- * @property {'vacuum' | 'checkpoint' | 'analyze' | 'reset-stats'} action
+ * @property {'vacuum' | 'checkpoint' | 'analyze' | 'reset-stats' | 'fillfactor' | 'drop-partitions' | 'delete'} action
  * @property {string} [table]
  * @property {boolean} [freeze]
  * @property {boolean} [full]
  * @property {boolean} [analyze]
  * @property {boolean} [verbose]
+ * @property {number} [fillfactor]              fillfactor: the table's new fillfactor (10 to 100); rows placed from then on get it
+ * @property {string | number} [older_than]     retention: a duration (10m, 1h30m, 600)
+ * @property {'data' | 'clock'} [relative_to]   retention: the newest time in the table (default) or now
+ * @property {number} [batch]                   delete: rows per transaction (default 10000)
+ * @property {string} [time_column]             delete: default time
+ * @property {boolean} [yes]                    retention removes data: must be true
  */
 
 /**
@@ -20,9 +28,21 @@ import { quoteTable } from './table-name.js'
  * @property {import('./events.js').EventLog} events
  * @property {import('../log.js').Logger} log
  * @property {number} [progressIntervalMs]
+ * @property {(rows: number, table: string) => void} [onRowsRemoved]  retention: told the rows of each commit that removed some
  */
 
-export const ACTIONS = /** @type {const} */ (['vacuum', 'checkpoint', 'analyze', 'reset-stats'])
+/**
+ * @typedef {object} ActionOutcome
+ * @property {boolean} ok
+ * @property {number} duration_s
+ * @property {string} [error]
+ * @property {number} [removed_rows]   retention: rows removed (committed), also when it failed part way
+ * @property {Record<string, unknown>} [detail]   retention: what was removed, as the end event says
+ */
+
+export const ACTIONS = /** @type {const} */ (['vacuum', 'checkpoint', 'analyze', 'reset-stats', 'fillfactor', 'drop-partitions', 'delete'])
+// Fields of an action besides its name, retention's aside.
+export const ACTION_FIELDS = ['table', 'freeze', 'full', 'analyze', 'verbose', 'fillfactor']
 
 const PHASES = ['initializing', 'scanning heap', 'vacuuming indexes', 'vacuuming heap', 'cleaning up indexes', 'truncating heap', 'performing final cleanup']
 
@@ -43,8 +63,38 @@ export function actionSql (spec) {
       return 'CHECKPOINT'
     case 'reset-stats':
       return 'SELECT pg_stat_reset()'
+    case 'fillfactor':
+      // Rows placed from then on get it; VACUUM FULL repacks those already there.
+      if (!spec.table) throw new UsageError('fillfactor needs a table (--table)')
+      if (!Number.isInteger(spec.fillfactor) || /** @type {number} */ (spec.fillfactor) < 10 || /** @type {number} */ (spec.fillfactor) > 100) throw new UsageError(`fillfactor: a whole number from 10 to 100, got ${JSON.stringify(spec.fillfactor)}`)
+      return `ALTER TABLE ${quoteTable(spec.table)} SET (fillfactor = ${spec.fillfactor})`
+    case 'drop-partitions':
+    case 'delete':
+      throw new UsageError(`${spec.action} is several statements: check it with checkAction`)
     default:
       throw new UsageError(`unknown action "${/** @type {{ action: string }} */ (spec).action}" (known: ${ACTIONS.join(', ')})`)
+  }
+}
+
+/**
+ * Checks any action as a schedule or a plan gives it; problems name their
+ * field (`actions[2].older_than: …`).
+ * @param {ActionSpec} spec
+ * @param {string} field   where the spec is
+ */
+export function checkAction (spec, field) {
+  if (isRetentionAction(spec.action)) {
+    checkRetentionSpec(spec, field)
+    return
+  }
+  const foreign = RETENTION_FIELDS.find(key => /** @type {Record<string, unknown>} */ (spec)[key] !== undefined)
+  if (foreign) throw new UsageError(`${field}.${foreign}: only for drop-partitions and delete`)
+  if (spec.fillfactor !== undefined && spec.action !== 'fillfactor') throw new UsageError(`${field}.fillfactor: only for the fillfactor action`)
+  try {
+    actionSql(spec)
+  } catch (err) {
+    if (err instanceof UsageError) throw new UsageError(`${field}: ${err.message}`)
+    throw err
   }
 }
 
@@ -58,13 +108,16 @@ function describe (spec) {
 /**
  * Runs one action on its own connection and records its start and end in
  * the event log. A vacuum's progress is followed from a second connection
- * and logged at each phase change.
+ * and logged at each phase change. Retention actions (drop-partitions, delete) run in retention.js; their
+ * outcome carries removed_rows.
  * @param {ActionSpec} spec
  * @param {ActionContext} context
  * @param {(pid: number) => void} [onBackend]  told the backend running it, so that it can be cancelled
- * @returns {Promise<{ ok: boolean, duration_s: number, error?: string }>}
+ * @returns {Promise<ActionOutcome>}
  */
-export async function runAction (spec, { connectionString, events, log, progressIntervalMs = 1000 }, onBackend) {
+export async function runAction (spec, context, onBackend) {
+  if (isRetentionAction(spec.action)) return runRetention(spec, context, onBackend)
+  const { connectionString, events, log, progressIntervalMs = 1000 } = context
   const sql = actionSql(spec)
   const name = spec.action === 'vacuum' && spec.freeze ? 'vacuum_freeze' : spec.action
   const base = { action: name, ...(spec.table && { table: spec.table }) }

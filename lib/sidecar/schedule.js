@@ -1,7 +1,8 @@
 import { readFile } from 'node:fs/promises'
 import YAML from 'yaml'
 import { UsageError } from '../errors.js'
-import { ACTIONS, actionSql } from './actions.js'
+import { ACTIONS, ACTION_FIELDS, checkAction } from './actions.js'
+import { RETENTION_ACTIONS, RETENTION_FIELDS } from './retention-spec.js'
 import { parseOffset } from './durations.js'
 import { parseCondition } from './conditions.js'
 
@@ -19,7 +20,7 @@ import { parseCondition } from './conditions.js'
  */
 
 const TRIGGERS = ['after', 'at', 'every', 'when']
-const KNOWN_FIELDS = new Set(['action', 'table', 'freeze', 'full', 'analyze', 'verbose', ...TRIGGERS, 'once', 'cooldown'])
+const KNOWN_FIELDS = new Set(['action', ...ACTION_FIELDS, ...RETENTION_FIELDS, ...TRIGGERS, 'once', 'cooldown'])
 
 /**
  * Reads and validates a schedule file (JSON or YAML). Every problem names
@@ -67,24 +68,19 @@ function parseRule (item, label, now) {
   for (const key of Object.keys(raw)) {
     if (!KNOWN_FIELDS.has(key)) throw new UsageError(`${label}.${key}: unknown field`)
   }
-  if (!ACTIONS.includes(/** @type {any} */ (raw.action))) throw new UsageError(`${label}.action: expected one of ${ACTIONS.join(', ')}, got ${JSON.stringify(raw.action)}`)
+  if (!ACTIONS.includes(/** @type {any} */ (raw.action))) {
+    const maintenance = ACTIONS.filter(a => !RETENTION_ACTIONS.includes(/** @type {any} */ (a)))
+    throw new UsageError(`${label}.action: expected one of ${maintenance.join(', ')}, got ${JSON.stringify(raw.action)} (retention, with yes: true: ${RETENTION_ACTIONS.join(', ')})`)
+  }
   for (const flag of ['freeze', 'full', 'analyze', 'verbose', 'once']) {
     if (raw[flag] !== undefined && typeof raw[flag] !== 'boolean') throw new UsageError(`${label}.${flag}: expected true or false`)
   }
   if (raw.table !== undefined && typeof raw.table !== 'string') throw new UsageError(`${label}.table: expected a table name`)
-  const spec = /** @type {import('./actions.js').ActionSpec} */ ({
-    action: raw.action,
-    ...(raw.table !== undefined && { table: raw.table }),
-    ...(raw.freeze !== undefined && { freeze: raw.freeze }),
-    ...(raw.full !== undefined && { full: raw.full }),
-    ...(raw.analyze !== undefined && { analyze: raw.analyze }),
-    ...(raw.verbose !== undefined && { verbose: raw.verbose })
-  })
-  try {
-    actionSql(spec)
-  } catch (err) {
-    throw new UsageError(`${label}: ${/** @type {Error} */ (err).message}`)
+  const spec = /** @type {import('./actions.js').ActionSpec} */ ({ action: raw.action })
+  for (const key of [...ACTION_FIELDS, ...RETENTION_FIELDS]) {
+    if (raw[key] !== undefined) /** @type {Record<string, unknown>} */ (spec)[key] = raw[key]
   }
+  checkAction(spec, label)
   const triggers = TRIGGERS.filter(t => raw[t] !== undefined)
   if (triggers.length !== 1) throw new UsageError(`${label}: give exactly one of ${TRIGGERS.join(', ')}${triggers.length ? ` (got ${triggers.join(', ')})` : ''}`)
   const trigger = /** @type {Rule['trigger']} */ (triggers[0])

@@ -19,6 +19,9 @@ import { LogHistogram } from '../metrics/log-histogram.js'
  * @property {boolean} abandonedInFlight   some requests were cut at shutdown
  * @property {{ user: number, system: number }} cpuUsage  of this process during the load, µs
  * @property {{ rate: number, arrival: string, maxLagMs: number | null, skipped: number } | null} openLoop
+ * @property {import('../workloads/contract.js').Pacing | null} [pacing]   a paced workload's schedule
+ * @property {{ table: string, before: number | null, after: number | null, removed: number } | null} [rowAudit]
+ *   the audited table's rows before and after, and what retention removed meanwhile
  */
 
 /**
@@ -30,9 +33,13 @@ export function buildSummary (input) {
   /** @type {Record<string, object>} */
   const requests = {}
   let done = 0
+  let rows = 0
+  let points = 0
   const all = new LogHistogram()
   for (let i = 0; i < stats.types.length; i++) {
     done += stats.done[i]
+    rows += stats.rows[i]
+    points += stats.points[i]
     all.add(stats.latency[i])
     requests[stats.types[i]] = {
       started: stats.started[i],
@@ -40,6 +47,8 @@ export function buildSummary (input) {
       failed: stats.failed[i],
       not_found: stats.notFound[i],
       rate: round(stats.done[i] / elapsedS, 1),
+      rows: stats.rows[i],
+      points: stats.points[i],
       latency_us: latencySummary(stats.latency[i])
     }
   }
@@ -54,11 +63,12 @@ export function buildSummary (input) {
     target: input.target,
     embedded: input.embedded,
     server_version: input.serverVersion,
-    mode: input.openLoop ? 'open' : 'closed',
+    mode: input.openLoop ? 'open' : input.pacing ? 'paced' : 'closed',
     // Closed loop: each latency is the service time of one request, from
-    // send to reply. Open loop: from the request's intended start on the
-    // schedule to its reply, so time spent waiting behind a stall counts.
-    latency_kind: input.openLoop ? 'from_intended_start' : 'service_time',
+    // send to reply. Open loop and paced clients: from the request's
+    // intended start on the schedule to its reply, so time spent waiting
+    // behind a stall counts.
+    latency_kind: input.openLoop || input.pacing ? 'from_intended_start' : 'service_time',
     ...(input.openLoop && {
       rate: input.openLoop.rate,
       arrival: input.openLoop.arrival,
@@ -66,7 +76,18 @@ export function buildSummary (input) {
       skipped: input.openLoop.skipped,
       schedule_lag_us: latencySummary(stats.lag)
     }),
+    ...(input.pacing && {
+      // each client's requests are due one period apart; the lag is how late each started
+      pacing_interval_s: input.pacing.intervalS,
+      schedule_lag_us: latencySummary(stats.lag)
+    }),
     throughput: round(done / elapsedS, 1),
+    // what the requests wrote and the server acknowledged: rows, and points
+    // (metric values) for time-series workloads
+    rows_written: rows,
+    points_written: points,
+    rows_per_s: round(rows / elapsedS, 1),
+    points_per_s: round(points / elapsedS, 1),
     latency_us: latencySummary(all),
     requests,
     errors: stats.errors.toJSON(),
@@ -75,6 +96,7 @@ export function buildSummary (input) {
     acknowledged_inserts: input.acknowledgedInserts,
     acknowledged_missing: input.acknowledgedMissing,
     acknowledged_vanished: input.acknowledgedVanished ?? 0,
+    ...rowAudit(input.rowAudit ?? null, rows),
     abandoned_in_flight: input.abandonedInFlight,
     process: {
       cpu_user_s: round(input.cpuUsage.user / 1e6, 3),
@@ -83,6 +105,23 @@ export function buildSummary (input) {
       cpu_us_per_request: round(done ? cpuUs / done : null, 1),
       peak_rss_bytes: process.resourceUsage().maxRSS * 1024
     }
+  }
+}
+
+/**
+ * The rows a batch workload reported written against what its table
+ * gained: rows_missing is what should be there and is not (null when the
+ * table could not be counted, or when the workload audits no table).
+ * @param {SummaryInput['rowAudit']} audit
+ * @param {number} written
+ */
+function rowAudit (audit, written) {
+  if (!audit) return { acknowledged_rows: written, rows_missing: null }
+  const expected = audit.before === null ? null : audit.before + written - audit.removed
+  return {
+    acknowledged_rows: written,
+    rows_missing: expected === null || audit.after === null ? null : Math.max(0, expected - audit.after),
+    row_audit: { table: audit.table, rows_before: audit.before, rows_after: audit.after, rows_removed_by_retention: audit.removed }
   }
 }
 

@@ -51,7 +51,8 @@ export function writeExtended (w, name, text, params, describe, sync) {
   w.byte(0) // the unnamed portal
   w.cstring(name)
   w.int16(0) // every parameter as text
-  w.int16(params.length)
+  // PostgreSQL reads the count unsigned: up to 65535 parameters
+  w.uint16(params.length)
   for (let i = 0; i < params.length; i++) w.param(params[i])
   w.int16(0) // every result column as text
   w.end(bind)

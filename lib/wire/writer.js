@@ -46,6 +46,13 @@ export class MessageWriter {
     this.length += 2
   }
 
+  /** @param {number} n  0 to 65535: counts the protocol reads unsigned (Bind's parameters) */
+  uint16 (n) {
+    this.ensure(2)
+    this.buffer.writeUInt16BE(n, this.length)
+    this.length += 2
+  }
+
   /** @param {number} n */
   int32 (n) {
     this.ensure(4)

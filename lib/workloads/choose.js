@@ -12,6 +12,9 @@ import { scriptWorkload, parseDefines } from '../pgbench/workload.js'
  * @property {number | null} scale           -s
  * @property {string | undefined} randomSeed --random-seed
  * @property {import('../config/protocol.js').Protocol} protocol  -M: some scripts need a given one
+ * @property {Record<string, unknown>} [options]   values of the workload's own options
+ * @property {string} [optionsWhere]         how they were given: '--' (flags) or 'options.' (a plan)
+ * @property {ReadonlySet<string>} [taken]   names the workload's options may not have
  * @property {string} [baseDir]              where relative paths start
  */
 
@@ -22,17 +25,19 @@ import { scriptWorkload, parseDefines } from '../pgbench/workload.js'
  * @param {WorkloadChoice} choice
  * @returns {Promise<import('./contract.js').Workload>}
  */
-export async function chooseWorkload ({ workload, files, builtins, order, defines, scale, randomSeed, protocol, baseDir }) {
+export async function chooseWorkload ({ workload, files, builtins, order, defines, scale, randomSeed, protocol, options = {}, optionsWhere = '--', taken, baseDir }) {
   const definesByName = parseDefines(defines)
   const scripted = files.length > 0 || builtins.length > 0
   if (scripted && workload !== undefined && workload !== 'pgbench') {
     throw new UsageError(`-f and -b make a workload of pgbench scripts; they cannot be combined with --workload ${workload}`)
   }
   if (scripted || workload === 'pgbench') {
+    const given = Object.keys(options)
+    if (given.length > 0) throw new UsageError(`${optionsWhere}${given[0]}: pgbench scripts have no such option`)
     // pgbench runs tpcb-like when no script is given; so do we.
     return scriptWorkload({ specs: scripted ? order ?? [...files.map(file => ({ file })), ...builtins.map(builtin => ({ builtin }))] : [{ builtin: 'tpcb-like' }], defines: definesByName, scale, randomSeed, protocol, baseDir })
   }
   if (scale !== null) throw new UsageError('-s/--scale sets :scale of pgbench scripts; it does not apply to --workload ' + (workload ?? 'manta'))
   if (randomSeed !== undefined) throw new UsageError('--random-seed seeds pgbench scripts; it does not apply to --workload ' + (workload ?? 'manta'))
-  return loadWorkload(workload ?? 'manta', { baseDir, defines: definesByName })
+  return loadWorkload(workload ?? 'manta', { baseDir, defines: definesByName, options, optionsWhere, taken })
 }

@@ -1,14 +1,6 @@
-import { readFile } from 'node:fs/promises'
-import { fileURLToPath } from 'node:url'
-import { UsageError } from '../errors.js'
-
-// The largest number of request types a workload may declare: each one is a
-// value of the `type` label on every per-type metric (and twice on the
-// latency histogram), so the number of series stays bounded.
-export const MAX_REQUEST_TYPES = 64
-// Request type names go into --mix ("a=1,b=2"), metric labels and file
-// names of reports: no separators, no spaces.
-const TYPE_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,62}$/
+// What a workload module declares and what its code is given: the types of
+// the contract between a workload and the generator (README, "Workload
+// modules"). lib/workloads/check.js checks a module against it.
 
 /**
  * What a workload module exports (as its default export): its schema, its
@@ -22,11 +14,47 @@ const TYPE_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,62}$/
  * @property {string} [table]          the table the lab watches: recorded samples, plans' table_size
  * @property {{ table: string }} [ids] the table has a dense bigint `id` from a sequence: enables ctx.ids and the acknowledged-insert check
  * @property {string} [fill]           the mix that grows the table, for an experiment's prepare phase
+ * @property {{ table: string }} [audit]  rows the requests report written (ctx.written) are counted against the table's rows at exit
  * @property {RequestTypeSpec[]} types
  * @property {Record<string, RequestFunction>} requests
- * @property {(defines: Readonly<Record<string, string>>) => unknown} [configure]  at start, before any connection: checks -D settings (throw to refuse them) and returns ctx.config
+ * @property {Record<string, import('./options.js').OptionSpec>} [options]  the workload's own flags of pgloadgen run (a plan's options:)
+ * @property {(given: { options: Record<string, unknown>, defines: Readonly<Record<string, string>> }) => unknown} [configure]
+ *   at start, before any connection: checks the options and -D settings (throw to refuse them) and returns ctx.config
+ * @property {(config: any) => number} [clients]   the number of clients the workload runs (then -c is refused)
+ * @property {(config: any) => Pacing | null} [pacing]   each client runs one request per interval, on a schedule
+ * @property {(config: any) => Ramp | null} [ramp]   clients start one by one rather than all at once
+ * @property {(config: any) => WorkloadStatistic[]} [statistics]  figures of the server the lab polls and exports
+ * @property {(context: MaintenanceContext) => unknown} [maintain]  run every maintainEvery seconds on a connection of its own (partitions made ahead, say)
+ * @property {number} [maintainEvery]  seconds, default 10
  * @property {(context: SetupContext) => unknown} [setup]       once per run, after the schema; what it returns is ctx.shared
  * @property {(ctx: ClientContext) => unknown} [initClient]    once per client, before its first request
+ */
+
+/**
+ * @typedef {object} Pacing
+ * @property {number} intervalS               each client's period
+ * @property {(clientId: number) => number} [offsetS]  when in the period a client's first request falls, after it starts (default 0)
+ */
+
+/**
+ * @typedef {object} Ramp
+ * @property {number} everyS      a new client starts this often…
+ * @property {number} [jitterS]   give or take up to this much
+ */
+
+/**
+ * @typedef {object} WorkloadStatistic
+ * @property {string} name        a metric name, pgloadgen_workload_… is advised
+ * @property {string} help
+ * @property {string} sql         one row with a numeric column "value"
+ */
+
+/**
+ * @typedef {object} MaintenanceContext
+ * @property {(text: string, params?: unknown[]) => Promise<Array<Record<string, unknown>>>} sql
+ * @property {unknown} config
+ * @property {unknown} shared
+ * @property {import('../log.js').Logger} log
  */
 
 /**
@@ -47,7 +75,7 @@ const TYPE_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,62}$/
  * @property {(text: string, params?: unknown[]) => Promise<Array<Record<string, unknown>>>} sql  runs a statement on the setup connection, returns its rows
  * @property {Readonly<Record<string, string>>} defines   -D NAME=VALUE
  * @property {unknown} config      what configure() returned
- * @property {number} concurrency   the clients the run starts with
+ * @property {number} concurrency   the clients the run starts with (or ramps to)
  * @property {import('../log.js').Logger} log
  */
 
@@ -59,6 +87,8 @@ const TYPE_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,62}$/
  * @property {Record<string, any>} state   this client's own, kept across reconnects
  * @property {Readonly<Record<string, string>>} defines
  * @property {import('../generator/run-state.js').RunState} ids   the dense-id bookkeeping (only with `ids`)
+ * @property {(rows: number, points?: number) => void} written  rows (and points: metric values) the request wrote, once acknowledged
+ * @property {() => Promise<import('./db.js').Db>} connect   a connection of the request's own to the same server, with the run's settings and protocol (close() it): a client that dials per request
  */
 
 /**
@@ -76,105 +106,18 @@ const TYPE_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,62}$/
  * @property {string | null} table
  * @property {string | null} idTable
  * @property {string | null} fill
+ * @property {string | null} auditTable    rows reported written are counted against it
  * @property {Readonly<Record<string, string>>} defines  -D settings it was configured with
+ * @property {Record<string, import('./options.js').OptionSpec>} optionSpecs
+ * @property {Record<string, unknown>} options   their values
  * @property {unknown} config              what configure() returned
+ * @property {number | null} clients       fixed by the workload, or null (-c)
+ * @property {Pacing | null} pacing
+ * @property {Ramp | null} ramp
+ * @property {WorkloadStatistic[]} statistics
+ * @property {((context: MaintenanceContext) => Promise<unknown>) | null} maintain
+ * @property {number} maintainEveryS
  * @property {(context: SetupContext) => Promise<unknown>} setup
  * @property {(ctx: ClientContext) => Promise<void>} initClient
  * @property {boolean} scripts              made of pgbench scripts
  */
-
-/**
- * Checks what a module declares and returns the workload the generator
- * runs, its schema files read. Every problem is one line naming the source.
- * @param {unknown} value    the module's default export
- * @param {string} source
- * @param {{ scripts?: boolean, defines?: Readonly<Record<string, string>> }} [options]
- * @returns {Promise<Workload>}
- */
-export async function checkWorkload (value, source, { scripts = false, defines = {} } = {}) {
-  const fail = (/** @type {string} */ problem) => new UsageError(`workload ${source}: ${problem}`)
-  if (typeof value !== 'object' || value === null) throw fail('the module has no default export object (export default { name, types, requests, … })')
-  const module = /** @type {Record<string, unknown>} */ (value)
-  if (typeof module.name !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(module.name)) throw fail('name: expected letters, digits, dots, dashes or underscores')
-  if (!Array.isArray(module.types) || module.types.length === 0) throw fail('declares no request type (types: [{ name, weight }, …])')
-  if (module.types.length > MAX_REQUEST_TYPES) throw fail(`declares ${module.types.length} request types; at most ${MAX_REQUEST_TYPES} are allowed`)
-  const requests = /** @type {Record<string, unknown>} */ (module.requests ?? {})
-  /** @type {string[]} */
-  const types = []
-  const weights = []
-  const expectedErrors = []
-  const functions = []
-  for (const [i, spec] of module.types.entries()) {
-    const name = spec?.name
-    if (typeof name !== 'string' || !TYPE_NAME.test(name)) throw fail(`types[${i}].name: expected a name of letters, digits, _ . - (got ${JSON.stringify(name)})`)
-    if (types.includes(name)) throw fail(`request type "${name}" is declared twice`)
-    const weight = spec.weight ?? 1
-    if (typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0) throw fail(`types[${i}].weight: expected a number of 0 or more`)
-    if (spec.expectedError !== undefined && !/^[0-9A-Z]{5}$/.test(spec.expectedError)) throw fail(`types[${i}].expectedError: expected a SQLSTATE such as 42883`)
-    if (typeof requests[name] !== 'function') throw fail(`requests.${name}: missing (every request type needs a function)`)
-    types.push(name)
-    weights.push(weight)
-    expectedErrors.push(spec.expectedError ?? null)
-    functions.push(/** @type {RequestFunction} */ (requests[name]))
-  }
-  if (!weights.some(w => w > 0)) throw fail('every request type has weight 0')
-  for (const key of ['configure', 'setup', 'initClient']) {
-    if (module[key] !== undefined && typeof module[key] !== 'function') throw fail(`${key}: expected a function`)
-  }
-  const ids = /** @type {{ table?: unknown } | undefined} */ (module.ids)
-  if (ids !== undefined && typeof ids?.table !== 'string') throw fail('ids: expected { table: "…" }')
-  const idTable = /** @type {string | undefined} */ (ids?.table) ?? null
-  for (const key of ['table', 'fill', 'description']) {
-    if (module[key] !== undefined && typeof module[key] !== 'string') throw fail(`${key}: expected a string`)
-  }
-  const schemaSql = await sqlOf(module.schema, 'schema', fail)
-  const dropSql = await sqlOf(module.drop, 'drop', fail)
-  const configure = /** @type {WorkloadModule['configure']} */ (module.configure)
-  let config
-  try {
-    config = configure ? await configure(defines) : undefined
-  } catch (err) {
-    throw fail(String(/** @type {Error} */ (err)?.message ?? err).split('\n')[0])
-  }
-  const setup = /** @type {WorkloadModule['setup']} */ (module.setup)
-  const initClient = /** @type {WorkloadModule['initClient']} */ (module.initClient)
-  return {
-    name: module.name,
-    description: /** @type {string | undefined} */ (module.description) ?? '',
-    source,
-    types,
-    weights,
-    expectedErrors,
-    requests: functions,
-    schemaSql,
-    dropSql,
-    table: /** @type {string | undefined} */ (module.table) ?? idTable,
-    idTable,
-    fill: /** @type {string | undefined} */ (module.fill) ?? null,
-    defines,
-    config,
-    setup: async (context) => setup ? setup(context) : undefined,
-    initClient: async (ctx) => { if (initClient) await initClient(ctx) },
-    scripts
-  }
-}
-
-/**
- * SQL given inline, or a file: URL to read it from.
- * @param {unknown} value
- * @param {string} key
- * @param {(problem: string) => Error} fail
- * @returns {Promise<string | null>}
- */
-async function sqlOf (value, key, fail) {
-  if (value === undefined || value === null) return null
-  if (typeof value === 'string') return /** @type {string} */ (value)
-  if (value instanceof URL) {
-    try {
-      return await readFile(fileURLToPath(value), 'utf8')
-    } catch (err) {
-      throw fail(`${key}: cannot read ${value.pathname}: ${/** @type {Error} */ (err).message}`)
-    }
-  }
-  throw fail(`${key}: expected SQL text or a file: URL`)
-}

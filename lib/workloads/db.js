@@ -45,6 +45,11 @@ export class Db {
     return this.connection.protocol
   }
 
+  /** Ends a connection of the request's own (ctx.connect()). */
+  close () {
+    return this.connection.close()
+  }
+
   /**
    * Runs one statement. Results carry rowCount and `first` (the first
    * column of the first row, as text); with { rows: true } also `fields`

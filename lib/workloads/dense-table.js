@@ -33,6 +33,7 @@ export const DENSE_TABLE_TYPES = [
  * @property {() => Array<string | number>} newRow      parameters of insertSql
  * @property {string} updateSql    $1 is the id
  * @property {(id: number) => Array<string | number>} changedRow  parameters of updateSql
+ * @property {number} pointsPerRow  metric values in a row (0: none)
  */
 
 /**
@@ -43,7 +44,7 @@ export const DENSE_TABLE_TYPES = [
  * @param {DenseTableDefinition} definition
  * @returns {WorkloadModule}
  */
-export function denseTableWorkload ({ name, description, table, prefix, schema, drop, insertSql, newRow, updateSql, changedRow }) {
+export function denseTableWorkload ({ name, description, table, prefix, schema, drop, insertSql, newRow, updateSql, changedRow, pointsPerRow }) {
   const insert = { name: `${prefix}_insert`, text: insertSql }
   const read = { name: `${prefix}_read`, text: `SELECT * FROM ${table} WHERE id = $1` }
   const lock = { name: `${prefix}_lock`, text: `SELECT id FROM ${table} WHERE id = $1 FOR UPDATE` }
@@ -63,6 +64,7 @@ export function denseTableWorkload ({ name, description, table, prefix, schema, 
       async insert_row (db, ctx) {
         const result = await db.query(insert, newRow())
         ctx.ids.noteInserted(Number(result.first))
+        ctx.written(1, pointsPerRow)
       },
 
       /** @param {Db} db @param {ClientContext} ctx */

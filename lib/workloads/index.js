@@ -2,16 +2,20 @@ import { existsSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { UsageError } from '../errors.js'
-import { checkWorkload } from './contract.js'
-import manta from './manta.js'
-import timeseries from './timeseries.js'
-
+import { checkWorkload } from './check.js'
 /** @typedef {import('./contract.js').Workload} Workload */
 
-// The workloads that ship with pgloadgen, written as any module is. The
-// pgbench scripts (`pgbench`) are a workload too; lib/pgbench makes it.
-/** @type {Record<string, import('./contract.js').WorkloadModule>} */
-export const BUILTIN_WORKLOADS = { manta, timeseries }
+// The workloads that ship with pgloadgen, written as any module is, loaded
+// when named. The pgbench scripts (`pgbench`) are a workload too;
+// lib/pgbench makes it.
+/** @type {Record<string, () => Promise<{ default: unknown }>>} */
+export const BUILTIN_WORKLOADS = {
+  manta: () => import('./manta.js'),
+  timeseries: () => import('./timeseries.js'),
+  'tsbs-cpu': () => import('./tsbs-cpu/index.js'),
+  tgres: () => import('./tgres/index.js'),
+  fleet: () => import('./fleet/index.js')
+}
 
 /**
  * Whether --workload names a file or a directory rather than a built-in.
@@ -22,18 +26,30 @@ export function isWorkloadPath (spec) {
 }
 
 /**
+ * What a workload's module exports, unchecked: a built-in's, or a file's.
+ * @param {string} spec
+ * @param {string} [baseDir]
+ * @returns {Promise<unknown>}
+ */
+export async function rawWorkloadModule (spec, baseDir = process.cwd()) {
+  if (!isWorkloadPath(spec)) return Object.hasOwn(BUILTIN_WORKLOADS, spec) ? (await BUILTIN_WORKLOADS[spec]()).default : null
+  return (await import(pathToFileURL(moduleFile(path.resolve(baseDir, spec), spec)).href)).default
+}
+
+/**
  * A built-in workload by name, or a module loaded from a file or directory
  * (relative to baseDir). Loading runs the module's top-level code; a module
  * that fails to load is one line, exit 2.
  * @param {string} spec
- * @param {{ baseDir?: string, defines?: Readonly<Record<string, string>> }} [options]
+ * @param {{ baseDir?: string, defines?: Readonly<Record<string, string>>, options?: Record<string, unknown>, optionsWhere?: string, taken?: ReadonlySet<string> }} [given]
+ *   options: values of the workload's own options (see check.js)
  * @returns {Promise<Workload>}
  */
-export async function loadWorkload (spec, { baseDir = process.cwd(), defines = {} } = {}) {
+export async function loadWorkload (spec, { baseDir = process.cwd(), ...given } = {}) {
   if (!isWorkloadPath(spec)) {
     const builtin = Object.hasOwn(BUILTIN_WORKLOADS, spec) ? BUILTIN_WORKLOADS[spec] : undefined
     if (!builtin) throw new UsageError(`unknown workload "${spec}" (built-in: ${[...Object.keys(BUILTIN_WORKLOADS), 'pgbench'].join(', ')}; or give a module's path, e.g. ./my-workload.js)`)
-    return checkWorkload(builtin, spec, { defines })
+    return checkWorkload((await builtin()).default, spec, given)
   }
   const file = moduleFile(path.resolve(baseDir, spec), spec)
   let exported
@@ -43,7 +59,7 @@ export async function loadWorkload (spec, { baseDir = process.cwd(), defines = {
     const error = /** @type {Error} */ (err)
     throw new UsageError(`cannot load workload ${spec}: ${error.name}: ${String(error.message).split('\n')[0]}`)
   }
-  return checkWorkload(exported, spec, { defines })
+  return checkWorkload(exported, spec, given)
 }
 
 /**

@@ -22,5 +22,6 @@ export default denseTableWorkload({
   insertSql: `INSERT INTO cpu (time, tags_id, ${METRICS.join(', ')}) VALUES (now(), $1, ${METRICS.map((_, i) => `$${i + 2}`).join(', ')}) RETURNING id`,
   newRow: () => withUsages(1 + Math.floor(Math.random() * HOSTS)),
   updateSql: `UPDATE cpu SET ${METRICS.map((m, i) => `${m} = $${i + 2}`).join(', ')} WHERE id = $1`,
+  pointsPerRow: 10,
   changedRow: withUsages
 })

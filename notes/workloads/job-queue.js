@@ -6,11 +6,7 @@
 // the classic table that bloats while autovacuum falls behind.
 //
 //   pgloadgen run --workload notes/workloads/job-queue.js -c 8 -d 60
-//   pgloadgen run --workload notes/workloads/job-queue.js -D payload_bytes=2000
-//
-// Settings (-D NAME=VALUE): payload_bytes (default 100), the size of each
-// job's payload; queues (default 1), the number of named queues jobs are
-// spread over.
+//   pgloadgen run --workload notes/workloads/job-queue.js --payload-bytes 2000 --queues 4
 import { randomBytes } from 'node:crypto'
 
 const ENQUEUE = 'INSERT INTO jobs (queue, payload) VALUES ($1, $2)'
@@ -21,18 +17,6 @@ const TAKE = `SELECT id FROM jobs
   LIMIT 1`
 const FINISH = 'DELETE FROM jobs WHERE id = $1'
 const PEEK = 'SELECT id, run_at FROM jobs WHERE queue = $1 ORDER BY run_at, id LIMIT 1'
-
-/**
- * @param {Readonly<Record<string, string>>} defines
- * @param {string} name
- * @param {number} fallback
- */
-function setting (defines, name, fallback) {
-  if (defines[name] === undefined) return fallback
-  const value = Number(defines[name])
-  if (!Number.isInteger(value) || value < 1) throw new Error(`-D ${name} must be a whole number above 0, got "${defines[name]}"`)
-  return value
-}
 
 /** @type {import('../../lib/workloads/contract.js').WorkloadModule} */
 export default {
@@ -58,9 +42,14 @@ export default {
   ],
   fill: 'enqueue=1',
 
-  // Settings are checked before anything connects: a bad -D is refused at once.
-  configure (defines) {
-    return { payloadBytes: setting(defines, 'payload_bytes', 100), queues: setting(defines, 'queues', 1) }
+  // Its own flags of pgloadgen run, checked before anything connects.
+  options: {
+    'payload-bytes': { type: 'integer', default: 100, min: 1, max: 1000000, describe: 'size of each job\'s payload' },
+    queues: { type: 'integer', default: 1, min: 1, max: 10000, describe: 'named queues the jobs are spread over' }
+  },
+
+  configure ({ options }) {
+    return { payloadBytes: options.payloadBytes, queues: options.queues }
   },
 
   initClient (ctx) {

@@ -1,6 +1,7 @@
-import { runAction } from '../../sidecar/actions.js'
-import { EventLog } from '../../sidecar/events.js'
 import { parseInteger } from '../../config/numbers.js'
+import { UsageError } from '../../errors.js'
+import { parseOffset } from '../../sidecar/durations.js'
+import { checkRetentionSpec, DEFAULT_BATCH, MAX_BATCH } from '../../sidecar/retention-spec.js'
 import { chooseUrl, openTarget } from '../target.js'
 import { withTarget, DEFAULT_EVENTS_FILE } from '../target-options.js'
 
@@ -18,6 +19,8 @@ import { withTarget, DEFAULT_EVENTS_FILE } from '../target-options.js'
 const runOne = (spec) => async (args, { log, stdout }) => {
   const url = chooseUrl(args.pgUrl)
   const pgPort = parseInteger(args.pgPort, '--pg-port', { min: 0, max: 65535 })
+  // the actions and their client load once the input is known to be good
+  const [{ runAction }, { EventLog }] = await Promise.all([import('../../sidecar/actions.js'), import('../../sidecar/events.js')])
   const events = new EventLog({ file: args.events, log })
   const target = await openTarget({ url, dataDir: args.dataDir, profile: args.profile, pgPort, log })
   try {
@@ -29,6 +32,41 @@ const runOne = (spec) => async (args, { log, stdout }) => {
     await target.embedded?.stop()
   }
 }
+
+/**
+ * A retention command: refused without --yes, and its flags checked, before
+ * anything is started or touched.
+ * @param {'drop-partitions' | 'delete'} action
+ * @returns {CommandRun}
+ */
+const retention = (action) => (args, io) => {
+  if (args.yes !== true) throw new UsageError(`${action} ${action === 'delete' ? 'deletes rows' : 'drops partitions'} of ${args.table}: give --yes to let it`)
+  if (args.olderThan === undefined || args.olderThan === '') throw new UsageError(`${action} needs --older-than, a duration (like 10m)`)
+  const olderThanS = parseOffset(args.olderThan, '--older-than')
+  if (!(olderThanS > 0)) throw new UsageError('--older-than must be more than 0')
+  const relativeTo = args.relativeTo ?? 'data'
+  if (relativeTo !== 'data' && relativeTo !== 'clock') throw new UsageError(`--relative-to must be data or clock, got "${relativeTo}"`)
+  /** @type {import('../../sidecar/actions.js').ActionSpec} */
+  const spec = { action, table: args.table, older_than: olderThanS, relative_to: relativeTo, yes: true }
+  if (action === 'delete') {
+    spec.batch = parseInteger(args.batch, '--batch', { min: 1, max: MAX_BATCH })
+    spec.time_column = args.timeColumn
+  }
+  try {
+    checkRetentionSpec(spec, '')
+  } catch (err) {
+    // the table's name, or the time column's
+    throw new UsageError(/** @type {Error} */ (err).message.replace(/^table: /, '').replace(/^time_column: /, '--time-column: '))
+  }
+  return runOne(spec)(args, io)
+}
+
+/** @param {import('yargs').Argv} y */
+const retentionFlags = (y) => common(y)
+  .positional('table', { type: 'string', describe: 'the table (or schema.table)' })
+  .option('older-than', { type: 'string', describe: 'what to remove: older than the newest time in the table (or now) minus this (10m, 1h30m, 600)' })
+  .option('relative-to', { type: 'string', default: 'data', describe: 'data: the newest time in the table (simulated time runs in the past); clock: now' })
+  .option('yes', { type: 'boolean', default: false, describe: 'this removes data: required' })
 
 /** @param {import('yargs').Argv} y */
 const common = (y) => withTarget(y)
@@ -53,6 +91,20 @@ export const actionCommands = [
     describe: 'run ANALYZE on a table (or the whole database)',
     builder: (y) => common(y).option('table', { type: 'string', describe: 'table (or schema.table); default every table' }),
     run: (args, io) => runOne({ action: 'analyze', ...(args.table && { table: args.table }) })(args, io)
+  },
+  {
+    command: 'drop-partitions <table> [pgUrl]',
+    describe: 'retention by DROP: drop the partitions of a table whose upper bound is older than --older-than (needs --yes)',
+    builder: retentionFlags,
+    run: retention('drop-partitions')
+  },
+  {
+    command: 'delete <table> [pgUrl]',
+    describe: 'retention by DELETE: delete the rows older than --older-than, in batches of their own transaction (needs --yes)',
+    builder: (y) => retentionFlags(y)
+      .option('batch', { type: 'string', default: String(DEFAULT_BATCH), describe: 'rows per DELETE (each its own transaction)' })
+      .option('time-column', { type: 'string', default: 'time', describe: 'the time column' }),
+    run: retention('delete')
   },
   {
     command: 'checkpoint [pgUrl]',

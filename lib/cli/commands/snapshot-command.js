@@ -1,5 +1,3 @@
-import { Snapshots } from '../../snapshot/snapshots.js'
-import { EventLog } from '../../sidecar/events.js'
 import { DEFAULT_EVENTS_FILE } from '../target-options.js'
 
 /** @param {import('yargs').Argv} y */
@@ -13,7 +11,10 @@ const dataDirOption = (y) => y
  * @param {any} args
  * @param {import('../../log.js').Logger} log
  */
-const open = (args, log) => Snapshots.open({ dataDir: args.dataDir, driver: args.driver, dataset: args.dataset, events: new EventLog({ file: args.events, log }), log })
+const open = async (args, log) => {
+  const [{ Snapshots }, { EventLog }] = await Promise.all([import('../../snapshot/snapshots.js'), import('../../sidecar/events.js')])
+  return Snapshots.open({ dataDir: args.dataDir, driver: args.driver, dataset: args.dataset, events: new EventLog({ file: args.events, log }), log })
+}
 
 /**
  * pgloadgen snapshot init|create|list|rollback|destroy: the subcommands set

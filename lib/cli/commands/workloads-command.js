@@ -1,5 +1,5 @@
 import { BUILTIN_WORKLOADS, loadWorkload } from '../../workloads/index.js'
-import { checkWorkload } from '../../workloads/contract.js'
+import { checkWorkload } from '../../workloads/check.js'
 import { BUILTIN_SCRIPTS } from '../../pgbench/builtins.js'
 import { formatMix, mixOf } from '../../config/mix.js'
 
@@ -9,6 +9,7 @@ import { formatMix, mixOf } from '../../config/mix.js'
  * @property {string} description
  * @property {Array<{ name: string, weight: number, expected_error?: string }>} types
  * @property {string} default_mix
+ * @property {Record<string, { type: string, default?: unknown, describe: string, choices?: string[], min?: number, max?: number }>} [options]
  * @property {string} [usage]
  */
 
@@ -31,7 +32,7 @@ export async function workloadsCommand (args, { stdout }) {
   if (args.module) {
     listings.push(listing(await loadWorkload(args.module), `pgloadgen run --workload ${args.module}`))
   } else {
-    for (const [name, module] of Object.entries(BUILTIN_WORKLOADS)) listings.push(listing(await checkWorkload(module, name), `pgloadgen run --workload ${name}`))
+    for (const [name, load] of Object.entries(BUILTIN_WORKLOADS)) listings.push(listing(await checkWorkload((await load()).default, name), `pgloadgen run --workload ${name}`))
     listings.push({
       name: 'pgbench',
       description: 'pgbench scripts, each one a request type: the built-in ones below (-b NAME[@WEIGHT]) or your files (-f FILE[@WEIGHT]); tables from pgloadgen init',
@@ -50,6 +51,9 @@ export async function workloadsCommand (args, { stdout }) {
     const width = Math.max(...item.types.map(type => type.name.length))
     for (const type of item.types) lines.push(`  ${type.name.padEnd(width)}  weight ${type.weight}${type.expected_error ? `, expected error ${type.expected_error}` : ''}`)
     lines.push(`  default mix: ${item.default_mix}`)
+    for (const [name, spec] of Object.entries(item.options ?? {})) {
+      lines.push(`  --${name} (${spec.choices ? spec.choices.join('|') : spec.type}${spec.default === undefined ? '' : `, default ${spec.default}`}): ${spec.describe}`)
+    }
     if (item.usage) lines.push(`  ${item.usage}`)
     lines.push('')
   }
@@ -68,6 +72,7 @@ function listing (workload, usage) {
     description: workload.description,
     types: workload.types.map((name, i) => ({ name, weight: workload.weights[i], ...(workload.expectedErrors[i] && { expected_error: /** @type {string} */ (workload.expectedErrors[i]) }) })),
     default_mix: formatMix(mixOf(workload.types, workload.weights)),
+    ...(Object.keys(workload.optionSpecs).length > 0 && { options: workload.optionSpecs }),
     usage
   }
 }

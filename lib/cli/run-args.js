@@ -1,0 +1,149 @@
+import { parseMix, mixOf } from '../config/mix.js'
+import { parseDuration, parseInteger } from '../config/numbers.js'
+import { parseProtocol } from '../config/protocol.js'
+import { chooseWorkload } from '../workloads/choose.js'
+import { UsageError } from '../errors.js'
+import { chooseUrl } from './target.js'
+import { resolveProfile } from '../embedded/profile.js'
+import { parseStatsInterval } from './stats-options.js'
+import { scriptOrder } from './script-order.js'
+import { RUN_OPTION_NAMES } from './run-options.js'
+import { workloadOptionSpecs, workloadFlagValues } from './workload-flags.js'
+
+// The flags of pgloadgen run, checked and turned into what the run needs,
+// before anything binds a port or touches a database.
+
+/**
+ * @typedef {object} RunArgs
+ * @property {string} [pgUrl]
+ * @property {unknown} [concurrency]
+ * @property {unknown} [transactions]
+ * @property {unknown} httpPort
+ * @property {string} httpHost
+ * @property {string} [workload]
+ * @property {string} [mix]
+ * @property {string[]} [file]
+ * @property {string[]} [builtin]
+ * @property {boolean} [selectOnly]
+ * @property {boolean} [skipSomeUpdates]
+ * @property {string[]} [define]
+ * @property {unknown} [scale]
+ * @property {string} [randomSeed]
+ * @property {string} protocol
+ * @property {boolean} [vacuum]
+ * @property {unknown} [duration]
+ * @property {boolean} json
+ * @property {string} dataDir
+ * @property {string} profile
+ * @property {unknown} pgPort
+ * @property {boolean} reset
+ * @property {unknown} connectTimeout
+ * @property {unknown} shutdownTimeout
+ * @property {unknown} verifyTimeout
+ * @property {unknown} [rate]
+ * @property {string} arrival
+ * @property {unknown} [maxLag]
+ * @property {string} events
+ * @property {string} [schedule]
+ * @property {string} [controlToken]
+ * @property {boolean} pgStats
+ * @property {unknown} statsInterval
+ * @property {boolean} pgstattuple
+ * @property {string} [record]
+ */
+
+/**
+ * Validates every input first (exit 2 with nothing touched), then binds the
+ * HTTP port, then opens the database. Loading the workload reads its
+ * scripts or imports its module: still nothing touches a database.
+ * @param {RunArgs} args
+ * @param {readonly string[]} [argv]  the raw arguments: the order of -f and -b
+ */
+export async function validateRunArgs (args, argv = []) {
+  if (args.maxLag !== undefined && args.rate === undefined) throw new UsageError('--max-lag needs --rate (it bounds the lag behind the schedule)')
+  if (args.vacuum === true) throw new UsageError('--vacuum: pgloadgen never vacuums before a run; run pgloadgen vacuum, or a schedule')
+  const protocol = parseProtocol(args.protocol)
+  const files = args.file ?? []
+  const builtins = [...(args.builtin ?? []), ...(args.selectOnly ? ['select-only'] : []), ...(args.skipSomeUpdates ? ['simple-update'] : [])]
+  const workload = await chooseWorkload({
+    workload: args.workload,
+    files,
+    builtins,
+    order: scriptOrder(argv, { files, builtins }),
+    defines: args.define ?? [],
+    scale: args.scale === undefined ? null : parseInteger(args.scale, '--scale', { min: 1, max: 2 ** 31 - 1 }),
+    randomSeed: args.randomSeed,
+    protocol,
+    options: workloadFlagValues(await workloadOptionSpecs(argv), /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (args))),
+    taken: RUN_OPTION_NAMES
+  })
+  if (args.reset && workload.scripts) throw new UsageError('--reset drops a workload\'s tables; pgbench scripts have none of their own (pgloadgen init recreates pgbench\'s)')
+  if (workload.clients !== null && args.concurrency !== undefined) throw new UsageError(`--concurrency: the ${workload.name} workload sets its number of clients itself (${workload.clients}); see its options`)
+  if (workload.pacing !== null && args.rate !== undefined) throw new UsageError(`--rate: the ${workload.name} workload paces its clients itself`)
+  return {
+    concurrency: workload.clients ?? parseInteger(args.concurrency ?? '8', '--concurrency', { min: 1, max: 10000 }),
+    requestsPerClient: args.transactions === undefined ? null : parseInteger(args.transactions, '--transactions', { min: 1 }),
+    protocol,
+    workload,
+    mix: args.mix === undefined ? mixOf(workload.types, workload.weights) : parseMix(args.mix, workload.types),
+    httpPort: parseInteger(args.httpPort, '--http-port', { min: 0, max: 65535 }),
+    pgPort: parseInteger(args.pgPort, '--pg-port', { min: 0, max: 65535 }),
+    durationS: args.duration === undefined ? null : parseDuration(args.duration, '--duration'),
+    connectTimeoutS: parseDuration(args.connectTimeout, '--connect-timeout'),
+    shutdownTimeoutS: parseDuration(args.shutdownTimeout, '--shutdown-timeout'),
+    verifyTimeoutS: parseDuration(args.verifyTimeout, '--verify-timeout'),
+    url: chooseUrl(args.pgUrl),
+    rate: args.rate === undefined ? null : parsePositive(args.rate, '--rate'),
+    arrival: parseArrival(args.arrival),
+    maxLagMs: args.maxLag === undefined ? null : parsePositive(args.maxLag, '--max-lag'),
+    statsIntervalS: parseStatsInterval(args.statsInterval),
+    controlToken: parseControlToken(args.controlToken, process.env.PGLOADGEN_CONTROL_TOKEN),
+    // checked now so that a typo fails before anything starts
+    profile: checkedProfile(args)
+  }
+}
+
+/**
+ * An empty --control-token would leave control disabled on a non-loopback
+ * address without saying so, so it is refused at start. An empty
+ * PGLOADGEN_CONTROL_TOKEN counts as unset, as in a compose file that passes
+ * the variable through whether or not it has a value.
+ * @param {string | undefined} flag
+ * @param {string | undefined} env
+ */
+function parseControlToken (flag, env) {
+  const [value, source] = flag !== undefined ? [flag, '--control-token'] : [env || undefined, 'PGLOADGEN_CONTROL_TOKEN']
+  if (value === undefined) return null
+  if (value === '') throw new UsageError(`${source} must not be empty`)
+  if (/\s/.test(value)) throw new UsageError(`${source} must not contain whitespace (it is sent as a Bearer token)`)
+  return value
+}
+
+/**
+ * The profile matters only for the embedded server; checked now so that a
+ * typo fails before anything starts.
+ * @param {RunArgs} args
+ */
+function checkedProfile (args) {
+  if (!chooseUrl(args.pgUrl)) resolveProfile(args.profile)
+  return args.profile
+}
+
+/**
+ * @param {unknown} value
+ * @param {string} flag
+ */
+function parsePositive (value, flag) {
+  const n = Number(value)
+  if (String(value).trim() === '' || !Number.isFinite(n) || n <= 0) throw new UsageError(`${flag} must be a positive number, got "${value}"`)
+  return n
+}
+
+/**
+ * @param {string} value
+ * @returns {'poisson' | 'fixed'}
+ */
+function parseArrival (value) {
+  if (value !== 'poisson' && value !== 'fixed') throw new UsageError(`--arrival must be poisson or fixed, got "${value}"`)
+  return value
+}

@@ -1,0 +1,149 @@
+// The work of pgloadgen run once its input is checked: the metrics and
+// control endpoints, the target, the load session, the schedule's sidecar,
+// and the summary at the end.
+
+import { performance } from 'node:perf_hooks'
+import path from 'node:path'
+import { createRegistry } from '../metrics/generator-metrics.js'
+import { startHttpServer, reply } from '../http/http-server.js'
+import { openTarget } from './target.js'
+import { EventLog } from '../sidecar/events.js'
+import { Sidecar } from '../sidecar/sidecar.js'
+import { isSameTable } from '../sidecar/retention-spec.js'
+import { controlRoutes } from '../http/control.js'
+import { statsView } from '../pgstats/stats-view.js'
+import { LoadSession } from '../lab/load-session.js'
+import { DEFAULT_EVENTS_FILE } from './target-options.js'
+
+/** @typedef {import('./run-args.js').RunArgs} RunArgs */
+
+/**
+ * @param {RunArgs} args
+ * @param {Awaited<ReturnType<typeof import('./run-args.js').validateRunArgs>>} options
+ * @param {import('../sidecar/schedule.js').Rule[] | null} rules
+ * @param {import('./stop-signal.js').StopSignal} stop
+ * @param {{ log: import('../log.js').Logger, stdout: { write: (s: string) => unknown } }} io
+ */
+export async function runLoad (args, options, rules, stop, { log, stdout }) {
+  const registry = createRegistry()
+  /** @type {LoadSession | null} */
+  let session = null
+  /** @type {Sidecar | null} */
+  let sidecar = null
+  /** @type {(() => void) | null} */
+  let stopControl = null
+  const recordDir = args.record ? path.resolve(args.record) : null
+  // A recorded run keeps its events with its samples.
+  const events = new EventLog({ file: recordDir && args.events === DEFAULT_EVENTS_FILE ? path.join(recordDir, 'events.ndjson') : args.events, registry, log })
+  /** @type {import('../http/http-server.js').Routes} */
+  const routes = {
+    '/metrics': {
+      GET: async (_req, res) => reply(res, 200, await registry.metrics(), registry.contentType)
+    }
+  }
+  const http = await startHttpServer({ host: args.httpHost, port: options.httpPort, log, routes })
+  log.info(`metrics on http://${args.httpHost}:${http.port}/metrics`)
+
+  /** @type {import('./target.js').Target | null} */
+  let target = null
+  try {
+    target = await openTarget({ url: options.url, dataDir: args.dataDir, profile: options.profile, pgPort: options.pgPort, log })
+    if (stop.requested) return 0
+    session = await LoadSession.open({
+      connectionString: target.connectionString,
+      display: target.display,
+      embedded: target.embedded !== null,
+      workload: options.workload,
+      mix: options.mix,
+      protocol: options.protocol,
+      concurrency: options.concurrency,
+      requestsPerClient: options.requestsPerClient,
+      openLoop: options.rate === null ? null : { rate: options.rate, arrival: options.arrival, maxLagMs: options.maxLagMs },
+      reset: args.reset,
+      connectTimeoutS: options.connectTimeoutS,
+      pgStats: args.pgStats ? { intervalS: options.statsIntervalS, pgstattuple: args.pgstattuple } : null,
+      recordDir,
+      describe: { command: 'run', args: describeArgs(args) },
+      registry,
+      log
+    })
+    const running = session
+    const control = controlRoutes({
+      generator: session.generator,
+      stats: session.stats,
+      events,
+      host: args.httpHost,
+      token: options.controlToken,
+      describe: () => ({ workload: options.workload.name, types: options.workload.types, target: running.options.display, mode: options.rate === null ? 'closed' : 'open', rate: options.rate }),
+      log
+    })
+    Object.assign(routes, control.routes)
+    stopControl = control.stop
+    if (stop.requested) return 0
+
+    await session.start()
+    if (rules) {
+      sidecar = new Sidecar({
+        rules,
+        context: {
+          connectionString: target.connectionString,
+          events,
+          log,
+          // retention during the load: the row audit must not count its removals as missing
+          onRowsRemoved: (rows, table) => { if (isSameTable(table, options.workload.auditTable)) running.noteRowsRemoved(rows) }
+        },
+        stats: () => statsView(running.latestStats()),
+        diskPath: target.embedded?.dataDir ?? process.cwd(),
+        checkIntervalMs: 1000
+      })
+      sidecar.start()
+    }
+    const ticker = setInterval(() => log.info(progressLine(running.stats, running.generator, running.started)), 10000)
+    // The run ends at the duration, a signal, or when every client did its -t requests.
+    await stop.wait(options.durationS, running.generator.limitReached)
+    clearInterval(ticker)
+    log.info('stopping: waiting for requests in flight')
+    if (sidecar) await sidecar.stop(options.shutdownTimeoutS * 1000)
+    const summary = await session.finish({ shutdownTimeoutS: options.shutdownTimeoutS, verifyTimeoutS: options.verifyTimeoutS })
+    if (args.json) stdout.write(JSON.stringify(summary, null, 2) + '\n')
+    else log.info(`done: ${summary.throughput} requests/s${summary.points_written > 0 ? ` (${summary.rows_per_s} rows/s, ${summary.points_per_s} points/s)` : ''} over ${summary.elapsed_s} s, ${summary.unexpected_failures} unexpected failures${options.workload.idTable === null ? '' : `, ${summary.acknowledged_inserts} inserts acknowledged`}`)
+    return 0
+  } finally {
+    if (sidecar) await sidecar.stop(0).catch(() => {})
+    await session?.close()
+    stopControl?.()
+    await events.flush()
+    await http.close()
+    if (target?.embedded) await target.embedded.stop().catch(err => log.warn(`stopping the embedded server: ${err.message}`))
+  }
+}
+
+/**
+ * The flags of a run as run.json keeps them: no secrets.
+ * @param {RunArgs} args
+ */
+function describeArgs (args) {
+  /** @type {Record<string, unknown>} */
+  const kept = {}
+  for (const [key, value] of Object.entries(args)) {
+    if (key.includes('-') || key === '_' || key === '$0' || key === 'controlToken' || key === 'pgUrl') continue
+    kept[key] = value
+  }
+  return kept
+}
+
+/**
+ * @param {import('../metrics/request-stats.js').RequestStats} stats
+ * @param {import('../generator/generator.js').Generator} generator
+ * @param {number} started
+ */
+function progressLine (stats, generator, started) {
+  const seconds = (performance.now() - started) / 1000
+  const sum = (/** @type {Float64Array} */ values) => values.reduce((a, b) => a + b, 0)
+  const done = sum(stats.done)
+  const failed = sum(stats.failed)
+  const rows = sum(stats.rows)
+  const points = sum(stats.points)
+  const written = points > 0 ? `, ${Math.round(rows / seconds)} rows/s, ${Math.round(points / seconds)} points/s` : ''
+  return `${Math.round(seconds)} s: ${Math.round(done / seconds)} requests/s${written}, ${failed} failed (${stats.unexpectedFailures} unexpected), ${generator.connections}/${generator.concurrency} connections`
+}
