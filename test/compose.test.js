@@ -14,9 +14,10 @@ import { cliHasOption } from './helpers/cli-options.js'
 const COMPOSE_FILE = 'docker-compose.yml'
 const SERVICES = ['postgres', 'pgloadgen', 'prometheus', 'grafana']
 
+// Without docker-compose the file fails, saying so: a missing tool is never a skip.
 const missing = missingDockerCompose()
 if (missing) {
-  t.plan(0, missing)
+  t.fail(missing)
 } else {
   const result = dockerCompose(['-f', COMPOSE_FILE, 'config'], REPO)
   t.equal(result.status, 0, `docker-compose -f ${COMPOSE_FILE} config: exit 0${result.status === 0 ? '' : `\n${result.stderr}`}`)

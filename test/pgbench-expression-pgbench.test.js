@@ -18,9 +18,11 @@ import { parseExpression } from '../lib/pgbench/expression/parse.js'
 import { Random, deriveRandomStates } from '../lib/pgbench/random.js'
 import { Variables } from '../lib/pgbench/variables.js'
 import { createTestDatabase } from './helpers/pg.js'
+import { requireTool } from './helpers/tools.js'
 
 const run = promisify(execFile)
 const PGBENCH = '/usr/bin/pgbench'
+requireTool(PGBENCH, 'postgresql-15')
 const db = await createTestDatabase(t, 'pgbench_expr')
 const directory = await mkdtemp(join(tmpdir(), 'pgloadgen-expr-'))
 t.teardown(() => rm(directory, { recursive: true, force: true }))

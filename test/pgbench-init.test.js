@@ -10,9 +10,11 @@ import { InitError, initPgbench, parseInitOptions } from '../lib/pgbench/init.js
 import { createLogger } from '../lib/log.js'
 import { createTestDatabase, query, withClient } from './helpers/pg.js'
 import { startEmbedded } from './helpers/embedded.js'
+import { requireTool } from './helpers/tools.js'
 
 const run = promisify(execFile)
 const PGBENCH = '/usr/bin/pgbench'
+requireTool(PGBENCH, 'postgresql-15')
 
 /**
  * Runs pgbench (PostgreSQL 15) with args against the database of url.

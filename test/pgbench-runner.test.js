@@ -12,6 +12,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { createTestDatabase, query } from './helpers/pg.js'
+import { requireTool } from './helpers/tools.js'
 import { WireConnection, ServerError } from '../lib/wire/wire-connection.js'
 import { ScriptRuntimeError } from '../lib/pgbench/errors.js'
 import { builtinScript, loadScripts, parseScript } from '../lib/pgbench/scripts.js'
@@ -20,6 +21,7 @@ import { Variables } from '../lib/pgbench/variables.js'
 import { deriveRandomStates } from '../lib/pgbench/random.js'
 
 const run = promisify(execFile)
+requireTool('pgbench', 'postgresql-15')
 const FIXTURES = fileURLToPath(new URL('./fixtures/pgbench/', import.meta.url))
 const PROTOCOLS = /** @type {const} */ (['prepared', 'extended', 'simple'])
 

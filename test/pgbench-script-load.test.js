@@ -12,8 +12,10 @@ import { ScriptLoadError } from '../lib/pgbench/errors.js'
 import { BUILTIN_SCRIPTS, findBuiltin, listBuiltins, showBuiltin } from '../lib/pgbench/builtins.js'
 import { builtinScript, loadScripts, parseScriptWeight } from '../lib/pgbench/scripts.js'
 import { SET, SQL } from '../lib/pgbench/script/commands.js'
+import { requireTool } from './helpers/tools.js'
 
 const run = promisify(execFile)
+requireTool('pgbench', 'postgresql-15')
 const FIXTURES = fileURLToPath(new URL('./fixtures/pgbench/', import.meta.url))
 const dir = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-pgbench-load-'))
 t.teardown(() => rm(dir, { recursive: true, force: true }))

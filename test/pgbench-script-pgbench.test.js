@@ -9,7 +9,9 @@ import os from 'node:os'
 import path from 'node:path'
 import { ScriptLoadError } from '../lib/pgbench/errors.js'
 import { parseScript } from '../lib/pgbench/scripts.js'
+import { requireTool } from './helpers/tools.js'
 
+requireTool('pgbench', 'postgresql-15')
 const dir = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-pgbench-parse-'))
 t.teardown(() => rm(dir, { recursive: true, force: true }))
 let files = 0

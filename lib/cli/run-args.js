@@ -1,5 +1,5 @@
 import { parseMix, mixOf } from '../config/mix.js'
-import { parseDuration, parseInteger } from '../config/numbers.js'
+import { MAX_RUN_S, parseDuration, parseInteger } from '../config/numbers.js'
 import { parseProtocol } from '../config/protocol.js'
 import { chooseWorkload } from '../workloads/choose.js'
 import { UsageError } from '../errors.js'
@@ -88,7 +88,7 @@ export async function validateRunArgs (args, argv = []) {
     mix: args.mix === undefined ? mixOf(workload.types, workload.weights) : parseMix(args.mix, workload.types),
     httpPort: parseInteger(args.httpPort, '--http-port', { min: 0, max: 65535 }),
     pgPort: parseInteger(args.pgPort, '--pg-port', { min: 0, max: 65535 }),
-    durationS: args.duration === undefined ? null : parseDuration(args.duration, '--duration'),
+    durationS: args.duration === undefined ? null : parseDuration(args.duration, '--duration', { max: MAX_RUN_S }),
     connectTimeoutS: parseDuration(args.connectTimeout, '--connect-timeout'),
     shutdownTimeoutS: parseDuration(args.shutdownTimeout, '--shutdown-timeout'),
     verifyTimeoutS: parseDuration(args.verifyTimeout, '--verify-timeout'),

@@ -13,6 +13,7 @@ import { isSameTable } from '../sidecar/retention-spec.js'
 import { controlRoutes } from '../http/control.js'
 import { statsView } from '../pgstats/stats-view.js'
 import { LoadSession } from '../lab/load-session.js'
+import { localDataDir } from '../lab/disk-space.js'
 import { DEFAULT_EVENTS_FILE } from './target-options.js'
 
 /** @typedef {import('./run-args.js').RunArgs} RunArgs */
@@ -63,6 +64,7 @@ export async function runLoad (args, options, rules, stop, { log, stdout }) {
       connectTimeoutS: options.connectTimeoutS,
       pgStats: args.pgStats ? { intervalS: options.statsIntervalS, pgstattuple: args.pgstattuple } : null,
       recordDir,
+      disk: { dataDir: args.pgStats ? localDataDir(target, args.dataDir) : null, events },
       describe: { command: 'run', args: describeArgs(args) },
       registry,
       log

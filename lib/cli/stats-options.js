@@ -2,8 +2,9 @@
 // their checks: light, so the CLI can parse and refuse before it loads the
 // collector.
 
-import { parseDuration, parseInteger } from '../config/numbers.js'
+import { MAX_RUN_S, parseDuration, parseInteger } from '../config/numbers.js'
 import { UsageError } from '../errors.js'
+import { quote } from '../config/quote.js'
 import { chooseUrl } from './target.js'
 import { resolveProfile } from '../embedded/profile.js'
 import { withTarget } from './target-options.js'
@@ -29,7 +30,7 @@ export function statsBuilder (y) {
  */
 export function parseStatsInterval (value) {
   const seconds = parseDuration(value, '--stats-interval')
-  if (seconds < 1 || seconds > 3600) throw new UsageError(`--stats-interval must be between 1 and 3600 seconds, got "${value}"`)
+  if (seconds < 1 || seconds > 3600) throw new UsageError(`--stats-interval must be between 1 and 3600 seconds, got ${quote(value)}`)
   return seconds
 }
 
@@ -57,7 +58,7 @@ export function validateStatsArgs (args) {
     httpPort: parseInteger(args.httpPort, '--http-port', { min: 0, max: 65535 }),
     pgPort: parseInteger(args.pgPort, '--pg-port', { min: 0, max: 65535 }),
     statsIntervalS: parseStatsInterval(args.statsInterval),
-    durationS: args.duration === undefined ? null : parseDuration(args.duration, '--duration'),
+    durationS: args.duration === undefined ? null : parseDuration(args.duration, '--duration', { max: MAX_RUN_S }),
     url
   }
 }

@@ -2,6 +2,8 @@
 // cleans up (an embedded server it started is stopped) and reports. A second
 // signal exits at once. Installed when the command starts, so a signal during
 // start-up or shutdown is handled too.
+const MAX_TIMER_MS = 2 ** 31 - 1
+
 export class StopSignal {
   /** @param {import('../log.js').Logger} log */
   constructor (log) {
@@ -36,7 +38,19 @@ export class StopSignal {
     /** @type {Promise<unknown>[]} */
     const racers = [this.promise]
     if (until) racers.push(until.catch(() => {}))
-    if (seconds !== null) racers.push(new Promise(resolve => { timer = setTimeout(resolve, seconds * 1000) }))
+    if (seconds !== null) {
+      // One timer waits at most 2^31 - 1 ms (about 24.8 days; longer fires
+      // at once): a longer run waits in pieces.
+      const end = Date.now() + seconds * 1000
+      racers.push(new Promise(resolve => {
+        const next = () => {
+          const left = end - Date.now()
+          if (left <= 0) resolve(undefined)
+          else timer = setTimeout(next, Math.min(left, MAX_TIMER_MS))
+        }
+        next()
+      }))
+    }
     return Promise.race(racers).finally(() => clearTimeout(timer))
   }
 

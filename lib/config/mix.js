@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js'
+import { quote } from './quote.js'
 
 /**
  * The weights of a workload's request types. A request picks its type from
@@ -24,14 +25,14 @@ export function parseMix (text, types, flag = '--mix') {
     const item = part.trim()
     if (item === '') continue
     const match = /^([^=\s]+)\s*=\s*(.*)$/.exec(item)
-    if (!match) throw new UsageError(`${flag}: expected type=weight, got "${item}"`)
+    if (!match) throw new UsageError(`${flag}: expected type=weight, got ${quote(item)}`)
     const [, type, weightText] = match
     const index = types.indexOf(type)
-    if (index === -1) throw new UsageError(`${flag}: unknown request type "${type}" (known: ${types.join(', ')})`)
-    if (seen.has(type)) throw new UsageError(`${flag}: request type "${type}" given twice`)
+    if (index === -1) throw new UsageError(`${flag}: unknown request type ${quote(type)} (known: ${types.join(', ')})`)
+    if (seen.has(type)) throw new UsageError(`${flag}: request type ${quote(type)} given twice`)
     seen.add(type)
     const weight = Number(weightText)
-    if (!Number.isFinite(weight) || weightText.trim() === '') throw new UsageError(`${flag}: weight of ${type} is not a number: "${weightText}"`)
+    if (!Number.isFinite(weight) || weightText.trim() === '') throw new UsageError(`${flag}: weight of ${type} is not a number: ${quote(weightText)}`)
     if (weight < 0) throw new UsageError(`${flag}: weight of ${type} is negative: ${weight}`)
     weights[index] = weight
   }
@@ -47,6 +48,9 @@ export function parseMix (text, types, flag = '--mix') {
 export function mixOf (types, weights, flag = '--mix') {
   const total = weights.reduce((a, b) => a + b, 0)
   if (!(total > 0)) throw new UsageError(`${flag}: all weights are zero`)
+  // Shares are weights over their total: a total beyond the largest double
+  // would make every share 0 (1e308 + 1e308 is Infinity).
+  if (!Number.isFinite(total)) throw new UsageError(`${flag}: the weights add up to more than ${Number.MAX_VALUE}; give smaller ones (only their ratios count)`)
   const cumulative = new Float64Array(weights.length)
   let sum = 0
   for (let i = 0; i < weights.length; i++) {

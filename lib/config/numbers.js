@@ -1,4 +1,6 @@
 import { UsageError } from '../errors.js'
+import { MAX_TIMER_S } from '../sidecar/durations.js'
+import { quote } from './quote.js'
 
 /**
  * @param {unknown} value
@@ -7,23 +9,29 @@ import { UsageError } from '../errors.js'
  */
 export function parseInteger (value, flag, { min = 1, max = Number.MAX_SAFE_INTEGER } = {}) {
   const text = String(value).trim()
-  if (!/^-?\d+$/.test(text)) throw new UsageError(`${flag} must be a whole number, got "${value}"`)
+  if (!/^-?\d+$/.test(text)) throw new UsageError(`${flag} must be a whole number, got ${quote(value)}`)
   const n = Number(text)
-  if (n < min || n > max) throw new UsageError(`${flag} must be between ${min} and ${max}, got ${n}`)
+  if (!(n >= min && n <= max)) throw new UsageError(`${flag} must be between ${min} and ${max}, got ${quote(text, 40).slice(1, -1)}`)
   return n
 }
 
 const UNITS = { '': 1, s: 1, m: 60, h: 3600, d: 86400 }
 
+// How long a run may last: ten years, waited for in timer-sized pieces.
+export const MAX_RUN_S = 10 * 365 * 86400
+
 /**
- * Seconds, plain or with a unit: 90, 90s, 15m, 2h, 4d.
+ * Seconds, plain or with a unit: 90, 90s, 15m, 2h, 4d; at most max (by
+ * default MAX_TIMER_S, about 24 days, the longest one timer waits).
  * @param {unknown} value
  * @param {string} flag
+ * @param {{ max?: number }} [limits]
  */
-export function parseDuration (value, flag) {
+export function parseDuration (value, flag, { max = MAX_TIMER_S } = {}) {
   const match = /^(\d+(?:\.\d+)?)\s*([smhd]?)$/.exec(String(value).trim())
-  if (!match) throw new UsageError(`${flag} must be a duration in seconds (or with s, m, h, d), got "${value}"`)
+  if (!match) throw new UsageError(`${flag} must be a duration in seconds (or with s, m, h, d), got ${quote(value)}`)
   const seconds = Number(match[1]) * UNITS[/** @type {keyof typeof UNITS} */ (match[2])]
-  if (!(seconds > 0)) throw new UsageError(`${flag} must be positive, got "${value}"`)
+  if (!(seconds > 0)) throw new UsageError(`${flag} must be positive, got ${quote(value)}`)
+  if (!(seconds <= max)) throw new UsageError(`${flag} must be at most ${max} seconds (${max === MAX_TIMER_S ? 'about 24 days' : `${Math.round(max / 86400 / 365)} years`}), got ${quote(value)}`)
   return seconds
 }

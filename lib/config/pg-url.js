@@ -1,5 +1,6 @@
 import { accessSync, constants } from 'node:fs'
 import { UsageError } from '../errors.js'
+import { printable, quote } from './quote.js'
 
 /**
  * @typedef {object} PgTarget
@@ -18,15 +19,16 @@ const SSL_FILES = ['sslrootcert', 'sslcert', 'sslkey']
  * @returns {PgTarget}
  */
 export function parsePgUrl (text) {
+  if (typeof text !== 'string' || text.trim() === '') throw new UsageError('PostgreSQL URL is empty (expected postgres://user@host:port/database)')
   /** @type {URL} */
   let url
   try {
     url = new URL(text)
   } catch {
-    throw new UsageError(`malformed PostgreSQL URL (expected postgres://user@host:port/database): ${redactLoose(text)}`)
+    throw new UsageError(`malformed PostgreSQL URL (expected postgres://user@host:port/database): ${printable(redactLoose(text))}`)
   }
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-    throw new UsageError(`PostgreSQL URL must start with postgres:// or postgresql://, got ${url.protocol}//…`)
+    throw new UsageError(`PostgreSQL URL must start with postgres:// or postgresql://, got ${printable(url.protocol)}//…`)
   }
   if (url.hostname === '' && !url.searchParams.has('host')) {
     throw new UsageError('PostgreSQL URL has no host')
@@ -45,7 +47,7 @@ export function parsePgUrl (text) {
 function checkSsl (params) {
   const mode = params.get('sslmode')
   if (mode !== null && !SSL_MODES.has(mode)) {
-    throw new UsageError(`PostgreSQL URL has an unknown sslmode "${mode}" (${[...SSL_MODES].join(', ')})`)
+    throw new UsageError(`PostgreSQL URL has an unknown sslmode ${quote(mode)} (${[...SSL_MODES].join(', ')})`)
   }
   // As libpq: verify-ca without a root certificate has nothing to verify with.
   if (mode === 'verify-ca' && !params.has('sslrootcert')) {
@@ -57,7 +59,7 @@ function checkSsl (params) {
     try {
       accessSync(file, constants.R_OK)
     } catch {
-      throw new UsageError(`PostgreSQL URL: cannot read the ${name} file ${file}`)
+      throw new UsageError(`PostgreSQL URL: cannot read the ${name} file ${quote(file)}`)
     }
   }
 }
@@ -92,10 +94,13 @@ export function redactUrl (url) {
 }
 
 /**
- * Best effort for strings that do not even parse: drop anything between
- * "://user:" and "@".
+ * Best effort for strings that do not even parse, where the user part
+ * cannot be told apart: nothing before the last "@" (a password may hold
+ * any character, "@", ":" and "/" too), and no value of a password
+ * parameter.
  * @param {string} text
  */
 function redactLoose (text) {
-  return text.replace(/(\/\/[^:/@]*):[^@]*@/, '$1@')
+  const at = text.lastIndexOf('@')
+  return (at === -1 ? text : `…${text.slice(at)}`).replace(/([?&](?:password|sslpassword)=)[^&#]*/gi, '$1…')
 }

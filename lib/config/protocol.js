@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js'
+import { quote } from './quote.js'
 
 /** @typedef {'prepared' | 'extended' | 'simple'} Protocol */
 
@@ -11,6 +12,6 @@ import { UsageError } from '../errors.js'
  * @returns {Protocol}
  */
 export function parseProtocol (value) {
-  if (value !== 'prepared' && value !== 'extended' && value !== 'simple') throw new UsageError(`--protocol (-M) must be simple, extended or prepared, got "${value}"`)
+  if (value !== 'prepared' && value !== 'extended' && value !== 'simple') throw new UsageError(`--protocol (-M) must be simple, extended or prepared, got ${quote(value)}`)
   return value
 }

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { UsageError } from '../errors.js'
+import { quote } from '../config/quote.js'
 
 const PROFILE_DIR = fileURLToPath(new URL('../../notes/postgres/', import.meta.url))
 
@@ -14,7 +15,7 @@ const PROFILE_DIR = fileURLToPath(new URL('../../notes/postgres/', import.meta.u
  */
 export function resolveProfile (nameOrPath) {
   const file = /[/\\]|\.conf$/.test(nameOrPath) ? path.resolve(nameOrPath) : path.join(PROFILE_DIR, `${nameOrPath}.conf`)
-  if (!existsSync(file)) throw new UsageError(`unknown PostgreSQL profile "${nameOrPath}" (profiles live in notes/postgres/)`)
+  if (!existsSync(file)) throw new UsageError(`unknown PostgreSQL profile ${quote(nameOrPath)} (profiles live in notes/postgres/)`)
   return file
 }
 

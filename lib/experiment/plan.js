@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import YAML from 'yaml'
 import { UsageError } from '../errors.js'
+import { printable, quote, shown } from '../config/quote.js'
 import { parseMix, formatMix, mixOf } from '../config/mix.js'
 import { chooseWorkload } from '../workloads/choose.js'
 import { parseProtocol } from '../config/protocol.js'
@@ -12,6 +13,9 @@ import { parseOffset } from '../sidecar/durations.js'
 import { parseCondition } from '../sidecar/conditions.js'
 import { parseQuantity } from '../sidecar/durations.js'
 import { checkSnapshotName } from '../snapshot/names.js'
+import { parsePgUrl } from '../config/pg-url.js'
+import { resolveProfile } from '../embedded/profile.js'
+import { MAX_TIMER_S } from '../sidecar/durations.js'
 
 /**
  * @typedef {object} Step
@@ -40,6 +44,9 @@ import { checkSnapshotName } from '../snapshot/names.js'
  * @property {number} repetitions
  */
 
+// as the CLI's --concurrency
+const MAX_CONCURRENCY = 10000
+
 const TOP = new Set(['name', 'description', 'server', 'workload', 'options', 'scripts', 'builtins', 'defines', 'scale', 'protocol', 'mix', 'concurrency', 'stats_interval', 'prepare', 'variants', 'repetitions'])
 
 /**
@@ -57,9 +64,10 @@ export async function loadPlan (file) {
   }
   let data
   try {
-    data = /\.json$/i.test(file) ? JSON.parse(text) : YAML.parse(text)
+    // logLevel error: a YAML warning would be a second line on stderr
+    data = /\.json$/i.test(file) ? JSON.parse(text) : YAML.parse(text, { logLevel: 'error' })
   } catch (err) {
-    throw new UsageError(`plan ${file} is not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${/** @type {Error} */ (err).message.split('\n')[0]}`)
+    throw new UsageError(`plan ${file} is not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${printable(String(/** @type {Error} */ (err)?.message).split('\n')[0])}`)
   }
   return parsePlan(data, { baseDir: path.dirname(path.resolve(file)) })
 }
@@ -71,7 +79,7 @@ export async function loadPlan (file) {
  */
 export async function parsePlan (data, { baseDir }) {
   const plan = object(data, 'plan')
-  for (const key of Object.keys(plan)) if (!TOP.has(key)) throw new UsageError(`${key}: unknown field`)
+  for (const key of Object.keys(plan)) if (!TOP.has(key)) throw new UsageError(`${printable(key, 40)}: unknown field`)
   const name = string(plan.name, 'name')
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) throw new UsageError('name: letters, digits, dots, dashes and underscores only')
   const protocol = wrap('protocol', () => parseProtocol(plan.protocol === undefined ? 'prepared' : string(plan.protocol, 'protocol')))
@@ -96,7 +104,7 @@ export async function parsePlan (data, { baseDir }) {
   const workload = await workloadWith(planOptions, 'options.')
   const mix = plan.mix === undefined ? formatMix(mixOf(workload.types, workload.weights)) : string(plan.mix, 'mix')
   wrap('mix', () => parseMix(mix, workload.types))
-  const concurrency = plan.concurrency === undefined ? workload.clients ?? 8 : positiveInteger(plan.concurrency, 'concurrency')
+  const concurrency = plan.concurrency === undefined ? workload.clients ?? 8 : positiveInteger(plan.concurrency, 'concurrency', MAX_CONCURRENCY)
   if (workload.clients !== null && concurrency !== workload.clients) throw new UsageError(`concurrency: the ${workload.name} workload sets its clients itself (${workload.clients}); leave concurrency out`)
   const statsIntervalS = plan.stats_interval === undefined ? 1 : parseOffset(plan.stats_interval, 'stats_interval')
   if (plan.prepare === undefined) throw new UsageError('prepare: missing: variants roll back to the snapshot the prepare phase takes')
@@ -105,16 +113,16 @@ export async function parsePlan (data, { baseDir }) {
   const variants = []
   for (const [i, v] of plan.variants.entries()) {
     const variant = object(v, `variants[${i}]`)
-    for (const key of Object.keys(variant)) if (!['name', 'steps', 'description', 'options'].includes(key)) throw new UsageError(`variants[${i}].${key}: unknown field`)
+    for (const key of Object.keys(variant)) if (!['name', 'steps', 'description', 'options'].includes(key)) throw new UsageError(`variants[${i}].${printable(key, 40)}: unknown field`)
     const variantName = string(variant.name, `variants[${i}].name`)
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(variantName)) throw new UsageError(`variants[${i}].name: letters, digits, dots, dashes and underscores only`)
-    if (names.has(variantName)) throw new UsageError(`variants[${i}].name: "${variantName}" is used twice`)
+    if (names.has(variantName)) throw new UsageError(`variants[${i}].name: ${quote(variantName)} is used twice`)
     names.add(variantName)
     if (!Array.isArray(variant.steps) || variant.steps.length === 0) throw new UsageError(`variants[${i}].steps: expected a non-empty list`)
     // A variant with options of its own runs the workload made with them,
     // on tables made afresh (the snapshot's have the plan's shape).
     const own = variant.options === undefined ? null : await workloadWith({ ...planOptions, ...object(variant.options, `variants[${i}].options`) }, `variants[${i}].options.`)
-    variants.push({ name: variantName, steps: variant.steps.map((s, j) => parseStep(s, `variants[${i}].steps[${j}]`)), workload: own })
+    variants.push({ name: variantName, steps: Array.from(variant.steps, (s, j) => parseStep(s, `variants[${i}].steps[${j}]`)), workload: own })
   }
   return {
     name,
@@ -135,14 +143,19 @@ function parseServer (value) {
   if (value === undefined) return /** @type {const} */ ({ kind: 'embedded', profile: 'lab', dataDir: null })
   const server = object(value, 'server')
   if (server.url !== undefined) {
-    for (const key of Object.keys(server)) if (!['url', 'data_dir', 'snapshot_driver', 'dataset'].includes(key)) throw new UsageError(`server.${key}: unknown field`)
+    for (const key of Object.keys(server)) if (!['url', 'data_dir', 'snapshot_driver', 'dataset'].includes(key)) throw new UsageError(`server.${printable(key, 40)}: unknown field`)
     if (server.data_dir === undefined) throw new UsageError('server.data_dir: missing: a server given by URL needs the data directory its snapshots are taken of')
     const driver = server.snapshot_driver === undefined ? 'copy' : string(server.snapshot_driver, 'server.snapshot_driver')
     if (driver !== 'zfs' && driver !== 'copy') throw new UsageError('server.snapshot_driver: zfs or copy')
-    return /** @type {const} */ ({ kind: 'url', url: string(server.url, 'server.url'), dataDir: string(server.data_dir, 'server.data_dir'), driver, dataset: server.dataset === undefined ? null : string(server.dataset, 'server.dataset') })
+    // checked now: the runner creates --out before it connects
+    const url = string(server.url, 'server.url')
+    wrap('server.url', () => parsePgUrl(url))
+    return /** @type {const} */ ({ kind: 'url', url, dataDir: string(server.data_dir, 'server.data_dir'), driver, dataset: server.dataset === undefined ? null : string(server.dataset, 'server.dataset') })
   }
-  for (const key of Object.keys(server)) if (!['embedded', 'profile', 'data_dir'].includes(key)) throw new UsageError(`server.${key}: unknown field`)
-  return /** @type {const} */ ({ kind: 'embedded', profile: server.profile === undefined ? 'lab' : string(server.profile, 'server.profile'), dataDir: server.data_dir === undefined ? null : string(server.data_dir, 'server.data_dir') })
+  for (const key of Object.keys(server)) if (!['embedded', 'profile', 'data_dir'].includes(key)) throw new UsageError(`server.${printable(key, 40)}: unknown field`)
+  const profile = server.profile === undefined ? 'lab' : string(server.profile, 'server.profile')
+  wrap('server.profile', () => resolveProfile(profile))
+  return /** @type {const} */ ({ kind: 'embedded', profile, dataDir: server.data_dir === undefined ? null : string(server.data_dir, 'server.data_dir') })
 }
 
 /**
@@ -152,7 +165,7 @@ function parseServer (value) {
  */
 function parsePrepare (value, concurrency, workload) {
   const prepare = object(value, 'prepare')
-  for (const key of Object.keys(prepare)) if (!['pgbench_init', 'rows', 'table_size', 'duration', 'concurrency', 'mix', 'actions', 'snapshot'].includes(key)) throw new UsageError(`prepare.${key}: unknown field`)
+  for (const key of Object.keys(prepare)) if (!['pgbench_init', 'rows', 'table_size', 'duration', 'concurrency', 'mix', 'actions', 'snapshot'].includes(key)) throw new UsageError(`prepare.${printable(key, 40)}: unknown field`)
   // pgbench's tables, created and filled before the load (pgloadgen init's options).
   const init = prepare.pgbench_init === undefined ? null : parsePgbenchInit(prepare.pgbench_init)
   const rows = prepare.rows === undefined ? null : positiveInteger(prepare.rows, 'prepare.rows')
@@ -167,13 +180,13 @@ function parsePrepare (value, concurrency, workload) {
   if (prepare.actions !== undefined && !Array.isArray(prepare.actions)) throw new UsageError('prepare.actions: expected a list of actions')
   // Run after the load and before the snapshot: a VACUUM here gives every
   // variant a table whose pages are all-visible, as days of autovacuum do.
-  const actions = (prepare.actions ?? []).map((/** @type {unknown} */ a, /** @type {number} */ i) => parseActionSpec(a, `prepare.actions[${i}]`))
+  const actions = Array.from(prepare.actions ?? [], (/** @type {unknown} */ a, /** @type {number} */ i) => parseActionSpec(a, `prepare.actions[${i}]`))
   return {
     init,
     rows,
     tableBytes,
     seconds,
-    concurrency: prepare.concurrency === undefined ? concurrency : positiveInteger(prepare.concurrency, 'prepare.concurrency'),
+    concurrency: prepare.concurrency === undefined ? concurrency : positiveInteger(prepare.concurrency, 'prepare.concurrency', MAX_CONCURRENCY),
     mix,
     actions,
     snapshot: prepare.snapshot === undefined ? 'prepared' : wrap('prepare.snapshot', () => checkSnapshotName(prepare.snapshot))
@@ -187,7 +200,7 @@ function parsePrepare (value, concurrency, workload) {
 function parsePgbenchInit (value) {
   const init = object(value, 'prepare.pgbench_init')
   const known = ['scale', 'fillfactor', 'foreign_keys', 'unlogged', 'init_steps', 'partitions', 'partition_method']
-  for (const key of Object.keys(init)) if (!known.includes(key)) throw new UsageError(`prepare.pgbench_init.${key}: unknown field (known: ${known.join(', ')})`)
+  for (const key of Object.keys(init)) if (!known.includes(key)) throw new UsageError(`prepare.pgbench_init.${printable(key, 40)}: unknown field (known: ${known.join(', ')})`)
   try {
     return parseInitOptions({
       scale: /** @type {any} */ (init.scale),
@@ -213,29 +226,35 @@ const STEP_KINDS = ['load', 'action', 'wait', 'concurrency']
  */
 function parseStep (value, label) {
   const step = object(value, label)
-  const kinds = STEP_KINDS.filter(k => step[k] !== undefined)
+  // a load step may give its concurrency too: then concurrency is its field, not a step
+  const kinds = STEP_KINDS.filter(k => step[k] !== undefined && !(k === 'concurrency' && step.load !== undefined))
   if (kinds.length !== 1) {
     const unknown = Object.keys(step).find(k => !STEP_KINDS.includes(k) && !['timeout'].includes(k))
-    if (unknown && kinds.length === 0) throw new UsageError(`${label}: unknown step "${unknown}" (steps: ${STEP_KINDS.join(', ')})`)
+    if (unknown && kinds.length === 0) throw new UsageError(`${label}: unknown step ${quote(unknown)} (steps: ${STEP_KINDS.join(', ')})`)
     throw new UsageError(`${label}: give exactly one of ${STEP_KINDS.join(', ')}`)
   }
   const kind = /** @type {Step['kind']} */ (kinds[0])
   const allowed = { load: ['load', 'concurrency'], action: ['action'], wait: ['wait', 'timeout'], concurrency: ['concurrency'] }[kind]
-  for (const key of Object.keys(step)) if (!allowed.includes(key)) throw new UsageError(`${label}.${key}: not a field of a ${kind} step`)
+  for (const key of Object.keys(step)) if (!allowed.includes(key)) throw new UsageError(`${label}.${printable(key, 40)}: not a field of a ${kind} step`)
   switch (kind) {
     case 'load':
-      return { kind, label, seconds: parseOffset(step.load, `${label}.load`), ...(step.concurrency !== undefined && { concurrency: positiveInteger(step.concurrency, `${label}.concurrency`) }) }
+      return { kind, label, seconds: timer(parseOffset(step.load, `${label}.load`), `${label}.load`), ...(step.concurrency !== undefined && { concurrency: positiveInteger(step.concurrency, `${label}.concurrency`, MAX_CONCURRENCY) }) }
     case 'concurrency': {
       const text = String(step.concurrency)
       const factor = /^x(\d+(?:\.\d+)?)$/.exec(text)
-      if (factor) return { kind, label, factor: Number(factor[1]) }
-      return { kind, label, concurrency: positiveInteger(step.concurrency, `${label}.concurrency`) }
+      if (factor) {
+        const n = Number(factor[1])
+        if (!(n > 0 && n <= 10000)) throw new UsageError(`${label}.concurrency: a factor above 0 and at most 10000, like x2 or x0.5, got ${quote(text)}`)
+        return { kind, label, factor: n }
+      }
+      return { kind, label, concurrency: positiveInteger(step.concurrency, `${label}.concurrency`, MAX_CONCURRENCY) }
     }
     case 'action':
       return { kind, label, action: parseActionSpec(step.action, `${label}.action`) }
     default: {
-      const until = step.wait === 'action' ? 'action' : parseCondition(String(step.wait), `${label}.wait`)
-      return { kind, label, until, timeoutS: step.timeout === undefined ? 3600 : parseOffset(step.timeout, `${label}.timeout`) }
+      if (typeof step.wait !== 'string') throw new UsageError(`${label}.wait: action, or a condition like "dead_fraction(test_table) < 0.05", got ${shown(step.wait)}`)
+      const until = step.wait === 'action' ? 'action' : parseCondition(step.wait, `${label}.wait`)
+      return { kind, label, until, timeoutS: step.timeout === undefined ? 3600 : timer(parseOffset(step.timeout, `${label}.timeout`), `${label}.timeout`) }
     }
   }
 }
@@ -249,7 +268,7 @@ function parseStep (value, label) {
  */
 function parseActionSpec (value, field) {
   const raw = object(value, field)
-  for (const key of Object.keys(raw)) if (!['action', ...ACTION_FIELDS, ...RETENTION_FIELDS].includes(key)) throw new UsageError(`${field}.${key}: unknown field`)
+  for (const key of Object.keys(raw)) if (!['action', ...ACTION_FIELDS, ...RETENTION_FIELDS].includes(key)) throw new UsageError(`${field}.${printable(key, 40)}: unknown field`)
   if (!ACTIONS.includes(/** @type {any} */ (raw.action))) throw new UsageError(`${field}.action: one of ${ACTIONS.join(', ')}`)
   const spec = /** @type {import('../sidecar/actions.js').ActionSpec} */ (raw)
   checkAction(spec, field)
@@ -289,10 +308,22 @@ function stringList (value, field) {
 /**
  * @param {unknown} value
  * @param {string} field
+ * @param {number} [max]
  */
-function positiveInteger (value, field) {
-  if (!Number.isInteger(value) || /** @type {number} */ (value) < 1) throw new UsageError(`${field}: expected a whole number above 0, got ${JSON.stringify(value)}`)
+function positiveInteger (value, field, max = Number.MAX_SAFE_INTEGER) {
+  if (!Number.isInteger(value) || /** @type {number} */ (value) < 1) throw new UsageError(`${field}: expected a whole number above 0, got ${shown(value)}`)
+  if (/** @type {number} */ (value) > max) throw new UsageError(`${field}: at most ${max}, got ${shown(value)}`)
   return /** @type {number} */ (value)
+}
+
+/**
+ * Seconds a step waits with a timer, within what setTimeout can wait.
+ * @param {number} seconds
+ * @param {string} field
+ */
+function timer (seconds, field) {
+  if (seconds > MAX_TIMER_S) throw new UsageError(`${field}: at most ${MAX_TIMER_S} seconds (about 24 days), got ${seconds}`)
+  return seconds
 }
 
 /**

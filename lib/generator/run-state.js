@@ -1,4 +1,22 @@
-import { AckSet } from './ack-set.js'
+import { AckLedger } from './ack-ledger.js'
+
+/**
+ * A write sent but never acknowledged because the connection broke: it may
+ * or may not have committed. The probe counts how many of its rows the
+ * table holds, so that the check at exit tells them from acknowledged ones.
+ * @typedef {object} InDoubtWrite
+ * @property {number} rows
+ * @property {{ text: string, params: unknown[] }} probe  one row with a column n
+ */
+
+/**
+ * What a workload's requests see of the dense-id bookkeeping (ctx.ids).
+ * @typedef {object} IdBookkeeping
+ * @property {number} maxId
+ * @property {() => number} randomId   uniformly in [1, maxId]
+ * @property {(maxId: number) => void} noteMaxId
+ * @property {(id: number, fingerprint?: number) => void} noteInserted
+ */
 
 // What the workers share: the highest id known to exist and the inserts the
 // server acknowledged.
@@ -6,12 +24,11 @@ export class RunState {
   /** @param {number} maxId  read from the table before the first request */
   constructor (maxId) {
     this.maxId = maxId
-    this.acknowledged = new AckSet()
-    this.highestAcknowledged = 0
-    // acknowledged inserts the data lost underneath the generator (a rollback)
-    this.vanished = 0
-    // counts the rewinds, so that one outage is accounted for once
-    this.epoch = 0
+    this.acknowledged = new AckLedger()
+    /** @type {Map<string, number>} the server's start times seen, in order: its incarnations */
+    this.incarnations = new Map()
+    /** @type {InDoubtWrite[]} writes whose outcome a broken connection hid */
+    this.inDoubt = []
   }
 
   /** A uniformly random id in [1, maxId] (1 while the table is empty). */
@@ -28,29 +45,58 @@ export class RunState {
     this.maxId = maxId
   }
 
-  /** @param {number} id */
-  noteInserted (id) {
-    this.acknowledged.add(id)
+  /**
+   * An insert the server acknowledged.
+   * @param {number} id
+   * @param {number} [fingerprint]  of the row as written (see AckLedger); 0 or none: the id alone is checked
+   * @param {number} [incarnation]  of the server that acknowledged it, when known
+   */
+  noteInserted (id, fingerprint = 0, incarnation) {
+    this.acknowledged.add(id, fingerprint, incarnation)
     if (id > this.maxId) this.maxId = id
-    if (id > this.highestAcknowledged) this.highestAcknowledged = id
   }
 
   /**
-   * After a reconnect: the table's max id read again. When it is below ids
-   * the server acknowledged, the data went back in time underneath us (a
-   * snapshot rollback, a lost asynchronous commit): those acknowledged rows
-   * vanished. They are counted and forgotten, since the sequence went back
-   * too and will hand their ids out again. Only the first worker back from
-   * an outage (lostAtEpoch still current) accounts for it.
-   * @param {number} maxId
-   * @param {number} lostAtEpoch  the epoch when the worker lost its connection
+   * The incarnation of the server a connection reached, from its start
+   * time: a start time not seen before means the server restarted (a
+   * crash, a rollback) and the acknowledgements so far are of an earlier one.
+   * @param {string} startTime  pg_postmaster_start_time(), as text
    */
-  noteMaxIdAfterReconnect (maxId, lostAtEpoch) {
-    if (lostAtEpoch === this.epoch && maxId < this.highestAcknowledged) {
-      this.vanished += this.acknowledged.clearRange(maxId, this.highestAcknowledged)
-      this.highestAcknowledged = maxId
-      this.epoch++
+  incarnationOf (startTime) {
+    let incarnation = this.incarnations.get(startTime)
+    if (incarnation === undefined) {
+      incarnation = this.incarnations.size
+      this.incarnations.set(startTime, incarnation)
+      if (incarnation > 0) this.acknowledged.nextIncarnation()
     }
+    return incarnation
+  }
+
+  /**
+   * ctx.ids for one connection's requests: inserts are noted with the
+   * incarnation of the server the connection reached.
+   * @param {() => number | undefined} incarnation
+   * @returns {IdBookkeeping}
+   */
+  forConnection (incarnation) {
+    const state = this
+    return {
+      get maxId () { return state.maxId },
+      randomId: () => state.randomId(),
+      noteMaxId: (maxId) => state.noteMaxId(maxId),
+      noteInserted: (id, fingerprint = 0) => state.noteInserted(id, fingerprint, incarnation())
+    }
+  }
+
+  /**
+   * After a reconnect: the table's max id read again, so that reads do not
+   * aim at ids the data lost underneath (a snapshot rollback, lost
+   * asynchronous commits). What was lost is counted at exit, by the check
+   * of every acknowledged row; nothing is concluded here, where another
+   * worker's insert may land between this read and its acknowledgement.
+   * @param {number} maxId
+   */
+  noteMaxIdAfterReconnect (maxId) {
     this.noteMaxId(maxId)
   }
 }

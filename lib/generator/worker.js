@@ -2,7 +2,9 @@ import { performance } from 'node:perf_hooks'
 import { pickType } from '../config/mix.js'
 import { errorMessage, isConnectionError } from './connection.js'
 import { WireConnection } from '../wire/wire-connection.js'
+import { PipelineAbortedError, ServerError } from '../wire/errors.js'
 import { Db } from '../workloads/db.js'
+import { isDiskFullError } from '../lab/disk-space.js'
 
 const BACKOFF_MIN_MS = 100
 const BACKOFF_MAX_MS = 5000
@@ -45,7 +47,6 @@ export class Worker {
     this.connectedBefore = false
     this.failedConnects = 0
     this.backoffMs = BACKOFF_MIN_MS
-    this.lostAtEpoch = 0
     /** @type {() => void} */
     this.signalStop = () => {}
     /** @type {Promise<void>} */
@@ -58,6 +59,8 @@ export class Worker {
     this.wake = null
     // the type of the request running, which ctx.written counts for
     this.type = 0
+    /** @type {number | undefined} the incarnation of the server the connection reached */
+    this.incarnation = undefined
     const stats = context.stats
     /** @type {import('../workloads/contract.js').ClientContext} */
     this.ctx = {
@@ -66,10 +69,15 @@ export class Worker {
       shared: context.shared,
       state: {},
       defines: context.workload.defines,
-      ids: context.state,
+      ids: context.state.forConnection(() => this.incarnation),
       written: (rows, points = 0) => {
         stats.rows[this.type] += rows
         stats.points[this.type] += points
+      },
+      writeFailed: (err, rows, probe) => {
+        // A server error means the statement did not commit; anything else
+        // (the connection broke, a timeout) leaves its outcome unknown.
+        if (!(err instanceof ServerError || err instanceof PipelineAbortedError)) context.state.inDoubt.push({ rows, probe: probe() })
       },
       connect: async () => new Db(await WireConnection.connect(context.connectionString, { protocol: context.protocol, applicationName: 'pgloadgen' }))
     }
@@ -141,6 +149,7 @@ export class Worker {
         failure = err
         const expected = expectedErrors[type] !== null && /** @type {{ code?: string }} */ (err)?.code === expectedErrors[type]
         stats.error(errorMessage(err), expected)
+        if (isDiskFullError(err)) stats.diskFull[type]++
       }
       stats.finish(type, (performance.now() - /** @type {number} */ (t0)) * 1000, failure === null)
       if (failure !== null) await this.afterFailure(client, db, failure)
@@ -180,9 +189,15 @@ export class Worker {
     let client = null
     try {
       client = await WireConnection.connect(this.context.connectionString, { protocol: this.context.protocol })
-      if (this.connectedBefore && workload.idTable !== null) {
-        const { first } = await client.run({ name: '', text: `SELECT max(id) FROM ${workload.idTable}` }, [])
-        state.noteMaxIdAfterReconnect(Number(first ?? 0), this.lostAtEpoch)
+      if (workload.idTable !== null) {
+        // Which incarnation of the server this connection reached (the
+        // check at exit puts rows of earlier ones that went down to the
+        // data going back) and, after a reconnect, the max id again.
+        const { first } = await client.run({ name: '', text: `SELECT pg_postmaster_start_time()::text || ' ' || coalesce(max(id), 0)::text FROM ${workload.idTable}` }, [])
+        const returned = String(first)
+        const space = returned.lastIndexOf(' ')
+        this.incarnation = state.incarnationOf(returned.slice(0, space))
+        if (this.connectedBefore) state.noteMaxIdAfterReconnect(Number(returned.slice(space + 1)))
       }
       if (!this.clientReady) {
         await workload.initClient(this.ctx)
@@ -209,7 +224,6 @@ export class Worker {
   /** @param {string} reason */
   drop (reason) {
     if (this.client === null) return
-    this.lostAtEpoch = this.context.state.epoch
     this.context.log.warn(`connection ${this.id} lost (${reason}); reconnecting`)
     const client = this.client
     this.client = null

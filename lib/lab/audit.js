@@ -1,5 +1,5 @@
 import { connectWithin, errorMessage } from '../generator/connection.js'
-import { countMissingInserts } from '../generator/verify-inserts.js'
+import { auditInserts } from '../generator/verify-inserts.js'
 
 // The checks at the end of a load that what the server acknowledged is
 // there: every id of a dense-id table (manta, timeseries), or the count of
@@ -8,20 +8,28 @@ import { countMissingInserts } from '../generator/verify-inserts.js'
 /** @typedef {import('../generator/run-state.js').RunState} RunState */
 
 /**
+ * Sorts every acknowledged insert of a dense-id table into present,
+ * vanished and missing (see verify-inserts.js); null when the check could
+ * not connect or ran out of time.
  * @param {string} connectionString
  * @param {string} table
+ * @param {string | null} fingerprintSql
  * @param {RunState} state
  * @param {number} timeoutMs
  * @param {import('../log.js').Logger} log
+ * @returns {Promise<import('../generator/verify-inserts.js').InsertAudit | null>}
  */
-export async function verifyInserts (connectionString, table, state, timeoutMs, log) {
+export async function verifyInserts (connectionString, table, fingerprintSql, state, timeoutMs, log) {
   try {
     const client = await connectWithin({ connectionString, applicationName: 'pgloadgen-verify' }, Math.min(timeoutMs, 10000))
     try {
-      const missing = await countMissingInserts(client, table, state.acknowledged, timeoutMs)
-      if (missing === null) log.warn('checking acknowledged inserts took too long; not all were checked')
-      else if (missing > 0) log.warn(`${missing} acknowledged inserts are not in ${table}`)
-      return missing
+      const audit = await auditInserts(client, table, fingerprintSql, state.acknowledged, timeoutMs, state.incarnations)
+      if (audit === null) log.warn('checking acknowledged inserts took too long; not all were checked')
+      else {
+        if (audit.vanished > 0) log.warn(`${audit.vanished} acknowledged inserts of ${table} vanished: the data went back underneath the run`)
+        if (audit.missing > 0) log.warn(`${audit.missing} acknowledged inserts are not in ${table}`)
+      }
+      return audit
     } finally {
       await client.end().catch(() => {})
     }
@@ -49,6 +57,37 @@ export async function countTableRows (connectionString, table, timeoutMs, log) {
     }
   } catch (err) {
     log.warn(`could not count the rows of ${table}: ${errorMessage(err)}`)
+    return null
+  }
+}
+
+/**
+ * How many rows of the writes left in doubt (their connection broke before
+ * the acknowledgement) the table holds: each probe counts its own. Null
+ * when they could not all be counted in time.
+ * @param {string} connectionString
+ * @param {RunState['inDoubt']} writes
+ * @param {number} timeoutMs
+ * @param {import('../log.js').Logger} log
+ * @returns {Promise<number | null>}
+ */
+export async function countInDoubtRows (connectionString, writes, timeoutMs, log) {
+  if (writes.length === 0) return 0
+  try {
+    const client = await connectWithin({ connectionString, applicationName: 'pgloadgen-verify', statementTimeoutMs: timeoutMs }, Math.min(timeoutMs, 10000))
+    try {
+      const deadline = Date.now() + timeoutMs
+      let stored = 0
+      for (const { probe } of writes) {
+        if (Date.now() > deadline) throw new Error('out of time')
+        stored += Number((await client.query(probe.text, probe.params)).rows[0].n)
+      }
+      return stored
+    } finally {
+      await client.end().catch(() => {})
+    }
+  } catch (err) {
+    log.warn(`could not look for the rows of the ${writes.length} writes left in doubt: ${errorMessage(err)}`)
     return null
   }
 }

@@ -9,11 +9,12 @@ import { Generator } from '../generator/generator.js'
 import { RunState } from '../generator/run-state.js'
 import { Pacer } from '../generator/pacer.js'
 import { connectWithin, errorMessage } from '../generator/connection.js'
-import { verifyInserts, countTableRows } from './audit.js'
+import { countInDoubtRows, countTableRows, verifyInserts } from './audit.js'
 import { WorkloadServices } from './workload-services.js'
 import { buildSummary } from '../summary/summary.js'
 import { StatsCollector } from '../pgstats/collector.js'
 import { Recorder } from '../recorder/recorder.js'
+import { DiskSpaceWatch } from './disk-space.js'
 import { readSettings, writeRunInfo } from '../recorder/run-info.js'
 import { RuntimeError } from '../errors.js'
 
@@ -32,6 +33,7 @@ import { RuntimeError } from '../errors.js'
  * @property {number} connectTimeoutS
  * @property {{ intervalS: number, pgstattuple: boolean } | null} pgStats  null: no collector
  * @property {string | null} recordDir        samples, run.json and summary.json go there
+ * @property {{ dataDir: string | null, events: import('../sidecar/events.js').EventLog | null }} [disk]  watch for a full disk (lib/lab/disk-space.js)
  * @property {Record<string, unknown>} describe  more facts for run.json (flags, plan step, label)
  * @property {import('prom-client').Registry} registry
  * @property {import('../log.js').Logger} log
@@ -78,6 +80,7 @@ export class LoadSession {
       throw new RuntimeError(`the ${workload.name} workload's maintenance failed on ${display}: ${errorMessage(err)}`)
     }
     await session.collector?.start()
+    await session.disk?.start()
     return session
   }
 
@@ -127,6 +130,7 @@ export class LoadSession {
       : null
     /** @type {Recorder | null} */
     this.recorder = null
+    this.disk = options.disk ? new DiskSpaceWatch({ ...options.disk, stats: this.stats, registry: options.registry, log: options.log }) : null
     this.startedAt = new Date()
     this.started = 0
     this.cpuAtStart = process.cpuUsage()
@@ -142,7 +146,7 @@ export class LoadSession {
     const { options } = this
     if (options.recordDir) {
       await this.writeRunInfo(null)
-      this.recorder = new Recorder(options.recordDir, { stats: this.stats, generator: this.generator, pgStats: () => this.latestStats(), table: options.workload.table, workloadStats: options.workload.statistics.length > 0 ? () => this.services.latest() : null }, options.log)
+      this.recorder = new Recorder(options.recordDir, { stats: this.stats, generator: this.generator, pgStats: () => this.latestStats(), table: options.workload.table, workloadStats: options.workload.statistics.length > 0 ? () => this.services.latest() : null, disk: this.disk && (() => this.disk?.sample() ?? null) }, options.log)
       await this.recorder.start()
     }
     this.pacer?.restart()
@@ -179,9 +183,12 @@ export class LoadSession {
     const cpuUsage = process.cpuUsage(this.cpuAtStart)
     if (!finished) options.log.warn(`requests still in flight after ${shutdownTimeoutS} s were abandoned`)
     await this.recorder?.stop()
+    this.disk?.check()
+    this.disk?.stop()
     const { idTable, auditTable } = options.workload
-    const acknowledgedMissing = idTable === null ? null : await verifyInserts(options.connectionString, idTable, state, verifyTimeoutS * 1000, options.log)
+    const insertAudit = idTable === null ? null : await verifyInserts(options.connectionString, idTable, options.workload.idFingerprint, state, verifyTimeoutS * 1000, options.log)
     const rowsAfter = auditTable === null ? null : await countTableRows(options.connectionString, auditTable, verifyTimeoutS * 1000, options.log)
+    const inDoubtStored = auditTable === null ? null : await countInDoubtRows(options.connectionString, state.inDoubt, verifyTimeoutS * 1000, options.log)
     const summary = buildSummary({
       stats: this.stats,
       elapsedS,
@@ -192,17 +199,27 @@ export class LoadSession {
       target: options.display,
       mix: formatMix(options.mix),
       reconnects: generator.reconnects,
-      // every acknowledgement, including those whose rows a rollback took away
-      acknowledgedInserts: state.acknowledged.size + state.vanished,
-      acknowledgedMissing,
-      acknowledgedVanished: state.vanished,
+      // every acknowledgement, including those whose rows went since
+      acknowledgedInserts: state.acknowledged.acknowledged,
+      acknowledgedMissing: insertAudit?.missing ?? null,
+      // without the check, what the run itself proved: ids acknowledged twice
+      acknowledgedVanished: insertAudit?.vanished ?? state.acknowledged.replaced,
       serverVersion: this.serverVersion,
       embedded: options.embedded,
       abandonedInFlight: !finished,
       cpuUsage,
       openLoop: this.pacer && options.openLoop ? { ...options.openLoop, skipped: this.pacer.skipped } : null,
       pacing: options.workload.pacing,
-      rowAudit: auditTable === null ? null : { table: auditTable, before: this.rowsBefore, after: rowsAfter, removed: this.rowsRemoved }
+      diskFull: this.disk?.summary() ?? null,
+      rowAudit: auditTable === null
+        ? null
+        : {
+            table: auditTable,
+            before: this.rowsBefore,
+            after: rowsAfter,
+            removed: this.rowsRemoved,
+            inDoubt: { writes: state.inDoubt.length, rows: state.inDoubt.reduce((sum, write) => sum + write.rows, 0), stored: inDoubtStored }
+          }
     })
     if (options.recordDir) {
       await writeFile(path.join(options.recordDir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n')
@@ -240,6 +257,7 @@ export class LoadSession {
     await this.recorder?.stop().catch(() => {})
     await this.services.stop().catch(() => {})
     await this.collector?.stop().catch(() => {})
+    this.disk?.stop()
   }
 }
 

@@ -16,6 +16,7 @@ export class RequestStats {
     this.done = new Float64Array(n) // every completed request, ok or not
     this.failed = new Float64Array(n)
     this.notFound = new Float64Array(n) // succeeded but found nothing to work on
+    this.diskFull = new Float64Array(n) // failed because the server found no space to write
     this.maxUs = new Float64Array(n)
     // what the requests of each type wrote, as they reported it once acknowledged
     this.rows = new Float64Array(n)

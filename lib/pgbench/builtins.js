@@ -1,3 +1,4 @@
+import { printable } from '../config/quote.js'
 import { ScriptLoadError } from './errors.js'
 
 // pgbench's built-in scripts, word for word (builtin_script in pgbench.c),
@@ -64,8 +65,8 @@ export function findBuiltin (name) {
   const found = BUILTIN_SCRIPTS.filter(script => script.name.startsWith(name))
   if (found.length === 1) return found[0]
   const available = `available: ${BUILTIN_SCRIPTS.map(script => script.name).join(', ')}`
-  if (found.length === 0) throw new ScriptLoadError(`no builtin script found for name "${name}" (${available})`)
-  throw new ScriptLoadError(`ambiguous builtin name: ${found.length} builtin scripts found for prefix "${name}" (${available})`)
+  if (found.length === 0) throw new ScriptLoadError(`no builtin script found for name "${printable(name)}" (${available})`)
+  throw new ScriptLoadError(`ambiguous builtin name: ${found.length} builtin scripts found for prefix "${printable(name)}" (${available})`)
 }
 
 /** pgbench's listing of the built-in scripts (-b list). */

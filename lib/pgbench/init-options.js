@@ -1,3 +1,4 @@
+import { printable } from '../config/quote.js'
 // The options of `pgbench -i`, checked before anything connects, in
 // pgbench's own words, and the errors of initialisation.
 
@@ -109,7 +110,7 @@ function parseIntOption (value, name, min, max, fallback) {
   if (value === undefined) return fallback
   const text = String(value)
   if (typeof value === 'number' ? !Number.isInteger(value) : !/^\s*[+-]?\d+\s*$/.test(text)) {
-    throw new InitOptionError(`invalid value "${text}" for option ${name}`)
+    throw new InitOptionError(`invalid value "${printable(text)}" for option ${name}`)
   }
   const number = Number(text.trim())
   if (number < min || number > max) throw new InitOptionError(`${name} must be in range ${min}..${max}`)
@@ -124,7 +125,7 @@ function checkInitSteps (steps) {
   if (typeof steps !== 'string' || steps === '') throw new InitOptionError('no initialization steps specified')
   for (const step of steps) {
     if (step !== ' ' && !ALL_INIT_STEPS.includes(step)) {
-      throw new InitOptionError(`unrecognized initialization step "${step}" (allowed step characters are: "${ALL_INIT_STEPS}")`)
+      throw new InitOptionError(`unrecognized initialization step "${printable(step)}" (allowed step characters are: "${ALL_INIT_STEPS}")`)
     }
   }
   // pgbench would generate twice, the second run replacing the first; asking
@@ -143,7 +144,7 @@ function parsePartitionMethod (method) {
   if (method === undefined) return 'none'
   const lower = String(method).toLowerCase()
   if (lower === 'range' || lower === 'hash') return lower
-  throw new InitOptionError(`invalid partition method, expecting "range" or "hash", got: "${method}"`)
+  throw new InitOptionError(`invalid partition method, expecting "range" or "hash", got: "${printable(method)}"`)
 }
 
 /**

@@ -4,6 +4,7 @@
 // messages, how pgbench seeds each client from --random-seed, and the
 // parsing of --random-seed. With the same seed, a client draws the same
 // numbers as pgbench's client of the same id.
+import { printable } from '../config/quote.js'
 import { getRandomValues } from 'node:crypto'
 import { RandomSeedError, ScriptRuntimeError } from './errors.js'
 import { formatFixed } from './expression/cformat.js'
@@ -192,7 +193,7 @@ export function parseRandomSeed (text) {
   }
   const match = /^[ \t\n\v\f\r]*([+-]?)([0-9]+)$/.exec(text)
   if (match === null) {
-    throw new RandomSeedError(`unrecognized random seed option "${text}": expecting an unsigned integer, "time" or "rand"`)
+    throw new RandomSeedError(`unrecognized random seed option "${printable(text)}": expecting an unsigned integer, "time" or "rand"`)
   }
   const magnitude = BigInt(match[2])
   if (magnitude > UINT64_MASK) return UINT64_MASK

@@ -1,3 +1,4 @@
+import { printable } from '../config/quote.js'
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { findBuiltin } from './builtins.js'
@@ -80,9 +81,9 @@ export function parseScriptWeight (option) {
   if (at < 0) return { name: option, weight: 1 }
   const spec = option.slice(at)
   const match = /^[ \t\n\v\f\r]*([+-]?[0-9]+)$/.exec(spec.slice(1))
-  if (match === null) throw new ScriptLoadError(`invalid weight specification: ${spec}`)
+  if (match === null) throw new ScriptLoadError(`invalid weight specification: ${printable(spec)}`)
   const value = BigInt(match[1])
-  if (value < LONG_MIN || value > LONG_MAX) throw new ScriptLoadError(`invalid weight specification: ${spec}`)
+  if (value < LONG_MIN || value > LONG_MAX) throw new ScriptLoadError(`invalid weight specification: ${printable(spec)}`)
   if (value < 0n || value > INT_MAX) throw new ScriptLoadError(`weight specification out of range (0 .. ${INT_MAX}): ${value}`)
   return { name: option.slice(0, at), weight: Number(value) }
 }
@@ -98,7 +99,7 @@ async function readScript (file, baseDir) {
   } catch (err) {
     const code = /** @type {NodeJS.ErrnoException} */ (err).code ?? ''
     const verb = code === 'EISDIR' ? 'read' : 'open'
-    throw new ScriptLoadError(`could not ${verb} file "${file}": ${SYSTEM_ERRORS[code] ?? (code || /** @type {Error} */ (err).message)}`)
+    throw new ScriptLoadError(`could not ${verb} file "${printable(file)}": ${SYSTEM_ERRORS[code] ?? (code || /** @type {Error} */ (err).message)}`)
   }
 }
 

@@ -1,3 +1,4 @@
+import { quote } from '../config/quote.js'
 import { RuntimeError, UsageError } from '../errors.js'
 import { checkWorkload } from '../workloads/check.js'
 import { loadScripts } from './scripts.js'
@@ -27,9 +28,9 @@ export function parseDefines (defines) {
   for (const define of defines) {
     const equals = define.indexOf('=')
     // pgbench refuses an empty name and an empty value alike.
-    if (equals <= 0 || equals === define.length - 1) throw new UsageError(`-D: expected NAME=VALUE, got "${define}"`)
+    if (equals <= 0 || equals === define.length - 1) throw new UsageError(`-D: expected NAME=VALUE, got ${quote(define)}`)
     const name = define.slice(0, equals)
-    if (!isValidVariableName(name)) throw new UsageError(`-D: invalid variable name "${name}"`)
+    if (!isValidVariableName(name)) throw new UsageError(`-D: invalid variable name ${quote(name)}`)
     byName[name] = define.slice(equals + 1)
   }
   return byName
@@ -54,7 +55,7 @@ export async function scriptWorkload ({ specs, defines, scale, randomSeed, proto
   }
   const names = new Set()
   for (const script of scripts) {
-    if (!/^[A-Za-z_][A-Za-z0-9_.-]{0,62}$/.test(script.name)) throw new UsageError(`${script.file}: the request type is named after the file, and "${script.name}" is not a usable name (letters, digits, _ . -, at most 63); rename the file`)
+    if (!/^[A-Za-z_][A-Za-z0-9_.-]{0,62}$/.test(script.name)) throw new UsageError(`${script.file}: the request type is named after the file, and ${quote(script.name)} is not a usable name (letters, digits, _ . -, at most 63); rename the file`)
     if (names.has(script.name)) throw new UsageError(`two scripts are named "${script.name}": each script is a request type named after its file; rename one`)
     names.add(script.name)
   }

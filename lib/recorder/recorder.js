@@ -9,6 +9,7 @@ import { findTable } from '../pgstats/stats-view.js'
  * @property {(() => import('../pgstats/snapshot.js').StatsSnapshot | null) | null} pgStats
  * @property {string | null} table   the workload's table (null: none)
  * @property {(() => Record<string, number | null>) | null} [workloadStats]  the workload's own statistics
+ * @property {(() => Record<string, number | boolean | null> | null) | null} [disk]  the data directory's free space and the disk-full state
  */
 
 // Writes one sample a second to samples.ndjson in the run directory: what
@@ -91,7 +92,8 @@ export class Recorder {
       ...(lag && { lag }),
       cpu_us: cpu,
       pg: pgFigures(pgStats?.() ?? null, table),
-      ...(this.sources.workloadStats && { workload: this.sources.workloadStats() })
+      ...(this.sources.workloadStats && { workload: this.sources.workloadStats() }),
+      ...(this.sources.disk && { disk: this.sources.disk() })
     }
     this.previousRows = rows
     this.previousPoints = points

@@ -135,6 +135,7 @@ export function actionColor (action) {
   if (action === 'delete') return '#e64980'
   if (action === 'pause') return '#868e96'
   if (action === 'rollback') return '#c92a2a'
+  if (action === 'disk_full') return '#a61e4d'
   return '#495057'
 }
 

@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import pg from 'pg'
 import { UsageError } from '../errors.js'
+import { shown } from '../config/quote.js'
 import { errorMessage } from '../generator/connection.js'
 import { quoteTable } from './table-name.js'
 import { RETENTION_FIELDS, checkRetentionSpec, isRetentionAction } from './retention-spec.js'
@@ -66,13 +67,13 @@ export function actionSql (spec) {
     case 'fillfactor':
       // Rows placed from then on get it; VACUUM FULL repacks those already there.
       if (!spec.table) throw new UsageError('fillfactor needs a table (--table)')
-      if (!Number.isInteger(spec.fillfactor) || /** @type {number} */ (spec.fillfactor) < 10 || /** @type {number} */ (spec.fillfactor) > 100) throw new UsageError(`fillfactor: a whole number from 10 to 100, got ${JSON.stringify(spec.fillfactor)}`)
+      if (!Number.isInteger(spec.fillfactor) || /** @type {number} */ (spec.fillfactor) < 10 || /** @type {number} */ (spec.fillfactor) > 100) throw new UsageError(`fillfactor: a whole number from 10 to 100, got ${shown(spec.fillfactor)}`)
       return `ALTER TABLE ${quoteTable(spec.table)} SET (fillfactor = ${spec.fillfactor})`
     case 'drop-partitions':
     case 'delete':
       throw new UsageError(`${spec.action} is several statements: check it with checkAction`)
     default:
-      throw new UsageError(`unknown action "${/** @type {{ action: string }} */ (spec).action}" (known: ${ACTIONS.join(', ')})`)
+      throw new UsageError(`unknown action ${shown(/** @type {{ action: unknown }} */ (spec).action)} (known: ${ACTIONS.join(', ')})`)
   }
 }
 

@@ -1,5 +1,6 @@
 import { statfs } from 'node:fs/promises'
 import { UsageError } from '../errors.js'
+import { quote } from '../config/quote.js'
 import { parseQuantity } from './durations.js'
 
 // What a condition can look at. Table metrics read the stats collector's
@@ -25,13 +26,15 @@ const TABLE_METRICS = new Set(['dead_fraction', 'dead_tuples', 'live_tuples', 't
  * @returns {Condition}
  */
 export function parseCondition (text, field) {
-  const match = /^\s*([a-z_]+)\s*(?:\(\s*([A-Za-z0-9_.$]+)\s*\))?\s*(>=|<=|>|<)\s*(.+?)\s*$/.exec(String(text))
-  if (!match) throw new UsageError(`${field}: cannot read condition "${text}" (like "dead_fraction(test_table) > 0.2")`)
+  // trimmed first: a lazy (.+?) before \s*$ would backtrack over a long run of blanks
+  const trimmed = String(text).trim()
+  const match = /^([a-z_]+)\s*(?:\(\s*([A-Za-z0-9_.$]+)\s*\))?\s*(>=|<=|>|<)\s*(\S.*)$/s.exec(trimmed)
+  if (!match) throw new UsageError(`${field}: cannot read condition ${quote(text)} (like "dead_fraction(test_table) > 0.2")`)
   const [, metric, table, op, value] = match
-  if (!CONDITION_METRICS.includes(/** @type {any} */ (metric))) throw new UsageError(`${field}: unknown metric "${metric}" (known: ${CONDITION_METRICS.join(', ')})`)
+  if (!CONDITION_METRICS.includes(/** @type {any} */ (metric))) throw new UsageError(`${field}: unknown metric ${quote(metric)} (known: ${CONDITION_METRICS.join(', ')})`)
   if (TABLE_METRICS.has(metric) && !table) throw new UsageError(`${field}: ${metric} needs a table, as ${metric}(table)`)
   if (metric === 'disk_free' && table) throw new UsageError(`${field}: disk_free takes no table`)
-  return { metric: /** @type {Condition['metric']} */ (metric), table: table ?? null, op: /** @type {Condition['op']} */ (op), value: parseQuantity(value, field), text: String(text).trim() }
+  return { metric: /** @type {Condition['metric']} */ (metric), table: table ?? null, op: /** @type {Condition['op']} */ (op), value: parseQuantity(value, field), text: trimmed }
 }
 
 /**

@@ -1,6 +1,12 @@
 import { UsageError } from '../errors.js'
+import { quote, shown } from '../config/quote.js'
 
 const UNITS = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 }
+
+// The longest wait a timer can make (setTimeout's limit, 2^31 - 1 ms, about
+// 24.8 days): a longer one would fire at once. What a timer waits for
+// (a run's duration, a schedule's after and every) is bounded by it.
+export const MAX_TIMER_S = Math.floor((2 ** 31 - 1) / 1000)
 
 /**
  * "90", "90s", "10m", "1h30m" → seconds.
@@ -8,32 +14,40 @@ const UNITS = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 }
  * @param {string} field  named in the error
  */
 export function parseOffset (value, field) {
-  if (typeof value === 'number' && value >= 0) return value
-  const text = String(value).trim()
-  if (/^\d+(\.\d+)?$/.test(text)) return Number(text)
-  let total = 0
-  let rest = text
-  const part = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)/
-  while (rest.length > 0) {
-    const match = part.exec(rest)
-    if (!match) throw new UsageError(`${field}: not a duration: "${text}" (like 90s, 10m, 1h30m)`)
-    total += Number(match[1]) * UNITS[/** @type {keyof typeof UNITS} */ (match[2])]
-    rest = rest.slice(match[0].length)
+  if (typeof value === 'number') {
+    if (Number.isFinite(value) && value >= 0) return value
+    throw new UsageError(`${field}: not a duration: ${value} (like 90s, 10m, 1h30m)`)
   }
+  if (typeof value !== 'string') throw new UsageError(`${field}: not a duration: ${shown(value)} (like 90s, 10m, 1h30m)`)
+  const text = value.trim()
   if (text === '') throw new UsageError(`${field}: empty duration`)
+  let total = 0
+  if (/^\d+(\.\d+)?$/.test(text)) {
+    total = Number(text)
+  } else {
+    const part = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/y
+    while (part.lastIndex < text.length) {
+      const match = part.exec(text)
+      if (!match) throw new UsageError(`${field}: not a duration: ${quote(text)} (like 90s, 10m, 1h30m)`)
+      total += Number(match[1]) * UNITS[/** @type {keyof typeof UNITS} */ (match[2])]
+    }
+  }
+  if (!Number.isFinite(total)) throw new UsageError(`${field}: too long a duration: ${quote(text)}`)
   return total
 }
 
 const SIZE_UNITS = { '': 1, b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3, tb: 1024 ** 4, k: 1e3, m: 1e6, g: 1e9 }
 
 /**
- * "2 GB", "500MB", "150000000", "150M" → number (byte units are binary).
+ * "2 GB", "500MB", "150000000", "150M", "1e6" → number (byte units are binary).
  * @param {string} text
  * @param {string} field
  */
 export function parseQuantity (text, field) {
-  const match = /^(\d+(?:\.\d+)?)\s*([a-zA-Z]*)$/.exec(text.trim())
-  const unit = /** @type {keyof typeof SIZE_UNITS} */ (match?.[2].toLowerCase() ?? '')
-  if (!match || !(unit in SIZE_UNITS)) throw new UsageError(`${field}: not a number or size: "${text}" (like 0.2, 150000000, 2 GB)`)
-  return Number(match[1]) * SIZE_UNITS[unit]
+  const match = /^(\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)\s*([a-zA-Z]*)$/.exec(String(text).trim())
+  const unit = match?.[2].toLowerCase() ?? ''
+  if (!match || !Object.hasOwn(SIZE_UNITS, unit)) throw new UsageError(`${field}: not a number or size: ${quote(text)} (like 0.2, 150000000, 2 GB)`)
+  const value = Number(match[1]) * SIZE_UNITS[/** @type {keyof typeof SIZE_UNITS} */ (unit)]
+  if (!Number.isFinite(value)) throw new UsageError(`${field}: too large a number: ${quote(text)}`)
+  return value
 }

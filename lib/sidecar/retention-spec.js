@@ -4,6 +4,7 @@
 // the CLI `--yes`.
 
 import { UsageError } from '../errors.js'
+import { shown } from '../config/quote.js'
 import { parseOffset } from './durations.js'
 import { quoteTable } from './table-name.js'
 
@@ -55,7 +56,8 @@ export function isRetentionAction (action) {
  * @returns {Retention}
  */
 export function checkRetentionSpec (spec, field) {
-  const action = /** @type {'drop-partitions' | 'delete'} */ (spec.action)
+  if (!isRetentionAction(spec.action)) throw new UsageError(`${field ? `${field}.action` : 'action'}: ${RETENTION_ACTIONS.join(' or ')}, got ${shown(spec.action)}`)
+  const action = spec.action
   const at = (/** @type {string} */ key) => field ? `${field}.${key}` : key
   for (const key of Object.keys(spec)) {
     if (/** @type {Record<string, unknown>} */ (spec)[key] === undefined) continue
@@ -71,11 +73,11 @@ export function checkRetentionSpec (spec, field) {
   const olderThanS = parseOffset(spec.older_than, at('older_than'))
   if (!(olderThanS > 0)) throw new UsageError(`${at('older_than')}: must be more than 0`)
   const relativeTo = spec.relative_to ?? 'data'
-  if (relativeTo !== 'data' && relativeTo !== 'clock') throw new UsageError(`${at('relative_to')}: data (the newest time in the table) or clock, got ${JSON.stringify(relativeTo)}`)
+  if (relativeTo !== 'data' && relativeTo !== 'clock') throw new UsageError(`${at('relative_to')}: data (the newest time in the table) or clock, got ${shown(relativeTo)}`)
   const batch = spec.batch ?? DEFAULT_BATCH
-  if (!Number.isInteger(batch) || batch < 1 || batch > MAX_BATCH) throw new UsageError(`${at('batch')}: expected a whole number from 1 to ${MAX_BATCH}, got ${JSON.stringify(spec.batch)}`)
+  if (!Number.isInteger(batch) || batch < 1 || batch > MAX_BATCH) throw new UsageError(`${at('batch')}: expected a whole number from 1 to ${MAX_BATCH}, got ${shown(spec.batch)}`)
   const timeColumn = spec.time_column ?? 'time'
-  if (typeof timeColumn !== 'string' || !/^[A-Za-z_][A-Za-z0-9_$]*$/.test(timeColumn)) throw new UsageError(`${at('time_column')}: not a column name: ${JSON.stringify(spec.time_column)}`)
+  if (typeof timeColumn !== 'string' || !/^[A-Za-z_][A-Za-z0-9_$]*$/.test(timeColumn)) throw new UsageError(`${at('time_column')}: not a column name: ${shown(spec.time_column)}`)
   if (spec.yes !== true) throw new UsageError(`${at('yes')}: ${action} ${action === 'delete' ? 'deletes rows' : 'drops partitions'} of ${spec.table}: say yes: true to let it run`)
   return { action, table: spec.table, olderThanS, relativeTo, batch, timeColumn }
 }

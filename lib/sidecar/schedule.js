@@ -1,9 +1,10 @@
 import { readFile } from 'node:fs/promises'
 import YAML from 'yaml'
 import { UsageError } from '../errors.js'
+import { printable, quote, shown } from '../config/quote.js'
 import { ACTIONS, ACTION_FIELDS, checkAction } from './actions.js'
 import { RETENTION_ACTIONS, RETENTION_FIELDS } from './retention-spec.js'
-import { parseOffset } from './durations.js'
+import { parseOffset, MAX_TIMER_S } from './durations.js'
 import { parseCondition } from './conditions.js'
 
 /**
@@ -38,9 +39,10 @@ export async function loadSchedule (file, now = new Date()) {
   }
   let data
   try {
-    data = /\.json$/i.test(file) ? JSON.parse(text) : YAML.parse(text)
+    // logLevel error: a YAML warning would be a second line on stderr
+    data = /\.json$/i.test(file) ? JSON.parse(text) : YAML.parse(text, { logLevel: 'error' })
   } catch (err) {
-    throw new UsageError(`schedule ${file} is not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${/** @type {Error} */ (err).message.split('\n')[0]}`)
+    throw new UsageError(`schedule ${file} is not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${printable(String(/** @type {Error} */ (err)?.message).split('\n')[0])}`)
   }
   return parseSchedule(data, now)
 }
@@ -53,7 +55,7 @@ export async function loadSchedule (file, now = new Date()) {
 export function parseSchedule (data, now) {
   const list = Array.isArray(data) ? data : /** @type {{ actions?: unknown }} */ (data)?.actions
   if (!Array.isArray(list) || list.length === 0) throw new UsageError('schedule: expected a non-empty list "actions"')
-  return list.map((item, index) => parseRule(item, `actions[${index}]`, now))
+  return Array.from(list, (item, index) => parseRule(item, `actions[${index}]`, now))
 }
 
 /**
@@ -66,11 +68,11 @@ function parseRule (item, label, now) {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) throw new UsageError(`${label}: expected an object`)
   const raw = /** @type {Record<string, unknown>} */ (item)
   for (const key of Object.keys(raw)) {
-    if (!KNOWN_FIELDS.has(key)) throw new UsageError(`${label}.${key}: unknown field`)
+    if (!KNOWN_FIELDS.has(key)) throw new UsageError(`${label}.${printable(key, 40)}: unknown field`)
   }
   if (!ACTIONS.includes(/** @type {any} */ (raw.action))) {
     const maintenance = ACTIONS.filter(a => !RETENTION_ACTIONS.includes(/** @type {any} */ (a)))
-    throw new UsageError(`${label}.action: expected one of ${maintenance.join(', ')}, got ${JSON.stringify(raw.action)} (retention, with yes: true: ${RETENTION_ACTIONS.join(', ')})`)
+    throw new UsageError(`${label}.action: expected one of ${maintenance.join(', ')}, got ${shown(raw.action)} (retention, with yes: true: ${RETENTION_ACTIONS.join(', ')})`)
   }
   for (const flag of ['freeze', 'full', 'analyze', 'verbose', 'once']) {
     if (raw[flag] !== undefined && typeof raw[flag] !== 'boolean') throw new UsageError(`${label}.${flag}: expected true or false`)
@@ -87,17 +89,28 @@ function parseRule (item, label, now) {
   const rule = { spec, trigger, label, once: raw.once !== false, cooldownS: raw.cooldown === undefined ? 60 : parseOffset(raw.cooldown, `${label}.cooldown`) }
   switch (trigger) {
     case 'after':
-      return { ...rule, afterS: parseOffset(raw.after, `${label}.after`), once: true }
+      return { ...rule, afterS: timer(parseOffset(raw.after, `${label}.after`), `${label}.after`), once: true }
     case 'every': {
-      const everyS = parseOffset(raw.every, `${label}.every`)
+      const everyS = timer(parseOffset(raw.every, `${label}.every`), `${label}.every`)
       if (!(everyS > 0)) throw new UsageError(`${label}.every: must be more than 0`)
       return { ...rule, everyS, once: false }
     }
     case 'at':
       return { ...rule, at: parseAt(raw.at, `${label}.at`, now), once: true }
     default:
-      return { ...rule, condition: parseCondition(String(raw.when), `${label}.when`) }
+      if (typeof raw.when !== 'string') throw new UsageError(`${label}.when: expected a condition like "dead_fraction(test_table) > 0.2", got ${shown(raw.when)}`)
+      return { ...rule, condition: parseCondition(raw.when, `${label}.when`) }
   }
+}
+
+/**
+ * Seconds a timer waits, within what setTimeout can wait.
+ * @param {number} seconds
+ * @param {string} field
+ */
+function timer (seconds, field) {
+  if (seconds > MAX_TIMER_S) throw new UsageError(`${field}: at most ${MAX_TIMER_S} seconds (about 24 days), got ${seconds}`)
+  return seconds
 }
 
 /**
@@ -107,17 +120,18 @@ function parseRule (item, label, now) {
  * @param {Date} now
  */
 function parseAt (value, field, now) {
-  const text = String(value).trim()
+  if (typeof value !== 'string' && !(value instanceof Date)) throw new UsageError(`${field}: not a date-time or HH:MM: ${shown(value)}`)
+  const text = value instanceof Date ? value.toISOString() : value.trim()
   const clock = /^(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(text)
   if (clock) {
     const [h, m, s] = [Number(clock[1]), Number(clock[2]), Number(clock[3] ?? 0)]
-    if (h > 23 || m > 59 || s > 59) throw new UsageError(`${field}: not a time of day: "${text}"`)
+    if (h > 23 || m > 59 || s > 59) throw new UsageError(`${field}: not a time of day: ${quote(text)}`)
     const at = new Date(now)
     at.setHours(h, m, s, 0)
     if (at <= now) at.setDate(at.getDate() + 1)
     return at
   }
-  const at = new Date(text)
-  if (Number.isNaN(at.getTime())) throw new UsageError(`${field}: not a date-time or HH:MM: "${text}"`)
+  const at = value instanceof Date ? value : new Date(text)
+  if (Number.isNaN(at.getTime())) throw new UsageError(`${field}: not a date-time or HH:MM: ${quote(text)}`)
   return at
 }

@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js'
+import { quote } from '../config/quote.js'
 
 /**
  * A table name as SQL: "name" or "schema"."name", quoted; anything else is
@@ -7,8 +8,9 @@ import { UsageError } from '../errors.js'
  */
 export function quoteTable (name) {
   const parts = String(name).split('.')
-  if (parts.length > 2 || parts.some(p => !/^[A-Za-z_][A-Za-z0-9_$]*$/.test(p))) {
-    throw new UsageError(`not a table name: "${name}" (expected name or schema.name)`)
+  // PostgreSQL cuts a longer name to 63 bytes (NAMEDATALEN - 1): it would name another table
+  if (parts.length > 2 || parts.some(p => !/^[A-Za-z_][A-Za-z0-9_$]*$/.test(p) || p.length > 63)) {
+    throw new UsageError(`not a table name: ${quote(name)} (expected name or schema.name, each of letters, digits, _ and $, at most 63)`)
   }
   return parts.map(p => `"${p}"`).join('.')
 }

@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js'
+import { quote } from '../config/quote.js'
 
 /**
  * Snapshot names become ZFS snapshot names and directory names.
@@ -8,7 +9,7 @@ import { UsageError } from '../errors.js'
 export function checkSnapshotName (name) {
   const text = String(name ?? '')
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(text)) {
-    throw new UsageError(`snapshot name must be 1-64 letters, digits, dots, dashes or underscores, got "${text}"`)
+    throw new UsageError(`snapshot name must be 1-64 letters, digits, dots, dashes or underscores, got ${quote(text)}`)
   }
   return text
 }

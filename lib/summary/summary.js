@@ -13,14 +13,15 @@ import { LogHistogram } from '../metrics/log-histogram.js'
  * @property {number} reconnects
  * @property {number} acknowledgedInserts
  * @property {number | null} acknowledgedMissing  null when not checked
- * @property {number} [acknowledgedVanished]  lost underneath the run (a rollback), counted when seen
+ * @property {number} [acknowledgedVanished]  lost when the data went back in time underneath the run (see verify-inserts.js)
  * @property {string | null} serverVersion
  * @property {boolean} embedded
  * @property {boolean} abandonedInFlight   some requests were cut at shutdown
+ * @property {ReturnType<import('../lab/disk-space.js').DiskSpaceWatch['summary']> | null} [diskFull]  requests that found no disk space, the episodes, the free space
  * @property {{ user: number, system: number }} cpuUsage  of this process during the load, µs
  * @property {{ rate: number, arrival: string, maxLagMs: number | null, skipped: number } | null} openLoop
  * @property {import('../workloads/contract.js').Pacing | null} [pacing]   a paced workload's schedule
- * @property {{ table: string, before: number | null, after: number | null, removed: number } | null} [rowAudit]
+ * @property {{ table: string, before: number | null, after: number | null, removed: number, inDoubt?: { writes: number, rows: number, stored: number | null } } | null} [rowAudit]
  *   the audited table's rows before and after, and what retention removed meanwhile
  */
 
@@ -92,6 +93,7 @@ export function buildSummary (input) {
     requests,
     errors: stats.errors.toJSON(),
     unexpected_failures: stats.unexpectedFailures,
+    disk_full: input.diskFull ?? null,
     reconnects: input.reconnects,
     acknowledged_inserts: input.acknowledgedInserts,
     acknowledged_missing: input.acknowledgedMissing,
@@ -111,17 +113,31 @@ export function buildSummary (input) {
 /**
  * The rows a batch workload reported written against what its table
  * gained: rows_missing is what should be there and is not (null when the
- * table could not be counted, or when the workload audits no table).
+ * table or the writes left in doubt could not be counted, or when the
+ * workload audits no table). Rows of writes left in doubt (sent, their
+ * connection broken before the acknowledgement) that did commit are in the
+ * table without being acknowledged: they are counted apart, so that they
+ * cannot hide acknowledged rows that went.
  * @param {SummaryInput['rowAudit']} audit
  * @param {number} written
  */
 function rowAudit (audit, written) {
   if (!audit) return { acknowledged_rows: written, rows_missing: null }
+  const inDoubt = audit.inDoubt ?? { writes: 0, rows: 0, stored: 0 }
   const expected = audit.before === null ? null : audit.before + written - audit.removed
+  const acknowledgedStored = audit.after === null || inDoubt.stored === null ? null : audit.after - inDoubt.stored
   return {
     acknowledged_rows: written,
-    rows_missing: expected === null || audit.after === null ? null : Math.max(0, expected - audit.after),
-    row_audit: { table: audit.table, rows_before: audit.before, rows_after: audit.after, rows_removed_by_retention: audit.removed }
+    rows_missing: expected === null || acknowledgedStored === null ? null : Math.max(0, expected - acknowledgedStored),
+    row_audit: {
+      table: audit.table,
+      rows_before: audit.before,
+      rows_after: audit.after,
+      rows_removed_by_retention: audit.removed,
+      writes_in_doubt: inDoubt.writes,
+      rows_in_doubt: inDoubt.rows,
+      rows_in_doubt_stored: inDoubt.stored
+    }
   }
 }
 

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { UsageError } from '../errors.js'
+import { printable } from '../config/quote.js'
 import { checkOptionSpecs, optionValues } from './options.js'
 
 /** @typedef {import('./contract.js').Workload} Workload */
@@ -27,7 +28,7 @@ const HOOKS = ['configure', 'clients', 'pacing', 'ramp', 'statistics', 'maintain
  * @returns {Promise<Workload>}
  */
 export async function checkWorkload (value, source, { scripts = false, defines = {}, options = {}, optionsWhere = '--', taken = new Set() } = {}) {
-  const fail = (/** @type {string} */ problem) => new UsageError(`workload ${source}: ${problem}`)
+  const fail = (/** @type {string} */ problem) => new UsageError(`workload ${printable(source)}: ${problem}`)
   if (typeof value !== 'object' || value === null) throw fail('the module has no default export object (export default { name, types, requests, … })')
   const module = /** @type {Record<string, unknown>} */ (value)
   if (typeof module.name !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(module.name)) throw fail('name: expected letters, digits, dots, dashes or underscores')
@@ -35,8 +36,9 @@ export async function checkWorkload (value, source, { scripts = false, defines =
   for (const key of HOOKS) {
     if (module[key] !== undefined && typeof module[key] !== 'function') throw fail(`${key}: expected a function`)
   }
-  const ids = /** @type {{ table?: unknown } | undefined} */ (module.ids)
+  const ids = /** @type {{ table?: unknown, fingerprint?: unknown } | undefined} */ (module.ids)
   if (ids !== undefined && typeof ids?.table !== 'string') throw fail('ids: expected { table: "…" }')
+  if (ids?.fingerprint !== undefined && (typeof ids.fingerprint !== 'string' || ids.fingerprint.trim() === '')) throw fail('ids.fingerprint: expected an SQL expression over the table\'s row')
   const audit = /** @type {{ table?: unknown } | undefined} */ (module.audit)
   if (audit !== undefined && typeof audit?.table !== 'string') throw fail('audit: expected { table: "…" }')
   const idTable = /** @type {string | undefined} */ (ids?.table) ?? null
@@ -48,7 +50,7 @@ export async function checkWorkload (value, source, { scripts = false, defines =
   const dropSql = await sqlOf(module.drop, 'drop', fail)
   const optionSpecs = checkOptionSpecs(module.options, fail, taken)
   const unknown = Object.keys(options).filter(name => !Object.hasOwn(optionSpecs, name))
-  if (unknown.length > 0) throw new UsageError(`${optionsWhere}${unknown[0]}: the ${module.name} workload has no such option${Object.keys(optionSpecs).length ? ` (its options: ${Object.keys(optionSpecs).join(', ')})` : ''}`)
+  if (unknown.length > 0) throw new UsageError(`${optionsWhere}${printable(unknown[0], 40)}: the ${module.name} workload has no such option${Object.keys(optionSpecs).length ? ` (its options: ${Object.keys(optionSpecs).join(', ')})` : ''}`)
   const optionValuesGiven = optionValues(optionSpecs, options, optionsWhere)
   const hooks = /** @type {WorkloadModule} */ (/** @type {unknown} */ (module))
   /** @template T @param {string} what @param {() => T} fn @returns {Promise<T>} */
@@ -77,6 +79,7 @@ export async function checkWorkload (value, source, { scripts = false, defines =
     dropSql,
     table: /** @type {string | undefined} */ (module.table) ?? idTable,
     idTable,
+    idFingerprint: /** @type {string | undefined} */ (ids?.fingerprint) ?? null,
     auditTable: /** @type {string | undefined} */ (audit?.table) ?? null,
     fill: /** @type {string | undefined} */ (module.fill) ?? null,
     defines,

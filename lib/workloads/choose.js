@@ -1,4 +1,5 @@
 import { UsageError } from '../errors.js'
+import { printable } from '../config/quote.js'
 import { loadWorkload } from './index.js'
 import { scriptWorkload, parseDefines } from '../pgbench/workload.js'
 
@@ -29,7 +30,7 @@ export async function chooseWorkload ({ workload, files, builtins, order, define
   const definesByName = parseDefines(defines)
   const scripted = files.length > 0 || builtins.length > 0
   if (scripted && workload !== undefined && workload !== 'pgbench') {
-    throw new UsageError(`-f and -b make a workload of pgbench scripts; they cannot be combined with --workload ${workload}`)
+    throw new UsageError(`-f and -b make a workload of pgbench scripts; they cannot be combined with --workload ${printable(workload)}`)
   }
   if (scripted || workload === 'pgbench') {
     const given = Object.keys(options)
@@ -37,7 +38,7 @@ export async function chooseWorkload ({ workload, files, builtins, order, define
     // pgbench runs tpcb-like when no script is given; so do we.
     return scriptWorkload({ specs: scripted ? order ?? [...files.map(file => ({ file })), ...builtins.map(builtin => ({ builtin }))] : [{ builtin: 'tpcb-like' }], defines: definesByName, scale, randomSeed, protocol, baseDir })
   }
-  if (scale !== null) throw new UsageError('-s/--scale sets :scale of pgbench scripts; it does not apply to --workload ' + (workload ?? 'manta'))
-  if (randomSeed !== undefined) throw new UsageError('--random-seed seeds pgbench scripts; it does not apply to --workload ' + (workload ?? 'manta'))
+  if (scale !== null) throw new UsageError('-s/--scale sets :scale of pgbench scripts; it does not apply to --workload ' + printable(workload ?? 'manta'))
+  if (randomSeed !== undefined) throw new UsageError('--random-seed seeds pgbench scripts; it does not apply to --workload ' + printable(workload ?? 'manta'))
   return loadWorkload(workload ?? 'manta', { baseDir, defines: definesByName, options, optionsWhere, taken })
 }

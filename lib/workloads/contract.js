@@ -12,7 +12,8 @@
  * @property {string | URL} [schema]   SQL that creates what is missing (idempotent), or a file: URL of it
  * @property {string | URL} [drop]     SQL that drops everything the schema creates (for --reset)
  * @property {string} [table]          the table the lab watches: recorded samples, plans' table_size
- * @property {{ table: string }} [ids] the table has a dense bigint `id` from a sequence: enables ctx.ids and the acknowledged-insert check
+ * @property {{ table: string, fingerprint?: string }} [ids] the table has a dense bigint `id` from a sequence: enables ctx.ids and the acknowledged-insert check;
+ *   fingerprint: an SQL expression over the row whose value at insert is given to ctx.ids.noteInserted(id, fingerprint) and that updates leave alone
  * @property {string} [fill]           the mix that grows the table, for an experiment's prepare phase
  * @property {{ table: string }} [audit]  rows the requests report written (ctx.written) are counted against the table's rows at exit
  * @property {RequestTypeSpec[]} types
@@ -86,8 +87,12 @@
  * @property {unknown} shared       what setup() returned
  * @property {Record<string, any>} state   this client's own, kept across reconnects
  * @property {Readonly<Record<string, string>>} defines
- * @property {import('../generator/run-state.js').RunState} ids   the dense-id bookkeeping (only with `ids`)
+ * @property {import('../generator/run-state.js').IdBookkeeping} ids   the dense-id bookkeeping (only with `ids`)
  * @property {(rows: number, points?: number) => void} written  rows (and points: metric values) the request wrote, once acknowledged
+ * @property {(err: unknown, rows: number, probe: () => { text: string, params: unknown[] }) => void} writeFailed
+ *   a write of rows failed with err: when err leaves its outcome unknown (the connection broke before the
+ *   acknowledgement), probe() is kept and run at exit, a statement giving one row with a column n: how many of
+ *   those rows the audited table holds
  * @property {() => Promise<import('./db.js').Db>} connect   a connection of the request's own to the same server, with the run's settings and protocol (close() it): a client that dials per request
  */
 
@@ -105,6 +110,7 @@
  * @property {string | null} dropSql
  * @property {string | null} table
  * @property {string | null} idTable
+ * @property {string | null} idFingerprint  an SQL expression over an idTable row: what the insert check compares
  * @property {string | null} fill
  * @property {string | null} auditTable    rows reported written are counted against it
  * @property {Readonly<Record<string, string>>} defines  -D settings it was configured with

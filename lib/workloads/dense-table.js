@@ -29,8 +29,10 @@ export const DENSE_TABLE_TYPES = [
  * @property {string} prefix       prepared statement names start with it
  * @property {URL} schema
  * @property {URL} drop
- * @property {string} insertSql    returns the new row's id
+ * @property {string} insertSql    returns the new row's id, or with no fingerprintOf "id fingerprint"
  * @property {() => Array<string | number>} newRow      parameters of insertSql
+ * @property {string} fingerprintSql  an expression over the row that tells the row inserted from a later one given its id; updates leave it alone
+ * @property {(row: Array<string | number>) => number} [fingerprintOf]  its value from newRow()'s parameters
  * @property {string} updateSql    $1 is the id
  * @property {(id: number) => Array<string | number>} changedRow  parameters of updateSql
  * @property {number} pointsPerRow  metric values in a row (0: none)
@@ -44,7 +46,7 @@ export const DENSE_TABLE_TYPES = [
  * @param {DenseTableDefinition} definition
  * @returns {WorkloadModule}
  */
-export function denseTableWorkload ({ name, description, table, prefix, schema, drop, insertSql, newRow, updateSql, changedRow, pointsPerRow }) {
+export function denseTableWorkload ({ name, description, table, prefix, schema, drop, insertSql, newRow, fingerprintSql, fingerprintOf, updateSql, changedRow, pointsPerRow }) {
   const insert = { name: `${prefix}_insert`, text: insertSql }
   const read = { name: `${prefix}_read`, text: `SELECT * FROM ${table} WHERE id = $1` }
   const lock = { name: `${prefix}_lock`, text: `SELECT id FROM ${table} WHERE id = $1 FOR UPDATE` }
@@ -56,14 +58,21 @@ export function denseTableWorkload ({ name, description, table, prefix, schema, 
     schema,
     drop,
     table,
-    ids: { table },
+    ids: { table, fingerprint: fingerprintSql },
     fill: 'insert_row=1',
     types: DENSE_TABLE_TYPES,
     requests: {
       /** @param {Db} db @param {ClientContext} ctx */
       async insert_row (db, ctx) {
-        const result = await db.query(insert, newRow())
-        ctx.ids.noteInserted(Number(result.first))
+        const row = newRow()
+        const result = await db.query(insert, row)
+        if (fingerprintOf) {
+          ctx.ids.noteInserted(Number(result.first), fingerprintOf(row))
+        } else {
+          const returned = String(result.first)
+          const space = returned.indexOf(' ')
+          ctx.ids.noteInserted(Number(returned.slice(0, space)), Number(returned.slice(space + 1)))
+        }
         ctx.written(1, pointsPerRow)
       },
 

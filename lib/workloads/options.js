@@ -1,5 +1,6 @@
 import { UsageError } from '../errors.js'
 import { parseOffset } from '../sidecar/durations.js'
+import { quote, shown } from '../config/quote.js'
 
 // A workload's own command-line options (`--hosts 100 --batch-size 5000`),
 // declared by its module: their spelling, type, default and bounds. The CLI
@@ -71,31 +72,35 @@ export function optionValues (specs, given, where = '--') {
  * @param {(problem: string) => Error} fail
  */
 function parseOptionValue (name, spec, value, fail) {
+  // flags give text (or true/false), a plan JSON or YAML scalars; a list or
+  // an object (a flag given twice, a plan's nested value) is none of them
+  if (typeof value === 'object' && value !== null) throw fail(`expected one value, got ${shown(value)}`)
   switch (spec.type) {
     case 'boolean':
       if (typeof value === 'boolean') return value
       if (value === 'true' || value === 'false') return value === 'true'
-      throw fail(`expected true or false, got "${value}"`)
+      throw fail(`expected true or false, got ${quote(value)}`)
     case 'string':
       return String(value)
     case 'choice':
-      if (!spec.choices?.includes(String(value))) throw fail(`one of ${spec.choices?.join(', ')}, got "${value}"`)
+      if (!spec.choices?.includes(String(value))) throw fail(`one of ${spec.choices?.join(', ')}, got ${quote(value)}`)
       return String(value)
     case 'duration': {
       let seconds
       try {
         seconds = parseOffset(value, name)
       } catch {
-        throw fail(`expected a duration like 10s, 15m or 1h, got "${value}"`)
+        throw fail(`expected a duration like 10s, 15m or 1h, got ${quote(value)}`)
       }
-      return inRange(seconds, spec, fail, `${value}`)
+      return inRange(seconds, spec, fail, quote(value).slice(1, -1))
     }
     default: {
       const text = String(value).trim()
       const number = Number(text)
-      if (text === '' || !Number.isFinite(number)) throw fail(`expected a number, got "${value}"`)
-      if (spec.type === 'integer' && !Number.isInteger(number)) throw fail(`expected a whole number, got "${value}"`)
-      return inRange(number, spec, fail, text)
+      if (text === '' || !Number.isFinite(number)) throw fail(`expected a number, got ${quote(value)}`)
+      // beyond 2^53 a whole number is not exact any more
+      if (spec.type === 'integer' && !Number.isSafeInteger(number)) throw fail(`expected a whole number, got ${quote(value)}`)
+      return inRange(number, spec, fail, quote(text).slice(1, -1))
     }
   }
 }

@@ -4,6 +4,8 @@ import { denseTableWorkload } from './dense-table.js'
 const HOSTS = 100
 const METRICS = ['usage_user', 'usage_system', 'usage_idle', 'usage_nice', 'usage_iowait', 'usage_irq', 'usage_softirq', 'usage_steal', 'usage_guest', 'usage_guest_nice']
 
+const FINGERPRINT = '(extract(epoch FROM time) * 1000000)::bigint % 65536'
+
 const usage = () => Math.random() * 100
 
 /** @param {number} first */
@@ -19,8 +21,12 @@ export default denseTableWorkload({
   prefix: 'ts',
   schema: new URL('../../schema/timeseries.sql', import.meta.url),
   drop: new URL('../../schema/timeseries.drop.sql', import.meta.url),
-  insertSql: `INSERT INTO cpu (time, tags_id, ${METRICS.join(', ')}) VALUES (now(), $1, ${METRICS.map((_, i) => `$${i + 2}`).join(', ')}) RETURNING id`,
+  // The row's time (the server's clock at insert, which updates leave
+  // alone), in microseconds modulo 2^16, tells the row inserted from a
+  // later one that took its id; the insert returns it after the id.
+  insertSql: `INSERT INTO cpu (time, tags_id, ${METRICS.join(', ')}) VALUES (now(), $1, ${METRICS.map((_, i) => `$${i + 2}`).join(', ')}) RETURNING id::text || ' ' || (${FINGERPRINT})::text`,
   newRow: () => withUsages(1 + Math.floor(Math.random() * HOSTS)),
+  fingerprintSql: FINGERPRINT,
   updateSql: `UPDATE cpu SET ${METRICS.map((m, i) => `${m} = $${i + 2}`).join(', ')} WHERE id = $1`,
   pointsPerRow: 10,
   changedRow: withUsages

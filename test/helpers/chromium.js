@@ -7,6 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
+import { installHint } from './tools.js'
 
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']
 
@@ -30,7 +31,7 @@ const FLAGS = [
  */
 async function chromium (args, timeoutMs) {
   const browser = findChromium()
-  if (!browser) throw new Error(`no Chromium found (tried ${CANDIDATES.join(', ')}; set PGLOADGEN_CHROMIUM); on Debian: apt-get install chromium`)
+  if (!browser) throw new Error(`no Chromium found (tried ${CANDIDATES.join(', ')} and PGLOADGEN_CHROMIUM): ${installHint('chromium')}`)
   const profile = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-chromium-'))
   try {
     return await new Promise((resolve, reject) => {

@@ -3,6 +3,8 @@
 // library docker-compose v1 itself depends on, so the tests need no YAML
 // package of their own.
 import { spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { installHint } from './tools.js'
 
 /**
  * Runs docker-compose; error is set when it cannot be started at all.
@@ -16,7 +18,7 @@ export function dockerCompose (args, cwd) {
 /** Why docker-compose cannot be run here, or null when it can. */
 export function missingDockerCompose () {
   const probe = dockerCompose(['version'], process.cwd())
-  if (probe.error) return `docker-compose not found (${/** @type {any} */ (probe.error).code}): install it (apt-get install -y docker-compose) to check docker-compose.yml`
+  if (probe.error) return `docker-compose not found (${/** @type {any} */ (probe.error).code}), needed to check docker-compose.yml: ${installHint('docker-compose')}`
   if (probe.status !== 0) return `docker-compose version failed: ${probe.stderr}`
   return null
 }
@@ -28,8 +30,11 @@ export function missingDockerCompose () {
  * @returns {any}
  */
 export function parseYaml (text) {
-  const result = spawnSync('python3', ['-c', 'import sys, json, yaml; json.dump(yaml.safe_load(sys.stdin), sys.stdout)'], { input: text, encoding: 'utf8' })
-  if (result.error || result.status !== 0) throw new Error(`python3 with PyYAML (a dependency of docker-compose v1) could not parse YAML: ${result.error ?? result.stderr}`)
+  // Debian's python3, the one docker-compose v1 runs on (python3-yaml), not
+  // whichever python3 comes first on PATH.
+  const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3'
+  const result = spawnSync(python, ['-c', 'import sys, json, yaml; json.dump(yaml.safe_load(sys.stdin), sys.stdout)'], { input: text, encoding: 'utf8' })
+  if (result.error || result.status !== 0) throw new Error(`python3 with PyYAML (a dependency of docker-compose v1) could not parse YAML: ${result.error ?? result.stderr}; ${installHint('python3-yaml')}`)
   return JSON.parse(result.stdout)
 }
 

@@ -56,7 +56,12 @@ export function query (url, sql, params = []) {
 export async function createTestDatabase (t, name, adminUrl = PG15_ADMIN_URL) {
   const database = `pgloadgen_test_${name}_${process.pid}`
   if (!/^[a-z0-9_]+$/.test(database)) throw new Error(`bad test database name ${database}`)
-  await query(adminUrl, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+  try {
+    await query(adminUrl, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+  } catch (err) {
+    // The first contact with the server: say which one, and how it gets there.
+    throw new Error(`the tests' PostgreSQL 15 at ${adminUrl} cannot be used (${err}): npm test starts one on 127.0.0.1:5432 (its set-up, test/setup/system.sh), or set PGLOADGEN_TEST_PG15_URL`, { cause: err })
+  }
   await query(adminUrl, `CREATE DATABASE ${database}`)
   t.teardown(() => query(adminUrl, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`))
   return { name: database, url: urlFor(adminUrl, database), adminUrl }

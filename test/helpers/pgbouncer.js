@@ -10,6 +10,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { serverUser } from '../../lib/embedded/system-user.js'
 import { createLogger } from '../../lib/log.js'
+import { installHint } from './tools.js'
 
 const BINARY = '/usr/sbin/pgbouncer'
 
@@ -22,7 +23,7 @@ const BINARY = '/usr/sbin/pgbouncer'
  * @returns {Promise<{ url: string, port: number }>}  url: the same database through PgBouncer
  */
 export async function startPgBouncer (t, url, { poolMode = 'transaction', poolSize = 4 } = {}) {
-  if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: install Debian's pgbouncer package (apt-get install pgbouncer); .ci/run does`)
+  if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: ${installHint('pgbouncer')}`)
   const target = new URL(url)
   const database = decodeURIComponent(target.pathname.slice(1))
   const dir = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-pgbouncer-'))

@@ -8,6 +8,7 @@ import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { waitFor } from './cli.js'
+import { installHint } from './tools.js'
 
 export const PROMETHEUS_BIN = process.env.PROMETHEUS_BIN ?? '/usr/bin/prometheus'
 export const PROMTOOL_BIN = process.env.PROMTOOL_BIN ?? '/usr/bin/promtool'
@@ -18,7 +19,7 @@ export const PROMTOOL_BIN = process.env.PROMTOOL_BIN ?? '/usr/bin/promtool'
  * @returns {string | null}
  */
 export function missingBinary (bin) {
-  if (!existsSync(bin)) return `${bin} not found: install Debian's prometheus package (apt-get install -y prometheus), or set PROMETHEUS_BIN / PROMTOOL_BIN`
+  if (!existsSync(bin)) return `${bin} not found (or set PROMETHEUS_BIN / PROMTOOL_BIN): ${installHint('prometheus')}`
   const probe = spawnSync(bin, ['--version'], { encoding: 'utf8' })
   if (probe.status !== 0) return `${bin} --version failed: ${probe.stderr || probe.error}`
   return null

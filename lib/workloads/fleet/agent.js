@@ -1,4 +1,4 @@
-import { AGENT_SERIES_SQL, REGISTER_AGENT_SQL } from './schema.js'
+import { AGENT_SERIES_SQL, POINTS, REGISTER_AGENT_SQL } from './schema.js'
 
 // One agent of the fleet: its series, registered when it starts, and the
 // points of one flush, written as COPY text.
@@ -11,6 +11,7 @@ const VALUES = Array.from({ length: 1000 }, (_, n) => `${n}\n`)
 
 /**
  * @typedef {object} AgentSeries
+ * @property {string[]} ids        the series' ids
  * @property {string[]} prefixes   each series' id and a tab: the start of its COPY row
  */
 
@@ -30,7 +31,7 @@ export async function startAgent (db, agent, config) {
     ids = await seriesIds(db, agent, metrics)
   }
   if (ids.length !== metrics) throw new Error(`agent ${agent}: ${ids.length} of its ${metrics} series are registered`)
-  return { prefixes: ids.map(id => `${id}\t`) }
+  return { ids, prefixes: ids.map(id => `${id}\t`) }
 }
 
 /**
@@ -62,4 +63,18 @@ export function * flushRows ({ prefixes }, atMs) {
     }
   }
   if (text !== '') yield text
+}
+
+/**
+ * A statement that counts the points of one flush the table holds: the
+ * agent's series at the flush's time stamp. For a flush whose connection
+ * broke before the acknowledgement.
+ * @param {AgentSeries} series
+ * @param {number} atMs
+ */
+export function flushProbe ({ ids }, atMs) {
+  return {
+    text: `SELECT count(*) AS n FROM ${POINTS} WHERE time = $1::timestamptz AND series_id = ANY($2::bigint[])`,
+    params: [new Date(atMs).toISOString(), ids]
+  }
 }

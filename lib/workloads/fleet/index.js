@@ -15,7 +15,7 @@
 //   pgloadgen run -w fleet --agents 50 --spawn-interval 10s --jitter 5s --partition-interval 1h
 import { agentPhase, configureFleet, FLEET_OPTIONS, MAINTAIN_EVERY_S } from './config.js'
 import { COPY_SQL, createPointsTable, DROP_SQL, keepPartitionsAhead, POINTS, registerFleet, SCHEMA_SQL } from './schema.js'
-import { flushRows, startAgent } from './agent.js'
+import { flushProbe, flushRows, startAgent } from './agent.js'
 import { fleetStatistics } from './statistics.js'
 
 /** @typedef {import('./config.js').FleetConfig} FleetConfig */
@@ -59,9 +59,16 @@ export default {
       const config = /** @type {FleetConfig} */ (ctx.config)
       // An agent registers its series when it starts: before its first flush.
       const series = ctx.state.series ?? (ctx.state.series = await startAgent(db, ctx.clientId, config))
+      const atMs = Date.now()
+      const lost = (/** @type {unknown} */ err) => ctx.writeFailed(err, series.ids.length, () => flushProbe(series, atMs))
       if (!config.reconnectPerFlush) {
-        const copied = await db.copyFrom(COPY_SQL, flushRows(series, Date.now()))
-        ctx.written(copied.rowCount, copied.rowCount)
+        try {
+          const copied = await db.copyFrom(COPY_SQL, flushRows(series, atMs))
+          ctx.written(copied.rowCount, copied.rowCount)
+        } catch (err) {
+          lost(err)
+          throw err
+        }
         return
       }
       // haggar without connection caching dials for every flush; the
@@ -73,9 +80,10 @@ export default {
         throw new Error(`connecting for a flush: ${/** @type {Error} */ (err).message}`, { cause: err })
       }
       try {
-        const copied = await own.copyFrom(COPY_SQL, flushRows(series, Date.now()))
+        const copied = await own.copyFrom(COPY_SQL, flushRows(series, atMs))
         ctx.written(copied.rowCount, copied.rowCount)
       } catch (err) {
+        lost(err)
         // The client's own connection is fine: a lost flush connection
         // must not read as its loss.
         if (own.connection.broken) throw new Error(`flush connection: ${/** @type {Error} */ (err).message}`, { cause: err })

@@ -1,6 +1,6 @@
 import { BinaryRows, COPY_BINARY_SQL, COPY_TEXT_SQL, TextRows } from './copy-rows.js'
 import { InsertRows } from './insert-rows.js'
-import { FIELDS } from './schema.js'
+import { CPU_TABLE, FIELDS } from './schema.js'
 
 // insert_batch: the next --batch-size rows of the shared stream, sent by
 // the chosen method in one statement; once the server acknowledges them,
@@ -15,7 +15,27 @@ import { FIELDS } from './schema.js'
 /** @typedef {import('./config.js').TsbsConfig} TsbsConfig */
 /** @typedef {import('./setup.js').Shared} Shared */
 /** @typedef {BinaryRows | TextRows | InsertRows} Sink */
-/** @typedef {{ sink: Sink, rows: number, newestEpoch: number }} Prepared */
+/** @typedef {{ sink: Sink, keys: BatchKeys, rows: number, newestEpoch: number }} Prepared */
+
+// The (time, tags_id) of each row of a batch: a point is sent once, so they
+// name the batch's rows in the table. Kept so that a batch whose
+// connection broke before the acknowledgement can be looked for at exit.
+class BatchKeys {
+  /** @param {number} size */
+  constructor (size) {
+    this.times = new Float64Array(size)
+    this.tags = new Int32Array(size)
+    this.count = 0
+  }
+
+  /** A statement that counts the rows of the batch the table holds. */
+  probe () {
+    return {
+      text: `SELECT count(*) AS n FROM ${CPU_TABLE} WHERE (time, tags_id) IN (SELECT to_timestamp(0) + k.ms * interval '1 millisecond', k.tags_id FROM unnest($1::float8[], $2::int[]) AS k(ms, tags_id))`,
+      params: [Array.from(this.times.subarray(0, this.count)), Array.from(this.tags.subarray(0, this.count))]
+    }
+  }
+}
 
 /**
  * @param {TsbsConfig} config
@@ -30,16 +50,25 @@ function newSink (config) {
 }
 
 /**
- * Takes the next rows of the stream into a sink.
+ * Takes the next rows of the stream into a sink, noting their keys.
  * @param {import('./stream.js').CpuStream} stream
  * @param {Sink} sink
+ * @param {BatchKeys} keys
  * @param {number} batchSize
  * @returns {Prepared}
  */
-function prepare (stream, sink, batchSize) {
+function prepare (stream, sink, keys, batchSize) {
   sink.begin()
-  const { rows, newestEpoch } = stream.take(batchSize, sink)
-  return { sink, rows, newestEpoch }
+  keys.count = 0
+  const { times, tags } = keys
+  const { rows, newestEpoch } = stream.take(batchSize, {
+    row (timeMs, tagsId, values) {
+      times[keys.count] = timeMs
+      tags[keys.count++] = tagsId
+      sink.row(timeMs, tagsId, values)
+    }
+  })
+  return { sink, keys, rows, newestEpoch }
 }
 
 /**
@@ -62,15 +91,17 @@ export async function insertBatch (db, ctx) {
   const state = ctx.state
   /** @type {[Sink, Sink]} */
   const sinks = state.sinks ??= [newSink(config), newSink(config)]
+  /** @type {[BatchKeys, BatchKeys]} */
+  const keys = state.keys ??= [new BatchKeys(config.batchSize), new BatchKeys(config.batchSize)]
   /** @type {Prepared} */
-  const batch = state.prepared ?? prepare(stream, sinks[0], config.batchSize)
+  const batch = state.prepared ?? prepare(stream, sinks[0], keys[0], config.batchSize)
   state.prepared = null
   // the real clock has nothing due yet
   if (batch.rows === 0) return false
   const { sink, rows } = batch
-  const other = sink === sinks[0] ? sinks[1] : sinks[0]
+  const next = sink === sinks[0] ? 1 : 0
   // on the real clock a batch is what is due when it goes, not earlier
-  const makeNext = stream.real ? null : () => { state.prepared = prepare(stream, other, config.batchSize) }
+  const makeNext = stream.real ? null : () => { state.prepared = prepare(stream, sinks[next], keys[next], config.batchSize) }
   let stored
   try {
     if (sink instanceof InsertRows) {
@@ -82,6 +113,7 @@ export async function insertBatch (db, ctx) {
     }
   } catch (err) {
     sink.discard()
+    ctx.writeFailed(err, rows, () => batch.keys.probe())
     throw err
   }
   stream.written(batch.newestEpoch)

@@ -1,3 +1,4 @@
+import { quote } from '../../config/quote.js'
 import { INSERT_MAX_ROWS } from './insert-rows.js'
 import { randomSeed } from './random.js'
 
@@ -92,10 +93,10 @@ export function configure ({ options }) {
  */
 function parseTime (text) {
   const iso = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}(:?\d{2})?)?$/i.exec(text.trim())
-  if (iso === null) throw new Error(`--start: expected an ISO 8601 time such as ${TSBS_START}, or now; got "${text}"`)
+  if (iso === null) throw new Error(`--start: expected an ISO 8601 time such as ${TSBS_START}, or now; got ${quote(text)}`)
   const zoned = iso[4] !== undefined || iso[1] === undefined ? text.trim() : `${text.trim()}Z`
   const ms = Date.parse(zoned.replace(' ', 'T'))
-  if (!Number.isFinite(ms)) throw new Error(`--start: not a valid time: "${text}"`)
+  if (!Number.isFinite(ms)) throw new Error(`--start: not a valid time: ${quote(text)}`)
   return ms
 }
 

@@ -1,0 +1,79 @@
+// A private ZFS pool on a file (Debian's zfs-fuse), for tests that need a
+// real dataset: the daemon made to answer, the pool created, and destroyed
+// at the end even when the test failed half-way or the daemon died.
+import { execFile, spawnSync } from 'node:child_process'
+import { rm } from 'node:fs/promises'
+import { promisify } from 'node:util'
+import { waitFor } from './cli.js'
+
+const exec = promisify(execFile)
+
+/**
+ * Runs a ZFS tool; resolves with stdout. Bounded: a wedged daemon must fail
+ * the test, not hang it.
+ * @param {string} tool   zfs or zpool
+ * @param {string[]} args
+ * @param {number} [timeoutMs]
+ */
+export async function zfs (tool, args, timeoutMs = 120000) {
+  return (await exec(tool, args, { timeout: timeoutMs, killSignal: 'SIGKILL' })).stdout
+}
+
+/** Whether the zfs-fuse daemon answers now. */
+export function daemonAnswers () {
+  return spawnSync('zpool', ['list'], { timeout: 15000, killSignal: 'SIGKILL' }).status === 0
+}
+
+/**
+ * Makes sure the zfs-fuse daemon runs, as .ci/run starts it. Returns why ZFS
+ * cannot be used, or null.
+ * @returns {Promise<string | null>}
+ */
+export async function ensureZfs () {
+  if (spawnSync('sh', ['-c', 'command -v zfs && command -v zpool && command -v zfs-fuse']).status !== 0) {
+    return 'zfs-fuse is not installed (apt-get install -y zfs-fuse)'
+  }
+  if (process.getuid?.() !== 0) return 'the ZFS test creates a pool and must run as root'
+  // Whether the daemon answers is the test: a killed daemon leaves a pid
+  // file, and zfs-fuse refuses to start over its own pid file.
+  if (!daemonAnswers()) {
+    await rm('/run/zfs-fuse.pid', { force: true })
+    const started = spawnSync('zfs-fuse', ['--pidfile', '/run/zfs-fuse.pid'], { encoding: 'utf8' })
+    if (started.status !== 0) return `cannot start the zfs-fuse daemon: ${started.stderr || started.error}`
+  }
+  try {
+    await waitFor(() => daemonAnswers(), { what: 'the zfs-fuse daemon to answer', timeoutMs: 15000 })
+  } catch (err) {
+    return String(err)
+  }
+  return null
+}
+
+/**
+ * Destroys a pool. When the daemon died under the test, its mounts are
+ * left dead: they are detached, the daemon is started again (it imports
+ * the pool from its cache) and the pool is destroyed then. Never
+ * `zpool destroy -f`: forcing zfs-fuse to unmount a dataset with files
+ * still open can hang its FUSE side for every pool.
+ * @param {string} pool
+ * @param {string[]} mounts   the pool's mount points, deepest first
+ * @returns {Promise<string | null>} what went wrong, or null
+ */
+export async function destroyPool (pool, mounts) {
+  if (!daemonAnswers()) {
+    for (const mount of mounts) spawnSync('umount', ['-l', mount], { timeout: 15000, killSignal: 'SIGKILL' })
+    const problem = await ensureZfs()
+    if (problem) return `the zfs-fuse daemon died and could not be started again: ${problem}`
+  }
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await zfs('zpool', ['destroy', pool], 30000)
+      return null
+    } catch (err) {
+      const said = String(/** @type {any} */ (err).stderr || err)
+      if (/no such pool/.test(said)) return null
+      if (attempt === 10 || /** @type {any} */ (err).killed) return `cannot destroy the test pool ${pool}: ${said}`
+      await new Promise(resolve => setTimeout(resolve, 1000))
+    }
+  }
+}
