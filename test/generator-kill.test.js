@@ -8,7 +8,8 @@ import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
-import { CliRun, runCli, sleep } from './helpers/cli.js'
+import { CliRun, runCli, sleep, waitFor } from './helpers/cli.js'
+import { requestsDone } from './helpers/disruption.js'
 import { tempDataDir } from './helpers/embedded.js'
 import { EmbeddedServer } from '../lib/embedded/server.js'
 import { resolveProfile } from '../lib/embedded/profile.js'
@@ -40,7 +41,13 @@ async function killServer (pid) {
   process.kill(pid, 'SIGSTOP')
   const { stdout } = await run('pgrep', ['-P', String(pid)]).catch(() => ({ stdout: '' }))
   const pids = [pid, ...stdout.split('\n').map(line => Number(line.trim())).filter(n => n > 0)]
-  for (const each of pids) process.kill(each, 'SIGKILL')
+  for (const each of pids) {
+    try {
+      process.kill(each, 'SIGKILL')
+    } catch {
+      // it ended by itself meanwhile
+    }
+  }
   while (pids.some(alive)) await sleep(20)
   return pids
 }
@@ -52,8 +59,9 @@ async function killServer (pid) {
  */
 async function killedRun (t, dataDir) {
   const generator = new CliRun(['run', '--data-dir', dataDir, '-c', '2', '-d', '60', '-p', '0'], { t })
-  await generator.metricsUrl()
-  await sleep(1500)
+  // killed under load: once the embedded server is up and requests are done
+  const metricsUrl = await generator.metricsUrl()
+  await waitFor(async () => await requestsDone(metricsUrl) > 100, { what: 'requests to be done', timeoutMs: 60000 })
   generator.child.kill('SIGKILL')
   const result = await generator.exited
   t.equal(result.signal, 'SIGKILL', 'the generator was killed with SIGKILL')

@@ -23,7 +23,10 @@ const METRICS = {
   pgloadgen_cpu_system_us: { type: 'counter', labels: [] },
   // what the requests wrote: rows, and points (metric values)
   pgloadgen_rows_written_total: { type: 'counter', labels: ['type'] },
-  pgloadgen_points_written_total: { type: 'counter', labels: ['type'] }
+  pgloadgen_points_written_total: { type: 'counter', labels: ['type'] },
+  // requests failed for want of disk space, and whether the disk is full now
+  pgloadgen_disk_full_failures_total: { type: 'counter', labels: ['type'] },
+  pgloadgen_disk_full: { type: 'gauge', labels: [] }
 }
 // A few of prom-client's default metrics, Node's process metrics.
 const PROCESS_METRICS = {
@@ -61,7 +64,7 @@ function checkPage (t, page) {
 
   // The stats collector and the sidecar have metrics of their own, under their own prefixes.
   const ours = [...families.keys()].filter(name => name.startsWith('pgloadgen_') && !/^pgloadgen_(pgstats|sidecar)_/.test(name)).sort()
-  t.same(ours, Object.keys(METRICS).sort(), 'exactly the generator\'s names: the nine of the original tool, and the rows and points written')
+  t.same(ours, Object.keys(METRICS).sort(), 'exactly the generator\'s names: the nine of the original tool, the rows and points written, and the disk-full ones')
   for (const [name, { type, labels }] of Object.entries(METRICS)) {
     const family = families.get(name)
     t.equal(family?.type, type, `${name} is a ${type}`)

@@ -26,7 +26,7 @@ t.teardown(() => rm(dir, { recursive: true, force: true }))
 
 /** @type {BadCase[]} */
 const cases = [
-  { name: 'unknown action', text: 'actions:\n  - action: reindex\n    after: 1s\n', problem: /actions\[0\]\.action: expected one of vacuum, checkpoint, analyze, reset-stats, fillfactor, got "reindex"/ },
+  { name: 'unknown action', text: 'actions:\n  - action: reindex\n    after: 1s\n', problem: /actions\[0\]\.action: expected one of vacuum, checkpoint, analyze, reset-stats, fillfactor, evict-cache, got "reindex"/ },
   { name: 'missing trigger', text: 'actions:\n  - action: checkpoint\n', problem: /actions\[0\]: give exactly one of after, at, every, when/ },
   { name: 'two triggers', text: 'actions:\n  - action: checkpoint\n    after: 1s\n    every: 5m\n', problem: /actions\[0\]: give exactly one of after, at, every, when \(got after, every\)/ },
   { name: 'condition that cannot be read', text: 'actions:\n  - action: vacuum\n    table: test_table\n    freeze: true\n    when: dead tuples of test_table are many\n', problem: /actions\[0\]\.when: cannot read condition "dead tuples of test_table are many"/ },
@@ -41,6 +41,8 @@ const cases = [
   { name: 'bad cooldown', text: 'actions:\n  - action: analyze\n    when: disk_free < 1 GB\n    cooldown: soon\n', problem: /actions\[0\]\.cooldown: not a duration: "soon"/ },
   { name: 'flag not a boolean', text: 'actions:\n  - action: vacuum\n    table: test_table\n    freeze: yes please\n    after: 1s\n', problem: /actions\[0\]\.freeze: expected true or false/ },
   { name: 'vacuum without a table', text: 'actions:\n  - action: vacuum\n    after: 1s\n', problem: /actions\[0\]: vacuum needs a table/ },
+  { name: 'evict-cache without a table', text: 'actions:\n  - action: evict-cache\n    after: 1s\n', problem: /actions\[0\]: evict-cache needs a table/ },
+  { name: 'evict-cache with a vacuum flag', text: 'actions:\n  - action: evict-cache\n    table: test_table\n    freeze: true\n    after: 1s\n', problem: /actions\[0\]\.freeze: only for vacuum/ },
   { name: 'a statement for a table', text: 'actions:\n  - action: vacuum\n    table: "t; drop table x"\n    after: 1s\n', problem: /actions\[0\]: not a table name: "t; drop table x"/ },
   { name: 'an entry that is not an object', text: 'actions:\n  - checkpoint\n', problem: /actions\[0\]: expected an object/ },
   { name: 'no actions', text: 'actions: []\n', problem: /schedule: expected a non-empty list "actions"/ },

@@ -80,7 +80,7 @@ export async function main (argv) {
       .positional('dir', { type: 'string', describe: 'a run --record directory or an experiment --out directory' }),
     (args) => choose(reportCommand, args))
     .command('snapshot', 'take, list, roll back and destroy snapshots of the data directory', (y) => snapshotSubcommands(y, choose))
-    .demandCommand(1, 'give a command: run, init, workloads, stats, vacuum, analyze, checkpoint, reset-stats, drop-partitions, delete, snapshot, sidecar, experiment or report')
+    .demandCommand(1, 'give a command: run, init, workloads, stats, vacuum, analyze, checkpoint, reset-stats, evict-cache, drop-partitions, delete, snapshot, sidecar, experiment or report')
     .fail((message, err) => {
       if (err) throw err
       usageProblem = message

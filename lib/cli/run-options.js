@@ -1,3 +1,4 @@
+import { profileHelp } from '../embedded/profile.js'
 import { DEFAULT_EVENTS_FILE } from './target-options.js'
 import { statsOptions } from './stats-options.js'
 
@@ -35,7 +36,7 @@ export function runBuilder (y, workloadSpecs = {}) {
     .option('json', { type: 'boolean', default: false, describe: 'print a JSON summary on stdout at exit' })
     .option('reset', { type: 'boolean', default: false, describe: 'drop and recreate the workload\'s tables first' })
     .option('data-dir', { type: 'string', default: './.pgloadgen/pgdata', describe: 'data directory of the embedded server' })
-    .option('profile', { type: 'string', default: 'lab', describe: 'PostgreSQL settings of the embedded server: a name in notes/postgres/ or a .conf path' })
+    .option('profile', { type: 'string', default: 'lab', describe: profileHelp() })
     .option('pg-port', { type: 'string', default: '0', describe: 'port of the embedded server (0: any free port)' })
     .option('connect-timeout', { type: 'string', default: '15', describe: 'seconds to wait for the server at start' })
     .option('shutdown-timeout', { type: 'string', default: '10', describe: 'seconds to wait for requests in flight at exit' })

@@ -1,11 +1,28 @@
 import { readFile } from 'node:fs/promises'
-import { existsSync } from 'node:fs'
+import { existsSync, readdirSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { UsageError } from '../errors.js'
 import { quote } from '../config/quote.js'
 
 const PROFILE_DIR = fileURLToPath(new URL('../../notes/postgres/', import.meta.url))
+
+/**
+ * The profiles of notes/postgres/, by name (lab, io-bound, vacuum-2018, …).
+ * @returns {string[]}
+ */
+export function profileNames () {
+  try {
+    return readdirSync(PROFILE_DIR).filter(f => f.endsWith('.conf')).map(f => f.slice(0, -'.conf'.length)).sort()
+  } catch {
+    return []
+  }
+}
+
+/** What --profile takes, for the help of the commands that have it. */
+export function profileHelp () {
+  return `PostgreSQL settings of the embedded server: a profile of notes/postgres/ (${profileNames().join(', ')}) or a .conf path`
+}
 
 /**
  * A profile is a postgresql.conf fragment: a name of a file in notes/postgres/
@@ -15,7 +32,7 @@ const PROFILE_DIR = fileURLToPath(new URL('../../notes/postgres/', import.meta.u
  */
 export function resolveProfile (nameOrPath) {
   const file = /[/\\]|\.conf$/.test(nameOrPath) ? path.resolve(nameOrPath) : path.join(PROFILE_DIR, `${nameOrPath}.conf`)
-  if (!existsSync(file)) throw new UsageError(`unknown PostgreSQL profile ${quote(nameOrPath)} (profiles live in notes/postgres/)`)
+  if (!existsSync(file)) throw new UsageError(`unknown PostgreSQL profile ${quote(nameOrPath)} (notes/postgres/ has ${profileNames().join(', ')}; or give the path of a .conf file)`)
   return file
 }
 

@@ -46,6 +46,8 @@ import { MAX_TIMER_S } from '../sidecar/durations.js'
 
 // as the CLI's --concurrency
 const MAX_CONCURRENCY = 10000
+// the fewest repetitions a confidence interval of a variant's ratios is computed from
+export const DEFAULT_REPETITIONS = 3
 
 const TOP = new Set(['name', 'description', 'server', 'workload', 'options', 'scripts', 'builtins', 'defines', 'scale', 'protocol', 'mix', 'concurrency', 'stats_interval', 'prepare', 'variants', 'repetitions'])
 
@@ -134,7 +136,8 @@ export async function parsePlan (data, { baseDir }) {
     statsIntervalS,
     prepare: parsePrepare(plan.prepare, concurrency, workload),
     variants,
-    repetitions: plan.repetitions === undefined ? 2 : positiveInteger(plan.repetitions, 'repetitions')
+    // 3 at least for a confidence interval (report/statistics.js); fewer only when asked
+    repetitions: plan.repetitions === undefined ? DEFAULT_REPETITIONS : positiveInteger(plan.repetitions, 'repetitions')
   }
 }
 

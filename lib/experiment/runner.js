@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks'
 import { existsSync } from 'node:fs'
-import { mkdir, readdir, writeFile } from 'node:fs/promises'
+import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import pg from 'pg'
 import client from 'prom-client'
@@ -18,6 +18,7 @@ import { currentValue, holds } from '../sidecar/conditions.js'
 import { statsView } from '../pgstats/stats-view.js'
 import { PGLOADGEN_VERSION } from '../recorder/run-info.js'
 import { writeReport } from '../report/index.js'
+import { MIN_REPETITIONS, verdictLines } from '../report/statistics.js'
 import { initPgbench, InitError } from '../pgbench/init.js'
 import { isSameTable } from '../sidecar/retention-spec.js'
 
@@ -68,6 +69,7 @@ export async function runExperiment (plan, { out, stop, log }) {
     const info = { name: plan.name, plan: planForRecord(plan), started_at: startedAt.toISOString(), ended_at: null, pgloadgen_version: PGLOADGEN_VERSION, postgres_version: serverVersion }
     await writeFile(path.join(outDir, 'experiment.json'), JSON.stringify(info, null, 2) + '\n')
 
+    if (plan.repetitions < MIN_REPETITIONS) log.warn(`repetitions: ${plan.repetitions}, fewer than ${MIN_REPETITIONS}: the report gives no confidence interval and cannot tell the variants apart`)
     await prepare(context)
     // Variants interleaved per repetition (A1 B1 A2 B2), so that a drift
     // of the machine does not fall on one variant.
@@ -78,7 +80,9 @@ export async function runExperiment (plan, { out, stop, log }) {
       }
     }
     await writeFile(path.join(outDir, 'experiment.json'), JSON.stringify({ ...info, ended_at: new Date().toISOString(), interrupted: stop.requested }, null, 2) + '\n')
-    await writeReport(outDir)
+    const written = await writeReport(outDir)
+    // the verdicts in words: worse only when the intervals do not overlap
+    if (written.summary) for (const line of verdictLines(JSON.parse(await readFile(written.summary, 'utf8')))) log.info(line)
     log.info(`report: ${path.join(outDir, 'report.html')}`)
     return stop.requested ? 1 : 0
   } finally {
@@ -249,6 +253,7 @@ function openSession (context, dir, { reset, workload, mix, concurrency, describ
     connectTimeoutS: 30,
     pgStats: { intervalS: plan.statsIntervalS, pgstattuple: false },
     recordDir: dir,
+    serverLogDir: context.dataDir,
     describe: { command: 'experiment', experiment: plan.name, ...describe },
     registry: new client.Registry(),
     log: context.log

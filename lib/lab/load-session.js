@@ -16,6 +16,7 @@ import { StatsCollector } from '../pgstats/collector.js'
 import { Recorder } from '../recorder/recorder.js'
 import { DiskSpaceWatch } from './disk-space.js'
 import { readSettings, writeRunInfo } from '../recorder/run-info.js'
+import { recordVacuums, serverLogMark } from '../recorder/vacuums.js'
 import { RuntimeError } from '../errors.js'
 
 /**
@@ -34,6 +35,7 @@ import { RuntimeError } from '../errors.js'
  * @property {{ intervalS: number, pgstattuple: boolean } | null} pgStats  null: no collector
  * @property {string | null} recordDir        samples, run.json and summary.json go there
  * @property {{ dataDir: string | null, events: import('../sidecar/events.js').EventLog | null }} [disk]  watch for a full disk (lib/lab/disk-space.js)
+ * @property {string | null} [serverLogDir]  the server's data directory, when local: autovacuums are read from its log (else disk.dataDir)
  * @property {Record<string, unknown>} describe  more facts for run.json (flags, plan step, label)
  * @property {import('prom-client').Registry} registry
  * @property {import('../log.js').Logger} log
@@ -130,6 +132,8 @@ export class LoadSession {
       : null
     /** @type {Recorder | null} */
     this.recorder = null
+    /** @type {{ file: string, offset: number } | null} where the server log ended when the load started */
+    this.logMark = null
     this.disk = options.disk ? new DiskSpaceWatch({ ...options.disk, stats: this.stats, registry: options.registry, log: options.log }) : null
     this.startedAt = new Date()
     this.started = 0
@@ -146,6 +150,7 @@ export class LoadSession {
     const { options } = this
     if (options.recordDir) {
       await this.writeRunInfo(null)
+      this.logMark = await serverLogMark(options.serverLogDir ?? options.disk?.dataDir ?? null)
       this.recorder = new Recorder(options.recordDir, { stats: this.stats, generator: this.generator, pgStats: () => this.latestStats(), table: options.workload.table, workloadStats: options.workload.statistics.length > 0 ? () => this.services.latest() : null, disk: this.disk && (() => this.disk?.sample() ?? null) }, options.log)
       await this.recorder.start()
     }
@@ -222,7 +227,9 @@ export class LoadSession {
           }
     })
     if (options.recordDir) {
-      await writeFile(path.join(options.recordDir, 'summary.json'), JSON.stringify(summary, null, 2) + '\n')
+      // what each vacuum cost (lib/recorder/vacuums.js)
+      const vacuums = await recordVacuums(options.recordDir, this.logMark ?? null).catch(err => ({ vacuums: [], autovacuum_source: `none: ${errorMessage(err)}` }))
+      await writeFile(path.join(options.recordDir, 'summary.json'), JSON.stringify({ ...summary, ...vacuums }, null, 2) + '\n')
       await this.writeRunInfo(new Date())
     }
     return summary

@@ -131,6 +131,7 @@ export function actionColor (action) {
   if (action === 'analyze') return '#2f9e44'
   if (action === 'checkpoint') return '#7048e8'
   if (action === 'fillfactor') return '#f59f00'
+  if (action === 'evict-cache') return '#5c940d'
   if (action === 'drop-partitions') return '#9c36b5'
   if (action === 'delete') return '#e64980'
   if (action === 'pause') return '#868e96'
@@ -174,6 +175,9 @@ export function actionDetail (start, end) {
     if (typeof d.skipped === 'string') parts.push(`skipped: ${d.skipped}`)
     else if (d.note) parts.push(`nothing deleted: ${d.note}`)
     else parts.push(`${fmtNumber(d.rows_deleted ?? 0)} rows deleted in ${fmtNumber(d.batches ?? 0)} batch${d.batches === 1 ? '' : 'es'}${d.batch ? ` of ${fmtNumber(d.batch)}` : ''}`)
+  } else if (action === 'evict-cache' && end && typeof d.files === 'number') {
+    const page = typeof d.page_size === 'number' ? d.page_size : 4096
+    parts.push(`${fmtNumber(d.files)} file${d.files === 1 ? '' : 's'} (${fmtBytes(d.bytes ?? 0)}) evicted from the page cache: ${fmtBytes((d.resident_pages_before ?? 0) * page)} resident before, ${fmtBytes((d.resident_pages_after ?? 0) * page)} after`)
   } else if (typeof startDetail.sql === 'string') {
     parts.push(startDetail.sql)
   }

@@ -6,6 +6,8 @@ import { capacitySection } from './capacity-section.js'
 import { comparisonCharts } from './series-charts.js'
 import { WHOLE_RUN_METHOD } from './whole-run.js'
 import { wholeRunComparison, wholeRunRepetitions } from './whole-run-section.js'
+import { experimentVacuumCostSection } from './vacuum-cost-section.js'
+import { duringFlag, shortDuring, fmtInterval, intervalCell, noiseCell, statisticsLead, statisticsNotes, verdictCell } from './statistics-section.js'
 import {
   chartGrid, esc, fmtNumber, fmtPct, fmtRatio, fmtSeconds, fmtTime, fmtUs, keyValueTable, metaList, ratioClass, xRange
 } from './html.js'
@@ -75,8 +77,11 @@ ${variant.repetitions.map((run, r) => `<h3 style="margin-top:12px">${esc(figures
 
   const aroundAction = `
 <h2 id="around-action">Variants compared${actionFirst ? '' : ' around the first action'}</h2>
-<p class="lead">Means over the repetitions; the ranges are min – max. Spread: (max − min) / mean. Throughput in requests/s, all request types. Red: more than 10 % worse during the action than before it.${actionFirst ? '' : ' The action: each run\'s first vacuum, else analyze or checkpoint, else retention run, else autovacuum (see below).'}</p>
+<p class="lead">Means over the repetitions; under each ratio, its confidence interval and min – max. Spread: (max − min) / mean. Throughput in requests/s, all request types. Red: more than 10 % worse during the action than before it.${actionFirst ? '' : ' The action: each run\'s first vacuum, else analyze or checkpoint, else retention run, else autovacuum (see below).'}</p>
+<p class="lead">${esc(statisticsLead())}</p>
 ${overviewTable(summary)}
+${experimentVacuumCostSection(experiment)}
+${statisticsNotes(summary)}
 ${overview ? chartGrid([overview]) : ''}`
   const wholeRuns = `
 <h2 id="whole-runs">Whole runs compared</h2>
@@ -186,19 +191,23 @@ function meanRange (s, format) {
  */
 function overviewTable (summary) {
   const rate = (/** @type {number | null} */ v) => fmtNumber(v, 1)
-  const rows = summary.variants.map(v => {
+  const baseline = summary.variants[0]?.name ?? ''
+  const rows = summary.variants.map((v, i) => {
     const a = v.aggregate
+    const s = v.statistics
     const action = [...new Set(v.repetitions.map(r => r.action?.name ?? '–'))].join(', ')
-    return `<tr><td>${esc(v.name)}</td><td>${esc(action)}</td><td>${a.repetitions}</td>
-<td>${meanRange(a.action_duration_s, fmtSeconds)}</td>
+    return `<tr data-variant="${esc(v.name)}"><td>${esc(v.name)}</td><td>${esc(action)}</td><td>${a.repetitions}</td>
+<td>${meanRange(a.action_duration_s, fmtSeconds)}${duringFlag(s.short_during.map(d => d.samples))}</td>
 <td class="sep">${rate(a.throughput.before?.mean ?? null)}</td><td>${rate(a.throughput.during?.mean ?? null)}</td><td>${rate(a.throughput.after?.mean ?? null)}</td>
-<td class="${ratioClass(a.degradation_ratio?.mean, false)}">${meanRange(a.degradation_ratio, fmtRatio)}</td><td>${fmtPct(a.degradation_ratio?.spread)}</td>
+${intervalCell(s.degradation_ratio, ratioClass(a.degradation_ratio?.mean, false))}<td>${fmtPct(a.degradation_ratio?.spread)}</td>${noiseCell(s, 'degradation_ratio')}
 <td class="sep">${fmtUs(a.latency_us.p99.before?.mean)}</td><td>${fmtUs(a.latency_us.p99.during?.mean)}</td><td>${fmtUs(a.latency_us.p99.after?.mean)}</td>
-<td class="${ratioClass(a.p99_ratio?.mean, true)}">${meanRange(a.p99_ratio, fmtRatio)}</td></tr>`
+${intervalCell(s.p99_ratio, ratioClass(a.p99_ratio?.mean, true))}${noiseCell(s, 'p99_ratio')}
+${summary.variants.length > 1 ? `${verdictCell(summary.comparisons, v.name, 'degradation_ratio', i === 0).replace('<td class="', '<td class="sep ')}${verdictCell(summary.comparisons, v.name, 'p99_ratio', i === 0)}` : ''}</tr>`
   })
-  return `<div class="tablewrap"><table>
-<thead><tr class="group"><th colspan="4"></th><th colspan="5">throughput (req/s)</th><th colspan="4">latency p99</th></tr>
-<tr><th>variant</th><th>action</th><th>reps</th><th>action duration</th><th class="sep">before</th><th>during</th><th>after</th><th>during / before</th><th>spread</th><th class="sep">before</th><th>during</th><th>after</th><th>during / before</th></tr></thead>
+  const versus = summary.variants.length > 1
+  return `<div class="tablewrap"><table id="comparison">
+<thead><tr class="group"><th colspan="4"></th><th colspan="6">throughput (req/s)</th><th colspan="5">latency p99</th>${versus ? `<th colspan="2">against ${esc(baseline)}</th>` : ''}</tr>
+<tr><th>variant</th><th>action</th><th>reps</th><th>action duration</th><th class="sep">before</th><th>during</th><th>after</th><th>during / before</th><th>spread</th><th>noise (before)</th><th class="sep">before</th><th>during</th><th>after</th><th>during / before</th><th>noise (before)</th>${versus ? '<th class="sep">throughput ratio</th><th>p99 ratio</th>' : ''}</tr></thead>
 <tbody>${rows.join('')}</tbody></table></div>`
 }
 
@@ -219,7 +228,7 @@ function variantTable (variant) {
 <td class="sep">${c.p50[0]}</td><td>${c.p50[1]}</td><td>${c.p50[2]}</td>
 <td class="sep">${c.p99[0]}</td><td>${c.p99[1]}</td><td>${c.p99[2]}</td><td class="${c.p99Ratio[1]}">${c.p99Ratio[0]}</td></tr>`
   const reps = variant.repetitions.map(r => row(r.dir.split('/').pop() ?? r.dir, '', {
-    duration: r.action ? `${fmtSeconds(r.action.duration_s)}${r.action.completed ? '' : ' (not ended)'}${r.action.ok === false ? ' (failed)' : ''}` : 'no action',
+    duration: r.action ? `${fmtSeconds(r.action.duration_s)}${r.action.completed ? '' : ' (not ended)'}${r.action.ok === false ? ' (failed)' : ''}${duringFlag(shortDuring(r))}` : 'no action',
     thr: [rate(r.throughput.before), rate(r.throughput.during), rate(r.throughput.after)],
     thrRatio: [ratio(r.degradation_ratio), ratioClass(r.degradation_ratio, false)],
     p50: [fmtUs(r.latency_us.p50.before), fmtUs(r.latency_us.p50.during), fmtUs(r.latency_us.p50.after)],
@@ -253,8 +262,27 @@ function variantTable (variant) {
     p99: [sp(a.latency_us.p99.before), sp(a.latency_us.p99.during), sp(a.latency_us.p99.after)],
     p99Ratio: [sp(a.p99_ratio), '']
   })
+  // the ratios' confidence intervals, and the noise (CV) of the before windows
+  const st = variant.statistics
+  const cv = (/** @type {{ cv: number } | null} */ n) => n ? fmtPct(n.cv) : '–'
+  const ciRow = row('95 % CI', 'agg ci', {
+    duration: '',
+    thr: ['', '', ''],
+    thrRatio: [fmtInterval(st.degradation_ratio), ''],
+    p50: ['', '', ''],
+    p99: ['', '', ''],
+    p99Ratio: [fmtInterval(st.p99_ratio), '']
+  })
+  const noiseRow = row('noise (CV)', 'agg noise', {
+    duration: '',
+    thr: [cv(st.noise.throughput_before), '', ''],
+    thrRatio: ['', ''],
+    p50: ['', '', ''],
+    p99: [cv(st.noise.p99_before), '', ''],
+    p99Ratio: ['', '']
+  })
   return `<div class="tablewrap"><table>
 <thead><tr class="group"><th colspan="2"></th><th colspan="4">throughput (req/s)</th><th colspan="3">latency p50</th><th colspan="4">latency p99</th></tr>
 <tr><th>repetition</th><th>action duration</th><th class="sep">before</th><th>during</th><th>after</th><th>during / before</th><th class="sep">before</th><th>during</th><th>after</th><th class="sep">before</th><th>during</th><th>after</th><th>during / before</th></tr></thead>
-<tbody>${reps.join('')}${aggRow('mean')}${aggRow('min')}${aggRow('max')}${spreadRow}</tbody></table></div>`
+<tbody>${reps.join('')}${aggRow('mean')}${aggRow('min')}${aggRow('max')}${spreadRow}${ciRow}${noiseRow}</tbody></table></div>`
 }

@@ -1,10 +1,13 @@
 import { UsageError } from '../errors.js'
+import { readFile } from 'node:fs/promises'
 import { writeReport } from './render.js'
+import { verdictLines } from './statistics.js'
 
 export { renderReport, writeReport, buildReport } from './render.js'
 export { experimentSummary, runPhases, aggregate, METHOD } from './phases.js'
 export { findAction } from './actions.js'
 export { runWhole, wholeSpread, WHOLE_RUN_METHOD } from './whole-run.js'
+export { bootstrapMean, compareVariants, variantStatistics, verdictLines, STATISTICS_METHOD } from './statistics.js'
 
 /**
  * `pgloadgen report DIR`: writes DIR/report.html (and DIR/summary.json for
@@ -18,6 +21,8 @@ export async function reportCommand (args, { log, stdout }) {
   const dir = args.dir
   if (typeof dir !== 'string' || dir.trim() === '') throw new UsageError('report: give a run or experiment directory')
   const written = await writeReport(dir)
+  // an experiment's verdicts in words (statistics.js), on stderr with the log
+  if (written.summary) for (const line of verdictLines(JSON.parse(await readFile(written.summary, 'utf8')))) log.info(line)
   log.info(`${written.kind} report written to ${written.report}${written.summary ? `, summary to ${written.summary}` : ''}`)
   stdout.write(`${written.report}\n`)
   return 0

@@ -4,6 +4,7 @@ import { findAction } from './actions.js'
 import { mean, ratio, roundOne, spread } from './numbers.js'
 import { CAPACITY_METHOD, capacitySpread, runCapacity } from './capacity.js'
 import { runWhole, wholeSpread, WHOLE_RUN_METHOD } from './whole-run.js'
+import { compareVariants, STATISTICS_METHOD, variantStatistics } from './statistics.js'
 
 // Before / during / after an action: what a vacuum (or analyze, checkpoint)
 // did to the load, per run, and across the repetitions of a variant.
@@ -155,6 +156,8 @@ export function experimentSummary (experiment) {
         whole_run: wholes[i]
       })),
       aggregate: aggregate(phases),
+      // confidence intervals of the ratios, the machine's noise, short windows (statistics.js)
+      statistics: variantStatistics(phases),
       capacity: capacitySpread(capacities),
       // the whole of each run, not only around its action (whole-run.js)
       whole_run: wholeSpread(wholes)
@@ -168,6 +171,9 @@ export function experimentSummary (experiment) {
     postgres_version: info.postgres_version ?? null,
     method: METHOD,
     variants,
+    // each variant against the first: worse or better only when the intervals do not overlap
+    comparisons: compareVariants(variants),
+    statistics_method: STATISTICS_METHOD,
     // paced runs that wrote points or rows: where the server stopped keeping up (capacity.js)
     capacity_method: variants.some(v => v.capacity !== null) ? CAPACITY_METHOD : null,
     whole_run_method: WHOLE_RUN_METHOD

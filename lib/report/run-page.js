@@ -6,6 +6,7 @@ import { runCapacity } from './capacity.js'
 import { capacitySection } from './capacity-section.js'
 import { runWhole } from './whole-run.js'
 import { wholeRunTable } from './whole-run-section.js'
+import { runVacuumCostSection } from './vacuum-cost-section.js'
 import {
   chartGrid, esc, fmtNumber, fmtRatio, fmtSeconds, fmtTime, fmtUs, keyValueTable, metaList, ratioClass, xRange
 } from './html.js'
@@ -31,6 +32,7 @@ ${runMeta(run, info)}`
   const bodyHtml = `
 <h2>Effect of the action</h2>
 ${phasesTable(phases)}
+${runVacuumCostSection(run)}
 <h2>The whole run</h2>
 <p class="lead">Rates and latencies over every second of the load but the first and paused ones; the table's figures and the workload's statistics from every sample; what retention removed, from its events.</p>
 ${wholeRunTable(runWhole(run))}

@@ -6,10 +6,12 @@ import { errorMessage } from '../generator/connection.js'
 import { quoteTable } from './table-name.js'
 import { RETENTION_FIELDS, checkRetentionSpec, isRetentionAction } from './retention-spec.js'
 import { runRetention } from './retention.js'
+import { VacuumAccount } from '../pgstats/vacuum-cost.js'
+import { runEvictCache } from './evict-cache.js'
 
 /**
  * @typedef {object} ActionSpec
- * @property {'vacuum' | 'checkpoint' | 'analyze' | 'reset-stats' | 'fillfactor' | 'drop-partitions' | 'delete'} action
+ * @property {'vacuum' | 'checkpoint' | 'analyze' | 'reset-stats' | 'fillfactor' | 'drop-partitions' | 'delete' | 'evict-cache'} action
  * @property {string} [table]
  * @property {boolean} [freeze]
  * @property {boolean} [full]
@@ -38,10 +40,10 @@ import { runRetention } from './retention.js'
  * @property {number} duration_s
  * @property {string} [error]
  * @property {number} [removed_rows]   retention: rows removed (committed), also when it failed part way
- * @property {Record<string, unknown>} [detail]   retention: what was removed, as the end event says
+ * @property {Record<string, unknown>} [detail]   retention: what was removed; evict-cache: what was evicted; vacuum: cost, what it cost (lib/pgstats/vacuum-cost.js) (as the end event says)
  */
 
-export const ACTIONS = /** @type {const} */ (['vacuum', 'checkpoint', 'analyze', 'reset-stats', 'fillfactor', 'drop-partitions', 'delete'])
+export const ACTIONS = /** @type {const} */ (['vacuum', 'checkpoint', 'analyze', 'reset-stats', 'fillfactor', 'evict-cache', 'drop-partitions', 'delete'])
 // Fields of an action besides its name, retention's aside.
 export const ACTION_FIELDS = ['table', 'freeze', 'full', 'analyze', 'verbose', 'fillfactor']
 
@@ -72,6 +74,8 @@ export function actionSql (spec) {
     case 'drop-partitions':
     case 'delete':
       throw new UsageError(`${spec.action} is several statements: check it with checkAction`)
+    case 'evict-cache':
+      throw new UsageError('evict-cache runs no statement of its own: check it with checkAction')
     default:
       throw new UsageError(`unknown action ${shown(/** @type {{ action: unknown }} */ (spec).action)} (known: ${ACTIONS.join(', ')})`)
   }
@@ -91,6 +95,18 @@ export function checkAction (spec, field) {
   const foreign = RETENTION_FIELDS.find(key => /** @type {Record<string, unknown>} */ (spec)[key] !== undefined)
   if (foreign) throw new UsageError(`${field}.${foreign}: only for drop-partitions and delete`)
   if (spec.fillfactor !== undefined && spec.action !== 'fillfactor') throw new UsageError(`${field}.fillfactor: only for the fillfactor action`)
+  if (spec.action === 'evict-cache') {
+    const flag = ['freeze', 'full', 'analyze', 'verbose'].find(key => spec[/** @type {'freeze'} */ (key)] !== undefined)
+    if (flag) throw new UsageError(`${field}.${flag}: only for vacuum`)
+    if (!spec.table) throw new UsageError(`${field}: evict-cache needs a table`)
+    try {
+      quoteTable(spec.table)
+    } catch (err) {
+      if (err instanceof UsageError) throw new UsageError(`${field}.table: ${err.message}`)
+      throw err
+    }
+    return
+  }
   try {
     actionSql(spec)
   } catch (err) {
@@ -110,7 +126,8 @@ function describe (spec) {
  * Runs one action on its own connection and records its start and end in
  * the event log. A vacuum's progress is followed from a second connection
  * and logged at each phase change. Retention actions (drop-partitions, delete) run in retention.js; their
- * outcome carries removed_rows.
+ * outcome carries removed_rows. evict-cache runs in evict-cache.js; its
+ * outcome's detail says what was evicted.
  * @param {ActionSpec} spec
  * @param {ActionContext} context
  * @param {(pid: number) => void} [onBackend]  told the backend running it, so that it can be cancelled
@@ -118,7 +135,8 @@ function describe (spec) {
  */
 export async function runAction (spec, context, onBackend) {
   if (isRetentionAction(spec.action)) return runRetention(spec, context, onBackend)
-  const { connectionString, events, log, progressIntervalMs = 1000 } = context
+  if (spec.action === 'evict-cache') return runEvictCache(spec, context)
+  const { connectionString, events, log, progressIntervalMs = 250 } = context
   const sql = actionSql(spec)
   const name = spec.action === 'vacuum' && spec.freeze ? 'vacuum_freeze' : spec.action
   const base = { action: name, ...(spec.table && { table: spec.table }) }
@@ -126,19 +144,24 @@ export async function runAction (spec, context, onBackend) {
   client.on('error', () => {})
   const started = performance.now()
   let follower = null
+  // what a (non-FULL) vacuum cost: run with VERBOSE, whose report it reads
+  const account = spec.action === 'vacuum' && !spec.full && spec.table ? new VacuumAccount(client, quoteTable(spec.table)) : null
   try {
     await client.connect()
     const pid = (await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid
     onBackend?.(pid)
+    await account?.start()
     await events.record({ kind: 'start', ...base, detail: { sql } })
     log.info(`${describe(spec)}${spec.table ? ` of ${spec.table}` : ''} started`)
-    if (spec.action === 'vacuum') follower = followVacuum(connectionString, pid, { events, log, base, intervalMs: progressIntervalMs })
-    await client.query(sql)
-    const duration = (performance.now() - started) / 1000
+    if (spec.action === 'vacuum') follower = followVacuum(connectionString, pid, { events, log, base, intervalMs: progressIntervalMs, clock: account?.clock })
+    await client.query(account ? actionSql({ ...spec, verbose: true }) : sql)
+    const endMs = performance.now()
+    const duration = (endMs - started) / 1000
     await follower?.stop()
-    await events.record({ kind: 'end', ...base, duration_s: round(duration), ok: true })
+    const detail = account ? { cost: await account.finish(endMs) } : undefined
+    await events.record({ kind: 'end', ...base, duration_s: round(duration), ok: true, ...(detail && { detail }) })
     log.info(`${describe(spec)}${spec.table ? ` of ${spec.table}` : ''} finished in ${duration.toFixed(1)} s`)
-    return { ok: true, duration_s: round(duration) }
+    return { ok: true, duration_s: round(duration), ...(detail && { detail }) }
   } catch (err) {
     const duration = (performance.now() - started) / 1000
     await follower?.stop()
@@ -156,9 +179,9 @@ export async function runAction (spec, context, onBackend) {
  * each phase change.
  * @param {string} connectionString
  * @param {number} pid
- * @param {{ events: import('./events.js').EventLog, log: import('../log.js').Logger, base: { action: string, table?: string }, intervalMs: number }} options
+ * @param {{ events: import('./events.js').EventLog, log: import('../log.js').Logger, base: { action: string, table?: string }, intervalMs: number, clock?: import('../pgstats/vacuum-cost.js').PhaseClock }} options
  */
-function followVacuum (connectionString, pid, { events, log, base, intervalMs }) {
+function followVacuum (connectionString, pid, { events, log, base, intervalMs, clock }) {
   const client = new pg.Client({ connectionString, application_name: 'pgloadgen-sidecar-progress' })
   client.on('error', () => {})
   let stopped = false
@@ -171,6 +194,7 @@ function followVacuum (connectionString, pid, { events, log, base, intervalMs })
       while (!stopped) {
         const { rows } = await client.query('SELECT phase, heap_blks_total, heap_blks_scanned, heap_blks_vacuumed FROM pg_stat_progress_vacuum WHERE pid = $1', [pid])
         const row = rows[0]
+        if (row) clock?.observe(row.phase)
         if (row && row.phase !== lastPhase) {
           lastPhase = row.phase
           const scanned = row.heap_blks_total > 0 ? Math.round(100 * row.heap_blks_scanned / row.heap_blks_total) : 0

@@ -4,7 +4,8 @@
 # The tests use real system tools from Debian's packages: prometheus and
 # promtool (prometheus), docker-compose v1 and the PyYAML it depends on
 # (docker-compose, python3-yaml), a ZFS pool with its daemon running
-# (zfs-fuse), headless Chromium (chromium), PgBouncer (pgbouncer), and
+# (zfs-fuse), headless Chromium (chromium), PgBouncer (pgbouncer), vmtouch
+# (vmtouch: the evict-cache action; fincore comes with util-linux), and
 # PostgreSQL 15's pgbench and server (postgresql-15), which must answer on
 # 127.0.0.1:5432 with trust authentication and hold a database `test`.
 #
@@ -61,6 +62,8 @@ find_missing () {
     need chromium
   fi
   [ -x /usr/sbin/pgbouncer ] || need pgbouncer
+  # evict-cache drops pages from the page cache with vmtouch -e.
+  command -v vmtouch >/dev/null || need vmtouch
   # pgbench 15, and the server, psql, pg_isready and pg_ctlcluster with it.
   for tool in pgbench psql pg_isready; do [ -x "/usr/lib/postgresql/15/bin/$tool" ] || need postgresql-15; done
   for tool in pgbench pg_lsclusters pg_ctlcluster pg_createcluster; do command -v "$tool" >/dev/null || need postgresql-15; done

@@ -2,6 +2,7 @@ import { parseInteger } from '../../config/numbers.js'
 import { UsageError } from '../../errors.js'
 import { parseOffset } from '../../sidecar/durations.js'
 import { checkRetentionSpec, DEFAULT_BATCH, MAX_BATCH } from '../../sidecar/retention-spec.js'
+import { quoteTable } from '../../sidecar/table-name.js'
 import { chooseUrl, openTarget } from '../target.js'
 import { withTarget, DEFAULT_EVENTS_FILE } from '../target-options.js'
 
@@ -24,6 +25,8 @@ const runOne = (spec) => async (args, { log, stdout }) => {
   const events = new EventLog({ file: args.events, log })
   const target = await openTarget({ url, dataDir: args.dataDir, profile: args.profile, pgPort, log })
   try {
+    // a server whose files are not here, or no vmtouch: refused (exit 2) before any event
+    if (spec.action === 'evict-cache') await (await import('../../sidecar/evict-cache.js')).checkEvictable(target.connectionString)
     const outcome = await runAction(spec, { connectionString: target.connectionString, events, log })
     await events.flush()
     if (args.json) stdout.write(JSON.stringify({ action: spec.action, ...(spec.table && { table: spec.table }), ...outcome }) + '\n')
@@ -111,6 +114,16 @@ export const actionCommands = [
     describe: 'run CHECKPOINT',
     builder: common,
     run: (args, io) => runOne({ action: 'checkpoint' })(args, io)
+  },
+  {
+    command: 'evict-cache [pgUrl]',
+    describe: "drop a table's files (indexes, TOAST, partitions too) from the kernel's page cache, so the next action reads them from disk (a local server; needs vmtouch)",
+    builder: (y) => common(y)
+      .option('table', { type: 'string', demandOption: 'give the table to evict with --table', describe: 'table (or schema.table)' }),
+    run: (args, io) => {
+      quoteTable(args.table) // a bad name is bad input, refused before anything starts
+      return runOne({ action: 'evict-cache', table: args.table })(args, io)
+    }
   },
   {
     command: 'reset-stats [pgUrl]',

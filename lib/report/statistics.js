@@ -1,0 +1,305 @@
+import { isNumber, roundOne } from './numbers.js'
+
+// Honest statistics over the repetitions of a variant: a confidence
+// interval of the mean of each degradation ratio, a verdict between
+// variants only when their intervals do not overlap, the machine's own
+// noise (how much the "before" windows moved from repetition to
+// repetition), and a flag on "during" windows too short to trust.
+//
+// The interval is a percentile bootstrap of the mean: the repetitions'
+// ratios (one per repetition, each measured within its own run) are
+// resampled with replacement RESAMPLES times, each resample's mean is
+// taken, and the interval runs from the 2.5th to the 97.5th percentile of
+// those means. The generator is seeded (SEED), so the same data gives the
+// same interval, in every report. Percentile bootstrap: it assumes no
+// distribution for the ratios, and an interval of a ratio stays within
+// the values seen. Its weakness is small samples: with n repetitions there
+// are only C(2n − 1, n) distinct resamples (10 for n = 3), and with n = 3
+// the chance that a resample is three times the smallest value is 1/27 =
+// 3.7 %, above 2.5 %, so the 95 % interval is the min – max of the three
+// ratios; its real coverage is below 95 %. Fewer than 3 repetitions give
+// no interval at all. The min – max is reported beside it.
+
+export const LEVEL = 0.95
+export const RESAMPLES = 10000
+export const SEED = 13
+export const MIN_REPETITIONS = 3
+export const MIN_DURING_SAMPLES = 30
+// An effect within this many coefficients of variation of the "before"
+// windows is not clearly above the machine's noise.
+export const NOISE_FACTOR = 2
+
+export const STATISTICS_METHOD = {
+  interval: `percentile bootstrap of the mean of a variant's per-repetition ratios: ${RESAMPLES} resamples with replacement of the repetitions, the mean of each, the ${roundOne((1 - LEVEL) / 2 * 100, 1)}th to ${roundOne((1 + LEVEL) / 2 * 100, 1)}th percentile of those means (linear interpolation); a seeded generator (mulberry32, seed ${SEED}): the same data gives the same interval`,
+  small_samples: `with n repetitions there are only C(2n-1, n) distinct resamples (10 for n = 3); with n = 3 the ${LEVEL * 100} % interval is the min - max of the three ratios and covers less than ${LEVEL * 100} %; fewer than ${MIN_REPETITIONS} repetitions: no interval`,
+  verdict: `each variant against the first (the baseline), per ratio: "worse" or "better" only when the two intervals do not overlap (a conservative test); else the data cannot tell them apart`,
+  worse: 'degradation_ratio (throughput during / before): lower is worse; p99_ratio (p99 during / before): higher is worse',
+  noise: `the machine's noise: the coefficient of variation (sample standard deviation / mean) of the "before" windows' throughput and p99 across the variant's repetitions; an effect (|ratio - 1|) of at most ${NOISE_FACTOR} times that is not clearly above the noise`,
+  short_during: `a "during" window of fewer than ${MIN_DURING_SAMPLES} samples is flagged: too short to trust`
+}
+
+/**
+ * A small, fast, seeded generator (mulberry32): uniform in [0, 1).
+ * @param {number} seed
+ * @returns {() => number}
+ */
+export function mulberry32 (seed) {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6D2B79F5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/**
+ * The q-quantile (0 ≤ q ≤ 1) of sorted values, interpolating linearly
+ * between the closest ranks (R's type 7).
+ * @param {number[]} sorted
+ * @param {number} q
+ */
+export function quantile (sorted, q) {
+  const h = (sorted.length - 1) * q
+  const lo = Math.floor(h)
+  const hi = Math.ceil(h)
+  return sorted[lo] + (h - lo) * (sorted[hi] - sorted[lo])
+}
+
+/**
+ * Distinct resamples with replacement of n values (multisets): C(2n − 1, n).
+ * @param {number} n
+ */
+export function distinctResamples (n) {
+  let c = 1
+  for (let k = 1; k <= n; k++) c = c * (n - 1 + k) / k
+  return Math.round(c)
+}
+
+/**
+ * @typedef {object} Interval
+ * @property {number} n            values (repetitions) it is computed from
+ * @property {number} mean
+ * @property {number} min
+ * @property {number} max
+ * @property {number | null} low   null: fewer than MIN_REPETITIONS values
+ * @property {number | null} high
+ * @property {number} level
+ * @property {number} resamples
+ * @property {number} seed
+ * @property {number} distinct_resamples
+ * @property {string | null} note  why there is no interval, or why it is weak
+ */
+
+/**
+ * Percentile bootstrap confidence interval of the mean of values (null and
+ * non-finite left out); null when there is no value.
+ * @param {(number | null | undefined)[]} values
+ * @param {{ level?: number, resamples?: number, seed?: number, minimum?: number }} [options]
+ * @returns {Interval | null}
+ */
+export function bootstrapMean (values, { level = LEVEL, resamples = RESAMPLES, seed = SEED, minimum = MIN_REPETITIONS } = {}) {
+  const xs = values.filter(isNumber)
+  const n = xs.length
+  if (n === 0) return null
+  const mean = meanOf(xs)
+  const base = { n, mean, min: Math.min(...xs), max: Math.max(...xs), level, resamples, seed, distinct_resamples: distinctResamples(n) }
+  if (n < minimum) {
+    return { ...base, low: null, high: null, note: `${n} repetition${n === 1 ? '' : 's'}: fewer than ${minimum}, no confidence interval` }
+  }
+  const next = mulberry32(seed)
+  const means = new Float64Array(resamples)
+  for (let r = 0; r < resamples; r++) {
+    let sum = 0
+    for (let i = 0; i < n; i++) sum += xs[Math.floor(next() * n)]
+    means[r] = sum / n
+  }
+  means.sort()
+  const sorted = Array.from(means)
+  const low = quantile(sorted, (1 - level) / 2)
+  const high = quantile(sorted, (1 + level) / 2)
+  return {
+    ...base,
+    // a resample's mean may differ from the sample's, or from a value it
+    // repeats, in the last bit (another order of the sum): kept within them
+    low: Math.max(base.min, Math.min(low, mean)),
+    high: Math.min(base.max, Math.max(high, mean)),
+    note: n === 3 ? 'with 3 repetitions only 10 distinct resamples: the interval is the min - max, and covers less than it says' : null
+  }
+}
+
+/**
+ * @param {number[]} xs
+ */
+function meanOf (xs) {
+  let sum = 0
+  for (const x of xs) sum += x
+  return sum / xs.length
+}
+
+/**
+ * The coefficient of variation (sample standard deviation / |mean|) of the
+ * values known, with its parts; null with fewer than 2 values or a mean of 0.
+ * @param {(number | null | undefined)[]} values
+ * @returns {{ n: number, mean: number, sd: number, cv: number } | null}
+ */
+export function variation (values) {
+  const xs = values.filter(isNumber)
+  if (xs.length < 2) return null
+  const mean = meanOf(xs)
+  if (mean === 0) return null
+  const sd = Math.sqrt(xs.reduce((sum, x) => sum + (x - mean) ** 2, 0) / (xs.length - 1))
+  return { n: xs.length, mean, sd, cv: sd / Math.abs(mean) }
+}
+
+/** The ratios that get an interval and a verdict, and which way is worse. */
+export const RATIOS = /** @type {const} */ ([
+  { key: 'degradation_ratio', label: 'throughput during / before', higherIsWorse: false, noise: 'throughput_before' },
+  { key: 'p99_ratio', label: 'p99 latency during / before', higherIsWorse: true, noise: 'p99_before' }
+])
+
+/**
+ * @typedef {object} VariantStatistics
+ * @property {number} repetitions
+ * @property {Interval | null} degradation_ratio
+ * @property {Interval | null} p99_ratio
+ * @property {{ throughput_before: ReturnType<typeof variation>, p99_before: ReturnType<typeof variation> }} noise
+ * @property {{ degradation_ratio: Effect | null, p99_ratio: Effect | null }} effect
+ * @property {Array<{ repetition: number, samples: number }>} short_during   repetitions (1, 2, …) whose during window is too short
+ * @property {string[]} notes
+ */
+
+/**
+ * @typedef {object} Effect
+ * @property {number} size          |mean ratio − 1|
+ * @property {number | null} noise  the CV of the matching "before" figure
+ * @property {boolean | null} above_noise  size > NOISE_FACTOR × noise; null without a noise figure
+ */
+
+/**
+ * A variant's intervals, noise and flags, from its repetitions' phases.
+ * @param {import('./phases.js').RunPhases[]} reps
+ * @returns {VariantStatistics}
+ */
+export function variantStatistics (reps) {
+  const degradation = bootstrapMean(reps.map(r => r.degradation_ratio))
+  const p99 = bootstrapMean(reps.map(r => r.p99_ratio))
+  const noise = {
+    throughput_before: rounded(variation(reps.map(r => r.throughput.before))),
+    p99_before: rounded(variation(reps.map(r => r.latency_us.p99.before)))
+  }
+  /**
+   * @param {Interval | null} interval
+   * @param {ReturnType<typeof variation>} cv
+   * @returns {Effect | null}
+   */
+  const effect = (interval, cv) => {
+    if (!interval) return null
+    const size = roundOne(Math.abs(interval.mean - 1), 4)
+    return { size, noise: cv ? cv.cv : null, above_noise: cv ? size > NOISE_FACTOR * cv.cv : null }
+  }
+  const shortDuring = reps.flatMap((r, i) => r.action && r.samples.during < MIN_DURING_SAMPLES ? [{ repetition: i + 1, samples: r.samples.during }] : [])
+  const notes = []
+  if (reps.length < MIN_REPETITIONS) notes.push(`${reps.length} repetition${reps.length === 1 ? '' : 's'}: a confidence interval needs at least ${MIN_REPETITIONS}; the data cannot tell this variant from another`)
+  for (const s of shortDuring) notes.push(duringNote(s.samples, s.repetition))
+  return {
+    repetitions: reps.length,
+    degradation_ratio: roundInterval(degradation),
+    p99_ratio: roundInterval(p99),
+    noise,
+    effect: { degradation_ratio: effect(degradation, noise.throughput_before), p99_ratio: effect(p99, noise.p99_before) },
+    short_during: shortDuring,
+    notes
+  }
+}
+
+/**
+ * @param {number} samples
+ * @param {number} [repetition]
+ */
+export function duringNote (samples, repetition) {
+  return `${repetition === undefined ? '' : `rep-${repetition}: `}during window: ${samples} sample${samples === 1 ? '' : 's'} < ${MIN_DURING_SAMPLES}: too short to trust`
+}
+
+/**
+ * @typedef {object} Verdict
+ * @property {string} metric          degradation_ratio or p99_ratio
+ * @property {string} baseline        the first variant
+ * @property {string} variant
+ * @property {'worse' | 'better' | 'cannot tell apart' | 'no interval'} verdict   the variant against the baseline
+ * @property {[number, number] | null} baseline_interval
+ * @property {[number, number] | null} variant_interval
+ * @property {string} text
+ */
+
+/**
+ * Each variant against the first, per ratio: worse or better only when
+ * the intervals do not overlap.
+ * @param {Array<{ name: string, statistics: VariantStatistics }>} variants
+ * @returns {Verdict[]}
+ */
+export function compareVariants (variants) {
+  if (variants.length < 2) return []
+  const [first, ...others] = variants
+  /** @type {Verdict[]} */
+  const out = []
+  for (const ratio of RATIOS) {
+    for (const other of others) {
+      const a = first.statistics[ratio.key]
+      const b = other.statistics[ratio.key]
+      // no action measured in either: nothing to compare
+      if (!a && !b) continue
+      const ia = a && a.low !== null && a.high !== null ? /** @type {[number, number]} */ ([a.low, a.high]) : null
+      const ib = b && b.low !== null && b.high !== null ? /** @type {[number, number]} */ ([b.low, b.high]) : null
+      const base = { metric: ratio.key, baseline: first.name, variant: other.name, baseline_interval: ia, variant_interval: ib }
+      if (!ia || !ib) {
+        const missing = [...(!ia ? [first] : []), ...(!ib ? [other] : [])]
+        const why = missing.map(v => `${v.name} has ${v.statistics[ratio.key]?.n ?? 0} repetition${v.statistics[ratio.key]?.n === 1 ? '' : 's'} with a ratio`).join(', ')
+        out.push({ ...base, verdict: 'no interval', text: `${ratio.label}: cannot tell ${other.name} from ${first.name}: ${why}, fewer than ${MIN_REPETITIONS}: no confidence interval` })
+        continue
+      }
+      if (ia[1] < ib[0] || ib[1] < ia[0]) {
+        // b's interval lies wholly above a's, or wholly below
+        const bHigher = ib[0] > ia[1]
+        const bWorse = bHigher === ratio.higherIsWorse
+        const [worse, better] = bWorse ? [other.name, first.name] : [first.name, other.name]
+        out.push({ ...base, verdict: bWorse ? 'worse' : 'better', text: `${ratio.label}: ${worse} is worse than ${better} (intervals do not overlap)` })
+      } else {
+        out.push({ ...base, verdict: 'cannot tell apart', text: `${ratio.label}: cannot tell ${other.name} and ${first.name} apart (intervals overlap)` })
+      }
+    }
+  }
+  return out
+}
+
+/**
+ * One line per verdict, for a log or a terminal.
+ * @param {{ comparisons?: Verdict[] | null, variants: Array<{ name: string, statistics?: VariantStatistics }> }} summary
+ * @returns {string[]}
+ */
+export function verdictLines (summary) {
+  const lines = (summary.comparisons ?? []).map(v => v.text)
+  for (const variant of summary.variants) {
+    for (const note of variant.statistics?.notes ?? []) lines.push(`${variant.name}: ${note}`)
+  }
+  return lines
+}
+
+/**
+ * @param {Interval | null} interval
+ * @returns {Interval | null}
+ */
+function roundInterval (interval) {
+  if (!interval) return null
+  const r = (/** @type {number} */ v) => roundOne(v, 4)
+  return { ...interval, mean: r(interval.mean), low: interval.low === null ? null : r(interval.low), high: interval.high === null ? null : r(interval.high) }
+}
+
+/**
+ * @param {ReturnType<typeof variation>} v
+ */
+function rounded (v) {
+  if (!v) return null
+  return { n: v.n, mean: roundOne(v.mean, 2), sd: roundOne(v.sd, 2), cv: roundOne(v.cv, 4) }
+}
