@@ -18,6 +18,7 @@ import { runEvictCache } from './evict-cache.js'
  * @property {boolean} [analyze]
  * @property {boolean} [verbose]
  * @property {number} [fillfactor]              fillfactor: the table's new fillfactor (10 to 100); rows placed from then on get it
+ * @property {string | number} [cost_delay]     vacuum: its vacuum_cost_delay (0 to 100 ms; "20ms" or a number of ms): throttled as autovacuum is
  * @property {string | number} [older_than]     retention: a duration (10m, 1h30m, 600)
  * @property {'data' | 'clock'} [relative_to]   retention: the newest time in the table (default) or now
  * @property {number} [batch]                   delete: rows per transaction (default 10000)
@@ -45,7 +46,7 @@ import { runEvictCache } from './evict-cache.js'
 
 export const ACTIONS = /** @type {const} */ (['vacuum', 'checkpoint', 'analyze', 'reset-stats', 'fillfactor', 'evict-cache', 'drop-partitions', 'delete'])
 // Fields of an action besides its name, retention's aside.
-export const ACTION_FIELDS = ['table', 'freeze', 'full', 'analyze', 'verbose', 'fillfactor']
+export const ACTION_FIELDS = ['table', 'freeze', 'full', 'analyze', 'verbose', 'fillfactor', 'cost_delay']
 
 const PHASES = ['initializing', 'scanning heap', 'vacuuming indexes', 'vacuuming heap', 'cleaning up indexes', 'truncating heap', 'performing final cleanup']
 
@@ -95,6 +96,10 @@ export function checkAction (spec, field) {
   const foreign = RETENTION_FIELDS.find(key => /** @type {Record<string, unknown>} */ (spec)[key] !== undefined)
   if (foreign) throw new UsageError(`${field}.${foreign}: only for drop-partitions and delete`)
   if (spec.fillfactor !== undefined && spec.action !== 'fillfactor') throw new UsageError(`${field}.fillfactor: only for the fillfactor action`)
+  if (spec.cost_delay !== undefined) {
+    if (spec.action !== 'vacuum') throw new UsageError(`${field}.cost_delay: only for vacuum`)
+    costDelayMs(spec.cost_delay, `${field}.cost_delay`)
+  }
   if (spec.action === 'evict-cache') {
     const flag = ['freeze', 'full', 'analyze', 'verbose'].find(key => spec[/** @type {'freeze'} */ (key)] !== undefined)
     if (flag) throw new UsageError(`${field}.${flag}: only for vacuum`)
@@ -115,10 +120,24 @@ export function checkAction (spec, field) {
   }
 }
 
+/**
+ * A vacuum's cost delay in milliseconds: a number of ms, or text such as
+ * "20ms" or "0"; 0 to 100, the range PostgreSQL takes.
+ * @param {unknown} value
+ * @param {string} field
+ */
+export function costDelayMs (value, field) {
+  const match = typeof value === 'number' ? [String(value), String(value)] : typeof value === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*(?:ms)?\s*$/.exec(value) : null
+  const ms = match ? Number(match[1]) : NaN
+  if (!(ms >= 0 && ms <= 100)) throw new UsageError(`${field}: expected a delay from 0 to 100 ms, such as 20ms, got ${shown(value)}`)
+  return ms
+}
+
 /** @param {ActionSpec} spec */
 function describe (spec) {
   if (spec.action !== 'vacuum') return spec.action
   const flags = ['freeze', 'full', 'analyze'].filter(f => spec[/** @type {'freeze'} */ (f)])
+  if (spec.cost_delay !== undefined) flags.push(`cost delay ${costDelayMs(spec.cost_delay, 'cost_delay')} ms`)
   return flags.length ? `vacuum (${flags.join(', ')})` : 'vacuum'
 }
 
@@ -150,8 +169,10 @@ export async function runAction (spec, context, onBackend) {
     await client.connect()
     const pid = (await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid
     onBackend?.(pid)
+    // throttled as autovacuum is, by this session's setting
+    if (spec.cost_delay !== undefined) await client.query(`SET vacuum_cost_delay = '${costDelayMs(spec.cost_delay, 'cost_delay')}ms'`)
     await account?.start()
-    await events.record({ kind: 'start', ...base, detail: { sql } })
+    await events.record({ kind: 'start', ...base, detail: { sql, ...(spec.cost_delay !== undefined && { cost_delay_ms: costDelayMs(spec.cost_delay, 'cost_delay') }) } })
     log.info(`${describe(spec)}${spec.table ? ` of ${spec.table}` : ''} started`)
     if (spec.action === 'vacuum') follower = followVacuum(connectionString, pid, { events, log, base, intervalMs: progressIntervalMs, clock: account?.clock })
     await client.query(account ? actionSql({ ...spec, verbose: true }) : sql)

@@ -86,8 +86,14 @@ export const actionCommands = [
       .option('freeze', { type: 'boolean', default: false, describe: 'VACUUM (FREEZE): freeze every tuple, like an anti-wraparound vacuum' })
       .option('full', { type: 'boolean', default: false, describe: 'VACUUM (FULL): rewrite the table (takes an exclusive lock)' })
       .option('analyze', { type: 'boolean', default: false, describe: 'also ANALYZE' })
-      .option('verbose', { type: 'boolean', default: false, describe: 'VERBOSE (the server log gets the details)' }),
-    run: (args, io) => runOne({ action: 'vacuum', table: args.table, freeze: args.freeze, full: args.full, analyze: args.analyze, verbose: args.verbose })(args, io)
+      .option('verbose', { type: 'boolean', default: false, describe: 'VERBOSE (the server log gets the details)' })
+      .option('cost-delay', { type: 'string', describe: 'throttle it as autovacuum is: its vacuum_cost_delay, 0 to 100 ms (20ms: PostgreSQL 9.6\'s autovacuum)' }),
+    run: async (args, io) => {
+      /** @type {import('../../sidecar/actions.js').ActionSpec} */
+      const spec = { action: 'vacuum', table: args.table, freeze: args.freeze, full: args.full, analyze: args.analyze, verbose: args.verbose }
+      if (args.costDelay !== undefined) spec.cost_delay = (await import('../../sidecar/actions.js')).costDelayMs(args.costDelay, '--cost-delay')
+      return runOne(spec)(args, io)
+    }
   },
   {
     command: 'analyze [pgUrl]',
