@@ -11,14 +11,13 @@ import { execFile } from 'node:child_process'
 import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { promisify } from 'node:util'
 import { CLI, REPO, lines, runCli } from './helpers/cli.js'
 import { createTestDatabase, query, withClient } from './helpers/pg.js'
 import { readEvents } from './helpers/control.js'
 import { startEmbedded } from './helpers/embedded.js'
 import { requireTool } from './helpers/tools.js'
+import { residency } from './helpers/page-cache.js'
 
-const run = promisify(execFile)
 requireTool('vmtouch', 'vmtouch', ['-q', '/dev/null'])
 requireTool('fincore', 'util-linux', ['--version'])
 requireTool('unshare', 'util-linux', ['--version'])
@@ -65,22 +64,6 @@ async function tableFiles (url) {
     }
   }
   return files
-}
-
-/**
- * Bytes of the files in the page cache, and their size, from fincore.
- * @param {string[]} files
- */
-async function residency (files) {
-  const { stdout } = await run('fincore', ['--bytes', '--noheadings', '--raw', '--output', 'RES,SIZE', ...files])
-  let resident = 0
-  let size = 0
-  for (const line of lines(stdout)) {
-    const [res, bytes] = line.trim().split(/\s+/).map(Number)
-    resident += res
-    size += bytes
-  }
-  return { resident, size, fraction: size > 0 ? resident / size : 0 }
 }
 
 /**

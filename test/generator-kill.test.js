@@ -6,16 +6,13 @@
 import t from 'tap'
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
-import { execFile } from 'node:child_process'
-import { promisify } from 'node:util'
-import { CliRun, runCli, sleep, waitFor } from './helpers/cli.js'
+import { CliRun, runCli, waitFor } from './helpers/cli.js'
 import { requestsDone } from './helpers/disruption.js'
+import { killServerProcesses } from './helpers/private-pg.js'
 import { tempDataDir } from './helpers/embedded.js'
 import { EmbeddedServer } from '../lib/embedded/server.js'
 import { resolveProfile } from '../lib/embedded/profile.js'
 import { createLogger } from '../lib/log.js'
-
-const run = promisify(execFile)
 
 /** @param {string} dataDir */
 async function postmasterPid (dataDir) {
@@ -30,26 +27,6 @@ function alive (pid) {
   } catch {
     return false
   }
-}
-
-/**
- * Every process of the embedded server killed at once, as a crash of the
- * machine would: the postmaster stopped first so that it forks no more.
- * @param {number} pid  the postmaster's
- */
-async function killServer (pid) {
-  process.kill(pid, 'SIGSTOP')
-  const { stdout } = await run('pgrep', ['-P', String(pid)]).catch(() => ({ stdout: '' }))
-  const pids = [pid, ...stdout.split('\n').map(line => Number(line.trim())).filter(n => n > 0)]
-  for (const each of pids) {
-    try {
-      process.kill(each, 'SIGKILL')
-    } catch {
-      // it ended by itself meanwhile
-    }
-  }
-  while (pids.some(alive)) await sleep(20)
-  return pids
 }
 
 /**
@@ -94,7 +71,7 @@ t.test('SIGKILL to the generator and to every server process: the next run recov
   const dataDir = await tempDataDir(t)
   t.teardown(() => new EmbeddedServer({ dataDir, profileFile: resolveProfile('default'), log: createLogger({ level: 'warn' }) }).shutdown().catch(() => {}))
   await killedRun(t, dataDir)
-  const killed = await killServer(await postmasterPid(dataDir))
+  const killed = await killServerProcesses(await postmasterPid(dataDir))
   t.pass(`SIGKILL to all ${killed.length} server processes; postmaster.pid is left behind`)
   const result = await assertCleanRun(t, dataDir)
   t.match(result.stderr, /embedded PostgreSQL started/, 'the next run started the server again')

@@ -18,6 +18,7 @@ import { query, withClient } from './helpers/pg.js'
 import { startEmbedded, tempDataDir } from './helpers/embedded.js'
 import { PrivatePg } from './helpers/private-pg.js'
 import { requireTool } from './helpers/tools.js'
+import { residency } from './helpers/page-cache.js'
 import { readProfile, resolveProfile } from '../lib/embedded/profile.js'
 
 const run = promisify(execFile)
@@ -57,22 +58,6 @@ async function heapFiles (url) {
   const files = [base]
   for (let segment = 1; segment * 1073741824 < Number(rows[0].size); segment++) files.push(`${base}.${segment}`)
   return files
-}
-
-/**
- * Bytes of the files in the page cache, and their size, from fincore.
- * @param {string[]} files
- */
-async function residency (files) {
-  const { stdout } = await run('fincore', ['--bytes', '--noheadings', '--raw', '--output', 'RES,SIZE', ...files])
-  let resident = 0
-  let size = 0
-  for (const line of lines(stdout)) {
-    const [res, bytes] = line.trim().split(/\s+/).map(Number)
-    resident += res
-    size += bytes
-  }
-  return { resident, size, fraction: size > 0 ? resident / size : 0 }
 }
 
 /**

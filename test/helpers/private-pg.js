@@ -82,44 +82,52 @@ export class PrivatePg {
     }
   }
 
-  /**
-   * SIGKILL to every process of the server. Its backends and helpers are
-   * sessions of their own (the postmaster makes them so), so they are found
-   * as the postmaster's children: the postmaster is stopped first, so that
-   * it forks none while they are listed, then all are killed.
-   */
+  /** SIGKILL to every process of the server (see killServerProcesses). */
   async kill () {
     const pid = this.postmaster?.pid
     if (pid === undefined || this.postmaster?.exitCode !== null) return []
-    try {
-      process.kill(pid, 'SIGSTOP')
-    } catch {
-      return []
-    }
-    const { stdout } = await run('pgrep', ['-P', String(pid)]).catch(() => ({ stdout: '' }))
-    const pids = [pid, ...stdout.split('\n').map(line => Number(line.trim())).filter(n => n > 0)]
-    for (const each of pids) {
-      try {
-        process.kill(each, 'SIGKILL')
-      } catch {
-        // it ended by itself meanwhile
-      }
-    }
-    // gone, not only signalled: a backend left alive would hold the shared memory
-    const alive = (/** @type {number} */ each) => {
-      try {
-        process.kill(each, 0)
-        return true
-      } catch {
-        return false
-      }
-    }
-    for (let waited = 0; pids.some(alive) && waited < 10000; waited += 20) await sleep(20)
-    return pids
+    return killServerProcesses(pid)
   }
 
   /** @param {string} database */
   urlOf (database) {
     return `postgres://postgres@127.0.0.1:${this.port}/${database}`
   }
+}
+
+/**
+ * SIGKILL to every process of a server, as a crash of the machine would
+ * end them. Its backends and helpers are sessions of their own (the
+ * postmaster makes them so), so they are found as the postmaster's
+ * children: the postmaster is stopped first, so that it forks none while
+ * they are listed, then all are killed, and waited for until gone (a
+ * backend left alive would hold the shared memory).
+ * @param {number} pid  the postmaster's
+ * @returns {Promise<number[]>} the processes killed
+ */
+export async function killServerProcesses (pid) {
+  try {
+    process.kill(pid, 'SIGSTOP')
+  } catch {
+    return []
+  }
+  const { stdout } = await run('pgrep', ['-P', String(pid)]).catch(() => ({ stdout: '' }))
+  const pids = [pid, ...stdout.split('\n').map(line => Number(line.trim())).filter(n => n > 0)]
+  for (const each of pids) {
+    try {
+      process.kill(each, 'SIGKILL')
+    } catch {
+      // it ended by itself meanwhile
+    }
+  }
+  const alive = (/** @type {number} */ each) => {
+    try {
+      process.kill(each, 0)
+      return true
+    } catch {
+      return false
+    }
+  }
+  for (let waited = 0; pids.some(alive) && waited < 10000; waited += 20) await sleep(20)
+  return pids
 }
