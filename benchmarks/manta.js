@@ -97,7 +97,7 @@ export async function compareManta ({ url, reset, concurrency, durationS, rounds
  * @param {string[]} extra
  * @returns {Promise<any>} the generator's JSON summary
  */
-function runGenerator (url, extra) {
+export function runGenerator (url, extra) {
   return new Promise((resolve, reject) => {
     // The URL goes in the environment: a password on a command line shows in ps.
     const child = spawn(process.execPath, [CLI, 'run', '--json', '-p', '0', '--mix', MANTA_MIX, '--log-level', 'warn', ...extra], {

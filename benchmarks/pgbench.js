@@ -23,13 +23,13 @@ export function mantaScripts ({ maxId, weights }) {
  * Runs pgbench with the given scripts (prepared protocol, one thread, like
  * the generator's one event loop, no vacuum before the run) and reads back
  * its per-transaction log for percentiles.
- * @param {{ url: string, concurrency: number, durationS: number, scripts: string[] }} options
- *   scripts: pgbench's script arguments (-f, -b, -D)
+ * @param {{ url: string, concurrency: number, durationS: number, scripts: string[], jobs?: number }} options
+ *   scripts: pgbench's script arguments (-f, -b, -D); jobs: pgbench's -j (default 1)
  */
-export async function runPgbench ({ url, concurrency, durationS, scripts }) {
+export async function runPgbench ({ url, concurrency, durationS, scripts, jobs = 1 }) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-bench-'))
   try {
-    const args = ['-n', '-M', 'prepared', '-c', String(concurrency), '-j', '1', '-T', String(durationS),
+    const args = ['-n', '-M', 'prepared', '-c', String(concurrency), '-j', String(jobs), '-T', String(durationS),
       '-l', '--log-prefix', path.join(dir, 'tx'), ...scripts, withoutPassword(url)]
     const timeFile = path.join(dir, 'time')
     const useTime = existsSync('/usr/bin/time')

@@ -18,6 +18,7 @@ export function printResult (r) {
   // the parts that run pgbench say how it ran
   if (r.manta || r.builtins) lines.push(`pgbench: -M prepared -j 1 (one thread, as pgloadgen's one event loop), -n; concurrency ${r.concurrency} on both sides`)
   if (r.manta) lines.push('', ...manta(r.manta))
+  if (r.threads) lines.push('', ...threads(r.threads))
   if (r.builtins) lines.push('', ...builtins(r.builtins))
   if (r.copy) {
     const c = r.copy
@@ -52,6 +53,15 @@ function ingest (r) {
     `| client peak RSS | ${row(side => mib(side.peak_rss_bytes))} |`,
     '', `ratio pgloadgen / psql \\copy: copy-binary ${f(r.ratio['copy-binary'], 3)}, copy ${f(r.ratio.copy, 3)} (goal ≥ 0.9)`,
     `anchors: TimescaleDB talk, PostgreSQL 9.6.2 on ${a.timescaledb_talk_cores} cores, batch inserts: ${(a.timescaledb_talk_metrics_per_s / 1e6).toFixed(2)}M metrics/s; TSBS README sample, ${a.tsbs_readme_workers} workers: ${(a.tsbs_readme_metrics_per_s / 1e6).toFixed(2)}M metrics/s.`
+  ]
+}
+
+/** @param {any} r */
+function threads (r) {
+  return [
+    `manta mix (${r.mix}), pgloadgen --threads N against pgbench -j N, ${r.rounds} rounds of ${r.duration_s} s each:`, '',
+    '| threads | pgloadgen req/s | pgbench req/s | ratio | CPU µs/req pgloadgen | CPU µs/req pgbench |', '|---|---|---|---|---|---|',
+    ...r.results.map((/** @type {any} */ x) => `| ${x.threads} | ${f(x.pgloadgen.throughput)} | ${f(x.pgbench.throughput)} | ${f(x.ratio, 2)} | ${f(x.pgloadgen.cpu_us_per_request, 1)} | ${x.pgbench.cpu_us_per_request ? f(x.pgbench.cpu_us_per_request, 1) : 'n/a'} |`)
   ]
 }
 

@@ -3,6 +3,7 @@
 // alternating A B, B A so that drift of the machine cancels out:
 //   manta     the original mix against pgbench with the same statements, and
 //             the cost of polling the statistics
+//   threads   the same mix, pgloadgen --threads N against pgbench -j N (N = 1, 2)
 //   builtins  pgbench's tpcb-like, simple-update and select-only, run by
 //             pgloadgen and by pgbench, with the TPC-B invariant checked
 //   copy      COPY FROM STDIN through our wire client and through pg-copy-streams
@@ -17,12 +18,13 @@ import { resolveProfile } from '../lib/embedded/profile.js'
 import { createLogger } from '../lib/log.js'
 import { compareManta } from './manta.js'
 import { compareBuiltins } from './builtins.js'
+import { compareThreads } from './threads.js'
 import { compareCopy } from './copy.js'
 import { runSoak } from './soak.js'
 import { compareIngest } from './ingest.js'
 import { printResult } from './print.js'
 
-const PARTS = ['manta', 'builtins', 'copy', 'soak', 'ingest']
+const PARTS = ['manta', 'threads', 'builtins', 'copy', 'soak', 'ingest']
 
 const { values, positionals } = parseArgs({
   allowPositionals: true,
@@ -71,6 +73,9 @@ try {
     concurrency: numbers.concurrency,
     manta: parts.includes('manta')
       ? { duration_s: numbers.duration, rounds: numbers.rounds, ...await compareManta({ url: connectionString, reset: embedded !== null, concurrency: numbers.concurrency, durationS: numbers.duration, rounds: numbers.rounds, statsCompare: !values['no-stats-compare'], log }) }
+      : null,
+    threads: parts.includes('threads')
+      ? await compareThreads({ url: connectionString, reset: embedded !== null, concurrency: numbers.concurrency, durationS: numbers.duration, rounds: numbers.rounds, threads: [1, 2], log })
       : null,
     builtins: parts.includes('builtins')
       ? await compareBuiltins({ url: connectionString, scale: numbers['builtin-scale'], concurrency: numbers.concurrency, durationS: numbers['builtin-duration'], rounds: numbers['builtin-rounds'], reinit: embedded !== null, log })

@@ -6,13 +6,13 @@
 // points at the Prometheus service and at the mounted dashboards.
 import t from 'tap'
 import { existsSync, readFileSync, statSync } from 'node:fs'
-import { join, relative, isAbsolute, resolve } from 'node:path'
+import { dirname, join, relative, isAbsolute, resolve } from 'node:path'
 import { REPO } from './helpers/cli.js'
 import { dockerCompose, missingDockerCompose, parseYaml, mountsOf } from './helpers/compose.js'
 import { cliHasOption } from './helpers/cli-options.js'
 
 const COMPOSE_FILE = 'docker-compose.yml'
-const SERVICES = ['postgres', 'pgloadgen', 'prometheus', 'grafana']
+const SERVICES = ['postgres', 'pgloadgen', 'generator', 'prometheus', 'grafana']
 
 // Without docker-compose the file fails, saying so: a missing tool is never a skip.
 const missing = missingDockerCompose()
@@ -117,6 +117,28 @@ if (missing) {
     t.ok(job, 'a job scrapes pgloadgen:9800 (the pgloadgen service, its /metrics port)')
     t.equal(job?.scrape_interval ?? promConfig.global?.scrape_interval, '5s', 'every 5 s')
     t.equal(job?.metrics_path ?? '/metrics', '/metrics', 'at /metrics')
+  })
+
+  t.test('the generator replicas (profile scale) split one load, and Prometheus finds and sums them', async t => {
+    const generator = services.generator
+    t.ok(generator.profiles?.includes('scale'), 'only with --profile scale')
+    t.same(generator.entrypoint, ['node', 'deploy/compose/instance.js'], 'started by the entry that finds the replica\'s index')
+    const entry = hostPath('generator', '/app/deploy/compose/instance.js')
+    t.equal(entry && repoPath(entry), join('deploy', 'compose', 'instance.js'), 'the entry is deploy/compose/instance.js, mounted into the image\'s /app')
+    const command = /** @type {string[]} */ (generator.command)
+    for (const option of command.filter(arg => arg.startsWith('--'))) t.ok(cliHasOption('run', option.split('=')[0]), `pgloadgen run has ${option}`)
+    t.notOk(command.some(arg => /^--(instance|start-at)\b/.test(arg)), 'the entry adds --instance and --start-at')
+    for (const name of ['PGLOADGEN_INSTANCES', 'PGLOADGEN_START_AT']) t.ok(Object.hasOwn(generator.environment ?? {}, name), `${name} passed through`)
+    t.equal(generator.environment?.PGLOADGEN_PG_URL, services.pgloadgen.environment?.PGLOADGEN_PG_URL, 'the same database as pgloadgen')
+    t.notOk(generator.ports, 'no published port (replicas would collide)')
+    t.equal(generator.depends_on?.postgres?.condition, 'service_healthy', 'starts once PostgreSQL is healthy')
+
+    const configFile = '/etc/prometheus/prometheus.yml'
+    const promConfig = parseYaml(readFileSync(join(REPO, 'prometheus', 'prometheus.yml'), 'utf8'))
+    const job = (promConfig.scrape_configs ?? []).find((/** @type {any} */ j) => (j.dns_sd_configs ?? []).some((/** @type {any} */ d) => (d.names ?? []).includes('generator')))
+    t.equal(job?.dns_sd_configs?.[0]?.port, 9800, 'a job finds every replica of generator by DNS, on port 9800')
+    const rules = (promConfig.rule_files ?? []).map((/** @type {string} */ file) => hostPath('prometheus', join(dirname(configFile), file)))
+    t.same(rules.map((/** @type {string | null} */ file) => file && repoPath(file)), [join('deploy', 'prometheus', 'pgloadgen-rules.yml')], 'the recording rules of deploy/prometheus are mounted where prometheus.yml names them')
   })
 
   t.test('grafana is provisioned with the Prometheus service and the dashboards', async t => {

@@ -8,6 +8,9 @@ import { sidecarBuilder } from './commands/sidecar-options.js'
 import { workloadsBuilder, workloadsCommand } from './commands/workloads-command.js'
 import { initBuilder } from './commands/init-options.js'
 import { statsBuilder } from './stats-options.js'
+import { mergeBuilder } from './commands/merge-command.js'
+import { k8sSubcommands } from './commands/k8s-command.js'
+import { progressOption } from './progress-option.js'
 
 /**
  * A command's work, loaded when it is chosen: parsing, --help and a refused
@@ -23,6 +26,7 @@ const statsCommand = lazy(async () => (await import('./stats-command.js')).stats
 const sidecarCommand = lazy(async () => (await import('./commands/sidecar-command.js')).sidecarCommand)
 const experimentCommand = lazy(async () => (await import('./commands/experiment-command.js')).experimentCommand)
 const reportCommand = lazy(async () => (await import('../report/index.js')).reportCommand)
+const mergeCommand = lazy(async () => (await import('./commands/merge-command.js')).mergeCommand)
 
 /**
  * Runs the CLI and returns the exit code: 0 done, 1 a runtime failure,
@@ -74,13 +78,17 @@ export async function main (argv) {
       (args) => choose(sidecarCommand, args))
     .command('experiment <plan>', 'run an experiment plan: prepare, snapshot, variants replayed from the snapshot, report', (y) => y
       .positional('plan', { type: 'string', describe: 'plan file (JSON or YAML), e.g. notes/experiments/freeze-vs-vacuum.yaml' })
-      .option('out', { type: 'string', demandOption: 'give the output directory with --out', describe: 'new directory for samples, events, summary.json and report.html' }),
+      .option('out', { type: 'string', demandOption: 'give the output directory with --out', describe: 'new directory for samples, events, summary.json and report.html' })
+      .option('progress', progressOption),
     (args) => choose(experimentCommand, args))
     .command('report <dir>', 'write report.html (and summary.json for an experiment) for a recorded run or experiment', (y) => y
       .positional('dir', { type: 'string', describe: 'a run --record directory or an experiment --out directory' }),
     (args) => choose(reportCommand, args))
+    .command('merge <dirs..>', 'merge the run directories of a load\'s instances (run --instance I/N --record DIR) into one summary and report, exactly', mergeBuilder,
+      (args) => choose(mergeCommand, args))
     .command('snapshot', 'take, list, roll back and destroy snapshots of the data directory', (y) => snapshotSubcommands(y, choose))
-    .demandCommand(1, 'give a command: run, init, workloads, stats, vacuum, analyze, checkpoint, reset-stats, evict-cache, drop-partitions, delete, snapshot, sidecar, experiment or report')
+    .command('k8s', 'run a load on Kubernetes: render writes the manifests of N instances starting at one moment', (y) => k8sSubcommands(y, choose))
+    .demandCommand(1, 'give a command: run, init, workloads, stats, vacuum, analyze, checkpoint, reset-stats, evict-cache, drop-partitions, delete, snapshot, sidecar, experiment, report, merge or k8s')
     .fail((message, err) => {
       if (err) throw err
       usageProblem = message

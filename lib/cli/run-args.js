@@ -1,3 +1,4 @@
+import os from 'node:os'
 import { parseMix, mixOf } from '../config/mix.js'
 import { MAX_RUN_S, parseDuration, parseInteger } from '../config/numbers.js'
 import { parseProtocol } from '../config/protocol.js'
@@ -5,10 +6,14 @@ import { chooseWorkload } from '../workloads/choose.js'
 import { UsageError } from '../errors.js'
 import { chooseUrl } from './target.js'
 import { resolveProfile } from '../embedded/profile.js'
+import { checkDiskThrottle, parseDiskLimit } from '../lab/disk-throttle.js'
 import { parseStatsInterval } from './stats-options.js'
 import { scriptOrder } from './script-order.js'
 import { RUN_OPTION_NAMES } from './run-options.js'
 import { workloadOptionSpecs, workloadFlagValues } from './workload-flags.js'
+import { parseInstance, parseStartAt, checkNotLate } from '../scale/instance-options.js'
+import { shareOfTotal } from '../scale/share.js'
+import { parseProgress } from './progress-option.js'
 
 // The flags of pgloadgen run, checked and turned into what the run needs,
 // before anything binds a port or touches a database.
@@ -33,9 +38,11 @@ import { workloadOptionSpecs, workloadFlagValues } from './workload-flags.js'
  * @property {boolean} [vacuum]
  * @property {unknown} [duration]
  * @property {boolean} json
+ * @property {unknown} [progress]  -P: seconds between progress lines, 0 none
  * @property {string} dataDir
  * @property {string} profile
  * @property {unknown} pgPort
+ * @property {string} [diskLimit]
  * @property {boolean} reset
  * @property {unknown} connectTimeout
  * @property {unknown} shutdownTimeout
@@ -43,6 +50,9 @@ import { workloadOptionSpecs, workloadFlagValues } from './workload-flags.js'
  * @property {unknown} [rate]
  * @property {string} arrival
  * @property {unknown} [maxLag]
+ * @property {unknown} [instance]   I/N
+ * @property {string} [threads]   --threads N or auto
+ * @property {unknown} [startAt]
  * @property {string} events
  * @property {string} [schedule]
  * @property {string} [controlToken]
@@ -65,7 +75,8 @@ export async function validateRunArgs (args, argv = []) {
   const protocol = parseProtocol(args.protocol)
   const files = args.file ?? []
   const builtins = [...(args.builtin ?? []), ...(args.selectOnly ? ['select-only'] : []), ...(args.skipSomeUpdates ? ['simple-update'] : [])]
-  const workload = await chooseWorkload({
+  /** @type {import('../workloads/choose.js').WorkloadChoice} */
+  const workloadChoice = {
     workload: args.workload,
     files,
     builtins,
@@ -76,12 +87,19 @@ export async function validateRunArgs (args, argv = []) {
     protocol,
     options: workloadFlagValues(await workloadOptionSpecs(argv), /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (args))),
     taken: RUN_OPTION_NAMES
-  })
+  }
+  const workload = await chooseWorkload(workloadChoice)
   if (args.reset && workload.scripts) throw new UsageError('--reset drops a workload\'s tables; pgbench scripts have none of their own (pgloadgen init recreates pgbench\'s)')
   if (workload.clients !== null && args.concurrency !== undefined) throw new UsageError(`--concurrency: the ${workload.name} workload sets its number of clients itself (${workload.clients}); see its options`)
   if (workload.pacing !== null && args.rate !== undefined) throw new UsageError(`--rate: the ${workload.name} workload paces its clients itself`)
+  const split = instanceAndStart(args, workload.clients ?? parseInteger(args.concurrency ?? '8', '--concurrency', { min: 1, max: 10000 }))
   return {
-    concurrency: workload.clients ?? parseInteger(args.concurrency ?? '8', '--concurrency', { min: 1, max: 10000 }),
+    // this instance's share; totalConcurrency is what all instances run together
+    concurrency: split.instance === null ? split.totalConcurrency : shareOfTotal(split.totalConcurrency, split.instance),
+    ...split,
+    threads: parseThreads(args.threads),
+    // each thread chooses the workload again from the same, checked, choice
+    workloadChoice: { ...workloadChoice, taken: undefined },
     requestsPerClient: args.transactions === undefined ? null : parseInteger(args.transactions, '--transactions', { min: 1 }),
     protocol,
     workload,
@@ -89,6 +107,7 @@ export async function validateRunArgs (args, argv = []) {
     httpPort: parseInteger(args.httpPort, '--http-port', { min: 0, max: 65535 }),
     pgPort: parseInteger(args.pgPort, '--pg-port', { min: 0, max: 65535 }),
     durationS: args.duration === undefined ? null : parseDuration(args.duration, '--duration', { max: MAX_RUN_S }),
+    progressS: parseProgress(args.progress),
     connectTimeoutS: parseDuration(args.connectTimeout, '--connect-timeout'),
     shutdownTimeoutS: parseDuration(args.shutdownTimeout, '--shutdown-timeout'),
     verifyTimeoutS: parseDuration(args.verifyTimeout, '--verify-timeout'),
@@ -99,8 +118,50 @@ export async function validateRunArgs (args, argv = []) {
     statsIntervalS: parseStatsInterval(args.statsInterval),
     controlToken: parseControlToken(args.controlToken, process.env.PGLOADGEN_CONTROL_TOKEN),
     // checked now so that a typo fails before anything starts
-    profile: checkedProfile(args)
+    profile: checkedProfile(args),
+    diskLimit: await checkedDiskLimit(args)
   }
+}
+
+/**
+ * --disk-limit: the values, and root with a cgroup controller to apply them.
+ * @param {RunArgs} args
+ */
+async function checkedDiskLimit (args) {
+  if (args.diskLimit === undefined) return null
+  if (chooseUrl(args.pgUrl)) throw new UsageError('--disk-limit: only for the embedded server (pgloadgen cannot move a server it did not start into a cgroup)')
+  const limit = parseDiskLimit(args.diskLimit, '--disk-limit')
+  await checkDiskThrottle(args.dataDir)
+  return limit
+}
+
+/**
+ * --threads: a whole number from 1 to 256, or auto (the cores Node may use).
+ * @param {string | undefined} text
+ */
+function parseThreads (text) {
+  if (text === undefined || text === 'auto') return text === 'auto' ? os.availableParallelism() : 1
+  return parseInteger(text, '--threads', { min: 1, max: 256 })
+}
+
+/**
+ * --instance and --start-at: which share of the load this process runs,
+ * and when. Every instance needs a client of its own; a shared open-loop
+ * schedule needs a common origin (and seed), the start moment.
+ * @param {RunArgs} args
+ * @param {number} totalConcurrency
+ */
+function instanceAndStart (args, totalConcurrency) {
+  const instance = args.instance === undefined ? null : parseInstance(args.instance)
+  const startAtMs = args.startAt === undefined ? null : parseStartAt(args.startAt)
+  if (instance !== null && totalConcurrency < instance.parts) {
+    throw new UsageError(`--instance ${args.instance}: ${totalConcurrency} clients cannot be shared by ${instance.parts} instances (each needs at least one)`)
+  }
+  if (instance !== null && instance.parts > 1 && args.rate !== undefined && startAtMs === null) {
+    throw new UsageError('--instance with --rate needs --start-at: the instances share one schedule, which starts at that moment')
+  }
+  if (startAtMs !== null) checkNotLate(startAtMs, instance)
+  return { instance, startAtMs, totalConcurrency }
 }
 
 /**

@@ -2,7 +2,6 @@
 // control endpoints, the target, the load session, the schedule's sidecar,
 // and the summary at the end.
 
-import { performance } from 'node:perf_hooks'
 import path from 'node:path'
 import { createRegistry } from '../metrics/generator-metrics.js'
 import { startHttpServer, reply } from '../http/http-server.js'
@@ -15,6 +14,12 @@ import { statsView } from '../pgstats/stats-view.js'
 import { LoadSession } from '../lab/load-session.js'
 import { localDataDir } from '../lab/disk-space.js'
 import { DEFAULT_EVENTS_FILE } from './target-options.js'
+import { formatShare } from '../scale/share.js'
+import { summaryJson } from '../summary/summary-json.js'
+import { checkNotLate } from '../scale/instance-options.js'
+import { DiskThrottle } from '../lab/disk-throttle.js'
+import { startRunProgress } from '../terminal/run-progress.js'
+import { summaryTable } from '../terminal/summary-table.js'
 
 /** @typedef {import('./run-args.js').RunArgs} RunArgs */
 
@@ -23,9 +28,9 @@ import { DEFAULT_EVENTS_FILE } from './target-options.js'
  * @param {Awaited<ReturnType<typeof import('./run-args.js').validateRunArgs>>} options
  * @param {import('../sidecar/schedule.js').Rule[] | null} rules
  * @param {import('./stop-signal.js').StopSignal} stop
- * @param {{ log: import('../log.js').Logger, stdout: { write: (s: string) => unknown } }} io
+ * @param {{ log: import('../log.js').Logger, stdout: { write: (s: string) => unknown }, screen: import('../terminal/screen.js').Screen }} io
  */
-export async function runLoad (args, options, rules, stop, { log, stdout }) {
+export async function runLoad (args, options, rules, stop, { log, stdout, screen }) {
   const registry = createRegistry()
   /** @type {LoadSession | null} */
   let session = null
@@ -47,8 +52,16 @@ export async function runLoad (args, options, rules, stop, { log, stdout }) {
 
   /** @type {import('./target.js').Target | null} */
   let target = null
+  /** @type {DiskThrottle | null} */
+  let diskThrottle = null
+  /** @type {Awaited<ReturnType<LoadSession['finish']>> | null} */
+  let finished = null
   try {
     target = await openTarget({ url: options.url, dataDir: args.dataDir, profile: options.profile, pgPort: options.pgPort, log })
+    if (options.diskLimit && target.embedded) {
+      diskThrottle = await DiskThrottle.create({ dataDir: target.embedded.dataDir, limit: options.diskLimit, log })
+      await diskThrottle.attach()
+    }
     if (stop.requested) return 0
     session = await LoadSession.open({
       connectionString: target.connectionString,
@@ -59,7 +72,13 @@ export async function runLoad (args, options, rules, stop, { log, stdout }) {
       protocol: options.protocol,
       concurrency: options.concurrency,
       requestsPerClient: options.requestsPerClient,
-      openLoop: options.rate === null ? null : { rate: options.rate, arrival: options.arrival, maxLagMs: options.maxLagMs },
+      // the start moment seeds the Poisson schedule, so that every instance draws the same one
+      openLoop: options.rate === null ? null : { rate: options.rate, arrival: options.arrival, maxLagMs: options.maxLagMs, seed: options.startAtMs },
+      instance: options.instance,
+      threads: options.threads,
+      workloadChoice: options.workloadChoice,
+      startAtMs: options.startAtMs,
+      totalConcurrency: options.totalConcurrency,
       reset: args.reset,
       connectTimeoutS: options.connectTimeoutS,
       pgStats: args.pgStats ? { intervalS: options.statsIntervalS, pgstattuple: args.pgstattuple } : null,
@@ -76,15 +95,20 @@ export async function runLoad (args, options, rules, stop, { log, stdout }) {
       events,
       host: args.httpHost,
       token: options.controlToken,
-      describe: () => ({ workload: options.workload.name, types: options.workload.types, target: running.options.display, mode: options.rate === null ? 'closed' : 'open', rate: options.rate }),
+      describe: () => ({ workload: options.workload.name, types: options.workload.types, target: running.options.display, mode: options.rate === null ? 'closed' : 'open', rate: options.rate, ...(options.instance && { instance: formatShare(options.instance) }) }),
+      share: options.instance,
       log
     })
     Object.assign(routes, control.routes)
     stopControl = control.stop
     if (stop.requested) return 0
 
-    await session.start()
-    if (rules) {
+    // ready: an instance that got here after the start moment cannot join the others
+    if (options.startAtMs !== null) checkNotLate(options.startAtMs, options.instance)
+    if (!await session.start({ interrupted: stop.promise })) return 0
+    // A split load's schedule acts on the one server once: instance 0 runs it.
+    if (rules && options.instance && options.instance.index !== 0) log.info(`--schedule: its actions run on instance 0 of ${options.instance.parts}, not on this one`)
+    else if (rules) {
       sidecar = new Sidecar({
         rules,
         context: {
@@ -100,15 +124,15 @@ export async function runLoad (args, options, rules, stop, { log, stdout }) {
       })
       sidecar.start()
     }
-    const ticker = setInterval(() => log.info(progressLine(running.stats, running.generator, running.started)), 10000)
+    const stopProgress = startRunProgress(screen, running, { everyS: options.progressS, scheduled: options.rate !== null || options.workload.pacing !== null, openLoop: options.rate !== null })
     // The run ends at the duration, a signal, or when every client did its -t requests.
     await stop.wait(options.durationS, running.generator.limitReached)
-    clearInterval(ticker)
+    stopProgress()
     log.info('stopping: waiting for requests in flight')
     if (sidecar) await sidecar.stop(options.shutdownTimeoutS * 1000)
     const summary = await session.finish({ shutdownTimeoutS: options.shutdownTimeoutS, verifyTimeoutS: options.verifyTimeoutS })
-    if (args.json) stdout.write(JSON.stringify(summary, null, 2) + '\n')
-    else log.info(`done: ${summary.throughput} requests/s${summary.points_written > 0 ? ` (${summary.rows_per_s} rows/s, ${summary.points_per_s} points/s)` : ''} over ${summary.elapsed_s} s, ${summary.unexpected_failures} unexpected failures${options.workload.idTable === null ? '' : `, ${summary.acknowledged_inserts} inserts acknowledged`}`)
+    if (args.json) stdout.write(summaryJson(summary))
+    finished = summary
     return 0
   } finally {
     if (sidecar) await sidecar.stop(0).catch(() => {})
@@ -117,6 +141,12 @@ export async function runLoad (args, options, rules, stop, { log, stdout }) {
     await events.flush()
     await http.close()
     if (target?.embedded) await target.embedded.stop().catch(err => log.warn(`stopping the embedded server: ${err.message}`))
+    // after the stop: a server pgloadgen did not start goes back to its own group
+    await diskThrottle?.release().catch(err => log.warn(`disk limit: ${err.message}`))
+    // last, under the log of the shutdown: the table on stderr whatever --json
+    // says, from the summary object --json printed
+    const summary = finished
+    if (summary) screen.print((colours, width) => summaryTable(summary, { colours, width, recordDir }))
   }
 }
 
@@ -134,18 +164,3 @@ function describeArgs (args) {
   return kept
 }
 
-/**
- * @param {import('../metrics/request-stats.js').RequestStats} stats
- * @param {import('../generator/generator.js').Generator} generator
- * @param {number} started
- */
-function progressLine (stats, generator, started) {
-  const seconds = (performance.now() - started) / 1000
-  const sum = (/** @type {Float64Array} */ values) => values.reduce((a, b) => a + b, 0)
-  const done = sum(stats.done)
-  const failed = sum(stats.failed)
-  const rows = sum(stats.rows)
-  const points = sum(stats.points)
-  const written = points > 0 ? `, ${Math.round(rows / seconds)} rows/s, ${Math.round(points / seconds)} points/s` : ''
-  return `${Math.round(seconds)} s: ${Math.round(done / seconds)} requests/s${written}, ${failed} failed (${stats.unexpectedFailures} unexpected), ${generator.connections}/${generator.concurrency} connections`
-}

@@ -16,6 +16,7 @@ import { checkSnapshotName } from '../snapshot/names.js'
 import { parsePgUrl } from '../config/pg-url.js'
 import { resolveProfile } from '../embedded/profile.js'
 import { MAX_TIMER_S } from '../sidecar/durations.js'
+import { parseDiskLimit } from '../lab/disk-throttle.js'
 
 /**
  * @typedef {object} Step
@@ -32,7 +33,7 @@ import { MAX_TIMER_S } from '../sidecar/durations.js'
 /**
  * @typedef {object} Plan
  * @property {string} name
- * @property {{ kind: 'embedded', profile: string, dataDir: string | null } | { kind: 'url', url: string, dataDir: string, driver: 'zfs' | 'copy', dataset: string | null }} server
+ * @property {{ kind: 'embedded', profile: string, dataDir: string | null, diskLimit: import('../lab/disk-throttle.js').DiskLimit | null } | { kind: 'url', url: string, dataDir: string, driver: 'zfs' | 'copy', dataset: string | null }} server
  * @property {import('../workloads/contract.js').Workload} workload
  * @property {'prepared' | 'extended' | 'simple'} protocol
  * @property {string} mix
@@ -143,9 +144,10 @@ export async function parsePlan (data, { baseDir }) {
 
 /** @param {unknown} value */
 function parseServer (value) {
-  if (value === undefined) return /** @type {const} */ ({ kind: 'embedded', profile: 'lab', dataDir: null })
+  if (value === undefined) return /** @type {const} */ ({ kind: 'embedded', profile: 'lab', dataDir: null, diskLimit: null })
   const server = object(value, 'server')
   if (server.url !== undefined) {
+    if (server.disk_limit !== undefined) throw new UsageError('server.disk_limit: only for the embedded server (pgloadgen cannot move a server it did not start into a cgroup)')
     for (const key of Object.keys(server)) if (!['url', 'data_dir', 'snapshot_driver', 'dataset'].includes(key)) throw new UsageError(`server.${printable(key, 40)}: unknown field`)
     if (server.data_dir === undefined) throw new UsageError('server.data_dir: missing: a server given by URL needs the data directory its snapshots are taken of')
     const driver = server.snapshot_driver === undefined ? 'copy' : string(server.snapshot_driver, 'server.snapshot_driver')
@@ -155,10 +157,12 @@ function parseServer (value) {
     wrap('server.url', () => parsePgUrl(url))
     return /** @type {const} */ ({ kind: 'url', url, dataDir: string(server.data_dir, 'server.data_dir'), driver, dataset: server.dataset === undefined ? null : string(server.dataset, 'server.dataset') })
   }
-  for (const key of Object.keys(server)) if (!['embedded', 'profile', 'data_dir'].includes(key)) throw new UsageError(`server.${printable(key, 40)}: unknown field`)
+  for (const key of Object.keys(server)) if (!['embedded', 'profile', 'data_dir', 'disk_limit'].includes(key)) throw new UsageError(`server.${printable(key, 40)}: unknown field`)
   const profile = server.profile === undefined ? 'lab' : string(server.profile, 'server.profile')
   wrap('server.profile', () => resolveProfile(profile))
-  return /** @type {const} */ ({ kind: 'embedded', profile, dataDir: server.data_dir === undefined ? null : string(server.data_dir, 'server.data_dir') })
+  // a slower disk for the server (lib/lab/disk-throttle.js); root and a cgroup controller are checked when the plan runs
+  const diskLimit = server.disk_limit === undefined ? null : parseDiskLimit(server.disk_limit, 'server.disk_limit')
+  return /** @type {const} */ ({ kind: 'embedded', profile, dataDir: server.data_dir === undefined ? null : string(server.data_dir, 'server.data_dir'), diskLimit })
 }
 
 /**

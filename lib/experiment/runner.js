@@ -21,6 +21,7 @@ import { writeReport } from '../report/index.js'
 import { MIN_REPETITIONS, verdictLines } from '../report/statistics.js'
 import { initPgbench, InitError } from '../pgbench/init.js'
 import { isSameTable } from '../sidecar/retention-spec.js'
+import { DiskThrottle, checkDiskThrottle } from '../lab/disk-throttle.js'
 
 const LIMITS = { shutdownTimeoutS: 10, verifyTimeoutS: 60 }
 
@@ -33,8 +34,15 @@ const LIMITS = { shutdownTimeoutS: 10, verifyTimeoutS: 60 }
  * @property {boolean} embedded
  * @property {string} dataDir
  * @property {Snapshots} snapshots
+ * @property {DiskThrottle | null} diskThrottle  the server's slower disk, set again after every restart
  * @property {import('../cli/stop-signal.js').StopSignal} stop
  * @property {import('../log.js').Logger} log
+ * @property {OnPhase} [onPhase]
+ */
+
+/**
+ * Told when a phase's load starts: what shows the experiment's progress.
+ * @typedef {(phase: { phase: 'prepare' | 'variant', variant?: string, repetition?: number, session: LoadSession }) => void} OnPhase
  */
 
 /**
@@ -42,21 +50,29 @@ const LIMITS = { shutdownTimeoutS: 10, verifyTimeoutS: 60 }
  * snapshot, then each variant and repetition from a rollback to that
  * snapshot, recording everything; then the report.
  * @param {import('./plan.js').Plan} plan
- * @param {{ out: string, stop: import('../cli/stop-signal.js').StopSignal, log: import('../log.js').Logger }} options
+ * @param {{ out: string, stop: import('../cli/stop-signal.js').StopSignal, log: import('../log.js').Logger, onPhase?: OnPhase }} options
  */
-export async function runExperiment (plan, { out, stop, log }) {
+export async function runExperiment (plan, { out, stop, log, onPhase }) {
   const outDir = path.resolve(out)
   if (existsSync(outDir) && (await readdir(outDir)).length > 0) throw new UsageError(`--out ${out} is not empty; give a new directory`)
+  // root, a cgroup controller and a block device, before anything is made
+  if (plan.server.kind === 'embedded' && plan.server.diskLimit) await checkDiskThrottle(plan.server.dataDir ?? outDir)
   await mkdir(outDir, { recursive: true })
   const startedAt = new Date()
   /** @type {EmbeddedServer | null} */
   let server = null
+  /** @type {DiskThrottle | null} */
+  let diskThrottle = null
   try {
     let connectionString, dataDir
     if (plan.server.kind === 'embedded') {
       dataDir = path.resolve(plan.server.dataDir ?? path.join(outDir, 'pgdata'))
       server = new EmbeddedServer({ dataDir, profileFile: resolveProfile(plan.server.profile), log })
       connectionString = await server.start()
+      if (plan.server.diskLimit) {
+        diskThrottle = await DiskThrottle.create({ dataDir, limit: plan.server.diskLimit, log })
+        await diskThrottle.attach()
+      }
     } else {
       dataDir = path.resolve(plan.server.dataDir)
       connectionString = parsePgUrl(plan.server.url).connectionString
@@ -64,7 +80,7 @@ export async function runExperiment (plan, { out, stop, log }) {
     const snapshots = await Snapshots.open({ dataDir, driver: plan.server.kind === 'embedded' ? 'copy' : plan.server.driver, dataset: plan.server.kind === 'url' ? plan.server.dataset ?? undefined : undefined, log })
     await snapshots.init()
     /** @type {ExperimentContext} */
-    const context = { plan, out: outDir, connectionString, display: redactUrl(new URL(connectionString)), embedded: server !== null, dataDir, snapshots, stop, log }
+    const context = { plan, out: outDir, connectionString, display: redactUrl(new URL(connectionString)), embedded: server !== null, dataDir, snapshots, diskThrottle, stop, log, onPhase }
     const serverVersion = await showVersion(connectionString)
     const info = { name: plan.name, plan: planForRecord(plan), started_at: startedAt.toISOString(), ended_at: null, pgloadgen_version: PGLOADGEN_VERSION, postgres_version: serverVersion }
     await writeFile(path.join(outDir, 'experiment.json'), JSON.stringify(info, null, 2) + '\n')
@@ -87,6 +103,11 @@ export async function runExperiment (plan, { out, stop, log }) {
     return stop.requested ? 1 : 0
   } finally {
     await server?.stop().catch(err => log.warn(`stopping the embedded server: ${err.message}`))
+    if (diskThrottle) {
+      const io = await diskThrottle.counters().catch(() => null)
+      if (io) log.info(`disk limit: the server read ${(io.readBytes / 1e6).toFixed(0)} MB in ${io.reads} reads and wrote ${(io.writeBytes / 1e6).toFixed(0)} MB in ${io.writes} writes through it`)
+      await diskThrottle.release().catch(err => log.warn(`disk limit: ${err.message}`))
+    }
   }
 }
 
@@ -107,6 +128,7 @@ async function prepare (context) {
   const session = await openSession(context, path.join(context.out, 'prepare'), { reset: true, workload: plan.workload, mix: prepare.mix, concurrency: prepare.concurrency, describe: { phase: 'prepare' } })
   try {
     await session.start()
+    context.onPhase?.({ phase: 'prepare', session })
     const started = performance.now()
     while (!stop.requested) {
       const table = plan.workload.table === null ? null : statsView(session.latestStats())?.table(plan.workload.table)
@@ -133,6 +155,8 @@ async function prepare (context) {
   }
   await sql(context.connectionString, 'CHECKPOINT')
   await context.snapshots.create(prepare.snapshot)
+  // the copy driver restarted the server: a new postmaster, outside the group
+  await context.diskThrottle?.attach()
 }
 
 /**
@@ -148,6 +172,7 @@ async function runVariant (context, variant, rep) {
   const events = new EventLog({ file: path.join(dir, 'events.ndjson'), log })
   log.info(`variant ${variant.name}, repetition ${rep}: rolling back to "${plan.prepare.snapshot}"`)
   await events.timed({ action: 'rollback', detail: { snapshot: plan.prepare.snapshot } }, () => context.snapshots.rollback(plan.prepare.snapshot, { yes: true }))
+  await context.diskThrottle?.attach()
   const t0 = new Date()
 
   // A variant with options of its own gets its tables made afresh, in its own shape.
@@ -157,6 +182,7 @@ async function runVariant (context, variant, rep) {
   const actions = []
   try {
     await session.start()
+    context.onPhase?.({ phase: 'variant', variant: variant.name, repetition: rep, session })
     for (const step of variant.steps) {
       if (stop.requested) break
       await runStep(context, session, events, step, actions)

@@ -1,7 +1,22 @@
 import { Worker } from './worker.js'
 
 /**
- * @typedef {Omit<import('./worker.js').WorkerContext, 'onConnectionChange' | 'onReconnect' | 'gate' | 'onLimit'>} GeneratorOptions
+ * @typedef {Omit<import('./worker.js').WorkerContext, 'onConnectionChange' | 'onReconnect' | 'gate' | 'onLimit'> & GeneratorPart} GeneratorOptions
+ */
+
+/**
+ * A generator that runs one part of a load (a thread's): its clients'
+ * numbers in the whole load, and where it counts its connections so that
+ * another thread can read them.
+ * @typedef {object} GeneratorPart
+ * @property {(k: number) => number} [clientId]  the number of this generator's k-th client (default k)
+ * @property {Float64Array} [counters]  [open connections, reconnects], maybe shared
+ */
+
+/**
+ * What the lab drives: one Generator, or the same load over threads
+ * (threaded-generator.js).
+ * @typedef {Pick<Generator, 'concurrency' | 'connections' | 'reconnects' | 'skipped' | 'paused' | 'pause' | 'resume' | 'setConcurrency' | 'stop' | 'limitReached'>} LoadGenerator
  */
 
 // Keeps N workers, each with its own connection, so that N requests are
@@ -14,8 +29,8 @@ export class Generator {
     this.workers = []
     /** @type {Worker[]} workers asked to stop but maybe still finishing */
     this.retiring = []
-    this.connections = 0
-    this.reconnects = 0
+    this.counters = options.counters ?? new Float64Array(2)
+    this.clientId = options.clientId ?? ((/** @type {number} */ k) => k)
     this.nextId = 0
     // once stopping, no client is added any more (a ramp's timer, live control)
     this.stopping = false
@@ -33,8 +48,8 @@ export class Generator {
     this.context = {
       ...options,
       gate: this.gate,
-      onConnectionChange: (delta) => { this.connections += delta },
-      onReconnect: () => { this.reconnects++ },
+      onConnectionChange: (delta) => { this.counters[0] += delta },
+      onReconnect: () => { this.counters[1]++ },
       onLimit: () => {
         if (++this.clientsAtLimit >= this.workers.length) limitReached()
       }
@@ -43,6 +58,19 @@ export class Generator {
 
   get concurrency () {
     return this.workers.length
+  }
+
+  get connections () {
+    return this.counters[0]
+  }
+
+  get reconnects () {
+    return this.counters[1]
+  }
+
+  /** Open loop: the intended starts skipped for being too late (--max-lag). */
+  get skipped () {
+    return this.options.pacer?.skipped ?? 0
   }
 
   get paused () {
@@ -67,7 +95,7 @@ export class Generator {
   /** @param {number} concurrency */
   setConcurrency (concurrency) {
     if (this.stopping) return
-    while (this.workers.length < concurrency) this.workers.push(new Worker(this.nextId++, this.context).start())
+    while (this.workers.length < concurrency) this.workers.push(new Worker(this.clientId(this.nextId++), this.context).start())
     while (this.workers.length > concurrency) {
       const worker = /** @type {Worker} */ (this.workers.pop())
       worker.stop()

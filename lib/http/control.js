@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto'
 import { isIP } from 'node:net'
 import { reply, readBody, BodyTooLarge, replyTooLarge, DEFAULT_LIMITS } from './http-server.js'
+import { shareOfTotal } from '../scale/share.js'
 const RATE_WINDOW_S = 10
 
 /**
@@ -47,7 +48,7 @@ export class RateWindow {
 
 /**
  * @typedef {object} ControlOptions
- * @property {import('../generator/generator.js').Generator} generator
+ * @property {import('../generator/generator.js').LoadGenerator} generator
  * @property {import('../metrics/request-stats.js').RequestStats} stats
  * @property {import('../sidecar/events.js').EventLog} events
  * @property {string} host             where the HTTP server listens
@@ -55,6 +56,7 @@ export class RateWindow {
  * @property {() => Record<string, unknown>} describe  fixed facts of the run for /status
  * @property {import('../log.js').Logger} log
  * @property {number} [maxBodyBytes]  largest body of a POST (default 64 KiB)
+ * @property {import('../scale/share.js').Share | null} [share]  an instance of a split load: POST /concurrency gives the total, this instance runs its share
  */
 
 /**
@@ -72,7 +74,7 @@ function digest (text) {
  * @param {ControlOptions} options
  * @returns {{ routes: import('./http-server.js').Routes, stop: () => void }}
  */
-export function controlRoutes ({ generator, stats, events, host, token, describe, log, maxBodyBytes = DEFAULT_LIMITS.maxBodyBytes }) {
+export function controlRoutes ({ generator, stats, events, host, token, describe, log, maxBodyBytes = DEFAULT_LIMITS.maxBodyBytes, share = null }) {
   const started = Date.now()
   const window = new RateWindow(stats)
   const needsToken = !isLoopback(host)
@@ -161,11 +163,14 @@ export function controlRoutes ({ generator, stats, events, host, token, describe
           }
           const next = body?.concurrency
           if (!Number.isInteger(next) || next < 1 || next > 10000) return json(res, 400, { error: 'concurrency must be a whole number from 1 to 10000' })
+          if (share && next < share.parts) return json(res, 400, { error: `concurrency is the total of ${share.parts} instances, each needs at least one client: at least ${share.parts}` })
           const previous = generator.concurrency
-          generator.setConcurrency(next)
-          log.info(`concurrency changed from ${previous} to ${next}`)
-          await events.record({ kind: 'point', action: 'concurrency', detail: { from: previous, to: next } })
-          json(res, 200, { concurrency: next, previous })
+          // an instance runs its exact share of the total, as at start
+          const own = share ? shareOfTotal(next, share) : next
+          generator.setConcurrency(own)
+          log.info(`concurrency changed from ${previous} to ${own}${share ? ` (of ${next} over ${share.parts} instances)` : ''}`)
+          await events.record({ kind: 'point', action: 'concurrency', detail: { from: previous, to: own, ...(share && { total: next }) } })
+          json(res, 200, { concurrency: own, previous, ...(share && { total: next }) })
         }
       },
       '/pause': pauseRoute('pause'),

@@ -6,18 +6,22 @@ import { prepareSchema, readMaxId } from '../workloads/schema.js'
 import { RequestStats } from '../metrics/request-stats.js'
 import { registerGeneratorMetrics } from '../metrics/generator-metrics.js'
 import { Generator } from '../generator/generator.js'
+import { ThreadedGenerator } from '../generator/threaded-generator.js'
 import { RunState } from '../generator/run-state.js'
 import { Pacer } from '../generator/pacer.js'
 import { connectWithin, errorMessage } from '../generator/connection.js'
 import { countInDoubtRows, countTableRows, verifyInserts } from './audit.js'
 import { WorkloadServices } from './workload-services.js'
 import { buildSummary } from '../summary/summary.js'
+import { summaryJson } from '../summary/summary-json.js'
 import { StatsCollector } from '../pgstats/collector.js'
 import { Recorder } from '../recorder/recorder.js'
 import { DiskSpaceWatch } from './disk-space.js'
 import { readSettings, writeRunInfo } from '../recorder/run-info.js'
 import { recordVacuums, serverLogMark } from '../recorder/vacuums.js'
 import { RuntimeError } from '../errors.js'
+import { untilMoment } from '../scale/start-at.js'
+import { formatShare } from '../scale/share.js'
 
 /**
  * @typedef {object} LoadOptions
@@ -29,7 +33,12 @@ import { RuntimeError } from '../errors.js'
  * @property {'prepared' | 'extended' | 'simple'} protocol
  * @property {number} concurrency
  * @property {number | null} [requestsPerClient]  pgbench's -t: each client stops after this many requests
- * @property {{ rate: number, arrival: 'poisson' | 'fixed', maxLagMs: number | null } | null} openLoop
+ * @property {{ rate: number, arrival: 'poisson' | 'fixed', maxLagMs: number | null, seed?: number | null } | null} openLoop  rate: of all instances together
+ * @property {import('../scale/share.js').Share | null} [instance]  --instance: this process runs that share of the load (concurrency is the share already)
+ * @property {number | null} [startAtMs]     --start-at: the load starts at that moment (epoch ms)
+ * @property {number} [totalConcurrency]     the clients of all instances together
+ * @property {number} [threads]              --threads: the load over that many worker threads
+ * @property {import('../workloads/choose.js').WorkloadChoice} [workloadChoice]  how the workload was chosen: each thread loads it again
  * @property {boolean} reset                  drop and recreate the workload's tables first
  * @property {number} connectTimeoutS
  * @property {{ intervalS: number, pgstattuple: boolean } | null} pgStats  null: no collector
@@ -101,19 +110,24 @@ export class LoadSession {
     this.stats = new RequestStats(options.workload.types)
     this.state = new RunState(maxId)
     const { openLoop } = options
-    this.pacer = openLoop ? new Pacer({ rate: openLoop.rate, arrival: openLoop.arrival, maxLagMs: openLoop.maxLagMs }) : null
-    this.generator = new Generator({
-      connectionString: options.connectionString,
-      protocol: options.protocol,
-      workload: options.workload,
-      shared,
-      state: this.state,
-      mix: options.mix,
-      stats: this.stats,
-      log: options.log,
-      pacer: this.pacer,
-      requestsPerClient: options.requestsPerClient ?? null
-    })
+    this.pacer = openLoop ? new Pacer({ rate: openLoop.rate, arrival: openLoop.arrival, maxLagMs: openLoop.maxLagMs, share: options.instance ?? undefined, seed: openLoop.seed ?? null }) : null
+    /** @type {import('../generator/generator.js').LoadGenerator} */
+    this.generator = options.threads !== undefined && options.threads > 1
+      ? threadedGenerator(options, { shared, state: this.state, stats: this.stats })
+      : new Generator({
+        connectionString: options.connectionString,
+        protocol: options.protocol,
+        workload: options.workload,
+        shared,
+        state: this.state,
+        mix: options.mix,
+        stats: this.stats,
+        log: options.log,
+        pacer: this.pacer,
+        requestsPerClient: options.requestsPerClient ?? null,
+        // an instance's clients keep their numbers in the whole load (pgbench's :client_id)
+        ...(options.instance && { clientId: clientNumbering(options.instance) })
+      })
     const generator = this.generator
     this.rowsBefore = rowsBefore
     // rows that retention took away during the load, as the actions reported them
@@ -146,21 +160,36 @@ export class LoadSession {
     return this.collector?.latest() ?? null
   }
 
-  async start () {
+  /**
+   * Starts the load; with startAtMs, everything is made ready first and the
+   * load starts at that moment, unless `interrupted` settles before it.
+   * @param {{ interrupted?: Promise<unknown> }} [options]
+   * @returns {Promise<boolean>} false when interrupted before the start
+   */
+  async start ({ interrupted } = {}) {
     const { options } = this
+    const at = options.startAtMs ?? null
     if (options.recordDir) {
       await this.writeRunInfo(null)
       this.logMark = await serverLogMark(options.serverLogDir ?? options.disk?.dataDir ?? null)
       this.recorder = new Recorder(options.recordDir, { stats: this.stats, generator: this.generator, pgStats: () => this.latestStats(), table: options.workload.table, workloadStats: options.workload.statistics.length > 0 ? () => this.services.latest() : null, disk: this.disk && (() => this.disk?.sample() ?? null) }, options.log)
-      await this.recorder.start()
     }
-    this.pacer?.restart()
-    const maxId = options.workload.idTable === null ? '' : `; max id ${this.state.maxId}`
-    options.log.info(`running ${options.workload.name} ${this.pacer ? `at ${options.openLoop?.rate} requests/s (${options.openLoop?.arrival}) on` : 'at'} concurrency ${options.concurrency} against ${options.display} (PostgreSQL ${this.serverVersion}, protocol ${options.protocol})${maxId}`)
+    if (at !== null) {
+      options.log.info(`ready; the load starts at ${new Date(at).toISOString()}, in ${((at - Date.now()) / 1000).toFixed(1)} s`)
+      if (!await untilMoment(at, interrupted)) return false
+    }
     this.startedAt = new Date()
     this.started = performance.now()
     this.cpuAtStart = process.cpuUsage()
-    this.services.start(this.generator, options.concurrency)
+    // Parts of one schedule share its origin: the start moment, on the monotonic clock.
+    this.pacer?.restart(at === null ? this.started : this.started - (this.startedAt.getTime() - at))
+    if (this.generator instanceof ThreadedGenerator) this.generator.startSchedule(at ?? this.startedAt.getTime())
+    this.services.start(this.generator, options.concurrency, options.instance ?? undefined)
+    await this.recorder?.start()
+    const maxId = options.workload.idTable === null ? '' : `; max id ${this.state.maxId}`
+    const share = options.instance ? ` (instance ${formatShare(options.instance)} of ${options.totalConcurrency} clients${this.pacer ? ` and ${options.openLoop?.rate} requests/s` : ''})` : ''
+    options.log.info(`running ${options.workload.name} ${this.pacer ? `at ${this.pacer.rate} requests/s (${options.openLoop?.arrival}) on` : 'at'} concurrency ${options.concurrency}${share} against ${options.display} (PostgreSQL ${this.serverVersion}, protocol ${options.protocol})${maxId}`)
+    return true
   }
 
   /**
@@ -185,6 +214,7 @@ export class LoadSession {
     const finished = await generator.stop(shutdownTimeoutS * 1000)
     // Requests completed during the grace period count, so the time does too.
     const elapsedS = (performance.now() - this.started) / 1000
+    const endedAt = new Date()
     const cpuUsage = process.cpuUsage(this.cpuAtStart)
     if (!finished) options.log.warn(`requests still in flight after ${shutdownTimeoutS} s were abandoned`)
     await this.recorder?.stop()
@@ -213,7 +243,12 @@ export class LoadSession {
       embedded: options.embedded,
       abandonedInFlight: !finished,
       cpuUsage,
-      openLoop: this.pacer && options.openLoop ? { ...options.openLoop, skipped: this.pacer.skipped } : null,
+      // an instance's rate is its share of the schedule's
+      openLoop: this.pacer && options.openLoop ? { ...options.openLoop, rate: this.pacer.rate, skipped: this.generator.skipped } : null,
+      startedAt: this.startedAt,
+      endedAt,
+      instance: options.instance ? { share: options.instance, totalConcurrency: options.totalConcurrency ?? options.concurrency, totalRate: options.openLoop?.rate ?? null } : null,
+      startAtMs: options.startAtMs ?? null,
       pacing: options.workload.pacing,
       diskFull: this.disk?.summary() ?? null,
       rowAudit: auditTable === null
@@ -229,7 +264,7 @@ export class LoadSession {
     if (options.recordDir) {
       // what each vacuum cost (lib/recorder/vacuums.js)
       const vacuums = await recordVacuums(options.recordDir, this.logMark ?? null).catch(err => ({ vacuums: [], autovacuum_source: `none: ${errorMessage(err)}` }))
-      await writeFile(path.join(options.recordDir, 'summary.json'), JSON.stringify({ ...summary, ...vacuums }, null, 2) + '\n')
+      await writeFile(path.join(options.recordDir, 'summary.json'), summaryJson({ ...summary, ...vacuums }))
       await this.writeRunInfo(new Date())
     }
     return summary
@@ -251,6 +286,8 @@ export class LoadSession {
       mix: formatMix(options.mix),
       mode: options.openLoop ? 'open' : options.workload.pacing ? 'paced' : 'closed',
       target: options.display,
+      ...(options.instance && { instance: formatShare(options.instance), total_concurrency: options.totalConcurrency }),
+      ...(typeof options.startAtMs === 'number' && { start_at: new Date(options.startAtMs).toISOString() }),
       settings: this.settings,
       ...options.describe
     })
@@ -266,6 +303,46 @@ export class LoadSession {
     await this.collector?.stop().catch(() => {})
     this.disk?.stop()
   }
+}
+
+/**
+ * The number in the whole load of a part's k-th client: client k of the
+ * whole belongs to part k mod parts (lib/scale/share.js).
+ * @param {import('../scale/share.js').Share} share
+ */
+function clientNumbering ({ index, parts }) {
+  return (/** @type {number} */ k) => index + parts * k
+}
+
+/**
+ * The generator of --threads N: the load over N threads. What the
+ * workload's setup returned goes to every thread, so it must be data.
+ * @param {LoadOptions} options
+ * @param {{ shared: unknown, state: RunState, stats: RequestStats }} run
+ */
+function threadedGenerator (options, { shared, state, stats }) {
+  const workloadChoice = options.workloadChoice
+  if (!workloadChoice) throw new RuntimeError('--threads: this load cannot be split over threads (its workload was not chosen by name)')
+  try {
+    structuredClone(shared)
+  } catch (err) {
+    throw new RuntimeError(`--threads: the ${options.workload.name} workload's setup returned what cannot go to another thread (${errorMessage(err)}); run it with --threads 1`)
+  }
+  return new ThreadedGenerator({
+    threads: /** @type {number} */ (options.threads),
+    connectionString: options.connectionString,
+    protocol: options.protocol,
+    workload: options.workload,
+    workloadChoice,
+    shared,
+    mix: options.mix,
+    state,
+    stats,
+    openLoop: options.openLoop,
+    instance: options.instance ?? null,
+    requestsPerClient: options.requestsPerClient ?? null,
+    log: options.log
+  })
 }
 
 /**

@@ -1,5 +1,6 @@
 import client from 'prom-client'
 import { connectWithin, errorMessage } from '../generator/connection.js'
+import { WHOLE, shareOfTotal } from '../scale/share.js'
 
 // What a workload asks of the lab besides its requests: maintenance run
 // every so often on a connection of its own (partitions made ahead), the
@@ -46,10 +47,11 @@ export class WorkloadServices {
 
   /**
    * Starts the periodic work and the ramp.
-   * @param {import('../generator/generator.js').Generator} generator
-   * @param {number} concurrency   the clients to reach
+   * @param {import('../generator/generator.js').LoadGenerator} generator
+   * @param {number} concurrency   the clients to reach (this part's share of them)
+   * @param {import('../scale/share.js').Share} [share]  the part of a split load this process runs
    */
-  start (generator, concurrency) {
+  start (generator, concurrency, share = WHOLE) {
     const { workload, statsIntervalS } = this.options
     if (workload.maintain !== null) this.every(workload.maintainEveryS, () => this.maintain(false))
     if (workload.statistics.length > 0) {
@@ -57,21 +59,25 @@ export class WorkloadServices {
       this.poll()
     }
     const ramp = workload.ramp
-    if (ramp === null || concurrency <= 1) {
+    if (ramp === null || (concurrency <= 1 && share.parts === 1)) {
       generator.setConcurrency(concurrency)
       return
     }
     // One client now, then client k at k × everyS, give or take jitterS:
-    // the jitter of one start does not shift the ones after it.
-    generator.setConcurrency(1)
+    // the jitter of one start does not shift the ones after it. A part of a
+    // split load starts the clients of the one ramp that are its own
+    // (client k belongs to part k mod parts), so the parts ramp together.
+    const total = concurrency * share.parts // past this part's last client of the whole ramp
+    const own = (/** @type {number} */ k) => Math.min(concurrency, shareOfTotal(k, share))
+    if (own(1) > 0) generator.setConcurrency(own(1))
     const started = Date.now()
     const next = (/** @type {number} */ k) => {
-      if (this.stopped || k >= concurrency) return
+      if (this.stopped || k >= total || generator.concurrency >= concurrency) return
       const jitter = (ramp.jitterS ?? 0) * (2 * Math.random() - 1)
       const due = started + (k * ramp.everyS + jitter) * 1000
       this.timers.push(setTimeout(() => {
         if (this.stopped) return
-        generator.setConcurrency(Math.max(generator.concurrency, Math.min(concurrency, k + 1)))
+        if (own(k + 1) > generator.concurrency) generator.setConcurrency(own(k + 1))
         next(k + 1)
       }, Math.max(0, due - Date.now())))
     }

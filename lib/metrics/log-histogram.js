@@ -8,6 +8,11 @@ const LINEAR = SUB * 2 // values below 64 are exact
 const MAX_MAGNITUDE = 36 // about 19 hours in microseconds
 const SIZE = LINEAR + (MAX_MAGNITUDE - SUB_BITS) * SUB
 
+// Names the bucket layout above: bucket counts written by a summary can be
+// added to others only when they were made with the same layout.
+export const LOG_HISTOGRAM_SCHEME = `log-linear-us:sub_bits=${SUB_BITS},max_magnitude=${MAX_MAGNITUDE}`
+export const LOG_HISTOGRAM_SIZE = SIZE
+
 /** @param {number} value non-negative */
 function indexOf (value) {
   const v = Math.floor(value)
@@ -28,20 +33,35 @@ function upperBoundOf (index) {
   return (sub + 1) * 2 ** shift - 1
 }
 
+// Floats a histogram keeps: its buckets, then its count, sum and max. A
+// histogram may live in memory given to it (a SharedArrayBuffer's, so that
+// another thread reads what a generator thread records).
+export const LOG_HISTOGRAM_FLOATS = SIZE + 3
+const COUNT = SIZE
+const SUM = SIZE + 1
+const MAX = SIZE + 2
+
 export class LogHistogram {
-  constructor () {
-    this.counts = new Float64Array(SIZE)
-    this.count = 0
-    this.sum = 0
-    this.max = 0
+  /** @param {Float64Array} [memory]  LOG_HISTOGRAM_FLOATS floats, zeroed */
+  constructor (memory = new Float64Array(LOG_HISTOGRAM_FLOATS)) {
+    this.memory = memory
+    this.counts = memory.subarray(0, SIZE)
   }
+
+  get count () { return this.memory[COUNT] }
+  set count (n) { this.memory[COUNT] = n }
+  get sum () { return this.memory[SUM] }
+  set sum (n) { this.memory[SUM] = n }
+  get max () { return this.memory[MAX] }
+  set max (n) { this.memory[MAX] = n }
 
   /** @param {number} us */
   record (us) {
-    this.counts[indexOf(us)]++
-    this.count++
-    this.sum += us
-    if (us > this.max) this.max = us
+    const memory = this.memory
+    memory[indexOf(us)]++
+    memory[COUNT]++
+    memory[SUM] += us
+    if (us > memory[MAX]) memory[MAX] = us
   }
 
   /**
@@ -89,9 +109,6 @@ export class LogHistogram {
   }
 
   reset () {
-    this.counts.fill(0)
-    this.count = 0
-    this.sum = 0
-    this.max = 0
+    this.memory.fill(0)
   }
 }

@@ -1,5 +1,5 @@
 import { LATENCY_BUCKETS_US, bucketIndex } from './latency-buckets.js'
-import { LogHistogram } from './log-histogram.js'
+import { LogHistogram, LOG_HISTOGRAM_FLOATS } from './log-histogram.js'
 import { ErrorMessageCounts } from './error-messages.js'
 
 const NBUCKETS = LATENCY_BUCKETS_US.length + 1 // + Inf
@@ -7,28 +7,67 @@ const NBUCKETS = LATENCY_BUCKETS_US.length + 1 // + Inf
 // The generator's hot-path record of what happened: flat typed arrays indexed
 // by request type, no label hashing per request. The Prometheus side reads
 // these at scrape time.
+//
+// Every number lives in one Float64Array (its `memory`), so that a generator
+// thread can record into a SharedArrayBuffer's memory and the main thread
+// add the threads' records up exactly (mergeFrom). Error messages are the
+// exception: they are strings, and the threads send them (see
+// lib/generator/threaded-generator.js).
 export class RequestStats {
-  /** @param {readonly string[]} types  the workload's request types */
-  constructor (types) {
-    this.types = types
+  /**
+   * How many floats the stats of these types take.
+   * @param {readonly string[]} types
+   */
+  static floatsFor (types) {
     const n = types.length
-    this.started = new Float64Array(n)
-    this.done = new Float64Array(n) // every completed request, ok or not
-    this.failed = new Float64Array(n)
-    this.notFound = new Float64Array(n) // succeeded but found nothing to work on
-    this.diskFull = new Float64Array(n) // failed because the server found no space to write
-    this.maxUs = new Float64Array(n)
+    return n * (8 + 2 * NBUCKETS + 4) + (n + 1) * LOG_HISTOGRAM_FLOATS
+  }
+
+  /**
+   * @param {readonly string[]} types  the workload's request types
+   * @param {Float64Array} [memory]  floatsFor(types) zeroed floats, maybe shared
+   */
+  constructor (types, memory = new Float64Array(RequestStats.floatsFor(types))) {
+    this.types = types
+    this.memory = memory
+    const n = types.length
+    let at = 0
+    const take = (/** @type {number} */ length) => memory.subarray(at, (at += length))
+    this.started = take(n)
+    this.done = take(n) // every completed request, ok or not
+    this.failed = take(n)
+    this.notFound = take(n) // succeeded but found nothing to work on
+    this.diskFull = take(n) // failed because the server found no space to write
+    this.maxUs = take(n) // a maximum: mergeFrom takes the largest, not the sum
     // what the requests of each type wrote, as they reported it once acknowledged
-    this.rows = new Float64Array(n)
-    this.points = new Float64Array(n) // metric values: a row of ten metrics is ten points
+    this.rows = take(n)
+    this.points = take(n) // metric values: a row of ten metrics is ten points
     // [result][type][bucket], result 0 = ok, 1 = error; not cumulative
-    this.buckets = [new Float64Array(n * NBUCKETS), new Float64Array(n * NBUCKETS)]
-    this.sums = [new Float64Array(n), new Float64Array(n)]
-    this.counts = [new Float64Array(n), new Float64Array(n)]
-    this.latency = types.map(() => new LogHistogram())
-    this.lag = new LogHistogram() // open loop: send time minus intended time
+    this.buckets = [take(n * NBUCKETS), take(n * NBUCKETS)]
+    this.sums = [take(n), take(n)]
+    this.counts = [take(n), take(n)]
+    this.latency = types.map(() => new LogHistogram(take(LOG_HISTOGRAM_FLOATS)))
+    this.lag = new LogHistogram(take(LOG_HISTOGRAM_FLOATS)) // open loop: send time minus intended time
     this.errors = new ErrorMessageCounts()
     this.unexpectedFailures = 0
+  }
+
+  /**
+   * Makes these stats the exact sum of others' (the threads' of one run):
+   * counts added, maxima taken. Error messages are not theirs to merge.
+   * @param {RequestStats[]} sources  stats of the same types
+   */
+  mergeFrom (sources) {
+    const memory = this.memory
+    memory.fill(0)
+    for (const source of sources) {
+      const from = source.memory
+      for (let i = 0; i < memory.length; i++) memory[i] += from[i]
+    }
+    const n = this.types.length
+    for (let t = 0; t < n; t++) this.maxUs[t] = Math.max(0, ...sources.map(s => s.maxUs[t]))
+    for (let t = 0; t < n; t++) this.latency[t].max = Math.max(0, ...sources.map(s => s.latency[t].max))
+    this.lag.max = Math.max(0, ...sources.map(s => s.lag.max))
   }
 
   /** @param {number} type */

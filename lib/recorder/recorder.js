@@ -5,7 +5,7 @@ import { findTable } from '../pgstats/stats-view.js'
 /**
  * @typedef {object} RecorderSources
  * @property {import('../metrics/request-stats.js').RequestStats} stats
- * @property {import('../generator/generator.js').Generator} generator
+ * @property {import('../generator/generator.js').LoadGenerator} generator
  * @property {(() => import('../pgstats/snapshot.js').StatsSnapshot | null) | null} pgStats
  * @property {string | null} table   the workload's table (null: none)
  * @property {(() => Record<string, number | null>) | null} [workloadStats]  the workload's own statistics
@@ -44,6 +44,9 @@ export class Recorder {
   }
 
   async start () {
+    // the samples count from the start of the load, which may come long after the recorder was made (--start-at)
+    this.started = Date.now()
+    this.previousCpu = process.cpuUsage()
     await mkdir(this.dir, { recursive: true })
     await writeFile(this.file, '')
     // The events file exists even when nothing happens, so the directory is complete.

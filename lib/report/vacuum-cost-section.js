@@ -58,13 +58,17 @@ export function runVacuumCosts (run) {
 
 /**
  * The run's action's cost: its first vacuum of the sidecar, else its first
- * autovacuum with figures.
+ * autovacuum with figures of the table the statistics watched (an
+ * anti-wraparound round vacuums a workload's small tables too, and often
+ * first), else its first autovacuum with figures.
  * @param {import('./read.js').RunData} run
  * @returns {VacuumEntry | null}
  */
 export function actionVacuumCost (run) {
   const all = runVacuumCosts(run)
-  return all.find(v => /^vacuum/.test(v.action)) ?? all[0] ?? null
+  const watched = run.samples.find(s => s.pg?.table)?.pg?.table
+  const ofWatched = watched ? all.find(v => v.table !== null && String(v.table).split('.').pop() === String(watched).split('.').pop()) : undefined
+  return all.find(v => /^vacuum/.test(v.action)) ?? ofWatched ?? all[0] ?? null
 }
 
 /**

@@ -1,4 +1,6 @@
 import { LogHistogram } from '../metrics/log-histogram.js'
+import { histogramsField } from './histogram-field.js'
+import { formatShare } from '../scale/share.js'
 
 /**
  * @typedef {object} SummaryInput
@@ -23,6 +25,10 @@ import { LogHistogram } from '../metrics/log-histogram.js'
  * @property {import('../workloads/contract.js').Pacing | null} [pacing]   a paced workload's schedule
  * @property {{ table: string, before: number | null, after: number | null, removed: number, inDoubt?: { writes: number, rows: number, stored: number | null } } | null} [rowAudit]
  *   the audited table's rows before and after, and what retention removed meanwhile
+ * @property {Date} [startedAt]   when the load started (wall clock)
+ * @property {Date} [endedAt]     when it ended
+ * @property {{ share: import('../scale/share.js').Share, totalConcurrency: number, totalRate: number | null } | null} [instance]  --instance
+ * @property {number | null} [startAtMs]  --start-at
  */
 
 /**
@@ -56,6 +62,13 @@ export function buildSummary (input) {
   const cpuUs = input.cpuUsage.user + input.cpuUsage.system
   return {
     elapsed_s: round(elapsedS, 3),
+    // wall-clock times of the load: what merging instances' summaries spans
+    started_at: input.startedAt?.toISOString() ?? null,
+    ended_at: input.endedAt?.toISOString() ?? null,
+    start_at: input.startAtMs === undefined || input.startAtMs === null ? null : new Date(input.startAtMs).toISOString(),
+    instance: input.instance
+      ? { index: input.instance.share.index, parts: input.instance.share.parts, name: formatShare(input.instance.share), total_concurrency: input.instance.totalConcurrency, total_rate: input.instance.totalRate }
+      : null,
     workload: input.workload,
     protocol: input.protocol ?? 'prepared',
     concurrency: input.concurrency,
@@ -106,7 +119,9 @@ export function buildSummary (input) {
       // The generator's own cost per request: CPU the server cannot use.
       cpu_us_per_request: round(done ? cpuUs / done : null, 1),
       peak_rss_bytes: process.resourceUsage().maxRSS * 1024
-    }
+    },
+    // the raw bucket counts: what `pgloadgen merge` adds up (histogram-field.js)
+    histograms: histogramsField(stats, all, Boolean(input.openLoop || input.pacing))
   }
 }
 
@@ -121,7 +136,7 @@ export function buildSummary (input) {
  * @param {SummaryInput['rowAudit']} audit
  * @param {number} written
  */
-function rowAudit (audit, written) {
+export function rowAudit (audit, written) {
   if (!audit) return { acknowledged_rows: written, rows_missing: null }
   const inDoubt = audit.inDoubt ?? { writes: 0, rows: 0, stored: 0 }
   const expected = audit.before === null ? null : audit.before + written - audit.removed
@@ -141,8 +156,11 @@ function rowAudit (audit, written) {
   }
 }
 
-/** @param {LogHistogram} h */
-function latencySummary (h) {
+/**
+ * The percentiles, max and mean of a histogram, as the summary shows them.
+ * @param {LogHistogram} h
+ */
+export function latencySummary (h) {
   return {
     p50: round(h.quantile(0.5)),
     p95: round(h.quantile(0.95)),
@@ -156,7 +174,7 @@ function latencySummary (h) {
  * @param {number | null} value
  * @param {number} [digits]
  */
-function round (value, digits = 0) {
+export function round (value, digits = 0) {
   if (value === null || !Number.isFinite(value)) return null
   const f = 10 ** digits
   return Math.round(value * f) / f

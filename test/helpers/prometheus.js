@@ -58,16 +58,17 @@ export function freePort () {
  * Starts Prometheus scraping the given targets (host:port, path /metrics).
  * Resolves once the server is ready.
  * @param {{ teardown: (fn: () => unknown) => void }} t
- * @param {{ targets: string[], scrapeIntervalS?: number }} options
+ * @param {{ targets: string[], scrapeIntervalS?: number, ruleFiles?: string[] }} options  ruleFiles: recording rules to evaluate
  * @returns {Promise<Prometheus>}
  */
-export async function startPrometheus (t, { targets, scrapeIntervalS = 1 }) {
+export async function startPrometheus (t, { targets, scrapeIntervalS = 1, ruleFiles = [] }) {
   const dir = await mkdtemp(join(tmpdir(), 'pgloadgen-prometheus-'))
   const config = [
     'global:',
     `  scrape_interval: ${scrapeIntervalS}s`,
     `  scrape_timeout: ${scrapeIntervalS}s`,
     `  evaluation_interval: ${scrapeIntervalS}s`,
+    ...(ruleFiles.length > 0 ? ['rule_files:', ...ruleFiles.map(file => `  - '${file}'`)] : []),
     'scrape_configs:',
     '  - job_name: pgloadgen',
     '    metrics_path: /metrics',

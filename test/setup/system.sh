@@ -21,6 +21,9 @@
 # none, and removed afterwards), and the daemons it starts itself (zfs-fuse,
 # PostgreSQL) are the ones the tests use, left running.
 #
+# kubectl (it builds deploy/k8s with kustomize) is no Debian package: when it
+# is missing the script names it and fails, and installs nothing.
+#
 # PGLOADGEN_TEST_PG15_URL, when set, is the PostgreSQL the tests use: it is
 # only checked, never started. PROMETHEUS_BIN / PROMTOOL_BIN and
 # PGLOADGEN_CHROMIUM, when set, replace the packaged binaries.
@@ -64,6 +67,8 @@ find_missing () {
   [ -x /usr/sbin/pgbouncer ] || need pgbouncer
   # evict-cache drops pages from the page cache with vmtouch -e.
   command -v vmtouch >/dev/null || need vmtouch
+  # the terminal test draws the progress line on a real terminal, tmux's.
+  command -v tmux >/dev/null || need tmux
   # pgbench 15, and the server, psql, pg_isready and pg_ctlcluster with it.
   for tool in pgbench psql pg_isready; do [ -x "/usr/lib/postgresql/15/bin/$tool" ] || need postgresql-15; done
   for tool in pgbench pg_lsclusters pg_ctlcluster pg_createcluster; do command -v "$tool" >/dev/null || need postgresql-15; done
@@ -206,6 +211,14 @@ ensure_postgres () {
   fi
 }
 
+# --- kubectl -----------------------------------------------------------------
+
+check_kubectl () {
+  command -v "${KUBECTL:-kubectl}" >/dev/null \
+    || die "kubectl not found (test/k8s-*.test.js build deploy/k8s with kubectl kustomize); it is no Debian package: install it from the Kubernetes project's packages (https://kubernetes.io/docs/tasks/tools/install-kubectl-linux/), or set KUBECTL to its path"
+}
+
+check_kubectl
 install_missing
 ensure_zfs
 ensure_postgres

@@ -1,0 +1,51 @@
+// pgloadgen --threads N against pgbench -j N, the manta mix on both sides
+// (without the error probe, which pgbench cannot send), for N = 1 and 2:
+// rounds alternating A B, B A, throughput and CPU per request of each.
+import pg from 'pg'
+import { loadWorkload } from '../lib/workloads/index.js'
+import { prepareSchema, readMaxId } from '../lib/workloads/schema.js'
+import { runPgbench, mantaScripts } from './pgbench.js'
+import { runGenerator, MANTA_MIX } from './manta.js'
+import { spread } from './stats.js'
+
+const WEIGHTS = Object.fromEntries(MANTA_MIX.split(',').map(pair => pair.split('=')).map(([type, weight]) => [type, Number(weight)]))
+
+/**
+ * @param {{ url: string, reset: boolean, concurrency: number, durationS: number, rounds: number, threads: number[], log: import('../lib/log.js').Logger }} options
+ */
+export async function compareThreads ({ url, reset, concurrency, durationS, rounds, threads, log }) {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    await prepareSchema(client, await loadWorkload('manta'), { reset })
+    const results = []
+    for (const n of threads) {
+      const ours = () => runGenerator(url, ['--no-pg-stats', '--threads', String(n), '-c', String(concurrency), '-d', String(durationS)])
+      const theirs = async () => runPgbench({ url, concurrency, durationS, jobs: n, scripts: mantaScripts({ maxId: await readMaxId(client, 'test_table'), weights: WEIGHTS }) })
+      await ours() // warm-up, uncounted
+      const pairs = []
+      for (let round = 1; round <= rounds; round++) {
+        let a, b
+        if (round % 2 === 1) {
+          a = await ours()
+          b = await theirs()
+        } else {
+          b = await theirs()
+          a = await ours()
+        }
+        const ratio = a.throughput / b.throughput
+        log.info(`threads ${n} round ${round}/${rounds}: pgloadgen --threads ${n} ${a.throughput} req/s (${a.process.cpu_us_per_request} µs CPU/req), pgbench -j ${n} ${b.throughput.toFixed(1)} req/s (${b.process?.us_per_request?.toFixed(1)} µs CPU/req), ratio ${ratio.toFixed(3)}`)
+        pairs.push({ a, b, ratio })
+      }
+      results.push({
+        threads: n,
+        ratio: spread(pairs.map(p => p.ratio)),
+        pgloadgen: { throughput: spread(pairs.map(p => p.a.throughput)), cpu_us_per_request: spread(pairs.map(p => p.a.process.cpu_us_per_request)) },
+        pgbench: { throughput: spread(pairs.map(p => p.b.throughput)), cpu_us_per_request: pairs.every(p => p.b.process) ? spread(pairs.map(p => p.b.process?.us_per_request ?? 0)) : null }
+      })
+    }
+    return { mix: MANTA_MIX, rounds, duration_s: durationS, results }
+  } finally {
+    await client.end()
+  }
+}
