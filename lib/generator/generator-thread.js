@@ -23,15 +23,10 @@ const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPor
 const setup = /** @type {ThreadSetup} */ (workerData)
 // Log lines go through the main thread's logger, which keeps them apart
 // from the progress line on a terminal.
+/** @param {'trace' | 'debug' | 'info' | 'warn' | 'error'} level */
+const sendLog = level => (/** @type {string} */ message) => port.postMessage({ kind: 'log', level, message })
 /** @type {import('../log.js').Logger} */
-const log = {
-  trace: message => port.postMessage({ kind: 'log', level: 'trace', message }),
-  debug: message => port.postMessage({ kind: 'log', level: 'debug', message }),
-  info: message => port.postMessage({ kind: 'log', level: 'info', message }),
-  warn: message => port.postMessage({ kind: 'log', level: 'warn', message }),
-  error: message => port.postMessage({ kind: 'log', level: 'error', message }),
-  level: setup.logLevel
-}
+const log = { trace: sendLog('trace'), debug: sendLog('debug'), info: sendLog('info'), warn: sendLog('warn'), error: sendLog('error'), level: setup.logLevel }
 const workload = await chooseWorkload(setup.workloadChoice)
 const stats = new RequestStats(workload.types, new Float64Array(setup.statsMemory))
 /** @type {Array<[string, boolean]>} */

@@ -151,7 +151,7 @@ export class ThreadedGenerator {
       if (message.state) handle.replay.apply(message.state)
     } else if (message.kind === 'limit') {
       handle.atLimit = true
-      if (this.handles.every(h => h.atLimit || shareOf(this.concurrencyNow, h.share.index, h.share.parts) === 0)) this.onLimit()
+      if (this.handles.every(h => h.atLimit || this.own(this.concurrencyNow, h) === 0)) this.onLimit()
     } else if (message.kind === 'log') {
       this.options.log[/** @type {'trace' | 'debug' | 'info' | 'warn' | 'error'} */ (message.level)](message.message)
     } else if (message.kind === 'stopped') {

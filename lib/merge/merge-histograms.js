@@ -1,5 +1,5 @@
 import { LogHistogram } from '../metrics/log-histogram.js'
-import { histogramFromJson, histogramJson } from '../summary/histogram-field.js'
+import { histogramFromJson, histogramsFieldOf } from '../summary/histogram-field.js'
 
 // The raw histograms of several summaries added bucket by bucket: the
 // merged percentiles are those of every request of every instance, not an
@@ -42,11 +42,5 @@ export function mergeHistograms (summaries) {
  * @returns {import('../summary/histogram-field.js').HistogramsField}
  */
 export function mergedHistogramsField (scheme, merged) {
-  return {
-    scheme,
-    unit: 'us',
-    latency: histogramJson(merged.latency),
-    latency_by_type: Object.fromEntries([...merged.byType].map(([type, h]) => [type, histogramJson(h)])),
-    ...(merged.lag && { schedule_lag: histogramJson(merged.lag) })
-  }
+  return histogramsFieldOf(merged.latency, [...merged.byType], merged.lag, scheme)
 }

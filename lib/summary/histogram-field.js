@@ -32,19 +32,32 @@ export function histogramJson (h) {
 }
 
 /**
+ * The `histograms` field of a summary: every request's latencies, each
+ * type's, and the schedule lag when there is one.
+ * @param {LogHistogram} latency
+ * @param {Array<[string, LogHistogram]>} byType
+ * @param {LogHistogram | null} lag
+ * @param {string} [scheme]   the layout the histograms were made with
+ * @returns {HistogramsField}
+ */
+export function histogramsFieldOf (latency, byType, lag, scheme = LOG_HISTOGRAM_SCHEME) {
+  return {
+    scheme,
+    unit: 'us',
+    latency: histogramJson(latency),
+    latency_by_type: Object.fromEntries(byType.map(([type, h]) => [type, histogramJson(h)])),
+    ...(lag && { schedule_lag: histogramJson(lag) })
+  }
+}
+
+/**
  * @param {import('../metrics/request-stats.js').RequestStats} stats
  * @param {LogHistogram} all  every type's latencies together
  * @param {boolean} withLag
  * @returns {HistogramsField}
  */
 export function histogramsField (stats, all, withLag) {
-  return {
-    scheme: LOG_HISTOGRAM_SCHEME,
-    unit: 'us',
-    latency: histogramJson(all),
-    latency_by_type: Object.fromEntries(stats.types.map((type, i) => [type, histogramJson(stats.latency[i])])),
-    ...(withLag && { schedule_lag: histogramJson(stats.lag) })
-  }
+  return histogramsFieldOf(all, stats.types.map((type, i) => [type, stats.latency[i]]), withLag ? stats.lag : null)
 }
 
 /**
