@@ -1,8 +1,10 @@
 // No URL given: the CLI initialises, starts and stops its own embedded
 // PostgreSQL 18 in --data-dir, and the data stays there between runs. A server
-// already running on the data directory is used and left running.
+// already running on the data directory is used and left running, unless the
+// run that started it was killed outright: then the next run stops it.
 import t from 'tap'
 import { existsSync } from 'node:fs'
+import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { CliRun, runCli, sleep } from './helpers/cli.js'
 import { countRows, query, withClient } from './helpers/pg.js'
@@ -68,4 +70,23 @@ t.test('a server already running on the data directory is used and left running;
   t.equal(summary.acknowledged_missing, 0, 'no acknowledged insert missing')
   t.equal(await countRows(embedded.url, 'test_table') - rowsBefore, summary.acknowledged_inserts, 'the table gained exactly the acknowledged inserts')
   t.equal((await query(embedded.url, 'SELECT 1 AS one')).rows[0].one, 1, 'the server still runs after the CLI exited')
+})
+
+t.test('a run killed outright leaves its server to the next run, which stops it at its end', async t => {
+  const killed = new CliRun(['run', '--data-dir', dataDir, '-c', '2', '-p', '0', '--json'], { t })
+  await killed.waitForStderr(/running manta/)
+  const pidFile = path.join(dataDir, 'postmaster.pid')
+  t.equal(Number(await readFile(path.join(dataDir, 'pgloadgen.owner'), 'utf8')), killed.child.pid, 'the run that started the server is written as its owner')
+  killed.kill('SIGKILL')
+  await killed.exited
+  t.ok(existsSync(pidFile), 'SIGKILL: the server is still running')
+  const port = Number((await readFile(pidFile, 'utf8')).split('\n')[3])
+
+  const next = await runCli(['run', '--data-dir', dataDir, '-c', '2', '-d', '1', '-p', '0', '--json'], { t })
+  t.equal(next.code, 0, `exit 0; stderr: ${next.stderr.slice(-300)}`)
+  t.match(next.stderr, new RegExp(`left by a pgloadgen process that is gone \\(pid ${killed.child.pid}\\)`), 'the next run says whose server it took over')
+  t.match(next.stderr, /embedded PostgreSQL stopped/, 'and stops it at its end')
+  t.notOk(existsSync(pidFile), 'no server runs on the data directory any more')
+  t.notOk(existsSync(path.join(dataDir, 'pgloadgen.owner')), 'and none is owned')
+  await t.rejects(withClient(`postgres://postgres@127.0.0.1:${port}/postgres`, c => c.query('SELECT 1')), { code: 'ECONNREFUSED' }, `nothing listens on its port (${port})`)
 })

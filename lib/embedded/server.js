@@ -10,6 +10,7 @@ import { RuntimeError } from '../errors.js'
 import { findBinaries } from './binaries.js'
 import { serverUser } from './system-user.js'
 import { readProfile } from './profile.js'
+import { goneOwner, readOwner, writeOwner } from './owner.js'
 
 export const EMBEDDED_DATABASE = 'pgloadgen'
 const SUPERUSER = 'postgres'
@@ -39,6 +40,8 @@ export class EmbeddedServer {
     /** @type {number | null} */
     this.port = null
     this.startedHere = false
+    /** @type {number | null} the owner (owner.js) when shutdown() stopped it, for startInPlace() */
+    this.ownerBeforeStop = null
     /** @type {{ uid: number, gid: number } | null | undefined} */
     this.user = undefined
   }
@@ -118,7 +121,8 @@ export class EmbeddedServer {
 
   /**
    * Starts the server unless it already runs (then it is left running at
-   * stop). Creates the data directory and the lab database when missing.
+   * stop, unless the run that started it is gone). Creates the data
+   * directory and the lab database when missing.
    * @returns {Promise<string>} the connection string
    */
   async start () {
@@ -126,12 +130,16 @@ export class EmbeddedServer {
     const running = await this.runningPort()
     if (running) {
       this.port = running
-      this.log.info(`using the embedded PostgreSQL already running on port ${running} (data directory ${this.dataDir})`)
+      const gone = await goneOwner(this.dataDir) // a run killed outright left it: ours to stop
+      this.startedHere = gone !== null
+      if (gone !== null) await writeOwner(this.dataDir, process.pid)
+      this.log.info(`using the embedded PostgreSQL already running on port ${running} (data directory ${this.dataDir})${gone === null ? '' : `, left by a pgloadgen process that is gone (pid ${gone}): this run stops it at its end`}`)
     } else {
       this.port = this.requestedPort || await freePort()
       await this.writeConf(this.port)
       await this.pgCtlStart()
       this.startedHere = true
+      await writeOwner(this.dataDir, process.pid)
       this.log.info(`embedded PostgreSQL started on 127.0.0.1:${this.port} (data directory ${this.dataDir})`)
     }
     await this.ensureDatabase()
@@ -146,6 +154,8 @@ export class EmbeddedServer {
   async startInPlace () {
     await this.pgCtlStart()
     this.port = await this.runningPort()
+    // the owner it had before it was stopped: a rolled-back directory holds the snapshot's
+    await writeOwner(this.dataDir, this.ownerBeforeStop)
   }
 
   async pgCtlStart () {
@@ -216,7 +226,9 @@ export class EmbeddedServer {
   /** Stops the server whoever started it (fast shutdown: sessions are ended). */
   async shutdown () {
     const { pg_ctl: pgCtl } = await findBinaries()
+    this.ownerBeforeStop = await readOwner(this.dataDir)
     await this.exec(pgCtl, ['stop', '-D', this.dataDir, '-m', 'fast', '-w', '-t', '120', '-s'])
+    await writeOwner(this.dataDir, null)
     this.startedHere = false
     this.log.info('embedded PostgreSQL stopped')
   }
