@@ -84,7 +84,7 @@ port.on('message', async (/** @type {ToThread} */ message) => {
       const finished = await generator.stop(message.graceMs)
       clearInterval(reporter)
       report()
-      port.postMessage({ kind: 'stopped', finished })
+      port.postMessage({ kind: 'stopped', finished, requestsEndedMs: generator.requestsEndedMs })
       port.close()
       break
     }

@@ -1,4 +1,5 @@
 import { Worker } from './worker.js'
+import { latest } from './clock.js'
 
 /**
  * @typedef {Omit<import('./worker.js').WorkerContext, 'onConnectionChange' | 'onReconnect' | 'gate' | 'onLimit'> & GeneratorPart} GeneratorOptions
@@ -16,7 +17,7 @@ import { Worker } from './worker.js'
 /**
  * What the lab drives: one Generator, or the same load over threads
  * (threaded-generator.js).
- * @typedef {Pick<Generator, 'concurrency' | 'connections' | 'reconnects' | 'skipped' | 'paused' | 'pause' | 'resume' | 'setConcurrency' | 'stop' | 'limitReached'>} LoadGenerator
+ * @typedef {Pick<Generator, 'concurrency' | 'connections' | 'reconnects' | 'skipped' | 'paused' | 'pause' | 'resume' | 'setConcurrency' | 'stop' | 'limitReached' | 'requestsEndedMs'>} LoadGenerator
  */
 
 // Keeps N workers, each with its own connection, so that N requests are
@@ -36,6 +37,8 @@ export class Generator {
     this.stopping = false
     // clients that did their -t requests; when all of them have, the run is over
     this.clientsAtLimit = 0
+    /** @type {number | null} when the last request ended once stopped (monotonicEpochMs), null if no client ran to the end */
+    this.requestsEndedMs = null
     /** @type {() => void} */
     let limitReached = () => {}
     /** @type {Promise<void>} settles when every client did its requestsPerClient */
@@ -126,6 +129,8 @@ export class Generator {
       await Promise.race([Promise.all(all.map(w => w.done)), new Promise(resolve => setTimeout(resolve, 1000))])
     }
     this.workers = []
+    // null without clients (a thread with no share), or when every loop is stuck past the abort
+    this.requestsEndedMs = latest(all.map(worker => worker.loopEndedMs))
     return /** @type {boolean} */ (finished)
   }
 }

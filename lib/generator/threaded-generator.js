@@ -3,6 +3,7 @@ import { randomInt } from 'node:crypto'
 import { RequestStats } from '../metrics/request-stats.js'
 import { shareOf, nestShare, WHOLE } from '../scale/share.js'
 import { StateReplay } from './thread-state.js'
+import { latest } from './clock.js'
 
 // --threads N: the load split over N worker threads, each with its own
 // event loop and its own clients (generator-thread.js), behind the same
@@ -69,6 +70,7 @@ const THREAD_FILE = new URL('./generator-thread.js', import.meta.url)
  * @property {boolean} atLimit
  * @property {Promise<boolean>} stopped  settles with whether its requests all finished
  * @property {(finished: boolean) => void} onStopped
+ * @property {number | null} requestsEndedMs  when its last request ended (monotonicEpochMs), once stopped
  * @property {Promise<void>} ready   settles when it has loaded the workload
  * @property {() => void} onReady
  */
@@ -79,6 +81,8 @@ export class ThreadedGenerator {
     this.options = options
     this.stopping = false
     this.paused = false
+    /** @type {number | null} when the last request of any thread ended, once stopped (monotonicEpochMs) */
+    this.requestsEndedMs = null
     this.concurrencyNow = 0
     /** @type {() => void} */
     let limitReached = () => {}
@@ -122,6 +126,7 @@ export class ThreadedGenerator {
         atLimit: false,
         stopped: new Promise(resolve => { onStopped = resolve }),
         onStopped: finished => onStopped(finished),
+        requestsEndedMs: null,
         ready: new Promise(resolve => { onReady = () => resolve(undefined) }),
         onReady: () => onReady()
       }
@@ -155,6 +160,7 @@ export class ThreadedGenerator {
     } else if (message.kind === 'log') {
       this.options.log[/** @type {'trace' | 'debug' | 'info' | 'warn' | 'error'} */ (message.level)](message.message)
     } else if (message.kind === 'stopped') {
+      handle.requestsEndedMs = message.requestsEndedMs
       handle.onStopped(message.finished)
     }
   }
@@ -239,6 +245,7 @@ export class ThreadedGenerator {
     const finished = await Promise.all(this.handles.map(handle => handle.stopped))
     clearInterval(this.merger)
     this.merge()
+    this.requestsEndedMs = latest(this.handles.map(handle => handle.requestsEndedMs))
     await Promise.all(this.handles.map(handle => handle.thread.terminate()))
     return finished.every(Boolean)
   }

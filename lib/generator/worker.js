@@ -1,5 +1,6 @@
 import { performance } from 'node:perf_hooks'
 import { pickType } from '../config/mix.js'
+import { monotonicEpochMs } from './clock.js'
 import { errorMessage, isConnectionError } from './connection.js'
 import { WireConnection } from '../wire/wire-connection.js'
 import { PipelineAbortedError, ServerError } from '../wire/errors.js'
@@ -88,6 +89,8 @@ export class Worker {
     this.nextDue = pacing ? performance.now() + (pacing.offsetS?.(id) ?? 0) * 1000 : 0
     /** @type {Promise<void>} */
     this.done = Promise.resolve()
+    /** @type {number | null} when the loop left, its last answer in (monotonicEpochMs): before the connection's close */
+    this.loopEndedMs = null
   }
 
   start () {
@@ -158,6 +161,7 @@ export class Worker {
         break
       }
     }
+    this.loopEndedMs = monotonicEpochMs()
     await this.close()
   }
 

@@ -9,6 +9,7 @@ import { Generator } from '../generator/generator.js'
 import { ThreadedGenerator } from '../generator/threaded-generator.js'
 import { RunState } from '../generator/run-state.js'
 import { Pacer } from '../generator/pacer.js'
+import { monotonicEpochMs } from '../generator/clock.js'
 import { connectWithin, errorMessage } from '../generator/connection.js'
 import { countInDoubtRows, countTableRows, verifyInserts } from './audit.js'
 import { WorkloadServices } from './workload-services.js'
@@ -169,6 +170,10 @@ export class LoadSession {
   async start ({ interrupted } = {}) {
     const { options } = this
     const at = options.startAtMs ?? null
+    // Threads load the workload before they can run a client (a quarter of
+    // a second here): that is start-up, not load, and must not count in the
+    // load's time nor make it start after --start-at.
+    if (this.generator instanceof ThreadedGenerator) await this.generator.ready
     if (options.recordDir) {
       await this.writeRunInfo(null)
       this.logMark = await serverLogMark(options.serverLogDir ?? options.disk?.dataDir ?? null)
@@ -212,9 +217,12 @@ export class LoadSession {
     // The ramp and the maintenance end first: no client may start while the others stop.
     await this.services.stop()
     const finished = await generator.stop(shutdownTimeoutS * 1000)
-    // Requests completed during the grace period count, so the time does too.
-    const elapsedS = (performance.now() - this.started) / 1000
-    const endedAt = new Date()
+    // Requests completed during the grace period count, so the time does
+    // too; closing the connections and the threads afterwards does not.
+    const now = monotonicEpochMs()
+    const endedMs = Math.min(generator.requestsEndedMs ?? now, now)
+    const elapsedS = Math.max(0, endedMs - (performance.timeOrigin + this.started)) / 1000
+    const endedAt = new Date(Date.now() - (now - endedMs))
     const cpuUsage = process.cpuUsage(this.cpuAtStart)
     if (!finished) options.log.warn(`requests still in flight after ${shutdownTimeoutS} s were abandoned`)
     await this.recorder?.stop()

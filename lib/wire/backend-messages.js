@@ -66,6 +66,29 @@ function sameAscii (word, buf, start, length) {
   return true
 }
 
+// Values up to this many bytes are decoded here when they are ASCII (ids,
+// counts, short codes: most of what the hot path reads): cheaper than the
+// native decoder's call, and V8 keeps strings this short flat.
+const SHORT_VALUE = 12
+
+/**
+ * A value's text, from UTF-8.
+ * @param {Buffer} buf
+ * @param {number} start
+ * @param {number} end
+ * @returns {string}
+ */
+export function textValue (buf, start, end) {
+  if (end - start > SHORT_VALUE) return buf.toString('utf8', start, end)
+  let text = ''
+  for (let i = start; i < end; i++) {
+    const c = buf[i]
+    if (c > 0x7f) return buf.toString('utf8', start, end)
+    text += String.fromCharCode(c)
+  }
+  return text
+}
+
 /**
  * The fields of an ErrorResponse or NoticeResponse, by their one-letter code.
  * @param {Buffer} buf
@@ -103,7 +126,7 @@ export function rowValues (buf, start) {
     if (length < 0) {
       values[i] = null
     } else {
-      values[i] = buf.toString('utf8', at, at + length)
+      values[i] = textValue(buf, at, at + length)
       at += length
     }
   }

@@ -1,5 +1,5 @@
 import { PipelineAbortedError } from './errors.js'
-import { rowValues, fieldNames } from './backend-messages.js'
+import { rowValues, fieldNames, textValue } from './backend-messages.js'
 import { EXTENDED, SIMPLE_MANY, SYNC } from './operation.js'
 
 /** @typedef {import('./operation.js').Operation} Operation */
@@ -46,7 +46,7 @@ export class OperationQueue {
     if (op === undefined) return
     if (op.seen++ === 0 && buf.readInt16BE(start) > 0) {
       const length = buf.readInt32BE(start + 2)
-      op.first = length < 0 ? null : buf.toString('utf8', start + 6, start + 6 + length)
+      op.first = length < 0 ? null : textValue(buf, start + 6, start + 6 + length)
     }
     if (op.rows !== undefined) op.rows.push(rowValues(buf, start))
   }

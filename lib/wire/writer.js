@@ -124,6 +124,22 @@ export class MessageWriter {
     this.buffer.writeInt32BE(this.length - lengthAt - 4, lengthAt)
   }
 
+  /** The bytes written so far, as a view of the writer's buffer: reuse() or release() must follow. */
+  written () {
+    return this.buffer.subarray(0, this.length)
+  }
+
+  /** What written() showed has been consumed: the buffer is written over. */
+  reuse () {
+    this.length = 0
+  }
+
+  /** What written() showed is still referenced: the writer moves on to a buffer of its own. */
+  release () {
+    this.buffer = Buffer.allocUnsafe(this.buffer.length)
+    this.length = 0
+  }
+
   /** Takes the bytes written so far as a new buffer and starts over. */
   take () {
     const out = Buffer.from(this.buffer.subarray(0, this.length))
