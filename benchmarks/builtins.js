@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { runPgbench } from './pgbench.js'
-import { spread } from './stats.js'
+import { alternated, spread } from './stats.js'
 
 const CLI = fileURLToPath(new URL('../bin/pgloadgen.js', import.meta.url))
 export const BUILTINS = ['tpcb-like', 'simple-update', 'select-only']
@@ -51,14 +51,7 @@ export async function compareBuiltins ({ url, scale, concurrency, durationS, rou
         return { summary, invariant: await invariant() }
       }
       const pgbenchSide = async () => ({ result: await runPgbench({ url, concurrency, durationS, scripts: ['-b', builtin] }), invariant: await invariant() })
-      let generator, bench
-      if (round % 2 === 1) {
-        generator = await generatorSide()
-        bench = await pgbenchSide()
-      } else {
-        bench = await pgbenchSide()
-        generator = await generatorSide()
-      }
+      const [generator, bench] = await alternated(round, generatorSide, pgbenchSide)
       const ratio = generator.summary.throughput / bench.result.throughput
       log.info(`${builtin} round ${round}/${rounds}: pgloadgen ${generator.summary.throughput} tps, pgbench ${bench.result.throughput.toFixed(1)} tps, ratio ${ratio.toFixed(3)}; unexpected failures ${generator.summary.unexpected_failures}; invariant ${generator.invariant.holds && bench.invariant.holds ? 'holds' : 'BROKEN'}`)
       pairs.push({ generator, bench, ratio })

@@ -9,7 +9,7 @@ import { pipeline } from 'node:stream/promises'
 import pg from 'pg'
 import { from as copyFromStream } from 'pg-copy-streams'
 import { WireConnection, copyTextRow } from '../lib/wire/wire-connection.js'
-import { spread } from './stats.js'
+import { alternated, spread } from './stats.js'
 
 const TABLE = 'pgloadgen_bench_copy'
 const COLUMNS = ['usage_user', 'usage_system', 'usage_idle', 'usage_nice', 'usage_iowait', 'usage_irq', 'usage_softirq', 'usage_steal', 'usage_guest', 'usage_guest_nice']
@@ -60,14 +60,7 @@ export async function compareCopy ({ url, rows, rounds, log }) {
     await measure(ours)
     await measure(library)
     for (let round = 1; round <= rounds; round++) {
-      let own, lib
-      if (round % 2 === 1) {
-        own = await measure(ours)
-        lib = await measure(library)
-      } else {
-        lib = await measure(library)
-        own = await measure(ours)
-      }
+      const [own, lib] = await alternated(round, () => measure(ours), () => measure(library))
       log.info(`copy round ${round}/${rounds}: ours ${Math.round(own.rows_per_s)} rows/s, pg-copy-streams ${Math.round(lib.rows_per_s)} rows/s`)
       pairs.push({ own, lib })
     }

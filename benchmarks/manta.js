@@ -6,7 +6,7 @@ import pg from 'pg'
 import { loadWorkload } from '../lib/workloads/index.js'
 import { prepareSchema, readMaxId } from '../lib/workloads/schema.js'
 import { runPgbench, mantaScripts } from './pgbench.js'
-import { spread } from './stats.js'
+import { alternated, spread } from './stats.js'
 
 const CLI = fileURLToPath(new URL('../bin/pgloadgen.js', import.meta.url))
 // pgbench cannot send the error probe, so neither side does here.
@@ -39,17 +39,8 @@ export async function compareManta ({ url, reset, concurrency, durationS, rounds
     await generator(['--no-pg-stats'])
     const pairs = []
     for (let round = 1; round <= rounds; round++) {
-      // A B, then B A: the order alternates too, so that a drift within a
-      // round does not always favour the same side.
       const bench = async () => runPgbench({ url, concurrency, durationS, scripts: mantaScripts({ maxId: await readMaxId(client, 'test_table'), weights: WEIGHTS }) })
-      let ours, theirs
-      if (round % 2 === 1) {
-        ours = await generator(['--no-pg-stats'])
-        theirs = await bench()
-      } else {
-        theirs = await bench()
-        ours = await generator(['--no-pg-stats'])
-      }
+      const [ours, theirs] = await alternated(round, () => generator(['--no-pg-stats']), bench)
       const ratio = ours.throughput / theirs.throughput
       log.info(`manta round ${round}/${rounds}: pgloadgen ${ours.throughput} req/s, pgbench ${theirs.throughput.toFixed(1)} req/s, ratio ${ratio.toFixed(3)}`)
       pairs.push({ ours, theirs, ratio })

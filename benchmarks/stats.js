@@ -19,3 +19,22 @@ export function quantileSorted (sorted, q) {
 export function spread (values) {
   return { min: Math.min(...values), median: median(values), max: Math.max(...values) }
 }
+
+/**
+ * One round of an alternating comparison: A then B in odd rounds, B then A
+ * in even ones, so that a drift within a round does not always favour the
+ * same side. Resolves to both results, A's first, whatever the order.
+ * @template A, B
+ * @param {number} round  counted from 1
+ * @param {() => Promise<A>} a
+ * @param {() => Promise<B>} b
+ * @returns {Promise<[A, B]>}
+ */
+export async function alternated (round, a, b) {
+  if (round % 2 === 1) {
+    const first = await a()
+    return [first, await b()]
+  }
+  const second = await b()
+  return [await a(), second]
+}

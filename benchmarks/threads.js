@@ -6,7 +6,7 @@ import { loadWorkload } from '../lib/workloads/index.js'
 import { prepareSchema, readMaxId } from '../lib/workloads/schema.js'
 import { runPgbench, mantaScripts } from './pgbench.js'
 import { runGenerator, MANTA_MIX } from './manta.js'
-import { spread } from './stats.js'
+import { alternated, spread } from './stats.js'
 
 const WEIGHTS = Object.fromEntries(MANTA_MIX.split(',').map(pair => pair.split('=')).map(([type, weight]) => [type, Number(weight)]))
 
@@ -19,20 +19,18 @@ export async function compareThreads ({ url, reset, concurrency, durationS, roun
   try {
     await prepareSchema(client, await loadWorkload('manta'), { reset })
     const results = []
+    // Every run starts right after a checkpoint. Without it, a run catches
+    // the burst of full-page writes that follows one (the lab profile checks
+    // every 30 s) at a different moment of its 15 s, and a pair of runs, as
+    // long as that cycle, can favour the same side several rounds in a row.
+    const checkpoint = () => client.query('CHECKPOINT')
     for (const n of threads) {
-      const ours = () => runGenerator(url, ['--no-pg-stats', '--threads', String(n), '-c', String(concurrency), '-d', String(durationS)])
-      const theirs = async () => runPgbench({ url, concurrency, durationS, jobs: n, scripts: mantaScripts({ maxId: await readMaxId(client, 'test_table'), weights: WEIGHTS }) })
+      const ours = async () => { await checkpoint(); return runGenerator(url, ['--no-pg-stats', '--threads', String(n), '-c', String(concurrency), '-d', String(durationS)]) }
+      const theirs = async () => { await checkpoint(); return runPgbench({ url, concurrency, durationS, jobs: n, scripts: mantaScripts({ maxId: await readMaxId(client, 'test_table'), weights: WEIGHTS }) }) }
       await ours() // warm-up, uncounted
       const pairs = []
       for (let round = 1; round <= rounds; round++) {
-        let a, b
-        if (round % 2 === 1) {
-          a = await ours()
-          b = await theirs()
-        } else {
-          b = await theirs()
-          a = await ours()
-        }
+        const [a, b] = await alternated(round, ours, theirs)
         const ratio = a.throughput / b.throughput
         log.info(`threads ${n} round ${round}/${rounds}: pgloadgen --threads ${n} ${a.throughput} req/s (${a.process.cpu_us_per_request} µs CPU/req), pgbench -j ${n} ${b.throughput.toFixed(1)} req/s (${b.process?.us_per_request?.toFixed(1)} µs CPU/req), ratio ${ratio.toFixed(3)}`)
         pairs.push({ a, b, ratio })
