@@ -73,3 +73,22 @@ export function assertConsistent (t, summary, { concurrency }) {
   t.ok(Math.abs(summary.throughput - done / summary.elapsed_s) <= Math.max(1, 0.01 * summary.throughput), `throughput ${summary.throughput} is requests done per second`)
   t.equal(summary.abandoned_in_flight, false, 'no request was abandoned at shutdown')
 }
+
+/**
+ * Reads and updates aim at ids within [1, max id], the max id read at start
+ * and raised by each acknowledged insert. An id just below the newest can
+ * still belong to another client's insert that has not committed yet (ids
+ * are handed out in order, commits land in any order), so a read or update
+ * of it finds nothing: at the frontier only, a handful of requests at most.
+ * An id above the table's max (a row a rollback removed, say) misses far
+ * more often.
+ * @param {import('tap').Test} t
+ * @param {any} summary
+ * @param {string} why  what a miss would mean
+ */
+export function assertIdsFound (t, summary, why) {
+  for (const type of ['read_row', 'update_row']) {
+    const { done, not_found: notFound } = summary.requests[type]
+    t.ok(notFound <= Math.max(4, done * 0.001), `${type}: ${notFound} of ${done} found no row (${why})`)
+  }
+}
