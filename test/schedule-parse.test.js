@@ -92,9 +92,8 @@ t.test('a good schedule: the checkpoint runs 1 s into the load, an event and a m
   const run = new CliRun(['run', db.url, '-c', '2', '-d', '5', '-p', '0', '--json', '--schedule', file, '--events', events], { t })
   const metricsUrl = await run.metricsUrl()
   await waitFor(async () => (await readEvents(events)).some(e => e.kind === 'end'), { what: 'the checkpoint to end', timeoutMs: 4000 })
-  const scrapedAt = Date.now() - run.started
+  const scrapedAtMs = Date.now()
   const { families } = await scrape(metricsUrl)
-  t.ok(scrapedAt < 5000, `scraped while the run goes on (${scrapedAt} ms)`)
   t.equal(sampleValue(families, 'pgloadgen_sidecar_actions_total', { action: 'checkpoint', outcome: 'ok' }), 1, 'pgloadgen_sidecar_actions_total{action="checkpoint",outcome="ok"} 1')
   t.equal(sampleValue(families, 'pgloadgen_sidecar_actions_total', { action: 'checkpoint', outcome: 'error' }) ?? 0, 0, 'no failed checkpoint')
   t.equal(sampleValue(families, 'pgloadgen_sidecar_action_running', { action: 'checkpoint' }), 0, 'not running any more')
@@ -109,6 +108,10 @@ t.test('a good schedule: the checkpoint runs 1 s into the load, an event and a m
   const [start, end] = recorded
   t.equal(end.ok, true, 'ok')
   t.ok(typeof end.duration_s === 'number' && end.duration_s >= 0, `duration_s ${end.duration_s}`)
-  const offset = Date.parse(start.ts) - run.started
-  t.ok(offset >= 1000 && offset < 3500, `started 1 s into the load (${offset} ms after the command)`)
+  // Measured from the load's start, not the command's: a busy machine can
+  // take seconds to start the command.
+  const loadStartedMs = Date.parse(result.summary.started_at)
+  t.ok(scrapedAtMs < Date.parse(result.summary.ended_at), `scraped while the run went on (${scrapedAtMs - loadStartedMs} ms into the load)`)
+  const offset = Date.parse(start.ts) - loadStartedMs
+  t.ok(offset >= 1000 && offset < 2500, `started 1 s into the load (${offset} ms after its start)`)
 })
