@@ -11,7 +11,7 @@ import { execFile } from 'node:child_process'
 import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { CLI, REPO, lines, runCli } from './helpers/cli.js'
+import { REPO, cliCommand, lines, runCli } from './helpers/cli.js'
 import { createTestDatabase, query, withClient } from './helpers/pg.js'
 import { readEvents } from './helpers/control.js'
 import { startEmbedded } from './helpers/embedded.js'
@@ -94,8 +94,7 @@ function runWrapped (wrapper, args) {
   const env = { ...process.env }
   for (const name of ['PGLOADGEN_PG_URL', 'DATABASE_URL', 'LOG_LEVEL', 'NODE_OPTIONS']) delete env[name]
   return new Promise(resolve => {
-    // (env -u: tap's process hook would put its NODE_OPTIONS back)
-    execFile(wrapper[0], [...wrapper.slice(1), 'env', '-u', 'NODE_OPTIONS', process.execPath, CLI, ...args], { cwd: REPO, env }, (err, stdout, stderr) => {
+    execFile(wrapper[0], [...wrapper.slice(1), ...cliCommand(args)], { cwd: REPO, env }, (err, stdout, stderr) => {
       resolve({ code: err ? Number(/** @type {any} */ (err).code) : 0, stdout, stderr })
     })
   })

@@ -2,7 +2,7 @@
 // precisely that a feature it needs has not landed yet instead of failing on
 // "Unknown argument".
 import { spawnSync } from 'node:child_process'
-import { CLI, REPO } from './cli.js'
+import { REPO, cliCommand } from './cli.js'
 
 /** @type {Map<string, string>} */
 const helpCache = new Map()
@@ -15,7 +15,8 @@ const helpCache = new Map()
 export function cliHasOption (command, option) {
   let help = helpCache.get(command)
   if (help === undefined) {
-    const result = spawnSync(process.execPath, [CLI, command, '--help'], { cwd: REPO, encoding: 'utf8', timeout: 30000 })
+    const [file, ...argv] = cliCommand([command, '--help'])
+    const result = spawnSync(file, argv, { cwd: REPO, encoding: 'utf8', timeout: 30000 })
     help = `${result.stdout}${result.stderr}`
     helpCache.set(command, help)
   }
