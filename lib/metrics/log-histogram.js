@@ -17,16 +17,16 @@ export const LOG_HISTOGRAM_SIZE = SIZE
 function indexOf (value) {
   const v = Math.floor(value)
   if (v < LINEAR) return v < 0 ? 0 : v
-  // Below 2^32 µs (71 minutes), every request's case: the bit length gives
-  // the magnitude without a call to log2 and pow.
+  let magnitude, sub
   if (v < 4294967296) {
-    const magnitude = 31 - Math.clz32(v)
-    const shift = magnitude - SUB_BITS
-    return LINEAR + (magnitude - SUB_BITS - 1) * SUB + (v >>> shift) - SUB
+    // Below 2^32 µs (71 minutes), every request's case: the bit length
+    // gives the magnitude without a call to log2 and pow.
+    magnitude = 31 - Math.clz32(v)
+    sub = (v >>> (magnitude - SUB_BITS)) - SUB
+  } else {
+    magnitude = Math.min(Math.floor(Math.log2(v)), MAX_MAGNITUDE)
+    sub = Math.min(Math.floor(v / 2 ** (magnitude - SUB_BITS)), LINEAR - 1) - SUB
   }
-  const magnitude = Math.min(Math.floor(Math.log2(v)), MAX_MAGNITUDE)
-  const shift = magnitude - SUB_BITS
-  const sub = Math.min(Math.floor(v / 2 ** shift), LINEAR - 1) - SUB
   return LINEAR + (magnitude - SUB_BITS - 1) * SUB + sub
 }
 
