@@ -32,14 +32,23 @@ export async function compareManta ({ url, reset, concurrency, durationS, rounds
     // The bench's own server starts from an empty table every time, so that
     // figures of two runs compare; a server given by URL is left as it is.
     await prepareSchema(client, await loadWorkload('manta'), { reset })
+    // Every timed run starts right after a checkpoint, as in the threads
+    // part (threads.js says why): the burst of full-page writes after one
+    // must not fall on the same side round after round.
     /** @param {string[]} extra */
-    const generator = (extra) => runGenerator(url, [...extra, '-c', String(concurrency), '-d', String(durationS)])
+    const generator = async (extra) => {
+      await client.query('CHECKPOINT')
+      return runGenerator(url, [...extra, '-c', String(concurrency), '-d', String(durationS)])
+    }
     // One uncounted run first: a cold cache and a table without rows would
     // fall on the first pair.
     await generator(['--no-pg-stats'])
     const pairs = []
     for (let round = 1; round <= rounds; round++) {
-      const bench = async () => runPgbench({ url, concurrency, durationS, scripts: mantaScripts({ maxId: await readMaxId(client, 'test_table'), weights: WEIGHTS }) })
+      const bench = async () => {
+        await client.query('CHECKPOINT')
+        return runPgbench({ url, concurrency, durationS, scripts: mantaScripts({ maxId: await readMaxId(client, 'test_table'), weights: WEIGHTS }) })
+      }
       const [ours, theirs] = await alternated(round, () => generator(['--no-pg-stats']), bench)
       const ratio = ours.throughput / theirs.throughput
       log.info(`manta round ${round}/${rounds}: pgloadgen ${ours.throughput} req/s, pgbench ${theirs.throughput.toFixed(1)} req/s, ratio ${ratio.toFixed(3)}`)
