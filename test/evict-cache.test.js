@@ -11,7 +11,7 @@ import { execFile } from 'node:child_process'
 import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { REPO, cliCommand, lines, runCli } from './helpers/cli.js'
+import { REPO, cliCommand, hermeticEnv, lines, runCli } from './helpers/cli.js'
 import { createTestDatabase, query, withClient } from './helpers/pg.js'
 import { readEvents } from './helpers/control.js'
 import { startEmbedded } from './helpers/embedded.js'
@@ -91,10 +91,8 @@ async function scanReadBytes (url) {
  * @returns {Promise<{ code: number, stdout: string, stderr: string }>}
  */
 function runWrapped (wrapper, args) {
-  const env = { ...process.env }
-  for (const name of ['PGLOADGEN_PG_URL', 'DATABASE_URL', 'LOG_LEVEL', 'NODE_OPTIONS']) delete env[name]
   return new Promise(resolve => {
-    execFile(wrapper[0], [...wrapper.slice(1), ...cliCommand(args)], { cwd: REPO, env }, (err, stdout, stderr) => {
+    execFile(wrapper[0], [...wrapper.slice(1), ...cliCommand(args)], { cwd: REPO, env: hermeticEnv() }, (err, stdout, stderr) => {
       resolve({ code: err ? Number(/** @type {any} */ (err).code) : 0, stdout, stderr })
     })
   })

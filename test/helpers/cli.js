@@ -25,6 +25,13 @@ export function cliCommand (args) {
 // tests always start from none of them, then add what they need.
 const HERMETIC_UNSET = ['PGLOADGEN_PG_URL', 'DATABASE_URL', 'LOG_LEVEL']
 
+/** This process's environment without HERMETIC_UNSET: what a CLI under test starts from. */
+export function hermeticEnv () {
+  const env = { ...process.env }
+  for (const name of HERMETIC_UNSET) delete env[name]
+  return env
+}
+
 /**
  * @typedef {object} CliResult
  * @property {number | null} code
@@ -44,8 +51,7 @@ export class CliRun {
    * @param {{ env?: Record<string, string>, t?: { teardown: (fn: () => unknown) => void } }} [options]
    */
   constructor (args, { env = {}, t } = {}) {
-    const childEnv = { ...process.env }
-    for (const name of HERMETIC_UNSET) delete childEnv[name]
+    const childEnv = hermeticEnv()
     Object.assign(childEnv, env)
     this.args = args
     this.stdout = ''
