@@ -6,10 +6,12 @@ import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import pg from 'pg'
 import { runPgbench } from './pgbench.js'
-import { alternated, spread } from './stats.js'
+import { alternated, spread, againstGoal } from './stats.js'
 
 const CLI = fileURLToPath(new URL('../bin/pgloadgen.js', import.meta.url))
 export const BUILTINS = ['tpcb-like', 'simple-update', 'select-only']
+// The share of pgbench's rate each script must reach.
+export const BUILTINS_GOAL = 0.9
 
 /**
  * @typedef {object} BuiltinOptions
@@ -59,6 +61,7 @@ export async function compareBuiltins ({ url, scale, concurrency, durationS, rou
     results.push({
       builtin,
       ratio: spread(pairs.map(p => p.ratio)),
+      goal: againstGoal(pairs.map(p => p.ratio), BUILTINS_GOAL),
       pgloadgen: {
         throughput: spread(pairs.map(p => p.generator.summary.throughput)),
         cpu_us_per_request: spread(pairs.map(p => p.generator.summary.process.cpu_us_per_request)),

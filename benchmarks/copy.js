@@ -10,6 +10,7 @@ import pg from 'pg'
 import { from as copyFromStream } from 'pg-copy-streams'
 import { WireConnection, copyTextRow } from '../lib/wire/wire-connection.js'
 import { alternated, spread } from './stats.js'
+import { checkpointer } from './checkpoint.js'
 
 const TABLE = 'pgloadgen_bench_copy'
 const COLUMNS = ['usage_user', 'usage_system', 'usage_idle', 'usage_nice', 'usage_iowait', 'usage_irq', 'usage_softirq', 'usage_steal', 'usage_guest', 'usage_guest_nice']
@@ -25,9 +26,11 @@ export async function compareCopy ({ url, rows, rounds, log }) {
   const admin = new pg.Client({ connectionString: url })
   await admin.connect()
   await admin.query(`DROP TABLE IF EXISTS ${TABLE}; CREATE UNLOGGED TABLE ${TABLE} (time timestamptz, tags_id int, ${COLUMNS.map(c => `${c} double precision`).join(', ')})`)
+  const checkpoint = checkpointer(admin, log)
   /** @param {() => Promise<number>} copy */
   const measure = async (copy) => {
-    await admin.query(`TRUNCATE ${TABLE}; CHECKPOINT`)
+    await admin.query(`TRUNCATE ${TABLE}`)
+    await checkpoint.run()
     const cpu = process.cpuUsage()
     const started = performance.now()
     const copied = await copy()
@@ -72,6 +75,7 @@ export async function compareCopy ({ url, rows, rounds, log }) {
     rows,
     bytes,
     rounds,
+    checkpoints: checkpoint.used,
     ratio: spread(pairs.map(p => p.own.rows_per_s / p.lib.rows_per_s)),
     ours: { rows_per_s: spread(pairs.map(p => p.own.rows_per_s)), cpu_us_per_row: spread(pairs.map(p => p.own.cpu_us_per_row)) },
     pg_copy_streams: { rows_per_s: spread(pairs.map(p => p.lib.rows_per_s)), cpu_us_per_row: spread(pairs.map(p => p.lib.cpu_us_per_row)) }

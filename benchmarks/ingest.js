@@ -18,7 +18,8 @@ import { TextRows } from '../lib/workloads/tsbs-cpu/copy-rows.js'
 import { CPU_TABLE, FIELDS, ROW_COLUMNS } from '../lib/workloads/tsbs-cpu/schema.js'
 import { CpuStream } from '../lib/workloads/tsbs-cpu/stream.js'
 import { TSBS_START } from '../lib/workloads/tsbs-cpu/config.js'
-import { spread } from './stats.js'
+import { spread, againstGoal } from './stats.js'
+import { checkpointer } from './checkpoint.js'
 
 const CLI = fileURLToPath(new URL('../bin/pgloadgen.js', import.meta.url))
 const PSQL = '/usr/bin/psql'
@@ -26,6 +27,8 @@ const TIME = '/usr/bin/time'
 const DATABASE = 'pgloadgen_bench_ingest'
 const SEED = 20160101
 const INTERVAL_MS = 10000
+// The share of psql's \copy rate each of our methods must reach.
+export const INGEST_GOAL = 0.9
 export const METHODS = ['copy-binary', 'copy']
 // The figures this is read next to: a TimescaleDB talk (PostgreSQL 9.6.2,
 // 8 cores, premium SSD, batch inserts) and the sample in TSBS's README (8
@@ -68,9 +71,10 @@ export async function compareIngest ({ url, rows, rounds, hosts = 100, batchSize
     const file = path.join(dir, 'cpu.tsv')
     const bytes = await writeRows(file, await tagIds(admin, hosts), rows, batchSize)
     log.info(`ingest: ${rows} rows (${(bytes / 2 ** 20).toFixed(0)} MiB of COPY text) in ${file}`)
+    const checkpoint = checkpointer(admin, log)
     const empty = async () => {
       await admin.query(`TRUNCATE ${CPU_TABLE}`)
-      await admin.query('CHECKPOINT').catch(() => {})
+      await checkpoint.run()
     }
     const stored = async () => Number((await admin.query(`SELECT count(*) AS n FROM ${CPU_TABLE}`)).rows[0].n)
     /** @type {Record<string, () => Promise<Side>>} */
@@ -121,9 +125,11 @@ export async function compareIngest ({ url, rows, rounds, hosts = 100, batchSize
       hosts,
       batch_size: batchSize,
       rounds,
+      checkpoints: checkpoint.used,
       psql: summarize('psql'),
       pgloadgen: Object.fromEntries(METHODS.map(method => [method, summarize(method)])),
       ratio: Object.fromEntries(METHODS.map(method => [method, spread(results.map(r => r[method].rows_per_s / r.psql.rows_per_s))])),
+      goal: Object.fromEntries(METHODS.map(method => [method, againstGoal(results.map(r => r[method].rows_per_s / r.psql.rows_per_s), INGEST_GOAL)])),
       anchors: ANCHORS
     }
   } finally {

@@ -6,7 +6,8 @@ import pg from 'pg'
 import { loadWorkload } from '../lib/workloads/index.js'
 import { prepareSchema, readMaxId } from '../lib/workloads/schema.js'
 import { runPgbench, mantaScripts } from './pgbench.js'
-import { alternated, spread } from './stats.js'
+import { alternated, spread, againstGoal } from './stats.js'
+import { checkpointer } from './checkpoint.js'
 
 const CLI = fileURLToPath(new URL('../bin/pgloadgen.js', import.meta.url))
 // pgbench cannot send the error probe, so neither side does here.
@@ -32,12 +33,11 @@ export async function compareManta ({ url, reset, concurrency, durationS, rounds
     // The bench's own server starts from an empty table every time, so that
     // figures of two runs compare; a server given by URL is left as it is.
     await prepareSchema(client, await loadWorkload('manta'), { reset })
-    // Every timed run starts right after a checkpoint, as in the threads
-    // part (threads.js says why): the burst of full-page writes after one
-    // must not fall on the same side round after round.
+    // Every timed run starts right after a checkpoint (checkpoint.js says why).
+    const checkpoint = checkpointer(client, log)
     /** @param {string[]} extra */
     const generator = async (extra) => {
-      await client.query('CHECKPOINT')
+      await checkpoint.run()
       return runGenerator(url, [...extra, '-c', String(concurrency), '-d', String(durationS)])
     }
     // One uncounted run first: a cold cache and a table without rows would
@@ -46,7 +46,7 @@ export async function compareManta ({ url, reset, concurrency, durationS, rounds
     const pairs = []
     for (let round = 1; round <= rounds; round++) {
       const bench = async () => {
-        await client.query('CHECKPOINT')
+        await checkpoint.run()
         return runPgbench({ url, concurrency, durationS, scripts: mantaScripts({ maxId: await readMaxId(client, 'test_table'), weights: WEIGHTS }) })
       }
       const [ours, theirs] = await alternated(round, () => generator(['--no-pg-stats']), bench)
@@ -65,7 +65,10 @@ export async function compareManta ({ url, reset, concurrency, durationS, rounds
     }
     return {
       mix: MANTA_MIX,
+      checkpoints: checkpoint.used,
       ratio: spread(pairs.map(p => p.ratio)),
+      // no goal is set for this part: the interval says how far the figure can be trusted
+      ratio_interval: againstGoal(pairs.map(p => p.ratio), null),
       pgloadgen: {
         throughput: spread(pairs.map(p => p.ours.throughput)),
         cpu_us_per_request: spread(pairs.map(p => p.ours.process.cpu_us_per_request)),

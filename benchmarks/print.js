@@ -1,4 +1,5 @@
 // The bench's result as Markdown tables, ready for the README.
+import { checkpointNote } from './checkpoint.js'
 
 /** @typedef {{ min: number, median: number, max: number }} Spread */
 
@@ -6,6 +7,28 @@
 const f = (s, digits = 0) => `${s.median.toFixed(digits)} (${s.min.toFixed(digits)}–${s.max.toFixed(digits)})`
 /** @param {number | null} bytes */
 const mib = (bytes) => bytes === null ? 'n/a' : `${(bytes / 1048576).toFixed(0)} MiB`
+
+const VERDICTS = {
+  met: 'met (the whole interval is at or above it)',
+  missed: 'missed (the whole interval is below it)',
+  undecided: 'undecided (the interval straddles it: the pairs swing more than the distance to the goal; more rounds, -r, narrow it)'
+}
+
+/**
+ * A ratio's interval and, when there is a goal, whether it is met.
+ * @param {string} what
+ * @param {import('./stats.js').GoalCheck | null | undefined} g
+ */
+export function goalLine (what, g) {
+  if (!g) return `${what}: no pairs`
+  if (g.low === null || g.high === null) {
+    const line = `${what}: mean ${g.mean.toFixed(3)} over ${g.n} pairs, too few for an interval`
+    return g.goal === null ? line : `${line}; goal ${g.goal}: undecided`
+  }
+  const interval = `mean ${g.mean.toFixed(3)}, ${Math.round(g.level * 100)} % interval ${g.low.toFixed(3)}–${g.high.toFixed(3)} over ${g.n} pairs`
+  if (g.goal === null || g.verdict === null) return `${what}: ${interval}`
+  return `${what}: ${interval}; goal ${g.goal}: ${VERDICTS[g.verdict]}`
+}
 
 /** @param {any} r */
 export function printResult (r) {
@@ -22,7 +45,7 @@ export function printResult (r) {
   if (r.builtins) lines.push('', ...builtins(r.builtins))
   if (r.copy) {
     const c = r.copy
-    lines.push('', `COPY of ${c.rows} TSBS cpu rows (${mib(c.bytes)} of text), ${c.rounds} rounds:`, '',
+    lines.push('', `COPY of ${c.rows} TSBS cpu rows (${mib(c.bytes)} of text), ${c.rounds} rounds, ${checkpointNote(c.checkpoints)}:`, '',
       '| | ours | pg-copy-streams |', '|---|---|---|',
       `| rows/s, median (min–max) | ${f(c.ours.rows_per_s)} | ${f(c.pg_copy_streams.rows_per_s)} |`,
       `| CPU µs per row | ${f(c.ours.cpu_us_per_row, 3)} | ${f(c.pg_copy_streams.cpu_us_per_row, 3)} |`,
@@ -45,13 +68,14 @@ function ingest (r) {
   const row = (cell) => sides.map(([, side]) => cell(side)).join(' | ')
   const a = r.anchors
   return [
-    `TSBS cpu-only ingest: ${r.rows} rows (${r.hosts} hosts, 10 metrics a row, batches of ${r.batch_size}) into tsbs_cpu with TSBS's two indexes, one stream a side, ${r.rounds} rounds:`, '',
+    `TSBS cpu-only ingest: ${r.rows} rows (${r.hosts} hosts, 10 metrics a row, batches of ${r.batch_size}) into tsbs_cpu with TSBS's two indexes, one stream a side, ${r.rounds} rounds, ${checkpointNote(r.checkpoints)}:`, '',
     `| | ${sides.map(([name]) => name).join(' | ')} |`, '|---|---|---|---|',
     `| rows/s, median (min–max) | ${row(side => f(side.rows_per_s))} |`,
     `| metrics/s | ${row(side => f(side.metrics_per_s))} |`,
     `| client CPU µs per row | ${row(side => Number.isNaN(side.cpu_us_per_row.median) ? 'n/a' : f(side.cpu_us_per_row, 2))} |`,
     `| client peak RSS | ${row(side => mib(side.peak_rss_bytes))} |`,
-    '', `ratio pgloadgen / psql \\copy: copy-binary ${f(r.ratio['copy-binary'], 3)}, copy ${f(r.ratio.copy, 3)} (goal ≥ 0.9)`,
+    '', `ratio pgloadgen / psql \\copy: copy-binary ${f(r.ratio['copy-binary'], 3)}, copy ${f(r.ratio.copy, 3)}`,
+    ...Object.entries(r.goal).map(([method, g]) => goalLine(`  ${method} / psql \\copy`, /** @type {any} */ (g))),
     `anchors: TimescaleDB talk, PostgreSQL 9.6.2 on ${a.timescaledb_talk_cores} cores, batch inserts: ${(a.timescaledb_talk_metrics_per_s / 1e6).toFixed(2)}M metrics/s; TSBS README sample, ${a.tsbs_readme_workers} workers: ${(a.tsbs_readme_metrics_per_s / 1e6).toFixed(2)}M metrics/s.`
   ]
 }
@@ -59,23 +83,24 @@ function ingest (r) {
 /** @param {any} r */
 function threads (r) {
   return [
-    `manta mix (${r.mix}), pgloadgen --threads N against pgbench -j N, ${r.rounds} rounds of ${r.duration_s} s each:`, '',
+    `manta mix (${r.mix}), pgloadgen --threads N against pgbench -j N, ${r.rounds} rounds of ${r.duration_s} s each, ${checkpointNote(r.checkpoints)}:`, '',
     '| threads | pgloadgen req/s | pgbench req/s | ratio | CPU µs/req pgloadgen | CPU µs/req pgbench |', '|---|---|---|---|---|---|',
-    ...r.results.map((/** @type {any} */ x) => `| ${x.threads} | ${f(x.pgloadgen.throughput)} | ${f(x.pgbench.throughput)} | ${f(x.ratio, 2)} | ${f(x.pgloadgen.cpu_us_per_request, 1)} | ${x.pgbench.cpu_us_per_request ? f(x.pgbench.cpu_us_per_request, 1) : 'n/a'} |`)
+    ...r.results.map((/** @type {any} */ x) => `| ${x.threads} | ${f(x.pgloadgen.throughput)} | ${f(x.pgbench.throughput)} | ${f(x.ratio, 2)} | ${f(x.pgloadgen.cpu_us_per_request, 1)} | ${x.pgbench.cpu_us_per_request ? f(x.pgbench.cpu_us_per_request, 1) : 'n/a'} |`),
+    '', ...r.results.map((/** @type {any} */ x) => goalLine(`ratio --threads ${x.threads} / -j ${x.threads}`, x.goal))
   ]
 }
 
 /** @param {any} r */
 function manta (r) {
   const lines = [
-    `manta mix (${r.mix}), ${r.rounds} rounds of ${r.duration_s} s:`, '',
+    `manta mix (${r.mix}), ${r.rounds} rounds of ${r.duration_s} s, ${checkpointNote(r.checkpoints)}:`, '',
     '| | pgloadgen | pgbench |', '|---|---|---|',
     `| throughput (req/s), median (min–max) | ${f(r.pgloadgen.throughput)} | ${f(r.pgbench.throughput)} |`,
     `| CPU µs per request | ${f(r.pgloadgen.cpu_us_per_request, 1)} | ${r.pgbench.cpu_us_per_request ? f(r.pgbench.cpu_us_per_request, 1) : 'n/a'} |`,
     `| peak RSS | ${mib(r.pgloadgen.peak_rss_bytes)} | ${mib(r.pgbench.peak_rss_bytes)} |`,
     `| p50 latency (µs) | ${f(r.pgloadgen.latency_us.p50)} | ${f(r.pgbench.latency_us.p50)} |`,
     `| p99 latency (µs) | ${f(r.pgloadgen.latency_us.p99)} | ${f(r.pgbench.latency_us.p99)} |`,
-    '', `ratio pgloadgen / pgbench: ${f(r.ratio, 3)}`
+    '', `ratio pgloadgen / pgbench: ${f(r.ratio, 3)}`, goalLine('  ratio', r.ratio_interval)
   ]
   if (r.stats_polling) {
     const p = r.stats_polling
@@ -96,6 +121,6 @@ function builtins (r) {
     lines.push(`| ${b.builtin} | ${f(b.pgloadgen.throughput)} | ${f(b.pgbench.throughput)} | ${f(b.ratio, 2)} | ${f(b.pgloadgen.cpu_us_per_request, 1)} | ${b.pgbench.cpu_us_per_request ? f(b.pgbench.cpu_us_per_request, 1) : 'n/a'} | ${f(b.pgloadgen.p99_us)} | ${f(b.pgbench.p99_us)} | ${b.invariant_held ? 'held' : 'BROKEN'} |`)
   }
   const failures = r.results.reduce((/** @type {number} */ n, /** @type {any} */ b) => n + b.pgloadgen.unexpected_failures, 0)
-  lines.push('', `unexpected failures of pgloadgen: ${failures}`)
+  lines.push('', ...r.results.map((/** @type {any} */ b) => goalLine(`ratio ${b.builtin}`, b.goal)), `unexpected failures of pgloadgen: ${failures}`)
   return lines
 }

@@ -1,3 +1,5 @@
+import { bootstrapMean } from '../lib/report/statistics.js'
+
 /** @param {number[]} values */
 export function median (values) {
   const sorted = [...values].sort((a, b) => a - b)
@@ -37,4 +39,36 @@ export async function alternated (round, a, b) {
   }
   const second = await b()
   return [await a(), second]
+}
+
+/**
+ * @typedef {object} GoalCheck
+ * @property {number | null} goal  the ratio to reach; null: none stated
+ * @property {number} n  pairs
+ * @property {number} level
+ * @property {number} mean
+ * @property {number | null} low  null: too few pairs for an interval
+ * @property {number | null} high
+ * @property {'met' | 'missed' | 'undecided' | null} verdict  null without a goal
+ */
+
+/**
+ * The pairs' ratios against a goal, with the experiments' own method
+ * (lib/report/statistics.js): the 95 % percentile-bootstrap interval of
+ * their mean. The goal is met when the whole interval lies at or above
+ * it, missed when the whole interval lies below it, and undecided when the
+ * interval straddles it: the pairs swing more than the distance to the
+ * goal, and more rounds would narrow the interval.
+ * @param {number[]} ratios
+ * @param {number | null} goal
+ * @returns {GoalCheck | null}  null without a ratio
+ */
+export function againstGoal (ratios, goal) {
+  const interval = bootstrapMean(ratios)
+  if (interval === null) return null
+  const { n, level, mean, low, high } = interval
+  /** @type {GoalCheck['verdict']} */
+  let verdict = null
+  if (goal !== null) verdict = low === null || high === null ? 'undecided' : low >= goal ? 'met' : high < goal ? 'missed' : 'undecided'
+  return { goal, n, level, mean, low, high, verdict }
 }

@@ -6,7 +6,11 @@ import { loadWorkload } from '../lib/workloads/index.js'
 import { prepareSchema, readMaxId } from '../lib/workloads/schema.js'
 import { runPgbench, mantaScripts } from './pgbench.js'
 import { runGenerator, MANTA_MIX } from './manta.js'
-import { alternated, spread } from './stats.js'
+import { alternated, spread, againstGoal } from './stats.js'
+import { checkpointer } from './checkpoint.js'
+
+// The ratio each thread count must reach.
+export const THREADS_GOAL = 0.95
 
 const WEIGHTS = Object.fromEntries(MANTA_MIX.split(',').map(pair => pair.split('=')).map(([type, weight]) => [type, Number(weight)]))
 
@@ -17,16 +21,17 @@ export async function compareThreads ({ url, reset, concurrency, durationS, roun
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
-    await prepareSchema(client, await loadWorkload('manta'), { reset })
+    const workload = await loadWorkload('manta')
     const results = []
-    // Every run starts right after a checkpoint. Without it, a run catches
-    // the burst of full-page writes that follows one (the lab profile checks
-    // every 30 s) at a different moment of its 15 s, and a pair of runs, as
-    // long as that cycle, can favour the same side several rounds in a row.
-    const checkpoint = () => client.query('CHECKPOINT')
+    const checkpoint = checkpointer(client, log)
     for (const n of threads) {
-      const ours = async () => { await checkpoint(); return runGenerator(url, ['--no-pg-stats', '--threads', String(n), '-c', String(concurrency), '-d', String(durationS)]) }
-      const theirs = async () => { await checkpoint(); return runPgbench({ url, concurrency, durationS, jobs: n, scripts: mantaScripts({ maxId: await readMaxId(client, 'test_table'), weights: WEIGHTS }) }) }
+      // The bench's own server starts each thread count from an empty table,
+      // so that the rows' absolute figures compare (the table grows by a
+      // million rows or so per thread count); a server given by URL is left
+      // as it is.
+      await prepareSchema(client, workload, { reset })
+      const ours = async () => { await checkpoint.run(); return runGenerator(url, ['--no-pg-stats', '--threads', String(n), '-c', String(concurrency), '-d', String(durationS)]) }
+      const theirs = async () => { await checkpoint.run(); return runPgbench({ url, concurrency, durationS, jobs: n, scripts: mantaScripts({ maxId: await readMaxId(client, 'test_table'), weights: WEIGHTS }) }) }
       await ours() // warm-up, uncounted
       const pairs = []
       for (let round = 1; round <= rounds; round++) {
@@ -38,11 +43,12 @@ export async function compareThreads ({ url, reset, concurrency, durationS, roun
       results.push({
         threads: n,
         ratio: spread(pairs.map(p => p.ratio)),
+        goal: againstGoal(pairs.map(p => p.ratio), THREADS_GOAL),
         pgloadgen: { throughput: spread(pairs.map(p => p.a.throughput)), cpu_us_per_request: spread(pairs.map(p => p.a.process.cpu_us_per_request)) },
         pgbench: { throughput: spread(pairs.map(p => p.b.throughput)), cpu_us_per_request: pairs.every(p => p.b.process) ? spread(pairs.map(p => p.b.process?.us_per_request ?? 0)) : null }
       })
     }
-    return { mix: MANTA_MIX, rounds, duration_s: durationS, results }
+    return { mix: MANTA_MIX, rounds, duration_s: durationS, checkpoints: checkpoint.used, results }
   } finally {
     await client.end()
   }
