@@ -11,7 +11,7 @@ const mib = (bytes) => bytes === null ? 'n/a' : `${(bytes / 1048576).toFixed(0)}
 const VERDICTS = {
   met: 'met (the whole interval is at or above it)',
   missed: 'missed (the whole interval is below it)',
-  undecided: 'undecided (the interval straddles it: the pairs swing more than the distance to the goal; more rounds, -r, narrow it)'
+  undecided: 'undecided (the interval straddles it: the pairs swing more than the distance to the goal; more rounds narrow it)'
 }
 
 /**

@@ -52,7 +52,7 @@ t.test('the verdict follows the interval, for any ratios', async t => {
 
 t.test('the printed line names the interval and the verdict', async t => {
   t.equal(goalLine('ratio --threads 2 / -j 2', { goal: 0.95, n: 5, level: 0.95, mean: 0.9712, low: 0.9, high: 1.02, verdict: 'undecided' }),
-    'ratio --threads 2 / -j 2: mean 0.971, 95 % interval 0.900–1.020 over 5 pairs; goal 0.95: undecided (the interval straddles it: the pairs swing more than the distance to the goal; more rounds, -r, narrow it)')
+    'ratio --threads 2 / -j 2: mean 0.971, 95 % interval 0.900–1.020 over 5 pairs; goal 0.95: undecided (the interval straddles it: the pairs swing more than the distance to the goal; more rounds narrow it)')
   t.match(goalLine('ratio', { goal: null, n: 5, level: 0.95, mean: 1, low: 0.95, high: 1.05, verdict: null }), /^ratio: mean 1\.000, 95 % interval 0\.950–1\.050 over 5 pairs$/)
   t.match(goalLine('ratio', { goal: 0.9, n: 2, level: 0.95, mean: 1, low: null, high: null, verdict: 'undecided' }), /too few for an interval; goal 0\.9: undecided$/)
   t.equal(goalLine('ratio', null), 'ratio: no pairs')
