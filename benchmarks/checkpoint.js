@@ -1,8 +1,8 @@
-// The CHECKPOINT the manta and threads parts run before every timed run of
-// either side. Without it, a run catches the burst of full-page writes that
-// follows a checkpoint (the lab profile checks every 30 s) at a different
-// moment of its 15 s, and a pair of runs, as long as that cycle, can favour
-// the same side several rounds in a row.
+// The CHECKPOINT the bench runs before every timed run of either side (the
+// manta, threads, copy and ingest parts). Without it, a run catches the
+// burst of full-page writes that follows a checkpoint (the lab profile
+// checks every 30 s) at a different moment of its 15 s, and a pair of runs,
+// as long as that cycle, can favour the same side several rounds in a row.
 //
 // CHECKPOINT needs a superuser or, from PostgreSQL 15 on, the pg_checkpoint
 // role. A server given by URL with a plain role still gets its comparison,

@@ -119,6 +119,8 @@ export async function compareIngest ({ url, rows, rounds, hosts = 100, batchSize
       cpu_us_per_row: spread(results.map(r => r[name].cpu_us_per_row)),
       peak_rss_bytes: results.every(r => r[name].peak_rss_bytes !== null) ? Math.max(...results.map(r => /** @type {number} */ (r[name].peak_rss_bytes))) : null
     })
+    /** @param {string} method the rounds' ratios of a method to psql's \copy */
+    const ratios = (method) => results.map(r => r[method].rows_per_s / r.psql.rows_per_s)
     return {
       rows,
       bytes,
@@ -128,8 +130,8 @@ export async function compareIngest ({ url, rows, rounds, hosts = 100, batchSize
       checkpoints: checkpoint.used,
       psql: summarize('psql'),
       pgloadgen: Object.fromEntries(METHODS.map(method => [method, summarize(method)])),
-      ratio: Object.fromEntries(METHODS.map(method => [method, spread(results.map(r => r[method].rows_per_s / r.psql.rows_per_s))])),
-      goal: Object.fromEntries(METHODS.map(method => [method, againstGoal(results.map(r => r[method].rows_per_s / r.psql.rows_per_s), INGEST_GOAL)])),
+      ratio: Object.fromEntries(METHODS.map(method => [method, spread(ratios(method))])),
+      goal: Object.fromEntries(METHODS.map(method => [method, againstGoal(ratios(method), INGEST_GOAL)])),
       anchors: ANCHORS
     }
   } finally {
