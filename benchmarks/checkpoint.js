@@ -1,8 +1,11 @@
 // The CHECKPOINT the bench runs before every timed run of either side (the
 // manta, threads, copy and ingest parts). Without it, a run catches the
 // burst of full-page writes that follows a checkpoint (the lab profile
-// checks every 30 s) at a different moment of its 15 s, and a pair of runs,
-// as long as that cycle, can favour the same side several rounds in a row.
+// checkpoints every 30 s, and after every 1 GB of WAL: 8 to 14 s at the
+// bench's rates) at a different moment of its 15 s, and a pair of runs, as
+// long as that cycle, can favour the same side several rounds in a row.
+// The bench's own server (notes/postgres/bench.conf) has room for a run's
+// WAL, so that its only checkpoints are these.
 //
 // CHECKPOINT needs a superuser or, from PostgreSQL 15 on, the pg_checkpoint
 // role. A server given by URL with a plain role still gets its comparison,

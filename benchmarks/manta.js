@@ -8,6 +8,7 @@ import { prepareSchema, readMaxId } from '../lib/workloads/schema.js'
 import { runPgbench, mantaScripts } from './pgbench.js'
 import { alternated, spread, againstGoal } from './stats.js'
 import { checkpointer } from './checkpoint.js'
+import { holdAutovacuum } from './quiet-table.js'
 
 const CLI = fileURLToPath(new URL('../bin/pgloadgen.js', import.meta.url))
 // pgbench cannot send the error probe, so neither side does here.
@@ -33,6 +34,7 @@ export async function compareManta ({ url, reset, concurrency, durationS, rounds
     // The bench's own server starts from an empty table every time, so that
     // figures of two runs compare; a server given by URL is left as it is.
     await prepareSchema(client, await loadWorkload('manta'), { reset })
+    if (reset) await holdAutovacuum(client, 'test_table')
     // Every timed run starts right after a checkpoint (checkpoint.js says why).
     const checkpoint = checkpointer(client, log)
     /** @param {string[]} extra */
@@ -66,6 +68,7 @@ export async function compareManta ({ url, reset, concurrency, durationS, rounds
     return {
       mix: MANTA_MIX,
       checkpoints: checkpoint.used,
+      autovacuum_off: reset,
       ratio: spread(pairs.map(p => p.ratio)),
       // no goal is set for this part: the interval says how far the figure can be trusted
       ratio_interval: againstGoal(pairs.map(p => p.ratio), null),

@@ -1,5 +1,6 @@
 // The bench's result as Markdown tables, ready for the README.
 import { checkpointNote } from './checkpoint.js'
+import { autovacuumNote } from './quiet-table.js'
 
 /** @typedef {{ min: number, median: number, max: number }} Spread */
 
@@ -83,7 +84,7 @@ function ingest (r) {
 /** @param {any} r */
 function threads (r) {
   return [
-    `manta mix (${r.mix}), pgloadgen --threads N against pgbench -j N, ${r.rounds} rounds of ${r.duration_s} s each, ${checkpointNote(r.checkpoints)}:`, '',
+    `manta mix (${r.mix}), pgloadgen --threads N against pgbench -j N, ${r.rounds} rounds of ${r.duration_s} s each, ${checkpointNote(r.checkpoints)}${autovacuumNote(r.autovacuum_off)}:`, '',
     '| threads | pgloadgen req/s | pgbench req/s | ratio | CPU µs/req pgloadgen | CPU µs/req pgbench |', '|---|---|---|---|---|---|',
     ...r.results.map((/** @type {any} */ x) => `| ${x.threads} | ${f(x.pgloadgen.throughput)} | ${f(x.pgbench.throughput)} | ${f(x.ratio, 2)} | ${f(x.pgloadgen.cpu_us_per_request, 1)} | ${x.pgbench.cpu_us_per_request ? f(x.pgbench.cpu_us_per_request, 1) : 'n/a'} |`),
     '', ...r.results.map((/** @type {any} */ x) => goalLine(`ratio --threads ${x.threads} / -j ${x.threads}`, x.goal))
@@ -93,7 +94,7 @@ function threads (r) {
 /** @param {any} r */
 function manta (r) {
   const lines = [
-    `manta mix (${r.mix}), ${r.rounds} rounds of ${r.duration_s} s, ${checkpointNote(r.checkpoints)}:`, '',
+    `manta mix (${r.mix}), ${r.rounds} rounds of ${r.duration_s} s, ${checkpointNote(r.checkpoints)}${autovacuumNote(r.autovacuum_off)}:`, '',
     '| | pgloadgen | pgbench |', '|---|---|---|',
     `| throughput (req/s), median (min–max) | ${f(r.pgloadgen.throughput)} | ${f(r.pgbench.throughput)} |`,
     `| CPU µs per request | ${f(r.pgloadgen.cpu_us_per_request, 1)} | ${r.pgbench.cpu_us_per_request ? f(r.pgbench.cpu_us_per_request, 1) : 'n/a'} |`,

@@ -26,27 +26,51 @@ import { printResult } from './print.js'
 
 const PARTS = ['manta', 'threads', 'builtins', 'copy', 'soak', 'ingest']
 
-const { values, positionals } = parseArgs({
-  allowPositionals: true,
-  options: {
-    parts: { type: 'string', default: PARTS.join(',') },
-    concurrency: { type: 'string', short: 'c', default: '8' },
-    duration: { type: 'string', short: 'd', default: '15' },
-    rounds: { type: 'string', short: 'r', default: '5' },
-    'builtin-duration': { type: 'string', default: '30' },
-    'builtin-rounds': { type: 'string', default: '5' },
-    'builtin-scale': { type: 'string', default: '10' },
-    'copy-rows': { type: 'string', default: '1000000' },
-    'ingest-rows': { type: 'string', default: '1000000' },
-    'data-dir': { type: 'string', default: './.pgloadgen/bench-pgdata' },
-    profile: { type: 'string', default: 'lab' },
-    json: { type: 'boolean', default: false },
-    'soak-concurrency': { type: 'string', default: '256' },
-    'soak-duration': { type: 'string', default: '60' },
-    'no-soak': { type: 'boolean', default: false },
-    'no-stats-compare': { type: 'boolean', default: false }
+const USAGE = `usage: npm run bench -- [--parts ${PARTS.join(',')}] [-c N] [-d SECONDS] [-r ROUNDS] [--json] [URL]
+       npm run bench -- PART [URL]     that part alone
+  --builtin-duration, --builtin-rounds, --builtin-scale, --copy-rows, --ingest-rows,
+  --soak-concurrency, --soak-duration, --no-soak, --no-stats-compare, --data-dir, --profile
+  without URL (or PGLOADGEN_PG_URL), the bench runs on its own embedded server
+`
+
+const { values, positionals } = parseOptions()
+if (values.help) {
+  process.stdout.write(USAGE)
+  process.exit(0)
+}
+
+/** The command line, or one line and exit 2 when it is wrong. */
+function parseOptions () {
+  try {
+    return parseArgs({
+      allowPositionals: true,
+      options: {
+        parts: { type: 'string', default: PARTS.join(',') },
+        concurrency: { type: 'string', short: 'c', default: '8' },
+        duration: { type: 'string', short: 'd', default: '15' },
+        rounds: { type: 'string', short: 'r', default: '5' },
+        'builtin-duration': { type: 'string', default: '30' },
+        'builtin-rounds': { type: 'string', default: '5' },
+        'builtin-scale': { type: 'string', default: '10' },
+        'copy-rows': { type: 'string', default: '1000000' },
+        'ingest-rows': { type: 'string', default: '1000000' },
+        'data-dir': { type: 'string', default: './.pgloadgen/bench-pgdata' },
+        // the lab profile with checkpoints only where the bench runs them (notes/postgres/bench.conf)
+        profile: { type: 'string', default: 'bench' },
+        json: { type: 'boolean', default: false },
+        'soak-concurrency': { type: 'string', default: '256' },
+        'soak-duration': { type: 'string', default: '60' },
+        'no-soak': { type: 'boolean', default: false },
+        'no-stats-compare': { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false }
+      }
+    })
+  } catch (err) {
+    // parseArgs's message is two sentences; the first says what is wrong
+    process.stderr.write(`bench: ${err instanceof Error ? err.message.split('. ')[0] : String(err)} (npm run bench -- --help)\n`)
+    process.exit(2)
   }
-})
+}
 
 const log = createLogger({ level: process.env.LOG_LEVEL ?? 'info' })
 const numbers = Object.fromEntries(['concurrency', 'duration', 'rounds', 'builtin-duration', 'builtin-rounds', 'builtin-scale', 'copy-rows', 'ingest-rows', 'soak-concurrency', 'soak-duration']

@@ -8,6 +8,7 @@ import { runPgbench, mantaScripts } from './pgbench.js'
 import { runGenerator, MANTA_MIX } from './manta.js'
 import { alternated, spread, againstGoal } from './stats.js'
 import { checkpointer } from './checkpoint.js'
+import { holdAutovacuum } from './quiet-table.js'
 
 // The ratio each thread count must reach.
 export const THREADS_GOAL = 0.95
@@ -30,6 +31,7 @@ export async function compareThreads ({ url, reset, concurrency, durationS, roun
       // million rows or so per thread count); a server given by URL is left
       // as it is.
       await prepareSchema(client, workload, { reset })
+      if (reset) await holdAutovacuum(client, 'test_table')
       const ours = async () => { await checkpoint.run(); return runGenerator(url, ['--no-pg-stats', '--threads', String(n), '-c', String(concurrency), '-d', String(durationS)]) }
       const theirs = async () => { await checkpoint.run(); return runPgbench({ url, concurrency, durationS, jobs: n, scripts: mantaScripts({ maxId: await readMaxId(client, 'test_table'), weights: WEIGHTS }) }) }
       await ours() // warm-up, uncounted
@@ -48,7 +50,7 @@ export async function compareThreads ({ url, reset, concurrency, durationS, roun
         pgbench: { throughput: spread(pairs.map(p => p.b.throughput)), cpu_us_per_request: pairs.every(p => p.b.process) ? spread(pairs.map(p => p.b.process?.us_per_request ?? 0)) : null }
       })
     }
-    return { mix: MANTA_MIX, rounds, duration_s: durationS, checkpoints: checkpoint.used, results }
+    return { mix: MANTA_MIX, rounds, duration_s: durationS, checkpoints: checkpoint.used, autovacuum_off: reset, results }
   } finally {
     await client.end()
   }

@@ -2,13 +2,17 @@
 // the verdict against a goal from the pairs' bootstrap interval (met only
 // when the whole interval clears it), the printed line, and the CHECKPOINT
 // before each run against the machine's PostgreSQL 15, by a superuser and
-// by a plain role, which the server refuses and the bench goes on without.
+// by a plain role, which the server refuses and the bench goes on without;
+// the quiet server: the bench profile as the server reads it, and the
+// table's autovacuum held off.
 import t from 'tap'
 import fc from 'fast-check'
 import pg from 'pg'
 import { againstGoal } from '../benchmarks/stats.js'
 import { goalLine } from '../benchmarks/print.js'
 import { checkpointer, checkpointNote } from '../benchmarks/checkpoint.js'
+import { holdAutovacuum, autovacuumNote } from '../benchmarks/quiet-table.js'
+import { readProfile, resolveProfile } from '../lib/embedded/profile.js'
 import { bootstrapMean } from '../lib/report/statistics.js'
 import { createTestDatabase, query, withClient } from './helpers/pg.js'
 
@@ -100,4 +104,23 @@ t.test('CHECKPOINT before each run: done by a superuser, refused to a plain role
   // Anything but a refusal is the bench's problem, not the server's policy.
   await plain.end()
   await t.rejects(checkpointer(plain, log).run(), 'a broken connection still stops the bench')
+})
+
+t.test('the quiet server: the lab settings with room for a run\'s WAL, and the table\'s autovacuum off', async t => {
+  const profile = await readProfile(resolveProfile('bench'))
+  const lab = await readProfile(resolveProfile('lab'))
+  t.ok(profile.includes(lab), 'every setting of the lab profile, expanded from its include')
+  /** @param {string} text */
+  const lastSetting = text => [...text.matchAll(/^\s*max_wal_size\s*=\s*(\S+)/gm)].map(m => m[1]).at(-1)
+  t.equal(lastSetting(profile), '8GB', 'max_wal_size raised, and the last word on it')
+
+  const db = await createTestDatabase(t, 'bench_quiet')
+  await withClient(db.url, async client => {
+    await client.query('CREATE TABLE test_table (id bigint)')
+    await holdAutovacuum(client, 'test_table')
+    const { rows } = await client.query("SELECT reloptions FROM pg_class WHERE relname = 'test_table'")
+    t.same(rows[0].reloptions, ['autovacuum_enabled=off'], 'the server will not vacuum the table on its own')
+  })
+  t.equal(autovacuumNote(true), ', autovacuum off on test_table', 'the printed result says so')
+  t.equal(autovacuumNote(false), '', 'and says nothing of a server given by URL')
 })
