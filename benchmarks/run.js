@@ -15,6 +15,8 @@ import os from 'node:os'
 import pg from 'pg'
 import { EmbeddedServer } from '../lib/embedded/server.js'
 import { resolveProfile } from '../lib/embedded/profile.js'
+import { UsageError } from '../lib/errors.js'
+import { parsePgUrl } from '../lib/config/pg-url.js'
 import { createLogger } from '../lib/log.js'
 import { compareManta } from './manta.js'
 import { compareBuiltins } from './builtins.js'
@@ -87,10 +89,13 @@ if (bad || unknownPart) {
 if (values['no-soak']) parts.splice(parts.indexOf('soak') >>> 0, parts.includes('soak') ? 1 : 0)
 
 const url = positionals[0] ?? process.env.PGLOADGEN_PG_URL
-const embedded = url ? null : new EmbeddedServer({ dataDir: /** @type {string} */ (values['data-dir']), profileFile: resolveProfile(/** @type {string} */ (values.profile)), log })
-const connectionString = url ?? await /** @type {EmbeddedServer} */ (embedded).start()
+// a wrong URL is told before anything starts, and without its password
+const target = url === undefined ? null : orUsageExit(() => parsePgUrl(url))
+const embedded = target ? null : new EmbeddedServer({ dataDir: /** @type {string} */ (values['data-dir']), profileFile: orUsageExit(() => resolveProfile(/** @type {string} */ (values.profile))), log })
 
 try {
+  // as given: pgbench reads it too, and would refuse parameters of node-postgres's own
+  const connectionString = url ?? await /** @type {EmbeddedServer} */ (embedded).start()
   const result = {
     machine: machine(),
     server: await server(connectionString, embedded !== null ? `embedded, profile ${values.profile}` : 'given by URL'),
@@ -110,8 +115,31 @@ try {
   }
   if (values.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n')
   else printResult(result)
+} catch (err) {
+  // a server that cannot be reached, a run that failed: one line, as the CLI's
+  const message = err instanceof Error ? err.message : String(err)
+  process.stderr.write(`bench: ${target ? message.replaceAll(/** @type {string} */ (url), target.display) : message}`.split('\n')[0] + '\n')
+  // LOG_LEVEL=debug for the whole story
+  if (err instanceof Error) log.debug(String(err.stack))
+  process.exitCode = 1
 } finally {
   await embedded?.stop()
+}
+
+/**
+ * What make returns, or one line and exit 2 when it is bad input.
+ * @template T
+ * @param {() => T} make
+ * @returns {T}
+ */
+function orUsageExit (make) {
+  try {
+    return make()
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err
+    process.stderr.write(`bench: ${err.message}\n`)
+    process.exit(2)
+  }
 }
 
 /** What the figures came from: this machine. */

@@ -31,7 +31,9 @@ const cases = [
   { args: ['--rounds', 'x'], problem: /^bench: --rounds must be a positive whole number$/ },
   { args: ['-d', '0'], problem: /^bench: --duration must be a positive whole number$/ },
   { args: ['--parts', 'manta,nope'], problem: /^bench: unknown part "nope" \(parts: manta, threads, builtins, copy, soak, ingest\)$/ },
-  { args: ['--json=yes'], problem: /^bench: Option '--json' does not take an argument/ }
+  { args: ['--json=yes'], problem: /^bench: Option '--json' does not take an argument/ },
+  { args: ['--parts', 'copy', 'mysql://localhost/x'], problem: /^bench: PostgreSQL URL must start with postgres:\/\/ or postgresql:\/\// },
+  { args: ['--profile', 'nope'], problem: /^bench: unknown PostgreSQL profile "nope" \(notes\/postgres\/ has .*bench.*lab/ }
 ]
 
 for (const { args, problem } of cases) {
@@ -45,6 +47,16 @@ for (const { args, problem } of cases) {
     t.notOk(existsSync(dataDir), 'no embedded server was started')
   })
 }
+
+t.test('a server that cannot be reached: one line without the password, exit 1', async t => {
+  const result = await bench(['--parts', 'copy', 'postgres://someone:s3cret@127.0.0.1:1/nowhere'])
+  t.equal(result.code, 1, 'exit code 1: the input was well formed')
+  const lines = result.stderr.split('\n').filter(Boolean)
+  t.equal(lines.length, 1, `one line on stderr: ${JSON.stringify(result.stderr)}`)
+  t.match(lines[0], /^bench: .*ECONNREFUSED/, 'the line says what went wrong')
+  t.notMatch(result.stderr, 's3cret', 'and never the password')
+  t.notOk(existsSync(dataDir), 'no embedded server was started')
+})
 
 t.test('bench --help says how to call it and starts nothing', async t => {
   const result = await bench(['--help'])
