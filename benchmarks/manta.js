@@ -12,8 +12,8 @@ import { holdAutovacuum } from './quiet-table.js'
 
 const CLI = fileURLToPath(new URL('../bin/pgloadgen.js', import.meta.url))
 // pgbench cannot send the error probe, so neither side does here.
-const WEIGHTS = { insert_row: 60, read_row: 20, update_row: 18, fetch_max: 1 }
-export const MANTA_MIX = Object.entries(WEIGHTS).map(([t, w]) => `${t}=${w}`).join(',')
+export const MANTA_WEIGHTS = { insert_row: 60, read_row: 20, update_row: 18, fetch_max: 1 }
+export const MANTA_MIX = Object.entries(MANTA_WEIGHTS).map(([t, w]) => `${t}=${w}`).join(',')
 
 /**
  * @typedef {object} MantaOptions
@@ -26,6 +26,19 @@ export const MANTA_MIX = Object.entries(WEIGHTS).map(([t, w]) => `${t}=${w}`).jo
  * @property {import('../lib/log.js').Logger} log
  */
 
+/**
+ * The manta table, ready for a part's runs: on the bench's own server
+ * (reset) emptied, with its autovacuum held off (quiet-table.js says why);
+ * on a server given by URL created if missing and otherwise left as it is.
+ * @param {import('pg').Client} client
+ * @param {import('../lib/workloads/contract.js').Workload} workload
+ * @param {boolean} reset
+ */
+export async function prepareMantaTable (client, workload, reset) {
+  await prepareSchema(client, workload, { reset })
+  if (reset) await holdAutovacuum(client, 'test_table')
+}
+
 /** @param {MantaOptions} options */
 export async function compareManta ({ url, reset, concurrency, durationS, rounds, statsCompare, log }) {
   const client = new pg.Client({ connectionString: url })
@@ -33,8 +46,7 @@ export async function compareManta ({ url, reset, concurrency, durationS, rounds
   try {
     // The bench's own server starts from an empty table every time, so that
     // figures of two runs compare; a server given by URL is left as it is.
-    await prepareSchema(client, await loadWorkload('manta'), { reset })
-    if (reset) await holdAutovacuum(client, 'test_table')
+    await prepareMantaTable(client, await loadWorkload('manta'), reset)
     // Every timed run starts right after a checkpoint (checkpoint.js says why).
     const checkpoint = checkpointer(client, log)
     /** @param {string[]} extra */
@@ -49,7 +61,7 @@ export async function compareManta ({ url, reset, concurrency, durationS, rounds
     for (let round = 1; round <= rounds; round++) {
       const bench = async () => {
         await checkpoint.run()
-        return runPgbench({ url, concurrency, durationS, scripts: mantaScripts({ maxId: await readMaxId(client, 'test_table'), weights: WEIGHTS }) })
+        return runPgbench({ url, concurrency, durationS, scripts: mantaScripts({ maxId: await readMaxId(client, 'test_table'), weights: MANTA_WEIGHTS }) })
       }
       const [ours, theirs] = await alternated(round, () => generator(['--no-pg-stats']), bench)
       const ratio = ours.throughput / theirs.throughput

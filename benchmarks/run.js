@@ -69,8 +69,7 @@ function parseOptions () {
     })
   } catch (err) {
     // parseArgs's message is two sentences; the first says what is wrong
-    process.stderr.write(`bench: ${err instanceof Error ? err.message.split('. ')[0] : String(err)} (npm run bench -- --help)\n`)
-    process.exit(2)
+    return usageExit(`${err instanceof Error ? err.message.split('. ')[0] : String(err)} (npm run bench -- --help)`)
   }
 }
 
@@ -83,8 +82,7 @@ const partArgument = PARTS.includes(positionals[0]) ? positionals.shift() : unde
 const parts = partArgument ? [partArgument] : String(values.parts).split(',').filter(Boolean)
 const unknownPart = parts.find(part => !PARTS.includes(part))
 if (bad || unknownPart) {
-  process.stderr.write(bad ? `bench: --${bad[0]} must be a positive whole number\n` : `bench: unknown part "${unknownPart}" (parts: ${PARTS.join(', ')})\n`)
-  process.exit(2)
+  usageExit(bad ? `--${bad[0]} must be a positive whole number` : `unknown part "${unknownPart}" (parts: ${PARTS.join(', ')})`)
 }
 if (values['no-soak']) parts.splice(parts.indexOf('soak') >>> 0, parts.includes('soak') ? 1 : 0)
 
@@ -137,9 +135,18 @@ function orUsageExit (make) {
     return make()
   } catch (err) {
     if (!(err instanceof UsageError)) throw err
-    process.stderr.write(`bench: ${err.message}\n`)
-    process.exit(2)
+    return usageExit(err.message)
   }
+}
+
+/**
+ * Bad input: one line, exit 2.
+ * @param {string} message
+ * @returns {never}
+ */
+function usageExit (message) {
+  process.stderr.write(`bench: ${message}\n`)
+  process.exit(2)
 }
 
 /** What the figures came from: this machine. */

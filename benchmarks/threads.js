@@ -3,17 +3,14 @@
 // rounds alternating A B, B A, throughput and CPU per request of each.
 import pg from 'pg'
 import { loadWorkload } from '../lib/workloads/index.js'
-import { prepareSchema, readMaxId } from '../lib/workloads/schema.js'
+import { readMaxId } from '../lib/workloads/schema.js'
 import { runPgbench, mantaScripts } from './pgbench.js'
-import { runGenerator, MANTA_MIX } from './manta.js'
+import { runGenerator, prepareMantaTable, MANTA_MIX, MANTA_WEIGHTS } from './manta.js'
 import { alternated, spread, againstGoal } from './stats.js'
 import { checkpointer } from './checkpoint.js'
-import { holdAutovacuum } from './quiet-table.js'
 
 // The ratio each thread count must reach.
 export const THREADS_GOAL = 0.95
-
-const WEIGHTS = Object.fromEntries(MANTA_MIX.split(',').map(pair => pair.split('=')).map(([type, weight]) => [type, Number(weight)]))
 
 /**
  * @param {{ url: string, reset: boolean, concurrency: number, durationS: number, rounds: number, threads: number[], log: import('../lib/log.js').Logger }} options
@@ -30,10 +27,9 @@ export async function compareThreads ({ url, reset, concurrency, durationS, roun
       // so that the rows' absolute figures compare (the table grows by a
       // million rows or so per thread count); a server given by URL is left
       // as it is.
-      await prepareSchema(client, workload, { reset })
-      if (reset) await holdAutovacuum(client, 'test_table')
+      await prepareMantaTable(client, workload, reset)
       const ours = async () => { await checkpoint.run(); return runGenerator(url, ['--no-pg-stats', '--threads', String(n), '-c', String(concurrency), '-d', String(durationS)]) }
-      const theirs = async () => { await checkpoint.run(); return runPgbench({ url, concurrency, durationS, jobs: n, scripts: mantaScripts({ maxId: await readMaxId(client, 'test_table'), weights: WEIGHTS }) }) }
+      const theirs = async () => { await checkpoint.run(); return runPgbench({ url, concurrency, durationS, jobs: n, scripts: mantaScripts({ maxId: await readMaxId(client, 'test_table'), weights: MANTA_WEIGHTS }) }) }
       await ours() // warm-up, uncounted
       const pairs = []
       for (let round = 1; round <= rounds; round++) {

@@ -6,6 +6,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { hermeticEnv } from './helpers/cli.js'
 
 const BENCH = fileURLToPath(new URL('../benchmarks/run.js', import.meta.url))
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'pgloadgen-bench-args-'))
@@ -18,9 +19,7 @@ const dataDir = path.join(scratch, 'pgdata')
  */
 function bench (args) {
   return new Promise(resolve => {
-    const env = { ...process.env }
-    delete env.PGLOADGEN_PG_URL
-    execFile(process.execPath, [BENCH, '--data-dir', dataDir, ...args], { env, timeout: 20000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [BENCH, '--data-dir', dataDir, ...args], { env: hermeticEnv(), timeout: 20000 }, (err, stdout, stderr) => {
       resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr })
     })
   })
