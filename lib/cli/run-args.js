@@ -4,8 +4,7 @@ import { MAX_RUN_S, parseDuration, parseInteger } from '../config/numbers.js'
 import { parseProtocol } from '../config/protocol.js'
 import { chooseWorkload } from '../workloads/choose.js'
 import { UsageError } from '../errors.js'
-import { chooseUrl } from './target.js'
-import { resolveProfile } from '../embedded/profile.js'
+import { chooseTarget, chooseUrl } from './target.js'
 import { checkDiskThrottle, parseDiskLimit } from '../lab/disk-throttle.js'
 import { parseStatsInterval } from './stats-options.js'
 import { scriptOrder } from './script-order.js'
@@ -39,9 +38,11 @@ import { parseProgress } from './progress-option.js'
  * @property {unknown} [duration]
  * @property {boolean} json
  * @property {unknown} [progress]  -P: seconds between progress lines, 0 none
- * @property {string} dataDir
+ * @property {string} [dataDir]
  * @property {string} profile
  * @property {unknown} pgPort
+ * @property {unknown} [pgVersion]
+ * @property {boolean} [offline]
  * @property {string} [diskLimit]
  * @property {boolean} reset
  * @property {unknown} connectTimeout
@@ -111,14 +112,12 @@ export async function validateRunArgs (args, argv = []) {
     connectTimeoutS: parseDuration(args.connectTimeout, '--connect-timeout'),
     shutdownTimeoutS: parseDuration(args.shutdownTimeout, '--shutdown-timeout'),
     verifyTimeoutS: parseDuration(args.verifyTimeout, '--verify-timeout'),
-    url: chooseUrl(args.pgUrl),
+    ...await chooseTarget(args),
     rate: args.rate === undefined ? null : parsePositive(args.rate, '--rate'),
     arrival: parseArrival(args.arrival),
     maxLagMs: args.maxLag === undefined ? null : parsePositive(args.maxLag, '--max-lag'),
     statsIntervalS: parseStatsInterval(args.statsInterval),
     controlToken: parseControlToken(args.controlToken, process.env.PGLOADGEN_CONTROL_TOKEN),
-    // checked now so that a typo fails before anything starts
-    profile: checkedProfile(args),
     diskLimit: await checkedDiskLimit(args)
   }
 }
@@ -131,7 +130,7 @@ async function checkedDiskLimit (args) {
   if (args.diskLimit === undefined) return null
   if (chooseUrl(args.pgUrl)) throw new UsageError('--disk-limit: only for the embedded server (pgloadgen cannot move a server it did not start into a cgroup)')
   const limit = parseDiskLimit(args.diskLimit, '--disk-limit')
-  await checkDiskThrottle(args.dataDir)
+  await checkDiskThrottle(args.dataDir ?? '.')
   return limit
 }
 
@@ -178,16 +177,6 @@ function parseControlToken (flag, env) {
   if (value === '') throw new UsageError(`${source} must not be empty`)
   if (/\s/.test(value)) throw new UsageError(`${source} must not contain whitespace (it is sent as a Bearer token)`)
   return value
-}
-
-/**
- * The profile matters only for the embedded server; checked now so that a
- * typo fails before anything starts.
- * @param {RunArgs} args
- */
-function checkedProfile (args) {
-  if (!chooseUrl(args.pgUrl)) resolveProfile(args.profile)
-  return args.profile
 }
 
 /**

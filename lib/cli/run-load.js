@@ -57,7 +57,7 @@ export async function runLoad (args, options, rules, stop, { log, stdout, screen
   /** @type {Awaited<ReturnType<LoadSession['finish']>> | null} */
   let finished = null
   try {
-    target = await openTarget({ url: options.url, dataDir: args.dataDir, profile: options.profile, pgPort: options.pgPort, log })
+    target = await openTarget({ url: options.url, server: options.server, pgPort: options.pgPort, log })
     if (options.diskLimit && target.embedded) {
       diskThrottle = await DiskThrottle.create({ dataDir: target.embedded.dataDir, limit: options.diskLimit, log })
       await diskThrottle.attach()

@@ -1,5 +1,4 @@
-import { profileHelp } from '../embedded/profile.js'
-import { DEFAULT_EVENTS_FILE } from './target-options.js'
+import { DEFAULT_EVENTS_FILE, embeddedServerOptions } from './target-options.js'
 import { statsOptions } from './stats-options.js'
 import { progressOption } from './progress-option.js'
 
@@ -40,9 +39,7 @@ export function runBuilder (y, workloadSpecs = {}) {
     .option('json', { type: 'boolean', default: false, describe: 'print a JSON summary on stdout at exit' })
     .option('progress', progressOption)
     .option('reset', { type: 'boolean', default: false, describe: 'drop and recreate the workload\'s tables first' })
-    .option('data-dir', { type: 'string', default: './.pgloadgen/pgdata', describe: 'data directory of the embedded server' })
-    .option('profile', { type: 'string', default: 'lab', describe: profileHelp() })
-    .option('pg-port', { type: 'string', default: '0', describe: 'port of the embedded server (0: any free port)' })
+    .options(embeddedServerOptions)
     .option('disk-limit', { type: 'string', describe: 'a slower disk for the embedded server: read_mbps=8,read_iops=400 (also write_mbps, write_iops; MB = 10^6 bytes; root and a cgroup blkio or io controller)' })
     .option('connect-timeout', { type: 'string', default: '15', describe: 'seconds to wait for the server at start' })
     .option('shutdown-timeout', { type: 'string', default: '10', describe: 'seconds to wait for requests in flight at exit' })
@@ -63,5 +60,5 @@ export function runBuilder (y, workloadSpecs = {}) {
 /** The names run uses itself: a workload's options may not take them. */
 export const RUN_OPTION_NAMES = new Set(['pg-url', 'concurrency', 'c', 'http-port', 'p', 'http-host', 'workload', 'w', 'mix', 'file', 'f', 'builtin', 'b',
   'select-only', 'S', 'skip-some-updates', 'N', 'define', 'D', 'scale', 's', 'random-seed', 'protocol', 'M', 'n', 'vacuum', 'duration', 'd', 'T',
-  'transactions', 't', 'rate', 'R', 'arrival', 'max-lag', 'threads', 'j', 'instance', 'start-at', 'json', 'progress', 'P', 'reset', 'data-dir', 'profile', 'pg-port', 'disk-limit', 'connect-timeout', 'shutdown-timeout',
+  'transactions', 't', 'rate', 'R', 'arrival', 'max-lag', 'threads', 'j', 'instance', 'start-at', 'json', 'progress', 'P', 'reset', 'data-dir', 'profile', 'pg-port', 'pg-version', 'offline', 'disk-limit', 'connect-timeout', 'shutdown-timeout',
   'verify-timeout', 'events', 'record', 'schedule', 'control-token', 'pg-stats', 'stats-interval', 'pgstattuple', 'log-level', 'help', 'version'])

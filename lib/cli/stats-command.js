@@ -15,7 +15,7 @@ import { validateStatsArgs } from './stats-options.js'
  * @returns {Promise<number>}
  */
 export async function statsCommand (args, { log }) {
-  const options = validateStatsArgs(args)
+  const options = await validateStatsArgs(args)
   const stop = new StopSignal(log)
   const registry = createRegistry()
   /** @type {import('./target.js').Target | null} */
@@ -32,7 +32,7 @@ export async function statsCommand (args, { log }) {
       routes: { '/metrics': { GET: async (_req, res) => reply(res, 200, await registry.metrics(), registry.contentType) } }
     })
     log.info(`metrics on http://${args.httpHost}:${http.port}/metrics`)
-    target = await openTarget({ url: options.url, dataDir: args.dataDir, profile: args.profile, pgPort: options.pgPort, log })
+    target = await openTarget({ url: options.url, server: options.server, pgPort: options.pgPort, log })
     if (stop.requested) return 0
     collector = new StatsCollector({ connectionString: target.connectionString, intervalS: options.statsIntervalS, registry, log, pgstattuple: args.pgstattuple })
     await collector.start()

@@ -5,8 +5,7 @@
 import { MAX_RUN_S, parseDuration, parseInteger } from '../config/numbers.js'
 import { UsageError } from '../errors.js'
 import { quote } from '../config/quote.js'
-import { chooseUrl } from './target.js'
-import { resolveProfile } from '../embedded/profile.js'
+import { chooseTarget } from './target.js'
 import { withTarget } from './target-options.js'
 
 /** Options of the stats collector, shared by run and stats. */
@@ -42,23 +41,24 @@ export function parseStatsInterval (value) {
  * @property {unknown} statsInterval
  * @property {boolean} pgstattuple
  * @property {unknown} [duration]
- * @property {string} dataDir
+ * @property {string} [dataDir]
  * @property {string} profile
  * @property {unknown} pgPort
+ * @property {unknown} [pgVersion]
+ * @property {boolean} [offline]
  */
 
 /**
  * Validates every input before anything starts (exit 2).
  * @param {StatsArgs} args
  */
-export function validateStatsArgs (args) {
-  const url = chooseUrl(args.pgUrl)
-  if (!url) resolveProfile(args.profile)
+export async function validateStatsArgs (args) {
+  const target = await chooseTarget(args)
   return {
     httpPort: parseInteger(args.httpPort, '--http-port', { min: 0, max: 65535 }),
     pgPort: parseInteger(args.pgPort, '--pg-port', { min: 0, max: 65535 }),
     statsIntervalS: parseStatsInterval(args.statsInterval),
     durationS: args.duration === undefined ? null : parseDuration(args.duration, '--duration', { max: MAX_RUN_S }),
-    url
+    ...target
   }
 }

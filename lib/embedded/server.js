@@ -6,8 +6,10 @@ import { randomBytes } from 'node:crypto'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
-import { RuntimeError } from '../errors.js'
+import { RuntimeError, UsageError } from '../errors.js'
 import { findBinaries } from './binaries.js'
+import { DEFAULT_MAJOR } from './majors.js'
+import { dataDirMajor } from './server-choice.js'
 import { serverUser } from './system-user.js'
 import { readProfile } from './profile.js'
 import { goneOwner, readOwner, writeOwner } from './owner.js'
@@ -24,6 +26,10 @@ const LOG_FILE = 'pgloadgen-server.log'
  * @property {string} profileFile   postgresql.conf fragment applied at every start
  * @property {number} [port]        0 or undefined: any free port
  * @property {import('../log.js').Logger} log
+ * @property {number} [major]       the PostgreSQL major to run (majors.js); default DEFAULT_MAJOR
+ * @property {boolean} [offline]    never fetch a major that is not installed
+ * @property {(line: string, final: boolean) => void} [progress]   the progress of a fetch
+ * @property {(text: string) => string} [adaptProfile]   the profile's text as this major takes it (settings.js)
  */
 
 // A PostgreSQL server in a data directory the lab manages: created on first
@@ -32,8 +38,11 @@ const LOG_FILE = 'pgloadgen-server.log'
 // password kept in the data directory.
 export class EmbeddedServer {
   /** @param {EmbeddedServerOptions} options */
-  constructor ({ dataDir, profileFile, port = 0, log }) {
+  constructor ({ dataDir, profileFile, port = 0, log, major = DEFAULT_MAJOR, offline = false, progress, adaptProfile = text => text }) {
     this.dataDir = path.resolve(dataDir)
+    this.major = major
+    this.fetchOptions = { offline, progress: progress ?? ((/** @type {string} */ line, /** @type {boolean} */ final) => { if (final) log.info(line) }) }
+    this.adaptProfile = adaptProfile
     this.profileFile = profileFile
     this.requestedPort = port
     this.log = log
@@ -57,12 +66,17 @@ export class EmbeddedServer {
     if (user) await chown(file, user.uid, user.gid)
   }
 
+  /** The binaries of this server's major, fetched when missing. */
+  binaries () {
+    return findBinaries(this.major, this.fetchOptions)
+  }
+
   isInitialised () {
     return existsSync(path.join(this.dataDir, 'PG_VERSION'))
   }
 
   async initialise () {
-    const { initdb } = await findBinaries()
+    const { initdb } = await this.binaries()
     await mkdir(path.dirname(this.dataDir), { recursive: true })
     await this.assertReachable()
     this.log.info(`initialising a new PostgreSQL data directory in ${this.dataDir}`)
@@ -126,7 +140,8 @@ export class EmbeddedServer {
    * @returns {Promise<string>} the connection string
    */
   async start () {
-    if (!this.isInitialised()) await this.initialise()
+    if (this.isInitialised()) await this.assertMajor()
+    else await this.initialise()
     const running = await this.runningPort()
     if (running) {
       this.port = running
@@ -159,7 +174,7 @@ export class EmbeddedServer {
   }
 
   async pgCtlStart () {
-    const { pg_ctl: pgCtl } = await findBinaries()
+    const { pg_ctl: pgCtl } = await this.binaries()
     const logFile = path.join(this.dataDir, LOG_FILE)
     try {
       await this.exec(pgCtl, ['start', '-D', this.dataDir, '-l', logFile, '-w', '-t', '120', '-s'])
@@ -183,7 +198,7 @@ export class EmbeddedServer {
 
   /** @param {number} port */
   async writeConf (port) {
-    const profile = await readProfile(this.profileFile)
+    const profile = this.adaptProfile(await readProfile(this.profileFile))
     const file = path.join(this.dataDir, CONF_FILE)
     await writeFile(file, [
       `# Written by pgloadgen at every start: profile ${this.profileFile}`,
@@ -225,7 +240,7 @@ export class EmbeddedServer {
 
   /** Stops the server whoever started it (fast shutdown: sessions are ended). */
   async shutdown () {
-    const { pg_ctl: pgCtl } = await findBinaries()
+    const { pg_ctl: pgCtl } = await this.binaries()
     this.ownerBeforeStop = await readOwner(this.dataDir)
     await this.exec(pgCtl, ['stop', '-D', this.dataDir, '-m', 'fast', '-w', '-t', '120', '-s'])
     await writeOwner(this.dataDir, null)
@@ -235,8 +250,19 @@ export class EmbeddedServer {
 
   /** Restarts in place, on the same port. */
   async restart () {
-    const { pg_ctl: pgCtl } = await findBinaries()
+    const { pg_ctl: pgCtl } = await this.binaries()
     await this.exec(pgCtl, ['restart', '-D', this.dataDir, '-m', 'fast', '-w', '-t', '120', '-s', '-l', path.join(this.dataDir, LOG_FILE)])
+  }
+
+  /**
+   * A data directory does not cross majors: PG_VERSION, which initdb wrote,
+   * must name the major asked for.
+   */
+  async assertMajor () {
+    const found = await this.version()
+    if (found !== String(this.major)) {
+      throw new UsageError(`the data directory ${this.dataDir} holds a PostgreSQL ${found} cluster and cannot be started with PostgreSQL ${this.major}; give --pg-version ${found}, or another --data-dir`)
+    }
   }
 
   async version () {
@@ -267,6 +293,16 @@ export class EmbeddedServer {
       })
     })
   }
+}
+
+/**
+ * The major a data directory was made by (initdb's PG_VERSION), or the
+ * default major when there is none yet.
+ * @param {string} dataDir
+ * @returns {number}
+ */
+export function majorOfDataDir (dataDir) {
+  return dataDirMajor(dataDir) ?? DEFAULT_MAJOR
 }
 
 /** @param {string} dataDir */

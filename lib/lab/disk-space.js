@@ -264,17 +264,15 @@ function sum (values) {
   return total
 }
 
-const DEFAULT_DATA_DIR = './.pgloadgen/pgdata'
-
 /**
  * The data directory whose free space can be watched: the embedded
  * server's, or, with a URL, a --data-dir given on the command line that
  * holds a PostgreSQL data directory (a lab server on this machine); else null.
  * @param {{ embedded: { dataDir: string } | null }} target
- * @param {string} dataDir   --data-dir
+ * @param {string | undefined} dataDir   --data-dir, when given
  */
 export function localDataDir (target, dataDir) {
   if (target.embedded) return target.embedded.dataDir
-  if (dataDir === DEFAULT_DATA_DIR || !existsSync(path.join(dataDir, 'PG_VERSION'))) return null
+  if (dataDir === undefined || !existsSync(path.join(dataDir, 'PG_VERSION'))) return null
   return path.resolve(dataDir)
 }

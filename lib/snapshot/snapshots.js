@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { RuntimeError, UsageError } from '../errors.js'
-import { EmbeddedServer } from '../embedded/server.js'
+import { EmbeddedServer, majorOfDataDir } from '../embedded/server.js'
 import { resolveProfile } from '../embedded/profile.js'
 import { CopyDriver } from './copy-driver.js'
 import { ZfsDriver } from './zfs-driver.js'
@@ -48,7 +48,7 @@ export class Snapshots {
     this.driver = driver
     this.log = log
     this.events = events
-    this.server = new EmbeddedServer({ dataDir, profileFile: resolveProfile('lab'), log })
+    this.server = new EmbeddedServer({ dataDir, profileFile: resolveProfile('lab'), log, major: majorOfDataDir(dataDir) })
   }
 
   async init () {

@@ -3,7 +3,7 @@ import { UsageError } from '../../errors.js'
 import { parseOffset } from '../../sidecar/durations.js'
 import { checkRetentionSpec, DEFAULT_BATCH, MAX_BATCH } from '../../sidecar/retention-spec.js'
 import { quoteTable } from '../../sidecar/table-name.js'
-import { chooseUrl, openTarget } from '../target.js'
+import { chooseTarget, openTarget } from '../target.js'
 import { withTarget, DEFAULT_EVENTS_FILE } from '../target-options.js'
 
 /**
@@ -18,12 +18,12 @@ import { withTarget, DEFAULT_EVENTS_FILE } from '../target-options.js'
  * @returns {CommandRun}
  */
 const runOne = (spec) => async (args, { log, stdout }) => {
-  const url = chooseUrl(args.pgUrl)
+  const { url, server } = await chooseTarget(args)
   const pgPort = parseInteger(args.pgPort, '--pg-port', { min: 0, max: 65535 })
   // the actions and their client load once the input is known to be good
   const [{ runAction }, { EventLog }] = await Promise.all([import('../../sidecar/actions.js'), import('../../sidecar/events.js')])
   const events = new EventLog({ file: args.events, log })
-  const target = await openTarget({ url, dataDir: args.dataDir, profile: args.profile, pgPort, log })
+  const target = await openTarget({ url, server, pgPort, log })
   try {
     // a server whose files are not here, or no vmtouch: refused (exit 2) before any event
     if (spec.action === 'evict-cache') await (await import('../../sidecar/evict-cache.js')).checkEvictable(target.connectionString)

@@ -2,7 +2,7 @@ import pg from 'pg'
 import { UsageError, RuntimeError } from '../../errors.js'
 import { parseInteger } from '../../config/numbers.js'
 import { initPgbench, parseInitOptions, InitOptionError, InitError } from '../../pgbench/init.js'
-import { chooseUrl, openTarget } from '../target.js'
+import { chooseTarget, openTarget } from '../target.js'
 import { errorMessage } from '../../generator/connection.js'
 
 const PGBENCH_TABLES = ['pgbench_accounts', 'pgbench_branches', 'pgbench_history', 'pgbench_tellers']
@@ -33,9 +33,9 @@ export async function initCommand (args, { log, stdout }) {
     if (err instanceof InitOptionError) throw new UsageError(err.message)
     throw err
   }
-  const url = chooseUrl(args.pgUrl)
+  const { url, server } = await chooseTarget(args)
   const pgPort = parseInteger(args.pgPort, '--pg-port', { min: 0, max: 65535 })
-  const target = await openTarget({ url, dataDir: args.dataDir, profile: args.profile, pgPort, log })
+  const target = await openTarget({ url, server, pgPort, log })
   try {
     if (options.initSteps.includes('d') && !args.yes) await refuseToDropRows(target.connectionString, target.display)
     log.info(`initialising pgbench's tables at scale ${options.scale} on ${target.display} (steps ${options.initSteps})`)

@@ -18,7 +18,7 @@ import { validateStatsArgs } from '../stats-options.js'
  * @type {import('./action-commands.js').CommandRun}
  */
 export async function sidecarCommand (args, { log }) {
-  const options = validateStatsArgs(args)
+  const options = await validateStatsArgs(args)
   const rules = await loadSchedule(args.schedule)
   const stop = new StopSignal(log)
   const registry = createRegistry()
@@ -37,7 +37,7 @@ export async function sidecarCommand (args, { log }) {
   /** @type {Sidecar | null} */
   let sidecar = null
   try {
-    target = await openTarget({ url: options.url, dataDir: args.dataDir, profile: args.profile, pgPort: options.pgPort, log })
+    target = await openTarget({ url: options.url, server: options.server, pgPort: options.pgPort, log })
     if (stop.requested) return 0
     const started = new StatsCollector({ connectionString: target.connectionString, intervalS: options.statsIntervalS, registry, log, pgstattuple: args.pgstattuple })
     collector = started
@@ -46,7 +46,7 @@ export async function sidecarCommand (args, { log }) {
       rules,
       context: { connectionString: target.connectionString, events, log },
       stats: () => statsView(started.latest()),
-      diskPath: target.embedded?.dataDir ?? path.resolve(args.dataDir),
+      diskPath: target.embedded?.dataDir ?? path.resolve(args.dataDir ?? '.'),
       checkIntervalMs: Math.min(1000, options.statsIntervalS * 1000)
     })
     sidecar.start()
