@@ -234,6 +234,19 @@ export function duringNote (samples, repetition) {
  */
 
 /**
+ * Where interval b lies against interval a: wholly above it, wholly below
+ * it, or null when they overlap (the data cannot tell them apart).
+ * @param {[number, number]} a
+ * @param {[number, number]} b
+ * @returns {'above' | 'below' | null}
+ */
+export function intervalSide (a, b) {
+  if (b[0] > a[1]) return 'above'
+  if (b[1] < a[0]) return 'below'
+  return null
+}
+
+/**
  * Each variant against the first, per ratio: worse or better only when
  * the intervals do not overlap.
  * @param {Array<{ name: string, statistics: VariantStatistics }>} variants
@@ -259,10 +272,9 @@ export function compareVariants (variants) {
         out.push({ ...base, verdict: 'no interval', text: `${ratio.label}: cannot tell ${other.name} from ${first.name}: ${why}, fewer than ${MIN_REPETITIONS}: no confidence interval` })
         continue
       }
-      if (ia[1] < ib[0] || ib[1] < ia[0]) {
-        // b's interval lies wholly above a's, or wholly below
-        const bHigher = ib[0] > ia[1]
-        const bWorse = bHigher === ratio.higherIsWorse
+      const side = intervalSide(ia, ib)
+      if (side !== null) {
+        const bWorse = (side === 'above') === ratio.higherIsWorse
         const [worse, better] = bWorse ? [other.name, first.name] : [first.name, other.name]
         out.push({ ...base, verdict: bWorse ? 'worse' : 'better', text: `${ratio.label}: ${worse} is worse than ${better} (intervals do not overlap)` })
       } else {
