@@ -9,6 +9,7 @@ import { workloadsBuilder, workloadsCommand } from './commands/workloads-command
 import { initBuilder } from './commands/init-options.js'
 import { statsBuilder } from './stats-options.js'
 import { mergeBuilder } from './commands/merge-command.js'
+import { compareCommandModule as compare } from './commands/compare-command.js'
 import { k8sSubcommands } from './commands/k8s-command.js'
 import { serverSubcommands } from './commands/server-command.js'
 import { progressOption } from './progress-option.js'
@@ -87,6 +88,7 @@ export async function main (argv) {
     (args) => choose(reportCommand, args))
     .command('merge <dirs..>', 'merge the run directories of a load\'s instances (run --instance I/N --record DIR) into one summary and report, exactly', mergeBuilder,
       (args) => choose(mergeCommand, args))
+    .command(compare.command, compare.describe, compare.builder, (args) => choose(compare.run, args))
     .command('snapshot', 'take, list, roll back and destroy snapshots of the data directory', (y) => snapshotSubcommands(y, choose))
     .command('server', 'the PostgreSQL majors of the embedded server: install fetches them ahead of time, list shows them', (y) => serverSubcommands(y, choose))
     .command('k8s', 'run a load on Kubernetes: render writes the manifests of N instances starting at one moment', (y) => k8sSubcommands(y, choose))

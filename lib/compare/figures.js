@@ -36,7 +36,7 @@ const LOAD = [{ key: 'throughput', group: 'load', label: 'throughput, req/s', un
 
 /** @type {Figure[]} */
 const FAILURES = [
-  { key: 'failed', group: 'failures', label: 'failed, per run', unit: 'count', better: 'lower' },
+  { key: 'failed', group: 'failures', label: 'failed', unit: 'count', better: 'lower' },
   { key: 'unexpected_failures', group: 'failures', label: 'unexpected failures', unit: 'count', better: 'lower' },
   { key: 'expected_failures', group: 'failures', label: 'expected failures', unit: 'count', better: 'lower' }
 ]
