@@ -19,7 +19,7 @@ export const DEFAULT_DATA_DIR = './.pgloadgen/pgdata'
  * @property {unknown} [pgVersion]   --pg-version or a plan's server.version
  * @property {string} profile        a profile name or .conf path
  * @property {Record<string, string | number | boolean>} [settings]   settings over the profile's
- * @property {string} [dataDir]      undefined: the default of the major
+ * @property {string | null} [dataDir]   undefined: the default of the major; null: chosen by the caller, not checked
  * @property {boolean} [offline]
  * @property {string} [where]        the flag or plan field, for messages
  */
@@ -50,15 +50,15 @@ export async function chooseServer ({ pgVersion, profile, settings = {}, dataDir
     return extra.length === 0 ? adapted : `${adapted}\n# The run's own settings, over the profile's\n${extra.join('\n')}\n`
   }
   adaptProfile(await readProfile(profileFile)) // every setting checked now
-  const dir = dataDir ?? defaultDataDir(major)
-  const found = dataDirMajor(dir)
-  if (found !== null && found !== major) {
+  const dir = dataDir === undefined ? defaultDataDir(major) : dataDir
+  const found = dir === null ? null : dataDirMajor(dir)
+  if (dir !== null && found !== null && found !== major) {
     throw new UsageError(`the data directory ${path.resolve(dir)} holds a PostgreSQL ${found} cluster and cannot be started with PostgreSQL ${major}; give --pg-version ${found}, or another --data-dir`)
   }
   if (offline && major !== DEFAULT_MAJOR && !isCached(major)) {
     throw new UsageError(`PostgreSQL ${major} is not installed and --offline forbids fetching it (pgloadgen server install ${major} fetches it ahead of time)`)
   }
-  return { major, profile, profileFile, settings, dataDir: dir, offline, adaptProfile }
+  return { major, profile, profileFile, settings, dataDir: dir ?? defaultDataDir(major), offline, adaptProfile }
 }
 
 /**

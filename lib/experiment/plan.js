@@ -13,10 +13,8 @@ import { parseOffset } from '../sidecar/durations.js'
 import { parseCondition } from '../sidecar/conditions.js'
 import { parseQuantity } from '../sidecar/durations.js'
 import { checkSnapshotName } from '../snapshot/names.js'
-import { parsePgUrl } from '../config/pg-url.js'
-import { resolveProfile } from '../embedded/profile.js'
 import { MAX_TIMER_S } from '../sidecar/durations.js'
-import { parseDiskLimit } from '../lab/disk-throttle.js'
+import { effectiveServer, expandMatrix, MAX_VARIANTS, parsePlanServer, parseVariantServer } from './plan-server.js'
 
 /**
  * @typedef {object} Step
@@ -33,15 +31,15 @@ import { parseDiskLimit } from '../lab/disk-throttle.js'
 /**
  * @typedef {object} Plan
  * @property {string} name
- * @property {{ kind: 'embedded', profile: string, dataDir: string | null, diskLimit: import('../lab/disk-throttle.js').DiskLimit | null } | { kind: 'url', url: string, dataDir: string, driver: 'zfs' | 'copy', dataset: string | null }} server
+ * @property {import('./plan-server.js').EmbeddedPlanServer | import('./plan-server.js').UrlPlanServer} server
  * @property {import('../workloads/contract.js').Workload} workload
  * @property {'prepared' | 'extended' | 'simple'} protocol
  * @property {string} mix
  * @property {number} concurrency
  * @property {number} statsIntervalS
  * @property {{ init: import('../pgbench/init-options.js').InitOptions | null, rows: number | null, tableBytes: number | null, seconds: number | null, concurrency: number, mix: string, actions: import('../sidecar/actions.js').ActionSpec[], snapshot: string }} prepare
- * @property {Array<{ name: string, steps: Step[], workload: import('../workloads/contract.js').Workload | null }>} variants
- *   workload: a variant's own, when it gives options of its own
+ * @property {Array<{ name: string, steps: Step[], workload: import('../workloads/contract.js').Workload | null, server: import('./plan-server.js').EffectiveServer | null }>} variants
+ *   workload: a variant's own, when it gives options of its own; server: the embedded server it runs on (null: the plan's URL)
  * @property {number} repetitions
  */
 
@@ -50,7 +48,7 @@ const MAX_CONCURRENCY = 10000
 // the fewest repetitions a confidence interval of a variant's ratios is computed from
 export const DEFAULT_REPETITIONS = 3
 
-const TOP = new Set(['name', 'description', 'server', 'workload', 'options', 'scripts', 'builtins', 'defines', 'scale', 'protocol', 'mix', 'concurrency', 'stats_interval', 'prepare', 'variants', 'repetitions'])
+const TOP = new Set(['name', 'description', 'server', 'workload', 'options', 'scripts', 'builtins', 'defines', 'scale', 'protocol', 'mix', 'concurrency', 'stats_interval', 'prepare', 'variants', 'matrix', 'repetitions'])
 
 /**
  * Reads and validates a plan. Every problem names its field; nothing runs
@@ -112,24 +110,44 @@ export async function parsePlan (data, { baseDir }) {
   const statsIntervalS = plan.stats_interval === undefined ? 1 : parseOffset(plan.stats_interval, 'stats_interval')
   if (plan.prepare === undefined) throw new UsageError('prepare: missing: variants roll back to the snapshot the prepare phase takes')
   if (!Array.isArray(plan.variants) || plan.variants.length === 0) throw new UsageError('variants: expected a non-empty list')
+  const server = parsePlanServer(plan.server)
+  const combos = expandMatrix(plan.matrix)
+  if (combos.length > 1 && server.kind === 'url') throw new UsageError('matrix: only with the embedded server (pgloadgen does not change a server it did not start)')
+  if (plan.variants.length * combos.length > MAX_VARIANTS) throw new UsageError(`matrix: ${plan.variants.length} variants × ${combos.length} combinations is more than ${MAX_VARIANTS} variants`)
   const names = new Set()
   const variants = []
   for (const [i, v] of plan.variants.entries()) {
     const variant = object(v, `variants[${i}]`)
-    for (const key of Object.keys(variant)) if (!['name', 'steps', 'description', 'options'].includes(key)) throw new UsageError(`variants[${i}].${printable(key, 40)}: unknown field`)
+    for (const key of Object.keys(variant)) if (!['name', 'steps', 'description', 'options', 'server'].includes(key)) throw new UsageError(`variants[${i}].${printable(key, 40)}: unknown field`)
     const variantName = string(variant.name, `variants[${i}].name`)
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(variantName)) throw new UsageError(`variants[${i}].name: letters, digits, dots, dashes and underscores only`)
-    if (names.has(variantName)) throw new UsageError(`variants[${i}].name: ${quote(variantName)} is used twice`)
-    names.add(variantName)
     if (!Array.isArray(variant.steps) || variant.steps.length === 0) throw new UsageError(`variants[${i}].steps: expected a non-empty list`)
     // A variant with options of its own runs the workload made with them,
     // on tables made afresh (the snapshot's have the plan's shape).
     const own = variant.options === undefined ? null : await workloadWith({ ...planOptions, ...object(variant.options, `variants[${i}].options`) }, `variants[${i}].options.`)
-    variants.push({ name: variantName, steps: Array.from(variant.steps, (s, j) => parseStep(s, `variants[${i}].steps[${j}]`)), workload: own })
+    const steps = Array.from(variant.steps, (s, j) => parseStep(s, `variants[${i}].steps[${j}]`))
+    const ownServer = parseVariantServer(variant.server, `variants[${i}].server`)
+    if (ownServer && server.kind === 'url') throw new UsageError(`variants[${i}].server: only with the embedded server (pgloadgen does not change a server it did not start)`)
+    for (const combo of combos) {
+      const fullName = variantName + combo.suffix
+      if (names.has(fullName)) throw new UsageError(`variants[${i}].name: ${quote(fullName)} is used twice`)
+      names.add(fullName)
+      for (const key of /** @type {const} */ (['version', 'profile'])) {
+        if (ownServer?.[key] !== undefined && combo.server[key] !== undefined) throw new UsageError(`variants[${i}].server.${key}: the matrix sets it too`)
+      }
+      const field = combos.length > 1 ? `variants[${i}] (${fullName}).server` : `variants[${i}].server`
+      const merged = { ...ownServer, ...combo.server, settings: { ...ownServer?.settings, ...combo.server.settings } }
+      variants.push({
+        name: fullName,
+        steps,
+        workload: own,
+        server: server.kind === 'url' ? null : await effectiveServer(server, merged, field)
+      })
+    }
   }
   return {
     name,
-    server: parseServer(plan.server),
+    server,
     workload,
     protocol,
     mix,
@@ -140,29 +158,6 @@ export async function parsePlan (data, { baseDir }) {
     // 3 at least for a confidence interval (report/statistics.js); fewer only when asked
     repetitions: plan.repetitions === undefined ? DEFAULT_REPETITIONS : positiveInteger(plan.repetitions, 'repetitions')
   }
-}
-
-/** @param {unknown} value */
-function parseServer (value) {
-  if (value === undefined) return /** @type {const} */ ({ kind: 'embedded', profile: 'lab', dataDir: null, diskLimit: null })
-  const server = object(value, 'server')
-  if (server.url !== undefined) {
-    if (server.disk_limit !== undefined) throw new UsageError('server.disk_limit: only for the embedded server (pgloadgen cannot move a server it did not start into a cgroup)')
-    for (const key of Object.keys(server)) if (!['url', 'data_dir', 'snapshot_driver', 'dataset'].includes(key)) throw new UsageError(`server.${printable(key, 40)}: unknown field`)
-    if (server.data_dir === undefined) throw new UsageError('server.data_dir: missing: a server given by URL needs the data directory its snapshots are taken of')
-    const driver = server.snapshot_driver === undefined ? 'copy' : string(server.snapshot_driver, 'server.snapshot_driver')
-    if (driver !== 'zfs' && driver !== 'copy') throw new UsageError('server.snapshot_driver: zfs or copy')
-    // checked now: the runner creates --out before it connects
-    const url = string(server.url, 'server.url')
-    wrap('server.url', () => parsePgUrl(url))
-    return /** @type {const} */ ({ kind: 'url', url, dataDir: string(server.data_dir, 'server.data_dir'), driver, dataset: server.dataset === undefined ? null : string(server.dataset, 'server.dataset') })
-  }
-  for (const key of Object.keys(server)) if (!['embedded', 'profile', 'data_dir', 'disk_limit'].includes(key)) throw new UsageError(`server.${printable(key, 40)}: unknown field`)
-  const profile = server.profile === undefined ? 'lab' : string(server.profile, 'server.profile')
-  wrap('server.profile', () => resolveProfile(profile))
-  // a slower disk for the server (lib/lab/disk-throttle.js); root and a cgroup controller are checked when the plan runs
-  const diskLimit = server.disk_limit === undefined ? null : parseDiskLimit(server.disk_limit, 'server.disk_limit')
-  return /** @type {const} */ ({ kind: 'embedded', profile, dataDir: server.data_dir === undefined ? null : string(server.data_dir, 'server.data_dir'), diskLimit })
 }
 
 /**

@@ -6,11 +6,7 @@ import pg from 'pg'
 import client from 'prom-client'
 import { RuntimeError, UsageError } from '../errors.js'
 import { parseMix } from '../config/mix.js'
-import { EmbeddedServer } from '../embedded/server.js'
-import { resolveProfile } from '../embedded/profile.js'
 import { redactUrl } from '../config/pg-url.js'
-import { parsePgUrl } from '../config/pg-url.js'
-import { Snapshots } from '../snapshot/snapshots.js'
 import { LoadSession } from '../lab/load-session.js'
 import { EventLog } from '../sidecar/events.js'
 import { runAction } from '../sidecar/actions.js'
@@ -21,7 +17,8 @@ import { writeReport } from '../report/index.js'
 import { MIN_REPETITIONS, verdictLines } from '../report/statistics.js'
 import { initPgbench, InitError } from '../pgbench/init.js'
 import { isSameTable } from '../sidecar/retention-spec.js'
-import { DiskThrottle, checkDiskThrottle } from '../lab/disk-throttle.js'
+import { checkDiskThrottle } from '../lab/disk-throttle.js'
+import { configureFor, groupOf, openServerGroups } from './server-groups.js'
 
 const LIMITS = { shutdownTimeoutS: 10, verifyTimeoutS: 60 }
 
@@ -33,8 +30,9 @@ const LIMITS = { shutdownTimeoutS: 10, verifyTimeoutS: 60 }
  * @property {string} display
  * @property {boolean} embedded
  * @property {string} dataDir
- * @property {Snapshots} snapshots
- * @property {DiskThrottle | null} diskThrottle  the server's slower disk, set again after every restart
+ * @property {import('../snapshot/snapshots.js').Snapshots} snapshots
+ * @property {import('../lab/disk-throttle.js').DiskThrottle | null} diskThrottle  the server's slower disk, set again after every restart
+ * @property {import('./server-groups.js').ServerGroup} group   the server this phase runs on
  * @property {import('../cli/stop-signal.js').StopSignal} stop
  * @property {import('../log.js').Logger} log
  * @property {OnPhase} [onPhase]
@@ -59,40 +57,29 @@ export async function runExperiment (plan, { out, stop, log, onPhase }) {
   if (plan.server.kind === 'embedded' && plan.server.diskLimit) await checkDiskThrottle(plan.server.dataDir ?? outDir)
   await mkdir(outDir, { recursive: true })
   const startedAt = new Date()
-  /** @type {EmbeddedServer | null} */
-  let server = null
-  /** @type {DiskThrottle | null} */
-  let diskThrottle = null
+  /** @type {import('./server-groups.js').ServerGroup[]} */
+  const groups = []
   try {
-    let connectionString, dataDir
-    if (plan.server.kind === 'embedded') {
-      dataDir = path.resolve(plan.server.dataDir ?? path.join(outDir, 'pgdata'))
-      server = new EmbeddedServer({ dataDir, profileFile: resolveProfile(plan.server.profile), log })
-      connectionString = await server.start()
-      if (plan.server.diskLimit) {
-        diskThrottle = await DiskThrottle.create({ dataDir, limit: plan.server.diskLimit, log })
-        await diskThrottle.attach()
-      }
-    } else {
-      dataDir = path.resolve(plan.server.dataDir)
-      connectionString = parsePgUrl(plan.server.url).connectionString
-    }
-    const snapshots = await Snapshots.open({ dataDir, driver: plan.server.kind === 'embedded' ? 'copy' : plan.server.driver, dataset: plan.server.kind === 'url' ? plan.server.dataset ?? undefined : undefined, log })
-    await snapshots.init()
-    /** @type {ExperimentContext} */
-    const context = { plan, out: outDir, connectionString, display: redactUrl(new URL(connectionString)), embedded: server !== null, dataDir, snapshots, diskThrottle, stop, log, onPhase }
-    const serverVersion = await showVersion(connectionString)
-    const info = { name: plan.name, plan: planForRecord(plan), started_at: startedAt.toISOString(), ended_at: null, pgloadgen_version: PGLOADGEN_VERSION, postgres_version: serverVersion }
+    await openServerGroups(plan, outDir, groups, log)
+    /** @param {import('./server-groups.js').ServerGroup} group @returns {ExperimentContext} */
+    const contextOf = (group) => ({
+      plan, out: outDir, connectionString: group.connectionString, display: redactUrl(new URL(group.connectionString)), embedded: group.server !== null,
+      dataDir: group.dataDir, snapshots: group.snapshots, diskThrottle: group.diskThrottle, group, stop, log, onPhase
+    })
+    const servers = []
+    for (const group of groups) servers.push({ major: group.major, version: await showVersion(group.connectionString), variants: group.variants, prepare: path.relative(outDir, group.prepareDir) })
+    const info = { name: plan.name, plan: planForRecord(plan), started_at: startedAt.toISOString(), ended_at: null, pgloadgen_version: PGLOADGEN_VERSION, postgres_version: servers.map(s => s.version).join(', '), servers }
     await writeFile(path.join(outDir, 'experiment.json'), JSON.stringify(info, null, 2) + '\n')
 
     if (plan.repetitions < MIN_REPETITIONS) log.warn(`repetitions: ${plan.repetitions}, fewer than ${MIN_REPETITIONS}: the report gives no confidence interval and cannot tell the variants apart`)
-    await prepare(context)
+    // one prepare phase per major, with the same row counts
+    for (const group of groups) if (!stop.requested) await prepare(contextOf(group))
     // Variants interleaved per repetition (A1 B1 A2 B2), so that a drift
     // of the machine does not fall on one variant.
     for (let rep = 1; rep <= plan.repetitions && !stop.requested; rep++) {
       for (const variant of plan.variants) {
         if (stop.requested) break
-        await runVariant(context, variant, rep)
+        await runVariant(contextOf(groupOf(groups, variant.name)), variant, rep)
       }
     }
     await writeFile(path.join(outDir, 'experiment.json'), JSON.stringify({ ...info, ended_at: new Date().toISOString(), interrupted: stop.requested }, null, 2) + '\n')
@@ -102,11 +89,13 @@ export async function runExperiment (plan, { out, stop, log, onPhase }) {
     log.info(`report: ${path.join(outDir, 'report.html')}`)
     return stop.requested ? 1 : 0
   } finally {
-    await server?.stop().catch(err => log.warn(`stopping the embedded server: ${err.message}`))
-    if (diskThrottle) {
-      const io = await diskThrottle.counters().catch(() => null)
-      if (io) log.info(`disk limit: the server read ${(io.readBytes / 1e6).toFixed(0)} MB in ${io.reads} reads and wrote ${(io.writeBytes / 1e6).toFixed(0)} MB in ${io.writes} writes through it`)
-      await diskThrottle.release().catch(err => log.warn(`disk limit: ${err.message}`))
+    for (const { server, diskThrottle } of groups) {
+      await server?.stop().catch(err => log.warn(`stopping the embedded server: ${err.message}`))
+      if (diskThrottle) {
+        const io = await diskThrottle.counters().catch(() => null)
+        if (io) log.info(`disk limit: the server read ${(io.readBytes / 1e6).toFixed(0)} MB in ${io.reads} reads and wrote ${(io.writeBytes / 1e6).toFixed(0)} MB in ${io.writes} writes through it`)
+        await diskThrottle.release().catch(err => log.warn(`disk limit: ${err.message}`))
+      }
     }
   }
 }
@@ -125,7 +114,8 @@ async function prepare (context) {
     })
   }
   log.info(`prepare: loading until ${[prepare.rows && `${prepare.rows} rows`, prepare.tableBytes && `${prepare.tableBytes} bytes`, prepare.seconds && `${prepare.seconds} s`].filter(Boolean).join(' or ')}`)
-  const session = await openSession(context, path.join(context.out, 'prepare'), { reset: true, workload: plan.workload, mix: prepare.mix, concurrency: prepare.concurrency, describe: { phase: 'prepare' } })
+  const prepareDir = context.group.prepareDir
+  const session = await openSession(context, prepareDir, { reset: true, workload: plan.workload, mix: prepare.mix, concurrency: prepare.concurrency, describe: { phase: 'prepare', server: serverRecord(context.group, null) } })
   try {
     await session.start()
     context.onPhase?.({ phase: 'prepare', session })
@@ -145,7 +135,7 @@ async function prepare (context) {
     await session.close()
   }
   if (stop.requested) return
-  const events = new EventLog({ file: path.join(context.out, 'prepare', 'events.ndjson'), log })
+  const events = new EventLog({ file: path.join(prepareDir, 'events.ndjson'), log })
   for (const [i, spec] of prepare.actions.entries()) {
     if (stop.requested) return
     const outcome = await runAction(spec, { connectionString: context.connectionString, events, log })
@@ -171,13 +161,15 @@ async function runVariant (context, variant, rep) {
   await mkdir(dir, { recursive: true })
   const events = new EventLog({ file: path.join(dir, 'events.ndjson'), log })
   log.info(`variant ${variant.name}, repetition ${rep}: rolling back to "${plan.prepare.snapshot}"`)
-  await events.timed({ action: 'rollback', detail: { snapshot: plan.prepare.snapshot } }, () => context.snapshots.rollback(plan.prepare.snapshot, { yes: true }))
+  const beforeStart = configureFor(context.group, variant)
+  await events.timed({ action: 'rollback', detail: { snapshot: plan.prepare.snapshot, ...(beforeStart && { own_settings: true }) } },
+    () => context.snapshots.rollback(plan.prepare.snapshot, { yes: true, beforeStart }))
   await context.diskThrottle?.attach()
   const t0 = new Date()
 
   // A variant with options of its own gets its tables made afresh, in its own shape.
   if (variant.workload) log.info(`variant ${variant.name}: its own options; the ${variant.workload.name} tables are made afresh`)
-  const session = await openSession(context, dir, { reset: variant.workload !== null, workload: variant.workload ?? plan.workload, mix: plan.mix, concurrency: plan.concurrency, describe: { phase: 'variant', variant: variant.name, repetition: rep, label: `${variant.name} #${rep}`, t0: t0.toISOString(), ...(variant.workload && { options: variant.workload.options }) } })
+  const session = await openSession(context, dir, { reset: variant.workload !== null, workload: variant.workload ?? plan.workload, mix: plan.mix, concurrency: plan.concurrency, describe: { phase: 'variant', variant: variant.name, repetition: rep, label: `${variant.name} #${rep}`, t0: t0.toISOString(), server: serverRecord(context.group, variant), ...(variant.workload && { options: variant.workload.options }) } })
   /** @type {Promise<unknown>[]} */
   const actions = []
   try {
@@ -284,6 +276,23 @@ function openSession (context, dir, { reset, workload, mix, concurrency, describ
     registry: new client.Registry(),
     log: context.log
   })
+}
+
+/**
+ * What run.json says of the server a phase ran on: its major, profile and
+ * the settings the plan gave (what SHOW reports is in run.json's settings),
+ * and which variants share its snapshot.
+ * @param {import('./server-groups.js').ServerGroup} group
+ * @param {import('./plan.js').Plan['variants'][number] | null} variant   null: the prepare phase
+ */
+function serverRecord (group, variant) {
+  const own = variant?.server ?? group.base
+  return {
+    major: group.major,
+    ...(own && { profile: own.profile, settings: own.settings }),
+    snapshot: path.basename(group.prepareDir),
+    shares_snapshot_with: group.variants
+  }
 }
 
 /**

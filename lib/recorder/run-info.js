@@ -14,13 +14,19 @@ const SETTINGS = [
   'max_connections', 'shared_preload_libraries'
 ]
 
+// Set by the lab for every server it starts, and no part of an experiment's question.
+const PLUMBING = ['port', 'listen_addresses', 'unix_socket_directories']
+
 /**
- * The settings above as the server reports them (with units).
+ * The settings above, and every setting a configuration file gave (a
+ * profile, a variant's own settings), as the server reports them at the
+ * start (with units).
  * @param {import('pg').Client} client
  * @returns {Promise<Record<string, string>>}
  */
 export async function readSettings (client) {
-  const { rows } = await client.query('SELECT name, current_setting(name) AS value FROM pg_settings WHERE name = ANY($1::text[]) ORDER BY name', [SETTINGS])
+  const { rows } = await client.query(`SELECT name, current_setting(name) AS value FROM pg_settings
+    WHERE name = ANY($1::text[]) OR (source = 'configuration file' AND NOT name = ANY($2::text[])) ORDER BY name`, [SETTINGS, PLUMBING])
   return Object.fromEntries(rows.map(r => [r.name, r.value]))
 }
 

@@ -7,6 +7,7 @@ import { comparisonCharts } from './series-charts.js'
 import { WHOLE_RUN_METHOD } from './whole-run.js'
 import { wholeRunComparison, wholeRunRepetitions } from './whole-run-section.js'
 import { experimentVacuumCostSection } from './vacuum-cost-section.js'
+import { serversSection } from './servers-section.js'
 import { duringFlag, shortDuring, fmtInterval, intervalCell, noiseCell, statisticsLead, statisticsNotes, verdictCell } from './statistics-section.js'
 import {
   chartGrid, esc, fmtNumber, fmtPct, fmtRatio, fmtSeconds, fmtTime, fmtUs, keyValueTable, metaList, ratioClass, xRange
@@ -99,7 +100,7 @@ ${keyValueTable(METHOD)}
 <h3 style="margin-top:12px">Whole runs</h3>
 ${keyValueTable(WHOLE_RUN_METHOD)}
 <h2>Server settings</h2>
-${firstRun?.info.settings && Object.keys(firstRun.info.settings).length ? keyValueTable(redact(firstRun.info.settings)) : '<p class="lead">No server settings recorded.</p>'}
+${serversSection(summary.variants)}
 <details><summary>The plan</summary><pre>${esc(JSON.stringify(plan, null, 2))}</pre></details>`
   return { title: `pgloadgen experiment: ${name}`, headerHtml, bodyHtml, charts: [...shared, ...prepare] }
 }

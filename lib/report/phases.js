@@ -5,6 +5,7 @@ import { mean, ratio, roundOne, spread } from './numbers.js'
 import { CAPACITY_METHOD, capacitySpread, runCapacity } from './capacity.js'
 import { runWhole, wholeSpread, WHOLE_RUN_METHOD } from './whole-run.js'
 import { compareVariants, STATISTICS_METHOD, variantStatistics } from './statistics.js'
+import { variantServer } from './servers-section.js'
 
 // Before / during / after an action: what a vacuum (or analyze, checkpoint)
 // did to the load, per run, and across the repetitions of a variant.
@@ -149,6 +150,8 @@ export function experimentSummary (experiment) {
     const wholes = variant.repetitions.map(runWhole)
     return {
       name: variant.name,
+      // the server it ran on: version, settings as SHOW gave them, its snapshot (servers-section.js)
+      server: variantServer(variant.repetitions),
       repetitions: variant.repetitions.map((run, i) => ({
         dir: path.relative(experiment.dir, run.dir).split(path.sep).join('/'),
         ...phases[i],

@@ -73,21 +73,25 @@ export class Snapshots {
 
   /**
    * @param {string} name
-   * @param {{ yes: boolean }} confirmation
+   * @param {{ yes: boolean, beforeStart?: () => Promise<void> }} confirmation
+   *   beforeStart: run on the rolled-back directory before the server starts on it (an experiment's variant writes its settings)
    */
-  async rollback (name, { yes }) {
+  async rollback (name, { yes, beforeStart }) {
     checkSnapshotName(name)
     if (!await this.driver.exists(name)) throw new UsageError(`no snapshot named "${name}" (see pgloadgen snapshot list)`)
     const lost = this.driver instanceof ZfsDriver ? await this.driver.newerThan(name) : []
     if (!yes) {
       throw new UsageError(`rollback replaces the data directory with snapshot "${name}"${lost.length ? ` and destroys the later snapshots ${lost.join(', ')}` : ''}; add --yes to confirm`)
     }
-    await this.recorded('rollback', name, () => this.replaceWith(name))
+    await this.recorded('rollback', name, () => this.replaceWith(name, beforeStart))
     this.log.info(`rolled back to snapshot "${name}"${lost.length ? `; destroyed later snapshots ${lost.join(', ')}` : ''}`)
   }
 
-  /** @param {string} name */
-  async replaceWith (name) {
+  /**
+   * @param {string} name
+   * @param {() => Promise<void>} [beforeStart]
+   */
+  async replaceWith (name, beforeStart) {
     const wasRunning = await this.isRunning()
     if (wasRunning) await this.stopServer()
     let cleanup
@@ -102,6 +106,7 @@ export class Snapshots {
     // still exist (the old postmaster finishing its exit, or the PID reused)
     // and the server would refuse to start.
     await rm(path.join(this.dataDir, 'postmaster.pid'), { force: true })
+    await beforeStart?.()
     // The server must come back on the rolled-back data before the copy it
     // replaced is thrown away.
     await this.server.startInPlace()
