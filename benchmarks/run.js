@@ -14,7 +14,8 @@ import { parseArgs } from 'node:util'
 import os from 'node:os'
 import pg from 'pg'
 import { EmbeddedServer } from '../lib/embedded/server.js'
-import { resolveProfile } from '../lib/embedded/profile.js'
+import { chooseServer } from '../lib/embedded/server-choice.js'
+import { DEFAULT_MAJOR, parseMajor } from '../lib/embedded/majors.js'
 import { UsageError } from '../lib/errors.js'
 import { parsePgUrl } from '../lib/config/pg-url.js'
 import { createLogger } from '../lib/log.js'
@@ -31,7 +32,8 @@ const PARTS = ['manta', 'threads', 'builtins', 'copy', 'soak', 'ingest']
 const USAGE = `usage: npm run bench -- [--parts ${PARTS.join(',')}] [-c N] [-d SECONDS] [-r ROUNDS] [--json] [URL]
        npm run bench -- PART [URL]     that part alone
   --builtin-duration, --builtin-rounds, --builtin-scale, --copy-rows, --ingest-rows,
-  --soak-concurrency, --soak-duration, --no-soak, --no-stats-compare, --data-dir, --profile
+  --soak-concurrency, --soak-duration, --no-soak, --no-stats-compare, --data-dir, --profile,
+  --pg-version N (the embedded server's PostgreSQL major, default 18), --offline
   without URL (or PGLOADGEN_PG_URL), the bench runs on its own embedded server
 `
 
@@ -56,7 +58,9 @@ function parseOptions () {
         'builtin-scale': { type: 'string', default: '10' },
         'copy-rows': { type: 'string', default: '1000000' },
         'ingest-rows': { type: 'string', default: '1000000' },
-        'data-dir': { type: 'string', default: './.pgloadgen/bench-pgdata' },
+        'data-dir': { type: 'string' },
+        'pg-version': { type: 'string' },
+        offline: { type: 'boolean', default: false },
         // the lab profile with checkpoints only where the bench runs them (notes/postgres/bench.conf)
         profile: { type: 'string', default: 'bench' },
         json: { type: 'boolean', default: false },
@@ -89,7 +93,13 @@ if (values['no-soak']) parts.splice(parts.indexOf('soak') >>> 0, parts.includes(
 const url = positionals[0] ?? process.env.PGLOADGEN_PG_URL
 // a wrong URL is told before anything starts, and without its password
 const target = url === undefined ? null : orUsageExit(() => parsePgUrl(url))
-const embedded = target ? null : new EmbeddedServer({ dataDir: /** @type {string} */ (values['data-dir']), profileFile: orUsageExit(() => resolveProfile(/** @type {string} */ (values.profile))), log })
+if (target && values['pg-version'] !== undefined) usageExit('--pg-version: only for the bench\'s own embedded server, not a server given by URL')
+// the bench's own data directory, one per major: ./.pgloadgen/bench-pgdata (18), bench-pgdata-N
+const major = orUsageExit(() => parseMajor(values['pg-version']))
+const choice = target ? null : await chooseServer({ pgVersion: major, profile: /** @type {string} */ (values.profile), offline: values.offline,
+  dataDir: values['data-dir'] ?? `./.pgloadgen/bench-pgdata${major === DEFAULT_MAJOR ? '' : `-${major}`}` })
+  .catch(err => err instanceof UsageError ? usageExit(err.message) : Promise.reject(err))
+const embedded = choice ? new EmbeddedServer({ dataDir: choice.dataDir, profileFile: choice.profileFile, log, major: choice.major, offline: choice.offline, adaptProfile: choice.adaptProfile }) : null
 
 try {
   // as given: pgbench reads it too, and would refuse parameters of node-postgres's own
