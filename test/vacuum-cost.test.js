@@ -15,7 +15,7 @@ import { createTestDatabase, withClient } from './helpers/pg.js'
 import { startEmbedded } from './helpers/embedded.js'
 import { readEvents } from './helpers/control.js'
 import { buildReport } from '../lib/report/render.js'
-import { autovacuumsInLog, parseVacuumReport } from '../lib/pgstats/vacuum-cost.js'
+import { autovacuumsInLog, parseLegacyVerbose, parseVacuumReport, vacuumCost } from '../lib/pgstats/vacuum-cost.js'
 
 const ROWS = 200000 // about 20 MB of heap
 
@@ -124,8 +124,8 @@ async function onServer (t, url, major) {
 
   if (major < 16) {
     t.equal(frozen.io, null, 'no pg_stat_io figures on 15')
-    t.match(frozen.unavailable.io, /PostgreSQL 15 has no pg_stat_io/, 'and why')
-    t.match(frozen.unavailable.pages_frozen, /does not count frozen pages/, 'pages frozen: from the visibility map, and it says so')
+    t.match(frozen.unavailable.io, /needs PostgreSQL 16: pg_stat_io/, 'and why')
+    t.match(frozen.unavailable.pages_frozen, /needs PostgreSQL 16: .*count frozen pages/, 'pages frozen: from the visibility map, and it says so')
   } else {
     t.type(frozen.io?.reads, 'number', `pg_stat_io reads: ${frozen.io?.reads}`)
     t.type(frozen.io?.writes, 'number', `pg_stat_io writes: ${frozen.io?.writes}`)
@@ -141,10 +141,10 @@ async function onServer (t, url, major) {
   t.equal(variants?.[0]?.vacuum_cost?.mean?.pages_frozen, frozen.pages_frozen, 'summary.json: the variant\'s pages frozen')
   t.equal(variants?.[1]?.vacuum_cost?.mean?.wal_bytes, plain.wal_bytes, 'summary.json: the other variant\'s WAL bytes')
   if (major < 16) {
-    t.match(run.html, /n\/a \(PostgreSQL 15 has no pg_stat_io/, 'the report says why there are no pg_stat_io figures')
-    t.match(experiment.html, /n\/a \(PostgreSQL 15 has no pg_stat_io/, 'in the comparison too')
+    t.match(run.html, /n\/a \(needs PostgreSQL 16: pg_stat_io/, 'the report says why there are no pg_stat_io figures')
+    t.match(experiment.html, /n\/a \(needs PostgreSQL 16: pg_stat_io/, 'in the comparison too')
   } else {
-    t.notMatch(run.html, /has no pg_stat_io/, 'no excuse on 18')
+    t.notMatch(run.html, /needs PostgreSQL 16: pg_stat_io/, 'no excuse on 18')
   }
 }
 
@@ -174,4 +174,44 @@ t.test('an autovacuum entry of the server log', async t => {
   t.equal(found[0].ts, '2025-05-01T10:00:01.500Z', 'its time')
   t.match(found[0].report, { relation: 'lab.public.test_table', mode: 'wraparound', aggressive: true, index_scans: 1, pages_scanned: 2500, pages_skipped: 0, dead_items_removed: 10, wal_fpi: 2500, wal_bytes: 20500000, pages_frozen: null }, 'its figures')
   t.equal(parseVacuumReport('vacuuming "x"'), null, 'other messages are not reports')
+})
+
+t.test('the reports of PostgreSQL 13 and 14', async t => {
+  const log = `2026-01-01 10:00:04.157 UTC [12967] LOG:  automatic vacuum of table "lab.public.a": index scans: 1
+\tpages: 3 removed, 31 remain, 0 skipped due to pins, 0 skipped frozen
+\ttuples: 1000 removed, 4000 remain, 0 are dead but not yet removable, oldest xmin: 498
+\tbuffer usage: 212 hits, 2 misses, 4 dirtied
+\tavg read rate: 0.448 MB/s, avg write rate: 0.897 MB/s
+\tsystem usage: CPU: user: 0.00 s, system: 0.00 s, elapsed: 0.03 s
+\tWAL usage: 112 records, 1 full page images, 32874 bytes`
+  const [auto] = autovacuumsInLog(log)
+  t.match(auto.report, { relation: 'lab.public.a', index_scans: 1, pages_removed: 3, pages_remain: 31, pages_scanned: null, pages_skipped: null, tuples_removed: 1000, dead_items_removed: null, wal_records: 112, wal_bytes: 32874, buffer_hits: 212 }, '13\'s log entry: no pages scanned, never 0')
+  const autoCost = vacuumCost({ report: auto.report, before: null, after: null, phases: null, source: 'server log' })
+  t.match(autoCost.unavailable.pages_scanned, /^needs PostgreSQL 15: /, 'and why')
+  t.match(autoCost.unavailable.dead_items_removed, /^needs PostgreSQL 14: /, 'dead items: 14 logs them')
+
+  const notice = (/** @type {string} */ message, detail = '') => ({ message, detail })
+  const v13 = parseLegacyVerbose([
+    notice('vacuuming "public.t"'),
+    notice('scanned index "t_pkey" to remove 86 row versions'),
+    notice('"t": removed 86 row versions in 2 pages'),
+    notice('index "t_pkey" now contains 1000 row versions in 7 pages'),
+    notice('"t": found 333 removable, 1000 nonremovable row versions in 5 out of 7 pages', '2 dead row versions cannot be removed yet, oldest xmin: 493\nSkipped 0 pages due to buffer pins, 0 frozen pages.'),
+    notice('"t": truncated 7 to 6 pages'),
+    notice('vacuuming "pg_toast.pg_toast_16385"'),
+    notice('"pg_toast_16385": found 0 removable, 0 nonremovable row versions in 0 out of 0 pages', '0 dead row versions cannot be removed yet, oldest xmin: 493')
+  ], 'lab')
+  t.equal(v13.length, 2, '13: a report per relation')
+  t.match(v13[0], { relation: 'lab.public.t', aggressive: false, index_scans: 1, pages_scanned: 5, pages_skipped: 2, pages_removed: 1, pages_remain: 6, tuples_removed: 333, tuples_remain: 1000, tuples_dead_not_removable: 2, dead_items_removed: 86, pages_with_dead_items_removed: 2, wal_bytes: null, buffer_hits: null }, 'the table\'s figures')
+  t.match(v13[1], { relation: 'lab.pg_toast.pg_toast_16385', index_scans: 0, dead_items_removed: 0 }, 'its TOAST table')
+  const v14 = parseLegacyVerbose([
+    notice('aggressively vacuuming "public.t"'),
+    notice('table "t": removed 50 dead item identifiers in 3 pages'),
+    notice('table "t": found 50 removable, 900 nonremovable row versions in 7 out of 7 pages', '0 dead row versions cannot be removed yet, oldest xmin: 741')
+  ])
+  t.match(v14[0], { relation: 'public.t', aggressive: true, index_scans: 0, dead_items_removed: 50, pages_scanned: 7, pages_skipped: 0 }, '14, a table without indexes: no index scan')
+  const cost = vacuumCost({ report: v14[0], before: null, after: null, phases: null, source: 'VACUUM VERBOSE' })
+  t.equal(cost.wal_bytes, null, 'no WAL figure from 14\'s VERBOSE')
+  t.match(cost.unavailable.wal_bytes, /^needs PostgreSQL 15: the VACUUM VERBOSE of older majors/, 'and why')
+  t.match(cost.unavailable.tuples_frozen, /^needs PostgreSQL 16: /, 'frozen tuples: 16')
 })

@@ -1,9 +1,10 @@
 // What one vacuum cost, and why: the figures the server gives about the
 // vacuum itself (its VACUUM VERBOSE report, or an autovacuum's log entry:
-// the same text since PostgreSQL 15), the visibility map before and after
-// (pg_visibility), pg_stat_io's vacuum context (PostgreSQL 16+), the
-// server's WAL counters (pg_stat_wal, server-wide) and the time spent in
-// each phase of pg_stat_progress_vacuum.
+// the same text since PostgreSQL 15; before, VERBOSE sends a few separate
+// messages without WAL or buffer figures), the visibility map before and
+// after (pg_visibility), pg_stat_io's vacuum context (PostgreSQL 16+), the
+// server's WAL (its insert position, and pg_stat_wal's records on 15+) and
+// the time spent in each phase of pg_stat_progress_vacuum.
 //
 // Sources, best first:
 // - the vacuum's report (VERBOSE's INFO message, or log_autovacuum_min_duration's
@@ -16,20 +17,24 @@
 //   ('client backend' for a manual vacuum, 'autovacuum worker'): reads,
 //   writes and extends through the vacuum's buffer ring; other vacuums of
 //   that backend type running at the same time are in it too;
-// - pg_stat_wal: the whole server's WAL between the two snapshots, the load's
-//   included: an upper bound of the vacuum's own, exact only when nothing
-//   else writes.
+// - the WAL insert position (bytes, every major) and pg_stat_wal (records and
+//   full-page images, 15+: 14's counters reach the view late, 13 has none):
+//   the whole server's WAL between the two snapshots, the load's included:
+//   an upper bound of the vacuum's own, exact only when nothing else writes.
+//
+// A figure a major does not give is null, with its reason in `unavailable`
+// ("needs PostgreSQL N: …"), never 0.
 
 import { performance } from 'node:perf_hooks'
 
 /** @typedef {{ all_visible: number, all_frozen: number }} VisibilityCounts */
-/** @typedef {{ records: number, fpi: number, bytes: number }} WalCounts */
+/** @typedef {{ records: number | null, fpi: number | null, bytes: number }} WalCounts */
 /** @typedef {{ reads: number, writes: number, extends: number, hits: number }} IoCounts */
 
 /**
  * @typedef {object} CounterSnapshot
  * @property {number} version              server_version_num
- * @property {WalCounts | null} wal        pg_stat_wal, whole server
+ * @property {WalCounts | null} wal        the WAL insert position and pg_stat_wal, whole server
  * @property {IoCounts | null} io          pg_stat_io, context vacuum, of one backend type
  * @property {VisibilityCounts | null} vm  pg_visibility_map_summary
  * @property {number | null} heap_pages    the table's main fork, in pages
@@ -43,15 +48,15 @@ import { performance } from 'node:perf_hooks'
  * @property {string[]} relations             the relations reported
  * @property {'manual' | 'autovacuum' | 'wraparound'} mode
  * @property {boolean} aggressive
- * @property {number} index_scans             passes over the indexes (the most any relation needed)
- * @property {number} pages_removed           truncated off the end
- * @property {number} pages_remain
- * @property {number} pages_scanned
- * @property {number} pages_skipped           not scanned: all-visible per the visibility map (all-frozen, when aggressive)
+ * @property {number | null} index_scans      passes over the indexes (the most any relation needed)
+ * @property {number | null} pages_removed           truncated off the end
+ * @property {number | null} pages_remain
+ * @property {number | null} pages_scanned
+ * @property {number | null} pages_skipped           not scanned: all-visible per the visibility map (all-frozen, when aggressive)
  * @property {number | null} pages_eagerly_scanned  PostgreSQL 18
- * @property {number} tuples_removed
- * @property {number} tuples_remain
- * @property {number} tuples_dead_not_removable
+ * @property {number | null} tuples_removed
+ * @property {number | null} tuples_remain
+ * @property {number | null} tuples_dead_not_removable
  * @property {number | null} pages_frozen     pages on which tuples were frozen (PostgreSQL 16+)
  * @property {number | null} tuples_frozen
  * @property {number | null} vm_set_all_visible  pages this vacuum set all-visible (PostgreSQL 18)
@@ -61,9 +66,9 @@ import { performance } from 'node:perf_hooks'
  * @property {number | null} buffer_hits
  * @property {number | null} buffer_misses
  * @property {number | null} buffer_dirtied
- * @property {number} wal_records
- * @property {number} wal_fpi
- * @property {number} wal_bytes
+ * @property {number | null} wal_records
+ * @property {number | null} wal_fpi
+ * @property {number | null} wal_bytes
  */
 
 const REPORT_HEAD = /^(finished vacuuming|automatic (aggressive )?vacuum (to prevent wraparound )?of table) "([^"]*)": index scans: (\d+)/
@@ -87,14 +92,15 @@ export function parseVacuumReport (text) {
     mode: !auto ? 'manual' : wraparound ? 'wraparound' : 'autovacuum',
     aggressive: Boolean(head[2]) || /\baggressive\b/.test(lines[0]),
     index_scans: Number(head[5]),
-    pages_removed: 0,
-    pages_remain: 0,
-    pages_scanned: 0,
-    pages_skipped: 0,
+    // null until a line gives it: older majors leave some out
+    pages_removed: null,
+    pages_remain: null,
+    pages_scanned: null,
+    pages_skipped: null,
     pages_eagerly_scanned: null,
-    tuples_removed: 0,
-    tuples_remain: 0,
-    tuples_dead_not_removable: 0,
+    tuples_removed: null,
+    tuples_remain: null,
+    tuples_dead_not_removable: null,
     pages_frozen: null,
     tuples_frozen: null,
     vm_set_all_visible: null,
@@ -104,9 +110,9 @@ export function parseVacuumReport (text) {
     buffer_hits: null,
     buffer_misses: null,
     buffer_dirtied: null,
-    wal_records: 0,
-    wal_fpi: 0,
-    wal_bytes: 0
+    wal_records: null,
+    wal_fpi: null,
+    wal_bytes: null
   }
   for (const line of lines.slice(1)) {
     let m
@@ -117,6 +123,11 @@ export function parseVacuumReport (text) {
       // scanned counts pages of the table as it was before truncation
       report.pages_skipped = Math.max(0, report.pages_removed + report.pages_remain - report.pages_scanned)
       if (m[4] !== undefined) report.pages_eagerly_scanned = Number(m[4])
+    } else if ((m = /^pages: (\d+) removed, (\d+) remain, \d+ skipped due to pins, \d+ skipped frozen/.exec(line))) {
+      // PostgreSQL 13 and 14: the pages scanned are not given (nor those
+      // skipped as all-visible)
+      report.pages_removed = Number(m[1])
+      report.pages_remain = Number(m[2])
     } else if ((m = /^tuples: (\d+) removed, (\d+) remain, (\d+) are dead but not yet removable/.exec(line))) {
       report.tuples_removed = Number(m[1])
       report.tuples_remain = Number(m[2])
@@ -148,6 +159,102 @@ export function parseVacuumReport (text) {
 }
 
 /**
+ * The VERBOSE messages of PostgreSQL 13 and 14, which report a vacuum in
+ * pieces (each its own notice, with a detail): "vacuuming "schema.table"",
+ * "scanned index …", ""table": removed N row versions in P pages" (13) or
+ * "table "table": removed N dead item identifiers in P pages" (14) after each
+ * pass over the indexes, ""table": truncated A to B pages", and at the end of
+ * the heap scan ""table": found R removable, K nonremovable row versions in S
+ * out of P pages". They give no WAL, buffer or freezing figures. One report
+ * per relation vacuumed.
+ * @param {{ message?: string, detail?: string }[]} notices   in the order received
+ * @param {string} [datname]   the database, to name the relations as the newer reports do
+ * @returns {(VacuumReport & { relation: string })[]}
+ */
+export function parseLegacyVerbose (notices, datname) {
+  /** @type {(VacuumReport & { relation: string })[]} */
+  const reports = []
+  /** @type {(VacuumReport & { relation: string, indexes: boolean, passes: number }) | null} */
+  let current = null
+  const finish = () => {
+    if (!current) return
+    const { indexes, passes, ...report } = current
+    // one "removed" message per pass over the indexes; a table without
+    // indexes (14) removes its dead items as it scans, in no pass
+    report.index_scans = indexes ? passes : 0
+    reports.push(report)
+    current = null
+  }
+  for (const notice of notices) {
+    const message = String(notice.message ?? '')
+    const detail = String(notice.detail ?? '')
+    let m
+    if ((m = /^(aggressively )?vacuuming "(.+)"$/.exec(message))) {
+      finish()
+      const relation = datname ? `${datname}.${m[2]}` : m[2]
+      current = {
+        relation,
+        relations: [relation],
+        mode: 'manual',
+        aggressive: Boolean(m[1]),
+        index_scans: null,
+        pages_removed: 0,
+        pages_remain: null,
+        pages_scanned: null,
+        pages_skipped: null,
+        pages_eagerly_scanned: null,
+        tuples_removed: null,
+        tuples_remain: null,
+        tuples_dead_not_removable: null,
+        pages_frozen: null,
+        tuples_frozen: null,
+        vm_set_all_visible: null,
+        vm_set_all_frozen: null,
+        pages_with_dead_items_removed: null,
+        dead_items_removed: null,
+        buffer_hits: null,
+        buffer_misses: null,
+        buffer_dirtied: null,
+        wal_records: null,
+        wal_fpi: null,
+        wal_bytes: null,
+        indexes: false,
+        passes: 0
+      }
+    } else if (!current) {
+      continue
+    } else if (/^scanned index "/.test(message)) {
+      current.indexes = true
+    } else if ((m = /^(?:table )?"[^"]*": removed (\d+) (?:row versions|dead item identifiers) in (\d+) pages$/.exec(message))) {
+      current.passes++
+      current.dead_items_removed = (current.dead_items_removed ?? 0) + Number(m[1])
+      current.pages_with_dead_items_removed = (current.pages_with_dead_items_removed ?? 0) + Number(m[2])
+    } else if (/^table "[^"]*": index scan bypassed/.test(message)) {
+      // 14: the dead items stay (LP_DEAD) until a later vacuum
+      current.dead_items_removed ??= 0
+      current.pages_with_dead_items_removed ??= 0
+    } else if ((m = /^(?:table )?"[^"]*": truncated (\d+) to (\d+) pages$/.exec(message))) {
+      current.pages_removed = Math.max(0, Number(m[1]) - Number(m[2]))
+      current.pages_remain = Number(m[2])
+    } else if ((m = /^(?:table )?"[^"]*": found (\d+) removable, (\d+) nonremovable row versions in (\d+) out of (\d+) pages$/.exec(message))) {
+      current.tuples_removed = Number(m[1])
+      current.tuples_remain = Number(m[2])
+      current.pages_scanned = Number(m[3])
+      current.pages_skipped = Math.max(0, Number(m[4]) - Number(m[3]))
+      current.pages_remain = Number(m[4])
+      const kept = /(\d+) dead row versions cannot be removed yet/.exec(detail)
+      if (kept) current.tuples_dead_not_removable = Number(kept[1])
+      if (Number(m[1]) === 0 && current.dead_items_removed === null) {
+        current.dead_items_removed = 0
+        current.pages_with_dead_items_removed = 0
+      }
+    }
+  }
+  finish()
+  return reports
+}
+
+/**
  * Several reports of one VACUUM (the table's TOAST table, a partitioned
  * table's partitions) added up; null when there is none.
  * @param {VacuumReport[]} reports
@@ -160,7 +267,7 @@ export function addReports (reports) {
   /** @type {Record<string, unknown>} */
   const total = { ...reports[0], relations: reports.flatMap(r => r.relations) }
   for (const [key, value] of Object.entries(reports[0])) {
-    if (key === 'index_scans') total[key] = Math.max(...reports.map(r => r.index_scans))
+    if (key === 'index_scans') total[key] = reports.every(r => r.index_scans === null) ? null : Math.max(...reports.map(r => r.index_scans ?? 0))
     else if (typeof value === 'number' || value === null) total[key] = add(reports.map(r => /** @type {number | null} */ (/** @type {Record<string, unknown>} */ (r)[key])))
   }
   delete total.relation
@@ -238,13 +345,19 @@ export async function readCounters (client, table, { backendType, visibility }) 
   AND (c.oid = to_regclass($1) OR c.oid IN (SELECT p.relid FROM pg_partition_tree(to_regclass($1)) p WHERE p.isleaf))`
   const size = await client.query(`SELECT (sum(pg_relation_size(relid, 'main')) / current_setting('block_size')::int)::bigint AS pages FROM (${leaves}) l`, [table])
   const heapPages = size.rows[0].pages === null ? null : Number(size.rows[0].pages)
-  /** @type {WalCounts | null} */
-  let wal = null
-  if (version >= 140000) {
-    const row = (await client.query('SELECT wal_records, wal_fpi, wal_bytes FROM pg_stat_wal')).rows[0]
-    wal = { records: Number(row.wal_records), fpi: Number(row.wal_fpi), bytes: Number(row.wal_bytes) }
+  // The insert position moves with every WAL record, at once, on every
+  // major; pg_stat_wal's counters (14+) reach the view when a backend
+  // reports them: forced on 15+ (VacuumAccount.finish), but on 14 up to
+  // half a second or more late, so its records would often count nothing.
+  const position = (await client.query("SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::float8 AS bytes")).rows[0]
+  /** @type {WalCounts} */
+  const wal = { records: null, fpi: null, bytes: Number(position.bytes) }
+  if (version >= 150000) {
+    const row = (await client.query('SELECT wal_records, wal_fpi FROM pg_stat_wal')).rows[0]
+    wal.records = Number(row.wal_records)
+    wal.fpi = Number(row.wal_fpi)
   } else {
-    unavailable.server_wal = `PostgreSQL ${major(version)} has no pg_stat_wal; it came in 14`
+    unavailable.server_wal_records = needs(15, version < 140000 ? 'pg_stat_wal came in 14' : 'pg_stat_wal\'s counters reach the view late on 14')
   }
   /** @type {IoCounts | null} */
   let io = null
@@ -254,7 +367,7 @@ export async function readCounters (client, table, { backendType, visibility }) 
 FROM pg_stat_io WHERE backend_type = $1 AND object = 'relation' AND context = 'vacuum'`, [backendType])).rows[0]
     io = { reads: Number(row.reads), writes: Number(row.writes), extends: Number(row.extends), hits: Number(row.hits) }
   } else {
-    unavailable.io = `PostgreSQL ${major(version)} has no pg_stat_io; it came in 16`
+    unavailable.io = needs(16, 'pg_stat_io')
   }
   /** @type {VisibilityCounts | null} */
   let vm = null
@@ -272,9 +385,13 @@ FROM (${leaves}) l CROSS JOIN LATERAL pg_visibility_map_summary(l.relid) v`, [ta
   return { version, wal, io, vm, heap_pages: heapPages, unavailable }
 }
 
-/** @param {number} version */
-function major (version) {
-  return Math.floor(version / 10000)
+/**
+ * The reason of a figure a major does not give.
+ * @param {number} major   the first major that gives it
+ * @param {string} why
+ */
+export function needs (major, why) {
+  return `needs PostgreSQL ${major}: ${why}`
 }
 
 /**
@@ -355,7 +472,6 @@ export class PhaseClock {
 export function vacuumCost ({ report, before, after, phases, source }) {
   /** @type {Record<string, string>} */
   const unavailable = { ...before?.unavailable, ...after?.unavailable }
-  const version = after?.version ?? before?.version ?? 0
   const r = report
   if (!r) unavailable.report = source === 'VACUUM VERBOSE' ? 'the vacuum sent no report (VACUUM FULL reports no pages)' : 'no autovacuum entry in the server log'
   /** @param {keyof VacuumReport} key */
@@ -364,21 +480,34 @@ export function vacuumCost ({ report, before, after, phases, source }) {
   const vmAfter = after?.vm ?? null
   let pagesFrozen = pick('pages_frozen')
   if (r && pagesFrozen === null) {
-    // PostgreSQL 15's report does not count the pages it froze
+    // the reports of PostgreSQL 15 and older do not count the pages frozen
     if (vmBefore && vmAfter) {
       pagesFrozen = Math.max(0, vmAfter.all_frozen - vmBefore.all_frozen)
-      unavailable.pages_frozen = `PostgreSQL ${major(version)}'s vacuum report does not count frozen pages (16 and later do): shown is the visibility map's all-frozen pages gained`
+      unavailable.pages_frozen = needs(16, 'older majors\' vacuum reports do not count frozen pages; shown is the visibility map\'s all-frozen pages gained')
     } else {
-      unavailable.pages_frozen = `PostgreSQL ${major(version)}'s vacuum report does not count frozen pages (16 and later do), and the visibility map could not be read`
+      unavailable.pages_frozen = needs(16, 'older majors\' vacuum reports do not count frozen pages, and the visibility map could not be read')
     }
   }
-  if (r && r.pages_frozen === null) unavailable.tuples_frozen = `PostgreSQL ${major(version)}'s vacuum report does not count frozen tuples (16 and later do)`
+  if (r && r.pages_frozen === null) unavailable.tuples_frozen = needs(16, 'older majors\' vacuum reports do not count frozen tuples')
+  if (r) {
+    // what the reports of PostgreSQL 13 and 14 leave out: VERBOSE its WAL and
+    // buffers, the server log the pages scanned (and, on 13, the dead items)
+    for (const [key, first, what] of /** @type {const} */ ([
+      ['pages_scanned', 15, 'the pages scanned'], ['pages_skipped', 15, 'the pages skipped'],
+      ['pages_with_dead_items_removed', 14, 'the pages whose dead items were removed'], ['dead_items_removed', 14, 'the dead items removed'],
+      ['wal_records', 15, 'the WAL written'], ['wal_fpi', 15, 'the WAL written'], ['wal_bytes', 15, 'the WAL written'],
+      ['buffer_hits', 15, 'the buffers used'], ['buffer_misses', 15, 'the buffers used'], ['buffer_dirtied', 15, 'the buffers used']
+    ])) {
+      if (r[key] === null && !unavailable[key]) unavailable[key] = needs(first, `${source === 'VACUUM VERBOSE' ? 'the VACUUM VERBOSE of older majors does' : 'the autovacuum log entries of older majors do'} not give ${what}`)
+    }
+  }
   /** @param {'wal' | 'io'} key */
   const delta = (key) => {
     const a = before?.[key]
     const b = after?.[key]
     if (!a || !b) return null
-    return /** @type {any} */ (Object.fromEntries(Object.entries(b).map(([k, v]) => [k, Math.max(0, v - /** @type {Record<string, number>} */ (a)[k])])))
+    const was = /** @type {Record<string, number | null>} */ (a)
+    return /** @type {any} */ (Object.fromEntries(Object.entries(b).map(([k, v]) => [k, v === null || was[k] === null ? null : Math.max(0, v - /** @type {number} */ (was[k]))])))
   }
   return {
     source: r ? source : null,
@@ -431,16 +560,22 @@ export class VacuumAccount {
     this.visibility = null
     /** @type {string | null} */
     this.failed = null
-    /** @param {{ message?: string }} notice */
+    /** @type {{ message?: string, detail?: string }[]} the reports of 13 and 14 come in pieces */
+    this.notices = []
+    /** @type {string | undefined} */
+    this.datname = undefined
+    /** @param {{ message?: string, detail?: string }} notice */
     this.onNotice = (notice) => {
       const report = parseVacuumReport(String(notice.message ?? ''))
       if (report) this.reports.push(report)
+      else if (this.notices.length < 10000) this.notices.push({ message: notice.message, detail: notice.detail })
     }
   }
 
   async start () {
     this.client.on('notice', this.onNotice)
     try {
+      this.datname = String((await this.client.query('SELECT current_database() AS datname')).rows[0].datname)
       this.visibility = await ensureVisibility(this.client)
       this.before = await readCounters(this.client, this.table, { backendType: 'client backend', visibility: this.visibility })
     } catch (err) {
@@ -469,7 +604,8 @@ export class VacuumAccount {
     } catch (err) {
       this.failed ??= /** @type {Error} */ (err).message
     }
-    const cost = vacuumCost({ report: addReports(this.reports), before: this.before, after, phases, source: 'VACUUM VERBOSE' })
+    const reports = this.reports.length > 0 ? this.reports : parseLegacyVerbose(this.notices, this.datname)
+    const cost = vacuumCost({ report: addReports(reports), before: this.before, after, phases, source: 'VACUUM VERBOSE' })
     if (this.failed) cost.unavailable.counters = `could not read the counters: ${this.failed}`
     if (phases === null) cost.unavailable.phases = 'the vacuum ended before the progress follower\'s first poll (every 250 ms)'
     return cost

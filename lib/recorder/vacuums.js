@@ -1,6 +1,6 @@
 import { appendFile, open, readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { autovacuumsInLog, vacuumCost } from '../pgstats/vacuum-cost.js'
+import { autovacuumsInLog, needs, vacuumCost } from '../pgstats/vacuum-cost.js'
 
 // What each vacuum of a recorded run cost, for its summary.json: the
 // sidecar's vacuums from their end events (detail.cost), and the
@@ -66,7 +66,7 @@ export async function recordVacuums (recordDir, logMark) {
     cost.unavailable.vm = 'an autovacuum: the visibility map is not read around it'
     cost.unavailable.io = 'an autovacuum: pg_stat_io is not read around it'
     cost.unavailable.phases = 'an autovacuum: phases show in the samples\' vacuum progress'
-    if (cost.pages_frozen === null) cost.unavailable.pages_frozen = 'this server\'s vacuum report does not count frozen pages (PostgreSQL 16 and later do)'
+    if (cost.pages_frozen === null) cost.unavailable.pages_frozen = needs(16, 'older majors\' autovacuum log entries do not count frozen pages')
     const action = report.mode === 'wraparound' ? 'autovacuum_wraparound' : 'autovacuum'
     const table = report.relation.split('.').slice(1).join('.')
     vacuums.push({ ts, action, table, duration_s: null, cost })
