@@ -48,9 +48,9 @@ export function hermeticEnv () {
 export class CliRun {
   /**
    * @param {string[]} args
-   * @param {{ env?: Record<string, string>, t?: { teardown: (fn: () => unknown) => void } }} [options]
+   * @param {{ env?: Record<string, string>, t?: { teardown: (fn: () => unknown) => void }, cwd?: string }} [options]
    */
-  constructor (args, { env = {}, t } = {}) {
+  constructor (args, { env = {}, t, cwd = REPO } = {}) {
     const childEnv = hermeticEnv()
     Object.assign(childEnv, env)
     this.args = args
@@ -60,7 +60,7 @@ export class CliRun {
     /** @type {Set<() => void>} */
     this.stderrListeners = new Set()
     const [file, ...argv] = cliCommand(args)
-    this.child = spawn(file, argv, { cwd: REPO, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] })
+    this.child = spawn(file, argv, { cwd, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] })
     this.child.stdout.setEncoding('utf8')
     this.child.stderr.setEncoding('utf8')
     this.child.stdout.on('data', chunk => { this.stdout += chunk })
@@ -137,7 +137,7 @@ export class CliRun {
 /**
  * Runs the CLI to completion.
  * @param {string[]} args
- * @param {{ env?: Record<string, string>, t?: { teardown: (fn: () => unknown) => void } }} [options]
+ * @param {{ env?: Record<string, string>, t?: { teardown: (fn: () => unknown) => void }, cwd?: string }} [options]
  * @returns {Promise<CliResult>}
  */
 export function runCli (args, options) {
