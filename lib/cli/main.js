@@ -92,7 +92,7 @@ export async function main (argv) {
     .command('snapshot', 'take, list, roll back and destroy snapshots of the data directory', (y) => snapshotSubcommands(y, choose))
     .command('server', 'the PostgreSQL majors of the embedded server: install fetches them ahead of time, list shows them', (y) => serverSubcommands(y, choose))
     .command('k8s', 'run a load on Kubernetes: render writes the manifests of N instances starting at one moment', (y) => k8sSubcommands(y, choose))
-    .demandCommand(1, 'give a command: run, init, workloads, stats, vacuum, analyze, checkpoint, reset-stats, evict-cache, drop-partitions, delete, snapshot, sidecar, experiment, report, merge, server or k8s')
+    .demandCommand(1, 'give a command: run, init, workloads, stats, vacuum, analyze, checkpoint, reset-stats, evict-cache, drop-partitions, delete, snapshot, sidecar, experiment, report, merge, compare, server or k8s')
     .fail((message, err) => {
       if (err) throw err
       usageProblem = message
