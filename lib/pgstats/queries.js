@@ -11,12 +11,22 @@
 //   pg_stat_bgwriter_buffers_backend         pg_stat_bgwriter.buffers_backend   sum(pg_stat_io.writes) WHERE object = 'relation'
 //                                                                               AND backend_type NOT IN ('checkpointer', 'background writer')
 //   pg_stat_bgwriter_buffers_alloc, _buffers_clean, _maxwritten_clean: pg_stat_bgwriter on every version
-//   pg_stat_progress_vacuum_max_dead_tuples  max_dead_tuples (tuples)           max_dead_tuple_bytes (bytes!)
 //   pg_stat_progress_vacuum_num_dead_tuples  num_dead_tuples                    num_dead_item_ids
+//   pg_stat_progress_vacuum_max_dead_tuples  max_dead_tuples (tuples)           (absent: 17 sizes the store in bytes)
+//   pg_stat_progress_vacuum_max_dead_tuple_bytes, _dead_tuple_bytes   (absent)  max_dead_tuple_bytes, dead_tuple_bytes
+//   pg_stat_progress_vacuum_indexes_total, _indexes_processed         (absent)  indexes_total, indexes_processed
+//   pg_stat_progress_vacuum_delay_time_seconds  (absent)                         PG 18: delay_time / 1000, when track_cost_delay_timing is on
 //   pg_stat_user_tables_vacuum_time_seconds_total      (absent)                 PG 18: total_vacuum_time / 1000
 //   pg_stat_user_tables_autovacuum_time_seconds_total  (absent)                 PG 18: total_autovacuum_time / 1000
 //   pg_stat_user_tables_analyze_time_seconds_total     (absent)                 PG 18: total_analyze_time / 1000
 //   pg_stat_user_tables_autoanalyze_time_seconds_total (absent)                 PG 18: total_autoanalyze_time / 1000
+//   pg_stat_wal_{records,fpi,bytes,buffers_full}_total: pg_stat_wal, 14 and later (absent on 13)
+//   pg_stat_database_{sessions,sessions_abandoned,sessions_fatal,sessions_killed}_total,
+//   pg_stat_database_{session_time,active_time,idle_in_transaction_time}_seconds_total:
+//     pg_stat_database's session columns, 14 and later (absent on 13)
+//
+// A figure the server lacks is selected as NULL (or its statement is not
+// run): no series, never a 0 (metrics.js VERSION_SPECIFIC).
 //
 // buffers_backend used to count every shared-buffer write done by a process
 // other than the checkpointer and the background writer (client backends,
@@ -31,6 +41,7 @@
 
 import { tableBloatSql, indexBloatSql } from './bloat-sql.js'
 
+export const PG14 = 140000
 export const PG17 = 170000
 export const PG18 = 180000
 export const OLDEST_SUPPORTED = 120000
@@ -51,7 +62,7 @@ const SLOW_MS = 10000
 export const QUERY_NAMES = /** @type {const} */ ([
   'connect', 'user_tables', 'statio_user_tables', 'statio_user_indexes', 'relation_size',
   'activity', 'bgwriter', 'progress_vacuum', 'xid_tables', 'xid_databases', 'database',
-  'settings', 'bloat_tables', 'bloat_indexes', 'partitions'
+  'settings', 'bloat_tables', 'bloat_indexes', 'partitions', 'wal'
 ])
 
 /**
@@ -72,7 +83,8 @@ export function pollQueries (version) {
     { name: 'bgwriter', sql: bgwriterSql(version) },
     { name: 'xid_tables', sql: XID_TABLES },
     { name: 'xid_databases', sql: XID_DATABASES },
-    { name: 'database', sql: DATABASE },
+    { name: 'database', sql: databaseSql(version) },
+    ...(version >= PG14 ? [{ name: 'wal', sql: WAL }] : []),
     { name: 'settings', sql: SETTINGS, everyMs: SLOW_MS },
     { name: 'bloat_tables', sql: tableBloatSql(), everyMs: SLOW_MS },
     { name: 'bloat_indexes', sql: indexBloatSql(), everyMs: SLOW_MS },
@@ -150,17 +162,31 @@ FROM pg_stat_bgwriter b CROSS JOIN pg_stat_checkpointer c`
 // anti-wraparound vacuum.
 /** @param {number} version */
 export function progressVacuumSql (version) {
+  // num_dead_item_ids (17) counts what num_dead_tuples counted: the dead
+  // item identifiers collected so far. max_dead_tuple_bytes is the memory
+  // the store may use, no longer a number of tuples: a metric of its own.
   const dead = version >= PG17
-    ? 'p.max_dead_tuple_bytes AS max_dead_tuples, p.num_dead_item_ids AS num_dead_tuples'
-    : 'p.max_dead_tuples, p.num_dead_tuples'
+    ? `NULL::bigint AS max_dead_tuples, p.num_dead_item_ids AS num_dead_tuples,
+  p.max_dead_tuple_bytes, p.dead_tuple_bytes, p.indexes_total, p.indexes_processed`
+    : `p.max_dead_tuples, p.num_dead_tuples,
+  NULL::bigint AS max_dead_tuple_bytes, NULL::bigint AS dead_tuple_bytes, NULL::bigint AS indexes_total, NULL::bigint AS indexes_processed`
+  // delay_time stays 0 while track_cost_delay_timing is off (the vacuum's
+  // session may have turned it on): a 0 is a figure only when it is on here
+  const delay = version >= PG18
+    ? "CASE WHEN p.delay_time > 0 OR current_setting('track_cost_delay_timing')::bool THEN p.delay_time / 1000.0 END::float8 AS delay_time_seconds"
+    : 'NULL::float8 AS delay_time_seconds'
   return `SELECT p.pid, p.datname, coalesce(c.relname, p.relid::text) AS relname, n.nspname AS schemaname,
-  p.phase, p.heap_blks_total, p.heap_blks_scanned, p.heap_blks_vacuumed, p.index_vacuum_count, ${dead},
+  p.phase, p.heap_blks_total, p.heap_blks_scanned, p.heap_blks_vacuumed, p.index_vacuum_count, ${dead}, ${delay},
   coalesce(extract(epoch FROM a.query_start), 0)::float8 AS query_start, a.backend_type, a.query
 FROM pg_stat_progress_vacuum p
 LEFT JOIN pg_class c ON c.oid = p.relid AND p.datname = current_database()
 LEFT JOIN pg_namespace n ON n.oid = c.relnamespace
 LEFT JOIN pg_stat_activity a ON a.pid = p.pid`
 }
+
+// The server's WAL (14+). 18 moved the write and sync counters to
+// pg_stat_io; these four are in every version that has the view.
+const WAL = 'SELECT wal_records, wal_fpi, wal_bytes::float8 AS wal_bytes, wal_buffers_full FROM pg_stat_wal'
 
 // age(relfrozenxid) of the table and of its TOAST table, whichever is older,
 // and the distance to the anti-wraparound autovacuum of either. The limit is
@@ -201,13 +227,27 @@ const XID_DATABASES = `SELECT datname, age(datfrozenxid) AS xid_age,
   current_setting('autovacuum_freeze_max_age')::bigint - age(datfrozenxid) AS tx_until_wraparound_autovacuum
 FROM pg_database`
 
-const DATABASE = `SELECT d.datname,
+/**
+ * Every database that accepts connections; its session figures (14+) are
+ * NULL before.
+ * @param {number} version
+ */
+export function databaseSql (version) {
+  const sessions = version >= PG14
+    ? `s.sessions, s.sessions_abandoned, s.sessions_fatal, s.sessions_killed,
+  s.session_time / 1000.0 AS session_time_seconds, s.active_time / 1000.0 AS active_time_seconds,
+  s.idle_in_transaction_time / 1000.0 AS idle_in_transaction_time_seconds`
+    : `NULL::bigint AS sessions, NULL::bigint AS sessions_abandoned, NULL::bigint AS sessions_fatal, NULL::bigint AS sessions_killed,
+  NULL::float8 AS session_time_seconds, NULL::float8 AS active_time_seconds, NULL::float8 AS idle_in_transaction_time_seconds`
+  return `SELECT d.datname,
   CASE WHEN has_database_privilege(d.oid, 'CONNECT') OR pg_has_role('pg_read_all_stats', 'MEMBER') THEN pg_database_size(d.oid) END AS size_bytes,
   s.numbackends, s.xact_commit, s.xact_rollback, s.blks_read, s.blks_hit,
-  s.tup_returned, s.tup_fetched, s.tup_inserted, s.tup_updated, s.tup_deleted
+  s.tup_returned, s.tup_fetched, s.tup_inserted, s.tup_updated, s.tup_deleted,
+  ${sessions}
 FROM pg_database d
 LEFT JOIN pg_stat_database s ON s.datid = d.oid
 WHERE d.datallowconn`
+}
 
 export const SETTING_NAMES = [
   'autovacuum', 'autovacuum_freeze_max_age', 'autovacuum_vacuum_threshold', 'autovacuum_vacuum_scale_factor',

@@ -85,6 +85,11 @@ export function parseVacuums (rows) {
       index_vacuum_count: n.index_vacuum_count,
       max_dead_tuples: n.max_dead_tuples,
       num_dead_tuples: n.num_dead_tuples,
+      max_dead_tuple_bytes: n.max_dead_tuple_bytes ?? null,
+      dead_tuple_bytes: n.dead_tuple_bytes ?? null,
+      indexes_total: n.indexes_total ?? null,
+      indexes_processed: n.indexes_processed ?? null,
+      delay_time_seconds: n.delay_time_seconds ?? null,
       query_start: n.query_start,
       running: 1
     }
