@@ -49,7 +49,7 @@ export async function chooseServer ({ pgVersion, profile, settings = {}, dataDir
     const adapted = adaptConf(text, major, profileWhere)
     return extra.length === 0 ? adapted : `${adapted}\n# The run's own settings, over the profile's\n${extra.join('\n')}\n`
   }
-  adaptProfile(await readProfile(profileFile)) // every setting checked now
+  adaptProfile(await profileText(profileFile)) // every setting checked now
   const dir = dataDir === undefined ? defaultDataDir(major) : dataDir
   const found = dir === null ? null : dataDirMajor(dir)
   if (dir !== null && found !== null && found !== major) {
@@ -72,6 +72,20 @@ export function dataDirMajor (dataDir) {
   } catch {
     return null
   }
+}
+
+/** @type {Map<string, Promise<string>>} profiles read for checking, once a process: a plan checks one per variant */
+const checkedProfiles = new Map()
+
+/** @param {string} file */
+function profileText (file) {
+  let text = checkedProfiles.get(file)
+  if (!text) {
+    text = readProfile(file)
+    text.catch(() => checkedProfiles.delete(file))
+    checkedProfiles.set(file, text)
+  }
+  return text
 }
 
 /**
