@@ -199,8 +199,12 @@ function counter (name, help, labels, sections, column) {
  */
 export function registerPgMetrics (registry, source, specs) {
   for (const spec of specs) {
-    /** @param {(labels: Record<string, string>, value: number) => void} put */
+    /**
+     * @param {(labels: Record<string, string>, value: number) => void} put
+     * @returns {number} the values put
+     */
     const fill = (put) => {
+      let count = 0
       for (const section of spec.sections) {
         for (const row of source.rows(section)) {
           const value = row[spec.column]
@@ -209,9 +213,15 @@ export function registerPgMetrics (registry, source, specs) {
           const labels = {}
           for (const label of spec.labels) labels[label] = String(row[label] ?? '')
           put(labels, value)
+          count++
         }
       }
+      return count
     }
+    // prom-client's reset() leaves a metric without labels at 0: a figure
+    // the server did not give (a failed statement, a view this major lacks)
+    // must have no series instead.
+    const none = (/** @type {client.Counter | client.Gauge} */ metric) => { /** @type {any} */ (metric).hashMap = {} }
     const common = { name: spec.name, help: spec.help, labelNames: spec.labels, registers: [registry] }
     if (spec.type === 'counter') {
       new client.Counter({
@@ -219,7 +229,7 @@ export function registerPgMetrics (registry, source, specs) {
         collect () {
           this.reset()
           // A counter never goes down; a server's stats reset shows as a restart.
-          fill((labels, value) => { if (value >= 0) this.inc(labels, value) })
+          if (fill((labels, value) => { if (value >= 0) this.inc(labels, value) }) === 0) none(this)
         }
       })
     } else {
@@ -227,7 +237,7 @@ export function registerPgMetrics (registry, source, specs) {
         ...common,
         collect () {
           this.reset()
-          fill((labels, value) => this.set(labels, value))
+          if (fill((labels, value) => this.set(labels, value)) === 0) none(this)
         }
       })
     }

@@ -1,5 +1,5 @@
-// A private embedded PostgreSQL 18 for a test file, in a temporary data
-// directory removed at the end.
+// A private embedded PostgreSQL (18, or the major asked for) for a test
+// file, in a temporary data directory removed at the end.
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
@@ -20,12 +20,13 @@ export async function tempDataDir (/** @type {{ teardown: (fn: () => unknown) =>
  * Starts an embedded server (initdb on first use, a few seconds), stopped in
  * the test's teardown.
  * @param {{ teardown: (fn: () => unknown) => void }} t
- * @param {{ dataDir?: string, profile?: string }} [options]
+ * @param {{ dataDir?: string, profile?: string, major?: number }} [options]
+ *   major: the PostgreSQL major (lib/embedded/majors.js), fetched when missing; default 18
  * @returns {Promise<{ server: EmbeddedServer, url: string, adminUrl: string, dataDir: string }>}
  */
-export async function startEmbedded (t, { dataDir, profile = 'default' } = {}) {
+export async function startEmbedded (t, { dataDir, profile = 'default', major } = {}) {
   const dir = dataDir ?? await tempDataDir(t)
-  const server = new EmbeddedServer({ dataDir: dir, profileFile: resolveProfile(profile), log: createLogger({ level: 'warn' }) })
+  const server = new EmbeddedServer({ dataDir: dir, profileFile: resolveProfile(profile), log: createLogger({ level: 'warn' }), ...(major !== undefined && { major }) })
   // Teardowns run in reverse order: the server stops before its directory goes.
   t.teardown(() => server.shutdown().catch(() => {}))
   const url = await server.start()
