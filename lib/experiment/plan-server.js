@@ -4,6 +4,7 @@ import { parsePgUrl } from '../config/pg-url.js'
 import { parseDiskLimit } from '../lab/disk-throttle.js'
 import { chooseServer } from '../embedded/server-choice.js'
 import { DEFAULT_MAJOR, parseMajor } from '../embedded/majors.js'
+import { object, string, wrap } from './plan-fields.js'
 
 // The server of a plan, and what a variant changes of it: its major, its
 // profile and settings over the profile's. A plan's `matrix:` is the
@@ -142,38 +143,4 @@ export async function effectiveServer (plan, own, field) {
 /** @param {unknown} value */
 function nameWord (value) {
   return String(value).replace(/[^A-Za-z0-9._]+/g, '_').slice(0, 40)
-}
-
-/**
- * @param {unknown} value
- * @param {string} field
- * @returns {Record<string, unknown>}
- */
-function object (value, field) {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`${field}: expected an object`)
-  return /** @type {Record<string, unknown>} */ (value)
-}
-
-/**
- * @param {unknown} value
- * @param {string} field
- */
-function string (value, field) {
-  if (typeof value !== 'string' || value === '') throw new UsageError(`${field}: ${value === undefined ? 'missing' : 'expected a string'}`)
-  return value
-}
-
-/**
- * @template T
- * @param {string} field
- * @param {() => T} fn
- * @returns {T}
- */
-function wrap (field, fn) {
-  try {
-    return fn()
-  } catch (err) {
-    if (err instanceof UsageError) throw new UsageError(`${field}: ${err.message}`)
-    throw err
-  }
 }

@@ -1,0 +1,39 @@
+import { UsageError } from '../errors.js'
+
+// The checks every part of a plan's reading shares: each names its field
+// in a one-line UsageError.
+
+/**
+ * @param {unknown} value
+ * @param {string} field
+ * @returns {Record<string, unknown>}
+ */
+export function object (value, field) {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`${field}: expected an object`)
+  return /** @type {Record<string, unknown>} */ (value)
+}
+
+/**
+ * @param {unknown} value
+ * @param {string} field
+ */
+export function string (value, field) {
+  if (typeof value !== 'string' || value === '') throw new UsageError(`${field}: ${value === undefined ? 'missing' : 'expected a string'}`)
+  return value
+}
+
+/**
+ * Runs a check and prefixes its usage error with the field.
+ * @template T
+ * @param {string} field
+ * @param {() => T} fn
+ * @returns {T}
+ */
+export function wrap (field, fn) {
+  try {
+    return fn()
+  } catch (err) {
+    if (err instanceof UsageError) throw new UsageError(`${field}: ${err.message}`)
+    throw err
+  }
+}
