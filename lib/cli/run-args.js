@@ -1,12 +1,10 @@
-import os from 'node:os'
-import { parseMix, mixOf } from '../config/mix.js'
+import { mixOf } from '../config/mix.js'
 import { MAX_RUN_S, parseDuration, parseInteger } from '../config/numbers.js'
-import { parseProtocol } from '../config/protocol.js'
+import { checkSetting, parseRunSettings } from '../config/run-settings.js'
 import { chooseWorkload } from '../workloads/choose.js'
 import { UsageError } from '../errors.js'
 import { chooseTarget, chooseUrl } from './target.js'
 import { checkDiskThrottle, parseDiskLimit } from '../lab/disk-throttle.js'
-import { parseStatsInterval } from './stats-options.js'
 import { scriptOrder } from './script-order.js'
 import { RUN_OPTION_NAMES } from './run-options.js'
 import { workloadOptionSpecs, workloadFlagValues } from './workload-flags.js'
@@ -33,6 +31,7 @@ import { parseProgress } from './progress-option.js'
  * @property {string[]} [define]
  * @property {unknown} [scale]
  * @property {string} [randomSeed]
+ * @property {unknown} [seed]
  * @property {string} protocol
  * @property {boolean} [vacuum]
  * @property {unknown} [duration]
@@ -73,7 +72,9 @@ import { parseProgress } from './progress-option.js'
 export async function validateRunArgs (args, argv = []) {
   if (args.maxLag !== undefined && args.rate === undefined) throw new UsageError('--max-lag needs --rate (it bounds the lag behind the schedule)')
   if (args.vacuum === true) throw new UsageError('--vacuum: pgloadgen never vacuums before a run; run pgloadgen vacuum, or a schedule')
-  const protocol = parseProtocol(args.protocol)
+  const flags = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (args))
+  // the run's settings (config/run-settings.js); -c and --mix once the workload is known
+  const { protocol, seed } = parseRunSettings('flag', flags, { only: ['protocol', 'seed'] })
   const files = args.file ?? []
   const builtins = [...(args.builtin ?? []), ...(args.selectOnly ? ['select-only'] : []), ...(args.skipSomeUpdates ? ['simple-update'] : [])]
   /** @type {import('../workloads/choose.js').WorkloadChoice} */
@@ -85,26 +86,29 @@ export async function validateRunArgs (args, argv = []) {
     defines: args.define ?? [],
     scale: args.scale === undefined ? null : parseInteger(args.scale, '--scale', { min: 1, max: 2 ** 31 - 1 }),
     randomSeed: args.randomSeed,
+    seed,
     protocol,
-    options: workloadFlagValues(await workloadOptionSpecs(argv), /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (args))),
+    options: workloadFlagValues(await workloadOptionSpecs(argv), flags),
     taken: RUN_OPTION_NAMES
   }
   const workload = await chooseWorkload(workloadChoice)
   if (args.reset && workload.scripts) throw new UsageError('--reset drops a workload\'s tables; pgbench scripts have none of their own (pgloadgen init recreates pgbench\'s)')
   if (workload.clients !== null && args.concurrency !== undefined) throw new UsageError(`--concurrency: the ${workload.name} workload sets its number of clients itself (${workload.clients}); see its options`)
   if (workload.pacing !== null && args.rate !== undefined) throw new UsageError(`--rate: the ${workload.name} workload paces its clients itself`)
-  const split = instanceAndStart(args, workload.clients ?? parseInteger(args.concurrency ?? '8', '--concurrency', { min: 1, max: 10000 }))
+  const settings = parseRunSettings('flag', flags, { only: ['concurrency', 'transactions', 'threads', 'rate', 'arrival', 'maxLag', 'statsInterval'] })
+  const split = instanceAndStart(args, workload.clients ?? settings.concurrency)
   return {
     // this instance's share; totalConcurrency is what all instances run together
     concurrency: split.instance === null ? split.totalConcurrency : shareOfTotal(split.totalConcurrency, split.instance),
     ...split,
-    threads: parseThreads(args.threads),
+    threads: /** @type {number} */ (settings.threads),
     // each thread chooses the workload again from the same, checked, choice
     workloadChoice: { ...workloadChoice, taken: undefined },
-    requestsPerClient: args.transactions === undefined ? null : parseInteger(args.transactions, '--transactions', { min: 1 }),
-    protocol,
+    requestsPerClient: /** @type {number | null} */ (settings.transactions),
+    seed: /** @type {number | null} */ (seed),
+    protocol: /** @type {import('../config/protocol.js').Protocol} */ (protocol),
     workload,
-    mix: args.mix === undefined ? mixOf(workload.types, workload.weights) : parseMix(args.mix, workload.types),
+    mix: args.mix === undefined ? mixOf(workload.types, workload.weights) : /** @type {import('../config/mix.js').Mix} */ (checkSetting('mix', args.mix, 'flag', { types: workload.types })),
     httpPort: parseInteger(args.httpPort, '--http-port', { min: 0, max: 65535 }),
     pgPort: parseInteger(args.pgPort, '--pg-port', { min: 0, max: 65535 }),
     durationS: args.duration === undefined ? null : parseDuration(args.duration, '--duration', { max: MAX_RUN_S }),
@@ -113,10 +117,10 @@ export async function validateRunArgs (args, argv = []) {
     shutdownTimeoutS: parseDuration(args.shutdownTimeout, '--shutdown-timeout'),
     verifyTimeoutS: parseDuration(args.verifyTimeout, '--verify-timeout'),
     ...await chooseTarget(args),
-    rate: args.rate === undefined ? null : parsePositive(args.rate, '--rate'),
-    arrival: parseArrival(args.arrival),
-    maxLagMs: args.maxLag === undefined ? null : parsePositive(args.maxLag, '--max-lag'),
-    statsIntervalS: parseStatsInterval(args.statsInterval),
+    rate: /** @type {number | null} */ (settings.rate),
+    arrival: /** @type {'poisson' | 'fixed'} */ (settings.arrival),
+    maxLagMs: /** @type {number | null} */ (settings.maxLag),
+    statsIntervalS: /** @type {number} */ (settings.statsInterval),
     controlToken: parseControlToken(args.controlToken, process.env.PGLOADGEN_CONTROL_TOKEN),
     diskLimit: await checkedDiskLimit(args)
   }
@@ -132,15 +136,6 @@ async function checkedDiskLimit (args) {
   const limit = parseDiskLimit(args.diskLimit, '--disk-limit')
   await checkDiskThrottle(args.dataDir ?? '.')
   return limit
-}
-
-/**
- * --threads: a whole number from 1 to 256, or auto (the cores Node may use).
- * @param {string | undefined} text
- */
-function parseThreads (text) {
-  if (text === undefined || text === 'auto') return text === 'auto' ? os.availableParallelism() : 1
-  return parseInteger(text, '--threads', { min: 1, max: 256 })
 }
 
 /**
@@ -176,24 +171,5 @@ function parseControlToken (flag, env) {
   if (value === undefined) return null
   if (value === '') throw new UsageError(`${source} must not be empty`)
   if (/\s/.test(value)) throw new UsageError(`${source} must not contain whitespace (it is sent as a Bearer token)`)
-  return value
-}
-
-/**
- * @param {unknown} value
- * @param {string} flag
- */
-function parsePositive (value, flag) {
-  const n = Number(value)
-  if (String(value).trim() === '' || !Number.isFinite(n) || n <= 0) throw new UsageError(`${flag} must be a positive number, got "${value}"`)
-  return n
-}
-
-/**
- * @param {string} value
- * @returns {'poisson' | 'fixed'}
- */
-function parseArrival (value) {
-  if (value !== 'poisson' && value !== 'fixed') throw new UsageError(`--arrival must be poisson or fixed, got "${value}"`)
   return value
 }

@@ -12,6 +12,7 @@ import { isSameTable } from '../sidecar/retention-spec.js'
 import { controlRoutes } from '../http/control.js'
 import { statsView } from '../pgstats/stats-view.js'
 import { LoadSession } from '../lab/load-session.js'
+import { loadOptions } from '../lab/run-assembly.js'
 import { localDataDir } from '../lab/disk-space.js'
 import { DEFAULT_EVENTS_FILE } from './target-options.js'
 import { formatShare } from '../scale/share.js'
@@ -63,31 +64,23 @@ export async function runLoad (args, options, rules, stop, { log, stdout, screen
       await diskThrottle.attach()
     }
     if (stop.requested) return 0
-    session = await LoadSession.open({
-      connectionString: target.connectionString,
-      display: target.display,
-      embedded: target.embedded !== null,
+    session = await LoadSession.open(loadOptions({
+      target: { connectionString: target.connectionString, display: target.display, embedded: target.embedded !== null },
       workload: options.workload,
       mix: options.mix,
-      protocol: options.protocol,
-      concurrency: options.concurrency,
-      requestsPerClient: options.requestsPerClient,
-      // the start moment seeds the Poisson schedule, so that every instance draws the same one
-      openLoop: options.rate === null ? null : { rate: options.rate, arrival: options.arrival, maxLagMs: options.maxLagMs, seed: options.startAtMs },
-      instance: options.instance,
-      threads: options.threads,
+      // the checked settings: protocol, concurrency, -t, --seed, the open loop, threads, the statistics' interval
+      settings: options,
+      split: { instance: options.instance, startAtMs: options.startAtMs, totalConcurrency: options.totalConcurrency },
       workloadChoice: options.workloadChoice,
-      startAtMs: options.startAtMs,
-      totalConcurrency: options.totalConcurrency,
       reset: args.reset,
       connectTimeoutS: options.connectTimeoutS,
-      pgStats: args.pgStats ? { intervalS: options.statsIntervalS, pgstattuple: args.pgstattuple } : null,
+      pgStats: args.pgStats ? { pgstattuple: args.pgstattuple } : null,
       recordDir,
       disk: { dataDir: args.pgStats ? localDataDir(target, args.dataDir) : null, events },
       describe: { command: 'run', args: describeArgs(args) },
       registry,
       log
-    })
+    }))
     const running = session
     const control = controlRoutes({
       generator: session.generator,

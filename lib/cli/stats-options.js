@@ -3,14 +3,13 @@
 // collector.
 
 import { MAX_RUN_S, parseDuration, parseInteger } from '../config/numbers.js'
-import { UsageError } from '../errors.js'
-import { quote } from '../config/quote.js'
+import { checkSetting, settingFlagOption } from '../config/run-settings.js'
 import { chooseTarget } from './target.js'
 import { withTarget } from './target-options.js'
 
 /** Options of the stats collector, shared by run and stats. */
 export const statsOptions = {
-  'stats-interval': { type: /** @type {const} */ ('string'), default: '10', describe: 'seconds between polls of the PostgreSQL statistics (1 to 3600)' },
+  'stats-interval': settingFlagOption('statsInterval'),
   pgstattuple: { type: /** @type {const} */ ('boolean'), default: false, describe: 'also exact bloat from the pgstattuple extension, if installed (scans every table and index, once a minute)' }
 }
 
@@ -24,13 +23,12 @@ export function statsBuilder (y) {
 }
 
 /**
- * --stats-interval: seconds (or with a unit), from 1 s to 1 h.
+ * --stats-interval: seconds (or with a unit), from 1 s to 1 h (config/run-settings.js).
  * @param {unknown} value
+ * @returns {number}
  */
 export function parseStatsInterval (value) {
-  const seconds = parseDuration(value, '--stats-interval')
-  if (seconds < 1 || seconds > 3600) throw new UsageError(`--stats-interval must be between 1 and 3600 seconds, got ${quote(value)}`)
-  return seconds
+  return checkSetting('statsInterval', value, 'flag')
 }
 
 /**

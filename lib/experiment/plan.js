@@ -3,9 +3,9 @@ import path from 'node:path'
 import YAML from 'yaml'
 import { UsageError } from '../errors.js'
 import { printable, quote, shown } from '../config/quote.js'
-import { parseMix, formatMix, mixOf } from '../config/mix.js'
+import { formatMix, mixOf } from '../config/mix.js'
 import { chooseWorkload } from '../workloads/choose.js'
-import { parseProtocol } from '../config/protocol.js'
+import { checkSetting, MAX_CONCURRENCY, parseRunSettings, settingPlanFields } from '../config/run-settings.js'
 import { parseInitOptions, InitOptionError } from '../pgbench/init.js'
 import { checkAction, ACTIONS, ACTION_FIELDS } from '../sidecar/actions.js'
 import { RETENTION_FIELDS } from '../sidecar/retention-spec.js'
@@ -37,18 +37,18 @@ import { effectiveServer, expandMatrix, MAX_VARIANTS, parsePlanServer, parseVari
  * @property {string} mix
  * @property {number} concurrency
  * @property {number} statsIntervalS
+ * @property {number | null} seed   the clients' random numbers and the workload's data (null: random)
  * @property {{ init: import('../pgbench/init-options.js').InitOptions | null, rows: number | null, tableBytes: number | null, seconds: number | null, concurrency: number, mix: string, actions: import('../sidecar/actions.js').ActionSpec[], snapshot: string }} prepare
  * @property {Array<{ name: string, steps: Step[], workload: import('../workloads/contract.js').Workload | null, server: import('./plan-server.js').EffectiveServer | null }>} variants
  *   workload: a variant's own, when it gives options of its own; server: the embedded server it runs on (null: the plan's URL)
  * @property {number} repetitions
  */
 
-// as the CLI's --concurrency
-const MAX_CONCURRENCY = 10000
 // the fewest repetitions a confidence interval of a variant's ratios is computed from
 export const DEFAULT_REPETITIONS = 3
 
-const TOP = new Set(['name', 'description', 'server', 'workload', 'options', 'scripts', 'builtins', 'defines', 'scale', 'protocol', 'mix', 'concurrency', 'stats_interval', 'prepare', 'variants', 'matrix', 'repetitions'])
+// the run's settings (concurrency, mix, protocol, stats_interval, seed) are config/run-settings.js's
+const TOP = new Set(['name', 'description', 'server', 'workload', 'options', 'scripts', 'builtins', 'defines', 'scale', 'prepare', 'variants', 'matrix', 'repetitions', ...settingPlanFields()])
 
 /**
  * Reads and validates a plan. Every problem names its field; nothing runs
@@ -83,7 +83,7 @@ export async function parsePlan (data, { baseDir }) {
   for (const key of Object.keys(plan)) if (!TOP.has(key)) throw new UsageError(`${printable(key, 40)}: unknown field`)
   const name = string(plan.name, 'name')
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) throw new UsageError('name: letters, digits, dots, dashes and underscores only')
-  const protocol = wrap('protocol', () => parseProtocol(plan.protocol === undefined ? 'prepared' : string(plan.protocol, 'protocol')))
+  const { protocol, seed } = parseRunSettings('plan', plan, { only: ['protocol', 'seed'] })
   const planOptions = plan.options === undefined ? {} : object(plan.options, 'options')
   /**
    * The plan's workload with its options, a variant's own options over them.
@@ -97,17 +97,18 @@ export async function parsePlan (data, { baseDir }) {
     defines: Object.entries(plan.defines === undefined ? {} : object(plan.defines, 'defines')).map(([key, value]) => `${key}=${value}`),
     scale: plan.scale === undefined ? null : positiveInteger(plan.scale, 'scale'),
     randomSeed: undefined,
+    seed,
     protocol,
     options,
     optionsWhere: where,
     baseDir
   })
   const workload = await workloadWith(planOptions, 'options.')
-  const mix = plan.mix === undefined ? formatMix(mixOf(workload.types, workload.weights)) : string(plan.mix, 'mix')
-  wrap('mix', () => parseMix(mix, workload.types))
-  const concurrency = plan.concurrency === undefined ? workload.clients ?? 8 : positiveInteger(plan.concurrency, 'concurrency', MAX_CONCURRENCY)
+  const settings = parseRunSettings('plan', plan, { only: ['mix', 'concurrency', 'statsInterval'], types: workload.types, defaults: workload.clients === null ? {} : { concurrency: workload.clients } })
+  const mix = plan.mix === undefined ? formatMix(mixOf(workload.types, workload.weights)) : /** @type {string} */ (plan.mix)
+  const concurrency = /** @type {number} */ (settings.concurrency)
   if (workload.clients !== null && concurrency !== workload.clients) throw new UsageError(`concurrency: the ${workload.name} workload sets its clients itself (${workload.clients}); leave concurrency out`)
-  const statsIntervalS = plan.stats_interval === undefined ? 1 : parseOffset(plan.stats_interval, 'stats_interval')
+  const statsIntervalS = /** @type {number} */ (settings.statsInterval)
   if (plan.prepare === undefined) throw new UsageError('prepare: missing: variants roll back to the snapshot the prepare phase takes')
   if (!Array.isArray(plan.variants) || plan.variants.length === 0) throw new UsageError('variants: expected a non-empty list')
   const server = parsePlanServer(plan.server)
@@ -153,6 +154,7 @@ export async function parsePlan (data, { baseDir }) {
     mix,
     concurrency,
     statsIntervalS,
+    seed: /** @type {number | null} */ (seed),
     prepare: parsePrepare(plan.prepare, concurrency, workload),
     variants,
     // 3 at least for a confidence interval (report/statistics.js); fewer only when asked
@@ -177,8 +179,8 @@ function parsePrepare (value, concurrency, workload) {
   if ((rows !== null || tableBytes !== null) && workload.table === null) throw new UsageError(`prepare: rows and table_size measure the workload's table, and ${workload.name} declares none; give duration`)
   // By default the prepare phase grows the table with the workload's own
   // filling mix (insert_row=1 for manta and timeseries), else its default mix.
-  const mix = prepare.mix === undefined ? workload.fill ?? formatMix(mixOf(workload.types, workload.weights)) : string(prepare.mix, 'prepare.mix')
-  wrap('prepare.mix', () => parseMix(mix, workload.types))
+  const mix = prepare.mix === undefined ? workload.fill ?? formatMix(mixOf(workload.types, workload.weights)) : /** @type {string} */ (prepare.mix)
+  if (prepare.mix !== undefined) checkSetting('mix', prepare.mix, 'prepare.mix', { types: workload.types })
   if (prepare.actions !== undefined && !Array.isArray(prepare.actions)) throw new UsageError('prepare.actions: expected a list of actions')
   // Run after the load and before the snapshot: a VACUUM here gives every
   // variant a table whose pages are all-visible, as days of autovacuum do.
@@ -188,7 +190,7 @@ function parsePrepare (value, concurrency, workload) {
     rows,
     tableBytes,
     seconds,
-    concurrency: prepare.concurrency === undefined ? concurrency : positiveInteger(prepare.concurrency, 'prepare.concurrency', MAX_CONCURRENCY),
+    concurrency: prepare.concurrency === undefined ? concurrency : checkSetting('concurrency', prepare.concurrency, 'prepare.concurrency'),
     mix,
     actions,
     snapshot: prepare.snapshot === undefined ? 'prepared' : wrap('prepare.snapshot', () => checkSnapshotName(prepare.snapshot))
@@ -240,16 +242,16 @@ function parseStep (value, label) {
   for (const key of Object.keys(step)) if (!allowed.includes(key)) throw new UsageError(`${label}.${printable(key, 40)}: not a field of a ${kind} step`)
   switch (kind) {
     case 'load':
-      return { kind, label, seconds: timer(parseOffset(step.load, `${label}.load`), `${label}.load`), ...(step.concurrency !== undefined && { concurrency: positiveInteger(step.concurrency, `${label}.concurrency`, MAX_CONCURRENCY) }) }
+      return { kind, label, seconds: timer(parseOffset(step.load, `${label}.load`), `${label}.load`), ...(step.concurrency !== undefined && { concurrency: checkSetting('concurrency', step.concurrency, `${label}.concurrency`) }) }
     case 'concurrency': {
       const text = String(step.concurrency)
       const factor = /^x(\d+(?:\.\d+)?)$/.exec(text)
       if (factor) {
         const n = Number(factor[1])
-        if (!(n > 0 && n <= 10000)) throw new UsageError(`${label}.concurrency: a factor above 0 and at most 10000, like x2 or x0.5, got ${quote(text)}`)
+        if (!(n > 0 && n <= MAX_CONCURRENCY)) throw new UsageError(`${label}.concurrency: a factor above 0 and at most ${MAX_CONCURRENCY}, like x2 or x0.5, got ${quote(text)}`)
         return { kind, label, factor: n }
       }
-      return { kind, label, concurrency: positiveInteger(step.concurrency, `${label}.concurrency`, MAX_CONCURRENCY) }
+      return { kind, label, concurrency: checkSetting('concurrency', step.concurrency, `${label}.concurrency`) }
     }
     case 'action':
       return { kind, label, action: parseActionSpec(step.action, `${label}.action`) }

@@ -8,6 +8,7 @@ import { RuntimeError, UsageError } from '../errors.js'
 import { parseMix } from '../config/mix.js'
 import { redactUrl } from '../config/pg-url.js'
 import { LoadSession } from '../lab/load-session.js'
+import { loadOptions } from '../lab/run-assembly.js'
 import { EventLog } from '../sidecar/events.js'
 import { runAction } from '../sidecar/actions.js'
 import { currentValue, holds } from '../sidecar/conditions.js'
@@ -115,7 +116,15 @@ async function prepare (context) {
   }
   log.info(`prepare: loading until ${[prepare.rows && `${prepare.rows} rows`, prepare.tableBytes && `${prepare.tableBytes} bytes`, prepare.seconds && `${prepare.seconds} s`].filter(Boolean).join(' or ')}`)
   const prepareDir = context.group.prepareDir
-  const session = await openSession(context, prepareDir, { reset: true, workload: plan.workload, mix: prepare.mix, concurrency: prepare.concurrency, describe: { phase: 'prepare', server: serverRecord(context.group, null) } })
+  // With a seed, rows of a dense-id table are a fixed share per client, so
+  // that every major's prepare phase writes the same rows: each client makes
+  // that many requests of the fill mix, and the phase ends when all have,
+  // not at the first look past the count (which the interleaving decides).
+  const share = plan.seed !== null && prepare.rows !== null && plan.workload.idTable !== null ? Math.ceil(prepare.rows / prepare.concurrency) : null
+  if (share !== null) log.info(`prepare: seed ${plan.seed}: each of ${prepare.concurrency} clients makes ${share} requests`)
+  const session = await openSession(context, prepareDir, { reset: true, workload: plan.workload, mix: prepare.mix, concurrency: prepare.concurrency, requestsPerClient: share, describe: { phase: 'prepare', server: serverRecord(context.group, null) } })
+  let allDone = false
+  session.generator.limitReached.then(() => { allDone = true })
   try {
     await session.start()
     context.onPhase?.({ phase: 'prepare', session })
@@ -124,10 +133,10 @@ async function prepare (context) {
       const table = plan.workload.table === null ? null : statsView(session.latestStats())?.table(plan.workload.table)
       // Rows: the acknowledged inserts of a dense-id table, else what the statistics count.
       const rows = plan.workload.idTable !== null ? session.state.acknowledged.size : table?.live ?? 0
-      if (prepare.rows !== null && rows >= prepare.rows) break
+      if (share !== null ? allDone : prepare.rows !== null && rows >= prepare.rows) break
       if (prepare.tableBytes !== null && table && table.bytes >= prepare.tableBytes) break
       if (prepare.seconds !== null && performance.now() - started >= prepare.seconds * 1000) break
-      await stop.wait(1)
+      await stop.wait(1, share === null ? undefined : session.generator.limitReached)
     }
     const summary = await session.finish(LIMITS)
     log.info(`prepare: ${plan.workload.idTable !== null ? summary.acknowledged_inserts : summary.rows_written} rows written in ${summary.elapsed_s} s`)
@@ -254,28 +263,24 @@ async function setConcurrency (session, events, next, log) {
 /**
  * @param {ExperimentContext} context
  * @param {string} dir
- * @param {{ reset: boolean, workload: import('../workloads/contract.js').Workload, mix: string, concurrency: number, describe: Record<string, unknown> }} options
+ * @param {{ reset: boolean, workload: import('../workloads/contract.js').Workload, mix: string, concurrency: number, requestsPerClient?: number | null, describe: Record<string, unknown> }} options
  */
-function openSession (context, dir, { reset, workload, mix, concurrency, describe }) {
+function openSession (context, dir, { reset, workload, mix, concurrency, requestsPerClient = null, describe }) {
   const { plan } = context
-  return LoadSession.open({
-    connectionString: context.connectionString,
-    display: context.display,
-    embedded: context.embedded,
+  return LoadSession.open(loadOptions({
+    target: { connectionString: context.connectionString, display: context.display, embedded: context.embedded },
     workload,
     mix: parseMix(mix, workload.types),
-    protocol: plan.protocol,
-    concurrency,
-    openLoop: null,
+    settings: { protocol: plan.protocol, concurrency, requestsPerClient, seed: plan.seed, statsIntervalS: plan.statsIntervalS },
     reset,
     connectTimeoutS: 30,
-    pgStats: { intervalS: plan.statsIntervalS, pgstattuple: false },
+    pgStats: { pgstattuple: false },
     recordDir: dir,
     serverLogDir: context.dataDir,
     describe: { command: 'experiment', experiment: plan.name, ...describe },
     registry: new client.Registry(),
     log: context.log
-  })
+  }))
 }
 
 /**

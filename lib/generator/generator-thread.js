@@ -48,7 +48,7 @@ const generator = new Generator({
   stats,
   log,
   pacer,
-  requestsPerClient: setup.requestsPerClient,
+  clients: setup.clients,
   clientId: k => share.index + share.parts * k,
   counters
 })

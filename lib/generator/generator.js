@@ -41,7 +41,7 @@ export class Generator {
     this.requestsEndedMs = null
     /** @type {() => void} */
     let limitReached = () => {}
-    /** @type {Promise<void>} settles when every client did its requestsPerClient */
+    /** @type {Promise<void>} settles when every client did its -t requests (clients.requestsPerClient) */
     this.limitReached = new Promise(resolve => { limitReached = () => resolve(undefined) })
     /** @type {() => void} */
     this.openGate = () => {}

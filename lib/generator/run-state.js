@@ -76,13 +76,14 @@ export class RunState {
    * ctx.ids for one connection's requests: inserts are noted with the
    * incarnation of the server the connection reached.
    * @param {() => number | undefined} incarnation
+   * @param {() => number} [random]  the client's random numbers (ctx.random)
    * @returns {IdBookkeeping}
    */
-  forConnection (incarnation) {
+  forConnection (incarnation, random = Math.random) {
     const state = this
     return {
       get maxId () { return state.maxId },
-      randomId: () => state.randomId(),
+      randomId: () => 1 + Math.floor(random() * state.maxId),
       noteMaxId: (maxId) => state.noteMaxId(maxId),
       noteInserted: (id, fingerprint = 0) => state.noteInserted(id, fingerprint, incarnation())
     }

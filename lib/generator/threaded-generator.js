@@ -31,7 +31,7 @@ const THREAD_FILE = new URL('./generator-thread.js', import.meta.url)
  * @property {SharedArrayBuffer} counterMemory  [connections, reconnects, skipped]
  * @property {{ rate: number, arrival: 'poisson' | 'fixed', maxLagMs: number | null, seed: number } | null} openLoop  rate: of the whole load
  * @property {import('../scale/share.js').Share} share  this thread's part of the whole load
- * @property {number | null} requestsPerClient
+ * @property {import('../config/run-settings.js').ClientSettings} clients
  * @property {import('../log.js').LevelName} logLevel
  */
 
@@ -56,7 +56,7 @@ const THREAD_FILE = new URL('./generator-thread.js', import.meta.url)
  * @property {RequestStats} stats    the run's: the threads' exact sum
  * @property {{ rate: number, arrival: 'poisson' | 'fixed', maxLagMs: number | null, seed?: number | null } | null} openLoop
  * @property {import('../scale/share.js').Share | null} instance  this process's part of a load split over instances
- * @property {number | null} requestsPerClient
+ * @property {import('../config/run-settings.js').ClientSettings} clients
  * @property {import('../log.js').Logger} log
  */
 
@@ -86,7 +86,7 @@ export class ThreadedGenerator {
     this.concurrencyNow = 0
     /** @type {() => void} */
     let limitReached = () => {}
-    /** @type {Promise<void>} settles when every client did its requestsPerClient */
+    /** @type {Promise<void>} settles when every client did its -t requests */
     this.limitReached = new Promise(resolve => { limitReached = () => resolve(undefined) })
     this.onLimit = limitReached
     const seed = options.openLoop?.seed ?? randomInt(2 ** 47)
@@ -108,7 +108,7 @@ export class ThreadedGenerator {
         counterMemory,
         openLoop: options.openLoop ? { ...options.openLoop, seed } : null,
         share: nestShare(options.instance ?? WHOLE, share),
-        requestsPerClient: options.requestsPerClient,
+        clients: options.clients,
         logLevel: options.log.level
       }
       const thread = new Thread(THREAD_FILE, { workerData: setup })

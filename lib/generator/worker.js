@@ -5,6 +5,7 @@ import { errorMessage, isConnectionError } from './connection.js'
 import { WireConnection } from '../wire/wire-connection.js'
 import { PipelineAbortedError, ServerError } from '../wire/errors.js'
 import { Db } from '../workloads/db.js'
+import { clientRandom } from '../workloads/client-random.js'
 import { isDiskFullError } from '../lab/disk-space.js'
 
 const BACKOFF_MIN_MS = 100
@@ -23,8 +24,8 @@ const BACKOFF_MAX_MS = 5000
  * @property {(delta: number) => void} onConnectionChange
  * @property {() => void} onReconnect
  * @property {import('./pacer.js').Pacer | null} pacer  open loop when set
- * @property {number | null} requestsPerClient  pgbench's -t: a client stops after this many
- * @property {() => void} onLimit  a client has done its requestsPerClient
+ * @property {import('../config/run-settings.js').ClientSettings} clients  what each client is given: -t (a client stops after that many requests) and the seed of its random numbers
+ * @property {() => void} onLimit  a client has done its -t requests
  * @property {Gate} gate  closed while the generator is paused
  */
 
@@ -63,14 +64,17 @@ export class Worker {
     /** @type {number | undefined} the incarnation of the server the connection reached */
     this.incarnation = undefined
     const stats = context.stats
+    // the client's random numbers: its request types and its rows' values
+    const random = clientRandom(context.clients.seed, id)
     /** @type {import('../workloads/contract.js').ClientContext} */
     this.ctx = {
       clientId: id,
+      random,
       config: context.workload.config,
       shared: context.shared,
       state: {},
       defines: context.workload.defines,
-      ids: context.state.forConnection(() => this.incarnation),
+      ids: context.state.forConnection(() => this.incarnation, random),
       written: (rows, points = 0) => {
         stats.rows[this.type] += rows
         stats.points[this.type] += points
@@ -106,9 +110,11 @@ export class Worker {
   }
 
   async loop () {
-    const { mix, stats, pacer, gate, workload, requestsPerClient } = this.context
+    const { mix, stats, pacer, gate, workload } = this.context
+    const { requestsPerClient } = this.context.clients
     const { requests, expectedErrors, pacing } = workload
     const ctx = this.ctx
+    const random = ctx.random
     while (!this.stopping) {
       if (gate.paused) {
         // a worker retired while paused leaves at once, closing its connection
@@ -140,7 +146,7 @@ export class Worker {
         if (this.stopping) break
         stats.lag.record((performance.now() - t0) * 1000)
       }
-      const type = pickType(mix, Math.random())
+      const type = pickType(mix, random())
       this.type = type
       stats.start(type)
       if (!pacer && !pacing) t0 = performance.now()

@@ -2,6 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import { isIP } from 'node:net'
 import { reply, readBody, BodyTooLarge, replyTooLarge, DEFAULT_LIMITS } from './http-server.js'
 import { shareOfTotal } from '../scale/share.js'
+import { checkSetting } from '../config/run-settings.js'
+import { UsageError } from '../errors.js'
 const RATE_WINDOW_S = 10
 
 /**
@@ -161,8 +163,14 @@ export function controlRoutes ({ generator, stats, events, host, token, describe
           } catch {
             return json(res, 400, { error: 'expected a JSON body like {"concurrency": 16}' })
           }
-          const next = body?.concurrency
-          if (!Number.isInteger(next) || next < 1 || next > 10000) return json(res, 400, { error: 'concurrency must be a whole number from 1 to 10000' })
+          // the rule and the wording of -c and a plan's concurrency (config/run-settings.js)
+          let next
+          try {
+            next = /** @type {number} */ (checkSetting('concurrency', body?.concurrency, 'api'))
+          } catch (err) {
+            if (err instanceof UsageError) return json(res, 400, { error: err.message })
+            throw err
+          }
           if (share && next < share.parts) return json(res, 400, { error: `concurrency is the total of ${share.parts} instances, each needs at least one client: at least ${share.parts}` })
           const previous = generator.concurrency
           // an instance runs its exact share of the total, as at start

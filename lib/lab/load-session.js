@@ -23,6 +23,7 @@ import { recordVacuums, serverLogMark } from '../recorder/vacuums.js'
 import { RuntimeError } from '../errors.js'
 import { untilMoment } from '../scale/start-at.js'
 import { formatShare } from '../scale/share.js'
+import { DEFAULT_CLIENT_SETTINGS } from '../config/run-settings.js'
 
 /**
  * @typedef {object} LoadOptions
@@ -33,7 +34,7 @@ import { formatShare } from '../scale/share.js'
  * @property {import('../config/mix.js').Mix} mix
  * @property {'prepared' | 'extended' | 'simple'} protocol
  * @property {number} concurrency
- * @property {number | null} [requestsPerClient]  pgbench's -t: each client stops after this many requests
+ * @property {import('../config/run-settings.js').ClientSettings} [clients]  what each client is given: -t and the seed of its random numbers (default: neither)
  * @property {{ rate: number, arrival: 'poisson' | 'fixed', maxLagMs: number | null, seed?: number | null } | null} openLoop  rate: of all instances together
  * @property {import('../scale/share.js').Share | null} [instance]  --instance: this process runs that share of the load (concurrency is the share already)
  * @property {number | null} [startAtMs]     --start-at: the load starts at that moment (epoch ms)
@@ -125,7 +126,7 @@ export class LoadSession {
         stats: this.stats,
         log: options.log,
         pacer: this.pacer,
-        requestsPerClient: options.requestsPerClient ?? null,
+        clients: options.clients ?? DEFAULT_CLIENT_SETTINGS,
         // an instance's clients keep their numbers in the whole load (pgbench's :client_id)
         ...(options.instance && { clientId: clientNumbering(options.instance) })
       })
@@ -348,7 +349,7 @@ function threadedGenerator (options, { shared, state, stats }) {
     stats,
     openLoop: options.openLoop,
     instance: options.instance ?? null,
-    requestsPerClient: options.requestsPerClient ?? null,
+    clients: options.clients ?? DEFAULT_CLIENT_SETTINGS,
     log: options.log
   })
 }

@@ -23,11 +23,11 @@ const HOOKS = ['configure', 'clients', 'pacing', 'ramp', 'statistics', 'maintain
  * Every problem is one line naming the source: bad input, exit 2.
  * @param {unknown} value    the module's default export
  * @param {string} source
- * @param {{ scripts?: boolean, defines?: Readonly<Record<string, string>>, options?: Record<string, unknown>, optionsWhere?: string, taken?: ReadonlySet<string> }} [given]
- *   options: the values given for the module's options (flags or a plan's options:); taken: the run command's own option names
+ * @param {{ scripts?: boolean, defines?: Readonly<Record<string, string>>, options?: Record<string, unknown>, optionsWhere?: string, taken?: ReadonlySet<string>, seed?: number | null }} [given]
+ *   options: the values given for the module's options (flags or a plan's options:); taken: the run command's own option names; seed: the run's --seed (null: none)
  * @returns {Promise<Workload>}
  */
-export async function checkWorkload (value, source, { scripts = false, defines = {}, options = {}, optionsWhere = '--', taken = new Set() } = {}) {
+export async function checkWorkload (value, source, { scripts = false, defines = {}, options = {}, optionsWhere = '--', taken = new Set(), seed = null } = {}) {
   const fail = (/** @type {string} */ problem) => new UsageError(`workload ${printable(source)}: ${problem}`)
   if (typeof value !== 'object' || value === null) throw fail('the module has no default export object (export default { name, types, requests, … })')
   const module = /** @type {Record<string, unknown>} */ (value)
@@ -61,7 +61,7 @@ export async function checkWorkload (value, source, { scripts = false, defines =
       throw fail(`${what}${String(/** @type {Error} */ (err)?.message ?? err).split('\n')[0]}`)
     }
   }
-  const config = hooks.configure ? await refuse('', () => /** @type {NonNullable<WorkloadModule['configure']>} */ (hooks.configure)({ options: optionValuesGiven, defines })) : undefined
+  const config = hooks.configure ? await refuse('', () => /** @type {NonNullable<WorkloadModule['configure']>} */ (hooks.configure)({ options: optionValuesGiven, defines, seed })) : undefined
   const clients = hooks.clients ? await refuse('clients: ', () => positive(/** @type {NonNullable<WorkloadModule['clients']>} */ (hooks.clients)(config), 'expected a whole number above 0', Number.isInteger)) : null
   const pacing = hooks.pacing ? await refuse('pacing: ', () => checkPacing(/** @type {NonNullable<WorkloadModule['pacing']>} */ (hooks.pacing)(config))) : null
   const ramp = hooks.ramp ? await refuse('ramp: ', () => checkRamp(/** @type {NonNullable<WorkloadModule['ramp']>} */ (hooks.ramp)(config))) : null

@@ -12,6 +12,7 @@ import { scriptWorkload, parseDefines } from '../pgbench/workload.js'
  * @property {string[]} defines              -D NAME=VALUE
  * @property {number | null} scale           -s
  * @property {string | undefined} randomSeed --random-seed
+ * @property {number | null} [seed]         --seed (a plan's seed:): the workload's data and each client's random numbers; pgbench scripts' --random-seed
  * @property {import('../config/protocol.js').Protocol} protocol  -M: some scripts need a given one
  * @property {Record<string, unknown>} [options]   values of the workload's own options
  * @property {string} [optionsWhere]         how they were given: '--' (flags) or 'options.' (a plan)
@@ -26,7 +27,7 @@ import { scriptWorkload, parseDefines } from '../pgbench/workload.js'
  * @param {WorkloadChoice} choice
  * @returns {Promise<import('./contract.js').Workload>}
  */
-export async function chooseWorkload ({ workload, files, builtins, order, defines, scale, randomSeed, protocol, options = {}, optionsWhere = '--', taken, baseDir }) {
+export async function chooseWorkload ({ workload, files, builtins, order, defines, scale, randomSeed, seed = null, protocol, options = {}, optionsWhere = '--', taken, baseDir }) {
   const definesByName = parseDefines(defines)
   const scripted = files.length > 0 || builtins.length > 0
   if (scripted && workload !== undefined && workload !== 'pgbench') {
@@ -35,10 +36,12 @@ export async function chooseWorkload ({ workload, files, builtins, order, define
   if (scripted || workload === 'pgbench') {
     const given = Object.keys(options)
     if (given.length > 0) throw new UsageError(`${optionsWhere}${given[0]}: pgbench scripts have no such option`)
+    // --seed is the scripts' --random-seed when that is not given; both would say two things
+    if (randomSeed !== undefined && seed !== null) throw new UsageError('--seed and --random-seed: give one (--seed seeds the scripts\' random functions as --random-seed does)')
     // pgbench runs tpcb-like when no script is given; so do we.
-    return scriptWorkload({ specs: scripted ? order ?? [...files.map(file => ({ file })), ...builtins.map(builtin => ({ builtin }))] : [{ builtin: 'tpcb-like' }], defines: definesByName, scale, randomSeed, protocol, baseDir })
+    return scriptWorkload({ specs: scripted ? order ?? [...files.map(file => ({ file })), ...builtins.map(builtin => ({ builtin }))] : [{ builtin: 'tpcb-like' }], defines: definesByName, scale, randomSeed: randomSeed ?? (seed === null ? undefined : String(seed)), protocol, baseDir })
   }
   if (scale !== null) throw new UsageError('-s/--scale sets :scale of pgbench scripts; it does not apply to --workload ' + printable(workload ?? 'manta'))
   if (randomSeed !== undefined) throw new UsageError('--random-seed seeds pgbench scripts; it does not apply to --workload ' + printable(workload ?? 'manta'))
-  return loadWorkload(workload ?? 'manta', { baseDir, defines: definesByName, options, optionsWhere, taken })
+  return loadWorkload(workload ?? 'manta', { baseDir, defines: definesByName, options, optionsWhere, taken, seed })
 }

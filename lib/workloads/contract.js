@@ -19,8 +19,9 @@
  * @property {RequestTypeSpec[]} types
  * @property {Record<string, RequestFunction>} requests
  * @property {Record<string, import('./options.js').OptionSpec>} [options]  the workload's own flags of pgloadgen run (a plan's options:)
- * @property {(given: { options: Record<string, unknown>, defines: Readonly<Record<string, string>> }) => unknown} [configure]
- *   at start, before any connection: checks the options and -D settings (throw to refuse them) and returns ctx.config
+ * @property {(given: { options: Record<string, unknown>, defines: Readonly<Record<string, string>>, seed: number | null }) => unknown} [configure]
+ *   at start, before any connection: checks the options and -D settings (throw to refuse them) and returns ctx.config;
+ *   seed: the run's --seed (a plan's seed:), null when none was given. An option of the module named seed is given --seed's value on the command line
  * @property {(config: any) => number} [clients]   the number of clients the workload runs (then -c is refused)
  * @property {(config: any) => Pacing | null} [pacing]   each client runs one request per interval, on a schedule
  * @property {(config: any) => Ramp | null} [ramp]   clients start one by one rather than all at once
@@ -83,6 +84,8 @@
 /**
  * @typedef {object} ClientContext
  * @property {number} clientId      0 for the first client, 1 for the next, …
+ * @property {() => number} random   uniform in [0, 1), the client's own: seeded from --seed and clientId when the run has a seed, else Math.random;
+ *   draw every random value of a request from it, so that with a seed each client's rows repeat
  * @property {unknown} config       what configure() returned
  * @property {unknown} shared       what setup() returned
  * @property {Record<string, any>} state   this client's own, kept across reconnects

@@ -30,11 +30,11 @@ export const DENSE_TABLE_TYPES = [
  * @property {URL} schema
  * @property {URL} drop
  * @property {string} insertSql    returns the new row's id, or with no fingerprintOf "id fingerprint"
- * @property {() => Array<string | number>} newRow      parameters of insertSql
+ * @property {(random: () => number) => Array<string | number>} newRow      parameters of insertSql, from the client's random numbers (ctx.random)
  * @property {string} fingerprintSql  an expression over the row that tells the row inserted from a later one given its id; updates leave it alone
  * @property {(row: Array<string | number>) => number} [fingerprintOf]  its value from newRow()'s parameters
  * @property {string} updateSql    $1 is the id
- * @property {(id: number) => Array<string | number>} changedRow  parameters of updateSql
+ * @property {(id: number, random: () => number) => Array<string | number>} changedRow  parameters of updateSql
  * @property {number} pointsPerRow  metric values in a row (0: none)
  */
 
@@ -64,7 +64,7 @@ export function denseTableWorkload ({ name, description, table, prefix, schema, 
     requests: {
       /** @param {Db} db @param {ClientContext} ctx */
       async insert_row (db, ctx) {
-        const row = newRow()
+        const row = newRow(ctx.random)
         const result = await db.query(insert, row)
         if (fingerprintOf) {
           ctx.ids.noteInserted(Number(result.first), fingerprintOf(row))
@@ -85,7 +85,7 @@ export function denseTableWorkload ({ name, description, table, prefix, schema, 
       /** @param {Db} db @param {ClientContext} ctx */
       async update_row (db, ctx) {
         const id = ctx.ids.randomId()
-        const [, updated] = await db.batch([[lock, [id]], [update, changedRow(id)]])
+        const [, updated] = await db.batch([[lock, [id]], [update, changedRow(id, ctx.random)]])
         return updated.rowCount === 1
       },
 

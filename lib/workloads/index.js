@@ -42,8 +42,8 @@ export async function rawWorkloadModule (spec, baseDir = process.cwd()) {
  * (relative to baseDir). Loading runs the module's top-level code; a module
  * that fails to load is one line, exit 2.
  * @param {string} spec
- * @param {{ baseDir?: string, defines?: Readonly<Record<string, string>>, options?: Record<string, unknown>, optionsWhere?: string, taken?: ReadonlySet<string> }} [given]
- *   options: values of the workload's own options (see check.js)
+ * @param {{ baseDir?: string, defines?: Readonly<Record<string, string>>, options?: Record<string, unknown>, optionsWhere?: string, taken?: ReadonlySet<string>, seed?: number | null }} [given]
+ *   options: values of the workload's own options; seed: the run's --seed (see check.js)
  * @returns {Promise<Workload>}
  */
 export async function loadWorkload (spec, { baseDir = process.cwd(), ...given } = {}) {

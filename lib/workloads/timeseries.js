@@ -6,10 +6,13 @@ const METRICS = ['usage_user', 'usage_system', 'usage_idle', 'usage_nice', 'usag
 
 const FINGERPRINT = '(extract(epoch FROM time) * 1000000)::bigint % 65536'
 
-const usage = () => Math.random() * 100
-
-/** @param {number} first */
-const withUsages = (first) => [first, usage(), usage(), usage(), usage(), usage(), usage(), usage(), usage(), usage(), usage()]
+/**
+ * A row's first parameter and its ten usages, drawn from the client's random numbers.
+ * @param {number} first
+ * @param {() => number} random
+ */
+const withUsages = (first, random) => [first, random() * 100, random() * 100, random() * 100, random() * 100, random() * 100,
+  random() * 100, random() * 100, random() * 100, random() * 100, random() * 100]
 
 // Points of the Time Series Benchmark Suite's cpu-only shape: an insert is a
 // new point for a random host at the current time, an update a late
@@ -25,7 +28,7 @@ export default denseTableWorkload({
   // alone), in microseconds modulo 2^16, tells the row inserted from a
   // later one that took its id; the insert returns it after the id.
   insertSql: `INSERT INTO cpu (time, tags_id, ${METRICS.join(', ')}) VALUES (now(), $1, ${METRICS.map((_, i) => `$${i + 2}`).join(', ')}) RETURNING id::text || ' ' || (${FINGERPRINT})::text`,
-  newRow: () => withUsages(1 + Math.floor(Math.random() * HOSTS)),
+  newRow: (random) => withUsages(1 + Math.floor(random() * HOSTS), random),
   fingerprintSql: FINGERPRINT,
   updateSql: `UPDATE cpu SET ${METRICS.map((m, i) => `${m} = $${i + 2}`).join(', ')} WHERE id = $1`,
   pointsPerRow: 10,

@@ -50,13 +50,14 @@ async function seriesIds (db, agent, metrics) {
  * (the flush's, as haggar sends one epoch per flush), a random value each.
  * @param {AgentSeries} series
  * @param {number} atMs
+ * @param {() => number} [random]  the client's random numbers (ctx.random)
  * @returns {Generator<string>}
  */
-export function * flushRows ({ prefixes }, atMs) {
+export function * flushRows ({ prefixes }, atMs, random = Math.random) {
   const stamp = `${new Date(atMs).toISOString()}\t`
   let text = ''
   for (let i = 0; i < prefixes.length; i++) {
-    text += prefixes[i] + stamp + VALUES[(Math.random() * 1000) | 0]
+    text += prefixes[i] + stamp + VALUES[(random() * 1000) | 0]
     if (text.length >= CHUNK_CHARS) {
       yield text
       text = ''

@@ -63,7 +63,7 @@ export default {
       const lost = (/** @type {unknown} */ err) => ctx.writeFailed(err, series.ids.length, () => flushProbe(series, atMs))
       if (!config.reconnectPerFlush) {
         try {
-          const copied = await db.copyFrom(COPY_SQL, flushRows(series, atMs))
+          const copied = await db.copyFrom(COPY_SQL, flushRows(series, atMs, ctx.random))
           ctx.written(copied.rowCount, copied.rowCount)
         } catch (err) {
           lost(err)
@@ -80,7 +80,7 @@ export default {
         throw new Error(`connecting for a flush: ${/** @type {Error} */ (err).message}`, { cause: err })
       }
       try {
-        const copied = await own.copyFrom(COPY_SQL, flushRows(series, atMs))
+        const copied = await own.copyFrom(COPY_SQL, flushRows(series, atMs, ctx.random))
         ctx.written(copied.rowCount, copied.rowCount)
       } catch (err) {
         lost(err)

@@ -90,7 +90,7 @@ export async function flushSegment (db, ctx) {
 export async function readSeries (db, ctx) {
   const config = /** @type {TgresConfig} */ (ctx.config)
   const shared = /** @type {TgresShared} */ (ctx.shared)
-  const series = Math.floor(Math.random() * config.series)
+  const series = Math.floor(ctx.random() * config.series)
   const seg = Math.floor(series / config.width)
   // the last step whose units have all been handed out
   const latestStep = shared.firstStep + Math.floor(shared.next / config.unitsPerStep) - 1

@@ -1,6 +1,7 @@
 import { quote } from '../../config/quote.js'
 import { INSERT_MAX_ROWS } from './insert-rows.js'
 import { randomSeed } from './random.js'
+import { MAX_SEED } from '../../config/run-settings.js'
 
 // The workload's own flags of pgloadgen run, and what configure makes of
 // them: every impossible setting is refused here, before anything connects.
@@ -23,7 +24,7 @@ export const OPTIONS = {
   missing: { type: 'number', default: 0, min: 0, max: 1, describe: 'fraction of points never sent' },
   'partition-interval': { type: 'duration', describe: 'make tsbs_cpu range-partitioned by time, one partition per this much time (default: a plain table, as TSBS without TimescaleDB)' },
   premake: { type: 'integer', default: 4, min: 0, max: 10000, describe: 'with --partition-interval: partitions made ahead of the newest time written' },
-  seed: { type: 'integer', min: 0, max: 2 ** 31 - 1, describe: 'seed of the generated data (default: a new one each run)' }
+  seed: { type: 'integer', min: 0, max: MAX_SEED, describe: 'seed of the generated data (default: the run\'s --seed, else a new one each run)' }
 }
 
 /**
@@ -43,10 +44,10 @@ export const OPTIONS = {
  */
 
 /**
- * @param {{ options: Record<string, any> }} given
+ * @param {{ options: Record<string, any>, seed?: number | null }} given  seed: the run's (a plan's seed:), when its own option is not given
  * @returns {TsbsConfig}
  */
-export function configure ({ options }) {
+export function configure ({ options, seed = null }) {
   const intervalMs = Math.round(options.interval * 1000)
   if (!(intervalMs >= 1)) throw new Error(`--interval: at least 1ms, got ${options.interval}s`)
   let clock = options.clock
@@ -82,7 +83,7 @@ export function configure ({ options }) {
     missing: options.missing,
     partitionIntervalS,
     premake: options.premake,
-    seed: options.seed ?? randomSeed()
+    seed: options.seed ?? seed ?? randomSeed()
   }
 }
 

@@ -18,11 +18,11 @@ export async function lateUpdate (db, ctx) {
   const newest = stream.newestWrittenEpoch
   if (newest < 0) return false
   const oldest = Math.max(0, newest - Math.floor(config.lateWindowMs / config.intervalMs))
-  const epoch = oldest + Math.floor(Math.random() * (newest - oldest + 1))
-  const host = Math.floor(Math.random() * stream.hosts)
+  const epoch = oldest + Math.floor(ctx.random() * (newest - oldest + 1))
+  const host = Math.floor(ctx.random() * stream.hosts)
   /** @type {Array<string | number>} */
   const params = [stream.tagIds[host], new Date(stream.timeOf(epoch)).toISOString()]
-  for (let f = 0; f < FIELDS.length; f++) params.push(Math.floor(Math.random() * 101))
+  for (let f = 0; f < FIELDS.length; f++) params.push(Math.floor(ctx.random() * 101))
   const { rowCount } = await db.query(LATE_UPDATE_SQL, params)
   if (rowCount === 0) return false
 }
