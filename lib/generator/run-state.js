@@ -31,11 +31,6 @@ export class RunState {
     this.inDoubt = []
   }
 
-  /** A uniformly random id in [1, maxId] (1 while the table is empty). */
-  randomId () {
-    return 1 + Math.floor(Math.random() * this.maxId)
-  }
-
   /**
    * fetch_max is authoritative: the max id can go down (a rollback of the
    * data underneath the generator), and then reads must not aim above it.
@@ -76,7 +71,7 @@ export class RunState {
    * ctx.ids for one connection's requests: inserts are noted with the
    * incarnation of the server the connection reached.
    * @param {() => number | undefined} incarnation
-   * @param {() => number} [random]  the client's random numbers (ctx.random)
+   * @param {() => number} [random]  the client's random numbers (ctx.random): randomId is uniform in [1, maxId] (1 while the table is empty)
    * @returns {IdBookkeeping}
    */
   forConnection (incarnation, random = Math.random) {

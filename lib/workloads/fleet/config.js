@@ -1,3 +1,5 @@
+import { MAX_CONCURRENCY } from '../../config/run-settings.js'
+
 // The fleet's flags and what configure() makes of them. haggar's own flags
 // (gorsuch/haggar main.go) are -agents 100, -metrics 10000,
 // -flush-interval 10s, -spawn-interval 10s, -jitter 10s and
@@ -7,9 +9,9 @@
 // up 100 agents; --spawn-interval 10s --jitter 5s is its ramp), and each
 // agent keeps its connection (--reconnect-per-flush is haggar's default).
 
-// Bounds: the lab runs at most 10000 clients; an agent's series are
+// Bounds: the lab runs at most MAX_CONCURRENCY clients; an agent's series are
 // registered and read back once, held in memory, and written per flush.
-const MAX_AGENTS = 10000
+const MAX_AGENTS = MAX_CONCURRENCY
 const MAX_METRICS = 1000000
 // The lab runs the maintenance that makes partitions ahead this often
 // (the module's maintainEvery); what is made ahead must outlast two passes.
