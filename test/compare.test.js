@@ -12,6 +12,9 @@ import { runCli, lines } from './helpers/cli.js'
 import { createTestDatabase } from './helpers/pg.js'
 import { renderPage } from './helpers/chromium.js'
 
+// what two decimals shown may differ from the figure, and a float's slack: 0.305 is shown 0.30
+const HALF_CENT = 0.005 + 1e-9
+
 const db = await createTestDatabase(t, 'compare')
 const work = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-compare-'))
 t.teardown(() => rm(work, { recursive: true, force: true }))
@@ -115,11 +118,11 @@ function sameFigures (t, text, json) {
       }
       const c = comparison.figures[figure.key]
       if (c.ratio !== null) {
-        if (Math.abs(Number.parseFloat(ratioText) - c.ratio) > 0.005) t.fail(`${figure.label}: ratio ${ratioText} in the text, ${c.ratio} in the JSON`)
+        if (Math.abs(Number.parseFloat(ratioText) - c.ratio) > HALF_CENT) t.fail(`${figure.label}: ratio ${ratioText} in the text, ${c.ratio} in the JSON`)
       } else t.ok(ratioText === 'n/a' || ratioText === '-', `${figure.label}: no ratio in either (${ratioText})`)
       if (c.interval) {
         const [low, high] = ciText.split('–').map(Number)
-        if (Math.abs(low - c.interval[0]) > 0.005 || Math.abs(high - c.interval[1]) > 0.005) t.fail(`${figure.label}: interval ${ciText} in the text, ${c.interval} in the JSON`)
+        if (Math.abs(low - c.interval[0]) > HALF_CENT || Math.abs(high - c.interval[1]) > HALF_CENT) t.fail(`${figure.label}: interval ${ciText} in the text, ${c.interval} in the JSON`)
       }
       if (verdictText !== (SHORT[c.verdict] ?? c.verdict)) t.fail(`${figure.label}: verdict ${verdictText} in the text, ${c.verdict} in the JSON`)
       checked++
@@ -157,6 +160,8 @@ t.test('--json carries the same figures as the text', async t => {
   t.equal(comparison.entries[0].figures['latency.all.p99'], summaryA.latency_us.p99, 'one run\'s p99 is its summary\'s')
   t.equal(comparison.entries[0].figures['latency.insert_row.p95'], summaryA.requests.insert_row.latency_us.p95, 'and per type')
   t.equal(comparison.entries[0].figures.unexpected_failures, summaryA.unexpected_failures, 'unexpected failures as the summary has them')
+  t.ok(summaryA.server_wal_bytes > 0, `a recorded run's summary has the server's WAL (${summaryA.server_wal_bytes} bytes)`)
+  t.equal(comparison.entries[0].figures.server_wal_bytes, summaryA.server_wal_bytes, 'and the comparison sets it side by side')
   sameFigures(t, text.stdout, comparison)
 })
 

@@ -28,7 +28,7 @@ export const FIGURES_METHOD = {
   throughput: 'a run\'s summary.json throughput; of repetitions, their requests done / their seconds of load together (each repetition\'s own for the interval)',
   latency: 'percentiles of every request of every repetition, from their raw histograms added bucket by bucket (summary.json\'s histograms), never an average of percentiles; per request type and over all types',
   failures: 'per run, the mean over the repetitions: failed (every failed request), unexpected (summary.json\'s unexpected_failures), expected (the others: injected errors)',
-  server: 'per run, the mean over the repetitions that recorded it: dead tuples of the workload\'s table (peak and last sample), its size (pg_total_relation_size, last sample), the WAL the run\'s vacuums wrote themselves (their reports; the samples hold no whole-server WAL counter), the sidecar\'s vacuums that ended and the seconds they took (events), autovacuums (the server log when it was read, else the samples\' vacuum progress); a figure not recorded is n/a, never 0'
+  server: 'per run, the mean over the repetitions that recorded it: dead tuples of the workload\'s table (peak and last sample), its size (pg_total_relation_size, last sample), the WAL the whole server wrote over the load (its insert position at the start and the end; recorded runs since it was added), the WAL the run\'s vacuums wrote themselves (their reports), the sidecar\'s vacuums that ended and the seconds they took (events), autovacuums (the server log when it was read, else the samples\' vacuum progress); a figure not recorded is n/a, never 0'
 }
 
 /** @type {Figure[]} */
@@ -47,6 +47,7 @@ const SERVER = [
   { key: 'dead_tuples_peak', group: 'server', label: 'dead tuples, peak', unit: 'count', better: 'lower' },
   { key: 'dead_tuples_end', group: 'server', label: 'dead tuples, end', unit: 'count', better: 'lower' },
   { key: 'table_bytes_end', group: 'server', label: 'table size, end', unit: 'bytes', better: 'lower' },
+  { key: 'server_wal_bytes', group: 'server', label: 'WAL, whole server', unit: 'bytes', better: 'lower' },
   { key: 'vacuum_wal_bytes', group: 'server', label: 'vacuum WAL', unit: 'bytes', better: 'lower' },
   { key: 'vacuum_s', group: 'server', label: 'vacuum time', unit: 'seconds', better: 'lower' },
   { key: 'vacuums', group: 'server', label: 'vacuums', unit: 'count', better: null },

@@ -18,6 +18,7 @@ import { runVacuumCosts } from '../report/vacuum-cost-section.js'
  * @property {number | null} dead_tuples_peak    highest dead-tuple count of the table in the samples
  * @property {number | null} dead_tuples_end     in the last sample that has it
  * @property {number | null} table_bytes_end     pg_total_relation_size in the last sample that has it
+ * @property {number | null} server_wal_bytes    WAL the whole server wrote over the load (summary.json's server_wal_bytes)
  * @property {number | null} vacuum_wal_bytes    WAL the run's vacuums wrote themselves (their reports)
  * @property {number} vacuums                    the sidecar's vacuums that ended (events)
  * @property {number} vacuum_s                   the seconds they took
@@ -49,6 +50,7 @@ export function runFigures (run, summary) {
     dead_tuples_peak: whole.dead_tuples_peak,
     dead_tuples_end: lastOf(run.samples.map(s => s.pg?.dead_tuples)),
     table_bytes_end: whole.table_bytes_end,
+    server_wal_bytes: isNumber(summary.server_wal_bytes) ? summary.server_wal_bytes : null,
     vacuum_wal_bytes: costs.length ? costs.reduce((a, b) => a + b, 0) : null,
     vacuums: ends.length,
     vacuum_s: ends.reduce((n, e) => n + (Number(e.duration_s) || 0), 0),

@@ -15,6 +15,7 @@ import { countInDoubtRows, countTableRows, verifyInserts } from './audit.js'
 import { WorkloadServices } from './workload-services.js'
 import { buildSummary } from '../summary/summary.js'
 import { summaryJson } from '../summary/summary-json.js'
+import { walPosition, walSince } from './server-wal.js'
 import { StatsCollector } from '../pgstats/collector.js'
 import { Recorder } from '../recorder/recorder.js'
 import { DiskSpaceWatch } from './disk-space.js'
@@ -150,6 +151,8 @@ export class LoadSession {
     this.recorder = null
     /** @type {{ file: string, offset: number } | null} where the server log ended when the load started */
     this.logMark = null
+    /** @type {string | null} the server's WAL insert position when the load started (recorded runs) */
+    this.walAtStart = null
     this.disk = options.disk ? new DiskSpaceWatch({ ...options.disk, stats: this.stats, registry: options.registry, log: options.log }) : null
     this.startedAt = new Date()
     this.started = 0
@@ -184,6 +187,8 @@ export class LoadSession {
       options.log.info(`ready; the load starts at ${new Date(at).toISOString()}, in ${((at - Date.now()) / 1000).toFixed(1)} s`)
       if (!await untilMoment(at, interrupted)) return false
     }
+    // the server's WAL over the load, for a recorded run's summary (server-wal.js)
+    this.walAtStart = options.recordDir ? await walPosition(options.connectionString) : null
     this.startedAt = new Date()
     this.started = performance.now()
     this.cpuAtStart = process.cpuUsage()
@@ -226,6 +231,7 @@ export class LoadSession {
     const endedAt = new Date(Date.now() - (now - endedMs))
     const cpuUsage = process.cpuUsage(this.cpuAtStart)
     if (!finished) options.log.warn(`requests still in flight after ${shutdownTimeoutS} s were abandoned`)
+    const serverWalBytes = options.recordDir ? await walSince(options.connectionString, this.walAtStart) : null
     await this.recorder?.stop()
     this.disk?.check()
     this.disk?.stop()
@@ -273,7 +279,7 @@ export class LoadSession {
     if (options.recordDir) {
       // what each vacuum cost (lib/recorder/vacuums.js)
       const vacuums = await recordVacuums(options.recordDir, this.logMark ?? null).catch(err => ({ vacuums: [], autovacuum_source: `none: ${errorMessage(err)}` }))
-      await writeFile(path.join(options.recordDir, 'summary.json'), summaryJson({ ...summary, ...vacuums }))
+      await writeFile(path.join(options.recordDir, 'summary.json'), summaryJson({ ...summary, server_wal_bytes: serverWalBytes, ...vacuums }))
       await this.writeRunInfo(new Date())
     }
     return summary
