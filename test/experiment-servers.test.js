@@ -11,6 +11,10 @@ import path from 'node:path'
 import YAML from 'yaml'
 import { runCli, lines, REPO } from './helpers/cli.js'
 import { parsePlan } from '../lib/experiment/plan.js'
+import { EmbeddedServer } from '../lib/embedded/server.js'
+import { resolveProfile } from '../lib/embedded/profile.js'
+import { createLogger } from '../lib/log.js'
+import { query } from './helpers/pg.js'
 
 /** @param {import('tap').Test} t */
 async function tempDir (t) {
@@ -104,4 +108,34 @@ t.test('a plan on two majors, one variant with settings of its own: run end to e
   t.match(html, /The variants ran on different servers\. pg16 had a prepared snapshot of its own\. pg18-cost, pg18 shared one prepared snapshot\./, 'the report says which variants shared a snapshot')
   t.match(html, /<tr><th>autovacuum_vacuum_cost_limit<\/th><td>-1<\/td><td>2000<\/td><td>-1<\/td><\/tr>/, 'and sets the differing setting side by side')
   t.match(html, /<tr><th>PostgreSQL<\/th><td>16\.\d+<\/td><td>18\.\d+<\/td><td>18\.\d+<\/td><\/tr>/, 'with each variant\'s version')
+})
+
+t.test('with a seed, the prepare phases of two majors write the same rows', async t => {
+  const dir = await tempDir(t)
+  const file = path.join(dir, 'seeded.yaml')
+  // the variants only read: each data directory ends as its prepare phase left it
+  await writeFile(file, YAML.stringify(planWith({
+    seed: 42,
+    mix: 'read_row=1',
+    prepare: { rows: 2000, concurrency: 4, mix: 'insert_row=1' },
+    variants: [{ name: 'pg16', steps: [{ load: '1s' }], server: { version: 16 } }, { name: 'pg18', steps: [{ load: '1s' }] }]
+  })))
+  const out = path.join(dir, 'out')
+  const result = await runCli(['experiment', file, '--out', out], { t })
+  t.equal(result.code, 0, `exit 0; stderr: ${result.stderr.slice(-2000)}`)
+  /** @type {Record<string, { rows: number, digest: string }>} */
+  const tables = {}
+  for (const major of [16, 18]) {
+    const dataDir = path.join(out, `pgdata-pg${major}`)
+    const server = new EmbeddedServer({ dataDir, profileFile: resolveProfile('default'), log: createLogger({ level: 'silent' }), major })
+    t.teardown(() => server.shutdown().catch(() => {}))
+    const url = await server.start()
+    // the rows' generated values, in an order of their own: ids and time stamps are the server's
+    const { rows: [row] } = await query(url, 'SELECT count(*)::int AS rows, md5(string_agg(c1 || c2 || c3 || c4 || c5, \',\' ORDER BY c1, c2)) AS digest FROM test_table')
+    tables[major] = row
+    await server.shutdown()
+  }
+  t.equal(tables[16].rows, 2000, 'PostgreSQL 16: the plan\'s 2000 rows')
+  t.equal(tables[18].rows, 2000, 'PostgreSQL 18: the same count')
+  t.equal(tables[16].digest, tables[18].digest, 'and the same rows')
 })
