@@ -93,26 +93,7 @@ export function parseVacuumReport (text) {
     aggressive: Boolean(head[2]) || /\baggressive\b/.test(lines[0]),
     index_scans: Number(head[5]),
     // null until a line gives it: older majors leave some out
-    pages_removed: null,
-    pages_remain: null,
-    pages_scanned: null,
-    pages_skipped: null,
-    pages_eagerly_scanned: null,
-    tuples_removed: null,
-    tuples_remain: null,
-    tuples_dead_not_removable: null,
-    pages_frozen: null,
-    tuples_frozen: null,
-    vm_set_all_visible: null,
-    vm_set_all_frozen: null,
-    pages_with_dead_items_removed: null,
-    dead_items_removed: null,
-    buffer_hits: null,
-    buffer_misses: null,
-    buffer_dirtied: null,
-    wal_records: null,
-    wal_fpi: null,
-    wal_bytes: null
+    ...unreportedFigures()
   }
   for (const line of lines.slice(1)) {
     let m
@@ -198,26 +179,8 @@ export function parseLegacyVerbose (notices, datname) {
         mode: 'manual',
         aggressive: Boolean(m[1]),
         index_scans: null,
+        ...unreportedFigures(),
         pages_removed: 0,
-        pages_remain: null,
-        pages_scanned: null,
-        pages_skipped: null,
-        pages_eagerly_scanned: null,
-        tuples_removed: null,
-        tuples_remain: null,
-        tuples_dead_not_removable: null,
-        pages_frozen: null,
-        tuples_frozen: null,
-        vm_set_all_visible: null,
-        vm_set_all_frozen: null,
-        pages_with_dead_items_removed: null,
-        dead_items_removed: null,
-        buffer_hits: null,
-        buffer_misses: null,
-        buffer_dirtied: null,
-        wal_records: null,
-        wal_fpi: null,
-        wal_bytes: null,
         indexes: false,
         passes: 0
       }
@@ -609,5 +572,34 @@ export class VacuumAccount {
     if (this.failed) cost.unavailable.counters = `could not read the counters: ${this.failed}`
     if (phases === null) cost.unavailable.phases = 'the vacuum ended before the progress follower\'s first poll (every 250 ms)'
     return cost
+  }
+}
+
+/**
+ * A vacuum report's figures before any line gave them: null, since older
+ * majors leave some out.
+ */
+function unreportedFigures () {
+  return {
+    pages_removed: /** @type {number | null} */ (null),
+    pages_remain: /** @type {number | null} */ (null),
+    pages_scanned: /** @type {number | null} */ (null),
+    pages_skipped: /** @type {number | null} */ (null),
+    pages_eagerly_scanned: /** @type {number | null} */ (null),
+    tuples_removed: /** @type {number | null} */ (null),
+    tuples_remain: /** @type {number | null} */ (null),
+    tuples_dead_not_removable: /** @type {number | null} */ (null),
+    pages_frozen: /** @type {number | null} */ (null),
+    tuples_frozen: /** @type {number | null} */ (null),
+    vm_set_all_visible: /** @type {number | null} */ (null),
+    vm_set_all_frozen: /** @type {number | null} */ (null),
+    pages_with_dead_items_removed: /** @type {number | null} */ (null),
+    dead_items_removed: /** @type {number | null} */ (null),
+    buffer_hits: /** @type {number | null} */ (null),
+    buffer_misses: /** @type {number | null} */ (null),
+    buffer_dirtied: /** @type {number | null} */ (null),
+    wal_records: /** @type {number | null} */ (null),
+    wal_fpi: /** @type {number | null} */ (null),
+    wal_bytes: /** @type {number | null} */ (null)
   }
 }
