@@ -181,14 +181,15 @@ export class LoadSession {
     if (options.recordDir) {
       await this.writeRunInfo(null)
       this.logMark = await serverLogMark(options.serverLogDir ?? options.disk?.dataDir ?? null)
+      // the server's WAL over the load, for a recorded run's summary (server-wal.js):
+      // read before waiting for --start-at, so that the load starts on time
+      this.walAtStart = await walPosition(options.connectionString)
       this.recorder = new Recorder(options.recordDir, { stats: this.stats, generator: this.generator, pgStats: () => this.latestStats(), table: options.workload.table, workloadStats: options.workload.statistics.length > 0 ? () => this.services.latest() : null, disk: this.disk && (() => this.disk?.sample() ?? null) }, options.log)
     }
     if (at !== null) {
       options.log.info(`ready; the load starts at ${new Date(at).toISOString()}, in ${((at - Date.now()) / 1000).toFixed(1)} s`)
       if (!await untilMoment(at, interrupted)) return false
     }
-    // the server's WAL over the load, for a recorded run's summary (server-wal.js)
-    this.walAtStart = options.recordDir ? await walPosition(options.connectionString) : null
     this.startedAt = new Date()
     this.started = performance.now()
     this.cpuAtStart = process.cpuUsage()
