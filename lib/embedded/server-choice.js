@@ -51,14 +51,24 @@ export async function chooseServer ({ pgVersion, profile, settings = {}, dataDir
   }
   adaptProfile(await profileText(profileFile)) // every setting checked now
   const dir = dataDir === undefined ? defaultDataDir(major) : dataDir
-  const found = dir === null ? null : dataDirMajor(dir)
-  if (dir !== null && found !== null && found !== major) {
-    throw new UsageError(`the data directory ${path.resolve(dir)} holds a PostgreSQL ${found} cluster and cannot be started with PostgreSQL ${major}; give --pg-version ${found}, or another --data-dir`)
-  }
+  if (dir !== null) assertDataDirMajor(dir, major)
   if (offline && major !== DEFAULT_MAJOR && !isCached(major)) {
     throw new UsageError(`PostgreSQL ${major} is not installed and --offline forbids fetching it (pgloadgen server install ${major} fetches it ahead of time)`)
   }
   return { major, profile, profileFile, settings, dataDir: dir ?? defaultDataDir(major), offline, adaptProfile }
+}
+
+/**
+ * A data directory does not cross majors: the one initdb wrote in it
+ * (PG_VERSION), when there is one, must be the major asked for.
+ * @param {string} dataDir
+ * @param {number} major
+ */
+export function assertDataDirMajor (dataDir, major) {
+  const found = dataDirMajor(dataDir)
+  if (found !== null && found !== major) {
+    throw new UsageError(`the data directory ${path.resolve(dataDir)} holds a PostgreSQL ${found} cluster and cannot be started with PostgreSQL ${major}; give --pg-version ${found}, or another --data-dir`)
+  }
 }
 
 /**

@@ -6,10 +6,10 @@ import { randomBytes } from 'node:crypto'
 import os from 'node:os'
 import path from 'node:path'
 import pg from 'pg'
-import { RuntimeError, UsageError } from '../errors.js'
+import { RuntimeError } from '../errors.js'
 import { findBinaries } from './binaries.js'
 import { DEFAULT_MAJOR } from './majors.js'
-import { dataDirMajor } from './server-choice.js'
+import { assertDataDirMajor, dataDirMajor } from './server-choice.js'
 import { serverUser } from './system-user.js'
 import { readProfile } from './profile.js'
 import { goneOwner, readOwner, writeOwner } from './owner.js'
@@ -140,7 +140,7 @@ export class EmbeddedServer {
    * @returns {Promise<string>} the connection string
    */
   async start () {
-    if (this.isInitialised()) await this.assertMajor()
+    if (this.isInitialised()) assertDataDirMajor(this.dataDir, this.major)
     else await this.initialise()
     const running = await this.runningPort()
     if (running) {
@@ -252,17 +252,6 @@ export class EmbeddedServer {
   async restart () {
     const { pg_ctl: pgCtl } = await this.binaries()
     await this.exec(pgCtl, ['restart', '-D', this.dataDir, '-m', 'fast', '-w', '-t', '120', '-s', '-l', path.join(this.dataDir, LOG_FILE)])
-  }
-
-  /**
-   * A data directory does not cross majors: PG_VERSION, which initdb wrote,
-   * must name the major asked for.
-   */
-  async assertMajor () {
-    const found = await this.version()
-    if (found !== String(this.major)) {
-      throw new UsageError(`the data directory ${this.dataDir} holds a PostgreSQL ${found} cluster and cannot be started with PostgreSQL ${this.major}; give --pg-version ${found}, or another --data-dir`)
-    }
   }
 
   async version () {
