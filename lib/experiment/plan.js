@@ -15,6 +15,7 @@ import { parseQuantity } from '../sidecar/durations.js'
 import { checkSnapshotName } from '../snapshot/names.js'
 import { MAX_TIMER_S } from '../sidecar/durations.js'
 import { effectiveServer, expandMatrix, MAX_VARIANTS, parsePlanServer, parseVariantServer } from './plan-server.js'
+import { object, string, wrap } from './plan-fields.js'
 
 /**
  * @typedef {object} Step
@@ -282,25 +283,6 @@ function parseActionSpec (value, field) {
 /**
  * @param {unknown} value
  * @param {string} field
- * @returns {Record<string, unknown>}
- */
-function object (value, field) {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`${field}: expected an object`)
-  return /** @type {Record<string, unknown>} */ (value)
-}
-
-/**
- * @param {unknown} value
- * @param {string} field
- */
-function string (value, field) {
-  if (typeof value !== 'string' || value === '') throw new UsageError(`${field}: ${value === undefined ? 'missing' : 'expected a string'}`)
-  return value
-}
-
-/**
- * @param {unknown} value
- * @param {string} field
  * @returns {string[]}
  */
 function stringList (value, field) {
@@ -328,20 +310,4 @@ function positiveInteger (value, field, max = Number.MAX_SAFE_INTEGER) {
 function timer (seconds, field) {
   if (seconds > MAX_TIMER_S) throw new UsageError(`${field}: at most ${MAX_TIMER_S} seconds (about 24 days), got ${seconds}`)
   return seconds
-}
-
-/**
- * Runs a check and prefixes its usage error with the field.
- * @template T
- * @param {string} field
- * @param {() => T} fn
- * @returns {T}
- */
-function wrap (field, fn) {
-  try {
-    return fn()
-  } catch (err) {
-    if (err instanceof UsageError) throw new UsageError(`${field}: ${err.message}`)
-    throw err
-  }
 }
