@@ -29,7 +29,7 @@ export async function findBinaries (major = DEFAULT_MAJOR, options = {}) {
 }
 
 /** @returns {Promise<PgBinaries>} the binaries of the package npm ci installed */
-async function installedWithNpm () {
+export async function installedWithNpm () {
   const name = packageName()
   try {
     const { postgres, initdb, pg_ctl } = await import(name)

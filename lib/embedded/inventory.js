@@ -1,6 +1,8 @@
+import path from 'node:path'
 import { DEFAULT_MAJOR, MAJORS, PACKAGE_VERSIONS, UNSUPPORTED_MAJORS, releaseOf } from './majors.js'
 import { binariesIn, isCached, majorDir, strayVersions } from './cache.js'
 import { packageName } from './install.js'
+import { installedWithNpm } from './binaries.js'
 
 // What `pgloadgen server list` shows: every major the lab knows, whether it
 // is here (in the cache, or the default installed by npm ci) and where.
@@ -23,21 +25,17 @@ export async function inventory () {
   for (const major of MAJORS) {
     const row = { major, release: releaseOf(major), package: `${name}@${PACKAGE_VERSIONS[major]}`, isDefault: major === DEFAULT_MAJOR }
     if (UNSUPPORTED_MAJORS[major]) majors.push({ ...row, state: 'does not run here', path: null })
-    else if (isCached(major)) majors.push({ ...row, state: 'cache', path: binariesIn(majorDir(major)).postgres.replace(/\/postgres$/, '') })
-    else if (major === DEFAULT_MAJOR) majors.push({ ...row, ...await npmInstalled(name) })
+    else if (isCached(major)) majors.push({ ...row, state: 'cache', path: path.dirname(binariesIn(majorDir(major)).postgres) })
+    else if (major === DEFAULT_MAJOR) majors.push({ ...row, ...await npmInstalled() })
     else majors.push({ ...row, state: 'not installed', path: null })
   }
   return { majors, stray: strayVersions() }
 }
 
-/**
- * @param {string} name
- * @returns {Promise<{ state: 'npm' | 'not installed', path: string | null }>}
- */
-async function npmInstalled (name) {
+/** @returns {Promise<{ state: 'npm' | 'not installed', path: string | null }>} */
+async function npmInstalled () {
   try {
-    const { postgres } = await import(name)
-    return { state: 'npm', path: String(postgres).replace(/\/postgres$/, '') }
+    return { state: 'npm', path: path.dirname((await installedWithNpm()).postgres) }
   } catch {
     return { state: 'not installed', path: null }
   }
