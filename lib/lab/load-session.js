@@ -48,9 +48,21 @@ import { DEFAULT_CLIENT_SETTINGS } from '../config/run-settings.js'
  * @property {string | null} recordDir        samples, run.json and summary.json go there
  * @property {{ dataDir: string | null, events: import('../sidecar/events.js').EventLog | null }} [disk]  watch for a full disk (lib/lab/disk-space.js)
  * @property {string | null} [serverLogDir]  the server's data directory, when local: autovacuums are read from its log (else disk.dataDir)
+ * @property {Probe[]} [probes]              more figures for the samples, each under its name (started and stopped with the session)
  * @property {Record<string, unknown>} describe  more facts for run.json (flags, plan step, label)
  * @property {import('prom-client').Registry} registry
  * @property {import('../log.js').Logger} log
+ */
+
+/**
+ * Something the session samples besides the server's statistics (a ZFS
+ * pool's free space, say): started with the collector, stopped with it, and
+ * read once a second by the recorder into each sample under `name`.
+ * @typedef {object} Probe
+ * @property {string} name
+ * @property {() => Promise<void>} start
+ * @property {() => Promise<void> | void} stop
+ * @property {() => unknown} sample   the last figures, as plain data; null when none yet
  */
 
 // One load on one server, from schema to summary: the generator, the stats
@@ -95,6 +107,7 @@ export class LoadSession {
     }
     await session.collector?.start()
     await session.disk?.start()
+    for (const probe of options.probes ?? []) await probe.start()
     return session
   }
 
@@ -184,7 +197,7 @@ export class LoadSession {
       // the server's WAL over the load, for a recorded run's summary (server-wal.js):
       // read before waiting for --start-at, so that the load starts on time
       this.walAtStart = await walPosition(options.connectionString)
-      this.recorder = new Recorder(options.recordDir, { stats: this.stats, generator: this.generator, pgStats: () => this.latestStats(), table: options.workload.table, workloadStats: options.workload.statistics.length > 0 ? () => this.services.latest() : null, disk: this.disk && (() => this.disk?.sample() ?? null) }, options.log)
+      this.recorder = new Recorder(options.recordDir, { stats: this.stats, generator: this.generator, pgStats: () => this.latestStats(), table: options.workload.table, workloadStats: options.workload.statistics.length > 0 ? () => this.services.latest() : null, disk: this.disk && (() => this.disk?.sample() ?? null), probes: options.probes ?? [] }, options.log)
     }
     if (at !== null) {
       options.log.info(`ready; the load starts at ${new Date(at).toISOString()}, in ${((at - Date.now()) / 1000).toFixed(1)} s`)
@@ -318,6 +331,7 @@ export class LoadSession {
     await this.services.stop().catch(() => {})
     await this.collector?.stop().catch(() => {})
     this.disk?.stop()
+    for (const probe of this.options.probes ?? []) await Promise.resolve(probe.stop()).catch(() => {})
   }
 }
 

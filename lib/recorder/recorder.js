@@ -10,6 +10,7 @@ import { findTable } from '../pgstats/stats-view.js'
  * @property {string | null} table   the workload's table (null: none)
  * @property {(() => Record<string, number | null>) | null} [workloadStats]  the workload's own statistics
  * @property {(() => Record<string, number | boolean | null> | null) | null} [disk]  the data directory's free space and the disk-full state
+ * @property {Array<{ name: string, sample: () => unknown }>} [probes]  more figures, each under its name (lib/lab/load-session.js Probe)
  */
 
 // Writes one sample a second to samples.ndjson in the run directory: what
@@ -96,7 +97,8 @@ export class Recorder {
       cpu_us: cpu,
       pg: pgFigures(pgStats?.() ?? null, table),
       ...(this.sources.workloadStats && { workload: this.sources.workloadStats() }),
-      ...(this.sources.disk && { disk: this.sources.disk() })
+      ...(this.sources.disk && { disk: this.sources.disk() }),
+      ...Object.fromEntries((this.sources.probes ?? []).map(probe => [probe.name, probe.sample()]))
     }
     this.previousRows = rows
     this.previousPoints = points
