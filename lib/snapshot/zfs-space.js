@@ -1,0 +1,480 @@
+// The free space of the ZFS pool that holds the data directory, sampled
+// while a load runs: per metaslab, how much is free, in how many segments,
+// and the largest of them, read from `zdb -mm <pool>`; the pool's size,
+// free and allocated bytes from `zpool get`; its fragmentation where the
+// implementation has the property (zfs-fuse, pool version 23, has not).
+//
+// A probe of the load session (lib/lab/load-session.js): started and stopped
+// with it, its last figures written into every recorded sample under `zfs`,
+// and exported on /metrics. The cost is bounded: one zdb at a time, every
+// intervalS (default 10 s), killed after timeoutS; each round's wall time is
+// measured and exported. A round that fails is counted, and the last
+// figures are kept, marked stale.
+import { execFile } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { statfs } from 'node:fs/promises'
+import path from 'node:path'
+import { performance } from 'node:perf_hooks'
+import client from 'prom-client'
+
+export const DEFAULT_INTERVAL_S = 10
+export const DEFAULT_TIMEOUT_S = 30
+const LOOKUP_TIMEOUT_MS = 10000
+const ZPOOL_TIMEOUT_MS = 15000
+const MAX_OUTPUT_BYTES = 64 * 1024 * 1024
+
+// statfs(2) f_type of a ZFS mount: native ZFS, and FUSE (zfs-fuse mounts
+// its datasets through FUSE, as fuse.zfs)
+const ZFS_SUPER_MAGIC = 0x2fc12fc1
+const FUSE_SUPER_MAGIC = 0x65735546
+
+const NO_FRAGMENTATION_PROPERTY = 'this zpool has no fragmentation property (zfs-fuse, pool version 23: it came with the space map histograms of later ZFS)'
+
+/**
+ * One metaslab as `zdb -mm` prints it.
+ * @typedef {object} Metaslab
+ * @property {number} vdev
+ * @property {number} id
+ * @property {number} offset          bytes from the start of its vdev
+ * @property {number} freeBytes       to zdb's rounding (three significant digits)
+ * @property {number | null} segments      free segments (null: zdb printed no count)
+ * @property {number | null} maxSegmentBytes  the largest free segment
+ * @property {number | null} freePct  zdb's freepct (whole percent)
+ */
+
+/**
+ * What one sample says of the metaslabs.
+ * @typedef {object} MetaslabFigures
+ * @property {number} metaslabs
+ * @property {number | null} metaslabBytes          the size of one metaslab (null: not known)
+ * @property {number} freeBytes                     the metaslabs' free space added up
+ * @property {number | null} freeSegments
+ * @property {number | null} largestFreeSegmentBytes
+ * @property {number | null} medianFreeShare        the median of each metaslab's free / size
+ */
+
+/**
+ * The sample written into samples.ndjson under `zfs`.
+ * @typedef {object} ZfsSample
+ * @property {string} pool
+ * @property {string | null} at                 when the figures were read (the end of the last round without a failure)
+ * @property {number | null} size_bytes         zpool get size
+ * @property {number | null} free_bytes         zpool get free
+ * @property {number | null} allocated_bytes    zpool get allocated
+ * @property {boolean} pool_bytes_rounded       zpool printed them rounded (no -p: zfs-fuse)
+ * @property {number | null} metaslabs
+ * @property {number | null} metaslab_bytes
+ * @property {number | null} metaslab_free_bytes
+ * @property {number | null} free_segments
+ * @property {number | null} largest_free_segment_bytes
+ * @property {number | null} median_metaslab_free_share
+ * @property {number | null} fragmentation_pct
+ * @property {string | null} fragmentation_unknown   why fragmentation_pct is null
+ * @property {number | null} sample_s           wall time of the last round (zpool and zdb)
+ * @property {number | null} zdb_s              of which zdb
+ * @property {number} rounds                    rounds done
+ * @property {number} sampling_s_total          their wall time added up
+ * @property {number} errors                    tool runs that failed (timeouts included)
+ * @property {boolean} stale                    the last round failed: these are older figures
+ * @property {string | null} error              what the last failure said
+ */
+
+/**
+ * A size as zfs's nicenum prints it (1024-based, rounded to about three
+ * significant digits): 0, 512, 80.0K, 3.85M, 4M, 1.50G.
+ * @param {string} text
+ * @returns {number | null}
+ */
+export function parseZfsSize (text) {
+  const match = /^(\d+(?:\.\d+)?)([KMGTPE])?$/.exec(text.trim())
+  if (!match) return null
+  const power = match[2] ? ' KMGTPE'.indexOf(match[2]) : 0
+  return Math.round(Number(match[1]) * 1024 ** power)
+}
+
+/**
+ * The metaslabs in the output of `zdb -mm <pool>`: for each vdev, a line per
+ * metaslab (offset in hex, space map object, free space) followed by one of
+ * free segments, the largest segment and the free share.
+ * @param {string} text
+ * @returns {Metaslab[]}
+ */
+export function parseZdbMetaslabs (text) {
+  /** @type {Metaslab[]} */
+  const metaslabs = []
+  let vdev = 0
+  /** @type {Metaslab | null} */
+  let last = null
+  for (const line of text.split('\n')) {
+    const vdevLine = /^\s*vdev\s+(\d+)\s*$/.exec(line)
+    if (vdevLine) {
+      vdev = Number(vdevLine[1])
+      last = null
+      continue
+    }
+    const metaslab = /^\s*metaslab\s+(\d+)\s+offset\s+([0-9a-fA-F]+)\s+spacemap\s+(\d+)\s+free\s+(\S+)/.exec(line)
+    if (metaslab) {
+      const freeBytes = parseZfsSize(metaslab[4])
+      if (freeBytes === null) throw new Error(`zdb: cannot read the free space of metaslab ${metaslab[1]}: ${JSON.stringify(metaslab[4])}`)
+      last = { vdev, id: Number(metaslab[1]), offset: parseInt(metaslab[2], 16), freeBytes, segments: null, maxSegmentBytes: null, freePct: null }
+      metaslabs.push(last)
+      continue
+    }
+    const segments = /^\s*segments\s+(\d+)\s+maxsize\s+(\S+)\s+freepct\s+(\d+)%/.exec(line)
+    if (segments && last) {
+      last.segments = Number(segments[1])
+      last.maxSegmentBytes = parseZfsSize(segments[2])
+      last.freePct = Number(segments[3])
+      last = null
+    }
+  }
+  return metaslabs
+}
+
+/**
+ * The sizes of a vdev's metaslabs: all the same, metaslab k starting at
+ * k × size; from the first with k > 0.
+ * @param {Metaslab[]} metaslabs
+ * @returns {Map<number, number>} vdev → bytes
+ */
+function metaslabSizes (metaslabs) {
+  /** @type {Map<number, number>} */
+  const sizes = new Map()
+  for (const m of metaslabs) if (m.id > 0 && !sizes.has(m.vdev)) sizes.set(m.vdev, m.offset / m.id)
+  return sizes
+}
+
+/**
+ * @param {number[]} values
+ * @returns {number | null}
+ */
+function median (values) {
+  if (values.length === 0) return null
+  const sorted = [...values].sort((a, b) => a - b)
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
+}
+
+/**
+ * The pool's figures from its metaslabs.
+ * @param {Metaslab[]} metaslabs
+ * @returns {MetaslabFigures}
+ */
+export function summariseMetaslabs (metaslabs) {
+  const sizes = metaslabSizes(metaslabs)
+  const withSegments = metaslabs.filter(m => m.segments !== null)
+  const counted = withSegments.length === metaslabs.length && metaslabs.length > 0
+  const shares = metaslabs.map(m => {
+    const size = sizes.get(m.vdev)
+    if (size) return Math.min(1, m.freeBytes / size)
+    return m.freePct === null ? null : m.freePct / 100
+  }).filter(share => share !== null)
+  const distinct = new Set(sizes.values())
+  return {
+    metaslabs: metaslabs.length,
+    metaslabBytes: distinct.size === 1 ? [...distinct][0] : null,
+    freeBytes: metaslabs.reduce((sum, m) => sum + m.freeBytes, 0),
+    freeSegments: counted ? withSegments.reduce((sum, m) => sum + /** @type {number} */ (m.segments), 0) : null,
+    largestFreeSegmentBytes: counted ? Math.max(...withSegments.map(m => m.maxSegmentBytes ?? 0)) : null,
+    medianFreeShare: shares.length === metaslabs.length ? median(/** @type {number[]} */ (shares)) : null
+  }
+}
+
+/**
+ * The output of `zpool get -Hp size,free,allocated,fragmentation POOL`
+ * (tab-separated, exact) or of `zpool get size,free,allocated POOL` (a
+ * table, rounded sizes).
+ * @param {string} text
+ * @param {boolean} parsable
+ * @returns {{ size: number | null, free: number | null, allocated: number | null, fragmentationPct: number | null }}
+ */
+export function parseZpoolGet (text, parsable) {
+  /** @type {Record<string, string>} */
+  const values = {}
+  for (const line of text.split('\n')) {
+    const fields = parsable ? line.split('\t') : line.trim().split(/\s+/)
+    if (fields.length >= 3 && fields[1] !== 'PROPERTY') values[fields[1]] = fields[2]
+  }
+  /** @param {string | undefined} value */
+  const bytes = (value) => value === undefined ? null : parsable ? (/^\d+$/.test(value) ? Number(value) : null) : parseZfsSize(value)
+  const fragmentation = /^(\d+(?:\.\d+)?)%?$/.exec(values.fragmentation ?? '')
+  return { size: bytes(values.size), free: bytes(values.free), allocated: bytes(values.allocated), fragmentationPct: fragmentation ? Number(fragmentation[1]) : null }
+}
+
+/**
+ * A ZFS tool's path: on PATH, else where zfs-fuse's package puts it (/sbin).
+ * @param {string} name
+ */
+export function toolPath (name) {
+  const dirs = [...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean), '/sbin', '/usr/sbin', '/usr/local/sbin']
+  for (const dir of dirs) if (existsSync(path.join(dir, name))) return path.join(dir, name)
+  return name
+}
+
+/**
+ * Runs a tool, bounded in time and output; resolves with stdout.
+ * @param {string} file
+ * @param {string[]} args
+ * @param {{ timeoutMs: number, signal?: AbortSignal }} options
+ * @returns {Promise<string>}
+ */
+function run (file, args, { timeoutMs, signal }) {
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: MAX_OUTPUT_BYTES, signal }, (err, stdout, stderr) => {
+      if (!err) return resolve(stdout)
+      const failure = /** @type {NodeJS.ErrnoException & { killed?: boolean }} */ (err)
+      const what = `${path.basename(file)} ${args.join(' ')}`
+      if (failure.code === 'ENOENT') return reject(new Error(`${path.basename(file)} is not installed`))
+      if (failure.name === 'AbortError') return reject(new Error(`${what}: stopped`))
+      if (failure.killed) return reject(new Error(`${what}: no answer within ${timeoutMs / 1000} s (killed)`))
+      const output = String(stderr || stdout).trim()
+      const said = output.split('\n').filter(Boolean)[0] || failure.message
+      reject(Object.assign(new Error(`${what} failed: ${said}`), { output }))
+    })
+  })
+}
+
+/**
+ * The ZFS dataset and pool that hold a directory, or null when it is not on
+ * ZFS (or no ZFS tool answers). A directory on another filesystem costs a
+ * statfs, nothing more.
+ * @param {string} dir
+ * @returns {Promise<{ dataset: string, pool: string } | null>}
+ */
+export async function zfsDatasetOf (dir) {
+  const fs = await statfs(dir).catch(() => null)
+  if (!fs || (fs.type !== ZFS_SUPER_MAGIC && fs.type !== FUSE_SUPER_MAGIC)) return null
+  const out = await run(toolPath('zfs'), ['list', '-H', '-o', 'name', dir], { timeoutMs: LOOKUP_TIMEOUT_MS }).catch(() => null)
+  const dataset = out?.trim().split('\n')[0]
+  if (!dataset) return null
+  return { dataset, pool: dataset.split('/')[0] }
+}
+
+/**
+ * @typedef {object} ZfsSpaceOptions
+ * @property {string} pool
+ * @property {number} [intervalS]   seconds between the starts of two rounds (default 10)
+ * @property {number} [timeoutS]    a zdb or zpool still running then is killed (default 30)
+ * @property {import('prom-client').Registry | null} [registry]
+ * @property {import('../log.js').Logger} log
+ */
+
+// The probe. Each round runs zpool get, then zdb -mm; rounds never overlap.
+export class ZfsSpaceProbe {
+  /** @param {ZfsSpaceOptions} options */
+  constructor ({ pool, intervalS = DEFAULT_INTERVAL_S, timeoutS = DEFAULT_TIMEOUT_S, registry = null, log }) {
+    this.name = 'zfs'
+    this.pool = pool
+    this.intervalS = intervalS
+    this.timeoutS = timeoutS
+    this.log = log
+    this.zdb = toolPath('zdb')
+    this.zpool = toolPath('zpool')
+    /** @type {boolean | null} whether zpool takes -Hp (null: not tried yet) */
+    this.parsable = null
+    /** @type {{ size: number | null, free: number | null, allocated: number | null, fragmentationPct: number | null } | null} */
+    this.poolFigures = null
+    /** @type {MetaslabFigures | null} */
+    this.metaslabFigures = null
+    /** @type {string | null} */
+    this.at = null
+    this.rounds = 0
+    this.samplingS = 0
+    /** @type {number | null} */
+    this.lastRoundS = null
+    /** @type {number | null} */
+    this.lastZdbS = null
+    this.errors = { zdb: 0, zpool: 0 }
+    this.stale = false
+    /** @type {string | null} */
+    this.error = null
+    this.failing = false
+    this.running = false
+    this.stopped = false
+    /** @type {NodeJS.Timeout | null} */
+    this.timer = null
+    /** @type {Promise<void> | null} */
+    this.round = null
+    this.abort = new AbortController()
+    if (registry) this.register(registry)
+  }
+
+  /** @param {import('prom-client').Registry} registry */
+  register (registry) {
+    const probe = this
+    const labelNames = ['pool']
+    /**
+     * @param {string} name
+     * @param {string} help
+     * @param {() => number | null | undefined} value   null or undefined: no series
+     */
+    const gauge = (name, help, value) => new client.Gauge({
+      name,
+      help,
+      labelNames,
+      registers: [registry],
+      collect () {
+        this.reset()
+        const v = value()
+        if (v !== null && v !== undefined && Number.isFinite(v)) this.set({ pool: probe.pool }, v)
+      }
+    })
+    gauge('pgloadgen_zfs_pool_free_bytes', 'Free bytes of the ZFS pool holding the data directory (zpool get free; rounded to three significant digits where zpool has no -p, as zfs-fuse\'s)', () => this.poolFigures?.free)
+    gauge('pgloadgen_zfs_pool_size_bytes', 'Size of the ZFS pool holding the data directory (zpool get size)', () => this.poolFigures?.size)
+    gauge('pgloadgen_zfs_metaslabs', 'Metaslabs of the pool, from zdb -mm', () => this.metaslabFigures?.metaslabs)
+    gauge('pgloadgen_zfs_free_segments', 'Free segments of all the pool\'s metaslabs together, from zdb -mm (more for the same free space: more fragmented)', () => this.metaslabFigures?.freeSegments)
+    gauge('pgloadgen_zfs_largest_free_segment_bytes', 'The largest free segment of any metaslab of the pool, from zdb -mm', () => this.metaslabFigures?.largestFreeSegmentBytes)
+    gauge('pgloadgen_zfs_fragmentation_ratio', 'zpool get fragmentation, as a ratio; no series where the pool has no such property (zfs-fuse)', () => this.poolFigures?.fragmentationPct === null || this.poolFigures?.fragmentationPct === undefined ? null : this.poolFigures.fragmentationPct / 100)
+    gauge('pgloadgen_zfs_sample_seconds', 'Wall time of the last sampling round of the pool (zpool get and zdb -mm)', () => this.lastRoundS)
+    new client.Counter({
+      name: 'pgloadgen_zfs_sample_errors_total',
+      help: 'Runs of zdb or zpool that failed or were killed at their timeout while sampling the pool (the last figures are kept, marked stale)',
+      labelNames: ['pool', 'tool'],
+      registers: [registry],
+      collect () {
+        this.reset()
+        for (const [tool, n] of Object.entries(probe.errors)) this.inc({ pool: probe.pool, tool }, n)
+      }
+    })
+  }
+
+  /** Starts sampling: the first round at once (not waited for), then every intervalS. */
+  async start () {
+    this.log.info(`ZFS pool ${this.pool}: sampling its metaslabs (zdb -mm) and free space (zpool get) every ${this.intervalS} s`)
+    this.schedule(0)
+  }
+
+  /** @param {number} delayMs */
+  schedule (delayMs) {
+    if (this.stopped) return
+    this.timer = setTimeout(() => {
+      this.timer = null
+      const started = performance.now()
+      this.round = this.sampleOnce().finally(() => {
+        this.round = null
+        this.schedule(Math.max(0, this.intervalS * 1000 - (performance.now() - started)))
+      })
+    }, delayMs)
+    this.timer.unref()
+  }
+
+  /** Stops sampling; a zdb still running is killed. */
+  async stop () {
+    this.stopped = true
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = null
+    this.abort.abort()
+    await this.round?.catch(() => {})
+  }
+
+  /** One round: zpool get, then zdb -mm. Never rejects. */
+  async sampleOnce () {
+    if (this.running || this.stopped) return
+    this.running = true
+    const started = performance.now()
+    /** @type {string[]} */
+    const failures = []
+    try {
+      try {
+        this.poolFigures = await this.readPool()
+      } catch (err) {
+        if (this.stopped) return
+        this.errors.zpool++
+        failures.push(/** @type {Error} */ (err).message)
+      }
+      const zdbStarted = performance.now()
+      try {
+        const out = await run(this.zdb, ['-mm', this.pool], { timeoutMs: this.timeoutS * 1000, signal: this.abort.signal })
+        const metaslabs = parseZdbMetaslabs(out)
+        if (metaslabs.length === 0) throw new Error(`zdb -mm ${this.pool}: no metaslab in its output`)
+        this.metaslabFigures = summariseMetaslabs(metaslabs)
+      } catch (err) {
+        if (this.stopped) return
+        this.errors.zdb++
+        failures.push(/** @type {Error} */ (err).message)
+      } finally {
+        this.lastZdbS = (performance.now() - zdbStarted) / 1000
+      }
+      this.lastRoundS = (performance.now() - started) / 1000
+      this.samplingS += this.lastRoundS
+      this.rounds++
+      if (failures.length === 0) this.at = new Date().toISOString()
+      this.stale = failures.length > 0
+      this.error = failures.length > 0 ? failures.join('; ') : null
+      if (this.stale && !this.failing) this.log.warn(`ZFS pool ${this.pool}: ${this.error}; the last figures are kept, marked stale`)
+      if (!this.stale && this.failing) this.log.info(`ZFS pool ${this.pool}: sampled again`)
+      this.failing = this.stale
+    } finally {
+      this.running = false
+    }
+  }
+
+  /** zpool get, exact where it takes -Hp, else as it prints the sizes. */
+  async readPool () {
+    const timeoutMs = Math.min(ZPOOL_TIMEOUT_MS, this.timeoutS * 1000)
+    if (this.parsable !== false) {
+      try {
+        const out = await run(this.zpool, ['get', '-Hp', 'size,free,allocated,fragmentation', this.pool], { timeoutMs, signal: this.abort.signal })
+        this.parsable = true
+        return parseZpoolGet(out, true)
+      } catch (err) {
+        // zfs-fuse's zpool get has neither -H nor -p: it says so, and prints its usage
+        const output = /** @type {{ output?: string }} */ (err).output ?? ''
+        if (this.parsable === true || !/invalid (property|option)|bad property list|usage:/i.test(output)) throw err
+        this.parsable = false
+      }
+    }
+    return parseZpoolGet(await run(this.zpool, ['get', 'size,free,allocated', this.pool], { timeoutMs, signal: this.abort.signal }), false)
+  }
+
+  /** @returns {ZfsSample | null} the last figures; null before the first round ended */
+  sample () {
+    if (this.rounds === 0) return null
+    const pool = this.poolFigures
+    const ms = this.metaslabFigures
+    const fragmentation = pool?.fragmentationPct ?? null
+    return {
+      pool: this.pool,
+      at: this.at,
+      size_bytes: pool?.size ?? null,
+      free_bytes: pool?.free ?? null,
+      allocated_bytes: pool?.allocated ?? null,
+      pool_bytes_rounded: this.parsable !== true,
+      metaslabs: ms?.metaslabs ?? null,
+      metaslab_bytes: ms?.metaslabBytes ?? null,
+      metaslab_free_bytes: ms?.freeBytes ?? null,
+      free_segments: ms?.freeSegments ?? null,
+      largest_free_segment_bytes: ms?.largestFreeSegmentBytes ?? null,
+      median_metaslab_free_share: ms?.medianFreeShare === null || ms?.medianFreeShare === undefined ? null : Math.round(ms.medianFreeShare * 10000) / 10000,
+      fragmentation_pct: fragmentation,
+      fragmentation_unknown: fragmentation !== null ? null : this.parsable === false ? NO_FRAGMENTATION_PROPERTY : pool ? 'zpool gives no fragmentation for this pool' : 'zpool did not answer',
+      sample_s: roundS(this.lastRoundS),
+      zdb_s: roundS(this.lastZdbS),
+      rounds: this.rounds,
+      sampling_s_total: /** @type {number} */ (roundS(this.samplingS)),
+      errors: this.errors.zdb + this.errors.zpool,
+      stale: this.stale,
+      error: this.error
+    }
+  }
+}
+
+/** @param {number | null} seconds */
+function roundS (seconds) {
+  return seconds === null ? null : Math.round(seconds * 1000) / 1000
+}
+
+/**
+ * The probe of the pool holding a data directory, or null when it is not on
+ * ZFS (or intervalS is 0: no sampling).
+ * @param {string | null} dataDir
+ * @param {{ intervalS?: number, timeoutS?: number, registry: import('prom-client').Registry, log: import('../log.js').Logger }} options
+ * @returns {Promise<ZfsSpaceProbe | null>}
+ */
+export async function zfsSpaceProbeFor (dataDir, { intervalS = DEFAULT_INTERVAL_S, timeoutS, registry, log }) {
+  if (dataDir === null || intervalS === 0) return null
+  const found = await zfsDatasetOf(dataDir)
+  if (!found) return null
+  log.info(`the data directory is on ZFS dataset ${found.dataset}`)
+  return new ZfsSpaceProbe({ pool: found.pool, intervalS, timeoutS, registry, log })
+}
