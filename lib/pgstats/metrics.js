@@ -16,6 +16,7 @@ import client from 'prom-client'
  * @property {string[]} labels
  * @property {string[]} sections   statements whose rows feed the metric
  * @property {string} column
+ * @property {string} [onlyWhile]   series exist only while this is so (none otherwise, on every version)
  */
 
 /**
@@ -26,6 +27,8 @@ import client from 'prom-client'
 const TABLE = ['datname', 'schemaname', 'relname']
 const INDEX = ['datname', 'schemaname', 'relname', 'indexrelname']
 const VACUUM = ['datname', 'relname', 'vacuum_mode']
+const HOLDER = ['kind', 'pid', 'application_name', 'name', 'datname']
+const HOLDING = 'a backend, a prepared transaction or a replication slot holds back the xmin horizon'
 
 /** @type {MetricSpec[]} */
 export const METRIC_SPECS = [
@@ -92,6 +95,16 @@ export const METRIC_SPECS = [
 
   gauge('pg_vacuum_xid_age', 'age(relfrozenxid) of a table (its TOAST table\'s if older), or age(datfrozenxid) of a database (schemaname and relname empty)', TABLE, ['xid_tables', 'xid_databases'], 'xid_age'),
   gauge('pg_vacuum_tx_until_wraparound_autovacuum', 'Transactions left before autovacuum_freeze_max_age (the table\'s own when lower) forces an anti-wraparound autovacuum', TABLE, ['xid_tables', 'xid_databases'], 'tx_until_wraparound_autovacuum'),
+  gauge('pg_vacuum_mxid_age', 'mxid_age(relminmxid) of a table (its TOAST table\'s if older), or mxid_age(datminmxid) of a database (schemaname and relname empty)', TABLE, ['xid_tables', 'xid_databases'], 'mxid_age'),
+  gauge('pg_vacuum_mxid_until_wraparound_autovacuum', 'Multixacts left before autovacuum_multixact_freeze_max_age (the table\'s own when lower) forces an anti-wraparound autovacuum', TABLE, ['xid_tables', 'xid_databases'], 'mxid_until_wraparound_autovacuum'),
+
+  gauge('pg_xmin_horizon_age', 'Age in transactions of the oldest xmin held by each kind of holder on the server: backend (pg_stat_activity backend_xmin, backend_xid), prepared (pg_prepared_xacts), slot (pg_replication_slots xmin, catalog_xmin); 0 when none holds it', ['kind'], ['horizon'], 'kind_oldest_age'),
+  gauge('pg_xmin_horizon_oldest_age', 'Age in transactions of the oldest xmin any backend, prepared transaction or replication slot holds on the server (pg_stat_activity, pg_prepared_xacts, pg_replication_slots); 0 when none', [], ['horizon'], 'oldest_age'),
+  { ...gauge('pg_xmin_holder_age', 'Age in transactions of the xmin a holder keeps: greatest(age(backend_xid), age(backend_xmin)) of a backend, age(transaction) of a prepared transaction (name: its gid), greatest(age(xmin), age(catalog_xmin)) of a replication slot (name: the slot); the 5 oldest of each kind', HOLDER, ['horizon'], 'xmin_age'), onlyWhile: HOLDING },
+  { ...gauge('pg_xmin_holder_xact_age_seconds', 'How long a holder\'s transaction has been open: now() - xact_start of a backend (pg_stat_activity), now() - prepared of a prepared transaction (pg_prepared_xacts); none for slots', HOLDER, ['horizon'], 'xact_age_s'), onlyWhile: HOLDING },
+
+  gauge('pg_locks_waiting_backends', 'Backends waiting for a heavyweight lock (pg_stat_activity.wait_event_type = \'Lock\'), per database that accepts connections, 0 when none', ['datname'], ['locks'], 'waiting_backends'),
+  gauge('pg_locks_longest_wait_seconds', 'Longest wait of a backend waiting for a heavyweight lock now: since pg_locks.waitstart (PostgreSQL 14+), else since its pg_stat_activity.state_change; 0 when none waits', [], ['locks'], 'longest_wait_seconds'),
 
   gauge('pg_database_size_bytes', 'Size of the database (pg_database_size)', ['datname'], ['database'], 'size_bytes'),
   gauge('pg_stat_database_numbackends', 'Backends connected to the database', ['datname'], ['database'], 'numbackends'),

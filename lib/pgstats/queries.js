@@ -62,7 +62,7 @@ const SLOW_MS = 10000
 export const QUERY_NAMES = /** @type {const} */ ([
   'connect', 'user_tables', 'statio_user_tables', 'statio_user_indexes', 'relation_size',
   'activity', 'bgwriter', 'progress_vacuum', 'xid_tables', 'xid_databases', 'database',
-  'settings', 'bloat_tables', 'bloat_indexes', 'partitions', 'wal'
+  'settings', 'bloat_tables', 'bloat_indexes', 'partitions', 'wal', 'horizon', 'locks'
 ])
 
 /**
@@ -80,6 +80,8 @@ export function pollQueries (version) {
     { name: 'statio_user_indexes', sql: STATIO_INDEXES },
     { name: 'progress_vacuum', sql: progressVacuumSql(version) },
     { name: 'activity', sql: ACTIVITY },
+    { name: 'horizon', sql: HORIZON },
+    { name: 'locks', sql: locksSql(version) },
     { name: 'bgwriter', sql: bgwriterSql(version) },
     { name: 'xid_tables', sql: XID_TABLES },
     { name: 'xid_databases', sql: XID_DATABASES },
@@ -192,12 +194,18 @@ const WAL = 'SELECT wal_records, wal_fpi, wal_bytes::float8 AS wal_bytes, wal_bu
 // and the distance to the anti-wraparound autovacuum of either. The limit is
 // autovacuum_freeze_max_age, or the table's reloption when lower (autovacuum
 // ignores a higher one); a TOAST table without reloptions of its own uses
-// the table's, as autovacuum does.
-const XID_TABLES = `WITH global AS (SELECT current_setting('autovacuum_freeze_max_age')::bigint AS freeze_max_age),
+// the table's, as autovacuum does. The same for multixacts: mxid_age of
+// relminmxid against autovacuum_multixact_freeze_max_age (autovacuum may act
+// earlier when the multixact member space runs short; that is not counted).
+const XID_TABLES = `WITH global AS (SELECT current_setting('autovacuum_freeze_max_age')::bigint AS freeze_max_age,
+  current_setting('autovacuum_multixact_freeze_max_age')::bigint AS mxid_freeze_max_age),
 opt AS (
   SELECT s.schemaname, s.relname, c.relfrozenxid, t.relfrozenxid AS toast_relfrozenxid,
+    c.relminmxid, t.relminmxid AS toast_relminmxid,
     (SELECT split_part(o, '=', 2)::bigint FROM unnest(c.reloptions) o WHERE o LIKE 'autovacuum_freeze_max_age=%') AS table_opt,
-    (SELECT split_part(o, '=', 2)::bigint FROM unnest(t.reloptions) o WHERE o LIKE 'autovacuum_freeze_max_age=%') AS toast_opt
+    (SELECT split_part(o, '=', 2)::bigint FROM unnest(t.reloptions) o WHERE o LIKE 'autovacuum_freeze_max_age=%') AS toast_opt,
+    (SELECT split_part(o, '=', 2)::bigint FROM unnest(c.reloptions) o WHERE o LIKE 'autovacuum_multixact_freeze_max_age=%') AS table_mxid_opt,
+    (SELECT split_part(o, '=', 2)::bigint FROM unnest(t.reloptions) o WHERE o LIKE 'autovacuum_multixact_freeze_max_age=%') AS toast_mxid_opt
   FROM pg_stat_user_tables s
   JOIN pg_class c ON c.oid = s.relid
   LEFT JOIN pg_class t ON t.oid = c.reltoastrelid
@@ -208,7 +216,12 @@ SELECT current_database() AS datname, opt.schemaname, opt.relname,
   least(
     least(coalesce(opt.table_opt, g.freeze_max_age), g.freeze_max_age) - age(opt.relfrozenxid),
     coalesce(least(coalesce(opt.toast_opt, opt.table_opt, g.freeze_max_age), g.freeze_max_age) - age(opt.toast_relfrozenxid), 2147483647)
-  ) AS tx_until_wraparound_autovacuum
+  ) AS tx_until_wraparound_autovacuum,
+  greatest(mxid_age(opt.relminmxid), coalesce(mxid_age(opt.toast_relminmxid), 0)) AS mxid_age,
+  least(
+    least(coalesce(opt.table_mxid_opt, g.mxid_freeze_max_age), g.mxid_freeze_max_age) - mxid_age(opt.relminmxid),
+    coalesce(least(coalesce(opt.toast_mxid_opt, opt.table_mxid_opt, g.mxid_freeze_max_age), g.mxid_freeze_max_age) - mxid_age(opt.toast_relminmxid), 2147483647)
+  ) AS mxid_until_wraparound_autovacuum
 FROM opt CROSS JOIN global g`
 
 // Each partition with the partitioned table it belongs to (at any depth):
@@ -224,8 +237,92 @@ WHERE c.relispartition AND c.relkind IN ('r', 'm')`
 
 // Every database, template0 included: its datfrozenxid ages too.
 const XID_DATABASES = `SELECT datname, age(datfrozenxid) AS xid_age,
-  current_setting('autovacuum_freeze_max_age')::bigint - age(datfrozenxid) AS tx_until_wraparound_autovacuum
+  current_setting('autovacuum_freeze_max_age')::bigint - age(datfrozenxid) AS tx_until_wraparound_autovacuum,
+  mxid_age(datminmxid) AS mxid_age,
+  current_setting('autovacuum_multixact_freeze_max_age')::bigint - mxid_age(datminmxid) AS mxid_until_wraparound_autovacuum
 FROM pg_database`
+
+// What holds back the xmin horizon of the whole server (VACUUM cannot
+// remove rows deleted after it): at most HOLDERS_PER_KIND of each kind,
+// oldest first. Backends with a snapshot or a transaction id (the
+// collector's own excluded), prepared transactions, replication slots
+// with an xmin or a catalog_xmin. xmin_age is in transactions; xact_age_s
+// is how long the transaction has been open (prepared: since PREPARE).
+// Every part reads a view the size of max_connections,
+// max_prepared_transactions or max_replication_slots, and is LIMITed.
+export const HOLDERS_PER_KIND = 5
+const HORIZON = `SELECT * FROM (
+(SELECT 'backend' AS kind, a.pid, a.application_name, a.state, a.backend_type, a.datname::text AS datname, NULL::text AS name,
+  extract(epoch FROM now() - a.xact_start)::float8 AS xact_age_s,
+  greatest(age(a.backend_xid), age(a.backend_xmin)) AS xmin_age,
+  NULL::int AS slot_xmin_age, NULL::int AS slot_catalog_xmin_age
+FROM pg_stat_activity a
+WHERE (a.backend_xmin IS NOT NULL OR a.backend_xid IS NOT NULL) AND a.pid <> pg_backend_pid()
+ORDER BY xmin_age DESC, a.pid LIMIT ${HOLDERS_PER_KIND})
+UNION ALL
+(SELECT 'prepared', NULL::int, NULL::text, NULL::text, NULL::text, p.database::text, p.gid,
+  extract(epoch FROM now() - p.prepared)::float8,
+  age(p.transaction), NULL::int, NULL::int
+FROM pg_prepared_xacts p
+ORDER BY age(p.transaction) DESC, p.gid LIMIT ${HOLDERS_PER_KIND})
+UNION ALL
+(SELECT 'slot', r.active_pid, NULL::text, CASE WHEN r.active THEN 'active' ELSE 'inactive' END, NULL::text, r.database::text, r.slot_name::text,
+  NULL::float8,
+  greatest(age(r.xmin), age(r.catalog_xmin)), age(r.xmin), age(r.catalog_xmin)
+FROM pg_replication_slots r
+WHERE r.xmin IS NOT NULL OR r.catalog_xmin IS NOT NULL
+ORDER BY greatest(age(r.xmin), age(r.catalog_xmin)) DESC, r.slot_name LIMIT ${HOLDERS_PER_KIND})
+) h
+ORDER BY xmin_age DESC NULLS LAST, kind, pid, name`
+
+// Backends waiting for a heavyweight lock (wait_event_type 'Lock'), per
+// database (every database that accepts connections, zero-filled) and in
+// all, with the longest wait; and the sessions blocking them. A wait is
+// timed from pg_locks.waitstart (14+), else from the waiter's
+// state_change (when its statement began: a little longer than the wait).
+// pg_locks is read only when someone waits (the one-time filter of the
+// EXISTS), and pg_blocking_pids, which locks the lock manager's shared
+// state for a moment, only for the WAITERS_EXAMINED longest waits. One row
+// per part: 'total', 'database', 'blocker' (at most BLOCKERS, those
+// holding up the longest waits first).
+export const WAITERS_EXAMINED = 10
+export const BLOCKERS = 5
+/** @param {number} version */
+export function locksSql (version) {
+  const waitstart = version >= PG14
+    ? `LEFT JOIN (SELECT l.pid, min(l.waitstart) AS waitstart FROM pg_locks l
+    WHERE NOT l.granted AND EXISTS (SELECT 1 FROM activity WHERE wait_event_type = 'Lock')
+    GROUP BY l.pid) s ON s.pid = a.pid`
+    : 'LEFT JOIN (SELECT NULL::int AS pid, NULL::timestamptz AS waitstart) s ON false'
+  return `WITH activity AS MATERIALIZED (
+  SELECT pid, datname::text AS datname, application_name, state, wait_event_type, state_change
+  FROM pg_stat_activity WHERE pid <> pg_backend_pid()
+),
+waiting AS MATERIALIZED (
+  SELECT a.pid, a.datname, extract(epoch FROM now() - coalesce(s.waitstart, a.state_change))::float8 AS wait_s
+  FROM activity a
+  ${waitstart}
+  WHERE a.wait_event_type = 'Lock'
+),
+blockers AS (
+  SELECT b.pid, max(w.wait_s) AS wait_s, count(*) AS blocked
+  FROM (SELECT pid, wait_s FROM waiting ORDER BY wait_s DESC NULLS LAST, pid LIMIT ${WAITERS_EXAMINED}) w
+  CROSS JOIN LATERAL unnest(pg_blocking_pids(w.pid)) AS b(pid)
+  GROUP BY b.pid
+)
+SELECT 'total' AS part, NULL::text AS datname, count(*) AS waiting, max(wait_s) AS wait_s,
+  NULL::int AS pid, NULL::text AS application_name, NULL::text AS state
+FROM waiting
+UNION ALL
+SELECT 'database', d.datname::text, count(w.pid), max(w.wait_s), NULL, NULL, NULL
+FROM pg_database d LEFT JOIN waiting w ON w.datname = d.datname::text
+WHERE d.datallowconn
+GROUP BY d.datname
+UNION ALL
+(SELECT 'blocker', a.datname, b.blocked, b.wait_s, b.pid, a.application_name, a.state
+FROM blockers b LEFT JOIN activity a ON a.pid = b.pid
+ORDER BY b.wait_s DESC NULLS LAST, b.pid LIMIT ${BLOCKERS})`
+}
 
 /**
  * Every database that accepts connections; its session figures (14+) are

@@ -20,7 +20,7 @@ export const VACUUM_PHASES = /** @type {const} */ ([
 ])
 
 // Columns that are labels (strings), whatever the statement.
-const LABELS = new Set(['datname', 'schemaname', 'relname', 'root_schemaname', 'root_relname', 'indexrelname', 'state', 'method', 'vacuum_mode', 'phase_name', 'name', 'setting', 'unit', 'backend_type', 'query'])
+const LABELS = new Set(['datname', 'schemaname', 'relname', 'root_schemaname', 'root_relname', 'indexrelname', 'state', 'method', 'vacuum_mode', 'phase_name', 'name', 'setting', 'unit', 'backend_type', 'query', 'kind', 'application_name', 'part'])
 
 /**
  * @param {unknown} value
@@ -158,12 +158,59 @@ export function parseXidDatabases (rows) {
   return numericRows(rows).map(row => ({ ...row, schemaname: '', relname: '' }))
 }
 
+/** The kinds of xmin horizon holders, in the horizon statement's kind column. */
+export const HORIZON_KINDS = /** @type {const} */ (['backend', 'prepared', 'slot'])
+
+/**
+ * The holders (part 'holder', oldest first, as the statement returned
+ * them), then for each kind the oldest age, 0 when none holds the horizon
+ * (part 'kind', column kind_oldest_age), then the oldest of all (part
+ * 'oldest', column oldest_age): the per-kind figures exist whenever the
+ * statement succeeded, so that "nothing holds it" is a 0 and not a gap.
+ * @param {Row[]} rows   kind, pid, application_name, state, backend_type, datname, name, xact_age_s, xmin_age, slot_xmin_age, slot_catalog_xmin_age
+ */
+export function parseHorizon (rows) {
+  /** @type {Row[]} */
+  const holders = numericRows(rows).map(row => ({ part: 'holder', ...row }))
+  /** @param {unknown} kind */
+  const oldestOf = (kind) => Math.max(0, ...holders.flatMap(h => h.kind === kind && typeof h.xmin_age === 'number' ? [h.xmin_age] : []))
+  // a kind the list does not know is kept too
+  const kinds = [...new Set([...HORIZON_KINDS, ...holders.flatMap(h => h.kind === null ? [] : [String(h.kind)])])]
+  /** @type {Row[]} */
+  const perKind = kinds.map(kind => ({ part: 'kind', kind, kind_oldest_age: oldestOf(kind) }))
+  return [...holders, ...perKind, { part: 'oldest', oldest_age: Math.max(0, ...kinds.map(oldestOf)) }]
+}
+
+/**
+ * The locks statement's rows under their own columns, so that each metric
+ * reads its part only: 'database' rows get waiting_backends, the 'total'
+ * row waiting, wait_s (null when none waits) and longest_wait_seconds (0
+ * when none waits), 'blocker' rows pid, application_name, state, datname,
+ * blocked (how many of the waiters examined it holds up) and wait_s (the
+ * longest of their waits).
+ * @param {Row[]} rows   part, datname, waiting, wait_s, pid, application_name, state
+ * @returns {Row[]}
+ */
+export function parseLocks (rows) {
+  return numericRows(rows).map(row => {
+    /** @type {Row} */
+    const out = row.part === 'database'
+      ? { part: 'database', datname: row.datname, waiting_backends: row.waiting ?? 0 }
+      : row.part === 'total'
+        ? { part: 'total', waiting: row.waiting ?? 0, wait_s: row.wait_s, longest_wait_seconds: row.wait_s ?? 0 }
+        : { part: row.part, pid: row.pid, application_name: row.application_name, state: row.state, datname: row.datname, blocked: row.waiting, wait_s: row.wait_s }
+    return out
+  })
+}
+
 /** @type {Record<string, (rows: Row[]) => Row[]>} */
 const PARSERS = {
   progress_vacuum: parseVacuums,
   activity: parseActivity,
   settings: parseSettings,
-  xid_databases: parseXidDatabases
+  xid_databases: parseXidDatabases,
+  horizon: parseHorizon,
+  locks: parseLocks
 }
 
 /**

@@ -13,6 +13,7 @@
  * @property {number | null} indexBytes        pg_indexes_size
  * @property {number | null} xidAge            age(relfrozenxid), the TOAST table's if older
  * @property {number | null} txUntilWraparoundAutovacuum
+ * @property {number | null} mxidAge           mxid_age(relminmxid), the TOAST table's if older
  * @property {number | null} lastVacuum        Unix seconds, 0 when never
  * @property {number | null} lastAutovacuum    Unix seconds, 0 when never
  * @property {number | null} bloatRatio        catalog estimate, 0 to 1
@@ -24,6 +25,7 @@
  * @property {string} datname
  * @property {number | null} xidAge            age(datfrozenxid)
  * @property {number | null} txUntilWraparoundAutovacuum
+ * @property {number | null} mxidAge           mxid_age(datminmxid)
  * @property {number | null} sizeBytes
  */
 
@@ -44,6 +46,40 @@
  */
 
 /**
+ * A backend, prepared transaction or replication slot holding back the
+ * server's xmin horizon.
+ * @typedef {object} HorizonHolder
+ * @property {'backend' | 'prepared' | 'slot'} kind
+ * @property {number | null} pid               backend; a slot's active_pid; null for a prepared transaction
+ * @property {string | null} applicationName   backends only
+ * @property {string | null} state             a backend's state; 'active' / 'inactive' for a slot
+ * @property {string | null} name              a prepared transaction's gid, a slot's name
+ * @property {string | null} datname
+ * @property {number | null} xactAgeS          seconds the transaction has been open (prepared: since PREPARE); null for slots
+ * @property {number | null} xminAge           transactions: greatest(age(backend_xid), age(backend_xmin)), age(transaction), greatest(age(xmin), age(catalog_xmin))
+ */
+
+/**
+ * @typedef {object} LockBlocker
+ * @property {number} pid
+ * @property {string | null} applicationName
+ * @property {string | null} state
+ */
+
+/**
+ * @typedef {object} LocksSnapshot
+ * @property {number} waiting                  backends waiting for a heavyweight lock, on the whole server
+ * @property {number | null} longestWaitS      null when none waits
+ * @property {LockBlocker[]} blockers          at most 5, those holding up the longest waits first
+ */
+
+/**
+ * @typedef {object} CheckpointsSnapshot
+ * @property {number | null} timed       cumulative: checkpoints_timed (num_timed on 17+)
+ * @property {number | null} requested   cumulative: checkpoints_req (num_requested on 17+)
+ */
+
+/**
  * @typedef {object} StatsSnapshot
  * @property {number} time                 end of the last poll, Unix seconds
  * @property {number | null} serverVersionNum
@@ -51,6 +87,9 @@
  * @property {TableSnapshot[]} tables      the connected database's user tables
  * @property {DatabaseSnapshot[]} databases
  * @property {VacuumSnapshot[]} vacuums    running now, on the whole server
+ * @property {HorizonHolder[]} horizon     oldest first, at most 5 of each kind; [] when none or the statement failed
+ * @property {LocksSnapshot | null} locks  null when the statement failed or its rows are stale
+ * @property {CheckpointsSnapshot | null} checkpoints   null when the bgwriter statement failed or is stale
  */
 
 /**
@@ -89,6 +128,7 @@ export function buildSnapshot ({ rows, time, serverVersionNum, datname }) {
       indexBytes: num(sizes.get(key)?.index_bytes),
       xidAge: num(xids.get(key)?.xid_age),
       txUntilWraparoundAutovacuum: num(xids.get(key)?.tx_until_wraparound_autovacuum),
+      mxidAge: num(xids.get(key)?.mxid_age),
       lastVacuum: num(s?.last_vacuum),
       lastAutovacuum: num(s?.last_autovacuum),
       bloatRatio: num(bloat.get(key)?.bloat_ratio)
@@ -103,11 +143,12 @@ export function buildSnapshot ({ rows, time, serverVersionNum, datname }) {
       datname: String(row.datname),
       xidAge: num(row.xid_age),
       txUntilWraparoundAutovacuum: num(row.tx_until_wraparound_autovacuum),
+      mxidAge: num(row.mxid_age),
       sizeBytes: num(dbSizes.get(row.datname)?.size_bytes)
     })
   }
   for (const row of dbSizes.values()) {
-    if (!databases.has(row.datname)) databases.set(row.datname, { datname: String(row.datname), xidAge: null, txUntilWraparoundAutovacuum: null, sizeBytes: num(row.size_bytes) })
+    if (!databases.has(row.datname)) databases.set(row.datname, { datname: String(row.datname), xidAge: null, txUntilWraparoundAutovacuum: null, mxidAge: null, sizeBytes: num(row.size_bytes) })
   }
 
   const vacuums = rows('progress_vacuum').map(row => ({
@@ -126,7 +167,55 @@ export function buildSnapshot ({ rows, time, serverVersionNum, datname }) {
   }))
 
   rollUpPartitions(tables, rows('partitions'), vacuums)
-  return { time, serverVersionNum, datname, tables, databases: [...databases.values()], vacuums }
+  return { time, serverVersionNum, datname, tables, databases: [...databases.values()], vacuums, horizon: horizonOf(rows('horizon')), locks: locksOf(rows('locks')), checkpoints: checkpointsOf(rows('bgwriter')) }
+}
+
+const str = (/** @type {unknown} */ value) => value === null || value === undefined ? null : String(value)
+const num = (/** @type {unknown} */ value) => typeof value === 'number' ? value : null
+
+/**
+ * @param {import('./rows.js').Row[]} rows   of the horizon section (rows.js parseHorizon)
+ * @returns {HorizonHolder[]}
+ */
+function horizonOf (rows) {
+  return rows.filter(row => row.part === 'holder').map(row => ({
+    kind: /** @type {'backend' | 'prepared' | 'slot'} */ (row.kind),
+    pid: num(row.pid),
+    applicationName: str(row.application_name),
+    state: str(row.state),
+    name: str(row.name),
+    datname: str(row.datname),
+    xactAgeS: num(row.xact_age_s),
+    xminAge: num(row.xmin_age)
+  }))
+}
+
+/**
+ * @param {import('./rows.js').Row[]} rows   of the locks section (rows.js parseLocks)
+ * @returns {LocksSnapshot | null}
+ */
+function locksOf (rows) {
+  const total = rows.find(row => row.part === 'total')
+  if (!total) return null
+  const waiting = num(total.waiting) ?? 0
+  return {
+    waiting,
+    longestWaitS: waiting > 0 ? num(total.wait_s) : null,
+    blockers: rows.filter(row => row.part === 'blocker' && typeof row.pid === 'number').map(row => ({
+      pid: /** @type {number} */ (row.pid),
+      applicationName: str(row.application_name),
+      state: str(row.state)
+    }))
+  }
+}
+
+/**
+ * @param {import('./rows.js').Row[]} rows   of the bgwriter section
+ * @returns {CheckpointsSnapshot | null}
+ */
+function checkpointsOf (rows) {
+  const row = rows[0]
+  return row ? { timed: num(row.checkpoints_timed), requested: num(row.checkpoints_req) } : null
 }
 
 /**
@@ -166,6 +255,7 @@ function rollUpPartitions (tables, partitions, vacuums) {
       indexBytes: add(parts.map(p => p.indexBytes)),
       xidAge: max(parts.map(p => p.xidAge)),
       txUntilWraparoundAutovacuum: parts.some(p => p.txUntilWraparoundAutovacuum !== null) ? Math.min(...parts.flatMap(p => p.txUntilWraparoundAutovacuum === null ? [] : [p.txUntilWraparoundAutovacuum])) : null,
+      mxidAge: max(parts.map(p => p.mxidAge)),
       lastVacuum: max(parts.map(p => p.lastVacuum)),
       lastAutovacuum: max(parts.map(p => p.lastAutovacuum)),
       bloatRatio: null,
