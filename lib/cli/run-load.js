@@ -14,6 +14,7 @@ import { statsView } from '../pgstats/stats-view.js'
 import { LoadSession } from '../lab/load-session.js'
 import { loadOptions } from '../lab/run-assembly.js'
 import { localDataDir } from '../lab/disk-space.js'
+import { DEFAULT_INTERVAL_S, zfsSpaceProbeFor } from '../snapshot/zfs-space.js'
 import { DEFAULT_EVENTS_FILE } from './target-options.js'
 import { formatShare } from '../scale/share.js'
 import { summaryJson } from '../summary/summary-json.js'
@@ -64,6 +65,8 @@ export async function runLoad (args, options, rules, stop, { log, stdout, screen
       await diskThrottle.attach()
     }
     if (stop.requested) return 0
+    // the data directory on ZFS: its pool's free space and metaslabs in the samples and on /metrics
+    const zfs = await zfsSpaceProbeFor(localDataDir(target, args.dataDir), { intervalS: /** @type {{ zfsInterval?: number }} */ (args).zfsInterval ?? DEFAULT_INTERVAL_S, registry, log })
     session = await LoadSession.open(loadOptions({
       target: { connectionString: target.connectionString, display: target.display, embedded: target.embedded !== null },
       workload: options.workload,
@@ -77,6 +80,7 @@ export async function runLoad (args, options, rules, stop, { log, stdout, screen
       pgStats: args.pgStats ? { pgstattuple: args.pgstattuple } : null,
       recordDir,
       disk: { dataDir: args.pgStats ? localDataDir(target, args.dataDir) : null, events },
+      probes: zfs ? [zfs] : [],
       describe: { command: 'run', args: describeArgs(args) },
       registry,
       log

@@ -19,6 +19,7 @@ import { MIN_REPETITIONS, verdictLines } from '../report/statistics.js'
 import { initPgbench, InitError } from '../pgbench/init.js'
 import { isSameTable } from '../sidecar/retention-spec.js'
 import { checkDiskThrottle } from '../lab/disk-throttle.js'
+import { zfsSpaceProbeFor } from '../snapshot/zfs-space.js'
 import { configureFor, groupOf, openServerGroups } from './server-groups.js'
 
 const LIMITS = { shutdownTimeoutS: 10, verifyTimeoutS: 60 }
@@ -265,8 +266,11 @@ async function setConcurrency (session, events, next, log) {
  * @param {string} dir
  * @param {{ reset: boolean, workload: import('../workloads/contract.js').Workload, mix: string, concurrency: number, requestsPerClient?: number | null, describe: Record<string, unknown> }} options
  */
-function openSession (context, dir, { reset, workload, mix, concurrency, requestsPerClient = null, describe }) {
+async function openSession (context, dir, { reset, workload, mix, concurrency, requestsPerClient = null, describe }) {
   const { plan } = context
+  const registry = new client.Registry()
+  // the data directory on ZFS (the zfs snapshot driver's, or an embedded server's): its pool's free space and metaslabs
+  const zfs = await zfsSpaceProbeFor(context.dataDir, { registry, log: context.log })
   return LoadSession.open(loadOptions({
     target: { connectionString: context.connectionString, display: context.display, embedded: context.embedded },
     workload,
@@ -277,8 +281,9 @@ function openSession (context, dir, { reset, workload, mix, concurrency, request
     pgStats: { pgstattuple: false },
     recordDir: dir,
     serverLogDir: context.dataDir,
+    probes: zfs ? [zfs] : [],
     describe: { command: 'experiment', experiment: plan.name, ...describe },
-    registry: new client.Registry(),
+    registry,
     log: context.log
   }))
 }

@@ -31,6 +31,7 @@
  * @property {string | null} recordDir
  * @property {import('./load-session.js').LoadOptions['disk']} [disk]
  * @property {string | null} [serverLogDir]
+ * @property {import('./load-session.js').Probe[]} [probes]   more figures for the samples (a ZFS pool's: lib/snapshot/zfs-space.js)
  * @property {Record<string, unknown>} describe   more facts for run.json
  * @property {import('prom-client').Registry} registry
  * @property {import('../log.js').Logger} log
@@ -40,7 +41,7 @@
  * @param {LoadAssembly} load
  * @returns {import('./load-session.js').LoadOptions}
  */
-export function loadOptions ({ target, workload, mix, settings, split, workloadChoice, reset, connectTimeoutS, pgStats, recordDir, disk, serverLogDir, describe, registry, log }) {
+export function loadOptions ({ target, workload, mix, settings, split, workloadChoice, reset, connectTimeoutS, pgStats, recordDir, disk, serverLogDir, probes, describe, registry, log }) {
   const seed = settings.seed ?? null
   const startAtMs = split?.startAtMs ?? null
   return {
@@ -63,6 +64,7 @@ export function loadOptions ({ target, workload, mix, settings, split, workloadC
     recordDir,
     ...(disk && { disk }),
     ...(serverLogDir !== undefined && { serverLogDir }),
+    ...(probes && probes.length > 0 && { probes }),
     // run.json keeps the seed: what makes the run's rows again
     describe: { ...describe, ...(seed !== null && { seed }) },
     registry,
