@@ -7,6 +7,7 @@ import { capacitySection } from './capacity-section.js'
 import { runWhole } from './whole-run.js'
 import { wholeRunTable } from './whole-run-section.js'
 import { runVacuumCostSection } from './vacuum-cost-section.js'
+import { zfsSection } from './zfs-section.js'
 import {
   chartGrid, esc, fmtNumber, fmtRatio, fmtSeconds, fmtTime, fmtUs, keyValueTable, metaList, ratioClass, xRange
 } from './html.js'
@@ -23,8 +24,9 @@ export function runPage (run) {
   const name = info.label || `${info.workload ?? 'load'} on ${info.table ?? 'its table'}`
   const charts = runCharts(run, 'run')
   const capacity = capacitySection([{ label: name, run, capacity: runCapacity(run) }], 'capacity')
-  const range = xRange([...charts, ...capacity.charts])
-  for (const chart of [...charts, ...capacity.charts]) Object.assign(chart, { xRange: range })
+  const zfs = zfsSection(run, 'zfs')
+  const range = xRange([...charts, ...capacity.charts, ...zfs.charts])
+  for (const chart of [...charts, ...capacity.charts, ...zfs.charts]) Object.assign(chart, { xRange: range })
   const phases = runPhases(run)
   const t0Note = info.t0 && info.t0 !== info.started_at ? `seconds from ${fmtTime(info.t0)} (t0)` : 'seconds from the start of the run'
   const headerHtml = `<h1>${esc(name)}</h1>
@@ -40,6 +42,7 @@ ${capacity.html}
 <h2>Over time</h2>
 <p class="lead">Time axis: ${esc(t0Note)}. Shaded bands: actions from start to end (and pauses); dashed lines: other events. Drag across a chart to zoom, double-click to zoom out.</p>
 ${chartGrid(charts)}
+${zfs.html}
 ${totalsSection(run.summary)}
 ${eventsSection(run)}
 <h2>Server settings and flags</h2>
@@ -47,7 +50,7 @@ ${eventsSection(run)}
 ${info.settings && Object.keys(info.settings).length ? keyValueTable(info.settings) : '<p class="lead">No server settings recorded.</p>'}
 ${info.args ? keyValueTable(cleanArgs(info.args)) : ''}
 </div>`
-  return { title: `pgloadgen run: ${name}`, headerHtml, bodyHtml, charts: [...charts, ...capacity.charts] }
+  return { title: `pgloadgen run: ${name}`, headerHtml, bodyHtml, charts: [...charts, ...capacity.charts, ...zfs.charts] }
 }
 
 /**
