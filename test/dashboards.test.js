@@ -56,6 +56,14 @@ const KNOWN_METRICS = {
   pg_stat_database_idle_in_transaction_time_seconds_total: ['datname'],
   pg_vacuum_xid_age: T,
   pg_vacuum_tx_until_wraparound_autovacuum: T,
+  pg_vacuum_mxid_age: T,
+  pg_vacuum_mxid_until_wraparound_autovacuum: T,
+  pg_xmin_horizon_age: ['kind'],
+  pg_xmin_horizon_oldest_age: [],
+  pg_xmin_holder_age: ['kind', 'pid', 'application_name', 'name', 'datname'],
+  pg_xmin_holder_xact_age_seconds: ['kind', 'pid', 'application_name', 'name', 'datname'],
+  pg_locks_waiting_backends: ['datname'],
+  pg_locks_longest_wait_seconds: [],
   pg_database_size_bytes: ['datname'],
   ...Object.fromEntries(['xact_commit', 'xact_rollback', 'blks_read', 'blks_hit'].map(c => [`pg_stat_database_${c}`, ['datname']])),
   // "pg_settings_autovacuum_freeze_max_age etc.": the settings as gauges;
@@ -97,7 +105,12 @@ const REQUIRED_PANELS = {
   bloat: /bloat/i,
   'vacuum mode and duration': /^Vacuum duration by mode$/,
   'p99 latency per request type': /^p99 latency by request type$/,
-  'outstanding requests': /^Outstanding (requests|queries)$/
+  'outstanding requests': /^Outstanding (requests|queries)$/,
+  'xmin horizon by holder kind': /^xmin horizon age by holder kind$/,
+  'xmin holders': /^xmin holders/,
+  'lock waits': /^Backends waiting for a lock$/,
+  'multixact age': /^Multixact age$/,
+  'distance to the multixact anti-wraparound threshold': /^Multixacts until anti-wraparound autovacuum$/
 }
 
 // Annotations that cannot fire on the test server: it runs with autovacuum
