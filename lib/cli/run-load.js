@@ -14,7 +14,7 @@ import { statsView } from '../pgstats/stats-view.js'
 import { LoadSession } from '../lab/load-session.js'
 import { loadOptions } from '../lab/run-assembly.js'
 import { localDataDir } from '../lab/disk-space.js'
-import { DEFAULT_INTERVAL_S, zfsSpaceProbeFor } from '../snapshot/zfs-space.js'
+import { parseZfsInterval, zfsSpaceProbeFor } from '../snapshot/zfs-space.js'
 import { DEFAULT_EVENTS_FILE } from './target-options.js'
 import { formatShare } from '../scale/share.js'
 import { summaryJson } from '../summary/summary-json.js'
@@ -33,6 +33,8 @@ import { summaryTable } from '../terminal/summary-table.js'
  * @param {{ log: import('../log.js').Logger, stdout: { write: (s: string) => unknown }, screen: import('../terminal/screen.js').Screen }} io
  */
 export async function runLoad (args, options, rules, stop, { log, stdout, screen }) {
+  // checked before anything binds a port or starts a server
+  const zfsIntervalS = parseZfsInterval(/** @type {{ zfsInterval?: unknown }} */ (args).zfsInterval)
   const registry = createRegistry()
   /** @type {LoadSession | null} */
   let session = null
@@ -66,7 +68,7 @@ export async function runLoad (args, options, rules, stop, { log, stdout, screen
     }
     if (stop.requested) return 0
     // the data directory on ZFS: its pool's free space and metaslabs in the samples and on /metrics
-    const zfs = await zfsSpaceProbeFor(localDataDir(target, args.dataDir), { intervalS: /** @type {{ zfsInterval?: number }} */ (args).zfsInterval ?? DEFAULT_INTERVAL_S, registry, log })
+    const zfs = await zfsSpaceProbeFor(localDataDir(target, args.dataDir), { intervalS: zfsIntervalS, registry, log })
     session = await LoadSession.open(loadOptions({
       target: { connectionString: target.connectionString, display: target.display, embedded: target.embedded !== null },
       workload: options.workload,

@@ -2,7 +2,6 @@ import { DEFAULT_EVENTS_FILE, embeddedServerOptions } from './target-options.js'
 import { statsOptions } from './stats-options.js'
 import { progressOption } from './progress-option.js'
 import { settingFlagNames, settingFlagOptions } from '../config/run-settings.js'
-import { parseDuration } from '../config/numbers.js'
 
 /**
  * The options of `pgloadgen run`. Where pgbench has a flag for the same
@@ -39,7 +38,7 @@ export function runBuilder (y, workloadSpecs = {}) {
     .option('progress', progressOption)
     .option('reset', { type: 'boolean', default: false, describe: 'drop and recreate the workload\'s tables first' })
     .options(embeddedServerOptions)
-    .option('zfs-interval', { type: 'string', coerce: zfsInterval, describe: 'seconds between two samples of the ZFS pool that holds the data directory (embedded server, or --data-dir), when it is on ZFS: zdb -mm and zpool get (default 10; 0: none)' })
+    .option('zfs-interval', { type: 'string', describe: 'seconds between two samples of the ZFS pool that holds the data directory (embedded server, or --data-dir), when it is on ZFS: zdb -mm and zpool get (default 10; 0: none)' })
     .option('disk-limit', { type: 'string', describe: 'a slower disk for the embedded server: read_mbps=8,read_iops=400 (also write_mbps, write_iops; MB = 10^6 bytes; root and a cgroup blkio or io controller)' })
     .option('connect-timeout', { type: 'string', default: '15', describe: 'seconds to wait for the server at start' })
     .option('shutdown-timeout', { type: 'string', default: '10', describe: 'seconds to wait for requests in flight at exit' })
@@ -64,11 +63,3 @@ export const RUN_OPTION_NAMES = new Set(['pg-url', 'http-port', 'p', 'http-host'
   'select-only', 'S', 'skip-some-updates', 'N', 'define', 'D', 'scale', 's', 'random-seed', 'n', 'vacuum', 'duration', 'd', 'T',
   'instance', 'start-at', 'json', 'progress', 'P', 'reset', 'data-dir', 'profile', 'pg-port', 'pg-version', 'offline', 'disk-limit', 'zfs-interval', 'connect-timeout', 'shutdown-timeout',
   'verify-timeout', 'events', 'record', 'schedule', 'control-token', 'pg-stats', 'pgstattuple', 'log-level', 'help', 'version', ...settingFlagNames()])
-
-/**
- * --zfs-interval: seconds (or with a unit) up to an hour; 0: no sampling.
- * @param {unknown} value
- */
-function zfsInterval (value) {
-  return String(value).trim() === '0' ? 0 : parseDuration(value, '--zfs-interval', { max: 3600 })
-}

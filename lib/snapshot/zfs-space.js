@@ -16,6 +16,7 @@ import { statfs } from 'node:fs/promises'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import client from 'prom-client'
+import { parseDuration } from '../config/numbers.js'
 
 export const DEFAULT_INTERVAL_S = 10
 export const DEFAULT_TIMEOUT_S = 30
@@ -462,6 +463,16 @@ export class ZfsSpaceProbe {
 /** @param {number | null} seconds */
 function roundS (seconds) {
   return seconds === null ? null : Math.round(seconds * 1000) / 1000
+}
+
+/**
+ * --zfs-interval: seconds between two rounds (or with a unit), up to an
+ * hour; 0: none; absent: the default.
+ * @param {unknown} value
+ */
+export function parseZfsInterval (value) {
+  if (value === undefined) return DEFAULT_INTERVAL_S
+  return String(value).trim() === '0' ? 0 : parseDuration(value, '--zfs-interval', { max: 3600 })
 }
 
 /**
