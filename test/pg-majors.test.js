@@ -6,7 +6,8 @@
 // poll of the collector (pgstattuple included) runs every statement without
 // an error, exports every figure the major has as numbers and none it lacks;
 // a vacuum caught running shows in the progress metrics under the major's
-// columns; a short `pgloadgen run` records samples with the server's
+// columns; an idle-in-transaction session shows as an xmin holder and a
+// lock wait with its blocker; a short `pgloadgen run` records samples with the server's
 // figures; `pgloadgen vacuum --json` accounts for a vacuum, with what the
 // major cannot give null and said to need a newer one.
 import t from 'tap'
@@ -14,6 +15,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import client from 'prom-client'
+import pg from 'pg'
 import { StatsCollector } from '../lib/pgstats/collector.js'
 import { METRIC_SPECS, EXACT_BLOAT_SPECS, metricOnVersion } from '../lib/pgstats/metrics.js'
 import { progressVacuumSql } from '../lib/pgstats/queries.js'
@@ -84,8 +86,9 @@ async function checkExporter (t, major, url) {
   const absent = []
   const wrong = []
   for (const spec of SPECS) {
-    // vacuum progress has series only while a vacuum runs (below)
-    if (spec.name.startsWith('pg_stat_progress_vacuum_')) continue
+    // vacuum progress has series only while a vacuum runs, xmin holders
+    // only while something holds the horizon (below)
+    if (spec.name.startsWith('pg_stat_progress_vacuum_') || spec.onlyWhile) continue
     const samples = families.get(spec.name)?.samples ?? []
     if (metricOnVersion(spec.name, version)) {
       if (samples.length > 0 && samples.every(s => Number.isFinite(s.value))) present.push(spec.name)
@@ -106,7 +109,9 @@ async function checkExporter (t, major, url) {
   t.ok(present.includes('pg_bloat_table_exact_ratio'), 'pgstattuple\'s exact bloat')
 
   const table = collector.latest()?.tables.find(row => row.relname === 'majors')
-  t.match(table, { liveTuples: Number, deadTuples: Number, totalBytes: Number, xidAge: Number, bloatRatio: Number }, 'latest(): the table\'s figures are numbers')
+  t.match(table, { liveTuples: Number, deadTuples: Number, totalBytes: Number, xidAge: Number, mxidAge: Number, bloatRatio: Number }, 'latest(): the table\'s figures are numbers')
+  t.match(collector.latest()?.databases.find(row => row.datname === 'pgloadgen'), { xidAge: Number, mxidAge: Number }, 'latest(): the database\'s xid and multixact ages')
+  t.match(collector.latest()?.checkpoints, { timed: Number, requested: Number }, 'latest(): the checkpoint counters')
 
   // A vacuum held back by its cost delay, caught by a poll, then cancelled.
   await withClient(url, async vacuumer => {
@@ -139,6 +144,52 @@ async function checkExporter (t, major, url) {
   // every statement of the progress view, with no vacuum running: the columns
   const { fields } = await withClient(url, c => c.query(`${progressVacuumSql(version)} LIMIT 0`))
   t.ok(fields.some(f => f.name === 'num_dead_tuples'), 'the progress statement has its columns')
+}
+
+/**
+ * The horizon and locks statements: an idle-in-transaction session with a
+ * snapshot, aged by a few transactions, is the oldest backend holder; one
+ * waiting behind its ACCESS EXCLUSIVE lock is counted, its blocker named.
+ * @param {import('tap').Test} t
+ * @param {string} url
+ */
+async function checkHorizon (t, url) {
+  const registry = new client.Registry()
+  const collector = new StatsCollector({ connectionString: url, intervalS: 3600, registry, log: createLogger({ level: 'error' }) })
+  t.teardown(() => collector.stop())
+  const open = async (/** @type {string} */ name) => {
+    const c = new pg.Client({ connectionString: url, application_name: name })
+    c.on('error', () => {})
+    await c.connect()
+    t.teardown(() => c.end().catch(() => {}))
+    return { c, pid: Number((await c.query('SELECT pg_backend_pid() AS pid')).rows[0].pid) }
+  }
+  const holder = await open('holder-under-test')
+  const waiter = await open('waiter-under-test')
+  await holder.c.query('BEGIN ISOLATION LEVEL REPEATABLE READ')
+  await holder.c.query('SELECT count(*) FROM majors')
+  await withClient(url, c => c.query('DO $$ BEGIN FOR i IN 1..20 LOOP PERFORM txid_current(); COMMIT; END LOOP; END $$'))
+  await holder.c.query('LOCK TABLE majors IN ACCESS EXCLUSIVE MODE')
+  const waiting = waiter.c.query('SELECT count(*) FROM majors').catch(err => err)
+  try {
+    await waitFor(() => withClient(url, async c => (await c.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'", [waiter.pid])).rowCount),
+      { what: 'the waiter in pg_stat_activity', timeoutMs: 10000 })
+    await collector.start()
+    const families = parsePrometheusText(await registry.metrics())
+    const failed = (families.get('pgloadgen_pgstats_poll_errors_total')?.samples ?? []).filter(s => s.value > 0).map(s => s.labels.query)
+    t.same(failed.filter(name => name === 'horizon' || name === 'locks'), [], 'the horizon and locks statements run without an error')
+    const latest = collector.latest()
+    const first = latest?.horizon.find(h => h.kind === 'backend')
+    t.match(first, { pid: holder.pid, applicationName: 'holder-under-test', state: 'idle in transaction' }, 'the idle-in-transaction session is the oldest backend holder')
+    t.ok((first?.xminAge ?? 0) >= 20, `its xmin age (${first?.xminAge})`)
+    t.equal(families.get('pg_xmin_holder_age')?.samples.find(s => s.labels.pid === String(holder.pid))?.value, first?.xminAge, 'pg_xmin_holder_age')
+    t.match(latest?.locks, { waiting: 1, longestWaitS: Number }, 'one waiter, and how long it has waited')
+    t.same(latest?.locks?.blockers, [{ pid: holder.pid, applicationName: 'holder-under-test', state: 'idle in transaction' }], 'the holder blocking it')
+    t.equal(families.get('pg_locks_waiting_backends')?.samples.find(s => s.labels.datname === 'pgloadgen')?.value, 1, 'pg_locks_waiting_backends')
+  } finally {
+    await holder.c.query('ROLLBACK')
+    await waiting
+  }
 }
 
 /**
@@ -209,6 +260,7 @@ for (const major of MAJORS) {
       await prepare(c)
     })
     await t.test('the exporter', t => checkExporter(t, major, url))
+    await t.test('the xmin horizon and lock waits', t => checkHorizon(t, url))
     await t.test('a short load', t => checkLoad(t, major, url, events))
     await t.test('a vacuum and its accounting', t => checkVacuum(t, major, url, events))
   })
