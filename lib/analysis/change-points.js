@@ -1,5 +1,6 @@
 import { effectOf, levelOf, levelOfSorted, levelsDiffer } from './levels.js'
 import { checkOptions, denseRanks, present } from './change-point-input.js'
+import { mosumSplits } from './mosum.js'
 
 export { DEFAULTS } from './change-point-input.js'
 
@@ -50,7 +51,7 @@ export function findChangePoints (values, options) {
   const opts = checkOptions(options)
   const { x, positions } = present(values)
   const series = { x, dense: denseRanks(x), opts }
-  const splits = segment(series)
+  const splits = joinSplits(segment(series), mosumSplits(series, (...args) => correctedAutocorrelation(lagOneAutocorrelation(...args), 2 * opts.minSegment)), opts.minSegment)
   const kept = prune(series, splits)
 
   /** @type {Level[]} */
@@ -244,6 +245,23 @@ export function lagOneAutocorrelation (x, from, to, at, before, after) {
     previous = residual
   }
   return squares > 0 ? products / squares : 0
+}
+
+/**
+ * Binary segmentation's splits and the scan's, one per neighbourhood of
+ * minSegment points: the more significant.
+ * @param {Split[]} binary
+ * @param {Split[]} scanned
+ * @param {number} minSegment
+ * @returns {Split[]} in index order
+ */
+function joinSplits (binary, scanned, minSegment) {
+  /** @type {Split[]} */
+  const kept = []
+  for (const split of [...binary, ...scanned].sort((a, b) => a.pValue - b.pValue || a.at - b.at)) {
+    if (kept.every(k => Math.abs(k.at - split.at) >= minSegment)) kept.push(split)
+  }
+  return kept.sort((a, b) => a.at - b.at)
 }
 
 /**

@@ -95,7 +95,7 @@ export async function validateRunArgs (args, argv = []) {
   if (args.reset && workload.scripts) throw new UsageError('--reset drops a workload\'s tables; pgbench scripts have none of their own (pgloadgen init recreates pgbench\'s)')
   if (workload.clients !== null && args.concurrency !== undefined) throw new UsageError(`--concurrency: the ${workload.name} workload sets its number of clients itself (${workload.clients}); see its options`)
   if (workload.pacing !== null && args.rate !== undefined) throw new UsageError(`--rate: the ${workload.name} workload paces its clients itself`)
-  const settings = parseRunSettings('flag', flags, { only: ['concurrency', 'transactions', 'threads', 'rate', 'arrival', 'maxLag', 'statsInterval'] })
+  const settings = parseRunSettings('flag', flags, { only: ['concurrency', 'transactions', 'threads', 'rate', 'arrival', 'maxLag', 'statsInterval'], defaults: { statsInterval: args.record === undefined ? 10 : 1 } })
   const split = instanceAndStart(args, workload.clients ?? settings.concurrency)
   return {
     // this instance's share; totalConcurrency is what all instances run together

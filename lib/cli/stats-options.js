@@ -28,7 +28,7 @@ export function statsBuilder (y) {
  * @returns {number}
  */
 export function parseStatsInterval (value) {
-  return checkSetting('statsInterval', value, 'flag')
+  return value === undefined ? 10 : checkSetting('statsInterval', value, 'flag')
 }
 
 /**

@@ -23,6 +23,8 @@ import { compareFigures, VERDICT_METHOD } from './verdicts.js'
  * @property {Record<string, number | null>} figures
  * @property {Record<string, (number | null)[]>} repetition_figures
  * @property {string | null} autovacuum_source
+ * @property {Array<import('../analysis/explain.js').Change & { repetition: number }> | null} changes
+ *   what changed within each run (summary.json's changes), null when none of its summaries has them
  */
 
 /**
@@ -71,7 +73,10 @@ export function comparisonOf (entries, force) {
       elapsed_s: entry.summaries.map(s => Number(s.elapsed_s) || 0),
       figures: Object.fromEntries(list.map(f => [f.key, figures[i].values[f.key] ?? null])),
       repetition_figures: Object.fromEntries(list.map(f => [f.key, figures[i].repetitions[f.key] ?? entry.runs.map(() => null)])),
-      autovacuum_source: [...new Set(figures[i].autovacuum_sources.filter(s => s !== null))].join(', ') || null
+      autovacuum_source: [...new Set(figures[i].autovacuum_sources.filter(s => s !== null))].join(', ') || null,
+      changes: entry.summaries.some(s => Array.isArray(s.changes))
+        ? entry.summaries.flatMap((s, r) => Array.isArray(s.changes) ? s.changes.map((/** @type {import('../analysis/explain.js').Change} */ c) => ({ repetition: r + 1, ...c })) : [])
+        : null
     })),
     figures: list,
     comparisons: others.map((entry, j) => ({ entry: entry.letter, against: baseline.letter, figures: compareFigures(list, figures[0], figures[j + 1]) })),

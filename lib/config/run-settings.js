@@ -70,8 +70,9 @@ export const RUN_SETTINGS = Object.freeze({
     describe: 'request types and their weights, e.g. insert_row=60,read_row=40; default: the workload\'s'
   },
   statsInterval: {
-    type: 'duration', flag: 'stats-interval', plan: 'stats_interval', api: null, min: 1, max: 3600, default: 10, planDefault: 1,
-    describe: 'seconds between polls of the PostgreSQL statistics (1 to 3600; a plan polls every second by default)'
+    type: 'duration', flag: 'stats-interval', plan: 'stats_interval', api: null, min: 1, max: 3600, default: 10, planDefault: 1, defaultAfter: true,
+    // a recorded run polls every second, so that what changed in it can be lined up with what the server did
+    describe: 'seconds between polls of the PostgreSQL statistics, 1 to 3600 (default 10; 1 with --record and in a plan)'
   },
   rate: {
     type: 'number', flag: 'rate', alias: 'R', plan: null, api: null, default: null,

@@ -21,6 +21,7 @@ import { Recorder } from '../recorder/recorder.js'
 import { DiskSpaceWatch } from './disk-space.js'
 import { readSettings, writeRunInfo } from '../recorder/run-info.js'
 import { recordVacuums, serverLogMark } from '../recorder/vacuums.js'
+import { recordedChanges } from '../recorder/changes.js'
 import { RuntimeError } from '../errors.js'
 import { untilMoment } from '../scale/start-at.js'
 import { formatShare } from '../scale/share.js'
@@ -293,6 +294,10 @@ export class LoadSession {
     if (options.recordDir) {
       // what each vacuum cost (lib/recorder/vacuums.js)
       const vacuums = await recordVacuums(options.recordDir, this.logMark ?? null).catch(err => ({ vacuums: [], autovacuum_source: `none: ${errorMessage(err)}` }))
+      // when the load changed and what the lab saw then (lib/analysis/explain.js)
+      const changes = await recordedChanges(options.recordDir, this.logMark ?? null, options.pgStats?.intervalS ?? 10)
+        .catch(err => ({ changes: null, changes_method: { error: errorMessage(err) } }))
+      Object.assign(summary, changes)
       await writeFile(path.join(options.recordDir, 'summary.json'), summaryJson({ ...summary, server_wal_bytes: serverWalBytes, ...vacuums }))
       await this.writeRunInfo(new Date())
     }

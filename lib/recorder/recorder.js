@@ -84,10 +84,14 @@ export class Recorder {
     this.previousLagCount = stats.lag.count
     const cpu = process.cpuUsage(this.previousCpu)
     this.previousCpu = process.cpuUsage()
+    const snapshot = pgStats?.() ?? null
     const line = {
       t: new Date().toISOString(),
       elapsed_s: Math.round((Date.now() - this.started) / 100) / 10,
       concurrency: generator.concurrency,
+      connections: generator.connections,
+      // cumulative: a rise between two samples is a reconnect in that second
+      reconnects: generator.reconnects,
       paused: generator.paused,
       throughput,
       rows: rows - this.previousRows,
@@ -95,7 +99,8 @@ export class Recorder {
       requests,
       ...(lag && { lag }),
       cpu_us: cpu,
-      pg: pgFigures(pgStats?.() ?? null, table),
+      pg: pgFigures(snapshot, table),
+      server: serverFigures(snapshot),
       ...(this.sources.workloadStats && { workload: this.sources.workloadStats() }),
       ...(this.sources.disk && { disk: this.sources.disk() }),
       ...Object.fromEntries((this.sources.probes ?? []).map(probe => [probe.name, probe.sample()]))
@@ -124,6 +129,44 @@ function sum (values) {
 /** @param {number | null} value */
 function roundOrNull (value) {
   return value === null ? null : Math.round(value)
+}
+
+// At most this many of the server's running vacuums and xmin holders in a
+// sample: the oldest holders and every vacuum a small lab runs at once.
+const MAX_VACUUMS = 8
+const MAX_HOLDERS = 5
+
+/**
+ * What the whole server did that can explain a change in the run
+ * (lib/analysis/observations.js): every running vacuum, the checkpoint
+ * counters, the oldest xmin holders and lock waits, as of the last poll.
+ * @param {import('../pgstats/snapshot.js').StatsSnapshot | null} snapshot
+ */
+export function serverFigures (snapshot) {
+  if (!snapshot) return null
+  return {
+    polled_at: new Date(snapshot.time * 1000).toISOString(),
+    vacuums: snapshot.vacuums.slice(0, MAX_VACUUMS).map(v => ({
+      pid: v.pid,
+      table: v.schemaname ? `${v.schemaname}.${v.relname}` : v.relname,
+      mode: v.mode,
+      phase_name: v.phaseName,
+      started_at: v.startedAt
+    })),
+    checkpoints: snapshot.checkpoints ?? null,
+    horizon: (snapshot.horizon ?? []).slice(0, MAX_HOLDERS).map(h => ({
+      kind: h.kind,
+      pid: h.pid,
+      application_name: h.applicationName,
+      name: h.name,
+      state: h.state,
+      xact_age_s: h.xactAgeS,
+      xmin_age: h.xminAge
+    })),
+    locks: snapshot.locks
+      ? { waiting: snapshot.locks.waiting, longest_wait_s: snapshot.locks.longestWaitS, blockers: snapshot.locks.blockers.map(b => ({ pid: b.pid, application_name: b.applicationName })) }
+      : null
+  }
 }
 
 /**

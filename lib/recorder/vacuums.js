@@ -81,7 +81,7 @@ export async function recordVacuums (recordDir, logMark) {
  * truncated), at most 64 MiB.
  * @param {{ file: string, offset: number }} mark
  */
-async function readLogFrom ({ file, offset }) {
+export async function readLogFrom ({ file, offset }) {
   const handle = await open(file, 'r').catch(() => null)
   if (!handle) return ''
   try {

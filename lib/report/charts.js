@@ -1,6 +1,7 @@
 import { activeTypes, timeline } from './timeline.js'
 import { actionLabel, findAction } from './actions.js'
 import { eventMarks } from './marks.js'
+import { changeMarks } from './changes-section.js'
 import { chartValue as roundOrNull, paletteColor, repNumber, round, typeColor } from './chart-kit.js'
 import { runSeriesCharts, variantSeriesCharts } from './series-charts.js'
 
@@ -52,7 +53,7 @@ export { paletteColor } from './chart-kit.js'
 export function runCharts (run, prefix) {
   const points = timeline(run)
   const x = points.map(p => round(p.x, 3))
-  const events = eventMarks(run)
+  const events = [...eventMarks(run), ...changeMarks(run)]
   const types = activeTypes([run])
   const more = runSeriesCharts(run, prefix, events)
   /**
@@ -167,7 +168,7 @@ export function variantCharts (variant, prefix) {
     const points = timeline(run)
     return { run, i, points, x: points.map(p => round(p.x, 3)), label: `rep ${repNumber(run.dir, i)}`, color: paletteColor(i) }
   })
-  const events = reps.flatMap(rep => eventMarks(rep.run))
+  const events = reps.flatMap(rep => [...eventMarks(rep.run), ...changeMarks(rep.run, reps.length > 1 ? `${rep.label} ` : '')])
   /**
    * @param {(p: import('./timeline.js').Point) => number | null} pick
    * @param {Partial<SeriesSpec>} [extra]

@@ -2,6 +2,8 @@ import { mkdir, rename, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { overviewChart, paletteColor } from './charts.js'
 import { comparisonCharts } from './series-charts.js'
+import { groupChanges } from '../analysis/explain.js'
+import { describeCauses, describeChange } from '../analysis/wording.js'
 import { PGLOADGEN_VERSION } from '../recorder/run-info.js'
 import { chartGrid, esc, fmtBytes, fmtNumber, fmtSeconds, fmtUs, keyValueTable, metaList, pageHtml, xRange } from './html.js'
 
@@ -49,6 +51,7 @@ ${entriesTable(comparison)}
 <h2>Figures, each against ${esc(baseline.letter)}</h2>
 <p class="lead">Ratio: the entry's figure / ${esc(baseline.letter)}'s. Under it, the 95 % bootstrap interval of the entry's repetitions in ${esc(baseline.letter)}'s units. A verdict only where the entry's interval and ${esc(baseline.letter)}'s do not overlap; "no interval" with fewer than 3 repetitions. n/a: not recorded.</p>
 ${figuresTable(comparison)}
+${changesTable(comparison)}
 <h2>Over time</h2>
 <p class="lead">Every entry's runs on shared axes, seconds from each run's start; a colour per entry, dashed lines for repetitions after the first; bands: each run's action. Drag across a chart to zoom, double-click to zoom out.</p>
 ${chartGrid(charts)}
@@ -122,4 +125,25 @@ function formatFigure (figure, value) {
     case 'seconds': return fmtSeconds(value)
     default: return fmtNumber(value, Number.isInteger(value) ? 0 : 1)
   }
+}
+
+/**
+ * What changed within each entry's runs, and what the lab saw then
+ * (each run's summary.json changes).
+ * @param {import('../compare/compare.js').Comparison} comparison
+ */
+function changesTable (comparison) {
+  if (comparison.entries.every(e => e.changes === null)) return ''
+  const rows = comparison.entries.flatMap(entry => {
+    if (entry.changes === null) return [`<tr><td>${esc(entry.letter)}</td><td></td><td></td><td style="text-align:left" class="muted">not recorded</td><td></td></tr>`]
+    if (entry.changes.length === 0) return [`<tr><td>${esc(entry.letter)}</td><td></td><td></td><td style="text-align:left" class="muted">nothing: steady</td><td></td></tr>`]
+    const reps = [...new Set(entry.changes.map(c => c.repetition))]
+    return reps.flatMap(rep => groupChanges(entry.changes?.filter(c => c.repetition === rep) ?? []).map(group =>
+      `<tr><td>${esc(entry.letter)}</td><td>${rep}</td><td>${fmtSeconds(group.at_s)}</td><td style="text-align:left">${group.changes.map(c => esc(describeChange(c))).join('<br>')}</td><td style="text-align:left">${esc(describeCauses(group.causes, 5))}</td></tr>`))
+  })
+  return `<h2>What changed within the runs</h2>
+<p class="lead">Seconds from each run's start of load; the causes are what the lab saw within a few seconds of each change (docs/change-points.md).</p>
+<div class="tablewrap"><table>
+<thead><tr><th>entry</th><th>rep</th><th>time</th><th style="text-align:left">what changed</th><th style="text-align:left">what the lab saw then</th></tr></thead>
+<tbody>${rows.join('')}</tbody></table></div>`
 }

@@ -2,6 +2,7 @@ import { overviewChart, paletteColor, prepareCharts, variantCharts } from './cha
 import { METHOD } from './phases.js'
 import { redact } from './redact.js'
 import { eventsSection } from './run-page.js'
+import { changesSection } from './changes-section.js'
 import { capacitySection } from './capacity-section.js'
 import { comparisonCharts } from './series-charts.js'
 import { WHOLE_RUN_METHOD } from './whole-run.js'
@@ -70,6 +71,7 @@ ${steps?.steps ? `<p class="lead">Steps: ${esc(describeSteps(steps.steps))}</p>`
 ${variant.repetitions.length === 0 ? '<p class="lead">No repetition of this variant was recorded.</p>' : variantTable(figures)}
 ${variant.repetitions.length === 0 ? '' : `<details${actionFirst ? '' : ' open'}><summary>Whole-run figures of each repetition</summary>${wholeRunRepetitions(figures, `whole-run-${i}`)}</details>`}
 ${chartGrid(perVariant[i])}
+${variant.repetitions.map((run, r) => changesSection(run, { heading: `<h3 style="margin-top:12px">What changed in ${esc(figures.repetitions[r].dir)}</h3>` })).join('')}
 <details><summary>Events of each repetition</summary>
 ${variant.repetitions.map((run, r) => `<h3 style="margin-top:12px">${esc(figures.repetitions[r].dir)}</h3>${eventsSection(run, { heading: false })}`).join('')}
 </details>

@@ -51,6 +51,18 @@ import { UsageError } from '../errors.js'
  * @property {number} [points]        points (metric values) they reported written
  * @property {{ p50_us?: number | null, p99_us?: number | null }} [lag]  paced or open loop: how late the requests started
  * @property {Record<string, number | null>} [workload]  the workload's own statistics
+ * @property {number} [connections]   the generator's open connections
+ * @property {number} [reconnects]    the generator's reconnects so far (cumulative)
+ * @property {ServerFigures | null} [server]  the whole server as of the last poll (recorder.js serverFigures)
+ */
+
+/**
+ * @typedef {object} ServerFigures
+ * @property {string} [polled_at]
+ * @property {Array<{ pid: number | null, table: string, mode: string, phase_name: string, started_at: number | null }>} [vacuums]
+ * @property {{ timed: number | null, requested: number | null } | null} [checkpoints]
+ * @property {Array<{ kind: string, pid: number | null, application_name: string | null, name: string | null, state: string | null, xact_age_s: number | null, xmin_age: number | null }>} [horizon]
+ * @property {{ waiting: number, longest_wait_s: number | null, blockers: Array<{ pid: number, application_name: string | null }> } | null} [locks]
  */
 
 /** @typedef {import('../sidecar/events.js').LabEvent} LabEvent */

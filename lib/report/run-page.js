@@ -8,6 +8,7 @@ import { runWhole } from './whole-run.js'
 import { wholeRunTable } from './whole-run-section.js'
 import { runVacuumCostSection } from './vacuum-cost-section.js'
 import { zfsSection } from './zfs-section.js'
+import { changesSection } from './changes-section.js'
 import {
   chartGrid, esc, fmtNumber, fmtRatio, fmtSeconds, fmtTime, fmtUs, keyValueTable, metaList, ratioClass, xRange
 } from './html.js'
@@ -32,6 +33,7 @@ export function runPage (run) {
   const headerHtml = `<h1>${esc(name)}</h1>
 ${runMeta(run, info)}`
   const bodyHtml = `
+${changesSection(run)}
 <h2>Effect of the action</h2>
 ${phasesTable(phases)}
 ${runVacuumCostSection(run)}
@@ -40,7 +42,7 @@ ${runVacuumCostSection(run)}
 ${wholeRunTable(runWhole(run))}
 ${capacity.html}
 <h2>Over time</h2>
-<p class="lead">Time axis: ${esc(t0Note)}. Shaded bands: actions from start to end (and pauses); dashed lines: other events. Drag across a chart to zoom, double-click to zoom out.</p>
+<p class="lead">Time axis: ${esc(t0Note)}. Shaded bands: actions from start to end (and pauses); dashed lines: other events; red lines: where the run changed. Drag across a chart to zoom, double-click to zoom out.</p>
 ${chartGrid(charts)}
 ${zfs.html}
 ${totalsSection(run.summary)}

@@ -1,6 +1,8 @@
 import { PLAIN } from './colours.js'
 import { ms, plural, rate } from './figures.js'
 import { renderTable } from './table.js'
+import { groupChanges } from '../analysis/explain.js'
+import { describeCauses, describeChange } from '../analysis/wording.js'
 
 // The text of `pgloadgen compare`: the entries, then for each entry after
 // the baseline a table of every figure, A's and its own value, the ratio,
@@ -33,6 +35,7 @@ export function compareTable (comparison, { colours = PLAIN, width = 80 } = {}) 
     lines.push(`  ${colours.bold(entry.letter)}  ${entry.name}: ${entry.workload}, ${reps}, ${seconds.toFixed(1)} s of load  ${colours.dim(entry.path)}`)
   }
   if (comparison.forced) lines.push(colours.yellow('  --force: the entries ran different workloads'))
+  lines.push(...changeLines(comparison, colours, width))
   for (const against of comparison.comparisons) {
     const entry = comparison.entries.find(e => e.letter === against.entry)
     if (!entry) continue
@@ -42,6 +45,39 @@ export function compareTable (comparison, { colours = PLAIN, width = 80 } = {}) 
   lines.push('', colours.dim(`verdict: better or worse only where the 95 % bootstrap intervals of the`))
   lines.push(colours.dim(`repetitions of ${baseline.letter} and of the entry do not overlap; cannot tell: they overlap;`))
   lines.push(colours.dim('no CI: fewer than 3 repetitions; higher, lower: counts neither better nor worse'))
+  return lines
+}
+
+// at most this many moments per entry; the rest are counted
+const CHANGES_PER_ENTRY = 3
+
+/**
+ * What changed within each entry's runs, and why: a few lines per entry.
+ * @param {Comparison} comparison
+ * @param {import('./colours.js').Colours} colours
+ * @param {number} width
+ */
+function changeLines (comparison, colours, width) {
+  if (comparison.entries.every(e => e.changes === null)) return []
+  const lines = ['', colours.bold('what changed within the runs')]
+  for (const entry of comparison.entries) {
+    if (entry.changes === null) {
+      lines.push(`  ${entry.letter}  not recorded`)
+      continue
+    }
+    /** @type {Array<{ repetition: number, at_s: number, changes: import('../analysis/explain.js').Change[], causes: import('../analysis/explain.js').Cause[] }>} */
+    const moments = []
+    for (const repetition of [...new Set(entry.changes.map(c => c.repetition))]) {
+      for (const group of groupChanges(entry.changes.filter(c => c.repetition === repetition))) moments.push({ repetition, ...group })
+    }
+    if (moments.length === 0) lines.push(`  ${entry.letter}  nothing; ${entry.repetitions > 1 ? 'every repetition was' : 'the run was'} steady`)
+    for (const m of moments.slice(0, CHANGES_PER_ENTRY)) {
+      const rep = entry.repetitions > 1 ? `rep ${m.repetition}, ` : ''
+      const text = `  ${entry.letter}  ${rep}at ${Math.round(m.at_s)} s: ${m.changes.map(describeChange).join(', ')}; ${describeCauses(m.causes)}`
+      lines.push(text.length > width ? `${text.slice(0, Math.max(20, width - 1))}…` : text)
+    }
+    if (moments.length > CHANGES_PER_ENTRY) lines.push(colours.dim(`     … ${moments.length - CHANGES_PER_ENTRY} more (--json)`))
+  }
   return lines
 }
 

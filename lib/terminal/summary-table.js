@@ -1,6 +1,7 @@
 import { PLAIN } from './colours.js'
 import { count, ms, plural, rate } from './figures.js'
 import { renderTable } from './table.js'
+import { changesLines } from './changes-lines.js'
 
 // The end of a run on stderr: what ran, a row per request type and a
 // total, the failures by message, the reconnects and the audit of the
@@ -33,6 +34,7 @@ export function summaryTable (summary, { colours = PLAIN, width = 80, recordDir 
     ...failureLines(summary, colours, width),
     ...auditLines(summary, colours),
     ...scheduleLines(summary),
+    ...changesLines(summary, colours, width),
     ...(recordDir ? [`recorded to ${recordDir} (pgloadgen report ${recordDir} writes its report)`] : []),
     ...(report ? [`report: ${report}`] : [])
   ]

@@ -131,6 +131,7 @@ t.test('throughput drops to 0 and recovers', async (t) => {
     if (indices.length === 2 && Math.abs(indices[0] - 130) <= 3 && Math.abs(indices[1] - 145) <= 3) found++
   }
   t.comment(`a 15-point hole in ±15 % noise found in ${found} of 50 series`)
+  t.ok(found >= 45, `a 15-point hole is found in at least 45 of 50 series (${found})`)
 })
 
 t.test('a 10 % step in ±15 % noise is below minEffect', async (t) => {

@@ -1,0 +1,170 @@
+// When a recorded load changed, and what the lab saw at that moment: the
+// per-second series of the samples are segmented (change-points.js), and
+// each change is matched against the timeline of observations.js. A cause
+// is named only when its timing fits; where none does, the change says so
+// rather than guess.
+import { findChangePoints } from './change-points.js'
+import { observe } from './observations.js'
+
+/**
+ * @typedef {object} ChangeLevel
+ * @property {number} median
+ * @property {number} low     95 % interval of the median
+ * @property {number} high
+ * @property {number} n       seconds in the segment
+ */
+
+/**
+ * @typedef {object} Cause
+ * @property {string} kind       what observations.js calls it (vacuum, checkpoint, xmin_holder, lock_wait, …)
+ * @property {string} label
+ * @property {number} at_s       when it began (or happened)
+ * @property {number | null} [until_s]
+ */
+
+/**
+ * @typedef {object} Change
+ * @property {number} at_s       seconds after the load began
+ * @property {string} metric     throughput, p99_us:TYPE, rows_per_s, points_per_s, schedule_lag_p99_us
+ * @property {ChangeLevel} before
+ * @property {ChangeLevel} after
+ * @property {number} effect     relative: (after − before) / before
+ * @property {Cause[]} causes    [] when nothing the lab saw fits: "no cause seen"
+ */
+
+/**
+ * @typedef {object} Segment
+ * @property {number} from_s
+ * @property {number} to_s
+ * @property {ChangeLevel} level
+ */
+
+// The first seconds (clients connecting) and the last one (cut short by
+// the end) are left out of the series.
+const SKIP_FIRST = 2
+const SKIP_LAST = 1
+// A request type's p99 of a second is a figure only with this many requests in it.
+const MIN_REQUESTS_FOR_P99 = 5
+// a type is segmented only when at least half its seconds have a p99
+const MIN_P99_SHARE = 0.5
+// At most this many changes in a summary, the largest effects first.
+const MAX_CHANGES = 20
+
+/**
+ * What changed in a recorded load and why.
+ * @param {{ samples: import('../report/read.js').Sample[], events: import('../report/read.js').LabEvent[], logText?: string | null, statsIntervalS?: number }} run
+ * @returns {{ changes: Change[], segments: Record<string, Segment[]>, method: Record<string, unknown> }}
+ */
+export function explainRun ({ samples, events, logText = null, statsIntervalS = 1 }) {
+  const used = samples.slice(SKIP_FIRST, Math.max(SKIP_FIRST, samples.length - SKIP_LAST))
+  const observations = observe({ samples, events, logText })
+  // a change is located to within a few seconds; what the lab saw is
+  // sampled at each poll: both widen the window a cause must fall in
+  const window = { before: Math.max(5, 2 * statsIntervalS), after: Math.max(3, statsIntervalS + 1) }
+  /** @type {Change[]} */
+  const changes = []
+  /** @type {Record<string, Segment[]>} */
+  const segments = {}
+  for (const [metric, values] of seriesOf(used)) {
+    const found = findChangePoints(values)
+    // each sample describes the second that ends at its elapsed_s
+    const secondStart = (/** @type {number} */ index) => round((used[index]?.elapsed_s ?? index + SKIP_FIRST + 1) - 1)
+    segments[metric] = found.segments.map(s => ({ from_s: secondStart(s.from), to_s: s.to >= used.length ? round(used[used.length - 1]?.elapsed_s ?? s.to) : secondStart(s.to), level: level(s.level) }))
+    for (const change of found.changes) {
+      const at = secondStart(change.index)
+      changes.push({ at_s: at, metric, before: level(change.before), after: level(change.after), effect: round(change.effect, 3), causes: causesAt(at, observations, window) })
+    }
+  }
+  const kept = changes.sort((a, b) => Math.abs(b.effect) - Math.abs(a.effect)).slice(0, MAX_CHANGES).sort((a, b) => a.at_s - b.at_s || a.metric.localeCompare(b.metric))
+  return {
+    changes: kept,
+    segments,
+    method: { test: 'binary segmentation, Pettitt rank test corrected for autocorrelation', skipped_first_s: SKIP_FIRST, cause_window_s: [-window.before, window.after] }
+  }
+}
+
+/**
+ * The per-second series worth segmenting, by metric name.
+ * @param {import('../report/read.js').Sample[]} samples
+ * @returns {Map<string, Array<number | null>>}
+ */
+export function seriesOf (samples) {
+  /** @type {Map<string, Array<number | null>>} */
+  const series = new Map()
+  if (samples.length === 0) return series
+  series.set('throughput', samples.map(s => s.paused ? null : s.throughput))
+  const types = new Set(samples.flatMap(s => Object.keys(s.requests ?? {})))
+  for (const type of types) {
+    const values = samples.map(s => {
+      const r = s.requests?.[type]
+      return r && r.done >= MIN_REQUESTS_FOR_P99 && typeof r.p99_us === 'number' ? r.p99_us : null
+    })
+    if (values.filter(v => v !== null).length >= MIN_P99_SHARE * samples.length) series.set(`p99_us:${type}`, values)
+  }
+  // ingest workloads: what was written, and how late a paced or open-loop request started
+  if (samples.some(s => (s.rows ?? 0) > 0) && samples.some(s => (s.rows ?? 0) !== s.throughput)) series.set('rows_per_s', samples.map(s => s.paused ? null : s.rows ?? null))
+  if (samples.some(s => (s.points ?? 0) > 0)) series.set('points_per_s', samples.map(s => s.paused ? null : s.points ?? null))
+  if (samples.filter(s => typeof s.lag?.p99_us === 'number').length >= MIN_P99_SHARE * samples.length) series.set('schedule_lag_p99_us', samples.map(s => s.lag?.p99_us ?? null))
+  return series
+}
+
+/**
+ * What the lab saw whose timing fits a change at `at`: something that
+ * began, ended or changed phase in the window around it, or an xmin holder
+ * or lock wait that was there. Nearest first, at most five.
+ * @param {number} at
+ * @param {import('./observations.js').Observation[]} observations
+ * @param {{ before: number, after: number }} window
+ * @returns {Cause[]}
+ */
+export function causesAt (at, observations, window) {
+  /** @type {Array<{ cause: Cause, distance: number }>} */
+  const fits = []
+  for (const o of observations) {
+    const near = o.from_s >= at - window.before && o.from_s <= at + window.after
+    const endsNear = o.to_s !== null && o.to_s >= at - window.before && o.to_s <= at + window.after
+    // a holder or a wait that had been there a while: its effect grows over time
+    const spans = (o.kind === 'xmin_holder' || o.kind === 'lock_wait') && o.from_s <= at && (o.to_s === null || o.to_s >= at - window.before)
+    if (!near && !endsNear && !spans) continue
+    const distance = near ? Math.abs(o.from_s - at) : endsNear ? Math.abs(/** @type {number} */ (o.to_s) - at) : window.before + (at - o.from_s) / 1000
+    const label = endsNear && !near ? `${o.label} ended` : o.label
+    fits.push({ cause: { kind: o.kind, label, at_s: endsNear && !near ? /** @type {number} */ (o.to_s) : o.from_s, ...(o.to_s !== null && { until_s: o.to_s }) }, distance })
+  }
+  return fits.sort((a, b) => a.distance - b.distance).slice(0, 5).map(f => f.cause)
+}
+
+/**
+ * Changes close in time, as one line each for the end table and the
+ * report: throughput and p99 move together when one thing happens.
+ * @param {Change[]} changes
+ * @param {number} [withinS]
+ * @returns {Array<{ at_s: number, changes: Change[], causes: Cause[] }>}
+ */
+export function groupChanges (changes, withinS = 3) {
+  /** @type {Array<{ at_s: number, changes: Change[], causes: Cause[] }>} */
+  const groups = []
+  for (const change of [...changes].sort((a, b) => a.at_s - b.at_s)) {
+    const last = groups[groups.length - 1]
+    if (last && change.at_s - last.at_s <= withinS) {
+      last.changes.push(change)
+      for (const cause of change.causes) if (!last.causes.some(c => c.label === cause.label)) last.causes.push(cause)
+    } else {
+      groups.push({ at_s: change.at_s, changes: [change], causes: [...change.causes] })
+    }
+  }
+  return groups
+}
+
+/**
+ * @param {{ median: number, low: number, high: number, n: number }} l
+ * @returns {ChangeLevel}
+ */
+function level (l) {
+  return { median: round(l.median, 1), low: round(l.low, 1), high: round(l.high, 1), n: l.n }
+}
+
+/** @param {number} value @param {number} [digits] */
+function round (value, digits = 1) {
+  const f = 10 ** digits
+  return Math.round(value * f) / f
+}

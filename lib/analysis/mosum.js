@@ -1,0 +1,129 @@
+import { levelOf, levelsDiffer } from './levels.js'
+
+// Short changes that binary segmentation misses: a hole of 12 s in a run of
+// minutes (a table locked, a burst of checkpoints) moves the level of the
+// whole window too little for a single split to stand out, and a rank test
+// on a few points cannot see that the hole lies far outside the noise. A
+// moving-sum (MOSUM) scan looks at each point with a window of `bandwidth`
+// points on either side (Eichinger & Kirch 2018) and keeps a point where
+// the two windows' medians differ by minEffect with disjoint intervals and
+// by at least NOISE_MULTIPLE times the series' noise: the scale of its
+// residuals around a running median (1.4826 × their median absolute value,
+// robust to the steps themselves and to outliers), inflated for the lag-1
+// autocorrelation of those residuals. Of a run of such points, the one with
+// the largest difference is kept. Bandwidths minSegment and 2·minSegment;
+// the candidates join binary segmentation's before the merging pass
+// (change-points.js prune).
+
+// A difference of medians of `bandwidth` points each is kept beyond this
+// many noise scales (see docs/change-points.md for the false-positive rates).
+export const NOISE_MULTIPLE = 5
+
+/**
+ * @param {{ x: Float64Array, opts: { minSegment: number, minEffect: number, alpha: number, floor: number } }} series
+ * @param {(x: Float64Array, from: number, to: number, at: number, before: number, after: number) => number} autocorrelation  corrected, clipped
+ * @returns {Array<{ at: number, pValue: number }>}   in index order
+ */
+export function mosumSplits (series, autocorrelation) {
+  const { x, opts: { minSegment, minEffect, floor } } = series
+  if (x.length < 2 * minSegment) return []
+  const noise = noiseScale(x, 2 * minSegment, autocorrelation)
+  /** @type {Array<{ at: number, pValue: number, z: number }>} */
+  const found = []
+  for (const bandwidth of [minSegment, 2 * minSegment]) {
+    if (2 * bandwidth > x.length) break
+    // the spread of a difference of two medians of `bandwidth` points
+    const spread = noise * Math.sqrt(2 / bandwidth) * 1.2533
+    /** @type {{ at: number, pValue: number, z: number } | null} */
+    let run = null
+    for (let t = bandwidth; t + bandwidth <= x.length; t++) {
+      let candidate = null
+      const before = levelOf(x, t - bandwidth, t)
+      const after = levelOf(x, t, t + bandwidth)
+      const z = spread > 0 ? Math.abs(after.median - before.median) / spread : Infinity
+      if (z >= NOISE_MULTIPLE && levelsDiffer(before, after, minEffect, floor)) candidate = { at: t, pValue: Math.min(1, 2 * normalTail(z)), z }
+      if (candidate && run && candidate.at - run.at <= bandwidth) {
+        if (candidate.z > run.z) run = candidate
+      } else if (candidate) {
+        if (run) found.push(run)
+        run = candidate
+      } else if (run && t - run.at > bandwidth) {
+        found.push(run)
+        run = null
+      }
+    }
+    if (run) found.push(run)
+  }
+  // one candidate per neighbourhood, the strongest
+  found.sort((a, b) => b.z - a.z)
+  /** @type {Array<{ at: number, pValue: number }>} */
+  const kept = []
+  for (const c of found) {
+    const at = refine(x, c.at, minSegment)
+    if (kept.every(k => Math.abs(k.at - at) >= minSegment)) kept.push({ at, pValue: c.pValue })
+  }
+  return kept.sort((a, b) => a.at - b.at)
+}
+
+/**
+ * Where exactly the level moves near `at`: the split of x[at − w, at + w)
+ * that fits two medians best (least absolute deviations), w = minSegment.
+ * The difference of medians is flat for a few points around a step; this
+ * cost is not.
+ * @param {Float64Array} x @param {number} at @param {number} w
+ */
+function refine (x, at, w) {
+  const from = Math.max(0, at - w)
+  const to = Math.min(x.length, at + w)
+  let best = at
+  let bestCost = Infinity
+  for (let t = from + 1; t < to; t++) {
+    const cost = deviations(x, from, t) + deviations(x, t, to)
+    if (cost < bestCost) { bestCost = cost; best = t }
+  }
+  return best
+}
+
+/** @param {Float64Array} x @param {number} from @param {number} to */
+function deviations (x, from, to) {
+  const median = levelOf(x, from, to).median
+  let sum = 0
+  for (let i = from; i < to; i++) sum += Math.abs(x[i] - median)
+  return sum
+}
+
+/**
+ * The series' noise: 1.4826 × the median absolute residual around a running
+ * median of 2·half + 1 points, times sqrt((1 + ρ)/(1 − ρ)) for the
+ * residuals' lag-1 autocorrelation (the spread of a mean of correlated
+ * points).
+ * @param {Float64Array} x
+ * @param {number} half
+ * @param {(x: Float64Array, from: number, to: number, at: number, before: number, after: number) => number} autocorrelation
+ */
+function noiseScale (x, half, autocorrelation) {
+  const residuals = new Float64Array(x.length)
+  for (let i = 0; i < x.length; i++) {
+    residuals[i] = x[i] - levelOf(x, Math.max(0, i - half), Math.min(x.length, i + half + 1)).median
+  }
+  const absolute = Float64Array.from(residuals, Math.abs).sort()
+  const mad = absolute[Math.floor(absolute.length / 2)]
+  // the autocorrelation of the residuals clipped at three scales, so that
+  // the change itself (many large residuals in a row) does not count as noise
+  const limit = 3 * 1.4826 * mad
+  const clipped = Float64Array.from(residuals, r => Math.max(-limit, Math.min(limit, r)))
+  const rho = autocorrelation(clipped, 0, clipped.length, clipped.length, 0, 0)
+  return 1.4826 * mad * Math.sqrt((1 + rho) / (1 - rho))
+}
+
+/**
+ * P(Z > z) of the standard normal (Abramowitz & Stegun 26.2.17, error below 7.5e-8).
+ * @param {number} z
+ * @returns {number}
+ */
+export function normalTail (z) {
+  if (z < 0) return 1 - normalTail(-z)
+  const t = 1 / (1 + 0.2316419 * z)
+  const density = Math.exp(-z * z / 2) / Math.sqrt(2 * Math.PI)
+  return density * t * (0.319381530 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))))
+}

@@ -1,0 +1,257 @@
+// What the lab saw during a recorded load, as one timeline in seconds after
+// the load began: the candidates a change in the run may be explained by.
+// Read from the samples (the server's running vacuums and their phases,
+// the checkpoint counters, the oldest xmin holders, lock waits, the
+// generator's reconnects, failures, concurrency and pauses), the events
+// (the plan's and the sidecar's actions, autovacuums found in the server
+// log, a full disk) and, when the server's log is local, its checkpoint
+// lines, which give a checkpoint's moment to the millisecond.
+
+/**
+ * @typedef {object} Observation
+ * @property {number} from_s         seconds after the load began
+ * @property {number | null} to_s    its end; null for a moment, or when it had not ended by the last sample
+ * @property {string} kind           vacuum, vacuum_phase, checkpoint, xmin_holder, lock_wait, reconnects, failures, disk_full, action, concurrency, pause
+ * @property {string} label          what it was, in words
+ */
+
+// An xmin holder matters once its transaction is this old: the generator's
+// own clients hold one for milliseconds, a report or a forgotten session
+// for much longer.
+export const HOLDER_MIN_AGE_S = 5
+
+/**
+ * @param {{ samples: import('../report/read.js').Sample[], events: import('../report/read.js').LabEvent[], logText?: string | null }} run
+ * @returns {Observation[]} in order of from_s
+ */
+export function observe ({ samples, events, logText = null }) {
+  if (samples.length === 0) return []
+  const t0 = loadStartMs(samples)
+  const at = (/** @type {string} */ ts) => round((Date.parse(ts) - t0) / 1000)
+  /** @type {Observation[]} */
+  const out = []
+  const lastS = at(samples[samples.length - 1].t)
+  vacuumSpans(samples, at, t0, out)
+  holders(samples, at, lastS, out)
+  lockWaits(samples, at, lastS, out)
+  generatorChanges(samples, at, out)
+  const logged = logText ? checkpointsInLog(logText) : []
+  if (logged.length > 0) {
+    for (const c of logged) out.push({ from_s: at(c.ts), to_s: null, kind: 'checkpoint', label: `checkpoint starting (${c.reason})` })
+  } else {
+    checkpointCounters(samples, at, out)
+  }
+  eventObservations(events, at, out)
+  return out.filter(o => Number.isFinite(o.from_s)).sort((a, b) => a.from_s - b.from_s)
+}
+
+/**
+ * When the load began, from the first sample: each sample says how long
+ * after the start it was written.
+ * @param {import('../report/read.js').Sample[]} samples
+ */
+export function loadStartMs (samples) {
+  const first = samples[0]
+  return Date.parse(first.t) - (first.elapsed_s ?? 1) * 1000
+}
+
+/** @typedef {(ts: string) => number} At */
+
+/**
+ * Each vacuum on the server from its first sample to its last, and each
+ * change of phase in between. A vacuum's start is its statement's start
+ * when the progress view gave one (an autovacuum worker's, its work on
+ * this table), else the first sample that saw it.
+ * @param {import('../report/read.js').Sample[]} samples @param {At} at @param {number} t0 @param {Observation[]} out
+ */
+function vacuumSpans (samples, at, t0, out) {
+  /** @type {Map<string, { from: number, to: number, phase: string, label: string }>} */
+  const open = new Map()
+  for (const sample of samples) {
+    const now = at(sample.t)
+    const seen = new Set()
+    for (const v of sample.server?.vacuums ?? []) {
+      const key = `${v.pid}\u0000${v.table}`
+      seen.add(key)
+      const span = open.get(key)
+      const label = `${v.mode === 'manual' ? 'VACUUM' : v.mode === 'wraparound' ? 'anti-wraparound autovacuum' : 'autovacuum'} of ${v.table} (pid ${v.pid})`
+      if (!span) {
+        const started = typeof v.started_at === 'number' && v.started_at > 0 ? round(v.started_at - t0 / 1000) : now
+        const from = Math.max(0, Math.min(now, started))
+        open.set(key, { from, to: now, phase: v.phase_name, label })
+        out.push({ from_s: from, to_s: null, kind: 'vacuum', label: `${label} starts` })
+      } else {
+        span.to = now
+        if (v.phase_name !== span.phase) {
+          span.phase = v.phase_name
+          out.push({ from_s: now, to_s: null, kind: 'vacuum_phase', label: `${label}: ${v.phase_name}` })
+        }
+      }
+    }
+    for (const [key, span] of open) {
+      if (seen.has(key)) continue
+      open.delete(key)
+      out.push({ from_s: now, to_s: null, kind: 'vacuum', label: `${span.label} ends (ran ${round(now - span.from)} s)` })
+    }
+  }
+}
+
+/**
+ * Sessions that held the xmin horizon for longer than HOLDER_MIN_AGE_S:
+ * from when their transaction began (sample time minus its age) to the
+ * last sample that saw them.
+ * @param {import('../report/read.js').Sample[]} samples @param {At} at @param {number} lastS @param {Observation[]} out
+ */
+function holders (samples, at, lastS, out) {
+  /** @type {Map<string, Observation & { lastSeen: number }>} */
+  const open = new Map()
+  for (const sample of samples) {
+    const now = at(sample.t)
+    for (const h of sample.server?.horizon ?? []) {
+      const old = h.kind !== 'backend' || (h.xact_age_s ?? 0) >= HOLDER_MIN_AGE_S
+      if (!old) continue
+      const key = `${h.kind}\u0000${h.pid ?? ''}\u0000${h.name ?? ''}`
+      const found = open.get(key)
+      if (found) {
+        found.lastSeen = now
+        continue
+      }
+      const from = h.xact_age_s === null || h.xact_age_s === undefined ? now : Math.max(0, round(now - h.xact_age_s))
+      const who = h.kind === 'backend'
+        ? `session pid ${h.pid}${h.application_name ? ` (${h.application_name})` : ''}${h.state ? `, ${h.state}` : ''}`
+        : h.kind === 'prepared' ? `prepared transaction '${h.name}'` : `replication slot ${h.name}`
+      const observation = { from_s: from, to_s: null, kind: 'xmin_holder', label: `xmin horizon held by ${who}`, lastSeen: now }
+      open.set(key, observation)
+    }
+  }
+  for (const o of open.values()) {
+    out.push({ from_s: o.from_s, to_s: o.lastSeen >= lastS ? null : o.lastSeen, kind: o.kind, label: o.label })
+  }
+}
+
+/**
+ * Spans in which sessions waited for a lock, with who blocked them.
+ * @param {import('../report/read.js').Sample[]} samples @param {At} at @param {number} lastS @param {Observation[]} out
+ */
+function lockWaits (samples, at, lastS, out) {
+  /** @type {{ from: number, to: number, most: number, blockers: Map<number, string | null> } | null} */
+  let span = null
+  const close = () => {
+    if (!span) return
+    const who = [...span.blockers].slice(0, 3).map(([pid, app]) => `pid ${pid}${app ? ` (${app})` : ''}`).join(', ')
+    out.push({ from_s: span.from, to_s: span.to >= lastS ? null : span.to, kind: 'lock_wait', label: `${span.most} session${span.most === 1 ? '' : 's'} waiting for a lock${who ? ` held by ${who}` : ''}` })
+    span = null
+  }
+  for (const sample of samples) {
+    const locks = sample.server?.locks
+    const now = at(sample.t)
+    if (!locks || locks.waiting === 0) {
+      if (locks) close()
+      continue
+    }
+    // a wait seen now began up to its longest wait ago
+    const began = typeof locks.longest_wait_s === 'number' ? Math.max(0, round(now - locks.longest_wait_s)) : now
+    span ??= { from: began, to: now, most: 0, blockers: new Map() }
+    span.to = now
+    span.most = Math.max(span.most, locks.waiting)
+    for (const b of locks.blockers) span.blockers.set(b.pid, b.application_name)
+  }
+  close()
+}
+
+/**
+ * The generator's reconnects, bursts of failures, concurrency changes and
+ * pauses, from second to second.
+ * @param {import('../report/read.js').Sample[]} samples @param {At} at @param {Observation[]} out
+ */
+function generatorChanges (samples, at, out) {
+  for (let i = 1; i < samples.length; i++) {
+    const previous = samples[i - 1]
+    const sample = samples[i]
+    const now = at(sample.t)
+    const reconnects = (sample.reconnects ?? 0) - (previous.reconnects ?? 0)
+    if (reconnects > 0) out.push({ from_s: now - 1, to_s: null, kind: 'reconnects', label: `${reconnects} client${reconnects === 1 ? '' : 's'} reconnected (the connection was lost)` })
+    const failed = Object.values(sample.requests ?? {}).reduce((sum, r) => sum + (r.failed ?? 0), 0)
+    const failedBefore = Object.values(previous.requests ?? {}).reduce((sum, r) => sum + (r.failed ?? 0), 0)
+    if (failed > 0 && failedBefore === 0) out.push({ from_s: now - 1, to_s: null, kind: 'failures', label: `requests began to fail (${failed} in that second)` })
+    if (sample.concurrency !== undefined && previous.concurrency !== undefined && sample.concurrency !== previous.concurrency) {
+      out.push({ from_s: now - 1, to_s: null, kind: 'concurrency', label: `concurrency ${previous.concurrency} → ${sample.concurrency}` })
+    }
+    if (sample.paused !== previous.paused) out.push({ from_s: now - 1, to_s: null, kind: 'pause', label: sample.paused ? 'load paused' : 'load resumed' })
+  }
+}
+
+/**
+ * Checkpoints from the counters, where the log is not local: a rise of
+ * checkpoints_timed or checkpoints_req between two polls.
+ * @param {import('../report/read.js').Sample[]} samples @param {At} at @param {Observation[]} out
+ */
+function checkpointCounters (samples, at, out) {
+  /** @type {{ timed: number | null, requested: number | null } | null} */
+  let last = null
+  for (const sample of samples) {
+    const now = sample.server?.checkpoints
+    if (!now) continue
+    if (last) {
+      for (const [key, reason] of /** @type {const} */ ([['timed', 'timed'], ['requested', 'requested']])) {
+        const rise = (now[key] ?? 0) - (last[key] ?? 0)
+        if (rise > 0) out.push({ from_s: at(sample.server?.polled_at ?? sample.t), to_s: null, kind: 'checkpoint', label: `${rise > 1 ? `${rise} checkpoints` : 'checkpoint'} (${reason})` })
+      }
+    }
+    last = now
+  }
+}
+
+// "2026-11-25 17:00:00.123 UTC [123] LOG:  checkpoint starting: immediate force wait"
+const CHECKPOINT_LINE = /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?) (UTC|GMT|[+-]\d\d(?::?\d\d)?)\b.*LOG:\s+checkpoint starting: (.*)$/
+
+/**
+ * Checkpoints the server logged (log_checkpoints, on by default since
+ * PostgreSQL 15), with why: time, wal, immediate, force…
+ * @param {string} text
+ * @returns {Array<{ ts: string, reason: string }>}
+ */
+export function checkpointsInLog (text) {
+  const out = []
+  for (const line of text.split('\n')) {
+    const match = CHECKPOINT_LINE.exec(line)
+    if (!match) continue
+    const zone = match[2] === 'UTC' || match[2] === 'GMT' ? 'Z' : match[2]
+    const ms = Date.parse(`${match[1].replace(' ', 'T')}${zone}`)
+    if (!Number.isFinite(ms)) continue
+    const words = match[3].trim().split(/\s+/)
+    const reason = words.includes('time') ? 'timed' : words.includes('wal') ? 'WAL volume' : words.includes('immediate') || words.includes('force') ? 'requested' : words.join(' ')
+    out.push({ ts: new Date(ms).toISOString(), reason })
+  }
+  return out
+}
+
+/**
+ * The plan's and the sidecar's actions, control changes, autovacuums the
+ * server logged and a full disk, from the events file.
+ * @param {import('../report/read.js').LabEvent[]} events @param {At} at @param {Observation[]} out
+ */
+function eventObservations (events, at, out) {
+  for (const event of events) {
+    const now = at(event.ts)
+    const table = event.table ? ` of ${event.table}` : ''
+    if (event.kind === 'start') {
+      if (event.detail && 'phase' in event.detail) continue
+      out.push({ from_s: now, to_s: null, kind: event.action === 'disk_full' ? 'disk_full' : 'action', label: `${event.action}${table} starts` })
+    } else if (event.kind === 'end') {
+      out.push({ from_s: now, to_s: null, kind: event.action === 'disk_full' ? 'disk_full' : 'action', label: `${event.action}${table} ends${event.ok === false ? ' (failed)' : ''}` })
+    } else if (/^autovacuum/.test(event.action)) {
+      // logged at its end: the samples' progress has its start
+      out.push({ from_s: now, to_s: null, kind: 'vacuum', label: `${event.action === 'autovacuum_wraparound' ? 'anti-wraparound autovacuum' : 'autovacuum'}${table} ends (server log)` })
+    } else if (event.action === 'concurrency' || event.action === 'pause' || event.action === 'resume') {
+      // the samples show these second by second
+    } else if (!(event.detail && 'phase' in event.detail)) {
+      out.push({ from_s: now, to_s: null, kind: event.action === 'disk_full' ? 'disk_full' : 'action', label: `${event.action}${table}` })
+    }
+  }
+}
+
+/** @param {number} value */
+function round (value) {
+  return Math.round(value * 10) / 10
+}
