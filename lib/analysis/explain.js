@@ -28,7 +28,7 @@ import { observe } from './observations.js'
  * @property {string} metric     throughput, p99_us:TYPE, rows_per_s, points_per_s, schedule_lag_p99_us
  * @property {ChangeLevel} before
  * @property {ChangeLevel} after
- * @property {number} effect     relative: (after − before) / before
+ * @property {number | null} effect   relative: (after − before) / before; null from a level of 0
  * @property {Cause[]} causes    [] when nothing the lab saw fits: "no cause seen"
  */
 
@@ -47,6 +47,10 @@ const SKIP_LAST = 1
 const MIN_REQUESTS_FOR_P99 = 5
 // a type is segmented only when at least half its seconds have a p99
 const MIN_P99_SHARE = 0.5
+// The smallest move worth a change, relative to the level before: rates
+// swing by a tenth on a shared machine, a second's p99 by much more; a
+// latency that rises by half is what a user notices.
+const MIN_EFFECT = /** @type {Record<string, number>} */ ({ throughput: 0.25, rows_per_s: 0.25, points_per_s: 0.25, p99_us: 0.5, schedule_lag_p99_us: 0.5 })
 // At most this many changes in a summary, the largest effects first.
 const MAX_CHANGES = 20
 
@@ -66,20 +70,22 @@ export function explainRun ({ samples, events, logText = null, statsIntervalS = 
   /** @type {Record<string, Segment[]>} */
   const segments = {}
   for (const [metric, values] of seriesOf(used)) {
-    const found = findChangePoints(values)
+    const found = findChangePoints(values, { minEffect: MIN_EFFECT[metric.startsWith('p99_us:') ? 'p99_us' : metric] ?? 0.25 })
     // each sample describes the second that ends at its elapsed_s
     const secondStart = (/** @type {number} */ index) => round((used[index]?.elapsed_s ?? index + SKIP_FIRST + 1) - 1)
     segments[metric] = found.segments.map(s => ({ from_s: secondStart(s.from), to_s: s.to >= used.length ? round(used[used.length - 1]?.elapsed_s ?? s.to) : secondStart(s.to), level: level(s.level) }))
     for (const change of found.changes) {
       const at = secondStart(change.index)
-      changes.push({ at_s: at, metric, before: level(change.before), after: level(change.after), effect: round(change.effect, 3), causes: causesAt(at, observations, window) })
+      // from a level of 0 a ratio means nothing
+      const effect = change.before.median === 0 ? null : round(change.effect, 3)
+      changes.push({ at_s: at, metric, before: level(change.before), after: level(change.after), effect, causes: causesAt(at, observations, window) })
     }
   }
-  const kept = changes.sort((a, b) => Math.abs(b.effect) - Math.abs(a.effect)).slice(0, MAX_CHANGES).sort((a, b) => a.at_s - b.at_s || a.metric.localeCompare(b.metric))
+  const kept = changes.sort((a, b) => Math.abs(b.effect ?? Infinity) - Math.abs(a.effect ?? Infinity)).slice(0, MAX_CHANGES).sort((a, b) => a.at_s - b.at_s || a.metric.localeCompare(b.metric))
   return {
     changes: kept,
     segments,
-    method: { test: 'binary segmentation, Pettitt rank test corrected for autocorrelation', skipped_first_s: SKIP_FIRST, cause_window_s: [-window.before, window.after] }
+    method: { test: 'binary segmentation (Pettitt rank test corrected for autocorrelation) and a MOSUM scan; docs/change-points.md', min_effect: MIN_EFFECT, min_segment_s: 10, skipped_first_s: SKIP_FIRST, cause_window_s: [-window.before, window.after] }
   }
 }
 
@@ -130,7 +136,19 @@ export function causesAt (at, observations, window) {
     const label = endsNear && !near ? `${o.label} ended` : o.label
     fits.push({ cause: { kind: o.kind, label, at_s: endsNear && !near ? /** @type {number} */ (o.to_s) : o.from_s, ...(o.to_s !== null && { until_s: o.to_s }) }, distance })
   }
-  return fits.sort((a, b) => a.distance - b.distance).slice(0, 5).map(f => f.cause)
+  // nearest first; within a second of each other, the likelier kind first
+  return fits
+    .sort((a, b) => (Math.abs(a.distance - b.distance) > 1 ? a.distance - b.distance : 0) || kindRank(a.cause.kind) - kindRank(b.cause.kind) || a.distance - b.distance)
+    .slice(0, 5).map(f => f.cause)
+}
+
+// What acts at once on every client first; what builds up slowly last.
+const KIND_ORDER = ['lock_wait', 'disk_full', 'reconnects', 'failures', 'action', 'pause', 'concurrency', 'vacuum', 'vacuum_phase', 'checkpoint', 'xmin_holder']
+
+/** @param {string} kind */
+function kindRank (kind) {
+  const i = KIND_ORDER.indexOf(kind)
+  return i === -1 ? KIND_ORDER.length : i
 }
 
 /**

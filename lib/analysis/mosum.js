@@ -27,7 +27,7 @@ export const NOISE_MULTIPLE = 5
 export function mosumSplits (series, autocorrelation) {
   const { x, opts: { minSegment, minEffect, floor } } = series
   if (x.length < 2 * minSegment) return []
-  const noise = noiseScale(x, 2 * minSegment, autocorrelation)
+  const noise = noiseScale(x, minSegment, autocorrelation)
   /** @type {Array<{ at: number, pValue: number, z: number }>} */
   const found = []
   for (const bandwidth of [minSegment, 2 * minSegment]) {

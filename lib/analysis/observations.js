@@ -19,6 +19,8 @@
 // own clients hold one for milliseconds, a report or a forgotten session
 // for much longer.
 export const HOLDER_MIN_AGE_S = 5
+// the application_name of the generator's connections
+const GENERATOR_APPLICATION = 'pgloadgen'
 
 /**
  * @param {{ samples: import('../report/read.js').Sample[], events: import('../report/read.js').LabEvent[], logText?: string | null }} run
@@ -108,7 +110,10 @@ function holders (samples, at, lastS, out) {
   for (const sample of samples) {
     const now = at(sample.t)
     for (const h of sample.server?.horizon ?? []) {
-      const old = h.kind !== 'backend' || (h.xact_age_s ?? 0) >= HOLDER_MIN_AGE_S
+      // the generator's own clients hold a snapshot only while a request
+      // runs: one that is old is waiting for something else, not the cause
+      const ours = h.application_name === GENERATOR_APPLICATION
+      const old = !ours && (h.kind !== 'backend' || (h.xact_age_s ?? 0) >= HOLDER_MIN_AGE_S)
       if (!old) continue
       const key = `${h.kind}\u0000${h.pid ?? ''}\u0000${h.name ?? ''}`
       const found = open.get(key)

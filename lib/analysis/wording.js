@@ -23,12 +23,11 @@ export function metricValue (metric, value) {
 
 /**
  * "throughput 1830 → 412/s (−77 %)"
- * @param {{ metric: string, before: { median: number }, after: { median: number }, effect: number }} change
+ * @param {{ metric: string, before: { median: number }, after: { median: number }, effect: number | null }} change
  */
 export function describeChange ({ metric, before, after, effect }) {
   const from = metricValue(metric, before.median).replace(/\/s$|ms$/, '').trim()
-  const sign = effect >= 0 ? '+' : '−'
-  const pct = Math.abs(effect) >= 10 ? `×${(after.median / (before.median || 1)).toFixed(0)}` : `${sign}${Math.round(Math.abs(effect) * 100)} %`
+  const pct = effect === null ? 'from 0' : Math.abs(effect) >= 10 ? `×${(after.median / before.median).toFixed(0)}` : `${effect >= 0 ? '+' : '−'}${Math.round(Math.abs(effect) * 100)} %`
   return `${metricName(metric)} ${from} → ${metricValue(metric, after.median)} (${pct})`
 }
 
