@@ -48,9 +48,8 @@ const MIN_REQUESTS_FOR_P99 = 5
 // a type is segmented only when at least half its seconds have a p99
 const MIN_P99_SHARE = 0.5
 // The smallest move worth a change, relative to the level before: rates
-// swing by a tenth on a shared machine, a second's p99 by much more; a
-// latency that rises by half is what a user notices.
-const MIN_EFFECT = /** @type {Record<string, number>} */ ({ throughput: 0.25, rows_per_s: 0.25, points_per_s: 0.25, p99_us: 0.5, schedule_lag_p99_us: 0.5 })
+// swing by a tenth on a shared machine, a second's p99 by much more.
+const MIN_EFFECT = /** @type {Record<string, number>} */ ({ throughput: 0.2, rows_per_s: 0.2, points_per_s: 0.2, p99_us: 0.4, schedule_lag_p99_us: 0.4 })
 // At most this many changes in a summary, the largest effects first.
 const MAX_CHANGES = 20
 
@@ -70,7 +69,7 @@ export function explainRun ({ samples, events, logText = null, statsIntervalS = 
   /** @type {Record<string, Segment[]>} */
   const segments = {}
   for (const [metric, values] of seriesOf(used)) {
-    const found = findChangePoints(values, { minEffect: MIN_EFFECT[metric.startsWith('p99_us:') ? 'p99_us' : metric] ?? 0.25 })
+    const found = findChangePoints(values, { minEffect: MIN_EFFECT[metric.startsWith('p99_us:') ? 'p99_us' : metric] ?? 0.2 })
     // each sample describes the second that ends at its elapsed_s
     const secondStart = (/** @type {number} */ index) => round((used[index]?.elapsed_s ?? index + SKIP_FIRST + 1) - 1)
     segments[metric] = found.segments.map(s => ({ from_s: secondStart(s.from), to_s: s.to >= used.length ? round(used[used.length - 1]?.elapsed_s ?? s.to) : secondStart(s.to), level: level(s.level) }))
@@ -130,7 +129,7 @@ export function causesAt (at, observations, window) {
     const near = o.from_s >= at - window.before && o.from_s <= at + window.after
     const endsNear = o.to_s !== null && o.to_s >= at - window.before && o.to_s <= at + window.after
     // a holder or a wait that had been there a while: its effect grows over time
-    const spans = (o.kind === 'xmin_holder' || o.kind === 'lock_wait') && o.from_s <= at && (o.to_s === null || o.to_s >= at - window.before)
+    const spans = (o.kind === 'xmin_holder' || o.kind === 'lock_wait' || o.kind === 'host') && o.from_s <= at && (o.to_s === null || o.to_s >= at - window.before)
     if (!near && !endsNear && !spans) continue
     const distance = near ? Math.abs(o.from_s - at) : endsNear ? Math.abs(/** @type {number} */ (o.to_s) - at) : window.before + (at - o.from_s) / 1000
     const label = endsNear && !near ? `${o.label} ended` : o.label
@@ -143,7 +142,7 @@ export function causesAt (at, observations, window) {
 }
 
 // What acts at once on every client first; what builds up slowly last.
-const KIND_ORDER = ['lock_wait', 'disk_full', 'reconnects', 'failures', 'action', 'pause', 'concurrency', 'vacuum', 'vacuum_phase', 'checkpoint', 'xmin_holder']
+const KIND_ORDER = ['lock_wait', 'disk_full', 'reconnects', 'failures', 'action', 'pause', 'concurrency', 'vacuum', 'vacuum_phase', 'checkpoint', 'xmin_holder', 'host']
 
 /** @param {string} kind */
 function kindRank (kind) {

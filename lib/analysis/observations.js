@@ -11,7 +11,7 @@
  * @typedef {object} Observation
  * @property {number} from_s         seconds after the load began
  * @property {number | null} to_s    its end; null for a moment, or when it had not ended by the last sample
- * @property {string} kind           vacuum, vacuum_phase, checkpoint, xmin_holder, lock_wait, reconnects, failures, disk_full, action, concurrency, pause
+ * @property {string} kind           vacuum, vacuum_phase, checkpoint, xmin_holder, lock_wait, reconnects, failures, disk_full, action, concurrency, pause, host
  * @property {string} label          what it was, in words
  */
 
@@ -37,6 +37,7 @@ export function observe ({ samples, events, logText = null }) {
   holders(samples, at, lastS, out)
   lockWaits(samples, at, lastS, out)
   generatorChanges(samples, at, out)
+  hostStrain(samples, at, lastS, out)
   const logged = logText ? checkpointsInLog(logText) : []
   if (logged.length > 0) {
     for (const c of logged) out.push({ from_s: at(c.ts), to_s: null, kind: 'checkpoint', label: `checkpoint starting (${c.reason})` })
@@ -150,7 +151,10 @@ function lockWaits (samples, at, lastS, out) {
   for (const sample of samples) {
     const locks = sample.server?.locks
     const now = at(sample.t)
-    if (!locks || locks.waiting === 0) {
+    // the load's clients waiting for each other (pgbench's branches) are
+    // the load itself: a wait counts when someone else holds the lock
+    const outside = locks ? locks.blockers.filter(b => b.application_name !== GENERATOR_APPLICATION) : []
+    if (!locks || locks.waiting === 0 || (locks.blockers.length > 0 && outside.length === 0)) {
       if (locks) close()
       continue
     }
@@ -159,7 +163,7 @@ function lockWaits (samples, at, lastS, out) {
     span ??= { from: began, to: now, most: 0, blockers: new Map() }
     span.to = now
     span.most = Math.max(span.most, locks.waiting)
-    for (const b of locks.blockers) span.blockers.set(b.pid, b.application_name)
+    for (const b of outside) span.blockers.set(b.pid, b.application_name)
   }
   close()
 }
@@ -184,6 +188,40 @@ function generatorChanges (samples, at, out) {
     }
     if (sample.paused !== previous.paused) out.push({ from_s: now - 1, to_s: null, kind: 'pause', label: sample.paused ? 'load paused' : 'load resumed' })
   }
+}
+
+// The machine is strained when this share of its CPU time waits for I/O or
+// is taken by the hypervisor: the lab's own load seldom does either.
+export const HOST_IOWAIT_PCT = 25
+export const HOST_STEAL_PCT = 10
+
+/**
+ * Spans in which the machine waited for I/O or lost CPU to the hypervisor:
+ * something besides the load and the server, or the server's own I/O.
+ * @param {import('../report/read.js').Sample[]} samples @param {At} at @param {number} lastS @param {Observation[]} out
+ */
+function hostStrain (samples, at, lastS, out) {
+  /** @type {{ from: number, to: number, iowait: number, steal: number } | null} */
+  let span = null
+  const close = () => {
+    if (!span) return
+    const what = [span.iowait >= HOST_IOWAIT_PCT && `up to ${span.iowait} % of its CPU time waiting for I/O`, span.steal >= HOST_STEAL_PCT && `up to ${span.steal} % taken by the hypervisor`].filter(Boolean).join(', ')
+    out.push({ from_s: span.from, to_s: span.to >= lastS ? null : span.to, kind: 'host', label: `the machine strained: ${what}` })
+    span = null
+  }
+  for (const sample of samples) {
+    const host = sample.host
+    const now = at(sample.t)
+    if (!host || (host.iowait_pct < HOST_IOWAIT_PCT && host.steal_pct < HOST_STEAL_PCT)) {
+      close()
+      continue
+    }
+    span ??= { from: now - 1, to: now, iowait: 0, steal: 0 }
+    span.to = now
+    span.iowait = Math.max(span.iowait, host.iowait_pct)
+    span.steal = Math.max(span.steal, host.steal_pct)
+  }
+  close()
 }
 
 /**

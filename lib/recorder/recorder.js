@@ -1,6 +1,7 @@
 import { appendFile, mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { findTable } from '../pgstats/stats-view.js'
+import { HostCpu } from './host-cpu.js'
 
 /**
  * @typedef {object} RecorderSources
@@ -38,6 +39,7 @@ export class Recorder {
     this.previousPoints = 0
     this.previousLatency = sources.stats.latency.map(h => Float64Array.from(h.counts))
     this.previousCpu = process.cpuUsage()
+    this.host = new HostCpu()
     /** @type {NodeJS.Timeout | null} */
     this.timer = null
     /** @type {Promise<void>} */
@@ -99,6 +101,8 @@ export class Recorder {
       requests,
       ...(lag && { lag }),
       cpu_us: cpu,
+      // the whole machine's: what else ran besides the load and the server
+      host: this.host.sample(),
       pg: pgFigures(snapshot, table),
       server: serverFigures(snapshot),
       ...(this.sources.workloadStats && { workload: this.sources.workloadStats() }),
