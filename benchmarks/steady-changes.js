@@ -2,14 +2,15 @@
 // the default workload with nothing done to them, each one's summary.json
 // read for its changes. Prints the machine and server the figures came
 // from, each run's changes, and the share of runs with any change.
-//   node benchmarks/steady-changes.js URL [runs] [seconds]
+//   node benchmarks/steady-changes.js URL [runs] [seconds] [keep-dir]
+// With keep-dir, the recorded runs are kept there (to replay the analysis).
 import { execFileSync } from 'node:child_process'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 
-const [url, runsText = '5', secondsText = '120'] = process.argv.slice(2)
+const [url, runsText = '5', secondsText = '120', keep] = process.argv.slice(2)
 if (!url) {
   console.error('usage: node benchmarks/steady-changes.js URL [runs] [seconds]')
   process.exit(2)
@@ -17,7 +18,7 @@ if (!url) {
 const cli = fileURLToPath(new URL('../bin/pgloadgen.js', import.meta.url))
 const runs = Number(runsText)
 const seconds = Number(secondsText)
-const work = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-steady-'))
+const work = keep ?? await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-steady-'))
 console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${new Date().toISOString()}`)
 let withChange = 0
 for (let i = 1; i <= runs; i++) {
@@ -27,7 +28,7 @@ for (let i = 1; i <= runs; i++) {
   if (i === 1) console.log(`server: PostgreSQL ${summary.server_version}`)
   const changes = summary.changes ?? []
   if (changes.length > 0) withChange++
-  console.log(`run ${i}: ${summary.throughput} requests/s, ${changes.length} change(s)${changes.length ? `: ${changes.map((/** @type {any} */ c) => `${c.metric} at ${c.at_s} s (${c.effect})`).join(', ')}` : ''}`)
+  console.log(`run ${i}: ${summary.throughput} requests/s, ${changes.length} change(s)${changes.length ? `: ${changes.map((/** @type {any} */ c) => `${c.metric} at ${c.at_s} s (${c.effect}; ${c.causes.map((/** @type {any} */ x) => x.label).join('; ') || 'no cause seen'})`).join(', ')}` : ''}`)
 }
 console.log(`steady runs with a change: ${withChange} of ${runs} (${(100 * withChange / runs).toFixed(0)} %), ${seconds} s each`)
-await rm(work, { recursive: true, force: true })
+if (!keep) await rm(work, { recursive: true, force: true })

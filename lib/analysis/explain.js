@@ -107,7 +107,8 @@ export function seriesOf (samples) {
     if (values.filter(v => v !== null).length >= MIN_P99_SHARE * samples.length) series.set(`p99_us:${type}`, values)
   }
   // ingest workloads: what was written, and how late a paced or open-loop request started
-  if (samples.some(s => (s.rows ?? 0) > 0) && samples.some(s => (s.rows ?? 0) !== s.throughput)) series.set('rows_per_s', samples.map(s => s.paused ? null : s.rows ?? null))
+  // (an ingest workload writes points, or rows in batches: more rows than requests)
+  if (samples.some(s => (s.points ?? 0) > 0 || (s.rows ?? 0) > s.throughput)) series.set('rows_per_s', samples.map(s => s.paused ? null : s.rows ?? null))
   if (samples.some(s => (s.points ?? 0) > 0)) series.set('points_per_s', samples.map(s => s.paused ? null : s.points ?? null))
   if (samples.filter(s => typeof s.lag?.p99_us === 'number').length >= MIN_P99_SHARE * samples.length) series.set('schedule_lag_p99_us', samples.map(s => s.lag?.p99_us ?? null))
   return series

@@ -41,7 +41,7 @@ export function changeMarks (run, prefix = '') {
   return groupChanges(runChanges(run)).map(group => ({
     from: Math.round((group.at_s + offset) * 1000) / 1000,
     to: null,
-    label: `${prefix}changed: ${group.changes.map(describeChange).join(', ')} (${describeCauses(group.causes, 1)})`,
+    label: short(`${prefix}changed: ${group.changes.map(describeChange).join(', ')} (${describeCauses(group.causes, 1)})`),
     color: CHANGE_COLOR,
     detail: describeCauses(group.causes, 5)
   }))
@@ -56,7 +56,7 @@ export function changeMarks (run, prefix = '') {
 export function changesSection (run, { heading = '<h2>What changed</h2>' } = {}) {
   const changes = runChanges(run)
   const offset = loadOffsetS(run)
-  const method = '<p class="lead">Each per-second series is cut into segments where its level moved by at least 20 % for at least 10 s, by binary segmentation with a rank test corrected for autocorrelation; a cause is named when what the lab saw began, ended or changed within a few seconds of the change (see docs/change-points.md). Times are seconds from the time axis\' zero.</p>'
+  const method = '<p class="lead">Each per-second series is cut into segments where its level moved by at least a fifth (two fifths for a latency) for at least 10 s, by binary segmentation with a rank test corrected for autocorrelation; a cause is named when what the lab saw began, ended or changed within a few seconds of the change (see docs/change-points.md). Times are seconds from the time axis\' zero.</p>'
   if (changes.length === 0) {
     return `${heading}${run.samples.length ? '<p class="lead">Nothing: no series of this run moved beyond the noise.</p>' : '<p class="lead">No samples: nothing to segment.</p>'}${method}`
   }
@@ -79,4 +79,12 @@ export function changesSection (run, { heading = '<h2>What changed</h2>' } = {})
 <div class="tablewrap"><table class="segments">
 <thead><tr><th>series</th><th style="text-align:left">segments: median [95 % interval]</th></tr></thead>
 <tbody>${segmentRows.join('')}</tbody></table></div>`
+}
+
+// a mark's label is drawn on the chart: the rest is in the section above
+const MARK_LABEL_CHARS = 90
+
+/** @param {string} text */
+function short (text) {
+  return text.length > MARK_LABEL_CHARS ? `${text.slice(0, MARK_LABEL_CHARS - 1)}…` : text
 }
