@@ -16,27 +16,30 @@ const { url } = await createTestDatabase(t, 'explain_pgbench')
 const work = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-explain-pgbench-'))
 t.teardown(() => rm(work, { recursive: true, force: true }))
 
-const init = await runCli(['init', url, '-s', '10'], { t })
-t.equal(init.code, 0, 'pgbench\'s tables are made')
+t.test('a session holding the xmin horizon under tpcb-like: the change and its cause', async t => {
+  const init = await runCli(['init', url, '-s', '10'], { t })
+  t.equal(init.code, 0, 'pgbench\'s tables are made')
 
-const dir = path.join(work, 'holder')
-const run = new CliRun(['run', url, '-b', 'tpcb-like', '-d', '60', '-c', '4', '-p', '0', '--record', dir, '--log-level', 'warn'], { t })
-await waitFor(async () => (await readFile(path.join(dir, 'samples.ndjson'), 'utf8').catch(() => '')).split('\n').filter(Boolean).length >= 18, { timeoutMs: 60000, what: '18 s of samples' })
-const holder = new pg.Client({ connectionString: url, application_name: 'report-holder' })
-await holder.connect()
-t.teardown(() => holder.end().catch(() => {}))
-await holder.query('BEGIN ISOLATION LEVEL REPEATABLE READ')
-await holder.query('SELECT count(*) FROM pgbench_branches')
-const heldFrom = (await readFile(path.join(dir, 'samples.ndjson'), 'utf8')).trim().split('\n').length
-const result = await run.exited
-await holder.query('COMMIT')
-t.equal(result.code, 0, 'the run succeeds')
+  const dir = path.join(work, 'holder')
+  const run = new CliRun(['run', url, '-b', 'tpcb-like', '-d', '60', '-c', '4', '-p', '0', '--record', dir, '--log-level', 'warn'], { t })
+  await waitFor(async () => (await readFile(path.join(dir, 'samples.ndjson'), 'utf8').catch(() => '')).split('\n').filter(Boolean).length >= 18, { timeoutMs: 60000, what: '18 s of samples' })
+    .catch(err => { throw new Error(`${err.message}; the run said: ${run.stderr.slice(-600)}`) })
+  const holder = new pg.Client({ connectionString: url, application_name: 'report-holder' })
+  await holder.connect()
+  t.teardown(() => holder.end().catch(() => {}))
+  await holder.query('BEGIN ISOLATION LEVEL REPEATABLE READ')
+  await holder.query('SELECT count(*) FROM pgbench_branches')
+  const heldFrom = (await readFile(path.join(dir, 'samples.ndjson'), 'utf8')).trim().split('\n').length
+  const result = await run.exited
+  await holder.query('COMMIT')
+  t.equal(result.code, 0, 'the run succeeds')
 
-const summary = JSON.parse(await readFile(path.join(dir, 'summary.json'), 'utf8'))
-const changes = summary.changes ?? []
-t.comment(`held from ${heldFrom} s; changes: ${JSON.stringify(changes.map((/** @type {any} */ c) => [c.at_s, c.metric, c.effect, c.causes.map((/** @type {any} */ x) => x.label)]))}`)
-const fall = changes.find((/** @type {any} */ c) => c.metric === 'throughput' && c.effect < 0 && c.at_s >= heldFrom - 2)
-t.ok(fall, 'throughput falls after the session began holding the horizon')
-t.ok(fall?.causes.some((/** @type {any} */ c) => c.kind === 'xmin_holder' && /report-holder/.test(c.label)), `its cause names the session (${JSON.stringify(fall?.causes)})`)
-t.notOk(changes.some((/** @type {any} */ c) => c.at_s < heldFrom - 2), 'no change before the session began')
-t.match(result.stderr, /what changed:[\s\S]*report-holder/, 'the end table names it')
+  const summary = JSON.parse(await readFile(path.join(dir, 'summary.json'), 'utf8'))
+  const changes = summary.changes ?? []
+  t.comment(`held from ${heldFrom} s; changes: ${JSON.stringify(changes.map((/** @type {any} */ c) => [c.at_s, c.metric, c.effect, c.causes.map((/** @type {any} */ x) => x.label)]))}`)
+  const fall = changes.find((/** @type {any} */ c) => c.metric === 'throughput' && c.effect < 0 && c.at_s >= heldFrom - 2)
+  t.ok(fall, 'throughput falls after the session began holding the horizon')
+  t.ok(fall?.causes.some((/** @type {any} */ c) => c.kind === 'xmin_holder' && /report-holder/.test(c.label)), `its cause names the session (${JSON.stringify(fall?.causes)})`)
+  t.notOk(changes.some((/** @type {any} */ c) => c.at_s < heldFrom - 2), 'no change before the session began')
+  t.match(result.stderr, /what changed:[\s\S]*report-holder/, 'the end table names it')
+})

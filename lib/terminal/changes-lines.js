@@ -1,9 +1,11 @@
 import { groupChanges } from '../analysis/explain.js'
-import { describeCauses, describeChange } from '../analysis/wording.js'
+import { describeCauses, describeChange, metricName } from '../analysis/wording.js'
 
-// The end table's "what changed" block: at most five lines, one per moment
-// the run changed (its metrics that moved together, and what the lab saw
-// then). Only a recorded run has one: the changes come from its samples.
+// The end table's "what changed" block: at most five lines, one moment the
+// run changed per line (the series that moved most, and how many others
+// moved with it), with what the lab saw then on the same line or, when it
+// does not fit, the next. Only a recorded run has one: the changes come
+// from its samples.
 
 export const MAX_LINES = 5
 
@@ -18,17 +20,41 @@ export function changesLines (summary, colours, width) {
   if (!Array.isArray(changes)) return []
   if (changes.length === 0) return [`what changed: ${colours.green('nothing; the run was steady')}`]
   const groups = groupChanges(changes)
-  const shown = groups.length > MAX_LINES - 1 ? groups.slice(0, MAX_LINES - 2) : groups
   const lines = [colours.bold('what changed:')]
-  for (const group of shown) {
-    // the first series that moved, throughput before latencies; the others counted
-    const [first, ...others] = [...group.changes].sort((a, b) => seriesRank(a.metric) - seriesRank(b.metric))
-    const what = `${describeChange(first)}${others.length ? ` (+${others.length} more series)` : ''}`
-    const text = `  at ${Math.round(group.at_s)} s: ${what}; ${describeCauses(group.causes)}`
-    lines.push(text.length > width ? `${text.slice(0, Math.max(20, width - 1))}…` : text)
+  let shown = 0
+  for (const group of groups) {
+    const entry = moment(group, width)
+    // keep a line to say how many more there are
+    const reserve = shown + 1 < groups.length ? 1 : 0
+    if (lines.length + entry.length + reserve > MAX_LINES) break
+    lines.push(...entry)
+    shown++
   }
-  if (shown.length < groups.length) lines.push(`  … ${groups.length - shown.length} more in summary.json (changes)`)
+  if (shown < groups.length) lines.push(`  … ${groups.length - shown} more in summary.json (changes)`)
   return lines
+}
+
+/**
+ * One moment: "at 18 s: throughput 3500 → 1960/s (−44 %) (+1 more series); cause",
+ * on two lines when one is too narrow.
+ * @param {ReturnType<typeof groupChanges>[number]} group
+ * @param {number} width
+ * @returns {string[]}
+ */
+function moment (group, width) {
+  // the first series that moved, throughput before latencies; the others counted
+  const [first, ...others] = [...group.changes].sort((a, b) => seriesRank(a.metric) - seriesRank(b.metric))
+  const more = others.length ? ` (+${others.length} more: ${others.map(c => metricName(c.metric)).join(', ')})` : ''
+  const what = `  at ${Math.round(group.at_s)} s: ${describeChange(first)}`
+  const cause = describeCauses(group.causes)
+  const one = `${what}${more}; ${cause}`
+  if (one.length <= width) return [one]
+  return [cut(`${what}${more}`, width), cut(`    ${cause}`, width)]
+}
+
+/** @param {string} text @param {number} width */
+function cut (text, width) {
+  return text.length > width ? `${text.slice(0, Math.max(20, width - 1))}…` : text
 }
 
 /** @param {string} metric */
