@@ -64,6 +64,7 @@
  * @property {number} pid
  * @property {string | null} applicationName
  * @property {string | null} state
+ * @property {string | null} datname
  */
 
 /**
@@ -71,6 +72,7 @@
  * @property {number} waiting                  backends waiting for a heavyweight lock, on the whole server
  * @property {number | null} longestWaitS      null when none waits
  * @property {LockBlocker[]} blockers          at most 5, those holding up the longest waits first
+ * @property {Record<string, { waiting: number, longestWaitS: number | null }>} byDatabase   the same per database
  */
 
 /**
@@ -204,7 +206,12 @@ function locksOf (rows) {
     blockers: rows.filter(row => row.part === 'blocker' && typeof row.pid === 'number').map(row => ({
       pid: /** @type {number} */ (row.pid),
       applicationName: str(row.application_name),
-      state: str(row.state)
+      state: str(row.state),
+      datname: str(row.datname)
+    })),
+    byDatabase: Object.fromEntries(rows.filter(row => row.part === 'database' && row.datname !== null).map(row => {
+      const n = num(row.waiting) ?? 0
+      return [String(row.datname), { waiting: n, longestWaitS: n > 0 ? num(row.wait_s) : null }]
     }))
   }
 }

@@ -141,13 +141,20 @@ const MAX_VACUUMS = 8
 const MAX_HOLDERS = 5
 
 /**
- * What the whole server did that can explain a change in the run
- * (lib/analysis/observations.js): every running vacuum, the checkpoint
- * counters, the oldest xmin holders and lock waits, as of the last poll.
+ * What the server did that can explain a change in the run
+ * (lib/analysis/observations.js), as of the last poll: every running
+ * vacuum and the checkpoint counters (the whole server's: they take its
+ * I/O), and the oldest xmin holders and the lock waits that bear on the
+ * run's database.
  * @param {import('../pgstats/snapshot.js').StatsSnapshot | null} snapshot
  */
 export function serverFigures (snapshot) {
   if (!snapshot) return null
+  // A session holds back the vacuum of this database's tables only when it
+  // is connected to it (or is a replication slot, which holds every
+  // database's); locks on its tables are waited for by its own sessions.
+  const here = (/** @type {string | null} */ datname) => datname === null || datname === snapshot.datname
+  const locksHere = snapshot.locks?.byDatabase[snapshot.datname] ?? null
   return {
     polled_at: new Date(snapshot.time * 1000).toISOString(),
     vacuums: snapshot.vacuums.slice(0, MAX_VACUUMS).map(v => ({
@@ -158,7 +165,7 @@ export function serverFigures (snapshot) {
       started_at: v.startedAt
     })),
     checkpoints: snapshot.checkpoints ?? null,
-    horizon: (snapshot.horizon ?? []).slice(0, MAX_HOLDERS).map(h => ({
+    horizon: snapshot.horizon.filter(h => h.kind === 'slot' || here(h.datname)).slice(0, MAX_HOLDERS).map(h => ({
       kind: h.kind,
       pid: h.pid,
       application_name: h.applicationName,
@@ -168,7 +175,12 @@ export function serverFigures (snapshot) {
       xmin_age: h.xminAge
     })),
     locks: snapshot.locks
-      ? { waiting: snapshot.locks.waiting, longest_wait_s: snapshot.locks.longestWaitS, blockers: snapshot.locks.blockers.map(b => ({ pid: b.pid, application_name: b.applicationName })) }
+      ? {
+          waiting: locksHere?.waiting ?? 0,
+          longest_wait_s: locksHere?.longestWaitS ?? null,
+          blockers: snapshot.locks.blockers.filter(b => here(b.datname)).map(b => ({ pid: b.pid, application_name: b.applicationName })),
+          waiting_on_server: snapshot.locks.waiting
+        }
       : null
   }
 }

@@ -63,7 +63,7 @@ import { UsageError } from '../errors.js'
  * @property {Array<{ pid: number | null, table: string, mode: string, phase_name: string, started_at: number | null }>} [vacuums]
  * @property {{ timed: number | null, requested: number | null } | null} [checkpoints]
  * @property {Array<{ kind: string, pid: number | null, application_name: string | null, name: string | null, state: string | null, xact_age_s: number | null, xmin_age: number | null }>} [horizon]
- * @property {{ waiting: number, longest_wait_s: number | null, blockers: Array<{ pid: number, application_name: string | null }> } | null} [locks]
+ * @property {{ waiting: number, longest_wait_s: number | null, blockers: Array<{ pid: number, application_name: string | null }>, waiting_on_server?: number } | null} [locks]  the run's database's
  */
 
 /** @typedef {import('../sidecar/events.js').LabEvent} LabEvent */
