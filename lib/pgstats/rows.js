@@ -195,7 +195,7 @@ export function parseLocks (rows) {
   return numericRows(rows).map(row => {
     /** @type {Row} */
     const out = row.part === 'database'
-      ? { part: 'database', datname: row.datname, waiting_backends: row.waiting ?? 0 }
+      ? { part: 'database', datname: row.datname, waiting_backends: row.waiting ?? 0, wait_s: row.wait_s }
       : row.part === 'total'
         ? { part: 'total', waiting: row.waiting ?? 0, wait_s: row.wait_s, longest_wait_seconds: row.wait_s ?? 0 }
         : { part: row.part, pid: row.pid, application_name: row.application_name, state: row.state, datname: row.datname, blocked: row.waiting, wait_s: row.wait_s }

@@ -210,7 +210,7 @@ function locksOf (rows) {
       datname: str(row.datname)
     })),
     byDatabase: Object.fromEntries(rows.filter(row => row.part === 'database' && row.datname !== null).map(row => {
-      const n = num(row.waiting) ?? 0
+      const n = num(row.waiting_backends) ?? 0
       return [String(row.datname), { waiting: n, longestWaitS: n > 0 ? num(row.wait_s) : null }]
     }))
   }
