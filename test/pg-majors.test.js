@@ -184,7 +184,7 @@ async function checkHorizon (t, url) {
     t.ok((first?.xminAge ?? 0) >= 20, `its xmin age (${first?.xminAge})`)
     t.equal(families.get('pg_xmin_holder_age')?.samples.find(s => s.labels.pid === String(holder.pid))?.value, first?.xminAge, 'pg_xmin_holder_age')
     t.match(latest?.locks, { waiting: 1, longestWaitS: Number }, 'one waiter, and how long it has waited')
-    t.same(latest?.locks?.blockers, [{ pid: holder.pid, applicationName: 'holder-under-test', state: 'idle in transaction' }], 'the holder blocking it')
+    t.same(latest?.locks?.blockers, [{ pid: holder.pid, applicationName: 'holder-under-test', state: 'idle in transaction', datname: 'pgloadgen' }], 'the holder blocking it, in its database')
     t.equal(families.get('pg_locks_waiting_backends')?.samples.find(s => s.labels.datname === 'pgloadgen')?.value, 1, 'pg_locks_waiting_backends')
   } finally {
     await holder.c.query('ROLLBACK')

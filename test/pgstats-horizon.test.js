@@ -159,7 +159,9 @@ for (const server of SERVERS) {
       if (!server.shared) t.ok(wait <= elapsed + 1, `and no longer than the waiter has waited (${elapsed.toFixed(1)} s)`)
       t.equal(sampleValue(families, 'pg_locks_longest_wait_seconds'), locks?.longestWaitS, 'pg_locks_longest_wait_seconds')
       t.ok((locks?.blockers.length ?? 0) <= 5, 'at most 5 blockers')
-      t.same(locks?.blockers.find(b => b.pid === blocker.pid), { pid: blocker.pid, applicationName: BLOCKER, state: 'idle in transaction' }, 'the blocker: its pid, application_name and state')
+      t.same(locks?.blockers.find(b => b.pid === blocker.pid), { pid: blocker.pid, applicationName: BLOCKER, state: 'idle in transaction', datname: server.datname }, 'the blocker: its pid, application_name, state and database')
+      t.equal(locks?.byDatabase[server.datname]?.waiting, 1, 'the database\'s own waiters: 1')
+      t.ok((locks?.byDatabase[server.datname]?.longestWaitS ?? 0) >= 1, 'and its longest wait')
       if (!server.shared) t.same(locks?.blockers.map(b => b.pid), [blocker.pid], 'the only blocker')
       t.notOk(locks?.blockers.some(b => b.pid === waiter.pid), 'the waiter is not a blocker')
 
@@ -168,7 +170,8 @@ for (const server of SERVERS) {
       const after = await poll()
       t.equal(sampleValue(after.families, 'pg_locks_waiting_backends', { datname: server.datname }), 0, 'no waiter: 0')
       if (!server.shared) {
-        t.same(after.snapshot.locks, { waiting: 0, longestWaitS: null, blockers: [] }, 'the snapshot: nobody waits')
+        t.match(after.snapshot.locks, { waiting: 0, longestWaitS: null, blockers: [] }, 'the snapshot: nobody waits')
+        t.same(after.snapshot.locks?.byDatabase[server.datname], { waiting: 0, longestWaitS: null }, 'in the database neither')
         t.equal(sampleValue(after.families, 'pg_locks_longest_wait_seconds'), 0, 'pg_locks_longest_wait_seconds: 0 when none waits')
       }
     })
