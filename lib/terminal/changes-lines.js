@@ -23,7 +23,7 @@ export function changesLines (summary, colours, width) {
   const lines = [colours.bold('what changed:')]
   let shown = 0
   for (const group of groups) {
-    const entry = moment(group, width)
+    const entry = momentLines(group, width)
     // keep a line to say how many more there are
     const reserve = shown + 1 < groups.length ? 1 : 0
     if (lines.length + entry.length + reserve > MAX_LINES) break
@@ -35,21 +35,22 @@ export function changesLines (summary, colours, width) {
 }
 
 /**
- * One moment: "at 18 s: throughput 3500 → 1960/s (−44 %) (+1 more series); cause",
- * on two lines when one is too narrow.
- * @param {ReturnType<typeof groupChanges>[number]} group
+ * One moment: "at 18 s: throughput 3500 → 1960/s (−44 %) (+1 more: p99 q); cause",
+ * on two lines when one is too narrow (also for `pgloadgen compare`).
+ * @param {{ at_s: number, changes: import('../analysis/explain.js').Change[], causes: import('../analysis/explain.js').Cause[] }} group
  * @param {number} width
+ * @param {string} [lead]   before "at": an entry's letter, a repetition
  * @returns {string[]}
  */
-function moment (group, width) {
-  // the first series that moved, throughput before latencies; the others counted
+export function momentLines (group, width, lead = '  ') {
+  // the first series that moved, throughput before latencies; the others named
   const [first, ...others] = [...group.changes].sort((a, b) => seriesRank(a.metric) - seriesRank(b.metric))
   const more = others.length ? ` (+${others.length} more: ${others.map(c => metricName(c.metric)).join(', ')})` : ''
-  const what = `  at ${Math.round(group.at_s)} s: ${describeChange(first)}`
+  const what = `${lead}at ${Math.round(group.at_s)} s: ${describeChange(first)}`
   const cause = describeCauses(group.causes)
   const one = `${what}${more}; ${cause}`
   if (one.length <= width) return [one]
-  return [cut(`${what}${more}`, width), cut(`    ${cause}`, width)]
+  return [cut(`${what}${more}`, width), cut(`${' '.repeat(lead.length + 2)}${cause}`, width)]
 }
 
 /** @param {string} text @param {number} width */

@@ -2,7 +2,7 @@ import { PLAIN } from './colours.js'
 import { ms, plural, rate } from './figures.js'
 import { renderTable } from './table.js'
 import { groupChanges } from '../analysis/explain.js'
-import { describeCauses, describeChange } from '../analysis/wording.js'
+import { momentLines } from './changes-lines.js'
 
 // The text of `pgloadgen compare`: the entries, then for each entry after
 // the baseline a table of every figure, A's and its own value, the ratio,
@@ -72,9 +72,7 @@ function changeLines (comparison, colours, width) {
     }
     if (moments.length === 0) lines.push(`  ${entry.letter}  nothing; ${entry.repetitions > 1 ? 'every repetition was' : 'the run was'} steady`)
     for (const m of moments.slice(0, CHANGES_PER_ENTRY)) {
-      const rep = entry.repetitions > 1 ? `rep ${m.repetition}, ` : ''
-      const text = `  ${entry.letter}  ${rep}at ${Math.round(m.at_s)} s: ${m.changes.map(describeChange).join(', ')}; ${describeCauses(m.causes)}`
-      lines.push(text.length > width ? `${text.slice(0, Math.max(20, width - 1))}…` : text)
+      lines.push(...momentLines(m, width, `  ${entry.letter}  ${entry.repetitions > 1 ? `rep ${m.repetition}, ` : ''}`))
     }
     if (moments.length > CHANGES_PER_ENTRY) lines.push(colours.dim(`     … ${moments.length - CHANGES_PER_ENTRY} more (--json)`))
   }
