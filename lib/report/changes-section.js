@@ -27,7 +27,8 @@ export function runChanges (run) {
  * @param {import('./read.js').RunData} run
  */
 function loadOffsetS (run) {
-  return run.samples.length === 0 ? 0 : (loadStartMs(run.samples) - run.t0) / 1000
+  // to a tenth of a second, as the changes are
+  return run.samples.length === 0 ? 0 : Math.round((loadStartMs(run.samples) - run.t0) / 100) / 10
 }
 
 /**
