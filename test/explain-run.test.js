@@ -80,6 +80,8 @@ t.test('a steady run reports no change', async t => {
     const last = samples[samples.length - 1]
     t.ok(last.server && Array.isArray(last.server.vacuums) && Array.isArray(last.server.horizon) && last.server.checkpoints && last.server.locks, 'each sample has the server\'s vacuums, xmin holders, checkpoints and lock waits')
     t.ok(last.host && typeof last.host.iowait_pct === 'number', 'and the machine\'s CPU')
+    t.ok(typeof last.server.database?.xid_age === 'number' && typeof last.server.database?.mxid_age === 'number', 'and the database\'s xid and multixact ages')
+    t.ok(typeof last.pg?.mxid_age === 'number', 'and the table\'s multixact age')
     break
   }
 })

@@ -7,7 +7,9 @@ import { levelOf, levelsDiffer } from './levels.js'
 // moving-sum (MOSUM) scan looks at each point with a window of `bandwidth`
 // points on either side (Eichinger & Kirch 2018) and keeps a point where
 // the two windows' medians differ by minEffect with disjoint intervals and
-// by at least NOISE_MULTIPLE times the series' noise: the scale of its
+// either every value of one window lies beyond every value of the other
+// and one median is a fifth of the other or less, or they differ by at least
+// NOISE_MULTIPLE times the series' noise: the scale of its
 // residuals around a running median (1.4826 × their median absolute value,
 // robust to the steps themselves and to outliers), inflated for the lag-1
 // autocorrelation of those residuals. Of a run of such points, the one with
@@ -41,7 +43,11 @@ export function mosumSplits (series, autocorrelation) {
       const before = levelOf(x, t - bandwidth, t)
       const after = levelOf(x, t, t + bandwidth)
       const z = spread > 0 ? Math.abs(after.median - before.median) / spread : Infinity
-      if (z >= NOISE_MULTIPLE && levelsDiffer(before, after, minEffect, floor)) candidate = { at: t, pValue: Math.min(1, 2 * normalTail(z)), z }
+      // Beyond the noise, or, where the noise is high (a loaded machine),
+      // a window wholly above the other with medians COLLAPSE_RATIO times
+      // apart: throughput that falls to 0 while a table is locked.
+      const apart = z >= NOISE_MULTIPLE || (separated(x, t - bandwidth, t, t + bandwidth) && collapsed(before.median, after.median))
+      if (apart && levelsDiffer(before, after, minEffect, floor)) candidate = { at: t, pValue: Math.min(1, 2 * normalTail(z)), z }
       if (candidate && run && candidate.at - run.at <= bandwidth) {
         if (candidate.z > run.z) run = candidate
       } else if (candidate) {
@@ -90,6 +96,31 @@ function deviations (x, from, to) {
   let sum = 0
   for (let i = from; i < to; i++) sum += Math.abs(x[i] - median)
   return sum
+}
+
+// How far apart two levels must be for a collapse (or its end): a fifth
+// of the other, or less.
+export const COLLAPSE_RATIO = 5
+
+/** @param {number} a @param {number} b */
+function collapsed (a, b) {
+  const low = Math.min(Math.abs(a), Math.abs(b))
+  const high = Math.max(Math.abs(a), Math.abs(b))
+  return high > 0 && low * COLLAPSE_RATIO <= high
+}
+
+/**
+ * Every value of x[from, at) below every value of x[at, to), or above.
+ * @param {Float64Array} x @param {number} from @param {number} at @param {number} to
+ */
+function separated (x, from, at, to) {
+  let lowBefore = Infinity
+  let highBefore = -Infinity
+  for (let i = from; i < at; i++) { lowBefore = Math.min(lowBefore, x[i]); highBefore = Math.max(highBefore, x[i]) }
+  let lowAfter = Infinity
+  let highAfter = -Infinity
+  for (let i = at; i < to; i++) { lowAfter = Math.min(lowAfter, x[i]); highAfter = Math.max(highAfter, x[i]) }
+  return highBefore < lowAfter || highAfter < lowBefore
 }
 
 /**

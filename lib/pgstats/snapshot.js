@@ -43,6 +43,11 @@
  * @property {number | null} heapBlksScanned
  * @property {number | null} heapBlksVacuumed
  * @property {number | null} startedAt    Unix seconds
+ * @property {number | null} deadTupleBytes      memory its dead items use (PostgreSQL 17+)
+ * @property {number | null} maxDeadTupleBytes   memory they may use before a pass over the indexes (17+)
+ * @property {number | null} indexesTotal        indexes of the current pass (17+)
+ * @property {number | null} indexesProcessed    of which done (17+)
+ * @property {number | null} delayTimeS          time slept in the cost-based delay (18+, with track_cost_delay_timing)
  */
 
 /**
@@ -165,6 +170,11 @@ export function buildSnapshot ({ rows, time, serverVersionNum, datname }) {
     heapBlksScanned: num(row.heap_blks_scanned),
     heapBlksVacuumed: num(row.heap_blks_vacuumed),
     startedAt: num(row.query_start),
+    deadTupleBytes: num(row.dead_tuple_bytes),
+    maxDeadTupleBytes: num(row.max_dead_tuple_bytes),
+    indexesTotal: num(row.indexes_total),
+    indexesProcessed: num(row.indexes_processed),
+    delayTimeS: num(row.delay_time_seconds),
     rootRelname: null
   }))
 

@@ -162,8 +162,16 @@ export function serverFigures (snapshot) {
       table: v.schemaname ? `${v.schemaname}.${v.relname}` : v.relname,
       mode: v.mode,
       phase_name: v.phaseName,
-      started_at: v.startedAt
+      started_at: v.startedAt,
+      // what the major has (17+, 18+); null elsewhere
+      dead_tuple_bytes: v.deadTupleBytes,
+      max_dead_tuple_bytes: v.maxDeadTupleBytes,
+      indexes_total: v.indexesTotal,
+      indexes_processed: v.indexesProcessed,
+      delay_time_s: v.delayTimeS
     })),
+    // how close the run's database is to an anti-wraparound vacuum
+    database: databaseAges(snapshot),
     checkpoints: snapshot.checkpoints ?? null,
     horizon: snapshot.horizon.filter(h => h.kind === 'slot' || here(h.datname)).slice(0, MAX_HOLDERS).map(h => ({
       kind: h.kind,
@@ -186,6 +194,15 @@ export function serverFigures (snapshot) {
 }
 
 /**
+ * age(datfrozenxid) and mxid_age(datminmxid) of the run's database.
+ * @param {import('../pgstats/snapshot.js').StatsSnapshot} snapshot
+ */
+function databaseAges (snapshot) {
+  const database = snapshot.databases.find(d => d.datname === snapshot.datname)
+  return database ? { xid_age: database.xidAge, mxid_age: database.mxidAge } : null
+}
+
+/**
  * @param {import('../pgstats/snapshot.js').StatsSnapshot | null} snapshot
  * @param {string | null} table
  */
@@ -201,6 +218,7 @@ function pgFigures (snapshot, table) {
     table_bytes: row?.totalBytes ?? null,
     index_bytes: row?.indexBytes ?? null,
     xid_age: row?.xidAge ?? null,
+    mxid_age: row?.mxidAge ?? null,
     ...(row?.partitions !== undefined && { partitions: row.partitions }),
     vacuum: vacuum && {
       phase: vacuum.phase,

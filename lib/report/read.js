@@ -32,6 +32,7 @@ import { UsageError } from '../errors.js'
  * @property {number | null} [table_bytes]
  * @property {number | null} [index_bytes]
  * @property {number | null} [xid_age]
+ * @property {number | null} [mxid_age]
  * @property {number} [partitions]    a partitioned table: how many partitions its figures add up
  * @property {VacuumFigures | null} [vacuum]
  */
@@ -60,7 +61,8 @@ import { UsageError } from '../errors.js'
 /**
  * @typedef {object} ServerFigures
  * @property {string} [polled_at]
- * @property {Array<{ pid: number | null, table: string, mode: string, phase_name: string, started_at: number | null }>} [vacuums]
+ * @property {Array<{ pid: number | null, table: string, mode: string, phase_name: string, started_at: number | null, dead_tuple_bytes?: number | null, max_dead_tuple_bytes?: number | null, indexes_total?: number | null, indexes_processed?: number | null, delay_time_s?: number | null }>} [vacuums]
+ * @property {{ xid_age: number | null, mxid_age: number | null } | null} [database]  the run's database's age(datfrozenxid) and mxid_age(datminmxid)
  * @property {{ timed: number | null, requested: number | null } | null} [checkpoints]
  * @property {Array<{ kind: string, pid: number | null, application_name: string | null, name: string | null, state: string | null, xact_age_s: number | null, xmin_age: number | null }>} [horizon]
  * @property {{ waiting: number, longest_wait_s: number | null, blockers: Array<{ pid: number, application_name: string | null }>, waiting_on_server?: number } | null} [locks]  the run's database's
