@@ -54,6 +54,19 @@ export class Pacer {
     if (this.seed !== null) this.prng = new PgPrng(this.seed)
   }
 
+  /**
+   * A new rate of the whole schedule, from originMs on (default now): the
+   * schedule starts over, so that what the old rate left undone is not owed
+   * at the new one (a capacity search's steps: lib/capacity/).
+   * @param {number} rate  requests per second, above 0
+   * @param {number} [originMs]
+   */
+  setRate (rate, originMs = performance.now()) {
+    this.intervalMs = 1000 / rate
+    this.rate = rateShare(rate, this.share)
+    this.restart(originMs)
+  }
+
   /** The next intended start time (performance.now() clock, ms). */
   take () {
     const k = this.nextIndex
