@@ -1,6 +1,6 @@
 import { mixOf } from '../config/mix.js'
 import { MAX_RUN_S, parseDuration, parseInteger } from '../config/numbers.js'
-import { checkSetting, parseRunSettings } from '../config/run-settings.js'
+import { checkSetting, DEFAULT_REQUEST_TIMEOUT_S, parseRunSettings } from '../config/run-settings.js'
 import { chooseWorkload } from '../workloads/choose.js'
 import { UsageError } from '../errors.js'
 import { chooseTarget, chooseUrl } from './target.js'
@@ -11,6 +11,7 @@ import { workloadOptionSpecs, workloadFlagValues } from './workload-flags.js'
 import { parseInstance, parseStartAt, checkNotLate } from '../scale/instance-options.js'
 import { shareOfTotal } from '../scale/share.js'
 import { parseProgress } from './progress-option.js'
+import { loadOverTime } from './load-over-time.js'
 
 // The flags of pgloadgen run, checked and turned into what the run needs,
 // before anything binds a port or touches a database.
@@ -58,8 +59,13 @@ import { parseProgress } from './progress-option.js'
  * @property {string} [controlToken]
  * @property {boolean} pgStats
  * @property {unknown} statsInterval
+ * @property {unknown} [requestTimeout]
  * @property {boolean} pgstattuple
  * @property {string} [record]
+ * @property {string} [stages]   duration:target,… (load-over-time.js)
+ * @property {unknown} [warmup]
+ * @property {string | string[]} [threshold]  --threshold, repeatable
+ * @property {boolean} [thresholdAbort]
  */
 
 /**
@@ -71,6 +77,7 @@ import { parseProgress } from './progress-option.js'
  */
 export async function validateRunArgs (args, argv = []) {
   if (args.maxLag !== undefined && args.rate === undefined) throw new UsageError('--max-lag needs --rate (it bounds the lag behind the schedule)')
+  if (args.thresholdAbort && args.threshold === undefined) throw new UsageError('--threshold-abort needs a --threshold (it stops the run when one fails)')
   if (args.vacuum === true) throw new UsageError('--vacuum: pgloadgen never vacuums before a run; run pgloadgen vacuum, or a schedule')
   const flags = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (args))
   // the run's settings (config/run-settings.js); -c and --mix once the workload is known
@@ -95,8 +102,10 @@ export async function validateRunArgs (args, argv = []) {
   if (args.reset && workload.scripts) throw new UsageError('--reset drops a workload\'s tables; pgbench scripts have none of their own (pgloadgen init recreates pgbench\'s)')
   if (workload.clients !== null && args.concurrency !== undefined) throw new UsageError(`--concurrency: the ${workload.name} workload sets its number of clients itself (${workload.clients}); see its options`)
   if (workload.pacing !== null && args.rate !== undefined) throw new UsageError(`--rate: the ${workload.name} workload paces its clients itself`)
-  const settings = parseRunSettings('flag', flags, { only: ['concurrency', 'transactions', 'threads', 'rate', 'arrival', 'maxLag', 'statsInterval'], defaults: { statsInterval: args.record === undefined ? 10 : 1 } })
-  const split = instanceAndStart(args, workload.clients ?? settings.concurrency)
+  const settings = parseRunSettings('flag', flags, { only: ['concurrency', 'transactions', 'threads', 'rate', 'arrival', 'maxLag', 'statsInterval', 'requestTimeout'], defaults: { statsInterval: args.record === undefined ? 10 : 1, requestTimeout: DEFAULT_REQUEST_TIMEOUT_S } })
+  // --stages and --warmup, and the run's duration they make
+  const overTime = loadOverTime(args, { workload, rate: /** @type {number | null} */ (settings.rate) })
+  const split = instanceAndStart(args, workload.clients ?? overTime.startClients ?? settings.concurrency)
   return {
     // this instance's share; totalConcurrency is what all instances run together
     concurrency: split.instance === null ? split.totalConcurrency : shareOfTotal(split.totalConcurrency, split.instance),
@@ -111,7 +120,9 @@ export async function validateRunArgs (args, argv = []) {
     mix: args.mix === undefined ? mixOf(workload.types, workload.weights) : /** @type {import('../config/mix.js').Mix} */ (checkSetting('mix', args.mix, 'flag', { types: workload.types })),
     httpPort: parseInteger(args.httpPort, '--http-port', { min: 0, max: 65535 }),
     pgPort: parseInteger(args.pgPort, '--pg-port', { min: 0, max: 65535 }),
-    durationS: args.duration === undefined ? null : parseDuration(args.duration, '--duration', { max: MAX_RUN_S }),
+    durationS: overTime.durationS,
+    stages: overTime.stages,
+    warmupS: overTime.warmupS,
     progressS: parseProgress(args.progress),
     connectTimeoutS: parseDuration(args.connectTimeout, '--connect-timeout'),
     shutdownTimeoutS: parseDuration(args.shutdownTimeout, '--shutdown-timeout'),
@@ -121,9 +132,34 @@ export async function validateRunArgs (args, argv = []) {
     arrival: /** @type {'poisson' | 'fixed'} */ (settings.arrival),
     maxLagMs: /** @type {number | null} */ (settings.maxLag),
     statsIntervalS: /** @type {number} */ (settings.statsInterval),
+    // checked against the workload's types and loop (config/thresholds.js); judged at the end (summary/thresholds.js)
+    thresholds: /** @type {import('../config/thresholds.js').Threshold[]} */ (args.threshold === undefined ? [] : checkSetting('thresholds', args.threshold, 'flag', {
+      types: workload.types,
+      mode: settings.rate !== null ? 'open' : workload.pacing !== null ? 'paced' : 'closed',
+      audits: workload.idTable !== null || workload.auditTable !== null
+    })),
+    thresholdAbort: args.thresholdAbort === true,
+    requestTimeoutS: requestTimeoutWithin(/** @type {number | null} */ (settings.requestTimeout), args.requestTimeout !== undefined, args.duration),
     controlToken: parseControlToken(args.controlToken, process.env.PGLOADGEN_CONTROL_TOKEN),
     diskLimit: await checkedDiskLimit(args)
   }
+}
+
+/**
+ * A --request-timeout the run could never reach is a mistake: refused.
+ * The default is cut to the run instead, so that a short run keeps one.
+ * @param {number | null} timeoutS
+ * @param {boolean} given     --request-timeout was given (not the default)
+ * @param {unknown} duration  -d as given
+ */
+function requestTimeoutWithin (timeoutS, given, duration) {
+  if (timeoutS === null || duration === undefined) return timeoutS
+  const durationS = parseDuration(duration, '--duration', { max: MAX_RUN_S })
+  if (timeoutS <= durationS) return timeoutS
+  if (given) {
+    throw new UsageError(`--request-timeout ${timeoutS} s is longer than the run (--duration ${durationS} s): no request could time out`)
+  }
+  return durationS
 }
 
 /**

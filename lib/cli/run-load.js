@@ -22,6 +22,8 @@ import { checkNotLate } from '../scale/instance-options.js'
 import { DiskThrottle } from '../lab/disk-throttle.js'
 import { startRunProgress } from '../terminal/run-progress.js'
 import { summaryTable } from '../terminal/summary-table.js'
+import { watchThresholds } from '../lab/threshold-watch.js'
+import { abortLine, thresholdExitCode, thresholdFields } from '../summary/thresholds.js'
 
 /** @typedef {import('./run-args.js').RunArgs} RunArgs */
 
@@ -124,15 +126,26 @@ export async function runLoad (args, options, rules, stop, { log, stdout, screen
       sidecar.start()
     }
     const stopProgress = startRunProgress(screen, running, { everyS: options.progressS, scheduled: options.rate !== null || options.workload.pacing !== null, openLoop: options.rate !== null })
-    // The run ends at the duration, a signal, or when every client did its -t requests.
-    await stop.wait(options.durationS, running.generator.limitReached)
+    // --threshold-abort: the thresholds judged once a second on the running figures
+    const watch = options.thresholdAbort ? watchThresholds(running, options.thresholds, { scheduled: options.rate !== null || options.workload.pacing !== null }) : null
+    // The run ends at the duration, a signal, when every client did its -t requests, or when a threshold failed for good.
+    await stop.wait(options.durationS, watch ? Promise.race([running.generator.limitReached, watch.failed]) : running.generator.limitReached)
+    watch?.stop()
     stopProgress()
+    const aborted = watch?.failure ?? null
+    if (aborted) log.warn(abortLine(aborted))
     log.info('stopping: waiting for requests in flight')
     if (sidecar) await sidecar.stop(options.shutdownTimeoutS * 1000)
-    const summary = await session.finish({ shutdownTimeoutS: options.shutdownTimeoutS, verifyTimeoutS: options.verifyTimeoutS })
+    const summary = await session.finish({
+      shutdownTimeoutS: options.shutdownTimeoutS,
+      verifyTimeoutS: options.verifyTimeoutS,
+      // each --threshold judged on the summary itself, in summary.json too
+      ...(options.thresholds.length > 0 && { judge: (/** @type {Record<string, any>} */ s) => thresholdFields(options.thresholds, s, aborted) })
+    })
     if (args.json) stdout.write(summaryJson(summary))
     finished = summary
-    return 0
+    // 3 when a threshold failed
+    return thresholdExitCode(summary)
   } finally {
     if (sidecar) await sidecar.stop(0).catch(() => {})
     await session?.close()

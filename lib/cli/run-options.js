@@ -47,6 +47,7 @@ export function runBuilder (y, workloadSpecs = {}) {
     .option('record', { type: 'string', describe: 'write per-second samples, events, run.json and summary.json to this directory' })
     .option('schedule', { type: 'string', describe: 'run the actions of a schedule file (JSON or YAML) during the load' })
     .option('control-token', { type: 'string', describe: 'bearer token that POST /concurrency, /pause, /resume require when --http-host is not loopback (also PGLOADGEN_CONTROL_TOKEN)' })
+    .option('threshold-abort', { type: 'boolean', default: false, describe: 'check the --threshold conditions every second while running, and stop the run when one has failed for good (exit 3)' })
     .option('pg-stats', { type: 'boolean', default: true, describe: 'export PostgreSQL statistics on /metrics too (--no-pg-stats: do not)' })
     .options(statsOptions)
   const settingFlags = new Set(Object.keys(settingFlagOptions()))
@@ -62,4 +63,4 @@ export function runBuilder (y, workloadSpecs = {}) {
 export const RUN_OPTION_NAMES = new Set(['pg-url', 'http-port', 'p', 'http-host', 'workload', 'w', 'file', 'f', 'builtin', 'b',
   'select-only', 'S', 'skip-some-updates', 'N', 'define', 'D', 'scale', 's', 'random-seed', 'n', 'vacuum', 'duration', 'd', 'T',
   'instance', 'start-at', 'json', 'progress', 'P', 'reset', 'data-dir', 'profile', 'pg-port', 'pg-version', 'offline', 'disk-limit', 'zfs-interval', 'connect-timeout', 'shutdown-timeout',
-  'verify-timeout', 'events', 'record', 'schedule', 'control-token', 'pg-stats', 'pgstattuple', 'log-level', 'help', 'version', ...settingFlagNames()])
+  'verify-timeout', 'events', 'record', 'schedule', 'control-token', 'threshold-abort', 'pg-stats', 'pgstattuple', 'log-level', 'help', 'version', ...settingFlagNames()])

@@ -1,7 +1,11 @@
 import os from 'node:os'
 import { UsageError } from '../errors.js'
 import { parseMix } from './mix.js'
+import { parseThresholds } from './thresholds.js'
 import { quote, shown } from './quote.js'
+import { parseStages } from '../generator/stages.js'
+import { MAX_RUN_S } from './numbers.js'
+import { MAX_TIMER_S } from '../sidecar/durations.js'
 
 // The settings of a run, each defined once: its name as a flag of
 // `pgloadgen run`, as a field of an experiment plan and of the control API
@@ -25,12 +29,17 @@ export const MAX_SEED = 2 ** 31 - 1
 /** The most worker threads of --threads. */
 export const MAX_THREADS = 256
 
-const DURATION_UNITS = { '': 1, s: 1, m: 60, h: 3600, d: 86400 }
+const DURATION_UNITS = { '': 1, ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 }
+
+/** How long a request may wait for its answer by default: k6's default, what a user of load tools expects. */
+export const DEFAULT_REQUEST_TIMEOUT_S = 60
 
 /**
  * @typedef {object} SettingSpec
- * @property {'integer' | 'number' | 'duration' | 'choice' | 'mix'} type
- *   number: positive; duration: seconds, plain or with s, m, h, d; mix: type=weight,… of the workload's types
+ * @property {'integer' | 'number' | 'duration' | 'choice' | 'mix' | 'thresholds' | 'stages'} type
+ *   number: positive; duration: seconds, plain or with s, m, h, d; mix: type=weight,… of the workload's types;
+ *   thresholds: [type:]figure op value, repeatable (config/thresholds.js);
+ *   stages: duration:target,… (generator/stages.js)
  * @property {string | null} flag       its flag of pgloadgen run (null: none)
  * @property {string} [alias]           the flag's letter (pgbench's where it has one)
  * @property {string} [flagLabel]       how a refusal names the flag (default --flag)
@@ -40,6 +49,7 @@ const DURATION_UNITS = { '': 1, s: 1, m: 60, h: 3600, d: 86400 }
  * @property {number} [max]
  * @property {readonly string[]} [choices]
  * @property {boolean} [auto]           "auto" is a value too (threads: one per core)
+ * @property {boolean} [off]            "off" is a value too: none (null)
  * @property {unknown} default          when not given (null: none)
  * @property {unknown} [planDefault]    a plan's default, where it differs
  * @property {boolean} [defaultAfter]   the default is applied after parsing, not by yargs (the run must know whether the flag was given)
@@ -86,6 +96,23 @@ export const RUN_SETTINGS = Object.freeze({
     type: 'number', flag: 'max-lag', plan: null, api: null, default: null,
     describe: 'open loop: skip requests more than this many ms behind schedule'
   },
+  requestTimeout: {
+    type: 'duration', flag: 'request-timeout', plan: null, api: null, min: 0.01, max: 86400, off: true, default: DEFAULT_REQUEST_TIMEOUT_S, defaultAfter: true,
+    // a request that gets no answer in time fails as a timeout, and its connection is replaced: a blackholed server cannot hold the run
+    describe: `seconds a request may wait for its answer (or 500ms, 2m; off: no limit); then it fails as a timeout and its connection is replaced (default ${DEFAULT_REQUEST_TIMEOUT_S})`
+  },
+  thresholds: {
+    type: 'thresholds', flag: 'threshold', plan: null, api: null, default: null,
+    describe: 'a condition the run must meet, [type:]figure op value: p99<5ms, insert_row:p95<2ms, throughput>5000, unexpected_failures==0, audit==exact (repeatable; exit 3 when one fails; see docs/thresholds.md)'
+  },
+  stages: {
+    type: 'stages', flag: 'stages', plan: null, api: null, default: null,
+    describe: 'load over time, duration:target,… like 30s:8,2m:32,30s:0: the clients (with --rate: the requests/s) ramp linearly from one target to the next, from 1 client (or the --rate); the run lasts the stages unless -d (docs/load-over-time.md)'
+  },
+  warmup: {
+    type: 'duration', flag: 'warmup', plan: null, api: null, min: 0, max: MAX_TIMER_S, default: null,
+    describe: 'the first seconds of load are left out of the summary, its histograms and the end table, and shown apart (docs/load-over-time.md)'
+  },
   threads: {
     type: 'integer', flag: 'threads', alias: 'j', plan: null, api: null, min: 1, max: MAX_THREADS, auto: true, default: 1,
     describe: `worker threads the clients are split over, pgbench's -j, 1 to ${MAX_THREADS} (auto: one per core)`
@@ -125,7 +152,7 @@ function inWords (choices) {
  * @param {SettingName} name
  * @param {unknown} value
  * @param {Where} where
- * @param {{ types?: readonly string[] }} [context]  mix: the workload's request types
+ * @param {{ types?: readonly string[], openLoop?: boolean } & import('./thresholds.js').ThresholdContext} [context]  mix and thresholds: the workload's request types; thresholds: the run's loop and whether it audits writes; stages: whether they are rates
  * @returns {any}
  */
 export function checkSetting (name, value, where, context = {}) {
@@ -157,15 +184,16 @@ export function checkSetting (name, value, where, context = {}) {
       return n
     }
     case 'duration': {
+      if (spec.off && value === 'off') return null
       let seconds
       if (!text && typeof value === 'number') {
         seconds = value
       } else {
-        const match = typeof value === 'string' || text ? /^(\d+(?:\.\d+)?)\s*([smhd]?)$/.exec(String(value).trim()) : null
-        if (!match) throw refuse('must be a duration in seconds (or with s, m, h, d)')
+        const match = typeof value === 'string' || text ? /^(\d+(?:\.\d+)?)\s*(ms|[smhd]?)$/.exec(String(value).trim()) : null
+        if (!match) throw refuse(`must be a duration in seconds (or with ms, s, m, h, d)${spec.off ? ', or off' : ''}`)
         seconds = Number(match[1]) * DURATION_UNITS[/** @type {keyof typeof DURATION_UNITS} */ (match[2])]
       }
-      if (!(seconds >= /** @type {number} */ (spec.min) && seconds <= /** @type {number} */ (spec.max))) throw refuse(`must be between ${spec.min} and ${spec.max} seconds`)
+      if (!(seconds >= /** @type {number} */ (spec.min) && seconds <= /** @type {number} */ (spec.max))) throw refuse(`must be between ${spec.min} and ${spec.max} seconds${spec.off ? ', or off' : ''}`)
       return seconds
     }
     case 'choice':
@@ -174,6 +202,12 @@ export function checkSetting (name, value, where, context = {}) {
     case 'mix':
       if (typeof value !== 'string' || value.trim() === '') throw refuse('must be request types and weights, like insert_row=60,read_row=40')
       return context.types ? parseMix(value, context.types, label) : value
+    case 'thresholds':
+      // a list, each refused in its own words (config/thresholds.js)
+      return parseThresholds(value, { ...context, label })
+    case 'stages':
+      // a closed loop's targets are clients; an open loop's, requests/s
+      return parseStages(value, { whole: !context.openLoop, max: context.openLoop ? Infinity : MAX_CONCURRENCY, maxSeconds: MAX_RUN_S, refuse })
   }
 }
 
@@ -253,7 +287,8 @@ function camelCase (name) {
  * @typedef {object} ClientSettings
  * @property {number | null} requestsPerClient   -t: a client stops after this many requests (null: never)
  * @property {number | null} seed                 --seed: each client's random stream is seeded from it and its number (null: random)
+ * @property {number | null} [requestTimeoutMs]   --request-timeout: a request unanswered this long fails and its connection is replaced (null: never; default DEFAULT_REQUEST_TIMEOUT_S)
  */
 
 /** @type {Readonly<ClientSettings>} */
-export const DEFAULT_CLIENT_SETTINGS = Object.freeze({ requestsPerClient: null, seed: null })
+export const DEFAULT_CLIENT_SETTINGS = Object.freeze({ requestsPerClient: null, seed: null, requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_S * 1000 })

@@ -26,6 +26,8 @@ import { RuntimeError } from '../errors.js'
 import { untilMoment } from '../scale/start-at.js'
 import { formatShare } from '../scale/share.js'
 import { DEFAULT_CLIENT_SETTINGS } from '../config/run-settings.js'
+import { ConcurrencyRamp } from '../generator/stages.js'
+import { markWarmup, withoutWarmup } from '../summary/warmup.js'
 
 /**
  * @typedef {object} LoadOptions
@@ -37,11 +39,14 @@ import { DEFAULT_CLIENT_SETTINGS } from '../config/run-settings.js'
  * @property {'prepared' | 'extended' | 'simple'} protocol
  * @property {number} concurrency
  * @property {import('../config/run-settings.js').ClientSettings} [clients]  what each client is given: -t and the seed of its random numbers (default: neither)
- * @property {{ rate: number, arrival: 'poisson' | 'fixed', maxLagMs: number | null, seed?: number | null } | null} openLoop  rate: of all instances together
+ * @property {{ rate: number, arrival: 'poisson' | 'fixed', maxLagMs: number | null, seed?: number | null, profile?: import('../generator/stages.js').Profile | null } | null} openLoop  rate: of all instances together (profile: --stages)
  * @property {import('../scale/share.js').Share | null} [instance]  --instance: this process runs that share of the load (concurrency is the share already)
  * @property {number | null} [startAtMs]     --start-at: the load starts at that moment (epoch ms)
  * @property {number} [totalConcurrency]     the clients of all instances together
  * @property {number} [threads]              --threads: the load over that many worker threads
+ * @property {{ stages: import('../generator/stages.js').Stage[], profile: import('../generator/stages.js').Profile } | null} [stages]
+ *   --stages: a closed loop's clients follow the profile (an open loop's rate does: openLoop.profile)
+ * @property {number | null} [warmupS]      --warmup: the first seconds of load are kept out of the summary
  * @property {import('../workloads/choose.js').WorkloadChoice} [workloadChoice]  how the workload was chosen: each thread loads it again
  * @property {boolean} reset                  drop and recreate the workload's tables first
  * @property {number} connectTimeoutS
@@ -127,7 +132,7 @@ export class LoadSession {
     this.stats = new RequestStats(options.workload.types)
     this.state = new RunState(maxId)
     const { openLoop } = options
-    this.pacer = openLoop ? new Pacer({ rate: openLoop.rate, arrival: openLoop.arrival, maxLagMs: openLoop.maxLagMs, share: options.instance ?? undefined, seed: openLoop.seed ?? null }) : null
+    this.pacer = openLoop ? new Pacer({ rate: openLoop.rate, arrival: openLoop.arrival, maxLagMs: openLoop.maxLagMs, share: options.instance ?? undefined, seed: openLoop.seed ?? null, profile: openLoop.profile ?? null }) : null
     /** @type {import('../generator/generator.js').LoadGenerator} */
     this.generator = options.threads !== undefined && options.threads > 1
       ? threadedGenerator(options, { shared, state: this.state, stats: this.stats })
@@ -172,6 +177,12 @@ export class LoadSession {
     this.started = 0
     this.cpuAtStart = process.cpuUsage()
     this.closed = false
+    /** @type {ConcurrencyRamp | null} --stages of a closed loop */
+    this.ramp = null
+    /** @type {import('../summary/warmup.js').WarmupMark | null} what the stats held when the warm-up ended */
+    this.warmupMark = null
+    /** @type {NodeJS.Timeout | undefined} */
+    this.warmupTimer = undefined
   }
 
   /** The collector's last snapshot, for conditions and the recorder. */
@@ -198,7 +209,7 @@ export class LoadSession {
       // the server's WAL over the load, for a recorded run's summary (server-wal.js):
       // read before waiting for --start-at, so that the load starts on time
       this.walAtStart = await walPosition(options.connectionString)
-      this.recorder = new Recorder(options.recordDir, { stats: this.stats, generator: this.generator, pgStats: () => this.latestStats(), table: options.workload.table, workloadStats: options.workload.statistics.length > 0 ? () => this.services.latest() : null, disk: this.disk && (() => this.disk?.sample() ?? null), probes: options.probes ?? [] }, options.log)
+      this.recorder = new Recorder(options.recordDir, { stats: this.stats, generator: this.generator, pgStats: () => this.latestStats(), table: options.workload.table, workloadStats: options.workload.statistics.length > 0 ? () => this.services.latest() : null, disk: this.disk && (() => this.disk?.sample() ?? null), probes: options.probes ?? [], warmupS: options.warmupS ?? 0 }, options.log)
     }
     if (at !== null) {
       options.log.info(`ready; the load starts at ${new Date(at).toISOString()}, in ${((at - Date.now()) / 1000).toFixed(1)} s`)
@@ -208,9 +219,20 @@ export class LoadSession {
     this.started = performance.now()
     this.cpuAtStart = process.cpuUsage()
     // Parts of one schedule share its origin: the start moment, on the monotonic clock.
-    this.pacer?.restart(at === null ? this.started : this.started - (this.startedAt.getTime() - at))
+    this.pacer?.begin(at === null ? this.started : this.started - (this.startedAt.getTime() - at))
     if (this.generator instanceof ThreadedGenerator) this.generator.startSchedule(at ?? this.startedAt.getTime())
     this.services.start(this.generator, options.concurrency, options.instance ?? undefined)
+    if (options.stages && !this.pacer) {
+      const generator = this.generator
+      this.ramp = new ConcurrencyRamp({ profile: options.stages.profile, apply: n => generator.setConcurrency(n), current: () => generator.concurrency, originMs: this.startedAt.getTime() }).start()
+    }
+    const warmupS = options.warmupS ?? null
+    if (warmupS) {
+      this.warmupTimer = setTimeout(() => {
+        this.warmupMark = markWarmup(this.stats, this.generator, (performance.now() - this.started) / 1000)
+        options.log.info(`warm-up over after ${warmupS} s: the summary counts from now`)
+      }, warmupS * 1000)
+    }
     await this.recorder?.start()
     const maxId = options.workload.idTable === null ? '' : `; max id ${this.state.maxId}`
     const share = options.instance ? ` (instance ${formatShare(options.instance)} of ${options.totalConcurrency} clients${this.pacer ? ` and ${options.openLoop?.rate} requests/s` : ''})` : ''
@@ -230,11 +252,15 @@ export class LoadSession {
    * Stops the load (waiting for requests in flight up to the grace period),
    * checks the acknowledged inserts, and returns the summary; with a record
    * directory, also writes summary.json and the end time into run.json.
-   * @param {{ shutdownTimeoutS: number, verifyTimeoutS: number }} limits
+   * judge: fields the summary gains from a look at itself (the thresholds'
+   * verdicts), before summary.json is written.
+   * @param {{ shutdownTimeoutS: number, verifyTimeoutS: number, judge?: (summary: Record<string, any>) => Record<string, unknown> }} limits
    */
-  async finish ({ shutdownTimeoutS, verifyTimeoutS }) {
+  async finish ({ shutdownTimeoutS, verifyTimeoutS, judge }) {
     const { options, generator, state } = this
     const finalConcurrency = generator.concurrency
+    this.ramp?.stop()
+    clearTimeout(this.warmupTimer)
     // The ramp and the maintenance end first: no client may start while the others stop.
     await this.services.stop()
     const finished = await generator.stop(shutdownTimeoutS * 1000)
@@ -254,7 +280,7 @@ export class LoadSession {
     const insertAudit = idTable === null ? null : await verifyInserts(options.connectionString, idTable, options.workload.idFingerprint, state, verifyTimeoutS * 1000, options.log)
     const rowsAfter = auditTable === null ? null : await countTableRows(options.connectionString, auditTable, verifyTimeoutS * 1000, options.log)
     const inDoubtStored = auditTable === null ? null : await countInDoubtRows(options.connectionString, state.inDoubt, verifyTimeoutS * 1000, options.log)
-    const summary = buildSummary({
+    const summary = buildSummary(withoutWarmup({
       stats: this.stats,
       elapsedS,
       workload: options.workload.name,
@@ -289,8 +315,10 @@ export class LoadSession {
             after: rowsAfter,
             removed: this.rowsRemoved,
             inDoubt: { writes: state.inDoubt.length, rows: state.inDoubt.reduce((sum, write) => sum + write.rows, 0), stored: inDoubtStored }
-          }
-    })
+          },
+      stages: options.stages?.stages ?? null
+    }, this.endOfWarmup(elapsedS)))
+    if (judge) Object.assign(summary, judge(summary))
     if (options.recordDir) {
       // what each vacuum cost (lib/recorder/vacuums.js)
       const vacuums = await recordVacuums(options.recordDir, this.logMark ?? null).catch(err => ({ vacuums: [], autovacuum_source: `none: ${errorMessage(err)}` }))
@@ -302,6 +330,17 @@ export class LoadSession {
       await this.writeRunInfo(new Date())
     }
     return summary
+  }
+
+  /**
+   * The mark of the warm-up's end; a load that ended during its warm-up
+   * has all of it there, and nothing left for the summary's figures.
+   * @param {number} elapsedS
+   */
+  endOfWarmup (elapsedS) {
+    if (!this.options.warmupS || this.warmupMark) return this.warmupMark
+    this.options.log.warn(`the load ended during its ${this.options.warmupS} s warm-up: the summary has no figures after it`)
+    return markWarmup(this.stats, this.generator, elapsedS)
   }
 
   /** @param {Date | null} endedAt */
@@ -331,6 +370,8 @@ export class LoadSession {
   async close () {
     if (this.closed) return
     this.closed = true
+    this.ramp?.stop()
+    clearTimeout(this.warmupTimer)
     await this.generator.stop(0).catch(() => {})
     await this.recorder?.stop().catch(() => {})
     await this.services.stop().catch(() => {})

@@ -2,6 +2,7 @@ import { PLAIN } from './colours.js'
 import { count, ms, plural, rate } from './figures.js'
 import { renderTable } from './table.js'
 import { changesLines } from './changes-lines.js'
+import { thresholdLines } from './threshold-lines.js'
 
 // The end of a run on stderr: what ran, a row per request type and a
 // total, the failures by message, the reconnects and the audit of the
@@ -35,6 +36,8 @@ export function summaryTable (summary, { colours = PLAIN, width = 80, recordDir 
     ...auditLines(summary, colours),
     ...scheduleLines(summary),
     ...changesLines(summary, colours, width),
+    // last before the paths: the verdict a CI job gates on
+    ...thresholdLines(summary, colours, width),
     ...(recordDir ? [`recorded to ${recordDir} (pgloadgen report ${recordDir} writes its report)`] : []),
     ...(report ? [`report: ${report}`] : [])
   ]
@@ -125,6 +128,8 @@ function failureLines (summary, colours, width) {
   lines.push(`unexpected failures: ${unexpected > 0 ? colours.red(colours.bold(count(unexpected))) : colours.green('0')}`)
   const diskFull = summary.disk_full
   if (diskFull && diskFull.failures > 0) lines.push(colours.yellow(`disk full: ${plural(diskFull.failures, 'request')} failed for want of space, in ${plural(diskFull.episodes, 'episode')}`))
+  const timeouts = Number(summary.timeouts ?? 0)
+  if (timeouts > 0) lines.push(colours.yellow(`timeouts: ${plural(timeouts, 'request')} got no answer within the request timeout; their connections were replaced`))
   lines.push(`reconnects: ${count(summary.reconnects ?? 0)}`)
   if (summary.abandoned_in_flight) lines.push(colours.yellow('requests still running at the shutdown timeout were cut'))
   return lines

@@ -1,0 +1,46 @@
+import { performance } from 'node:perf_hooks'
+import { runningFigures } from '../summary/running-figures.js'
+import { evaluateThresholds, failedForGood } from '../summary/thresholds.js'
+
+// --threshold-abort: the thresholds judged on the running figures once a
+// second, so that a run already failed stops there instead of spending
+// the rest of its duration (and a CI job's minutes) on it.
+
+/** @typedef {import('../summary/thresholds.js').ThresholdAbort} ThresholdAbort */
+
+/**
+ * @typedef {object} RunningLoad
+ * @property {import('../metrics/request-stats.js').RequestStats} stats
+ * @property {import('../generator/generator.js').LoadGenerator} generator
+ * @property {number} started   performance.now() at the start of the load
+ */
+
+/**
+ * Starts judging; `failed` resolves with the first threshold failed for
+ * good (and never otherwise), which `failure` then holds; stop() ends the
+ * checks.
+ * @param {RunningLoad} load
+ * @param {readonly import('../config/thresholds.js').Threshold[]} thresholds
+ * @param {{ scheduled: boolean, everyMs?: number }} options
+ * @returns {{ failed: Promise<ThresholdAbort>, readonly failure: ThresholdAbort | null, stop: () => void }}
+ */
+export function watchThresholds (load, thresholds, { scheduled, everyMs = 1000 }) {
+  /** @type {(abort: ThresholdAbort) => void} */
+  let resolve = () => {}
+  /** @type {Promise<ThresholdAbort>} */
+  const failed = new Promise(r => { resolve = r })
+  /** @type {ThresholdAbort | null} */
+  let failure = null
+  const check = () => {
+    const elapsedS = (performance.now() - load.started) / 1000
+    const figures = runningFigures(load.stats, { elapsedS, reconnects: load.generator.reconnects, skipped: load.generator.skipped, scheduled })
+    const failing = evaluateThresholds(thresholds, figures).find(result => failedForGood(result, elapsedS))
+    if (!failing) return
+    clearInterval(timer)
+    failure = { expr: failing.expr, value: failing.value, unit: failing.unit, at_s: Math.round(elapsedS * 10) / 10 }
+    resolve(failure)
+  }
+  const timer = setInterval(check, everyMs)
+  timer.unref()
+  return { failed, get failure () { return failure }, stop: () => clearInterval(timer) }
+}
