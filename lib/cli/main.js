@@ -13,6 +13,7 @@ import { compareCommandModule as compare } from './commands/compare-command.js'
 import { k8sSubcommands } from './commands/k8s-command.js'
 import { serverSubcommands } from './commands/server-command.js'
 import { progressOption } from './progress-option.js'
+import { capacityBuilder, capacityCommand } from './commands/capacity-command.js'
 
 /**
  * A command's work, loaded when it is chosen: parsing, --help and a refused
@@ -68,6 +69,8 @@ export async function main (argv) {
     .option('log-level', { type: 'string', describe: 'trace, debug, info, warn, error or silent (also LOG_LEVEL)', global: true })
     .command('run [pgUrl]', 'hammer PostgreSQL at a fixed concurrency with a workload: built-in, pgbench scripts or a module', (y) => runBuilder(y, workloadSpecs),
     (args) => choose(runCommand, args))
+    .command('capacity [pgUrl]', 'the highest open-loop rate a workload holds an objective at (p99<10ms, lag_p99<50ms), in steps, with its interval', (y) => capacityBuilder(y, workloadSpecs),
+      (args) => choose(capacityCommand, args))
     .command('init [pgUrl]', 'create and fill pgbench\'s tables, as pgbench -i does (for -b tpcb-like and the other built-in scripts)', initBuilder, (args) => choose(initCommand, args))
     .command('workloads [module]', 'list the built-in workloads (request types, default mixes), or describe a workload module', workloadsBuilder, (args) => choose(workloadsCommand, args))
     .command('stats [pgUrl]', 'export PostgreSQL statistics on /metrics, without load (the old exporter\'s drop-in)', statsBuilder, (args) => choose(statsCommand, args))
@@ -92,7 +95,7 @@ export async function main (argv) {
     .command('snapshot', 'take, list, roll back and destroy snapshots of the data directory', (y) => snapshotSubcommands(y, choose))
     .command('server', 'the PostgreSQL majors of the embedded server: install fetches them ahead of time, list shows them', (y) => serverSubcommands(y, choose))
     .command('k8s', 'run a load on Kubernetes: render writes the manifests of N instances starting at one moment', (y) => k8sSubcommands(y, choose))
-    .demandCommand(1, 'give a command: run, init, workloads, stats, vacuum, analyze, checkpoint, reset-stats, evict-cache, drop-partitions, delete, snapshot, sidecar, experiment, report, merge, compare, server or k8s')
+    .demandCommand(1, 'give a command: run, capacity, init, workloads, stats, vacuum, analyze, checkpoint, reset-stats, evict-cache, drop-partitions, delete, snapshot, sidecar, experiment, report, merge, compare, server or k8s')
     .fail((message, err) => {
       if (err) throw err
       usageProblem = message

@@ -10,7 +10,8 @@ import { camelCase } from '../workloads/options.js'
  * @returns {Promise<Record<string, import('../workloads/options.js').OptionSpec>>}
  */
 export async function workloadOptionSpecs (argv) {
-  if (argv[0] !== 'run') return {}
+  // capacity takes run's workload flags too
+  if (argv[0] !== 'run' && argv[0] !== 'capacity') return {}
   const spec = workloadArgument(argv)
   if (spec === null || spec === 'pgbench') return {}
   try {

@@ -1,0 +1,159 @@
+import path from 'node:path'
+import { writeFile } from 'node:fs/promises'
+import { performance } from 'node:perf_hooks'
+import { createRegistry } from '../metrics/generator-metrics.js'
+import { LoadSession } from '../lab/load-session.js'
+import { loadOptions } from '../lab/run-assembly.js'
+import { CapacitySearch } from './search.js'
+import { markStep, measureStep } from './step-measure.js'
+import { describeObjectives } from './objective.js'
+
+// One capacity search on a server: one load session, open loop, whose rate
+// the search changes between steps (the pacer starts its schedule over at
+// each), so that the schema, the connections and the workload's setup are
+// made once for every step. `pgloadgen capacity` drives it
+// (lib/cli/commands/capacity-command.js).
+
+/**
+ * @typedef {object} CapacitySettings
+ * @property {import('./objective.js').Objective[]} objectives
+ * @property {import('./search.js').SearchOptions} search
+ * @property {number} stepS      measured seconds of a step
+ * @property {number} settleS    seconds at a step's rate before it is measured
+ */
+
+/**
+ * @typedef {import('./step-measure.js').StepFigures & { step: number, phase: import('./search.js').Trial['phase'] }} CapacityStep
+ */
+
+/**
+ * @typedef {object} CapacityOutcome
+ * @property {string} objective            as one phrase
+ * @property {CapacityStep[]} steps
+ * @property {import('./search.js').SearchResult} result
+ * @property {Awaited<ReturnType<LoadSession['finish']>> | null} summary   the whole session's (every step together)
+ */
+
+/**
+ * @param {object} options
+ * @param {{ connectionString: string, display: string, embedded: boolean }} options.target
+ * @param {Awaited<ReturnType<typeof import('../cli/run-args.js').validateRunArgs>>} options.run  the checked flags the search shares with run
+ * @param {CapacitySettings} options.capacity
+ * @param {boolean} options.reset
+ * @param {string | null} options.recordDir
+ * @param {Record<string, unknown>} options.describe   for run.json
+ * @param {import('../cli/stop-signal.js').StopSignal} options.stop
+ * @param {(step: CapacityStep) => void} options.onStep
+ * @param {import('../log.js').Logger} options.log
+ * @returns {Promise<CapacityOutcome>}
+ */
+export async function runCapacity ({ target, run, capacity, reset, recordDir, describe, stop, onStep, log }) {
+  const search = new CapacitySearch(capacity.search)
+  const firstRate = /** @type {number} */ (search.next())
+  const session = await LoadSession.open(loadOptions({
+    target,
+    workload: run.workload,
+    mix: run.mix,
+    // open loop from the first step's rate; the search changes it
+    settings: { ...run, rate: firstRate, maxLagMs: null, threads: 1 },
+    workloadChoice: run.workloadChoice,
+    reset,
+    connectTimeoutS: run.connectTimeoutS,
+    pgStats: recordDir ? { pgstattuple: false } : null,
+    recordDir,
+    describe: { command: 'capacity', ...describe },
+    registry: createRegistry(),
+    log
+  }))
+  /** @type {CapacityStep[]} */
+  const steps = []
+  /** @type {CapacityOutcome['summary']} */
+  let summary = null
+  try {
+    if (!await session.start({ interrupted: stop.promise })) {
+      search.stop()
+      return { objective: describeObjectives(capacity.objectives), steps, result: search.result(), summary }
+    }
+    const pacer = /** @type {import('../generator/pacer.js').Pacer} */ (session.pacer)
+    log.info(`capacity: ${describeObjectives(capacity.objectives)}; steps of ${capacity.settleS} s settling and ${capacity.stepS} s measured, from ${firstRate} requests/s`)
+    for (let rate = search.next(); rate !== null && !stop.requested; rate = search.next()) {
+      pacer.setRate(rate)
+      // requests in flight from the step before end, and the server settles at the new rate
+      await stop.wait(capacity.settleS)
+      const mark = markStep(session.stats, performance.now())
+      await stop.wait(capacity.stepS)
+      if (stop.requested) break
+      const phase = /** @type {CapacityStep['phase']} */ (search.phase)
+      const step = { step: steps.length + 1, phase, ...measureStep(session.stats, mark, performance.now(), rate, capacity.objectives) }
+      steps.push(step)
+      search.record(step.held)
+      onStep(step)
+    }
+    search.stop()
+    summary = await session.finish({ shutdownTimeoutS: run.shutdownTimeoutS, verifyTimeoutS: run.verifyTimeoutS })
+    const outcome = { objective: describeObjectives(capacity.objectives), steps, result: search.result(), summary }
+    if (recordDir) await writeFile(path.join(recordDir, 'capacity.json'), JSON.stringify(capacityJson(outcome, capacity), null, 2) + '\n')
+    return outcome
+  } finally {
+    await session.close()
+  }
+}
+
+/**
+ * What --json prints and capacity.json keeps: the method's settings, every
+ * step and the result; the session's acknowledged-write check.
+ * @param {CapacityOutcome} outcome
+ * @param {CapacitySettings} capacity
+ */
+export function capacityJson ({ objective, steps, result, summary }, capacity) {
+  const s = /** @type {Record<string, any> | null} */ (summary)
+  return {
+    objective,
+    unit: 'requests/s',
+    capacity: result.capacity,
+    interval: result.low === null ? null : { low: result.low, high: result.high, confidence: result.confidence === null ? null : round(result.confidence, 3) },
+    verdict: result.verdict,
+    boundary_steps: { low: result.lowSteps, high: result.highSteps },
+    highest_held: result.highestHeld,
+    lowest_broken: result.lowestBroken,
+    method: {
+      ...capacity.search,
+      step_s: capacity.stepS,
+      settle_s: capacity.settleS,
+      interval: 'the rate at which a step holds the objective half the time lies in [low, high] with the confidence given (sign test on the steps at each end: docs/capacity.md)'
+    },
+    steps: steps.map(step => ({
+      step: step.step,
+      phase: step.phase,
+      rate: step.rate,
+      achieved: round(step.achieved, 1),
+      seconds: round(step.seconds, 2),
+      requests: step.done,
+      unexpected_failures: step.unexpected,
+      p50_us: step.p50Us,
+      p99_us: step.p99Us,
+      lag_p99_us: step.lagP99Us,
+      objectives: step.objectives.map(o => ({ objective: o.objective, value_us: o.valueUs, kept: o.kept })),
+      kept_pace: step.keptPace,
+      held: step.held
+    })),
+    session: s && {
+      workload: s.workload,
+      target: s.target,
+      concurrency: s.concurrency,
+      server_version: s.server_version ?? s.serverVersion ?? null,
+      elapsed_s: s.elapsed_s ?? null,
+      acknowledged_inserts: s.acknowledged_inserts ?? null,
+      acknowledged_missing: s.acknowledged_missing ?? null
+    }
+  }
+}
+
+/**
+ * @param {number} value
+ * @param {number} digits
+ */
+function round (value, digits) {
+  const f = 10 ** digits
+  return Math.round(value * f) / f
+}

@@ -1,0 +1,78 @@
+import { renderTable } from '../terminal/table.js'
+import { ms, rate as perSecond, count } from '../terminal/figures.js'
+
+// How `pgloadgen capacity` shows its search: one row per step as it ends,
+// the table of every step at the end, and the result in one line.
+
+/** @typedef {import('./capacity-run.js').CapacityStep} CapacityStep */
+/** @typedef {import('./search.js').SearchResult} SearchResult */
+
+/**
+ * A step as one log line, while the search runs.
+ * @param {CapacityStep} step
+ */
+export function stepLine (step) {
+  const figures = step.objectives.map(o => `${o.objective.replace(/[<=].*$/, '')} ${ms(o.valueUs)} ms`).join(', ')
+  const pace = step.keptPace ? '' : ', fell behind'
+  return `step ${step.step} (${step.phase}): ${count(step.rate)} requests/s asked, ${perSecond(step.achieved)} ended; ${figures}${pace}: ${step.held ? 'held' : 'broke'}`
+}
+
+/**
+ * Every step: rate asked, rate achieved, p99, lag, each objective's figure, held or broke.
+ * @param {CapacityStep[]} steps
+ * @param {{ width?: number }} [options]
+ * @returns {string[]}
+ */
+export function stepsTable (steps, { width = 100 } = {}) {
+  const objectives = steps[0]?.objectives.map(o => o.objective) ?? []
+  // an objective on p99 or the lag p99 of every type is a column already
+  const extra = objectives.filter(text => !/^(lag_)?p99<=?/.test(text))
+  const columns = [
+    { title: 'step', align: /** @type {const} */ ('right') },
+    { title: 'phase' },
+    { title: 'asked/s', align: /** @type {const} */ ('right') },
+    { title: 'achieved/s', align: /** @type {const} */ ('right') },
+    { title: 'p99 ms', align: /** @type {const} */ ('right') },
+    { title: 'lag p99 ms', align: /** @type {const} */ ('right') },
+    ...extra.map(text => ({ title: `${text.replace(/[<=].*$/, '')} ms`, align: /** @type {const} */ ('right') })),
+    { title: 'result' }
+  ]
+  const rows = steps.map(step => ({
+    cells: [
+      String(step.step),
+      step.phase,
+      count(step.rate),
+      perSecond(step.achieved),
+      ms(step.p99Us),
+      ms(step.lagP99Us),
+      ...extra.map(text => ms(step.objectives.find(o => o.objective === text)?.valueUs)),
+      step.held ? 'held' : step.keptPace ? 'broke' : 'broke (fell behind)'
+    ]
+  }))
+  return renderTable(columns, rows, { width })
+}
+
+/**
+ * The result in one line: `capacity: 8200 requests/s (95% interval 8200–8610) for p99<10ms`.
+ * @param {SearchResult} result
+ * @param {string} objective
+ */
+export function resultLine (result, objective) {
+  const confidence = result.confidence === null ? null : `${Math.floor(result.confidence * 100)}%`
+  switch (result.verdict) {
+    case 'above_max':
+      return `capacity: above ${count(result.capacity)} requests/s for ${objective} (the highest rate tried held; raise --max-rate)`
+    case 'below_min':
+      return `capacity: below ${count(result.lowestBroken)} requests/s for ${objective} (the lowest rate tried broke)`
+    default:
+      if (result.capacity === null) return `capacity: not found for ${objective} (the search stopped before a rate held and one broke)`
+      return `capacity: ${count(result.capacity)} requests/s (${confidence} interval ${count(result.low)}–${count(result.high)}) for ${objective}${qualifier(result)}`
+  }
+}
+
+/** @param {SearchResult} result */
+function qualifier (result) {
+  if (result.verdict === 'unsettled') return '; unsettled: the ends of the bracket did not agree with their first steps'
+  if (result.verdict === 'stopped') return '; stopped before the boundary steps were all run'
+  return ''
+}

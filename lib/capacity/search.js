@@ -1,0 +1,235 @@
+// Which open-loop rate to try next, and what the trials so far say: the
+// search of `pgloadgen capacity`, with no server and no clock in it, so
+// that it can be tested on made-up outcomes (test/unit/capacity-search.test.js).
+//
+// 1. climb: from the start rate, × factor after every step that held, up
+//    to the maximum rate; a first step that broke goes down (÷ factor)
+//    instead, to the minimum rate;
+// 2. bisect: between the last rate that held and the first that broke,
+//    at their geometric mean, until they are less than 1 + resolution apart;
+// 3. confirm: both ends of that bracket are tried again, in turn, until
+//    each has `repeats` steps. An end whose majority disagrees with its
+//    first step moves the bracket by its own width (down when the lower end
+//    mostly broke, up when the upper end mostly held), at most `maxShifts`
+//    times.
+//
+// Whether a step holds is a noisy outcome (the machine, checkpoints,
+// autovacuum), so the result is stated of the rate at which a step holds
+// half the time: with p(r) the chance that a step at rate r holds, falling
+// as r rises, the interval [low, high] holds that rate unless the low end's
+// holds or the high end's breaks were luck. That chance is bounded with the
+// sign test: if p(low) ≤ ½, h holds of n or more happen with probability
+// at most P(Bin(n, ½) ≥ h); likewise for the high end's breaks. The
+// confidence is 1 minus both. It is conditional on the bracket the search
+// chose, so it is an approximation, not an exact coverage (docs/capacity.md).
+
+/**
+ * @typedef {object} SearchOptions
+ * @property {number} startRate
+ * @property {number} factor       > 1
+ * @property {number} maxRate
+ * @property {number} minRate
+ * @property {number} resolution   > 0: the bracket is narrowed to high/low ≤ 1 + resolution
+ * @property {number} repeats      ≥ 1: steps at each end of the final bracket
+ * @property {number} [maxShifts]  default 4
+ * @property {number} [maxTrials]  default 80
+ */
+
+/**
+ * @typedef {object} Trial
+ * @property {number} rate
+ * @property {boolean} held
+ * @property {'climb' | 'descend' | 'bisect' | 'confirm'} phase
+ */
+
+/**
+ * @typedef {object} SearchResult
+ * @property {'bracketed' | 'unsettled' | 'above_max' | 'below_min' | 'stopped'} verdict
+ * @property {number | null} capacity      the lower end of the bracket: the highest rate that held in most of its steps
+ * @property {number | null} low
+ * @property {number | null} high
+ * @property {number | null} confidence    0..1: that the rate held half the time lies in [low, high]
+ * @property {{ held: number, steps: number } | null} lowSteps
+ * @property {{ held: number, steps: number } | null} highSteps
+ * @property {number | null} highestHeld   any step
+ * @property {number | null} lowestBroken  any step
+ */
+
+export class CapacitySearch {
+  /** @param {SearchOptions} options */
+  constructor (options) {
+    this.options = { maxShifts: 4, maxTrials: 80, ...options }
+    /** @type {Trial[]} */
+    this.trials = []
+    /** @type {Trial['phase'] | 'done'} */
+    this.phase = 'climb'
+    /** @type {number | null} */
+    this.low = null
+    /** @type {number | null} */
+    this.high = null
+    this.shifts = 0
+    /** @type {SearchResult['verdict'] | null} */
+    this.verdict = null
+    /** @type {number | null} the rate next() gave, awaiting its outcome */
+    this.pending = roundRate(Math.min(options.startRate, options.maxRate))
+  }
+
+  /** The rate to try next; null when the search is over. */
+  next () {
+    return this.phase === 'done' ? null : this.pending
+  }
+
+  /**
+   * The outcome of the step at the rate next() gave.
+   * @param {boolean} held
+   */
+  record (held) {
+    const rate = this.pending
+    if (rate === null || this.phase === 'done') throw new Error('no step is awaiting an outcome')
+    this.trials.push({ rate, held, phase: this.phase })
+    if (this.trials.length >= /** @type {number} */ (this.options.maxTrials)) return this.finish('unsettled')
+    if (this.phase === 'climb' || this.phase === 'descend') return this.widen(rate, held)
+    if (this.phase === 'bisect') {
+      if (held) this.low = rate
+      else this.high = rate
+      return this.narrow()
+    }
+    return this.confirm()
+  }
+
+  /** Stops the search where it is (a signal): the result says what is known. */
+  stop () {
+    if (this.phase !== 'done') this.finish('stopped')
+  }
+
+  /**
+   * @param {number} rate
+   * @param {boolean} held
+   */
+  widen (rate, held) {
+    const { factor, maxRate, minRate } = this.options
+    if (held && this.phase === 'climb') {
+      if (rate >= maxRate) return this.finish('above_max')
+      this.pending = roundRate(Math.min(rate * factor, maxRate))
+      return
+    }
+    if (held) {
+      // descending: this rate held, the one above it broke
+      this.low = rate
+      return this.narrow()
+    }
+    if (this.phase === 'climb' && this.trials.some(t => t.held)) {
+      this.low = this.trials.filter(t => t.held).at(-1)?.rate ?? null
+      this.high = rate
+      return this.narrow()
+    }
+    this.phase = 'descend'
+    this.high = rate
+    const lower = roundRate(rate / factor)
+    if (lower < minRate || lower >= rate) return this.finish('below_min')
+    this.pending = lower
+  }
+
+  /** Bisects the bracket, or starts confirming its ends once it is narrow. */
+  narrow () {
+    const low = /** @type {number} */ (this.low)
+    const high = /** @type {number} */ (this.high)
+    const mid = roundRate(Math.sqrt(low * high))
+    if (high / low <= 1 + this.options.resolution || mid <= low || mid >= high) {
+      this.phase = 'confirm'
+      return this.confirm()
+    }
+    this.phase = 'bisect'
+    this.pending = mid
+  }
+
+  /** The next step at an end of the bracket, or a move of the bracket, or the end. */
+  confirm () {
+    const { repeats, maxShifts, maxRate, minRate } = this.options
+    const low = /** @type {number} */ (this.low)
+    const high = /** @type {number} */ (this.high)
+    const lowSteps = this.stepsAt(low)
+    const highSteps = this.stepsAt(high)
+    if (lowSteps.steps < repeats || highSteps.steps < repeats) {
+      this.pending = lowSteps.steps <= highSteps.steps && lowSteps.steps < repeats ? low : high
+      return
+    }
+    const lowHolds = lowSteps.held * 2 > lowSteps.steps
+    const highBreaks = (highSteps.steps - highSteps.held) * 2 > highSteps.steps
+    if (lowHolds && highBreaks) return this.finish('bracketed')
+    // both ends disagree with their first step: not a rate the outcome depends on
+    if ((!lowHolds && !highBreaks) || this.shifts >= /** @type {number} */ (maxShifts)) return this.finish('unsettled')
+    this.shifts++
+    const width = high / low
+    if (!lowHolds) {
+      const lower = roundRate(low / width)
+      if (lower < minRate || lower >= low) return this.finish('below_min')
+      this.high = low
+      this.low = lower
+    } else {
+      if (high >= maxRate) return this.finish('above_max')
+      this.low = high
+      this.high = roundRate(Math.min(high * width, maxRate))
+    }
+    this.confirm()
+  }
+
+  /** @param {number} rate */
+  stepsAt (rate) {
+    const at = this.trials.filter(t => t.rate === rate)
+    return { held: at.filter(t => t.held).length, steps: at.length }
+  }
+
+  /** @param {SearchResult['verdict']} verdict */
+  finish (verdict) {
+    this.phase = 'done'
+    this.verdict = verdict
+    this.pending = null
+  }
+
+  /** @returns {SearchResult} */
+  result () {
+    const held = this.trials.filter(t => t.held).map(t => t.rate)
+    const broken = this.trials.filter(t => !t.held).map(t => t.rate)
+    const highestHeld = held.length ? Math.max(...held) : null
+    const lowestBroken = broken.length ? Math.min(...broken) : null
+    const verdict = /** @type {SearchResult['verdict']} */ (this.verdict ?? 'stopped')
+    const common = { verdict, highestHeld, lowestBroken }
+    if (verdict === 'above_max') return { ...common, capacity: highestHeld, low: highestHeld, high: null, confidence: null, lowSteps: null, highSteps: null }
+    if (this.low === null || this.high === null) return { ...common, capacity: null, low: null, high: this.high, confidence: null, lowSteps: null, highSteps: this.high === null ? null : this.stepsAt(this.high) }
+    const lowSteps = this.stepsAt(this.low)
+    const highSteps = this.stepsAt(this.high)
+    const confidence = 1 - signTail(lowSteps.held, lowSteps.steps) - signTail(highSteps.steps - highSteps.held, highSteps.steps)
+    return { ...common, capacity: this.low, low: this.low, high: this.high, confidence: Math.max(0, confidence), lowSteps, highSteps }
+  }
+}
+
+/**
+ * P(X ≥ k) for X ~ Bin(n, ½): how often k or more of n steps go one way
+ * by luck when each goes either way half the time.
+ * @param {number} k
+ * @param {number} n
+ */
+export function signTail (k, n) {
+  if (n === 0) return 1
+  let sum = 0
+  let term = 0.5 ** n // C(n, 0) / 2^n
+  for (let i = 0; i <= n; i++) {
+    if (i >= k) sum += term
+    term = term * (n - i) / (i + 1)
+  }
+  return Math.min(1, sum)
+}
+
+/**
+ * Rates as a person would write them: three significant figures, whole
+ * numbers from 100 up, so that the same rate comes out twice alike.
+ * @param {number} rate
+ */
+export function roundRate (rate) {
+  if (rate >= 100) {
+    const step = 10 ** Math.max(0, Math.floor(Math.log10(rate)) - 2)
+    return Math.round(rate / step) * step
+  }
+  return Number(rate.toPrecision(3))
+}
