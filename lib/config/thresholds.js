@@ -169,9 +169,11 @@ function parseLimit (text, figure, spec, op, refuse) {
     if (!AUDIT_VALUES.includes(text.toLowerCase())) throw refuse(`${figure} can be ${AUDIT_VALUES.join(', ')}, not ${quote(text, 40)}`)
     return { limit: text.toLowerCase(), unit: 'verdict' }
   }
-  const match = /^(\d+(?:\.\d+)?|\.\d+)\s*(\S*)$/.exec(text)
+  // the unit starts with no digit, so the number's end is never in doubt (no backtracking on long input)
+  const match = /^(\d+(?:\.\d+)?|\.\d+)\s*([^\d\s]*)$/.exec(text)
   if (!match) throw refuse(`${figure} needs a number, not ${quote(text, 40)}`)
   const n = Number(match[1])
+  if (!Number.isFinite(n)) throw refuse(`${figure}: the limit is too large`)
   const unit = match[2]
   switch (spec.kind) {
     case 'latency': {
