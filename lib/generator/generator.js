@@ -95,6 +95,19 @@ export class Generator {
     this.openGate()
   }
 
+  /**
+   * Open loop: a new rate of the pacer's (pacer.setRate). Clients waiting for
+   * a time of the old schedule take one of the new at once, so that neither
+   * the old rate's arrivals nor a wait for them spill into the new rate's.
+   * @param {number} rate
+   */
+  setRate (rate) {
+    const pacer = this.options.pacer
+    if (!pacer) return
+    pacer.setRate(rate)
+    for (const worker of this.workers) worker.rescheduled()
+  }
+
   /** @param {number} concurrency */
   setConcurrency (concurrency) {
     if (this.stopping) return

@@ -59,6 +59,8 @@ export class Worker {
     this.db = null
     /** @type {(() => void) | null} */
     this.wake = null
+    // open loop: waiting for an intended start the pacer gave (a new rate voids it: rescheduled())
+    this.waitingForSlot = false
     // the type of the request running, which ctx.written counts for
     this.type = 0
     /** @type {number | undefined} the incarnation of the server the connection reached */
@@ -102,6 +104,11 @@ export class Worker {
     return this
   }
 
+  /** Open loop: the schedule started over; a wait for a time of the old one ends now. */
+  rescheduled () {
+    if (this.waitingForSlot) this.wake?.()
+  }
+
   /** Finish the request in flight, then leave the loop. */
   stop () {
     this.stopping = true
@@ -135,6 +142,8 @@ export class Worker {
         // latency counts from it. A paced client's next request is due one
         // period after this one was due, not after it ended: when the server
         // falls behind, the lag grows.
+        // the schedule this time belongs to: when it starts over, the time is void
+        const origin = pacer?.originMs
         if (pacer) {
           t0 = pacer.takeOnTime()
         } else {
@@ -142,8 +151,14 @@ export class Worker {
           this.nextDue += /** @type {import('../workloads/contract.js').Pacing} */ (pacing).intervalS * 1000
         }
         const delay = t0 - performance.now()
-        if (delay > 0.2) await this.sleep(delay)
+        if (delay > 0.2) {
+          this.waitingForSlot = pacer !== null
+          await this.sleep(delay)
+          this.waitingForSlot = false
+        }
         if (this.stopping) break
+        // the schedule started over (a new rate) while this client waited: take a time of the new one
+        if (pacer && pacer.originMs !== origin) continue
         stats.lag.record((performance.now() - t0) * 1000)
       }
       const type = pickType(mix, random())
