@@ -39,8 +39,9 @@ import { observe } from './observations.js'
  * @property {ChangeLevel} level
  */
 
-// The first seconds (clients connecting) and the last one (cut short by
-// the end) are left out of the series.
+// The first seconds (clients connecting, or the whole --warmup, whose
+// samples are marked) and the last one (cut short by the end) are left out
+// of the series.
 const SKIP_FIRST = 2
 const SKIP_LAST = 1
 // A request type's p99 of a second is a figure only with this many requests in it.
@@ -59,7 +60,8 @@ const MAX_CHANGES = 20
  * @returns {{ changes: Change[], segments: Record<string, Segment[]>, method: Record<string, unknown> }}
  */
 export function explainRun ({ samples, events, logText = null, statsIntervalS = 1 }) {
-  const used = samples.slice(SKIP_FIRST, Math.max(SKIP_FIRST, samples.length - SKIP_LAST))
+  const skipFirst = Math.max(SKIP_FIRST, samples.filter(s => s.warmup === true).length)
+  const used = samples.slice(skipFirst, Math.max(skipFirst, samples.length - SKIP_LAST))
   const observations = observe({ samples, events, logText })
   // a change is located to within a few seconds; what the lab saw is
   // sampled at each poll: both widen the window a cause must fall in
@@ -71,7 +73,7 @@ export function explainRun ({ samples, events, logText = null, statsIntervalS = 
   for (const [metric, values] of seriesOf(used)) {
     const found = findChangePoints(values, { minEffect: MIN_EFFECT[metric.startsWith('p99_us:') ? 'p99_us' : metric] ?? 0.2 })
     // each sample describes the second that ends at its elapsed_s
-    const secondStart = (/** @type {number} */ index) => round((used[index]?.elapsed_s ?? index + SKIP_FIRST + 1) - 1)
+    const secondStart = (/** @type {number} */ index) => round((used[index]?.elapsed_s ?? index + skipFirst + 1) - 1)
     segments[metric] = found.segments.map(s => ({ from_s: secondStart(s.from), to_s: s.to >= used.length ? round(used[used.length - 1]?.elapsed_s ?? s.to) : secondStart(s.to), level: level(s.level) }))
     for (const change of found.changes) {
       const at = secondStart(change.index)
@@ -84,7 +86,7 @@ export function explainRun ({ samples, events, logText = null, statsIntervalS = 
   return {
     changes: kept,
     segments,
-    method: { test: 'binary segmentation (Pettitt rank test corrected for autocorrelation) and a MOSUM scan; docs/change-points.md', min_effect: MIN_EFFECT, min_segment_s: 10, skipped_first_s: SKIP_FIRST, cause_window_s: [-window.before, window.after] }
+    method: { test: 'binary segmentation (Pettitt rank test corrected for autocorrelation) and a MOSUM scan; docs/change-points.md', min_effect: MIN_EFFECT, min_segment_s: 10, skipped_first_s: skipFirst, cause_window_s: [-window.before, window.after] }
   }
 }
 

@@ -35,7 +35,7 @@ stats.error = (/** @type {string} */ message, /** @type {boolean} */ expected) =
 const state = new ThreadRunState(setup.maxId)
 const { share } = setup
 const pacer = setup.openLoop
-  ? new Pacer({ rate: setup.openLoop.rate, arrival: setup.openLoop.arrival, maxLagMs: setup.openLoop.maxLagMs, share, seed: setup.openLoop.seed })
+  ? new Pacer({ rate: setup.openLoop.rate, arrival: setup.openLoop.arrival, maxLagMs: setup.openLoop.maxLagMs, share, seed: setup.openLoop.seed, profile: setup.openLoop.profile ?? null })
   : null
 const counters = new Float64Array(setup.counterMemory)
 const generator = new Generator({
@@ -68,7 +68,7 @@ port.on('message', async (/** @type {ToThread} */ message) => {
     case 'origin':
       // The one schedule's origin, on this thread's clock: the clocks of
       // threads start at different moments (performance.timeOrigin).
-      pacer?.restart(message.originEpochMs - performance.timeOrigin)
+      pacer?.begin(message.originEpochMs - performance.timeOrigin)
       break
     case 'concurrency':
       generator.setConcurrency(message.concurrency)

@@ -1,6 +1,10 @@
 import { performance } from 'node:perf_hooks'
 import { PgPrng } from '../pgbench/expression/prng.js'
 import { WHOLE, rateShare } from '../scale/share.js'
+import { areaUntil, timeOfArea } from './stages.js'
+
+// An arrival that never comes (a profile that ends at 0): as far off as a timer can wait.
+const NEVER_MS = 2 ** 31 - 2
 
 // The schedule of an open-loop run: intended start times at a fixed rate,
 // evenly spaced or as a Poisson process. Workers take the next time when
@@ -12,6 +16,12 @@ import { WHOLE, rateShare } from '../scale/share.js'
 // parts) of the one schedule: fixed arrivals are computed as origin + k ×
 // interval, and Poisson ones are drawn by every part from the same seeded
 // sequence, so the parts' arrivals together are exactly the single schedule.
+//
+// With a profile (--stages with --rate: lib/generator/stages.js) the rate
+// changes over time: arrival k is where the profile's integral, the arrivals
+// due so far, reaches k (fixed), or the sum of k unit exponential gaps
+// (Poisson, an inhomogeneous process by time rescaling). A stall is still
+// owed at the rate the profile had then.
 export class Pacer {
   /**
    * @param {object} options
@@ -20,8 +30,9 @@ export class Pacer {
    * @param {number | null} options.maxLagMs
    * @param {import('../scale/share.js').Share} [options.share]  the part of the schedule this pacer keeps
    * @param {number | null} [options.seed]  seeds the Poisson gaps (needed for parts to agree); null: Math.random
+   * @param {import('./stages.js').Profile | null} [options.profile]  the whole schedule's rate over the seconds since begin() (rate: where it starts)
    */
-  constructor ({ rate, arrival, maxLagMs, share = WHOLE, seed = null }) {
+  constructor ({ rate, arrival, maxLagMs, share = WHOLE, seed = null, profile = null }) {
     this.intervalMs = 1000 / rate
     // what this part starts a second, on average
     this.rate = rateShare(rate, share)
@@ -35,8 +46,23 @@ export class Pacer {
     this.originMs = 0
     this.nextIndex = 0
     this.drawnIndex = 0
-    this.drawnMs = 0
+    // Poisson: arrival drawnIndex is this many mean gaps after the origin
+    this.drawn = 0
+    this.profile = profile
+    // the profile's second 0: the load's start, kept through a pause
+    this.profileOriginMs = performance.now()
+    // the profile's arrivals due before the origin, which the schedule does not owe
+    this.areaBase = 0
     this.restart()
+  }
+
+  /**
+   * Starts the schedule, and a profile's time, at originMs (performance.now() clock).
+   * @param {number} originMs
+   */
+  begin (originMs) {
+    this.profileOriginMs = originMs
+    this.restart(originMs)
   }
 
   /**
@@ -48,9 +74,9 @@ export class Pacer {
     this.originMs = originMs
     // the next arrival of the whole schedule this part takes
     this.nextIndex = this.share.index
-    // Poisson: arrival drawnIndex of the whole schedule is at drawnMs
     this.drawnIndex = 0
-    this.drawnMs = originMs
+    this.drawn = 0
+    if (this.profile) this.areaBase = areaUntil(this.profile, (originMs - this.profileOriginMs) / 1000)
     if (this.seed !== null) this.prng = new PgPrng(this.seed)
   }
 
@@ -64,6 +90,7 @@ export class Pacer {
   setRate (rate, originMs = performance.now()) {
     this.intervalMs = 1000 / rate
     this.rate = rateShare(rate, this.share)
+    this.profile = null
     this.restart(originMs)
   }
 
@@ -71,14 +98,24 @@ export class Pacer {
   take () {
     const k = this.nextIndex
     this.nextIndex += this.share.parts
-    if (!this.poisson) return this.originMs + k * this.intervalMs
+    if (!this.poisson) return this.timeOf(k)
     // every arrival before k is drawn too, though another part keeps it
     while (this.drawnIndex < k) {
       const u = this.prng === null ? Math.random() : this.prng.double()
-      this.drawnMs += -Math.log(1 - u) * this.intervalMs
+      this.drawn += -Math.log(1 - u)
       this.drawnIndex++
     }
-    return this.drawnMs
+    return this.timeOf(this.drawn)
+  }
+
+  /**
+   * When the arrival `position` mean gaps after the origin is due.
+   * @param {number} position
+   */
+  timeOf (position) {
+    if (this.profile === null) return this.originMs + position * this.intervalMs
+    const seconds = timeOfArea(this.profile, this.areaBase + position)
+    return Number.isFinite(seconds) ? this.profileOriginMs + seconds * 1000 : performance.now() + NEVER_MS
   }
 
   /**

@@ -1,3 +1,5 @@
+import { DEFAULT_REQUEST_TIMEOUT_S } from '../config/run-settings.js'
+
 // One load's LoadSession options, from the run's settings and where it
 // runs: `pgloadgen run` (cli/run-load.js) and every phase of an experiment
 // (experiment/runner.js) assemble their sessions here, so that a setting
@@ -11,10 +13,13 @@
  * @property {number | null} [requestsPerClient]  -t (null: none)
  * @property {number | null} [seed]          --seed (null: none)
  * @property {number} statsIntervalS
+ * @property {number | null} [requestTimeoutS]  --request-timeout (null: off; default DEFAULT_REQUEST_TIMEOUT_S)
  * @property {number | null} [rate]          open loop: requests per second of the whole load (null: closed loop)
  * @property {'poisson' | 'fixed'} [arrival]
  * @property {number | null} [maxLagMs]
  * @property {number} [threads]
+ * @property {import('./load-session.js').LoadOptions['stages']} [stages]  --stages: the clients', or with rate the rate's, profile
+ * @property {number | null} [warmupS]   --warmup
  */
 
 /**
@@ -38,6 +43,14 @@
  */
 
 /**
+ * @param {number | null | undefined} timeoutS  undefined: the default
+ */
+function requestTimeoutMs (timeoutS) {
+  if (timeoutS === undefined) return DEFAULT_REQUEST_TIMEOUT_S * 1000
+  return timeoutS === null ? null : Math.round(timeoutS * 1000)
+}
+
+/**
  * @param {LoadAssembly} load
  * @returns {import('./load-session.js').LoadOptions}
  */
@@ -52,9 +65,11 @@ export function loadOptions ({ target, workload, mix, settings, split, workloadC
     mix,
     protocol: settings.protocol,
     concurrency: settings.concurrency,
-    clients: { requestsPerClient: settings.requestsPerClient ?? null, seed },
+    clients: { requestsPerClient: settings.requestsPerClient ?? null, seed, requestTimeoutMs: requestTimeoutMs(settings.requestTimeoutS) },
     // the start moment seeds the Poisson schedule, so that every instance draws the same one
-    openLoop: settings.rate === undefined || settings.rate === null ? null : { rate: settings.rate, arrival: settings.arrival ?? 'poisson', maxLagMs: settings.maxLagMs ?? null, seed: startAtMs },
+    openLoop: settings.rate === undefined || settings.rate === null ? null : { rate: settings.rate, arrival: settings.arrival ?? 'poisson', maxLagMs: settings.maxLagMs ?? null, seed: startAtMs, profile: settings.stages?.profile ?? null },
+    stages: settings.stages ?? null,
+    warmupS: settings.warmupS ?? null,
     ...(split && { instance: split.instance, startAtMs, totalConcurrency: split.totalConcurrency }),
     ...(settings.threads !== undefined && { threads: settings.threads }),
     ...(workloadChoice && { workloadChoice: { ...workloadChoice, seed } }),

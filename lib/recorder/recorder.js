@@ -12,6 +12,7 @@ import { HostCpu } from './host-cpu.js'
  * @property {(() => Record<string, number | null>) | null} [workloadStats]  the workload's own statistics
  * @property {(() => Record<string, number | boolean | null> | null) | null} [disk]  the data directory's free space and the disk-full state
  * @property {Array<{ name: string, sample: () => unknown }>} [probes]  more figures, each under its name (lib/lab/load-session.js Probe)
+ * @property {number} [warmupS]   --warmup: the samples of its seconds are marked (warmup: true)
  */
 
 // Writes one sample a second to samples.ndjson in the run directory: what
@@ -87,9 +88,12 @@ export class Recorder {
     const cpu = process.cpuUsage(this.previousCpu)
     this.previousCpu = process.cpuUsage()
     const snapshot = pgStats?.() ?? null
+    const elapsedS = Math.round((Date.now() - this.started) / 100) / 10
     const line = {
       t: new Date().toISOString(),
-      elapsed_s: Math.round((Date.now() - this.started) / 100) / 10,
+      elapsed_s: elapsedS,
+      // a sample describes the second that ends at elapsed_s: in the warm-up when that second is
+      ...(elapsedS - 0.5 < (this.sources.warmupS ?? 0) && { warmup: true }),
       concurrency: generator.concurrency,
       connections: generator.connections,
       // cumulative: a rise between two samples is a reconnect in that second

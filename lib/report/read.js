@@ -44,6 +44,7 @@ import { UsageError } from '../errors.js'
  * @property {number} [elapsed_s]
  * @property {number} [concurrency]
  * @property {boolean} [paused]
+ * @property {boolean} [warmup]      a second of --warmup: left out of the summary and of what changed
  * @property {number} throughput      requests done in that second, all types
  * @property {Record<string, RequestFigures>} [requests]
  * @property {{ user: number, system: number }} [cpu_us]

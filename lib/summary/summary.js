@@ -29,6 +29,9 @@ import { formatShare } from '../scale/share.js'
  * @property {Date} [endedAt]     when it ended
  * @property {{ share: import('../scale/share.js').Share, totalConcurrency: number, totalRate: number | null } | null} [instance]  --instance
  * @property {number | null} [startAtMs]  --start-at
+ * @property {number} [auditRows]   the rows written over the whole load, warm-up included: what the row audit checks (default: the stats')
+ * @property {Record<string, unknown> | null} [warmup]  --warmup: the left-out seconds' own figures (warmup.js); stats and elapsedS are then the rest's
+ * @property {import('../generator/stages.js').Stage[] | null} [stages]  --stages
  */
 
 /**
@@ -53,6 +56,8 @@ export function buildSummary (input) {
       done: stats.done[i],
       failed: stats.failed[i],
       not_found: stats.notFound[i],
+      // failed for want of an answer within --request-timeout (a part of failed)
+      timeouts: stats.timeouts[i],
       rate: round(stats.done[i] / elapsedS, 1),
       rows: stats.rows[i],
       points: stats.points[i],
@@ -106,12 +111,13 @@ export function buildSummary (input) {
     requests,
     errors: stats.errors.toJSON(),
     unexpected_failures: stats.unexpectedFailures,
+    timeouts: sumOf(stats.timeouts),
     disk_full: input.diskFull ?? null,
     reconnects: input.reconnects,
     acknowledged_inserts: input.acknowledgedInserts,
     acknowledged_missing: input.acknowledgedMissing,
     acknowledged_vanished: input.acknowledgedVanished ?? 0,
-    ...rowAudit(input.rowAudit ?? null, rows),
+    ...rowAudit(input.rowAudit ?? null, input.auditRows ?? rows),
     abandoned_in_flight: input.abandonedInFlight,
     process: {
       cpu_user_s: round(input.cpuUsage.user / 1e6, 3),
@@ -121,6 +127,9 @@ export function buildSummary (input) {
       peak_rss_bytes: process.resourceUsage().maxRSS * 1024
     },
     // the raw bucket counts: what `pgloadgen merge` adds up (histogram-field.js)
+    ...(input.stages && { stages: input.stages.map(stage => ({ seconds: stage.seconds, target: stage.target })) }),
+    // every figure above is after it; the audit covers the whole load
+    ...(input.warmup && { warmup: input.warmup }),
     histograms: histogramsField(stats, all, Boolean(input.openLoop || input.pacing))
   }
 }
@@ -178,4 +187,13 @@ export function round (value, digits = 0) {
   if (value === null || !Number.isFinite(value)) return null
   const f = 10 ** digits
   return Math.round(value * f) / f
+}
+
+/**
+ * @param {Float64Array} values
+ */
+function sumOf (values) {
+  let total = 0
+  for (const value of values) total += value
+  return total
 }

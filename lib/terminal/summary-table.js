@@ -2,6 +2,7 @@ import { PLAIN } from './colours.js'
 import { count, ms, plural, rate } from './figures.js'
 import { renderTable } from './table.js'
 import { changesLines } from './changes-lines.js'
+import { loadOverTimeLines } from './load-over-time-lines.js'
 import { thresholdLines } from './threshold-lines.js'
 
 // The end of a run on stderr: what ran, a row per request type and a
@@ -32,6 +33,7 @@ export function summaryTable (summary, { colours = PLAIN, width = 80, recordDir 
     ...whatRan(summary).map(line => colours.bold(line)),
     '',
     ...requestRows(summary, colours, width),
+    ...loadOverTimeLines(summary, colours),
     ...failureLines(summary, colours, width),
     ...auditLines(summary, colours),
     ...scheduleLines(summary),

@@ -1,0 +1,53 @@
+import { MAX_RUN_S, parseDuration } from '../config/numbers.js'
+import { checkSetting, parseRunSettings } from '../config/run-settings.js'
+import { UsageError } from '../errors.js'
+import { profileOf, stagesSeconds } from '../generator/stages.js'
+
+// --stages and --warmup of pgloadgen run, checked together with what they
+// depend on: the loop (the stages are clients, or requests/s with --rate),
+// the flags they cannot go with, and the run's duration (the stages', or
+// -d's, which the warm-up must be shorter than). The values themselves are
+// checked where every setting is (config/run-settings.js).
+
+/** A closed loop's stages start from this many clients, as k6's ramping-vus starts from its startVUs. */
+export const STAGES_START_CLIENTS = 1
+
+/**
+ * @param {import('./run-args.js').RunArgs & { stages?: unknown, warmup?: unknown }} args
+ * @param {{ workload: import('../workloads/contract.js').Workload, rate: number | null }} run   rate: --rate, checked
+ * @returns {{ stages: { stages: import('../generator/stages.js').Stage[], profile: import('../generator/stages.js').Profile } | null, warmupS: number | null, durationS: number | null, startClients: number | null }}
+ *   startClients: the clients a closed loop's stages start from (null: -c's)
+ */
+export function loadOverTime (args, { workload, rate }) {
+  const { warmup } = parseRunSettings('flag', /** @type {Record<string, unknown>} */ (args), { only: ['warmup'] })
+  const warmupS = /** @type {number | null} */ (warmup) || null
+  const givenS = args.duration === undefined ? null : parseDuration(args.duration, '--duration', { max: MAX_RUN_S })
+  if (args.stages === undefined) return { stages: null, warmupS: checkedWarmup(warmupS, givenS, '--duration'), durationS: givenS, startClients: null }
+  const openLoop = rate !== null
+  if (!openLoop && args.concurrency !== undefined) throw new UsageError('--stages with --concurrency: the stages set the clients (with --rate the stages are requests/s, and -c the clients that serve them)')
+  if (args.transactions !== undefined) throw new UsageError('--stages with --transactions: a run of stages ends with them (or at -d), not after a count of requests')
+  if (args.instance !== undefined) throw new UsageError('--stages with --instance: a load split over instances cannot ramp (give each instance its -c or its share of --rate)')
+  if (!openLoop && (workload.clients !== null || workload.ramp !== null)) throw new UsageError(`--stages: the ${workload.name} workload starts its clients itself; see its options`)
+  const stages = /** @type {import('../generator/stages.js').Stage[]} */ (checkSetting('stages', args.stages, 'flag', { openLoop }))
+  // -d cuts the stages short, or holds the last target after them
+  const durationS = givenS ?? stagesSeconds(stages)
+  return {
+    stages: { stages, profile: profileOf(stages, openLoop ? rate : STAGES_START_CLIENTS) },
+    warmupS: checkedWarmup(warmupS, durationS, givenS === null ? '--stages' : '--duration'),
+    durationS,
+    startClients: openLoop ? null : STAGES_START_CLIENTS
+  }
+}
+
+/**
+ * A warm-up as long as the run would leave nothing to summarise.
+ * @param {number | null} warmupS
+ * @param {number | null} durationS   null: the run lasts until stopped
+ * @param {string} source   what set the duration
+ */
+function checkedWarmup (warmupS, durationS, source) {
+  if (warmupS !== null && durationS !== null && warmupS >= durationS) {
+    throw new UsageError(`--warmup ${warmupS} s is not shorter than the run (${durationS} s, from ${source}): nothing would be left for the summary`)
+  }
+  return warmupS
+}
