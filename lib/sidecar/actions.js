@@ -8,10 +8,11 @@ import { RETENTION_FIELDS, checkRetentionSpec, isRetentionAction } from './reten
 import { runRetention } from './retention.js'
 import { VacuumAccount } from '../pgstats/vacuum-cost.js'
 import { runEvictCache } from './evict-cache.js'
+import { AGE_XIDS_FIELDS, ageXidsOptions, runAgeXids } from './age-xids-action.js'
 
 /**
  * @typedef {object} ActionSpec
- * @property {'vacuum' | 'checkpoint' | 'analyze' | 'reset-stats' | 'fillfactor' | 'drop-partitions' | 'delete' | 'evict-cache'} action
+ * @property {'vacuum' | 'checkpoint' | 'analyze' | 'reset-stats' | 'fillfactor' | 'drop-partitions' | 'delete' | 'evict-cache' | 'age-xids'} action
  * @property {string} [table]
  * @property {boolean} [freeze]
  * @property {boolean} [full]
@@ -24,6 +25,10 @@ import { runEvictCache } from './evict-cache.js'
  * @property {number} [batch]                   delete: rows per transaction (default 10000)
  * @property {string} [time_column]             delete: default time
  * @property {boolean} [yes]                    retention removes data: must be true
+ * @property {number | string} [by]             age-xids: transaction IDs to spend (2000000, 2M)
+ * @property {number | string | null} [rate]    age-xids: at most this many a second
+ * @property {number} [parallel]                age-xids: worker connections (default 2)
+ * @property {string} [hold_lock]               age-xids: a table whose SHARE UPDATE EXCLUSIVE lock it holds meanwhile
  */
 
 /**
@@ -44,9 +49,9 @@ import { runEvictCache } from './evict-cache.js'
  * @property {Record<string, unknown>} [detail]   retention: what was removed; evict-cache: what was evicted; vacuum: cost, what it cost (lib/pgstats/vacuum-cost.js) (as the end event says)
  */
 
-export const ACTIONS = /** @type {const} */ (['vacuum', 'checkpoint', 'analyze', 'reset-stats', 'fillfactor', 'evict-cache', 'drop-partitions', 'delete'])
+export const ACTIONS = /** @type {const} */ (['vacuum', 'checkpoint', 'analyze', 'reset-stats', 'fillfactor', 'evict-cache', 'drop-partitions', 'delete', 'age-xids'])
 // Fields of an action besides its name, retention's aside.
-export const ACTION_FIELDS = ['table', 'freeze', 'full', 'analyze', 'verbose', 'fillfactor', 'cost_delay']
+export const ACTION_FIELDS = ['table', 'freeze', 'full', 'analyze', 'verbose', 'fillfactor', 'cost_delay', ...AGE_XIDS_FIELDS]
 
 const PHASES = ['initializing', 'scanning heap', 'vacuuming indexes', 'vacuuming heap', 'cleaning up indexes', 'truncating heap', 'performing final cleanup']
 
@@ -76,7 +81,8 @@ export function actionSql (spec) {
     case 'delete':
       throw new UsageError(`${spec.action} is several statements: check it with checkAction`)
     case 'evict-cache':
-      throw new UsageError('evict-cache runs no statement of its own: check it with checkAction')
+    case 'age-xids':
+      throw new UsageError(`${spec.action} runs no statement of its own: check it with checkAction`)
     default:
       throw new UsageError(`unknown action ${shown(/** @type {{ action: unknown }} */ (spec).action)} (known: ${ACTIONS.join(', ')})`)
   }
@@ -96,6 +102,14 @@ export function checkAction (spec, field) {
   const foreign = RETENTION_FIELDS.find(key => /** @type {Record<string, unknown>} */ (spec)[key] !== undefined)
   if (foreign) throw new UsageError(`${field}.${foreign}: only for drop-partitions and delete`)
   if (spec.fillfactor !== undefined && spec.action !== 'fillfactor') throw new UsageError(`${field}.fillfactor: only for the fillfactor action`)
+  const ageField = AGE_XIDS_FIELDS.find(key => /** @type {Record<string, unknown>} */ (spec)[key] !== undefined)
+  if (ageField && spec.action !== 'age-xids') throw new UsageError(`${field}.${ageField}: only for age-xids`)
+  if (spec.action === 'age-xids') {
+    const other = ACTION_FIELDS.find(key => !AGE_XIDS_FIELDS.includes(key) && /** @type {Record<string, unknown>} */ (spec)[key] !== undefined)
+    if (other) throw new UsageError(`${field}.${other}: not a field of age-xids (${AGE_XIDS_FIELDS.join(', ')})`)
+    ageXidsOptions(spec, field)
+    return
+  }
   if (spec.cost_delay !== undefined) {
     if (spec.action !== 'vacuum') throw new UsageError(`${field}.cost_delay: only for vacuum`)
     costDelayMs(spec.cost_delay, `${field}.cost_delay`)
@@ -155,6 +169,8 @@ function describe (spec) {
 export async function runAction (spec, context, onBackend) {
   if (isRetentionAction(spec.action)) return runRetention(spec, context, onBackend)
   if (spec.action === 'evict-cache') return runEvictCache(spec, context)
+  // a refusal (a right the role lacks) is the action's failure here; the command exits 2 on it
+  if (spec.action === 'age-xids') return runAgeXids(spec, context, onBackend).catch(err => ({ ok: false, duration_s: 0, error: errorMessage(err) }))
   const { connectionString, events, log, progressIntervalMs = 250 } = context
   const sql = actionSql(spec)
   const name = spec.action === 'vacuum' && spec.freeze ? 'vacuum_freeze' : spec.action

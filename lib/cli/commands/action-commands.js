@@ -132,9 +132,46 @@ export const actionCommands = [
     }
   },
   {
+    command: 'age-xids [pgUrl]',
+    describe: 'spend transaction IDs quickly (SQL only) to age the database, as weeks of traffic would; prints its rate in XIDs/s',
+    builder: (y) => common(y)
+      .option('by', { type: 'string', describe: 'transaction IDs to spend: 2000000, 2M, 500k (required)' })
+      .option('rate', { type: 'string', describe: 'at most this many a second (default: as fast as it goes)' })
+      .option('parallel', { type: 'string', default: '2', describe: 'worker connections' })
+      .option('hold-lock', { type: 'string', describe: "hold this table's SHARE UPDATE EXCLUSIVE lock meanwhile: its anti-wraparound autovacuum waits, and starts past the failsafe age" }),
+    run: ageXidsCommand
+  },
+  {
     command: 'reset-stats [pgUrl]',
     describe: "reset the database's statistics counters (pg_stat_reset)",
     builder: common,
     run: (args, io) => runOne({ action: 'reset-stats' })(args, io)
   }
 ]
+
+/**
+ * age-xids: its flags checked, then the role's rights (a refusal exits 2
+ * before any xid is spent); prints the rate and the database's age.
+ * @type {CommandRun}
+ */
+async function ageXidsCommand (args, { log, stdout }) {
+  const { ageXidsOptions, runAgeXids } = await import('../../sidecar/age-xids-action.js')
+  /** @type {import('../../sidecar/actions.js').ActionSpec} */
+  const spec = { action: 'age-xids', by: args.by, ...(args.rate !== undefined && { rate: args.rate }), parallel: args.parallel, ...(args.holdLock !== undefined && { hold_lock: args.holdLock }) }
+  ageXidsOptions(spec, '')
+  const { url, server } = await chooseTarget(args)
+  const pgPort = parseInteger(args.pgPort, '--pg-port', { min: 0, max: 65535 })
+  const { EventLog } = await import('../../sidecar/events.js')
+  const events = new EventLog({ file: args.events, log })
+  const target = await openTarget({ url, server, pgPort, log })
+  try {
+    const outcome = await runAgeXids(spec, { connectionString: target.connectionString, events, log })
+    await events.flush()
+    const result = /** @type {import('../../lab/age-xids.js').AgeXidsResult | undefined} */ (outcome.detail)
+    if (args.json) stdout.write(JSON.stringify({ action: 'age-xids', ...outcome }) + '\n')
+    else if (result) stdout.write(`age-xids: ${result.consumed} transaction IDs in ${result.seconds.toFixed(2)} s: ${result.xids_per_s} XIDs/s (${result.parallel} connections); database ${result.database} age ${result.age_before} -> ${result.age_after}\n`)
+    return outcome.ok ? 0 : 1
+  } finally {
+    await target.embedded?.stop()
+  }
+}
