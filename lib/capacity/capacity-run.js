@@ -74,10 +74,11 @@ export async function runCapacity ({ target, run, capacity, reset, recordDir, de
       search.stop()
       return { objective: describeObjectives(capacity.objectives), steps, result: search.result(), summary }
     }
-    const pacer = /** @type {import('../generator/pacer.js').Pacer} */ (session.pacer)
+    // one thread (the command refuses --threads): the generator is the one that owns the pacer
+    const generator = /** @type {import('../generator/generator.js').Generator} */ (/** @type {unknown} */ (session.generator))
     log.info(`capacity: ${describeObjectives(capacity.objectives)}; steps of ${capacity.settleS} s settling and ${capacity.stepS} s measured, from ${firstRate} requests/s`)
     for (let rate = search.next(); rate !== null && !stop.requested; rate = search.next()) {
-      pacer.setRate(rate)
+      generator.setRate(rate)
       // requests in flight from the step before end, and the server settles at the new rate
       await stop.wait(capacity.settleS)
       const mark = markStep(session.stats, performance.now())

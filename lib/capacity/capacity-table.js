@@ -1,6 +1,14 @@
 import { renderTable } from '../terminal/table.js'
 import { ms, rate as perSecond, count } from '../terminal/figures.js'
 
+/**
+ * A rate asked: whole from 100 up, three significant figures below (the search's own rounding).
+ * @param {number | null} rate
+ */
+export function askedRate (rate) {
+  return rate === null ? '-' : rate >= 100 ? count(rate) : String(rate)
+}
+
 // How `pgloadgen capacity` shows its search: one row per step as it ends,
 // the table of every step at the end, and the result in one line.
 
@@ -14,7 +22,7 @@ import { ms, rate as perSecond, count } from '../terminal/figures.js'
 export function stepLine (step) {
   const figures = step.objectives.map(o => `${o.objective.replace(/[<=].*$/, '')} ${ms(o.valueUs)} ms`).join(', ')
   const pace = step.keptPace ? '' : ', fell behind'
-  return `step ${step.step} (${step.phase}): ${count(step.rate)} requests/s asked, ${perSecond(step.achieved)} ended; ${figures}${pace}: ${step.held ? 'held' : 'broke'}`
+  return `step ${step.step} (${step.phase}): ${askedRate(step.rate)} requests/s asked, ${perSecond(step.achieved)} ended; ${figures}${pace}: ${step.held ? 'held' : 'broke'}`
 }
 
 /**
@@ -41,7 +49,7 @@ export function stepsTable (steps, { width = 100 } = {}) {
     cells: [
       String(step.step),
       step.phase,
-      count(step.rate),
+      askedRate(step.rate),
       perSecond(step.achieved),
       ms(step.p99Us),
       ms(step.lagP99Us),
@@ -61,12 +69,12 @@ export function resultLine (result, objective) {
   const confidence = result.confidence === null ? null : `${Math.floor(result.confidence * 100)}%`
   switch (result.verdict) {
     case 'above_max':
-      return `capacity: above ${count(result.capacity)} requests/s for ${objective} (the highest rate tried held; raise --max-rate)`
+      return `capacity: above ${askedRate(result.capacity)} requests/s for ${objective} (the highest rate tried held; raise --max-rate)`
     case 'below_min':
-      return `capacity: below ${count(result.lowestBroken)} requests/s for ${objective} (the lowest rate tried broke)`
+      return `capacity: below ${askedRate(result.lowestBroken)} requests/s for ${objective} (the lowest rate tried broke)`
     default:
       if (result.capacity === null) return `capacity: not found for ${objective} (the search stopped before a rate held and one broke)`
-      return `capacity: ${count(result.capacity)} requests/s (${confidence} interval ${count(result.low)}–${count(result.high)}) for ${objective}${qualifier(result)}`
+      return `capacity: ${askedRate(result.capacity)} requests/s (${confidence} interval ${askedRate(result.low)}–${askedRate(result.high)}) for ${objective}${qualifier(result)}`
   }
 }
 

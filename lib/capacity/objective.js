@@ -1,10 +1,10 @@
 import { UsageError } from '../errors.js'
+import { FIGURES, parseThreshold } from '../config/thresholds.js'
 
 // What a capacity search must keep: a latency or schedule-lag percentile
 // below a limit, as `p99<10ms`, `insert_row:p95<2ms` or `lag_p99<50ms`.
-// --threshold (lib/config/thresholds.js, being written alongside) reads a
-// wider grammar of the same shape; once it exists the two should share one
-// parser. This one reads only what a step of a search can measure: upper
+// Written as run's --threshold (lib/config/thresholds.js parses both), but
+// only what a step of a search can measure and must stay under: upper
 // bounds on latencies (from each request's intended start, so a backlog
 // counts) and on how late requests started.
 
@@ -18,9 +18,6 @@ import { UsageError } from '../errors.js'
  * @property {number} limitUs
  */
 
-const UNITS_US = { us: 1, µs: 1, ms: 1000, s: 1e6 }
-const PATTERN = /^(?:([^:<>=\s]+):)?(lag_)?(p\d+(?:\.\d+)?|max)(<=|<)(\d+(?:\.\d+)?)(us|µs|ms|s)?$/
-
 /**
  * One objective, checked against the workload's request types.
  * @param {string} text
@@ -28,18 +25,13 @@ const PATTERN = /^(?:([^:<>=\s]+):)?(lag_)?(p\d+(?:\.\d+)?|max)(<=|<)(\d+(?:\.\d
  * @returns {Objective}
  */
 export function parseObjective (text, types) {
-  const compact = String(text).replace(/\s+/g, '')
-  const match = PATTERN.exec(compact)
-  if (!match) throw new UsageError(`--objective ${JSON.stringify(String(text)).slice(0, 60)}: expected FIGURE<LIMIT such as p99<10ms, insert_row:p95<2ms or lag_p99<50ms (figures p50…p99.9, max; units us, ms, s)`)
-  const [, type, lag, figure, op, number, unit] = match
-  if (type !== undefined && lag) throw new UsageError(`--objective ${compact}: the schedule lag is of the whole load, not of one request type`)
-  if (type !== undefined && !types.includes(type)) throw new UsageError(`--objective ${compact}: no request type ${type} in this workload (its types: ${types.join(', ')})`)
-  const quantile = figure === 'max' ? 1 : Number(figure.slice(1)) / 100
-  if (!(quantile > 0 && quantile < 1)) throw new UsageError(`--objective ${compact}: a percentile is above 0 and below 100, got ${figure}`)
-  // k6's thresholds read a bare number as milliseconds; so does this
-  const limitUs = Number(number) * UNITS_US[/** @type {keyof typeof UNITS_US} */ (unit ?? 'ms')]
-  if (!(limitUs > 0)) throw new UsageError(`--objective ${compact}: the limit must be above 0`)
-  return { text: compact, type: type ?? null, figure: lag ? 'lag' : 'latency', quantile, op: /** @type {'<' | '<='} */ (op), limitUs }
+  const threshold = parseThreshold(text, { types, mode: 'open' }, '--objective')
+  const spec = FIGURES[threshold.figure]
+  const compact = threshold.expr.replace(/\s+/g, '')
+  const quantile = spec.quantile ?? (threshold.figure.endsWith('max') ? 1 : null)
+  if (spec.kind !== 'latency' || quantile === null) throw new UsageError(`--objective ${compact}: a step is judged on a latency or lag percentile, or max (p99<10ms, lag_p99<50ms), not on ${threshold.figure}`)
+  if (threshold.op !== '<' && threshold.op !== '<=') throw new UsageError(`--objective ${compact}: an objective is an upper bound (< or <=): the search looks for the highest rate that stays under it`)
+  return { text: compact, type: threshold.type, figure: threshold.figure.startsWith('lag_') ? 'lag' : 'latency', quantile, op: threshold.op, limitUs: /** @type {number} */ (threshold.limit) }
 }
 
 /**

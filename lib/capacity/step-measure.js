@@ -31,14 +31,15 @@ import { keeps } from './objective.js'
  * @property {number | null} p99Us
  * @property {number | null} lagP99Us  how late requests started after their intended time
  * @property {Array<{ objective: string, valueUs: number | null, kept: boolean }>} objectives
- * @property {boolean} keptPace     achieved at least MIN_PACE of the rate asked
+ * @property {boolean} keptPace     ended at least MIN_PACE of the arrivals asked, less 3 Poisson standard deviations
  * @property {boolean} held         every objective kept, the pace kept, and no more than MAX_UNEXPECTED of the requests failed unexpectedly
  */
 
 // A step whose clients end well under the rate asked is not holding it even
 // when the latencies it did measure look fine (too few clients, or the
-// generator out of CPU). A fifth under is far outside the Poisson noise of a
-// step of a few hundred arrivals or more.
+// generator out of CPU): a fifth under, and three standard deviations of
+// the Poisson count of arrivals below that, so that a short step at a low
+// rate is not called behind by chance.
 export const MIN_PACE = 0.8
 // A server that answers fast with errors is not keeping up either.
 export const MAX_UNEXPECTED = 0.01
@@ -93,7 +94,8 @@ export function measureStep (stats, mark, nowMs, rate, objectives) {
     const valueUs = figure(o)
     return { objective: o.text, valueUs, kept: keeps(o, valueUs) }
   })
-  const keptPace = achieved >= MIN_PACE * rate
+  const expected = rate * seconds
+  const keptPace = done >= MIN_PACE * expected - 3 * Math.sqrt(expected)
   return {
     rate,
     seconds,

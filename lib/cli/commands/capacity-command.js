@@ -38,6 +38,10 @@ const REFUSED = [
   ['instance', '--instance: the search runs on one process'],
   ['startAt', '--start-at: the search starts at once'],
   ['schedule', '--schedule: actions during the search would be measured as the rate\'s'],
+  ['threshold', '--threshold: capacity judges each step by its --objective'],
+  ['thresholdAbort', '--threshold-abort: capacity judges each step by its --objective'],
+  ['stages', '--stages: the search sets the rate in steps of its own'],
+  ['warmup', '--warmup: each step settles for --settle before it is measured'],
   ['diskLimit', '--disk-limit: not with capacity'],
   ['zfsInterval', '--zfs-interval: not with capacity']
 ]
@@ -64,7 +68,12 @@ export function capacityBuilder (y, workloadSpecs = {}) {
  * @param {readonly string[]} types   the workload's request types
  */
 export function parseCapacityFlags (args, types) {
-  for (const [name, message] of REFUSED) if (args[name] !== undefined) throw new UsageError(message)
+  for (const [name, message] of REFUSED) {
+    const value = args[name]
+    // --threads defaults to 1, which is what the search runs; a switch off is not given
+    if (value === undefined || value === false || (name === 'threads' && String(value).trim() === '1')) continue
+    throw new UsageError(message)
+  }
   return {
     objectivesText: args.objective,
     types,

@@ -1,0 +1,194 @@
+// The capacity search without a server: its climb, bisection and
+// confirmation on made-up outcomes (a sharp boundary, a noisy one, one
+// below the start, none below the maximum), the sign-test confidence, the
+// objectives' parsing and judging, a step measured from recorded latencies,
+// and the result line.
+import t from 'tap'
+import { CapacitySearch, signTail, roundRate } from '../../lib/capacity/search.js'
+import { parseObjective, parseObjectives, keeps } from '../../lib/capacity/objective.js'
+import { markStep, measureStep } from '../../lib/capacity/step-measure.js'
+import { resultLine, stepsTable } from '../../lib/capacity/capacity-table.js'
+import { RequestStats } from '../../lib/metrics/request-stats.js'
+import { UsageError } from '../../lib/errors.js'
+
+const DEFAULTS = { startRate: 100, factor: 2, maxRate: 1e6, minRate: 1, resolution: 0.1, repeats: 6 }
+
+/**
+ * Runs a search to its end against an outcome function of the rate.
+ * @param {import('../../lib/capacity/search.js').SearchOptions} options
+ * @param {(rate: number, i: number) => boolean} holds
+ */
+function search (options, holds) {
+  const s = new CapacitySearch(options)
+  for (let rate = s.next(), i = 0; rate !== null; rate = s.next(), i++) s.record(holds(rate, i))
+  return s
+}
+
+/** A seeded uniform generator (mulberry32), for noisy outcomes that repeat. @param {number} seed */
+function random (seed) {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6D2B79F5) >>> 0
+    let x = a
+    x = Math.imul(x ^ (x >>> 15), x | 1)
+    x ^= x + Math.imul(x ^ (x >>> 7), x | 61)
+    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+t.test('a sharp boundary is bracketed within the resolution, with a 95 % interval', async t => {
+  const s = search(DEFAULTS, rate => rate <= 8200)
+  const r = s.result()
+  t.equal(r.verdict, 'bracketed')
+  t.ok(/** @type {number} */ (r.low) <= 8200 && /** @type {number} */ (r.high) > 8200, `8200 in [${r.low}, ${r.high}]`)
+  t.ok(/** @type {number} */ (r.high) / /** @type {number} */ (r.low) <= 1.1 + 1e-9, 'within 10 %')
+  t.equal(r.capacity, r.low, 'the capacity is the highest rate that held')
+  t.same(r.lowSteps, { held: 6, steps: 6 })
+  t.same(r.highSteps, { held: 0, steps: 6 })
+  t.ok(/** @type {number} */ (r.confidence) >= 0.95, `confidence ${r.confidence}`)
+  t.equal(r.highestHeld, r.low)
+  t.equal(r.lowestBroken, r.high)
+  t.same(s.trials.slice(0, 8).map(x => x.rate), [100, 200, 400, 800, 1600, 3200, 6400, 12800], 'climbs by doubling')
+  t.ok(s.trials.length < 30, `${s.trials.length} steps`)
+})
+
+t.test('a first step that breaks goes down until one holds', async t => {
+  const r = search(DEFAULTS, rate => rate < 30).result()
+  t.equal(r.verdict, 'bracketed')
+  t.ok(/** @type {number} */ (r.low) < 30 && /** @type {number} */ (r.high) >= 30, `[${r.low}, ${r.high}]`)
+})
+
+t.test('nothing holds: below the minimum rate', async t => {
+  const s = search(DEFAULTS, () => false)
+  const r = s.result()
+  t.equal(r.verdict, 'below_min')
+  t.equal(r.capacity, null)
+  t.ok(/** @type {number} */ (r.lowestBroken) >= 1)
+  t.match(resultLine(r, 'p99<10ms'), /^capacity: below [\d.]+ requests\/s for p99<10ms/)
+})
+
+t.test('everything holds: above the maximum rate', async t => {
+  const r = search({ ...DEFAULTS, maxRate: 1000 }, () => true).result()
+  t.equal(r.verdict, 'above_max')
+  t.equal(r.capacity, 1000)
+  t.match(resultLine(r, 'p99<10ms'), /above 1000 requests\/s/)
+})
+
+t.test('a lower end that mostly breaks when tried again moves the bracket down', async t => {
+  // holds up to 5000 the first time each rate is tried, only up to 4000 after
+  const seen = new Map()
+  const s = search(DEFAULTS, rate => {
+    const n = (seen.get(rate) ?? 0) + 1
+    seen.set(rate, n)
+    return n === 1 ? rate <= 5000 : rate <= 4000
+  })
+  const r = s.result()
+  t.equal(r.verdict, 'bracketed')
+  t.ok(/** @type {number} */ (r.low) <= 4000 && /** @type {number} */ (r.high) > 4000, `[${r.low}, ${r.high}]`)
+  t.ok(s.shifts >= 1)
+})
+
+t.test('a noisy boundary: the confidence stated is not above how often the interval holds the rate', async t => {
+  // p(r), the chance that a step at rate r holds, falls from 1 to 0 in a
+  // straight line of log r across 4000 ÷ 1.05 … 4000 × 1.05, ½ at 4000
+  const p = (/** @type {number} */ rate) => Math.min(1, Math.max(0, 0.5 - Math.log(rate / 4000) / (2 * Math.log(1.05))))
+  let covered = 0
+  let stated = 0
+  const runs = 300
+  for (let seed = 1; seed <= runs; seed++) {
+    const u = random(seed)
+    const r = search(DEFAULTS, rate => u() < p(rate)).result()
+    if (r.low !== null && r.high !== null && r.low <= 4000 && r.high >= 4000) covered++
+    stated += r.confidence ?? 0
+  }
+  t.ok(stated / runs <= covered / runs + 0.02, `mean confidence ${(stated / runs).toFixed(3)}, coverage ${(covered / runs).toFixed(3)}`)
+  t.ok(covered / runs >= 0.9, 'the interval holds the half-way rate in most runs')
+})
+
+t.test('a search that never settles ends as unsettled, within its trials', async t => {
+  const s = search({ ...DEFAULTS, maxTrials: 50 }, (_rate, i) => i % 2 === 0)
+  t.ok(s.trials.length <= 50)
+  t.ok(['unsettled', 'bracketed', 'below_min', 'above_max'].includes(s.result().verdict))
+})
+
+t.test('stopped before the end: what is known', async t => {
+  const s = new CapacitySearch(DEFAULTS)
+  s.record(true)
+  s.record(true)
+  s.stop()
+  t.equal(s.next(), null)
+  const r = s.result()
+  t.equal(r.verdict, 'stopped')
+  t.equal(r.capacity, null)
+  t.equal(r.highestHeld, 200)
+  t.match(resultLine(r, 'p99<10ms'), /not found/)
+  t.throws(() => s.record(true), /no step/)
+})
+
+t.test('the sign test', async t => {
+  t.equal(signTail(6, 6), 1 / 64)
+  t.equal(signTail(0, 6), 1)
+  t.equal(signTail(5, 6), 7 / 64)
+  t.equal(signTail(3, 3), 1 / 8)
+  t.equal(signTail(0, 0), 1)
+})
+
+t.test('rates are rounded as a person writes them', async t => {
+  t.equal(roundRate(8237.4), 8240)
+  t.equal(roundRate(123456), 123000)
+  t.equal(roundRate(141.42), 141)
+  t.equal(roundRate(70.7107), 70.7)
+  t.equal(roundRate(0.123456), 0.123)
+})
+
+t.test('objectives: the grammar of --threshold, upper bounds on latencies only', async t => {
+  const types = ['insert_row', 'read_row']
+  t.match(parseObjective('p99<10ms', types), { type: null, figure: 'latency', quantile: 0.99, op: '<', limitUs: 10000 })
+  t.match(parseObjective('insert_row:p95<=2ms', types), { type: 'insert_row', quantile: 0.95, op: '<=', limitUs: 2000 })
+  t.match(parseObjective('lag_p99 < 50ms', types), { figure: 'lag', quantile: 0.99, limitUs: 50000, text: 'lag_p99<50ms' })
+  t.match(parseObjective('max<1s', types), { quantile: 1, limitUs: 1e6 })
+  t.equal(parseObjectives('p99<10ms,lag_p99<50ms', types).length, 2)
+  t.equal(parseObjectives(['p99<10ms', 'p50<1ms'], types).length, 2)
+  for (const bad of ['p99>10ms', 'throughput<5000', 'nope:p99<1ms', 'p99<10', 'p99', 'insert_row:lag_p99<1ms', 'audit==exact', 'mean<2ms']) {
+    t.throws(() => parseObjective(bad, types), UsageError, bad)
+  }
+  t.throws(() => parseObjectives(undefined, types), UsageError, 'none given')
+  const o = parseObjective('p99<10ms', types)
+  t.equal(keeps(o, 9999), true)
+  t.equal(keeps(o, 10000), false)
+  t.equal(keeps(o, null), false, 'nothing measured does not hold')
+})
+
+t.test('a step measured from recorded latencies', async t => {
+  const stats = new RequestStats(['insert_row', 'read_row'])
+  // before the step: slow requests that must not count
+  for (let i = 0; i < 100; i++) stats.finish(0, 500000, true)
+  const mark = markStep(stats, 0)
+  for (let i = 0; i < 1000; i++) {
+    stats.finish(i % 2, i < 990 ? 1000 : 20000, true)
+    stats.lag.record(100)
+  }
+  const objectives = [parseObjective('p99<10ms', stats.types), parseObjective('read_row:p50<2ms', stats.types), parseObjective('lag_p99<1ms', stats.types)]
+  const step = measureStep(stats, mark, 5000, 200, objectives)
+  t.equal(step.done, 1000)
+  t.equal(step.achieved, 200)
+  t.ok(/** @type {number} */ (step.p99Us) <= 1100, `p99 ${step.p99Us}`)
+  t.ok(step.keptPace)
+  t.ok(step.held)
+  t.same(step.objectives.map(o => o.kept), [true, true, true])
+  const slower = measureStep(stats, mark, 5000, 400, objectives)
+  t.notOk(slower.keptPace, '1000 in 5 s is not 400/s')
+  t.notOk(slower.held)
+  const strict = measureStep(stats, mark, 5000, 200, [parseObjective('p99.9<5ms', stats.types)])
+  t.notOk(strict.held, 'the slowest tenth of a percent is 20 ms')
+  const table = stepsTable([{ ...step, step: 1, phase: 'climb' }, { ...slower, step: 2, phase: 'climb' }]).join('\n')
+  t.match(table, /asked\/s\s+achieved\/s\s+p99 ms\s+lag p99 ms/)
+  t.match(table, /read_row:p50 ms/)
+  t.match(table, /held/)
+  t.match(table, /broke \(fell behind\)/)
+})
+
+t.test('the result line', async t => {
+  const s = search(DEFAULTS, rate => rate <= 8200)
+  t.match(resultLine(s.result(), 'p99<10ms'), /^capacity: \d+ requests\/s \(9\d% interval \d+–\d+\) for p99<10ms$/)
+})
