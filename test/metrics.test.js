@@ -26,7 +26,9 @@ const METRICS = {
   pgloadgen_points_written_total: { type: 'counter', labels: ['type'] },
   // requests failed for want of disk space, and whether the disk is full now
   pgloadgen_disk_full_failures_total: { type: 'counter', labels: ['type'] },
-  pgloadgen_disk_full: { type: 'gauge', labels: [] }
+  pgloadgen_disk_full: { type: 'gauge', labels: [] },
+  // requests that got no answer within --request-timeout
+  pgloadgen_request_timeouts_total: { type: 'counter', labels: ['type'] }
 }
 // A few of prom-client's default metrics, Node's process metrics.
 const PROCESS_METRICS = {
@@ -64,7 +66,7 @@ function checkPage (t, page) {
 
   // The stats collector and the sidecar have metrics of their own, under their own prefixes.
   const ours = [...families.keys()].filter(name => name.startsWith('pgloadgen_') && !/^pgloadgen_(pgstats|sidecar)_/.test(name)).sort()
-  t.same(ours, Object.keys(METRICS).sort(), 'exactly the generator\'s names: the nine of the original tool, the rows and points written, and the disk-full ones')
+  t.same(ours, Object.keys(METRICS).sort(), 'exactly the generator\'s names: the nine of the original tool, the rows and points written, the disk-full ones and the timeouts')
   for (const [name, { type, labels }] of Object.entries(METRICS)) {
     const family = families.get(name)
     t.equal(family?.type, type, `${name} is a ${type}`)

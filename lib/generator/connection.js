@@ -1,4 +1,5 @@
 import pg from 'pg'
+import { KEEPALIVE_IDLE_MS } from '../wire/dead-peer.js'
 
 /**
  * @typedef {object} ConnectionOptions
@@ -20,7 +21,9 @@ export async function openConnection ({ connectionString, connectTimeoutMs = 500
     connectionString,
     application_name: applicationName,
     connectionTimeoutMillis: connectTimeoutMs,
+    // an idle connection to a server that vanished is noticed in about 20 s (lib/wire/dead-peer.js)
     keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
     ...(statementTimeoutMs !== undefined && { statement_timeout: statementTimeoutMs })
   }))
   client.broken = false

@@ -1,4 +1,5 @@
 import { Worker } from './worker.js'
+import { performance } from 'node:perf_hooks'
 import { latest } from './clock.js'
 
 /**
@@ -47,6 +48,8 @@ export class Generator {
     this.openGate = () => {}
     /** @type {import('./worker.js').Gate} */
     this.gate = { paused: false, resumed: Promise.resolve() }
+    /** @type {ReturnType<typeof setInterval> | null} the sweep that times requests out */
+    this.timeoutSweep = null
     /** @type {import('./worker.js').WorkerContext} */
     this.context = {
       ...options,
@@ -111,6 +114,7 @@ export class Generator {
   /** @param {number} concurrency */
   setConcurrency (concurrency) {
     if (this.stopping) return
+    this.sweepTimeouts()
     while (this.workers.length < concurrency) this.workers.push(new Worker(this.clientId(this.nextId++), this.context).start())
     while (this.workers.length > concurrency) {
       const worker = /** @type {Worker} */ (this.workers.pop())
@@ -118,6 +122,23 @@ export class Generator {
       this.retiring.push(worker)
       worker.done.then(() => { this.retiring.splice(this.retiring.indexOf(worker), 1) })
     }
+  }
+
+  /**
+   * --request-timeout: one timer for all the clients, rather than one per
+   * request on the hot path. It looks often enough that a request is cut
+   * within a tenth of the timeout after it (at most a second late).
+   */
+  sweepTimeouts () {
+    const timeoutMs = this.options.clients.requestTimeoutMs ?? null
+    if (timeoutMs === null || this.timeoutSweep !== null) return
+    const check = () => {
+      const now = performance.now()
+      for (const worker of this.workers) worker.checkTimeout(now, timeoutMs)
+      for (const worker of this.retiring) worker.checkTimeout(now, timeoutMs)
+    }
+    this.timeoutSweep = setInterval(check, Math.min(1000, Math.max(5, timeoutMs / 10)))
+    this.timeoutSweep.unref()
   }
 
   /**
@@ -141,6 +162,7 @@ export class Generator {
       for (const worker of all) worker.abort()
       await Promise.race([Promise.all(all.map(w => w.done)), new Promise(resolve => setTimeout(resolve, 1000))])
     }
+    if (this.timeoutSweep) clearInterval(this.timeoutSweep)
     this.workers = []
     // null without clients (a thread with no share), or when every loop is stuck past the abort
     this.requestsEndedMs = latest(all.map(worker => worker.loopEndedMs))

@@ -3,7 +3,7 @@ import { pickType } from '../config/mix.js'
 import { monotonicEpochMs } from './clock.js'
 import { errorMessage, isConnectionError } from './connection.js'
 import { WireConnection } from '../wire/wire-connection.js'
-import { PipelineAbortedError, ServerError } from '../wire/errors.js'
+import { PipelineAbortedError, RequestTimeoutError, ServerError } from '../wire/errors.js'
 import { Db } from '../workloads/db.js'
 import { clientRandom } from '../workloads/client-random.js'
 import { isDiskFullError } from '../lab/disk-space.js'
@@ -97,6 +97,27 @@ export class Worker {
     this.done = Promise.resolve()
     /** @type {number | null} when the loop left, its last answer in (monotonicEpochMs): before the connection's close */
     this.loopEndedMs = null
+    // --request-timeout: since when (performance.now()) the client has been
+    // waiting for the server (0: it is not), on which connection, and
+    // whether the wait was cut (the generator's sweep checks every client)
+    this.waitingSince = 0
+    /** @type {WireConnection | null} */
+    this.waitingOn = null
+    this.timedOut = false
+  }
+
+  /**
+   * Cuts the connection of a wait on the server older than timeoutMs: what
+   * is in flight on it fails with a RequestTimeoutError, and the loop
+   * replaces the connection.
+   * @param {number} now  performance.now()
+   * @param {number} timeoutMs
+   */
+  checkTimeout (now, timeoutMs) {
+    if (this.waitingSince === 0 || now - this.waitingSince < timeoutMs) return
+    this.waitingSince = 0
+    this.timedOut = true
+    this.waitingOn?.fail(new RequestTimeoutError(timeoutMs))
   }
 
   start () {
@@ -164,7 +185,11 @@ export class Worker {
       const type = pickType(mix, random())
       this.type = type
       stats.start(type)
-      if (!pacer && !pacing) t0 = performance.now()
+      // the timeout counts from the send, not from an intended start the schedule is behind
+      const sentAt = performance.now()
+      if (!pacer && !pacing) t0 = sentAt
+      this.waitingOn = client
+      this.waitingSince = sentAt
       let failure = null
       try {
         const found = await requests[type](db, ctx)
@@ -172,9 +197,13 @@ export class Worker {
       } catch (err) {
         failure = err
         const expected = expectedErrors[type] !== null && /** @type {{ code?: string }} */ (err)?.code === expectedErrors[type]
-        stats.error(errorMessage(err), expected)
+        if (this.timedOut) stats.timeouts[type]++
+        // a workload that wraps the error still reports the timeout as one
+        stats.error(this.timedOut && !(err instanceof RequestTimeoutError) ? `${errorMessage(err)} (request timed out)` : errorMessage(err), expected)
         if (isDiskFullError(err)) stats.diskFull[type]++
       }
+      this.waitingSince = 0
+      this.timedOut = false
       stats.finish(type, (performance.now() - /** @type {number} */ (t0)) * 1000, failure === null)
       if (failure !== null) await this.afterFailure(client, db, failure)
       if (requestsPerClient !== null && ++this.requestsDone >= requestsPerClient) {
@@ -199,7 +228,25 @@ export class Worker {
       this.drop(`request failed: ${errorMessage(err)}`)
       return
     }
-    await db.rollback()
+    await this.waitOn(client, () => db.rollback())
+    this.timedOut = false
+  }
+
+  /**
+   * A wait on the server outside a request, bounded by the request timeout too.
+   * @template T
+   * @param {WireConnection} client
+   * @param {() => Promise<T>} work
+   * @returns {Promise<T>}
+   */
+  async waitOn (client, work) {
+    this.waitingOn = client
+    this.waitingSince = performance.now()
+    try {
+      return await work()
+    } finally {
+      this.waitingSince = 0
+    }
   }
 
   /**
@@ -218,7 +265,8 @@ export class Worker {
         // Which incarnation of the server this connection reached (the
         // check at exit puts rows of earlier ones that went down to the
         // data going back) and, after a reconnect, the max id again.
-        const { first } = await client.run({ name: '', text: `SELECT pg_postmaster_start_time()::text || ' ' || coalesce(max(id), 0)::text FROM ${workload.idTable}` }, [])
+        const connection = client
+        const { first } = await this.waitOn(connection, () => connection.run({ name: '', text: `SELECT pg_postmaster_start_time()::text || ' ' || coalesce(max(id), 0)::text FROM ${workload.idTable}` }, []))
         const returned = String(first)
         const space = returned.lastIndexOf(' ')
         this.incarnation = state.incarnationOf(returned.slice(0, space))
@@ -239,6 +287,7 @@ export class Worker {
       return client
     } catch (err) {
       client?.destroy()
+      this.timedOut = false
       if (this.failedConnects++ === 0) log.warn(`connection ${this.id}: cannot connect: ${errorMessage(err)}; retrying with backoff`)
       await this.sleep(this.backoffMs * (0.5 + Math.random() / 2))
       this.backoffMs = Math.min(this.backoffMs * 2, BACKOFF_MAX_MS)

@@ -62,6 +62,7 @@ export function mergeSummaries (runs) {
     requests,
     errors: addCounts(summaries.map(s => s.errors ?? {})),
     unexpected_failures: sum(s => s.unexpected_failures),
+    timeouts: sum(s => s.timeouts ?? 0),
     disk_full: mergeDiskFull(summaries.map(s => s.disk_full ?? null)),
     reconnects: sum(s => s.reconnects),
     // every instance checks its own acknowledged ids: they are disjoint, so the counts add up
@@ -89,7 +90,7 @@ export function mergeSummaries (runs) {
  * @param {number} elapsedS
  */
 function mergeRequests (summaries, histograms, elapsedS) {
-  /** @type {Record<string, { started: number, done: number, failed: number, not_found: number, rate: number | null, rows: number, points: number, latency_us: ReturnType<typeof latencySummary> }>} */
+  /** @type {Record<string, { started: number, done: number, failed: number, not_found: number, timeouts: number, rate: number | null, rows: number, points: number, latency_us: ReturnType<typeof latencySummary> }>} */
   const requests = {}
   const types = [...new Set(summaries.flatMap(s => Object.keys(s.requests ?? {})))]
   for (const type of types) {
@@ -102,6 +103,7 @@ function mergeRequests (summaries, histograms, elapsedS) {
       done,
       failed: add('failed'),
       not_found: add('not_found'),
+      timeouts: add('timeouts'),
       rate: round(done / elapsedS, 1),
       rows: add('rows'),
       points: add('points'),

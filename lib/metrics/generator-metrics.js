@@ -47,6 +47,7 @@ export function registerGeneratorMetrics (registry, { stats, connections, target
   perTypeCounter('pgloadgen_nqueries_started', 'Requests started, by type', stats.started)
   perTypeCounter('pgloadgen_nqueries_done', 'Requests completed (successfully or not), by type', stats.done)
   perTypeCounter('pgloadgen_nqueries_failed', 'Requests that failed, by type', stats.failed)
+  perTypeCounter('pgloadgen_request_timeouts_total', 'Requests that got no answer within --request-timeout (their connection was replaced), by type', stats.timeouts)
   perTypeCounter('pgloadgen_rows_written_total', 'Rows the requests wrote and the server acknowledged, by type', stats.rows)
   perTypeCounter('pgloadgen_points_written_total', 'Points (metric values) the requests wrote and the server acknowledged, by type', stats.points)
 

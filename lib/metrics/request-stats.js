@@ -20,7 +20,7 @@ export class RequestStats {
    */
   static floatsFor (types) {
     const n = types.length
-    return n * (8 + 2 * NBUCKETS + 4) + (n + 1) * LOG_HISTOGRAM_FLOATS
+    return n * (9 + 2 * NBUCKETS + 4) + (n + 1) * LOG_HISTOGRAM_FLOATS
   }
 
   /**
@@ -38,6 +38,7 @@ export class RequestStats {
     this.failed = take(n)
     this.notFound = take(n) // succeeded but found nothing to work on
     this.diskFull = take(n) // failed because the server found no space to write
+    this.timeouts = take(n) // failed for want of an answer within --request-timeout
     this.maxUs = take(n) // a maximum: mergeFrom takes the largest, not the sum
     // what the requests of each type wrote, as they reported it once acknowledged
     this.rows = take(n)

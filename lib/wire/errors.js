@@ -36,3 +36,16 @@ export class PipelineAbortedError extends Error {
     this.name = 'PipelineAbortedError'
   }
 }
+
+/**
+ * No answer came within the request timeout: the connection was cut, so
+ * what was sent on it may or may not have committed.
+ */
+export class RequestTimeoutError extends ConnectionLostError {
+  /** @param {number} timeoutMs */
+  constructor (timeoutMs) {
+    super(`request timed out after ${timeoutMs >= 1000 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`}`)
+    this.name = 'RequestTimeoutError'
+    this.timeoutMs = timeoutMs
+  }
+}

@@ -2,6 +2,7 @@ import { openSocket } from './transport.js'
 import { Authenticator } from './authentication.js'
 import { ConnectionLostError } from './errors.js'
 import { writeStartup } from './frontend-messages.js'
+import { watchForDeadPeer } from './dead-peer.js'
 
 /** @typedef {import('./wire-connection.js').WireConnection} WireConnection */
 
@@ -28,7 +29,7 @@ export async function startSession (connection, config, timeoutMs) {
     connection.socket = socket
     if (connection.broken) throw timedOut
     socket.setNoDelay(true)
-    socket.setKeepAlive(true, 15000)
+    watchForDeadPeer(socket)
     socket.on('error', err => connection.fail(new ConnectionLostError(err.message || /** @type {any} */ (err).code || 'socket error')))
     socket.on('close', () => connection.fail(new ConnectionLostError('connection closed by the server')))
     await new Promise((resolve, reject) => {
