@@ -22,6 +22,7 @@ import { object, string, wrap } from './plan-fields.js'
  * @property {'load' | 'action' | 'wait' | 'concurrency'} kind
  * @property {number} [seconds]                 load: how long
  * @property {number} [concurrency]             load (optional) and concurrency: absolute
+ * @property {number} [ramp]                    load (optional): the clients to reach, in a straight line over the step
  * @property {number} [factor]                  concurrency: relative (x2)
  * @property {import('../sidecar/actions.js').ActionSpec} [action]
  * @property {'action' | import('../sidecar/conditions.js').Condition} [until]   wait
@@ -233,17 +234,26 @@ function parseStep (value, label) {
   const step = object(value, label)
   // a load step may give its concurrency too: then concurrency is its field, not a step
   const kinds = STEP_KINDS.filter(k => step[k] !== undefined && !(k === 'concurrency' && step.load !== undefined))
+  if (step.ramp !== undefined && step.load === undefined) throw new UsageError(`${label}.ramp: a field of a load step, which it ramps over (load: 2m, ramp: 32)`)
   if (kinds.length !== 1) {
     const unknown = Object.keys(step).find(k => !STEP_KINDS.includes(k) && !['timeout'].includes(k))
     if (unknown && kinds.length === 0) throw new UsageError(`${label}: unknown step ${quote(unknown)} (steps: ${STEP_KINDS.join(', ')})`)
     throw new UsageError(`${label}: give exactly one of ${STEP_KINDS.join(', ')}`)
   }
   const kind = /** @type {Step['kind']} */ (kinds[0])
-  const allowed = { load: ['load', 'concurrency'], action: ['action'], wait: ['wait', 'timeout'], concurrency: ['concurrency'] }[kind]
+  const allowed = { load: ['load', 'concurrency', 'ramp'], action: ['action'], wait: ['wait', 'timeout'], concurrency: ['concurrency'] }[kind]
   for (const key of Object.keys(step)) if (!allowed.includes(key)) throw new UsageError(`${label}.${printable(key, 40)}: not a field of a ${kind} step`)
   switch (kind) {
     case 'load':
-      return { kind, label, seconds: timer(parseOffset(step.load, `${label}.load`), `${label}.load`), ...(step.concurrency !== undefined && { concurrency: checkSetting('concurrency', step.concurrency, `${label}.concurrency`) }) }
+      // a ramp starts from the clients there are: a concurrency to start from is a step of its own
+      if (step.ramp !== undefined && step.concurrency !== undefined) throw new UsageError(`${label}: give concurrency or ramp, not both (a ramp starts from the clients running; put a concurrency step before it)`)
+      return {
+        kind,
+        label,
+        seconds: timer(parseOffset(step.load, `${label}.load`), `${label}.load`),
+        ...(step.concurrency !== undefined && { concurrency: checkSetting('concurrency', step.concurrency, `${label}.concurrency`) }),
+        ...(step.ramp !== undefined && { ramp: checkSetting('concurrency', step.ramp, `${label}.ramp`) })
+      }
     case 'concurrency': {
       const text = String(step.concurrency)
       const factor = /^x(\d+(?:\.\d+)?)$/.exec(text)

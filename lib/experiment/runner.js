@@ -21,6 +21,7 @@ import { isSameTable } from '../sidecar/retention-spec.js'
 import { checkDiskThrottle } from '../lab/disk-throttle.js'
 import { zfsSpaceProbeFor } from '../snapshot/zfs-space.js'
 import { configureFor, groupOf, openServerGroups } from './server-groups.js'
+import { rampStep } from './ramp-step.js'
 
 const LIMITS = { shutdownTimeoutS: 10, verifyTimeoutS: 60 }
 
@@ -210,7 +211,8 @@ async function runStep (context, session, events, step, actions) {
   switch (step.kind) {
     case 'load':
       if (step.concurrency) await setConcurrency(session, events, step.concurrency, log)
-      await stop.wait(step.seconds ?? 0)
+      if (step.ramp) await rampStep(session.generator, { to: step.ramp, seconds: step.seconds ?? 0 }, { events, log, stop })
+      else await stop.wait(step.seconds ?? 0)
       return
     case 'concurrency': {
       const next = step.factor ? Math.max(1, Math.round(session.generator.concurrency * step.factor)) : /** @type {number} */ (step.concurrency)
