@@ -174,7 +174,7 @@ function parseLimit (text, figure, spec, op, refuse) {
   if (!match) throw refuse(`${figure} needs a number, not ${quote(text, 40)}`)
   const n = Number(match[1])
   if (!Number.isFinite(n)) throw refuse(`${figure}: the limit is too large`)
-  const unit = match[2]
+  const unit = match[2].toLowerCase()
   switch (spec.kind) {
     case 'latency': {
       const factor = /** @type {Record<string, number>} */ (LATENCY_UNITS)[unit]
