@@ -22,6 +22,7 @@ import { DiskSpaceWatch } from './disk-space.js'
 import { readSettings, writeRunInfo } from '../recorder/run-info.js'
 import { recordVacuums, serverLogMark } from '../recorder/vacuums.js'
 import { recordedChanges } from '../recorder/changes.js'
+import { recordWraparound } from '../recorder/wraparound.js'
 import { RuntimeError } from '../errors.js'
 import { untilMoment } from '../scale/start-at.js'
 import { formatShare } from '../scale/share.js'
@@ -295,6 +296,7 @@ export class LoadSession {
       acknowledgedMissing: insertAudit?.missing ?? null,
       // without the check, what the run itself proved: ids acknowledged twice
       acknowledgedVanished: insertAudit?.vanished ?? state.acknowledged.replaced,
+      insertsInDoubt: idTable === null ? null : { writes: state.inDoubt.filter(write => write.probe === null).length, stored: insertAudit?.inDoubtStored ?? null },
       serverVersion: this.serverVersion,
       embedded: options.embedded,
       abandonedInFlight: !finished,
@@ -326,7 +328,9 @@ export class LoadSession {
       const changes = await recordedChanges(options.recordDir, this.logMark ?? null, options.pgStats?.intervalS ?? 10)
         .catch(err => ({ changes: null, changes_method: { error: errorMessage(err) } }))
       Object.assign(summary, changes)
-      await writeFile(path.join(options.recordDir, 'summary.json'), summaryJson({ ...summary, server_wal_bytes: serverWalBytes, ...vacuums }))
+      // the anti-wraparound autovacuums of the table, the failsafes and their latency cost (lib/recorder/wraparound.js)
+      const wraparound = await recordWraparound(options.recordDir, this.logMark ?? null, options.workload.table).catch(err => ({ error: errorMessage(err) }))
+      await writeFile(path.join(options.recordDir, 'summary.json'), summaryJson({ ...summary, server_wal_bytes: serverWalBytes, ...vacuums, ...(wraparound && { wraparound }) }))
       await this.writeRunInfo(new Date())
     }
     return summary

@@ -265,7 +265,7 @@ export function autovacuumsInLog (text) {
  * @param {string} local
  * @param {string | undefined} zone
  */
-function logTime (local, zone) {
+export function logTime (local, zone) {
   const iso = local.replace(' ', 'T')
   const suffix = zone === undefined || zone === 'UTC' || zone === 'GMT' ? 'Z' : /^[+-]/.test(zone) ? zone : null
   if (suffix === null) return null

@@ -1,0 +1,193 @@
+import { appendFile, readFile } from 'node:fs/promises'
+import path from 'node:path'
+import { logTime } from '../pgstats/vacuum-cost.js'
+import { readLogFrom } from './vacuums.js'
+
+// A run's anti-wraparound autovacuums of the watched table and the
+// failsafes the server tripped, from its log (log_autovacuum_min_duration
+// = 0 logs every autovacuum, with its elapsed time; the failsafe is a
+// WARNING of its own, PostgreSQL 14+), and what each vacuum cost the load:
+// the samples' throughput and p99 while it ran against the samples outside
+// every one of them. For summary.json's `wraparound`; each failsafe is also
+// appended to the run's events as a point.
+
+const PREFIX_TIME = /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?)(?: ([A-Z]{2,5}|[+-]\d\d(?::?\d\d)?))?/
+const WRAPAROUND_HEAD = /LOG:\s+automatic (?:aggressive )?vacuum to prevent wraparound of table "([^"]+)": index scans: (\d+)/
+const FAILSAFE = /WARNING:\s+bypassing nonessential maintenance of table "([^"]+)" as a failsafe after (\d+) index scans/
+
+/**
+ * @typedef {object} Failsafe
+ * @property {string | null} ts
+ * @property {string} relation      database.schema.table, as the server names it
+ * @property {number} index_scans   index scans done before it tripped
+ * @property {boolean} watched      of the run's table
+ */
+
+/**
+ * @typedef {object} WindowFigures
+ * @property {number} samples
+ * @property {number | null} throughput     mean of per-second requests
+ * @property {number | null} p99_us         mean of per-second all-type p99
+ * @property {number | null} p99_max_us
+ */
+
+/**
+ * @typedef {object} WraparoundVacuum
+ * @property {string} start
+ * @property {string} end
+ * @property {number} duration_s
+ * @property {number} index_scans
+ * @property {boolean} failsafe
+ * @property {WindowFigures} during
+ * @property {number | null} throughput_ratio   during / outside
+ * @property {number | null} p99_ratio          during / outside
+ */
+
+/**
+ * Anti-wraparound autovacuums (with their window) and failsafes in a log.
+ * @param {string} text
+ */
+export function wraparoundInLog (text) {
+  /** @type {{ relation: string, end: string, duration_s: number, index_scans: number }[]} */
+  const vacuums = []
+  /** @type {Failsafe[]} */
+  const failsafes = []
+  const lines = text.split('\n')
+  for (let i = 0; i < lines.length; i++) {
+    const time = PREFIX_TIME.exec(lines[i])
+    const ts = time ? logTime(time[1], time[2]) : null
+    const failsafe = FAILSAFE.exec(lines[i])
+    if (failsafe) failsafes.push({ ts, relation: failsafe[1], index_scans: Number(failsafe[2]), watched: false })
+    const head = WRAPAROUND_HEAD.exec(lines[i])
+    if (!head || !ts) continue
+    let elapsed = null
+    while (i + 1 < lines.length && lines[i + 1].startsWith('\t')) {
+      const m = /elapsed: ([\d.]+) s/.exec(lines[++i])
+      if (m) elapsed = Number(m[1])
+    }
+    if (elapsed !== null) vacuums.push({ relation: head[1], end: ts, duration_s: elapsed, index_scans: Number(head[2]) })
+  }
+  return { vacuums, failsafes }
+}
+
+/**
+ * @param {string} relation   database.schema.table
+ * @param {string} table      table or schema.table
+ */
+function isTable (relation, table) {
+  const parts = relation.split('.')
+  const wanted = table.includes('.') ? table : `public.${table}`
+  return parts.slice(1).join('.') === wanted
+}
+
+/**
+ * The wraparound record of a run, or null when it had neither an
+ * anti-wraparound autovacuum nor a failsafe (or no local log).
+ * @param {string} recordDir
+ * @param {{ file: string, offset: number } | null} logMark
+ * @param {string | null} table   the watched table
+ */
+export async function recordWraparound (recordDir, logMark, table) {
+  if (!logMark || !table) return null
+  const found = wraparoundInLog(await readLogFrom(logMark))
+  const mine = found.vacuums.filter(v => isTable(v.relation, table))
+  for (const f of found.failsafes) f.watched = isTable(f.relation, table)
+  if (mine.length === 0 && found.failsafes.length === 0) return null
+  const samples = await readSamples(path.join(recordDir, 'samples.ndjson'))
+  const windows = mine.map(v => ({ v, endMs: Date.parse(v.end), startMs: Date.parse(v.end) - v.duration_s * 1000 }))
+  // a second overlaps a vacuum when any of it falls within the vacuum
+  const overlaps = (/** @type {Sample} */ s, /** @type {{ startMs: number, endMs: number }} */ w) => s.endMs > w.startMs && s.endMs - 1000 < w.endMs
+  const outside = figures(samples.filter(s => !windows.some(w => overlaps(s, w))))
+  /** @type {WraparoundVacuum[]} */
+  const vacuums = windows.map(({ v, startMs, endMs }) => {
+    const during = figures(samples.filter(s => overlaps(s, { startMs, endMs })))
+    // the failsafe's WARNING comes while its vacuum runs (logged before the vacuum's own entry)
+    const failsafe = found.failsafes.some(f => f.watched && f.ts !== null && Date.parse(f.ts) >= startMs - 1000 && Date.parse(f.ts) <= endMs + 1000)
+    return {
+      start: new Date(startMs).toISOString(),
+      end: v.end,
+      duration_s: v.duration_s,
+      index_scans: v.index_scans,
+      failsafe,
+      during,
+      throughput_ratio: ratio(during.throughput, outside.throughput),
+      p99_ratio: ratio(during.p99_us, outside.p99_us)
+    }
+  })
+  const watched = found.failsafes.filter(f => f.watched)
+  const others = found.failsafes.filter(f => !f.watched)
+  const lines = watched.filter(f => f.ts).map(f => JSON.stringify({ ts: f.ts, kind: 'point', action: 'failsafe', table, detail: { relation: f.relation, index_scans: f.index_scans } }) + '\n')
+  if (lines.length) await appendFile(path.join(recordDir, 'events.ndjson'), lines.join(''))
+  return {
+    table,
+    source: 'the server log: autovacuum entries (elapsed time) and the failsafe WARNING',
+    anti_wraparound_vacuums: vacuums.length,
+    failsafes: watched,
+    // other tables' (catalogs of every database age too): counted, by database
+    other_failsafes: { count: others.length, by_database: countBy(others.map(f => f.relation.split('.')[0])) },
+    outside,
+    vacuums
+  }
+}
+
+/** @typedef {{ endMs: number, throughput: number, p99: number | null }} Sample */
+
+/**
+ * Each second's throughput and all-type p99 (the done-weighted mean of the
+ * per-type p99s, as the report takes it); the first second is left out.
+ * @param {string} file
+ * @returns {Promise<Sample[]>}
+ */
+async function readSamples (file) {
+  const text = await readFile(file, 'utf8').catch(() => '')
+  /** @type {Sample[]} */
+  const out = []
+  for (const line of text.split('\n')) {
+    let s
+    try {
+      s = JSON.parse(line)
+    } catch {
+      continue
+    }
+    if (!s?.t || s.paused) continue
+    let done = 0
+    let weighted = 0
+    for (const r of Object.values(s.requests ?? {})) {
+      if (r.p99_us === null || !(r.done > 0)) continue
+      done += r.done
+      weighted += r.done * r.p99_us
+    }
+    out.push({ endMs: Date.parse(s.t), throughput: Number(s.throughput) || 0, p99: done > 0 ? weighted / done : null })
+  }
+  return out.slice(1)
+}
+
+/**
+ * @param {Sample[]} samples
+ * @returns {WindowFigures}
+ */
+function figures (samples) {
+  const p99s = /** @type {number[]} */ (samples.map(s => s.p99).filter(p => p !== null))
+  return {
+    samples: samples.length,
+    throughput: samples.length ? Math.round(samples.reduce((n, s) => n + s.throughput, 0) / samples.length) : null,
+    p99_us: p99s.length ? Math.round(p99s.reduce((n, p) => n + p, 0) / p99s.length) : null,
+    p99_max_us: p99s.length ? Math.round(Math.max(...p99s)) : null
+  }
+}
+
+/**
+ * @param {number | null} a
+ * @param {number | null} b
+ */
+function ratio (a, b) {
+  return a === null || b === null || b === 0 ? null : Math.round(a / b * 100) / 100
+}
+
+/** @param {string[]} names */
+function countBy (names) {
+  /** @type {Record<string, number>} */
+  const counts = {}
+  for (const name of names) counts[name] = (counts[name] ?? 0) + 1
+  return counts
+}
