@@ -1,4 +1,5 @@
 import { AckLedger } from './ack-ledger.js'
+import { leavesOutcomeUnknown } from '../wire/errors.js'
 
 /**
  * A write sent but never acknowledged because the connection broke: it may
@@ -6,7 +7,8 @@ import { AckLedger } from './ack-ledger.js'
  * table holds, so that the check at exit tells them from acknowledged ones.
  * @typedef {object} InDoubtWrite
  * @property {number} rows
- * @property {{ text: string, params: unknown[] }} probe  one row with a column n
+ * @property {{ text: string, params: unknown[] } | null} probe  one row with a column n; null: an insert into the dense-id table, looked for among the ids nobody acknowledged
+ * @property {number} [fingerprint]  such an insert's row fingerprint (0: none known)
  */
 
 /**
@@ -16,6 +18,7 @@ import { AckLedger } from './ack-ledger.js'
  * @property {() => number} randomId   uniformly in [1, maxId]
  * @property {(maxId: number) => void} noteMaxId
  * @property {(id: number, fingerprint?: number) => void} noteInserted
+ * @property {(err: unknown, fingerprint?: number) => void} insertFailed  an insert got no acknowledgement: in doubt unless the server refused it
  */
 
 // What the workers share: the highest id known to exist and the inserts the
@@ -24,6 +27,8 @@ export class RunState {
   /** @param {number} maxId  read from the table before the first request */
   constructor (maxId) {
     this.maxId = maxId
+    // ids above it were handed out during the run: where in-doubt inserts are looked for
+    this.startMaxId = maxId
     this.acknowledged = new AckLedger()
     /** @type {Map<string, number>} the server's start times seen, in order: its incarnations */
     this.incarnations = new Map()
@@ -80,7 +85,10 @@ export class RunState {
       get maxId () { return state.maxId },
       randomId: () => 1 + Math.floor(random() * state.maxId),
       noteMaxId: (maxId) => state.noteMaxId(maxId),
-      noteInserted: (id, fingerprint = 0) => state.noteInserted(id, fingerprint, incarnation())
+      noteInserted: (id, fingerprint = 0) => state.noteInserted(id, fingerprint, incarnation()),
+      insertFailed: (err, fingerprint = 0) => {
+        if (leavesOutcomeUnknown(err)) state.inDoubt.push({ rows: 1, probe: null, fingerprint })
+      }
     }
   }
 

@@ -17,7 +17,14 @@ import { foldFingerprint } from './ack-ledger.js'
  * @property {number} present
  * @property {number} vanished
  * @property {number} missing
+ * @property {number | null} inDoubtStored  of the inserts left in doubt, how many the table holds (null: too many ids to look through)
  */
+
+// The most ids between the run's first and the sequence's last that the
+// look for in-doubt inserts goes through: each is a cell of the ledger.
+const MAX_UNACKNOWLEDGED_SCAN = 50_000_000
+// The most unacknowledged ids it reads rows for.
+const MAX_UNACKNOWLEDGED_IDS = 100_000
 
 const BATCH_IDS = 50000
 
@@ -46,11 +53,12 @@ async function sequenceHighWater (client, table) {
  * @param {import('./ack-ledger.js').AckLedger} ledger
  * @param {number} timeoutMs
  * @param {Map<string, number>} [incarnations]  the server's start times the run saw, and their incarnations
+ * @param {{ inDoubt?: Array<{ fingerprint?: number }>, startMaxId?: number }} [doubt]  inserts left in doubt, and the table's max id at the start
  * @returns {Promise<InsertAudit | null>}
  */
-export async function auditInserts (client, table, fingerprintSql, ledger, timeoutMs, incarnations = new Map()) {
+export async function auditInserts (client, table, fingerprintSql, ledger, timeoutMs, incarnations = new Map(), { inDoubt = [], startMaxId = 0 } = {}) {
   const deadline = Date.now() + timeoutMs
-  const audit = { present: 0, vanished: ledger.replaced, missing: 0 }
+  const audit = { present: 0, vanished: ledger.replaced, missing: 0, inDoubtStored: /** @type {number | null} */ (0) }
   const highWater = await sequenceHighWater(client, table)
   // a server restarted since the run's last connection: every acknowledgement is of an earlier incarnation
   const { rows: [{ started }] } = await client.query('SELECT pg_postmaster_start_time()::text AS started')
@@ -73,5 +81,59 @@ export async function auditInserts (client, table, fingerprintSql, ledger, timeo
       }
     }
   }
+  if (inDoubt.length > 0) audit.inDoubtStored = await findInDoubtInserts(client, table, fingerprintSql, ledger, inDoubt, startMaxId, highWater)
   return audit
+}
+
+/**
+ * How many inserts left in doubt (sent, their connection cut before the
+ * acknowledgement) did commit. Each took an id from the sequence above the
+ * table's max id at the start, and nobody acknowledged that id: the rows
+ * under such ids are those inserts, or another writer's. A row counts when
+ * its fingerprint is one of an in-doubt insert's (each matched once), or
+ * when the insert's fingerprint is unknown (0).
+ * @param {import('pg').Client} client
+ * @param {string} table
+ * @param {string | null} fingerprintSql
+ * @param {import('./ack-ledger.js').AckLedger} ledger
+ * @param {Array<{ fingerprint?: number }>} inDoubt
+ * @param {number} startMaxId
+ * @param {number} highWater  the sequence's last id (Infinity: no sequence)
+ * @returns {Promise<number | null>}
+ */
+async function findInDoubtInserts (client, table, fingerprintSql, ledger, inDoubt, startMaxId, highWater) {
+  let last = highWater
+  if (!Number.isFinite(last)) {
+    const { rows: [{ max }] } = await client.query(`SELECT coalesce(max(id), 0) AS max FROM ${table}`)
+    last = Number(max)
+  }
+  if (last - startMaxId > MAX_UNACKNOWLEDGED_SCAN) return null
+  const unacknowledged = []
+  for (let id = startMaxId + 1; id <= last; id++) {
+    if (ledger.has(id)) continue
+    if (unacknowledged.length === MAX_UNACKNOWLEDGED_IDS) return null
+    unacknowledged.push(id)
+  }
+  if (unacknowledged.length === 0) return 0
+  const { rows } = await client.query(`SELECT ${fingerprintSql ?? '0'} AS fp FROM ${table} WHERE id = ANY($1::bigint[])`, [unacknowledged])
+  /** @type {Map<number, number>} in-doubt inserts by folded fingerprint */
+  const wanted = new Map()
+  let unknown = 0
+  for (const write of inDoubt) {
+    if (!write.fingerprint) unknown++
+    else wanted.set(foldFingerprint(write.fingerprint), (wanted.get(foldFingerprint(write.fingerprint)) ?? 0) + 1)
+  }
+  let stored = 0
+  for (const row of rows) {
+    const key = foldFingerprint(Number(row.fp))
+    const left = wanted.get(key) ?? 0
+    if (left > 0) {
+      wanted.set(key, left - 1)
+      stored++
+    } else if (unknown > 0) {
+      unknown--
+      stored++
+    }
+  }
+  return stored
 }

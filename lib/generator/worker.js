@@ -3,7 +3,7 @@ import { pickType } from '../config/mix.js'
 import { monotonicEpochMs } from './clock.js'
 import { errorMessage, isConnectionError } from './connection.js'
 import { WireConnection } from '../wire/wire-connection.js'
-import { PipelineAbortedError, RequestTimeoutError, ServerError } from '../wire/errors.js'
+import { leavesOutcomeUnknown, RequestTimeoutError } from '../wire/errors.js'
 import { Db } from '../workloads/db.js'
 import { clientRandom } from '../workloads/client-random.js'
 import { isDiskFullError } from '../lab/disk-space.js'
@@ -82,9 +82,7 @@ export class Worker {
         stats.points[this.type] += points
       },
       writeFailed: (err, rows, probe) => {
-        // A server error means the statement did not commit; anything else
-        // (the connection broke, a timeout) leaves its outcome unknown.
-        if (!(err instanceof ServerError || err instanceof PipelineAbortedError)) context.state.inDoubt.push({ rows, probe: probe() })
+        if (leavesOutcomeUnknown(err)) context.state.inDoubt.push({ rows, probe: probe() })
       },
       connect: async () => new Db(await WireConnection.connect(context.connectionString, { protocol: context.protocol, applicationName: 'pgloadgen' }))
     }

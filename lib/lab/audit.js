@@ -23,7 +23,8 @@ export async function verifyInserts (connectionString, table, fingerprintSql, st
   try {
     const client = await connectWithin({ connectionString, applicationName: 'pgloadgen-verify' }, Math.min(timeoutMs, 10000))
     try {
-      const audit = await auditInserts(client, table, fingerprintSql, state.acknowledged, timeoutMs, state.incarnations)
+      const inDoubt = state.inDoubt.filter(write => write.probe === null)
+      const audit = await auditInserts(client, table, fingerprintSql, state.acknowledged, timeoutMs, state.incarnations, { inDoubt, startMaxId: state.startMaxId })
       if (audit === null) log.warn('checking acknowledged inserts took too long; not all were checked')
       else {
         if (audit.vanished > 0) log.warn(`${audit.vanished} acknowledged inserts of ${table} vanished: the data went back underneath the run`)
@@ -72,6 +73,7 @@ export async function countTableRows (connectionString, table, timeoutMs, log) {
  * @returns {Promise<number | null>}
  */
 export async function countInDoubtRows (connectionString, writes, timeoutMs, log) {
+  writes = writes.filter(write => write.probe !== null)
   if (writes.length === 0) return 0
   try {
     const client = await connectWithin({ connectionString, applicationName: 'pgloadgen-verify', statementTimeoutMs: timeoutMs }, Math.min(timeoutMs, 10000))
@@ -80,7 +82,8 @@ export async function countInDoubtRows (connectionString, writes, timeoutMs, log
       let stored = 0
       for (const { probe } of writes) {
         if (Date.now() > deadline) throw new Error('out of time')
-        stored += Number((await client.query(probe.text, probe.params)).rows[0].n)
+        const { text, params } = /** @type {{ text: string, params: unknown[] }} */ (probe)
+        stored += Number((await client.query(text, params)).rows[0].n)
       }
       return stored
     } finally {

@@ -69,6 +69,8 @@ export function mergeSummaries (runs) {
     acknowledged_inserts: sum(s => s.acknowledged_inserts),
     acknowledged_missing: summaries.every(s => typeof s.acknowledged_missing === 'number') ? sum(s => s.acknowledged_missing) : null,
     acknowledged_vanished: sum(s => s.acknowledged_vanished),
+    inserts_in_doubt: sum(s => s.inserts_in_doubt ?? 0),
+    inserts_in_doubt_stored: summaries.every(s => typeof s.inserts_in_doubt_stored === 'number' || !s.inserts_in_doubt) ? sum(s => s.inserts_in_doubt_stored ?? 0) : null,
     ...mergeRowAudit(summaries, rows),
     abandoned_in_flight: summaries.some(s => s.abandoned_in_flight === true),
     process: {

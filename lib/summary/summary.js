@@ -15,6 +15,7 @@ import { formatShare } from '../scale/share.js'
  * @property {number} reconnects
  * @property {number} acknowledgedInserts
  * @property {number | null} acknowledgedMissing  null when not checked
+ * @property {{ writes: number, stored: number | null } | null} [insertsInDoubt]  inserts into the dense-id table whose connection was cut before the acknowledgement, and how many of them committed
  * @property {number} [acknowledgedVanished]  lost when the data went back in time underneath the run (see verify-inserts.js)
  * @property {string | null} serverVersion
  * @property {boolean} embedded
@@ -117,6 +118,9 @@ export function buildSummary (input) {
     acknowledged_inserts: input.acknowledgedInserts,
     acknowledged_missing: input.acknowledgedMissing,
     acknowledged_vanished: input.acknowledgedVanished ?? 0,
+    // not acknowledged, so not in the counts above: their outcome, found at exit
+    inserts_in_doubt: input.insertsInDoubt?.writes ?? 0,
+    inserts_in_doubt_stored: input.insertsInDoubt ? input.insertsInDoubt.stored : null,
     ...rowAudit(input.rowAudit ?? null, input.auditRows ?? rows),
     abandoned_in_flight: input.abandonedInFlight,
     process: {

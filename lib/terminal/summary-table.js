@@ -154,6 +154,11 @@ function auditLines (summary, colours) {
       : ', not checked'
     lines.push(`inserts: ${count(acknowledged)} acknowledged${checked}`)
   }
+  const insertsInDoubt = Number(summary.inserts_in_doubt ?? 0)
+  if (insertsInDoubt > 0) {
+    const stored = summary.inserts_in_doubt_stored
+    lines.push(`in doubt (sent, no acknowledgement): ${plural(insertsInDoubt, 'insert')}, ${typeof stored === 'number' ? `${count(stored)} committed, ${count(insertsInDoubt - stored)} not` : 'not looked for'}`)
+  }
   const audit = summary.row_audit
   if (audit) {
     const missingRows = summary.rows_missing === null || summary.rows_missing === undefined ? 'not counted' : lost(summary.rows_missing, 'missing', colours)

@@ -38,6 +38,16 @@ export class PipelineAbortedError extends Error {
 }
 
 /**
+ * Whether a write that failed with err may have committed: a server error
+ * means it did not; anything else (the connection broke, a timeout cut it)
+ * leaves its outcome unknown.
+ * @param {unknown} err
+ */
+export function leavesOutcomeUnknown (err) {
+  return !(err instanceof ServerError || err instanceof PipelineAbortedError)
+}
+
+/**
  * No answer came within the request timeout: the connection was cut, so
  * what was sent on it may or may not have committed.
  */

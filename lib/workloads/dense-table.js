@@ -65,7 +65,14 @@ export function denseTableWorkload ({ name, description, table, prefix, schema, 
       /** @param {Db} db @param {ClientContext} ctx */
       async insert_row (db, ctx) {
         const row = newRow(ctx.random)
-        const result = await db.query(insert, row)
+        let result
+        try {
+          result = await db.query(insert, row)
+        } catch (err) {
+          // no acknowledgement: in doubt when the connection broke or timed out (looked for at exit)
+          ctx.ids.insertFailed(err, fingerprintOf ? fingerprintOf(row) : 0)
+          throw err
+        }
         if (fingerprintOf) {
           ctx.ids.noteInserted(Number(result.first), fingerprintOf(row))
         } else {
