@@ -118,7 +118,12 @@ export function capacityJson ({ objective, steps, result, summary }, capacity) {
     highest_held: result.highestHeld,
     lowest_broken: result.lowestBroken,
     method: {
-      ...capacity.search,
+      start_rate: capacity.search.startRate,
+      step_factor: capacity.search.factor,
+      max_rate: capacity.search.maxRate,
+      min_rate: capacity.search.minRate,
+      resolution: capacity.search.resolution,
+      repeats: capacity.search.repeats,
       step_s: capacity.stepS,
       settle_s: capacity.settleS,
       interval: 'the rate at which a step holds the objective half the time lies in [low, high] with the confidence given (sign test on the steps at each end: docs/capacity.md)'
@@ -128,6 +133,7 @@ export function capacityJson ({ objective, steps, result, summary }, capacity) {
       phase: step.phase,
       rate: step.rate,
       achieved: round(step.achieved, 1),
+      rows_per_s: round(step.rowsPerS, 1),
       seconds: round(step.seconds, 2),
       requests: step.done,
       unexpected_failures: step.unexpected,
@@ -142,10 +148,12 @@ export function capacityJson ({ objective, steps, result, summary }, capacity) {
       workload: s.workload,
       target: s.target,
       concurrency: s.concurrency,
-      server_version: s.server_version ?? s.serverVersion ?? null,
-      elapsed_s: s.elapsed_s ?? null,
+      server_version: s.server_version,
+      elapsed_s: s.elapsed_s,
+      unexpected_failures: s.unexpected_failures ?? null,
       acknowledged_inserts: s.acknowledged_inserts ?? null,
-      acknowledged_missing: s.acknowledged_missing ?? null
+      acknowledged_missing: s.acknowledged_missing ?? null,
+      rows_missing: s.rows_missing ?? null
     }
   }
 }

@@ -35,11 +35,14 @@ export function stepsTable (steps, { width = 100 } = {}) {
   const objectives = steps[0]?.objectives.map(o => o.objective) ?? []
   // an objective on p99 or the lag p99 of every type is a column already
   const extra = objectives.filter(text => !/^(lag_)?p99<=?/.test(text))
+  // a batch workload's requests are many rows each
+  const withRows = steps.some(step => step.rowsPerS > step.achieved * 1.5)
   const columns = [
     { title: 'step', align: /** @type {const} */ ('right') },
     { title: 'phase' },
     { title: 'asked/s', align: /** @type {const} */ ('right') },
     { title: 'achieved/s', align: /** @type {const} */ ('right') },
+    ...(withRows ? [{ title: 'rows/s', align: /** @type {const} */ ('right') }] : []),
     { title: 'p99 ms', align: /** @type {const} */ ('right') },
     { title: 'lag p99 ms', align: /** @type {const} */ ('right') },
     ...extra.map(text => ({ title: `${text.replace(/[<=].*$/, '')} ms`, align: /** @type {const} */ ('right') })),
@@ -51,6 +54,7 @@ export function stepsTable (steps, { width = 100 } = {}) {
       step.phase,
       askedRate(step.rate),
       perSecond(step.achieved),
+      ...(withRows ? [count(step.rowsPerS)] : []),
       ms(step.p99Us),
       ms(step.lagP99Us),
       ...extra.map(text => ms(step.objectives.find(o => o.objective === text)?.valueUs)),

@@ -18,6 +18,7 @@ import { keeps } from './objective.js'
  * @property {number} done
  * @property {number} failed
  * @property {number} unexpected
+ * @property {number} rows       written and acknowledged
  */
 
 /**
@@ -27,6 +28,7 @@ import { keeps } from './objective.js'
  * @property {number} achieved      requests ended per second in it
  * @property {number} done
  * @property {number} unexpected    failures no request type expects
+ * @property {number} rowsPerS      rows written and acknowledged per second (a batch workload's real rate)
  * @property {number | null} p50Us  every type together
  * @property {number | null} p99Us
  * @property {number | null} lagP99Us  how late requests started after their intended time
@@ -59,7 +61,8 @@ export function markStep (stats, nowMs) {
     lag: Float64Array.from(stats.lag.counts),
     done: sum(stats.done),
     failed: sum(stats.failed),
-    unexpected: stats.unexpectedFailures
+    unexpected: stats.unexpectedFailures,
+    rows: sum(stats.rows)
   }
 }
 
@@ -102,6 +105,7 @@ export function measureStep (stats, mark, nowMs, rate, objectives) {
     achieved,
     done,
     unexpected,
+    rowsPerS: (sum(stats.rows) - mark.rows) / seconds,
     p50Us: now.quantileSince(before.counts, 0.5),
     p99Us: now.quantileSince(before.counts, 0.99),
     lagP99Us: stats.lag.quantileSince(mark.lag, 0.99),
