@@ -86,6 +86,17 @@ t.test('--threshold-abort: the run stops at the first failure for good, and says
   t.match(summary.acknowledged_missing, 0, 'the audit still ran')
 })
 
+t.test('--threshold-abort with --warmup: the warm-up is not judged, the figures after it are', async t => {
+  const result = await runCli(['run', db.url, ...RUN, '-d', '60', '--warmup', '2', '--threshold', 'done<20', '--threshold-abort'], { t })
+  t.equal(result.code, 3, `exit 3: ${result.stderr.slice(-600)}`)
+  const summary = result.summary
+  t.ok(summary.threshold_abort.at_s >= 2, `stopped after the warm-up, at ${summary.threshold_abort.at_s} s`)
+  t.ok(summary.warmup.done >= 20, `the warm-up alone did ${summary.warmup.done} requests, past the limit, and stopped nothing`)
+  const done = Object.values(summary.requests).reduce((n, r) => n + r.done, 0)
+  t.match(summary.thresholds[0], { expr: 'done<20', value: done, pass: false }, 'judged at the end on the requests after the warm-up')
+  t.ok(summary.threshold_abort.value <= done, 'and while running on those too')
+})
+
 t.test('bad thresholds: one line, exit 2, nothing touched', async t => {
   const bounded = ['-d', '2', '--connect-timeout', '2', '-p', '0']
   const cases = /** @type {[string, string[], RegExp][]} */ ([

@@ -127,7 +127,7 @@ export async function runLoad (args, options, rules, stop, { log, stdout, screen
     }
     const stopProgress = startRunProgress(screen, running, { everyS: options.progressS, scheduled: options.rate !== null || options.workload.pacing !== null, openLoop: options.rate !== null })
     // --threshold-abort: the thresholds judged once a second on the running figures
-    const watch = options.thresholdAbort ? watchThresholds(running, options.thresholds, { scheduled: options.rate !== null || options.workload.pacing !== null }) : null
+    const watch = options.thresholdAbort ? watchThresholds(running, options.thresholds, { scheduled: options.rate !== null || options.workload.pacing !== null, warmupS: options.warmupS }) : null
     // The run ends at the duration, a signal, when every client did its -t requests, or when a threshold failed for good.
     await stop.wait(options.durationS, watch ? Promise.race([running.generator.limitReached, watch.failed]) : running.generator.limitReached)
     watch?.stop()

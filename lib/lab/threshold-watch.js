@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import { runningFigures } from '../summary/running-figures.js'
 import { evaluateThresholds, failedForGood } from '../summary/thresholds.js'
+import { statsAfterWarmup } from '../summary/warmup.js'
 
 // --threshold-abort: the thresholds judged on the running figures once a
 // second, so that a run already failed stops there instead of spending
@@ -13,6 +14,7 @@ import { evaluateThresholds, failedForGood } from '../summary/thresholds.js'
  * @property {import('../metrics/request-stats.js').RequestStats} stats
  * @property {import('../generator/generator.js').LoadGenerator} generator
  * @property {number} started   performance.now() at the start of the load
+ * @property {import('../summary/warmup.js').WarmupMark | null} [warmupMark]  set when --warmup ends
  */
 
 /**
@@ -21,10 +23,11 @@ import { evaluateThresholds, failedForGood } from '../summary/thresholds.js'
  * checks.
  * @param {RunningLoad} load
  * @param {readonly import('../config/thresholds.js').Threshold[]} thresholds
- * @param {{ scheduled: boolean, everyMs?: number }} options
+ * @param {{ scheduled: boolean, warmupS?: number | null, everyMs?: number }} options
+ *   warmupS: --warmup; its seconds are left out of the summary, so they are not judged either
  * @returns {{ failed: Promise<ThresholdAbort>, readonly failure: ThresholdAbort | null, stop: () => void }}
  */
-export function watchThresholds (load, thresholds, { scheduled, everyMs = 1000 }) {
+export function watchThresholds (load, thresholds, { scheduled, warmupS = null, everyMs = 1000 }) {
   /** @type {(abort: ThresholdAbort) => void} */
   let resolve = () => {}
   /** @type {Promise<ThresholdAbort>} */
@@ -32,12 +35,21 @@ export function watchThresholds (load, thresholds, { scheduled, everyMs = 1000 }
   /** @type {ThresholdAbort | null} */
   let failure = null
   const check = () => {
-    const elapsedS = (performance.now() - load.started) / 1000
-    const figures = runningFigures(load.stats, { elapsedS, reconnects: load.generator.reconnects, skipped: load.generator.skipped, scheduled })
+    const loadS = (performance.now() - load.started) / 1000
+    const mark = load.warmupMark ?? null
+    if (warmupS && !mark) return
+    // the figures the summary will have: those after the warm-up
+    const elapsedS = loadS - (mark?.seconds ?? 0)
+    const figures = runningFigures(mark ? statsAfterWarmup(load.stats, mark) : load.stats, {
+      elapsedS,
+      reconnects: load.generator.reconnects - (mark?.reconnects ?? 0),
+      skipped: load.generator.skipped - (mark?.skipped ?? 0),
+      scheduled
+    })
     const failing = evaluateThresholds(thresholds, figures).find(result => failedForGood(result, elapsedS))
     if (!failing) return
     clearInterval(timer)
-    failure = { expr: failing.expr, value: failing.value, unit: failing.unit, at_s: Math.round(elapsedS * 10) / 10 }
+    failure = { expr: failing.expr, value: failing.value, unit: failing.unit, at_s: Math.round(loadS * 10) / 10 }
     resolve(failure)
   }
   const timer = setInterval(check, everyMs)
