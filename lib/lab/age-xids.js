@@ -33,7 +33,9 @@ export const MAX_PARALLEL = 16
 
 /**
  * @typedef {object} AgeXidsOptions
- * @property {number} by                 xids to spend
+ * @property {number} [by]               xids to spend
+ * @property {number} [toAge]            or: spend until this age (of `table`, else of the database)
+ * @property {string | null} [table]     whose age toAge means
  * @property {number | null} [rate]      xids a second at most; null: as fast as it goes
  * @property {number} [parallel]         worker connections (default 2)
  * @property {string | null} [holdLock]  a table whose SHARE UPDATE EXCLUSIVE lock is held meanwhile
@@ -53,6 +55,9 @@ export const MAX_PARALLEL = 16
  * @property {number} age_after
  * @property {number} server_xids         how far the server's next xid moved meanwhile (this and every other session)
  * @property {string | null} held_lock
+ * @property {number} [to_age]            asked to reach this age
+ * @property {string} [of]                the table whose age, or 'database'
+ * @property {number | null} [start_age]  its age when it started
  */
 
 /**
@@ -109,7 +114,7 @@ export async function checkAgeRights (client, { by, holdLock = null }) {
  * @param {AgeXidsOptions} options
  * @returns {Promise<AgeXidsResult>}
  */
-export async function ageXids (connectionString, { by, rate = null, parallel = 2, holdLock = null, onBackend, onProgress }) {
+export async function ageXids (connectionString, { by: asked, toAge, table = null, rate = null, parallel = 2, holdLock = null, onBackend, onProgress }) {
   const control = new pg.Client({ connectionString, application_name: 'pgloadgen-age-xids' })
   control.on('error', () => {})
   /** @type {pg.Client[]} */
@@ -118,7 +123,9 @@ export async function ageXids (connectionString, { by, rate = null, parallel = 2
   let locker = null
   try {
     await control.connect()
-    const { xidFunction, database } = await checkAgeRights(control, { by, holdLock })
+    // with toAge, at most toAge more: the bound the rights check guards
+    const { xidFunction, database } = await checkAgeRights(control, { by: asked ?? toAge ?? 0, holdLock })
+    if (table && (await control.query('SELECT to_regclass($1) AS oid', [quoteTable(table)])).rows[0].oid === null) throw new UsageError(`age-xids: no table ${table} in database ${database}`)
     const ageBefore = await databaseAge(control)
     const nextBefore = await nextXid(control)
     if (holdLock) {
@@ -130,7 +137,10 @@ export async function ageXids (connectionString, { by, rate = null, parallel = 2
       await locker.query('BEGIN')
       await locker.query(`LOCK TABLE ${quoteTable(holdLock)} IN SHARE UPDATE EXCLUSIVE MODE`)
     }
-    const count = Math.max(1, Math.min(parallel, Math.ceil(by / 1000)))
+    // measured once the lock is held: a vacuum it waited for may have made the table young again
+    const startAge = toAge === undefined ? null : table ? await tableAge(control, table) : await databaseAge(control)
+    const by = startAge === null ? /** @type {number} */ (asked) : Math.max(0, /** @type {number} */ (toAge) - startAge)
+    const count = by === 0 ? 0 : Math.max(1, Math.min(parallel, Math.ceil(by / 1000)))
     for (let i = 0; i < count; i++) {
       const client = new pg.Client({ connectionString, application_name: 'pgloadgen-age-xids' })
       client.on('error', () => {})
@@ -180,11 +190,20 @@ export async function ageXids (connectionString, { by, rate = null, parallel = 2
       age_before: ageBefore,
       age_after: await databaseAge(control),
       server_xids: nextAfter - nextBefore,
-      held_lock: holdLock
+      held_lock: holdLock,
+      ...(toAge !== undefined && { to_age: toAge, of: table ?? 'database', start_age: startAge })
     }
   } finally {
     await Promise.all([control, ...workers, ...(locker ? [locker] : [])].map(c => c.end().catch(() => {})))
   }
+}
+
+/**
+ * @param {pg.Client} client
+ * @param {string} table
+ */
+async function tableAge (client, table) {
+  return Number((await client.query('SELECT age(relfrozenxid) AS age FROM pg_class WHERE oid = to_regclass($1)', [quoteTable(table)])).rows[0].age)
 }
 
 /** @param {pg.Client} client */

@@ -26,6 +26,7 @@ import { AGE_XIDS_FIELDS, ageXidsOptions, runAgeXids } from './age-xids-action.j
  * @property {string} [time_column]             delete: default time
  * @property {boolean} [yes]                    retention removes data: must be true
  * @property {number | string} [by]             age-xids: transaction IDs to spend (2000000, 2M)
+ * @property {number | string} [to_age]         age-xids: or spend until the table (table) or database is this old
  * @property {number | string | null} [rate]    age-xids: at most this many a second
  * @property {number} [parallel]                age-xids: worker connections (default 2)
  * @property {string} [hold_lock]               age-xids: a table whose SHARE UPDATE EXCLUSIVE lock it holds meanwhile
@@ -105,7 +106,7 @@ export function checkAction (spec, field) {
   const ageField = AGE_XIDS_FIELDS.find(key => /** @type {Record<string, unknown>} */ (spec)[key] !== undefined)
   if (ageField && spec.action !== 'age-xids') throw new UsageError(`${field}.${ageField}: only for age-xids`)
   if (spec.action === 'age-xids') {
-    const other = ACTION_FIELDS.find(key => !AGE_XIDS_FIELDS.includes(key) && /** @type {Record<string, unknown>} */ (spec)[key] !== undefined)
+    const other = ACTION_FIELDS.find(key => !AGE_XIDS_FIELDS.includes(key) && key !== 'table' && /** @type {Record<string, unknown>} */ (spec)[key] !== undefined)
     if (other) throw new UsageError(`${field}.${other}: not a field of age-xids (${AGE_XIDS_FIELDS.join(', ')})`)
     ageXidsOptions(spec, field)
     return

@@ -9,7 +9,7 @@ import { ageXids, MAX_PARALLEL, parseXidCount } from '../lab/age-xids.js'
 // by: 5M, rate: 100000, parallel: 2, hold_lock: test_table }. Its start and
 // end go to the event log; the end carries the figures (lib/lab/age-xids.js).
 
-export const AGE_XIDS_FIELDS = ['by', 'rate', 'parallel', 'hold_lock']
+export const AGE_XIDS_FIELDS = ['by', 'to_age', 'rate', 'parallel', 'hold_lock']
 
 /**
  * Checks an age-xids spec and gives its options; problems name the field.
@@ -19,8 +19,20 @@ export const AGE_XIDS_FIELDS = ['by', 'rate', 'parallel', 'hold_lock']
 export function ageXidsOptions (spec, field) {
   // a plan's field, or the command's flag
   const at = (/** @type {string} */ name) => field ? `${field}.${name}` : `--${name.replace('_', '-')}`
-  if (spec.by === undefined) throw new UsageError(`${at('by')}: missing: age-xids needs the transaction IDs to spend (like 2M)`)
-  const by = parseXidCount(spec.by, at('by'))
+  if (spec.by === undefined && spec.to_age === undefined) throw new UsageError(`${at('by')}: missing: age-xids needs the transaction IDs to spend (like 2M), or ${at('to_age')}`)
+  if (spec.by !== undefined && spec.to_age !== undefined) throw new UsageError(`${at('to_age')}: give ${at('by')} or ${at('to_age')}, not both`)
+  const by = spec.by === undefined ? undefined : parseXidCount(spec.by, at('by'))
+  const toAge = spec.to_age === undefined ? undefined : parseXidCount(spec.to_age, at('to_age'))
+  if (spec.table !== undefined && toAge === undefined) throw new UsageError(`${at('table')}: only with ${at('to_age')} (the table whose age it means)`)
+  const table = spec.table === undefined ? null : String(spec.table)
+  if (table !== null) {
+    try {
+      quoteTable(table)
+    } catch (err) {
+      if (err instanceof UsageError) throw new UsageError(`${at('table')}: ${err.message}`)
+      throw err
+    }
+  }
   const rate = spec.rate === undefined || spec.rate === null ? null : parseXidCount(spec.rate, at('rate'), { max: 10_000_000 })
   const parallel = spec.parallel === undefined ? 2 : parseInteger(spec.parallel, at('parallel'), { min: 1, max: MAX_PARALLEL })
   const holdLock = spec.hold_lock === undefined ? null : String(spec.hold_lock)
@@ -32,7 +44,7 @@ export function ageXidsOptions (spec, field) {
       throw err
     }
   }
-  return { by, rate, parallel, holdLock }
+  return { by, toAge, table, rate, parallel, holdLock }
 }
 
 /**
@@ -57,11 +69,11 @@ export async function runAgeXids (spec, { connectionString, events, log }, onBac
         // the rights were checked by then: the start is recorded once, with the first backend
         if (!recorded) {
           recorded = true
-          log.info(`age-xids: spending ${options.by} transaction IDs${options.rate ? ` at ${options.rate}/s` : ''}${options.holdLock ? ` holding ${options.holdLock}'s SHARE UPDATE EXCLUSIVE lock` : ''}`)
-          events.record({ kind: 'start', ...base, detail: { by: options.by, rate: options.rate, parallel: options.parallel, hold_lock: options.holdLock } }).catch(() => {})
+          log.info(`age-xids: spending ${options.by !== undefined ? `${options.by} transaction IDs` : `transaction IDs until ${options.table ?? 'the database'} is ${options.toAge} old`}${options.rate ? ` at ${options.rate}/s` : ''}${options.holdLock ? ` holding ${options.holdLock}'s SHARE UPDATE EXCLUSIVE lock` : ''}`)
+          events.record({ kind: 'start', ...base, detail: { by: options.by ?? null, to_age: options.toAge ?? null, table: options.table, rate: options.rate, parallel: options.parallel, hold_lock: options.holdLock } }).catch(() => {})
         }
       },
-      onProgress: (done, seconds) => log.info(`age-xids: ${done} of ${options.by} (${Math.round(done / seconds)} XIDs/s)`)
+      onProgress: (done, seconds) => log.info(`age-xids: ${done} spent (${Math.round(done / seconds)} XIDs/s)`)
     })
     const duration = round((performance.now() - started) / 1000)
     await events.record({ kind: 'end', ...base, duration_s: duration, ok: true, detail: { ...result } })

@@ -135,7 +135,9 @@ export const actionCommands = [
     command: 'age-xids [pgUrl]',
     describe: 'spend transaction IDs quickly (SQL only) to age the database, as weeks of traffic would; prints its rate in XIDs/s',
     builder: (y) => common(y)
-      .option('by', { type: 'string', describe: 'transaction IDs to spend: 2000000, 2M, 500k (required)' })
+      .option('by', { type: 'string', describe: 'transaction IDs to spend: 2000000, 2M, 500k' })
+      .option('to-age', { type: 'string', describe: 'or: spend until the database (or --table) is this many transactions old' })
+      .option('table', { type: 'string', describe: 'with --to-age: the table whose age (of its relfrozenxid) it means' })
       .option('rate', { type: 'string', describe: 'at most this many a second (default: as fast as it goes)' })
       .option('parallel', { type: 'string', default: '2', describe: 'worker connections' })
       .option('hold-lock', { type: 'string', describe: "hold this table's SHARE UPDATE EXCLUSIVE lock meanwhile: its anti-wraparound autovacuum waits, and starts past the failsafe age" }),
@@ -157,7 +159,7 @@ export const actionCommands = [
 async function ageXidsCommand (args, { log, stdout }) {
   const { ageXidsOptions, runAgeXids } = await import('../../sidecar/age-xids-action.js')
   /** @type {import('../../sidecar/actions.js').ActionSpec} */
-  const spec = { action: 'age-xids', by: args.by, ...(args.rate !== undefined && { rate: args.rate }), parallel: args.parallel, ...(args.holdLock !== undefined && { hold_lock: args.holdLock }) }
+  const spec = { action: 'age-xids', ...(args.by !== undefined && { by: args.by }), ...(args.toAge !== undefined && { to_age: args.toAge }), ...(args.table !== undefined && { table: args.table }), ...(args.rate !== undefined && { rate: args.rate }), parallel: args.parallel, ...(args.holdLock !== undefined && { hold_lock: args.holdLock }) }
   ageXidsOptions(spec, '')
   const { url, server } = await chooseTarget(args)
   const pgPort = parseInteger(args.pgPort, '--pg-port', { min: 0, max: 65535 })
