@@ -8,6 +8,7 @@ import { comparisonCharts } from './series-charts.js'
 import { WHOLE_RUN_METHOD } from './whole-run.js'
 import { wholeRunComparison, wholeRunRepetitions } from './whole-run-section.js'
 import { experimentVacuumCostSection } from './vacuum-cost-section.js'
+import { experimentWraparoundSection } from './wraparound-section.js'
 import { serversSection } from './servers-section.js'
 import { duringFlag, shortDuring, fmtInterval, intervalCell, noiseCell, statisticsLead, statisticsNotes, verdictCell } from './statistics-section.js'
 import {
@@ -84,6 +85,7 @@ ${variant.repetitions.map((run, r) => `<h3 style="margin-top:12px">${esc(figures
 <p class="lead">${esc(statisticsLead())}</p>
 ${overviewTable(summary)}
 ${experimentVacuumCostSection(experiment)}
+${experimentWraparoundSection(experiment)}
 ${statisticsNotes(summary)}
 ${overview ? chartGrid([overview]) : ''}`
   const wholeRuns = `

@@ -5,6 +5,7 @@ import { experimentSummary } from './phases.js'
 import { runPage } from './run-page.js'
 import { experimentPage } from './experiment-page.js'
 import { withVacuumCosts } from './vacuum-cost-section.js'
+import { withWraparound } from './wraparound-section.js'
 import { esc, pageHtml } from './html.js'
 import { PGLOADGEN_VERSION } from '../recorder/run-info.js'
 
@@ -19,7 +20,7 @@ export async function buildReport (dir) {
   const footer = `Written by pgloadgen ${esc(PGLOADGEN_VERSION)} at ${esc(new Date().toISOString())} from ${esc(path.basename(path.resolve(dir)))}/. Charts: uPlot (MIT licence), inlined.`
   if (kind === 'experiment') {
     const experiment = await readExperiment(dir)
-    const summary = withVacuumCosts(experimentSummary(experiment), experiment)
+    const summary = withWraparound(withVacuumCosts(experimentSummary(experiment), experiment), experiment)
     const page = experimentPage(experiment, summary)
     return { kind, html: await pageHtml({ ...page, kind: 'experiment', footer }), summary }
   }

@@ -7,6 +7,7 @@ import { capacitySection } from './capacity-section.js'
 import { runWhole } from './whole-run.js'
 import { wholeRunTable } from './whole-run-section.js'
 import { runVacuumCostSection } from './vacuum-cost-section.js'
+import { runWraparoundSection } from './wraparound-section.js'
 import { zfsSection } from './zfs-section.js'
 import { changesSection } from './changes-section.js'
 import {
@@ -37,6 +38,7 @@ ${changesSection(run)}
 <h2>Effect of the action</h2>
 ${phasesTable(phases)}
 ${runVacuumCostSection(run)}
+${runWraparoundSection(run)}
 <h2>The whole run</h2>
 <p class="lead">Rates and latencies over every second of the load but the first and paused ones; the table's figures and the workload's statistics from every sample; what retention removed, from its events.</p>
 ${wholeRunTable(runWhole(run))}
