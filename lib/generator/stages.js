@@ -138,7 +138,8 @@ const TICK_MS = 100
 // A closed loop's clients along a profile: every tick the value is rounded
 // to whole clients and applied when it changed. Ticks are counted from the
 // origin rather than from the previous tick, so a slow event loop does not
-// stretch the ramp.
+// stretch the ramp. Only a change of the profile's own value is applied: a
+// change made through the control API holds until the profile moves on.
 export class ConcurrencyRamp {
   /**
    * @param {{ profile: Profile, apply: (clients: number) => void, current: () => number, originMs?: number }} options
@@ -152,6 +153,8 @@ export class ConcurrencyRamp {
     /** @type {NodeJS.Timeout | null} */
     this.timer = null
     this.ticks = 0
+    /** @type {number | null} what the profile asked for last */
+    this.applied = null
   }
 
   /** The clients the profile asks for now. */
@@ -166,7 +169,10 @@ export class ConcurrencyRamp {
 
   follow () {
     const clients = this.target()
-    if (clients !== this.current()) this.apply(clients)
+    if (clients !== this.applied) {
+      this.applied = clients
+      if (clients !== this.current()) this.apply(clients)
+    }
     // past the last point nothing changes any more
     if ((Date.now() - this.originMs) / 1000 >= this.profile[this.profile.length - 1].atS) return
     this.ticks++
