@@ -97,6 +97,17 @@ t.test('--threshold-abort with --warmup: the warm-up is not judged, the figures 
   t.ok(summary.threshold_abort.value <= done, 'and while running on those too')
 })
 
+t.test('timeouts: the count of requests --request-timeout cut, by type and in all', async t => {
+  // 10 ms: some of manta's writes take longer on a busy machine, maybe none
+  const result = await runCli(['run', db.url, '-c', '4', '-p', '0', '--no-pg-stats', '--json', '-d', '2', '--request-timeout', '10ms', '--threshold', 'timeouts==0', '--threshold', 'insert_row:timeouts<=1000000'], { t })
+  const summary = result.summary
+  t.ok(summary, `the JSON summary: ${result.stderr.slice(-400)}`)
+  const [all, inserts] = summary.thresholds
+  t.match(all, { figure: 'timeouts', type: null, value: summary.timeouts, pass: summary.timeouts === 0 }, `every type's timeouts: ${summary.timeouts}`)
+  t.match(inserts, { type: 'insert_row', value: summary.requests.insert_row.timeouts, pass: true }, 'insert_row\'s')
+  t.equal(result.code, summary.timeouts === 0 ? 0 : 3, `exit ${result.code}`)
+})
+
 t.test('bad thresholds: one line, exit 2, nothing touched', async t => {
   const bounded = ['-d', '2', '--connect-timeout', '2', '-p', '0']
   const cases = /** @type {[string, string[], RegExp][]} */ ([

@@ -21,8 +21,6 @@ import { latencySummary, round } from './summary.js'
  * @returns {Record<string, any>}
  */
 export function runningFigures (stats, { elapsedS, reconnects, skipped, scheduled }) {
-  // request timeouts are counted by type where the stats have them
-  const timeouts = /** @type {{ timeouts?: ArrayLike<number> }} */ (/** @type {unknown} */ (stats)).timeouts
   const seconds = elapsedS > 0 ? elapsedS : null
   /** @type {Record<string, object>} */
   const requests = {}
@@ -36,7 +34,7 @@ export function runningFigures (stats, { elapsedS, reconnects, skipped, schedule
       failed: stats.failed[i],
       rate: seconds === null ? null : round(stats.done[i] / seconds, 1),
       latency_us: latencySummary(stats.latency[i]),
-      ...(timeouts && { timeouts: timeouts[i] })
+      timeouts: stats.timeouts[i]
     }
   }
   return {

@@ -97,7 +97,7 @@ export function figureValue (summary, { type, figure }) {
       const done = sum(scope, 'done')
       return done ? /** @type {number} */ (sum(scope, 'failed')) / done : null
     }
-    // a count each type's row has once request timeouts exist; none without them
+    // each type's count; a summary of an older version has none
     case 'timeouts': return scope.some(r => typeof r.timeouts === 'number') ? sum(scope, 'timeouts') : numberOr(type === null ? summary.timeouts : null)
     case 'unexpected_failures': return numberOr(summary.unexpected_failures)
     case 'reconnects': return numberOr(summary.reconnects)
