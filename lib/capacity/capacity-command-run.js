@@ -1,7 +1,8 @@
 import path from 'node:path'
 import { UsageError } from '../errors.js'
 import { validateRunArgs } from '../cli/run-args.js'
-import { parseCapacityFlags, CAPACITY_DEFAULTS } from '../cli/commands/capacity-command.js'
+import { parseCapacityFlags } from '../cli/commands/capacity-command.js'
+import { CAPACITY_DEFAULTS } from './defaults.js'
 import { parseObjectives } from './objective.js'
 import { StopSignal } from '../cli/stop-signal.js'
 
@@ -40,7 +41,7 @@ export async function capacityRun (args, { log, stdout, argv = [] }) {
     if (stop.requested) return 0
     const outcome = await runCapacity({
       target: { connectionString: target.connectionString, display: target.display, embedded: target.embedded !== null },
-      run: { ...run, concurrency, totalConcurrency: concurrency },
+      run: { workload: run.workload, mix: run.mix, settings: { ...run, concurrency }, workloadChoice: run.workloadChoice, connectTimeoutS: run.connectTimeoutS, shutdownTimeoutS: run.shutdownTimeoutS, verifyTimeoutS: run.verifyTimeoutS },
       capacity,
       reset: Boolean(args.reset),
       recordDir,

@@ -35,9 +35,22 @@ import { describeObjectives } from './objective.js'
  */
 
 /**
+ * The load a search steps the rate of: what `pgloadgen capacity` took from
+ * run's flags, or a plan's workload and settings.
+ * @typedef {object} CapacityLoad
+ * @property {import('../workloads/contract.js').Workload} workload
+ * @property {import('../config/mix.js').Mix} mix
+ * @property {import('../lab/run-assembly.js').LoadSettings} settings   its rate and threads are the search's
+ * @property {import('../workloads/choose.js').WorkloadChoice} [workloadChoice]
+ * @property {number} connectTimeoutS
+ * @property {number} shutdownTimeoutS
+ * @property {number} verifyTimeoutS
+ */
+
+/**
  * @param {object} options
  * @param {{ connectionString: string, display: string, embedded: boolean }} options.target
- * @param {Awaited<ReturnType<typeof import('../cli/run-args.js').validateRunArgs>>} options.run  the checked flags the search shares with run
+ * @param {CapacityLoad} options.run
  * @param {CapacitySettings} options.capacity
  * @param {boolean} options.reset
  * @param {string | null} options.recordDir
@@ -55,7 +68,7 @@ export async function runCapacity ({ target, run, capacity, reset, recordDir, de
     workload: run.workload,
     mix: run.mix,
     // open loop from the first step's rate; the search changes it
-    settings: { ...run, rate: firstRate, maxLagMs: null, threads: 1 },
+    settings: { ...run.settings, rate: firstRate, maxLagMs: null, threads: 1 },
     workloadChoice: run.workloadChoice,
     reset,
     connectTimeoutS: run.connectTimeoutS,

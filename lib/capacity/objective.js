@@ -21,7 +21,7 @@ import { FIGURES, parseThreshold } from '../config/thresholds.js'
 /**
  * One objective, checked against the workload's request types.
  * @param {string} text
- * @param {readonly string[]} types
+ * @param {readonly string[] | undefined} types   undefined: not checked yet (a plan's step, before its workload is known)
  * @returns {Objective}
  */
 export function parseObjective (text, types) {
@@ -37,7 +37,7 @@ export function parseObjective (text, types) {
 /**
  * Every --objective given (repeatable, or comma-separated): all must hold.
  * @param {unknown} value   a string, a list of them, or undefined
- * @param {readonly string[]} types
+ * @param {readonly string[] | undefined} types
  * @returns {Objective[]}
  */
 export function parseObjectives (value, types) {

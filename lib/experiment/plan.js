@@ -16,10 +16,11 @@ import { checkSnapshotName } from '../snapshot/names.js'
 import { MAX_TIMER_S } from '../sidecar/durations.js'
 import { effectiveServer, expandMatrix, MAX_VARIANTS, parsePlanServer, parseVariantServer } from './plan-server.js'
 import { object, string, wrap } from './plan-fields.js'
+import { CAPACITY_STEP_FIELDS, checkCapacityWorkload, parseCapacityStep } from '../capacity/plan-step.js'
 
 /**
  * @typedef {object} Step
- * @property {'load' | 'action' | 'wait' | 'concurrency'} kind
+ * @property {'load' | 'action' | 'wait' | 'concurrency' | 'capacity'} kind
  * @property {number} [seconds]                 load: how long
  * @property {number} [concurrency]             load (optional) and concurrency: absolute
  * @property {number} [ramp]                    load (optional): the clients to reach, in a straight line over the step
@@ -27,6 +28,7 @@ import { object, string, wrap } from './plan-fields.js'
  * @property {import('../sidecar/actions.js').ActionSpec} [action]
  * @property {'action' | import('../sidecar/conditions.js').Condition} [until]   wait
  * @property {number} [timeoutS]                wait
+ * @property {import('../capacity/plan-step.js').CapacityStepSpec} [capacity]  capacity: the search (lib/capacity/plan-step.js)
  * @property {string} label                     variants[0].steps[2]
  */
 
@@ -129,6 +131,7 @@ export async function parsePlan (data, { baseDir }) {
     // on tables made afresh (the snapshot's have the plan's shape).
     const own = variant.options === undefined ? null : await workloadWith({ ...planOptions, ...object(variant.options, `variants[${i}].options`) }, `variants[${i}].options.`)
     const steps = Array.from(variant.steps, (s, j) => parseStep(s, `variants[${i}].steps[${j}]`))
+    for (const step of steps) if (step.capacity) checkCapacityWorkload(step.capacity, own ?? workload, step.label)
     const ownServer = parseVariantServer(variant.server, `variants[${i}].server`)
     if (ownServer && server.kind === 'url') throw new UsageError(`variants[${i}].server: only with the embedded server (pgloadgen does not change a server it did not start)`)
     for (const combo of combos) {
@@ -223,7 +226,7 @@ function parsePgbenchInit (value) {
   }
 }
 
-const STEP_KINDS = ['load', 'action', 'wait', 'concurrency']
+const STEP_KINDS = ['load', 'action', 'wait', 'concurrency', 'capacity']
 
 /**
  * @param {unknown} value
@@ -233,15 +236,15 @@ const STEP_KINDS = ['load', 'action', 'wait', 'concurrency']
 function parseStep (value, label) {
   const step = object(value, label)
   // a load step may give its concurrency too: then concurrency is its field, not a step
-  const kinds = STEP_KINDS.filter(k => step[k] !== undefined && !(k === 'concurrency' && step.load !== undefined))
+  const kinds = STEP_KINDS.filter(k => step[k] !== undefined && !(k === 'concurrency' && (step.load !== undefined || step.capacity !== undefined)))
   if (step.ramp !== undefined && step.load === undefined) throw new UsageError(`${label}.ramp: a field of a load step, which it ramps over (load: 2m, ramp: 32)`)
   if (kinds.length !== 1) {
-    const unknown = Object.keys(step).find(k => !STEP_KINDS.includes(k) && !['timeout'].includes(k))
+    const unknown = Object.keys(step).find(k => !STEP_KINDS.includes(k) && !['timeout', ...CAPACITY_STEP_FIELDS].includes(k))
     if (unknown && kinds.length === 0) throw new UsageError(`${label}: unknown step ${quote(unknown)} (steps: ${STEP_KINDS.join(', ')})`)
     throw new UsageError(`${label}: give exactly one of ${STEP_KINDS.join(', ')}`)
   }
   const kind = /** @type {Step['kind']} */ (kinds[0])
-  const allowed = { load: ['load', 'concurrency', 'ramp'], action: ['action'], wait: ['wait', 'timeout'], concurrency: ['concurrency'] }[kind]
+  const allowed = { load: ['load', 'concurrency', 'ramp'], action: ['action'], wait: ['wait', 'timeout'], concurrency: ['concurrency'], capacity: CAPACITY_STEP_FIELDS }[kind]
   for (const key of Object.keys(step)) if (!allowed.includes(key)) throw new UsageError(`${label}.${printable(key, 40)}: not a field of a ${kind} step`)
   switch (kind) {
     case 'load':
@@ -266,6 +269,8 @@ function parseStep (value, label) {
     }
     case 'action':
       return { kind, label, action: parseActionSpec(step.action, `${label}.action`) }
+    case 'capacity':
+      return { kind, label, capacity: parseCapacityStep(step, label) }
     default: {
       if (typeof step.wait !== 'string') throw new UsageError(`${label}.wait: action, or a condition like "dead_fraction(test_table) < 0.05", got ${shown(step.wait)}`)
       const until = step.wait === 'action' ? 'action' : parseCondition(step.wait, `${label}.wait`)

@@ -22,6 +22,7 @@ import { checkDiskThrottle } from '../lab/disk-throttle.js'
 import { zfsSpaceProbeFor } from '../snapshot/zfs-space.js'
 import { configureFor, groupOf, openServerGroups } from './server-groups.js'
 import { rampStep } from './ramp-step.js'
+import { runCapacityStep } from '../capacity/plan-step.js'
 
 const LIMITS = { shutdownTimeoutS: 10, verifyTimeoutS: 60 }
 
@@ -188,7 +189,8 @@ async function runVariant (context, variant, rep) {
     context.onPhase?.({ phase: 'variant', variant: variant.name, repetition: rep, session })
     for (const step of variant.steps) {
       if (stop.requested) break
-      await runStep(context, session, events, step, actions)
+      if (step.capacity) await runCapacityStep({ target: { connectionString: context.connectionString, display: context.display, embedded: context.embedded }, session, spec: step.capacity, label: step.label, dir, events, stop, log })
+      else await runStep(context, session, events, step, actions)
     }
     await Promise.allSettled(actions)
     const summary = await session.finish(LIMITS)

@@ -192,3 +192,25 @@ t.test('the result line', async t => {
   const s = search(DEFAULTS, rate => rate <= 8200)
   t.match(resultLine(s.result(), 'p99<10ms'), /^capacity: \d+ requests\/s \(9\d% interval \d+–\d+\) for p99<10ms$/)
 })
+
+t.test('a plan\'s capacity step: its fields checked with the plan', async t => {
+  const { parsePlan } = await import('../../lib/experiment/plan.js')
+  const base = (/** @type {Record<string, unknown>} */ step, workload = 'manta') => ({ name: 'cap', server: { profile: 'default' }, workload, concurrency: 4, prepare: { duration: '2s' }, variants: [{ name: 'a', steps: [{ load: '1s' }, step] }], repetitions: 1 })
+  const plan = await parsePlan(base({ capacity: 'p99<10ms', start_rate: 50, max_rate: 800, repeats: 3, step: '2s', settle: '1s', concurrency: 16 }), { baseDir: process.cwd() })
+  const step = plan.variants[0].steps[1]
+  t.equal(step.kind, 'capacity')
+  t.match(step.capacity, { concurrency: 16, settings: { stepS: 2, settleS: 1, search: { startRate: 50, maxRate: 800, repeats: 3, factor: 2 } } })
+  t.equal(step.capacity?.settings.objectives[0].limitUs, 10000)
+  const two = await parsePlan(base({ capacity: ['p99<10ms', 'lag_p99<50ms'] }), { baseDir: process.cwd() })
+  t.equal(two.variants[0].steps[1].capacity?.settings.objectives.length, 2)
+  const cases = [
+    [{ capacity: 'p99<10' }, /^variants\[0\]\.steps\[1\]\.capacity "p99<10": p99 is a latency/],
+    [{ capacity: 'nope:p99<1ms' }, /^variants\[0\]\.steps\[1\]\.capacity "nope:p99<1ms": the workload has no request type/],
+    [{ capacity: 'p99<10ms', repeats: 0 }, /^variants\[0\]\.steps\[1\]\.repeats must be a whole number above 0/],
+    [{ capacity: 'p99<10ms', start_rate: 900, max_rate: 100 }, /start_rate 900 is above max_rate 100/],
+    [{ capacity: 'p99<10ms', load: '1s' }, /give exactly one of/],
+    [{ capacity: 'p99<10ms', timeout: '1s' }, /timeout: not a field of a capacity step/]
+  ]
+  for (const [step, message] of cases) await t.rejects(parsePlan(base(step), { baseDir: process.cwd() }), message, message.source)
+  await t.rejects(parsePlan({ ...base({ capacity: 'p99<1s' }, 'fleet'), concurrency: undefined }, { baseDir: process.cwd() }), /paces its clients itself/)
+})
