@@ -13,6 +13,15 @@ import { scrape, requiredSample } from './helpers/prom.js'
 import { areaUntil, parseStages, profileOf, timeOfArea, valueAt } from '../lib/generator/stages.js'
 import { Pacer } from '../lib/generator/pacer.js'
 import { parsePlan } from '../lib/experiment/plan.js'
+import { rampStep } from '../lib/experiment/ramp-step.js'
+import { LoadSession } from '../lib/lab/load-session.js'
+import { loadOptions } from '../lib/lab/run-assembly.js'
+import { EventLog } from '../lib/sidecar/events.js'
+import { StopSignal } from '../lib/cli/stop-signal.js'
+import { loadWorkload } from '../lib/workloads/index.js'
+import { mixOf } from '../lib/config/mix.js'
+import { createLogger } from '../lib/log.js'
+import client from 'prom-client'
 
 t.test('a profile, its integral and the integral\'s inverse', async t => {
   const refuse = (/** @type {string} */ problem) => new Error(problem)
@@ -67,6 +76,47 @@ t.test('a plan\'s load step ramps', async t => {
   await t.rejects(parsePlan({ ...base, variants: [{ name: 'up', steps: [{ ramp: 16 }] }] }, { baseDir: '.' }), /steps\[0\]\.ramp: a field of a load step/)
   await t.rejects(parsePlan({ ...base, variants: [{ name: 'up', steps: [{ load: '5s', ramp: 16, concurrency: 2 }] }] }, { baseDir: '.' }), /concurrency or ramp, not both/)
   await t.rejects(parsePlan({ ...base, variants: [{ name: 'up', steps: [{ load: '5s', ramp: 0 }] }] }, { baseDir: '.' }), /steps\[0\]\.ramp must be a whole number from 1/)
+})
+
+t.test('a plan\'s ramp step moves a real load\'s clients', async t => {
+  const db = await createTestDatabase(t, 'ramp_step')
+  const log = createLogger({ level: 'error' })
+  const manta = await loadWorkload('manta')
+  const session = await LoadSession.open(loadOptions({
+    target: { connectionString: db.url, display: db.name, embedded: false },
+    workload: manta,
+    mix: mixOf(manta.types, manta.weights),
+    settings: { protocol: 'prepared', concurrency: 2, statsIntervalS: 10 },
+    reset: false,
+    connectTimeoutS: 5,
+    pgStats: null,
+    recordDir: null,
+    describe: {},
+    registry: new client.Registry(),
+    log
+  }))
+  t.teardown(() => session.close())
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-ramp-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const events = new EventLog({ file: path.join(dir, 'events.ndjson'), log })
+  const stop = new StopSignal(log)
+  t.teardown(() => { process.off('SIGINT', stop.onSignal); process.off('SIGTERM', stop.onSignal) })
+  await session.start()
+  /** @type {number[]} */
+  const seen = []
+  const watcher = setInterval(() => seen.push(session.generator.concurrency), 200)
+  await rampStep(session.generator, { to: 8, seconds: 3 }, { events, log, stop })
+  clearInterval(watcher)
+  t.equal(session.generator.concurrency, 8, 'the step ends at its target')
+  t.ok(seen.every((n, i) => i === 0 || n >= seen[i - 1]), `the clients only grow: ${seen.join(' ')}`)
+  t.ok(seen.some(n => n > 2 && n < 8), 'through the numbers between')
+  await events.flush()
+  const recorded = (await readFile(path.join(dir, 'events.ndjson'), 'utf8')).trim().split('\n').map(line => JSON.parse(line))
+  t.same(recorded.map(e => [e.kind, e.action]), [['start', 'ramp'], ['end', 'ramp']], 'one event from its start to its end')
+  t.same(recorded[0].detail, { from: 2, to: 8, seconds: 3 })
+  const summary = await session.finish({ shutdownTimeoutS: 5, verifyTimeoutS: 30 })
+  t.equal(summary.final_concurrency, 8)
+  t.equal(summary.acknowledged_missing, 0)
 })
 
 t.test('pgloadgen run with stages and a warm-up', async t => {
