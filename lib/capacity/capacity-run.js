@@ -14,6 +14,9 @@ import { describeObjectives } from './objective.js'
 // made once for every step. `pgloadgen capacity` drives it
 // (lib/cli/commands/capacity-command.js).
 
+// How long the search waits for its clients' connections before the first step.
+const CONNECT_WAIT_MS = 15000
+
 /**
  * @typedef {object} CapacitySettings
  * @property {import('./objective.js').Objective[]} objectives
@@ -90,6 +93,9 @@ export async function runCapacity ({ target, run, capacity, reset, recordDir, de
     // one thread (the command refuses --threads): the generator is the one that owns the pacer
     const generator = /** @type {import('../generator/generator.js').Generator} */ (/** @type {unknown} */ (session.generator))
     log.info(`capacity: ${describeObjectives(capacity.objectives)}; steps of ${capacity.settleS} s settling and ${capacity.stepS} s measured, from ${firstRate} requests/s`)
+    // the first step must not pay for opening the connections
+    const opened = performance.now()
+    while (!stop.requested && generator.connections < generator.concurrency && performance.now() - opened < CONNECT_WAIT_MS) await stop.wait(0.05)
     for (let rate = search.next(); rate !== null && !stop.requested; rate = search.next()) {
       generator.setRate(rate)
       // requests in flight from the step before end, and the server settles at the new rate

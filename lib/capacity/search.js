@@ -8,10 +8,9 @@
 // 2. bisect: between the last rate that held and the first that broke,
 //    at their geometric mean, until they are less than 1 + resolution apart;
 // 3. confirm: both ends of that bracket are tried again, in turn, until
-//    each has `repeats` steps. An end whose majority disagrees with its
-//    first step moves the bracket by its own width (down when the lower end
-//    mostly broke, up when the upper end mostly held), at most `maxShifts`
-//    times.
+//    each has `repeats` steps. When the lower end mostly broke, the search
+//    goes down again from it (÷ factor, then bisects); when the upper end
+//    mostly held, it climbs again from it; at most `maxShifts` times.
 //
 // Whether a step holds is a noisy outcome (the machine, checkpoints,
 // autovacuum), so the result is stated of the rate at which a step holds
@@ -20,8 +19,10 @@
 // holds or the high end's breaks were luck. That chance is bounded with the
 // sign test: if p(low) ≤ ½, h holds of n or more happen with probability
 // at most P(Bin(n, ½) ≥ h); likewise for the high end's breaks. The
-// confidence is 1 minus both. It is conditional on the bracket the search
-// chose, so it is an approximation, not an exact coverage (docs/capacity.md).
+// confidence is 1 minus both, times the brackets the search confirmed
+// before it stopped (each was a chance to stop on a wrong one). The
+// bracket was chosen on outcomes of the same kind, so this is an
+// approximation, checked by simulation (docs/capacity.md).
 
 /**
  * @typedef {object} SearchOptions
@@ -68,6 +69,8 @@ export class CapacitySearch {
     /** @type {number | null} */
     this.high = null
     this.shifts = 0
+    /** @type {number | null} the last rate that held on the way up (or the bracket's end a climb started again from) */
+    this.climbHeld = null
     /** @type {SearchResult['verdict'] | null} */
     this.verdict = null
     /** @type {number | null} the rate next() gave, awaiting its outcome */
@@ -109,6 +112,7 @@ export class CapacitySearch {
   widen (rate, held) {
     const { factor, maxRate, minRate } = this.options
     if (held && this.phase === 'climb') {
+      this.climbHeld = rate
       if (rate >= maxRate) return this.finish('above_max')
       this.pending = roundRate(Math.min(rate * factor, maxRate))
       return
@@ -118,8 +122,8 @@ export class CapacitySearch {
       this.low = rate
       return this.narrow()
     }
-    if (this.phase === 'climb' && this.trials.some(t => t.held)) {
-      this.low = this.trials.filter(t => t.held).at(-1)?.rate ?? null
+    if (this.phase === 'climb' && this.climbHeld !== null) {
+      this.low = this.climbHeld
       this.high = rate
       return this.narrow()
     }
@@ -160,18 +164,21 @@ export class CapacitySearch {
     // both ends disagree with their first step: not a rate the outcome depends on
     if ((!lowHolds && !highBreaks) || this.shifts >= /** @type {number} */ (maxShifts)) return this.finish('unsettled')
     this.shifts++
-    const width = high / low
+    const { factor } = this.options
     if (!lowHolds) {
-      const lower = roundRate(low / width)
-      if (lower < minRate || lower >= low) return this.finish('below_min')
+      // the boundary is below the bracket: down again from its lower end, which now counts as broken
+      this.phase = 'descend'
       this.high = low
-      this.low = lower
+      const lower = roundRate(low / factor)
+      if (lower < minRate || lower >= low) return this.finish('below_min')
+      this.pending = lower
     } else {
+      // above it: up again from its upper end, which now counts as held
       if (high >= maxRate) return this.finish('above_max')
-      this.low = high
-      this.high = roundRate(Math.min(high * width, maxRate))
+      this.phase = 'climb'
+      this.climbHeld = high
+      this.pending = roundRate(Math.min(high * factor, maxRate))
     }
-    this.confirm()
   }
 
   /** @param {number} rate */
@@ -199,7 +206,10 @@ export class CapacitySearch {
     if (this.low === null || this.high === null) return { ...common, capacity: null, low: null, high: this.high, confidence: null, lowSteps: null, highSteps: this.high === null ? null : this.stepsAt(this.high) }
     const lowSteps = this.stepsAt(this.low)
     const highSteps = this.stepsAt(this.high)
-    const confidence = 1 - signTail(lowSteps.held, lowSteps.steps) - signTail(highSteps.steps - highSteps.held, highSteps.steps)
+    // each bracket confirmed was a chance to stop on a wrong one: the tails
+    // are counted once per bracket (a union bound over them)
+    const tails = signTail(lowSteps.held, lowSteps.steps) + signTail(highSteps.steps - highSteps.held, highSteps.steps)
+    const confidence = 1 - (this.shifts + 1) * tails
     return { ...common, capacity: this.low, low: this.low, high: this.high, confidence: Math.max(0, confidence), lowSteps, highSteps }
   }
 }
