@@ -53,6 +53,21 @@ t.test('--by 2000000 ages the database by at least 2 million and prints the rate
   t.ok(recorded[1].detail.server_xids >= 2000000, 'the server\'s next xid moved as far')
 })
 
+t.test('--to-age spends what the database (or a table) lacks of that age', async t => {
+  const target = await databaseAge(db.url) + 150000
+  const result = await runCli(['age-xids', db.url, '--to-age', String(target), '--json', '--events', path.join(dir, 'to-age.ndjson')], { t })
+  t.equal(result.code, 0, `exit 0: ${result.stderr}`)
+  const outcome = JSON.parse(result.stdout)
+  t.ok(outcome.detail.consumed <= 150000 && outcome.detail.consumed > 100000, `spent what was missing: ${outcome.detail.consumed}`)
+  t.ok(await databaseAge(db.url) >= target, 'the database is that old')
+  await withClient(db.url, c => c.query('CREATE TABLE young (id int)'))
+  const table = await runCli(['age-xids', db.url, '--to-age', '20000', '--table', 'young', '--json', '--events', path.join(dir, 'to-age.ndjson')], { t })
+  t.equal(table.code, 0, `exit 0: ${table.stderr}`)
+  const { rows } = await query(db.url, "SELECT age(relfrozenxid)::int AS age FROM pg_class WHERE oid = 'young'::regclass")
+  t.ok(rows[0].age >= 20000, `the table is ${rows[0].age} old`)
+  t.equal(JSON.parse(table.stdout).detail.of, 'young')
+})
+
 t.test('--rate paces it; --hold-lock holds the lock vacuum needs meanwhile', async t => {
   await withClient(db.url, c => c.query('CREATE TABLE held (id int)'))
   const run = runCli(['age-xids', db.url, '--by', '60000', '--rate', '20000', '--hold-lock', 'held', '--json', '--events', path.join(dir, 'held.ndjson')], { t })
@@ -82,7 +97,10 @@ t.test('bad input: one line, exit 2', async t => {
     [[], /--by: missing/],
     [['--by', '1M', '--rate', 'fast'], /--rate: expected a whole number/],
     [['--by', '1M', '--parallel', '0'], /--parallel must be between 1 and 16/],
-    [['--by', '1M', '--hold-lock', 'no;such'], /--hold-lock:/]
+    [['--by', '1M', '--hold-lock', 'no;such'], /--hold-lock:/],
+    [['--by', '1M', '--to-age', '2M'], /--to-age: give --by or --to-age, not both/],
+    [['--by', '1M', '--table', 'x'], /--table: only with --to-age/],
+    [['--to-age', '1M', '--table', 'nosuchtable'], /no table nosuchtable/]
   ])) {
     assertRefused(t, await runCli(['age-xids', db.url, ...args], { t }), problem)
   }

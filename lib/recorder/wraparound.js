@@ -8,8 +8,9 @@ import { readLogFrom } from './vacuums.js'
 // = 0 logs every autovacuum, with its elapsed time; the failsafe is a
 // WARNING of its own, PostgreSQL 14+), and what each vacuum cost the load:
 // the samples' throughput and p99 while it ran against the samples outside
-// every one of them. For summary.json's `wraparound`; each failsafe is also
-// appended to the run's events as a point.
+// every one of them, and against the quiet seconds (the load alone: no
+// vacuum of the table and no age-xids burst). For summary.json's
+// `wraparound`; each failsafe is also appended to the run's events as a point.
 
 const PREFIX_TIME = /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?)(?: ([A-Z]{2,5}|[+-]\d\d(?::?\d\d)?))?/
 const WRAPAROUND_HEAD = /LOG:\s+automatic (?:aggressive )?vacuum to prevent wraparound of table "([^"]+)": index scans: (\d+)/
@@ -33,14 +34,17 @@ const FAILSAFE = /WARNING:\s+bypassing nonessential maintenance of table "([^"]+
 
 /**
  * @typedef {object} WraparoundVacuum
+ * @property {'wraparound'} vacuum_mode   the server logged it "to prevent wraparound"
  * @property {string} start
  * @property {string} end
  * @property {number} duration_s
  * @property {number} index_scans
  * @property {boolean} failsafe
  * @property {WindowFigures} during
- * @property {number | null} throughput_ratio   during / outside
- * @property {number | null} p99_ratio          during / outside
+ * @property {number | null} throughput_ratio   during / quiet (the load alone; outside when too few)
+ * @property {number | null} p99_ratio          during / quiet
+ * @property {number | null} throughput_ratio_vs_outside
+ * @property {number | null} p99_ratio_vs_outside
  */
 
 /**
@@ -98,20 +102,29 @@ export async function recordWraparound (recordDir, logMark, table) {
   // a second overlaps a vacuum when any of it falls within the vacuum
   const overlaps = (/** @type {Sample} */ s, /** @type {{ startMs: number, endMs: number }} */ w) => s.endMs > w.startMs && s.endMs - 1000 < w.endMs
   const outside = figures(samples.filter(s => !windows.some(w => overlaps(s, w))))
+  // the load alone: neither an anti-wraparound vacuum nor age-xids (whose
+  // bursts take CPU from the load too) ran in those seconds
+  const bursts = await actionWindows(path.join(recordDir, 'events.ndjson'), 'age-xids')
+  const quiet = figures(samples.filter(s => !windows.some(w => overlaps(s, w)) && !bursts.some(w => overlaps(s, w))))
+  // against the quiet seconds when there are enough of them
+  const baseline = quiet.samples >= 5 ? quiet : outside
   /** @type {WraparoundVacuum[]} */
   const vacuums = windows.map(({ v, startMs, endMs }) => {
     const during = figures(samples.filter(s => overlaps(s, { startMs, endMs })))
     // the failsafe's WARNING comes while its vacuum runs (logged before the vacuum's own entry)
     const failsafe = found.failsafes.some(f => f.watched && f.ts !== null && Date.parse(f.ts) >= startMs - 1000 && Date.parse(f.ts) <= endMs + 1000)
     return {
+      vacuum_mode: 'wraparound',
       start: new Date(startMs).toISOString(),
       end: v.end,
       duration_s: v.duration_s,
       index_scans: v.index_scans,
       failsafe,
       during,
-      throughput_ratio: ratio(during.throughput, outside.throughput),
-      p99_ratio: ratio(during.p99_us, outside.p99_us)
+      throughput_ratio: ratio(during.throughput, baseline.throughput),
+      p99_ratio: ratio(during.p99_us, baseline.p99_us),
+      throughput_ratio_vs_outside: ratio(during.throughput, outside.throughput),
+      p99_ratio_vs_outside: ratio(during.p99_us, outside.p99_us)
     }
   })
   const watched = found.failsafes.filter(f => f.watched)
@@ -126,11 +139,41 @@ export async function recordWraparound (recordDir, logMark, table) {
     // other tables' (catalogs of every database age too): counted, by database
     other_failsafes: { count: others.length, by_database: countBy(others.map(f => f.relation.split('.')[0])) },
     outside,
+    quiet,
+    ratios_against: baseline === quiet ? 'quiet: seconds with neither an anti-wraparound vacuum of the table nor age-xids running' : 'outside: seconds with no anti-wraparound vacuum of the table (fewer than 5 quiet ones)',
     vacuums
   }
 }
 
 /** @typedef {{ endMs: number, throughput: number, p99: number | null }} Sample */
+
+/**
+ * The windows (start to end event) of an action in a run's events; one
+ * still running at the end lasts to the end.
+ * @param {string} file
+ * @param {string} action
+ * @returns {Promise<{ startMs: number, endMs: number }[]>}
+ */
+async function actionWindows (file, action) {
+  const text = await readFile(file, 'utf8').catch(() => '')
+  /** @type {{ startMs: number, endMs: number }[]} */
+  const windows = []
+  /** @type {number[]} */
+  const open = []
+  for (const line of text.split('\n')) {
+    let e
+    try {
+      e = JSON.parse(line)
+    } catch {
+      continue
+    }
+    if (e?.action !== action) continue
+    if (e.kind === 'start') open.push(Date.parse(e.ts))
+    else if (e.kind === 'end' && open.length) windows.push({ startMs: /** @type {number} */ (open.shift()), endMs: Date.parse(e.ts) })
+  }
+  for (const startMs of open) windows.push({ startMs, endMs: Infinity })
+  return windows
+}
 
 /**
  * Each second's throughput and all-type p99 (the done-weighted mean of the

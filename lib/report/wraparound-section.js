@@ -5,7 +5,7 @@ import { esc, fmtNumber, fmtRatio, fmtTime, fmtUs } from './html.js'
 // lib/recorder/wraparound.js): one row a vacuum, throughput and p99 while
 // it ran against the seconds outside every one of them.
 
-const LEAD = 'Each anti-wraparound autovacuum of the table, from the server log (its end and elapsed time); the failsafe from its WARNING. "During": the seconds of load that overlap the vacuum; "outside": the seconds that overlap none. A vacuum shorter than a second has one sample: its figures are that second\'s.'
+const LEAD = 'Each anti-wraparound autovacuum of the table, from the server log (its end and elapsed time); the failsafe from its WARNING. "During": the seconds of load that overlap the vacuum; "quiet": the seconds that overlap neither one nor an age-xids burst (the load alone), which the ratios are taken against; "outside": every second that overlaps no vacuum. A vacuum shorter than a second has one or two samples: its figures are those seconds\'.'
 
 /**
  * @param {Record<string, any> | null | undefined} record   a run's summary.wraparound
@@ -20,10 +20,10 @@ function section (record, heading) {
   return `${heading}
 <p class="lead">${esc(LEAD)}</p>
 <p class="lead">${fmtNumber(record.anti_wraparound_vacuums)} anti-wraparound autovacuums of ${esc(record.table)}; failsafe of the table: ${failsafes || 'none'}.${others}</p>
-<table class="data"><thead><tr><th>#</th><th>start</th><th>took</th><th>index scans</th><th>failsafe</th><th>samples</th><th>requests/s during</th><th>during / outside</th><th>p99 during</th><th>during / outside</th><th>p99 max</th></tr></thead>
+<table class="data"><thead><tr><th>#</th><th>start</th><th>took</th><th>index scans</th><th>failsafe</th><th>samples</th><th>requests/s during</th><th>during / quiet</th><th>p99 during</th><th>during / quiet</th><th>p99 max</th></tr></thead>
 <tbody>
 ${rows}
-<tr><td colspan="5">outside every one</td><td>${fmtNumber(outside.samples)}</td><td>${fmtNumber(outside.throughput)}</td><td></td><td>${fmtUs(outside.p99_us)}</td><td></td><td>${fmtUs(outside.p99_max_us)}</td></tr>
+${[['quiet (the load alone)', record.quiet], ['outside every vacuum', outside]].filter(([, f]) => f).map(([label, f]) => `<tr><td colspan="5">${esc(label)}</td><td>${fmtNumber(f.samples)}</td><td>${fmtNumber(f.throughput)}</td><td></td><td>${fmtUs(f.p99_us)}</td><td></td><td>${fmtUs(f.p99_max_us)}</td></tr>`).join('\n')}
 </tbody></table>`
 }
 
