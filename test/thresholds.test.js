@@ -9,6 +9,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { runCli, lines, sleep } from './helpers/cli.js'
 import { createTestDatabase, sessionsOf, listTables } from './helpers/pg.js'
+import { fuzzTest, hostileText, cliRefuses, sample } from './helpers/fuzz.js'
+import { parseThreshold } from '../lib/config/thresholds.js'
 
 const db = await createTestDatabase(t, 'thresholds')
 // bad input is tried on a database of its own: it must see no session at all
@@ -139,4 +141,13 @@ t.test('bad thresholds: one line, exit 2, nothing touched', async t => {
     t.same(await sessionsOf(untouched.adminUrl, untouched.name), { sessions: 0, backends: 0 }, 'no session was opened')
     t.same(await listTables(untouched.url), [], 'no table was created')
   })
+})
+
+t.test('hostile thresholds: the CLI refuses a sample of what the parser refuses, in one line', async t => {
+  // manta's types and loop, as the CLI knows them when it checks --threshold
+  const manta = { types: ['insert_row', 'read_row', 'update_row', 'injected_error', 'fetch_max'], mode: /** @type {const} */ ('closed'), audits: true }
+  const valid = ['p99<5ms', 'insert_row:p95<=2ms', 'throughput>5000', 'unexpected_failures==0', 'audit==exact', 'failed_rate<1%']
+  const { refusals } = await fuzzTest(t, '--threshold (manta)', hostileText(valid, { pieces: ['p99', '<', '>=', '==', ':', 'ms', 's', '%', 'read_row', 'lag_p99', 'exact'] }), (/** @type {string} */ text) => parseThreshold(text, manta), { runs: 1000 })
+  const bad = sample(refusals, 6, text => !text.startsWith('-'))
+  await Promise.all(bad.map(text => cliRefuses(t, ({ dataDir, events }) => ['run', '--threshold', text, '-p', '0', '-d', '1', '--data-dir', dataDir, '--events', events], '--threshold')))
 })

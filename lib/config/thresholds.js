@@ -32,21 +32,22 @@ export const QUANTILES = Object.freeze({ p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.9
 
 /** @type {Record<string, FigureSpec>} */
 const figures = {}
-for (const [name, q] of Object.entries(QUANTILES)) {
-  figures[name] = { kind: 'latency', perType: true, quantile: q, describe: `${name} latency` }
-  figures[`lag_${name}`] = { kind: 'latency', perType: false, quantile: q, needs: 'lag', describe: `${name} schedule lag` }
-}
+// in the order a refusal lists them: latencies, counts, then the schedule's and the audit
+for (const [name, q] of Object.entries(QUANTILES)) figures[name] = { kind: 'latency', perType: true, quantile: q, describe: `${name} latency` }
 Object.assign(figures, {
   max: { kind: 'latency', perType: true, growing: true, describe: 'the longest latency' },
   mean: { kind: 'latency', perType: true, describe: 'the mean latency' },
-  lag_max: { kind: 'latency', perType: false, growing: true, needs: 'lag', describe: 'the longest schedule lag' },
   throughput: { kind: 'rate', perType: true, describe: 'requests done per second' },
   done: { kind: 'count', perType: true, growing: true, describe: 'requests done, ok or not' },
   failed: { kind: 'count', perType: true, growing: true, describe: 'requests that failed' },
   failed_rate: { kind: 'ratio', perType: true, describe: 'failed requests over requests done' },
   timeouts: { kind: 'count', perType: true, growing: true, describe: 'requests that got no answer within --request-timeout' },
   unexpected_failures: { kind: 'count', perType: false, growing: true, describe: 'failures other than those a type expects' },
-  reconnects: { kind: 'count', perType: false, growing: true, describe: 'connections opened again after one broke' },
+  reconnects: { kind: 'count', perType: false, growing: true, describe: 'connections opened again after one broke' }
+})
+for (const [name, q] of Object.entries(QUANTILES)) figures[`lag_${name}`] = { kind: 'latency', perType: false, quantile: q, needs: 'lag', describe: `${name} schedule lag` }
+Object.assign(figures, {
+  lag_max: { kind: 'latency', perType: false, growing: true, needs: 'lag', describe: 'the longest schedule lag' },
   skipped: { kind: 'count', perType: false, growing: true, needs: 'open', describe: 'open loop: intended starts skipped (--max-lag)' },
   audit: { kind: 'verdict', perType: false, describe: 'the acknowledged-write audit: exact when it was checked and nothing acknowledged is missing or vanished' }
 })
