@@ -97,7 +97,7 @@ export const RUN_SETTINGS = Object.freeze({
     describe: 'open loop: skip requests more than this many ms behind schedule'
   },
   requestTimeout: {
-    type: 'duration', flag: 'request-timeout', plan: null, api: null, min: 0.01, max: 86400, off: true, default: DEFAULT_REQUEST_TIMEOUT_S, defaultAfter: true,
+    type: 'duration', flag: 'request-timeout', plan: 'request_timeout', api: null, min: 0.01, max: 86400, off: true, default: DEFAULT_REQUEST_TIMEOUT_S, defaultAfter: true,
     // a request that gets no answer in time fails as a timeout, and its connection is replaced: a blackholed server cannot hold the run
     describe: `seconds a request may wait for its answer (or 500ms, 2m; off: no limit); then it fails as a timeout and its connection is replaced (default ${DEFAULT_REQUEST_TIMEOUT_S})`
   },

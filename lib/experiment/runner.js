@@ -279,7 +279,7 @@ async function openSession (context, dir, { reset, workload, mix, concurrency, r
     target: { connectionString: context.connectionString, display: context.display, embedded: context.embedded },
     workload,
     mix: parseMix(mix, workload.types),
-    settings: { protocol: plan.protocol, concurrency, requestsPerClient, seed: plan.seed, statsIntervalS: plan.statsIntervalS },
+    settings: { protocol: plan.protocol, concurrency, requestsPerClient, seed: plan.seed, statsIntervalS: plan.statsIntervalS, requestTimeoutS: plan.requestTimeoutS },
     reset,
     connectTimeoutS: 30,
     pgStats: { pgstattuple: false },
