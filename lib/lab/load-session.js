@@ -230,7 +230,7 @@ export class LoadSession {
     const warmupS = options.warmupS ?? null
     if (warmupS) {
       this.warmupTimer = setTimeout(() => {
-        this.warmupMark = markWarmup(this.stats, this.generator, (performance.now() - this.started) / 1000)
+        this.warmupMark = markWarmup(this.stats, this.generator, (performance.now() - this.started) / 1000, process.cpuUsage(this.cpuAtStart))
         options.log.info(`warm-up over after ${warmupS} s: the summary counts from now`)
       }, warmupS * 1000)
     }
@@ -344,7 +344,7 @@ export class LoadSession {
   endOfWarmup (elapsedS) {
     if (!this.options.warmupS || this.warmupMark) return this.warmupMark
     this.options.log.warn(`the load ended during its ${this.options.warmupS} s warm-up: the summary has no figures after it`)
-    return markWarmup(this.stats, this.generator, elapsedS)
+    return markWarmup(this.stats, this.generator, elapsedS, process.cpuUsage(this.cpuAtStart))
   }
 
   /** @param {Date | null} endedAt */

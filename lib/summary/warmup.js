@@ -18,7 +18,7 @@ import { latencySummary, round } from './summary.js'
  * @property {Float64Array} memory  the stats' numbers
  * @property {Map<string, number>} errors
  * @property {number} unexpectedFailures
- * @property {{ user: number, system: number }} cpu   process.cpuUsage() then
+ * @property {{ user: number, system: number }} cpu   the process's CPU time over the warm-up, µs
  * @property {number} reconnects
  * @property {number} skipped
  */
@@ -27,15 +27,16 @@ import { latencySummary, round } from './summary.js'
  * @param {RequestStats} stats
  * @param {{ reconnects: number, skipped: number }} generator
  * @param {number} seconds
+ * @param {{ user: number, system: number }} cpu   the process's CPU time since the load started
  * @returns {WarmupMark}
  */
-export function markWarmup (stats, generator, seconds) {
+export function markWarmup (stats, generator, seconds, cpu) {
   return {
     seconds,
     memory: Float64Array.from(stats.memory),
     errors: new Map(stats.errors.counts),
     unexpectedFailures: stats.unexpectedFailures,
-    cpu: process.cpuUsage(),
+    cpu,
     reconnects: generator.reconnects,
     skipped: generator.skipped
   }
@@ -137,7 +138,8 @@ export function withoutWarmup (input, mark) {
     ...input,
     stats: statsAfterWarmup(input.stats, mark),
     elapsedS: Math.max(0, input.elapsedS - mark.seconds),
-    cpuUsage: process.cpuUsage(mark.cpu),
+    // a load that ended in its warm-up is marked after the audit's work: none left, not less than none
+    cpuUsage: { user: Math.max(0, input.cpuUsage.user - mark.cpu.user), system: Math.max(0, input.cpuUsage.system - mark.cpu.system) },
     reconnects: input.reconnects - mark.reconnects,
     openLoop: input.openLoop ? { ...input.openLoop, skipped: input.openLoop.skipped - mark.skipped } : null,
     ...(startedAt && { startedAt: new Date(startedAt.getTime() + mark.seconds * 1000) }),
