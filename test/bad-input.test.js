@@ -55,7 +55,7 @@ const cases = [
   { name: 'concurrency empty', args: ['run', url, '-c', '', ...BOUNDED], problem: /--concurrency/ },
   { name: 'request timeout zero', args: ['run', url, '--request-timeout', '0', ...BOUNDED], problem: /--request-timeout must be between 0\.01 and 86400 seconds, or off, got "0"/ },
   { name: 'request timeout not a duration', args: ['run', url, '--request-timeout', 'soon', ...BOUNDED], problem: /--request-timeout must be a duration.*or off, got "soon"/ },
-  { name: 'request timeout longer than the run', args: ['run', url, '--request-timeout', '5m', ...BOUNDED], problem: /--request-timeout 300 s is longer than the run \(--duration 2 s\)/ },
+  { name: 'request timeout longer than the run', args: ['run', url, '--request-timeout', '5m', ...BOUNDED], problem: /--request-timeout 300 s is longer than the run \(2 s\)/ },
   { name: 'unknown workload', args: ['run', url, '-w', 'tpcc', ...BOUNDED], problem: /workload.*tpcc/ },
   { name: 'unknown request type in --mix', args: ['run', url, '--mix', 'insert_row=50,delete_row=50', ...BOUNDED], problem: /--mix.*request type.*delete_row/ },
   { name: 'request type misspelt in --mix', args: ['run', url, '--mix', 'insert_rows=1', ...BOUNDED], problem: /--mix.*insert_rows/ },

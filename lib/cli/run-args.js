@@ -1,5 +1,5 @@
 import { mixOf } from '../config/mix.js'
-import { MAX_RUN_S, parseDuration, parseInteger } from '../config/numbers.js'
+import { parseDuration, parseInteger } from '../config/numbers.js'
 import { checkSetting, DEFAULT_REQUEST_TIMEOUT_S, parseRunSettings } from '../config/run-settings.js'
 import { chooseWorkload } from '../workloads/choose.js'
 import { UsageError } from '../errors.js'
@@ -139,7 +139,7 @@ export async function validateRunArgs (args, argv = []) {
       audits: workload.idTable !== null || workload.auditTable !== null
     })),
     thresholdAbort: args.thresholdAbort === true,
-    requestTimeoutS: requestTimeoutWithin(/** @type {number | null} */ (settings.requestTimeout), args.requestTimeout !== undefined, args.duration),
+    requestTimeoutS: requestTimeoutWithin(/** @type {number | null} */ (settings.requestTimeout), args.requestTimeout !== undefined, overTime.durationS),
     controlToken: parseControlToken(args.controlToken, process.env.PGLOADGEN_CONTROL_TOKEN),
     diskLimit: await checkedDiskLimit(args)
   }
@@ -150,14 +150,13 @@ export async function validateRunArgs (args, argv = []) {
  * The default is cut to the run instead, so that a short run keeps one.
  * @param {number | null} timeoutS
  * @param {boolean} given     --request-timeout was given (not the default)
- * @param {unknown} duration  -d as given
+ * @param {number | null} durationS  the run's (-d, or the stages'); null: until stopped
  */
-function requestTimeoutWithin (timeoutS, given, duration) {
-  if (timeoutS === null || duration === undefined) return timeoutS
-  const durationS = parseDuration(duration, '--duration', { max: MAX_RUN_S })
+function requestTimeoutWithin (timeoutS, given, durationS) {
+  if (timeoutS === null || durationS === null) return timeoutS
   if (timeoutS <= durationS) return timeoutS
   if (given) {
-    throw new UsageError(`--request-timeout ${timeoutS} s is longer than the run (--duration ${durationS} s): no request could time out`)
+    throw new UsageError(`--request-timeout ${timeoutS} s is longer than the run (${durationS} s): no request could time out`)
   }
   return durationS
 }
