@@ -27,8 +27,8 @@ import { RuntimeError } from '../errors.js'
 import { untilMoment } from '../scale/start-at.js'
 import { formatShare } from '../scale/share.js'
 import { DEFAULT_CLIENT_SETTINGS } from '../config/run-settings.js'
-import { ConcurrencyRamp } from '../generator/stages.js'
-import { markWarmup, withoutWarmup } from '../summary/warmup.js'
+import { withoutWarmup } from '../summary/warmup.js'
+import { LoadOverTime } from './load-over-time.js'
 
 /**
  * @typedef {object} LoadOptions
@@ -178,13 +178,16 @@ export class LoadSession {
     this.started = 0
     this.cpuAtStart = process.cpuUsage()
     this.closed = false
-    /** @type {ConcurrencyRamp | null} --stages of a closed loop */
-    this.ramp = null
-    /** @type {import('../summary/warmup.js').WarmupMark | null} what the stats held when the warm-up ended */
-    this.warmupMark = null
-    /** @type {NodeJS.Timeout | undefined} */
-    this.warmupTimer = undefined
+    this.overTime = new LoadOverTime({ stages: options.stages ?? null, warmupS: options.warmupS ?? null, openLoop: this.pacer !== null, stats: this.stats, generator, log: options.log })
   }
+
+  /** What the stats held when --warmup ended (null: none, or not yet). */
+  get warmupMark () {
+    return this.overTime.mark
+  }
+
+  /** @type {import('./load-over-time.js').LoadClock} */
+  loadClock = () => ({ seconds: (performance.now() - this.started) / 1000, cpu: process.cpuUsage(this.cpuAtStart) })
 
   /** The collector's last snapshot, for conditions and the recorder. */
   latestStats () {
@@ -223,17 +226,7 @@ export class LoadSession {
     this.pacer?.begin(at === null ? this.started : this.started - (this.startedAt.getTime() - at))
     if (this.generator instanceof ThreadedGenerator) this.generator.startSchedule(at ?? this.startedAt.getTime())
     this.services.start(this.generator, options.concurrency, options.instance ?? undefined)
-    if (options.stages && !this.pacer) {
-      const generator = this.generator
-      this.ramp = new ConcurrencyRamp({ profile: options.stages.profile, apply: n => generator.setConcurrency(n), current: () => generator.concurrency, originMs: this.startedAt.getTime() }).start()
-    }
-    const warmupS = options.warmupS ?? null
-    if (warmupS) {
-      this.warmupTimer = setTimeout(() => {
-        this.warmupMark = markWarmup(this.stats, this.generator, (performance.now() - this.started) / 1000, process.cpuUsage(this.cpuAtStart))
-        options.log.info(`warm-up over after ${warmupS} s: the summary counts from now`)
-      }, warmupS * 1000)
-    }
+    this.overTime.start(this.startedAt.getTime(), this.loadClock)
     await this.recorder?.start()
     const maxId = options.workload.idTable === null ? '' : `; max id ${this.state.maxId}`
     const share = options.instance ? ` (instance ${formatShare(options.instance)} of ${options.totalConcurrency} clients${this.pacer ? ` and ${options.openLoop?.rate} requests/s` : ''})` : ''
@@ -260,8 +253,7 @@ export class LoadSession {
   async finish ({ shutdownTimeoutS, verifyTimeoutS, judge }) {
     const { options, generator, state } = this
     const finalConcurrency = generator.concurrency
-    this.ramp?.stop()
-    clearTimeout(this.warmupTimer)
+    this.overTime.stop()
     // The ramp and the maintenance end first: no client may start while the others stop.
     await this.services.stop()
     const finished = await generator.stop(shutdownTimeoutS * 1000)
@@ -319,7 +311,7 @@ export class LoadSession {
             inDoubt: { writes: state.inDoubt.length, rows: state.inDoubt.reduce((sum, write) => sum + write.rows, 0), stored: inDoubtStored }
           },
       stages: options.stages?.stages ?? null
-    }, this.endOfWarmup(elapsedS)))
+    }, this.overTime.markAtEnd(() => ({ seconds: elapsedS, cpu: cpuUsage }))))
     if (judge) Object.assign(summary, judge(summary))
     if (options.recordDir) {
       // what each vacuum cost (lib/recorder/vacuums.js)
@@ -334,17 +326,6 @@ export class LoadSession {
       await this.writeRunInfo(new Date())
     }
     return summary
-  }
-
-  /**
-   * The mark of the warm-up's end; a load that ended during its warm-up
-   * has all of it there, and nothing left for the summary's figures.
-   * @param {number} elapsedS
-   */
-  endOfWarmup (elapsedS) {
-    if (!this.options.warmupS || this.warmupMark) return this.warmupMark
-    this.options.log.warn(`the load ended during its ${this.options.warmupS} s warm-up: the summary has no figures after it`)
-    return markWarmup(this.stats, this.generator, elapsedS, process.cpuUsage(this.cpuAtStart))
   }
 
   /** @param {Date | null} endedAt */
@@ -374,8 +355,7 @@ export class LoadSession {
   async close () {
     if (this.closed) return
     this.closed = true
-    this.ramp?.stop()
-    clearTimeout(this.warmupTimer)
+    this.overTime.stop()
     await this.generator.stop(0).catch(() => {})
     await this.recorder?.stop().catch(() => {})
     await this.services.stop().catch(() => {})
