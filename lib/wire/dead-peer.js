@@ -55,12 +55,16 @@ function loadKeepalive () {
 
 /**
  * Sets keepalive, and TCP_USER_TIMEOUT where the platform has it, on a
- * connected TCP socket (a Unix socket has no peer that can vanish).
+ * connected TCP socket. A Unix socket, or a server on the loopback
+ * interface, has no network between: when the server goes, the kernel
+ * resets the connection at once, and the package (about 5 MiB of resident
+ * memory) is not loaded for it.
  * @param {import('node:net').Socket} socket
  */
 export function watchForDeadPeer (socket) {
   socket.setKeepAlive(true, KEEPALIVE_IDLE_MS)
-  if (socket.remoteAddress === undefined) return
+  const peer = socket.remoteAddress
+  if (peer === undefined || isLoopback(peer)) return
   const setter = loadKeepalive()
   if (setter === null) return
   try {
@@ -69,6 +73,11 @@ export function watchForDeadPeer (socket) {
     unsupported = `setting TCP_USER_TIMEOUT failed: ${/** @type {Error} */ (err).message}`
     keepalive = null
   }
+}
+
+/** @param {string} address */
+function isLoopback (address) {
+  return address.startsWith('127.') || address === '::1' || address.startsWith('::ffff:127.')
 }
 
 /** Null when TCP_USER_TIMEOUT is set on connections, else why not. */
