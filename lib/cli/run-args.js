@@ -146,19 +146,18 @@ export async function validateRunArgs (args, argv = []) {
 }
 
 /**
- * A --request-timeout the run could never reach is a mistake: refused.
- * The default is cut to the run instead, so that a short run keeps one.
+ * A --request-timeout the run could never reach is a mistake: refused. The
+ * default is left as it is, even past a short run's end: it then never fires,
+ * as before there was one.
  * @param {number | null} timeoutS
  * @param {boolean} given     --request-timeout was given (not the default)
  * @param {number | null} durationS  the run's (-d, or the stages'); null: until stopped
  */
 function requestTimeoutWithin (timeoutS, given, durationS) {
-  if (timeoutS === null || durationS === null) return timeoutS
-  if (timeoutS <= durationS) return timeoutS
-  if (given) {
+  if (given && timeoutS !== null && durationS !== null && timeoutS > durationS) {
     throw new UsageError(`--request-timeout ${timeoutS} s is longer than the run (${durationS} s): no request could time out`)
   }
-  return durationS
+  return timeoutS
 }
 
 /**
