@@ -145,7 +145,7 @@ export function capacityJson ({ objective, steps, result, summary }, capacity) {
       repeats: capacity.search.repeats,
       step_s: capacity.stepS,
       settle_s: capacity.settleS,
-      interval: 'the rate at which a step holds the objective half the time lies in [low, high] with the confidence given (sign test on the steps at each end: docs/capacity.md)'
+      interval: 'the rate at which a step holds the objective half the time lies in [low, high] with the confidence given (a sign test on the steps at each end, once per bracket confirmed: docs/capacity.md)'
     },
     steps: steps.map(step => ({
       step: step.step,
