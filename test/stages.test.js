@@ -76,6 +76,10 @@ t.test('a plan\'s load step ramps', async t => {
   await t.rejects(parsePlan({ ...base, variants: [{ name: 'up', steps: [{ ramp: 16 }] }] }, { baseDir: '.' }), /steps\[0\]\.ramp: a field of a load step/)
   await t.rejects(parsePlan({ ...base, variants: [{ name: 'up', steps: [{ load: '5s', ramp: 16, concurrency: 2 }] }] }, { baseDir: '.' }), /concurrency or ramp, not both/)
   await t.rejects(parsePlan({ ...base, variants: [{ name: 'up', steps: [{ load: '5s', ramp: 0 }] }] }, { baseDir: '.' }), /steps\[0\]\.ramp must be a whole number from 1/)
+  const warm = await parsePlan({ ...base, warmup: '10s', variants: [{ name: 'up', steps: [{ load: '30s' }] }] }, { baseDir: '.' })
+  t.equal(warm.warmupS, 10, 'a plan\'s warm-up')
+  t.equal(plan.warmupS, null, 'none unless asked')
+  await t.rejects(parsePlan({ ...base, warmup: 'soon', variants: [{ name: 'up', steps: [{ load: '30s' }] }] }, { baseDir: '.' }), /^warmup must be a duration/)
 })
 
 t.test('a plan\'s ramp step moves a real load\'s clients', async t => {

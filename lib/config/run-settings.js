@@ -110,7 +110,7 @@ export const RUN_SETTINGS = Object.freeze({
     describe: 'load over time, duration:target,… like 30s:8,2m:32,30s:0: the clients (with --rate: the requests/s) ramp linearly from one target to the next, from 1 client (or the --rate); the run lasts the stages unless -d (docs/load-over-time.md)'
   },
   warmup: {
-    type: 'duration', flag: 'warmup', plan: null, api: null, min: 0, max: MAX_TIMER_S, default: null,
+    type: 'duration', flag: 'warmup', plan: 'warmup', api: null, min: 0, max: MAX_TIMER_S, default: null,
     describe: 'the first seconds of load are left out of the summary, its histograms and the end table, and shown apart (docs/load-over-time.md)'
   },
   threads: {

@@ -42,6 +42,7 @@ import { CAPACITY_STEP_FIELDS, checkCapacityWorkload, parseCapacityStep } from '
  * @property {number} concurrency
  * @property {number} statsIntervalS
  * @property {number | null} requestTimeoutS  request_timeout (null: off)
+ * @property {number | null} warmupS   warmup: the first seconds of each variant's load, kept out of its summary (null: none)
  * @property {number | null} seed   the clients' random numbers and the workload's data (null: random)
  * @property {{ init: import('../pgbench/init-options.js').InitOptions | null, rows: number | null, tableBytes: number | null, seconds: number | null, concurrency: number, mix: string, actions: import('../sidecar/actions.js').ActionSpec[], snapshot: string }} prepare
  * @property {Array<{ name: string, steps: Step[], workload: import('../workloads/contract.js').Workload | null, server: import('./plan-server.js').EffectiveServer | null }>} variants
@@ -109,7 +110,7 @@ export async function parsePlan (data, { baseDir }) {
     baseDir
   })
   const workload = await workloadWith(planOptions, 'options.')
-  const settings = parseRunSettings('plan', plan, { only: ['mix', 'concurrency', 'statsInterval', 'requestTimeout'], types: workload.types, defaults: workload.clients === null ? {} : { concurrency: workload.clients } })
+  const settings = parseRunSettings('plan', plan, { only: ['mix', 'concurrency', 'statsInterval', 'requestTimeout', 'warmup'], types: workload.types, defaults: workload.clients === null ? {} : { concurrency: workload.clients } })
   const mix = plan.mix === undefined ? formatMix(mixOf(workload.types, workload.weights)) : /** @type {string} */ (plan.mix)
   const concurrency = /** @type {number} */ (settings.concurrency)
   if (workload.clients !== null && concurrency !== workload.clients) throw new UsageError(`concurrency: the ${workload.name} workload sets its clients itself (${workload.clients}); leave concurrency out`)
@@ -161,6 +162,7 @@ export async function parsePlan (data, { baseDir }) {
     concurrency,
     statsIntervalS,
     requestTimeoutS: /** @type {number | null} */ (settings.requestTimeout),
+    warmupS: /** @type {number | null} */ (settings.warmup) || null,
     seed: /** @type {number | null} */ (seed),
     prepare: parsePrepare(plan.prepare, concurrency, workload),
     variants,

@@ -181,7 +181,7 @@ async function runVariant (context, variant, rep) {
 
   // A variant with options of its own gets its tables made afresh, in its own shape.
   if (variant.workload) log.info(`variant ${variant.name}: its own options; the ${variant.workload.name} tables are made afresh`)
-  const session = await openSession(context, dir, { reset: variant.workload !== null, workload: variant.workload ?? plan.workload, mix: plan.mix, concurrency: plan.concurrency, describe: { phase: 'variant', variant: variant.name, repetition: rep, label: `${variant.name} #${rep}`, t0: t0.toISOString(), server: serverRecord(context.group, variant), ...(variant.workload && { options: variant.workload.options }) } })
+  const session = await openSession(context, dir, { reset: variant.workload !== null, workload: variant.workload ?? plan.workload, mix: plan.mix, concurrency: plan.concurrency, warmupS: plan.warmupS, describe: { phase: 'variant', variant: variant.name, repetition: rep, label: `${variant.name} #${rep}`, t0: t0.toISOString(), server: serverRecord(context.group, variant), ...(variant.workload && { options: variant.workload.options }) } })
   /** @type {Promise<unknown>[]} */
   const actions = []
   try {
@@ -268,9 +268,10 @@ async function setConcurrency (session, events, next, log) {
 /**
  * @param {ExperimentContext} context
  * @param {string} dir
- * @param {{ reset: boolean, workload: import('../workloads/contract.js').Workload, mix: string, concurrency: number, requestsPerClient?: number | null, describe: Record<string, unknown> }} options
+ * @param {{ reset: boolean, workload: import('../workloads/contract.js').Workload, mix: string, concurrency: number, requestsPerClient?: number | null, warmupS?: number | null, describe: Record<string, unknown> }} options
+ *   warmupS: a variant's warm-up (the prepare phase has none: it only fills the table)
  */
-async function openSession (context, dir, { reset, workload, mix, concurrency, requestsPerClient = null, describe }) {
+async function openSession (context, dir, { reset, workload, mix, concurrency, requestsPerClient = null, warmupS = null, describe }) {
   const { plan } = context
   const registry = new client.Registry()
   // the data directory on ZFS (the zfs snapshot driver's, or an embedded server's): its pool's free space and metaslabs
@@ -279,7 +280,7 @@ async function openSession (context, dir, { reset, workload, mix, concurrency, r
     target: { connectionString: context.connectionString, display: context.display, embedded: context.embedded },
     workload,
     mix: parseMix(mix, workload.types),
-    settings: { protocol: plan.protocol, concurrency, requestsPerClient, seed: plan.seed, statsIntervalS: plan.statsIntervalS, requestTimeoutS: plan.requestTimeoutS },
+    settings: { protocol: plan.protocol, concurrency, requestsPerClient, seed: plan.seed, statsIntervalS: plan.statsIntervalS, requestTimeoutS: plan.requestTimeoutS, warmupS },
     reset,
     connectTimeoutS: 30,
     pgStats: { pgstattuple: false },
