@@ -16,7 +16,7 @@ import { StopSignal } from '../cli/stop-signal.js'
  */
 export async function capacityRun (args, { log, stdout, argv = [] }) {
   // the search's own flags first: those that run would take but the search refuses
-  const flags = parseCapacityFlags(args, [])
+  const flags = parseCapacityFlags(args)
   const run = await validateRunArgs(/** @type {import('../cli/run-args.js').RunArgs} */ (args), argv)
   const objectives = parseObjectives(flags.objectivesText, run.workload.types)
   if (run.workload.pacing !== null) throw new UsageError(`capacity: the ${run.workload.name} workload paces its clients itself; the search needs an open loop (its capacity: pgloadgen experiment notes/experiments/fleet-capacity.yaml)`)

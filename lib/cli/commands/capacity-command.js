@@ -45,9 +45,8 @@ export function capacityBuilder (y, workloadSpecs = {}) {
 /**
  * The capacity flags checked, before anything touches a database.
  * @param {Record<string, any>} args
- * @param {readonly string[]} types   the workload's request types
  */
-export function parseCapacityFlags (args, types) {
+export function parseCapacityFlags (args) {
   for (const [name, message] of REFUSED) {
     const value = args[name]
     // --threads defaults to 1, which is what the search runs; a switch off is not given
@@ -56,7 +55,6 @@ export function parseCapacityFlags (args, types) {
   }
   return {
     objectivesText: args.objective,
-    types,
     startRate: number(args.startRate, '--start-rate', CAPACITY_DEFAULTS.startRate, { above: 0 }),
     factor: number(args.stepFactor, '--step-factor', CAPACITY_DEFAULTS.factor, { above: 1, max: 100 }),
     maxRate: number(args.maxRate, '--max-rate', CAPACITY_DEFAULTS.maxRate, { above: 0 }),
