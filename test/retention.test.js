@@ -312,7 +312,7 @@ t.test('schedules: retention needs yes: true, every bad field named at load', as
     [{ ...good, action: 'drop-partitions', batch: 10 }, /^actions\[0\]\.batch: not a field of drop-partitions/],
     [{ ...good, action: 'delete', freeze: true }, /^actions\[0\]\.freeze: not a field of delete/],
     [{ action: 'vacuum', table: 'cpu', older_than: '10m', every: '1m' }, /^actions\[0\]\.older_than: only for drop-partitions and delete/],
-    [{ action: 'reindex', every: '1m' }, /^actions\[0\]\.action: expected one of vacuum, checkpoint, analyze, reset-stats, fillfactor, evict-cache, got "reindex" \(retention, with yes: true: drop-partitions, delete\)/]
+    [{ action: 'reindex', every: '1m' }, /^actions\[0\]\.action: expected one of vacuum, checkpoint, analyze, reset-stats, fillfactor, evict-cache, age-xids, got "reindex" \(retention, with yes: true: drop-partitions, delete\)/]
   ]
   for (const [item, problem] of cases) {
     t.throws(() => parseSchedule({ actions: [item] }, now), { message: problem, exitCode: 2 }, String(problem))

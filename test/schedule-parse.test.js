@@ -26,7 +26,7 @@ t.teardown(() => rm(dir, { recursive: true, force: true }))
 
 /** @type {BadCase[]} */
 const cases = [
-  { name: 'unknown action', text: 'actions:\n  - action: reindex\n    after: 1s\n', problem: /actions\[0\]\.action: expected one of vacuum, checkpoint, analyze, reset-stats, fillfactor, evict-cache, got "reindex"/ },
+  { name: 'unknown action', text: 'actions:\n  - action: reindex\n    after: 1s\n', problem: /actions\[0\]\.action: expected one of vacuum, checkpoint, analyze, reset-stats, fillfactor, evict-cache, age-xids, got "reindex"/ },
   { name: 'missing trigger', text: 'actions:\n  - action: checkpoint\n', problem: /actions\[0\]: give exactly one of after, at, every, when/ },
   { name: 'two triggers', text: 'actions:\n  - action: checkpoint\n    after: 1s\n    every: 5m\n', problem: /actions\[0\]: give exactly one of after, at, every, when \(got after, every\)/ },
   { name: 'condition that cannot be read', text: 'actions:\n  - action: vacuum\n    table: test_table\n    freeze: true\n    when: dead tuples of test_table are many\n', problem: /actions\[0\]\.when: cannot read condition "dead tuples of test_table are many"/ },
