@@ -171,7 +171,12 @@ export async function runAction (spec, context, onBackend) {
   if (isRetentionAction(spec.action)) return runRetention(spec, context, onBackend)
   if (spec.action === 'evict-cache') return runEvictCache(spec, context)
   // a refusal (a right the role lacks) is the action's failure here; the command exits 2 on it
-  if (spec.action === 'age-xids') return runAgeXids(spec, context, onBackend).catch(err => ({ ok: false, duration_s: 0, error: errorMessage(err) }))
+  if (spec.action === 'age-xids') {
+    return runAgeXids(spec, context, onBackend).catch(err => {
+      context.log.warn(`age-xids refused: ${errorMessage(err)}`)
+      return { ok: false, duration_s: 0, error: errorMessage(err) }
+    })
+  }
   const { connectionString, events, log, progressIntervalMs = 250 } = context
   const sql = actionSql(spec)
   const name = spec.action === 'vacuum' && spec.freeze ? 'vacuum_freeze' : spec.action
