@@ -8,10 +8,10 @@ import { appendFile, chown, mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import pg from 'pg'
 import { serverUser } from '../../lib/embedded/system-user.js'
 import { createLogger } from '../../lib/log.js'
 import { sleep } from './cli.js'
+import { waitUntilAccepting } from './private-pg.js'
 
 const run = promisify(execFile)
 const PG15_BIN = '/usr/lib/postgresql/15/bin'
@@ -122,22 +122,8 @@ export class NetnsServer {
   }
 
   /** @param {import('pg').ClientConfig} config */
-  async waitReady (config) {
-    const child = /** @type {import('node:child_process').ChildProcess} */ (this.postmaster)
-    const deadline = Date.now() + 60000
-    for (;;) {
-      const client = new pg.Client(config)
-      client.on('error', () => {})
-      try {
-        await client.connect()
-        await client.end()
-        return
-      } catch (err) {
-        await client.end().catch(() => {})
-        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the PostgreSQL in ${this.netns} did not start: ${/** @type {Error} */ (err).message}`, { cause: err })
-        await sleep(100)
-      }
-    }
+  waitReady (config) {
+    return waitUntilAccepting(config, /** @type {import('node:child_process').ChildProcess} */ (this.postmaster), `the PostgreSQL in ${this.netns}`)
   }
 
   /** The server's side of the link goes down: what is sent to it is dropped, and nothing comes back. */

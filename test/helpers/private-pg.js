@@ -66,20 +66,7 @@ export class PrivatePg {
     const child = spawn(this.postgres, args, { detached: true, stdio: 'ignore', ...(this.user ?? {}) })
     this.postmaster = child
     this.exited = new Promise(resolve => child.once('exit', resolve))
-    const deadline = Date.now() + 60000
-    for (;;) {
-      const client = new pg.Client({ connectionString: this.url })
-      client.on('error', () => {})
-      try {
-        await client.connect()
-        await client.end()
-        return
-      } catch (err) {
-        await client.end().catch(() => {})
-        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the private PostgreSQL did not start: ${/** @type {Error} */ (err).message}`, { cause: err })
-        await sleep(100)
-      }
-    }
+    await waitUntilAccepting({ connectionString: this.url }, child, 'the private PostgreSQL')
   }
 
   /** SIGKILL to every process of the server (see killServerProcesses). */
@@ -92,6 +79,30 @@ export class PrivatePg {
   /** @param {string} database */
   urlOf (database) {
     return `postgres://postgres@127.0.0.1:${this.port}/${database}`
+  }
+}
+
+/**
+ * Connects until the server accepts (a minute at most): for a server just
+ * started, whose postmaster is child; fails at once when it exits.
+ * @param {import('pg').ClientConfig} config
+ * @param {import('node:child_process').ChildProcess} child
+ * @param {string} what  the server, as an error names it
+ */
+export async function waitUntilAccepting (config, child, what) {
+  const deadline = Date.now() + 60000
+  for (;;) {
+    const client = new pg.Client(config)
+    client.on('error', () => {})
+    try {
+      await client.connect()
+      await client.end()
+      return
+    } catch (err) {
+      await client.end().catch(() => {})
+      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${what} did not start: ${/** @type {Error} */ (err).message}`, { cause: err })
+      await sleep(100)
+    }
   }
 }
 
