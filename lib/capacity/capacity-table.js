@@ -77,6 +77,7 @@ export function resultLine (result, objective) {
     case 'below_min':
       return `capacity: below ${askedRate(result.lowestBroken)} requests/s for ${objective} (the lowest rate tried broke)`
     default:
+      if (result.capacity === null && result.verdict === 'unsettled') return `capacity: unsettled for ${objective}: rates that held earlier broke later (highest held ${askedRate(result.highestHeld)}, lowest broken ${askedRate(result.lowestBroken)} requests/s); the server changed during the search`
       if (result.capacity === null) return `capacity: not found for ${objective} (the search stopped before a rate held and one broke)`
       return `capacity: ${askedRate(result.capacity)} requests/s (${confidence} interval ${askedRate(result.low)}–${askedRate(result.high)}) for ${objective}${qualifier(result)}`
   }

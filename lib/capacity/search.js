@@ -130,7 +130,8 @@ export class CapacitySearch {
     this.phase = 'descend'
     this.high = rate
     const lower = roundRate(rate / factor)
-    if (lower < minRate || lower >= rate) return this.finish('below_min')
+    // going down again after rates held: the server changed under the search, not a capacity below the minimum
+    if (lower < minRate || lower >= rate) return this.finish(this.shifts > 0 ? 'unsettled' : 'below_min')
     this.pending = lower
   }
 
@@ -170,7 +171,7 @@ export class CapacitySearch {
       this.phase = 'descend'
       this.high = low
       const lower = roundRate(low / factor)
-      if (lower < minRate || lower >= low) return this.finish('below_min')
+      if (lower < minRate || lower >= low) return this.finish('unsettled')
       this.pending = lower
     } else {
       // above it: up again from its upper end, which now counts as held
@@ -203,7 +204,8 @@ export class CapacitySearch {
     const verdict = /** @type {SearchResult['verdict']} */ (this.verdict ?? 'stopped')
     const common = { verdict, highestHeld, lowestBroken }
     if (verdict === 'above_max') return { ...common, capacity: highestHeld, low: highestHeld, high: null, confidence: null, lowSteps: null, highSteps: null }
-    if (this.low === null || this.high === null) return { ...common, capacity: null, low: null, high: this.high, confidence: null, lowSteps: null, highSteps: this.high === null ? null : this.stepsAt(this.high) }
+    // no bracket, or one the search left when it went down again and never found a new one
+    if (this.low === null || this.high === null || this.low >= this.high) return { ...common, capacity: null, low: null, high: null, confidence: null, lowSteps: null, highSteps: null }
     const lowSteps = this.stepsAt(this.low)
     const highSteps = this.stepsAt(this.high)
     // each bracket confirmed was a chance to stop on a wrong one: the tails

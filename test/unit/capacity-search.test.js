@@ -111,6 +111,16 @@ t.test('a search that never settles ends as unsettled, within its trials', async
   t.ok(['unsettled', 'bracketed', 'below_min', 'above_max'].includes(s.result().verdict))
 })
 
+t.test('a server that slows down for good during the search: unsettled, not a capacity below the minimum', async t => {
+  // holds up to 5000 for its first 12 steps, then nothing holds any more
+  const s = search(DEFAULTS, (rate, i) => i < 12 && rate <= 5000)
+  const r = s.result()
+  t.equal(r.verdict, 'unsettled')
+  t.equal(r.capacity, null)
+  t.ok(/** @type {number} */ (r.highestHeld) >= 4000, `highest held ${r.highestHeld}`)
+  t.match(resultLine(r, 'p99<10ms'), /^capacity: unsettled for p99<10ms: rates that held earlier broke later \(highest held \d+, lowest broken [\d.]+ requests\/s\)/)
+})
+
 t.test('stopped before the end: what is known', async t => {
   const s = new CapacitySearch(DEFAULTS)
   s.record(true)
