@@ -47,7 +47,9 @@ t.test('a shortened run: three anti-wraparound autovacuums and one failsafe, rec
   t.ok(run.wraparound.vacuums.length >= 4 && run.wraparound.vacuums.every((/** @type {any} */ v) => v.vacuum_mode === 'wraparound'), 'each with vacuum_mode wraparound')
   t.equal(run.wraparound.failsafes.length, 1, 'the failsafe tripped once for the table')
   t.equal(run.wraparound.vacuums.filter((/** @type {any} */ v) => v.failsafe).length, 1, 'and it is the one vacuum marked')
-  t.equal(run.wraparound.vacuums.at(-1).failsafe, true, 'the last (held back by the lock)')
+  // the one held back by the lock; another natural one may follow it when the failsafe's pass left the table old
+  const failsafeAt = run.wraparound.vacuums.findIndex((/** @type {any} */ v) => v.failsafe)
+  t.ok(failsafeAt >= 3, `the failsafe vacuum comes after the three natural ones (it is number ${failsafeAt + 1})`)
   t.ok(run.wraparound.vacuums.slice(0, 3).every((/** @type {any} */ v) => !v.failsafe), 'the three natural ones did not trip it')
   for (const v of run.wraparound.vacuums) t.ok(v.during.samples >= 1 && v.during.p99_us > 0, 'a latency during each')
   t.ok(run.wraparound.outside.samples > 5 && run.wraparound.outside.p99_us > 0, 'and outside them')
