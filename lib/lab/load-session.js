@@ -5,8 +5,8 @@ import { formatMix } from '../config/mix.js'
 import { prepareSchema, readMaxId } from '../workloads/schema.js'
 import { RequestStats } from '../metrics/request-stats.js'
 import { registerGeneratorMetrics } from '../metrics/generator-metrics.js'
-import { Generator } from '../generator/generator.js'
 import { ThreadedGenerator } from '../generator/threaded-generator.js'
+import { makeGenerator } from './session-generator.js'
 import { RunState } from '../generator/run-state.js'
 import { Pacer } from '../generator/pacer.js'
 import { monotonicEpochMs } from '../generator/clock.js'
@@ -26,7 +26,6 @@ import { recordWraparound } from '../recorder/wraparound.js'
 import { RuntimeError } from '../errors.js'
 import { untilMoment } from '../scale/start-at.js'
 import { formatShare } from '../scale/share.js'
-import { DEFAULT_CLIENT_SETTINGS } from '../config/run-settings.js'
 import { withoutWarmup } from '../summary/warmup.js'
 import { LoadOverTime } from './load-over-time.js'
 
@@ -135,22 +134,7 @@ export class LoadSession {
     const { openLoop } = options
     this.pacer = openLoop ? new Pacer({ rate: openLoop.rate, arrival: openLoop.arrival, maxLagMs: openLoop.maxLagMs, share: options.instance ?? undefined, seed: openLoop.seed ?? null, profile: openLoop.profile ?? null }) : null
     /** @type {import('../generator/generator.js').LoadGenerator} */
-    this.generator = options.threads !== undefined && options.threads > 1
-      ? threadedGenerator(options, { shared, state: this.state, stats: this.stats })
-      : new Generator({
-        connectionString: options.connectionString,
-        protocol: options.protocol,
-        workload: options.workload,
-        shared,
-        state: this.state,
-        mix: options.mix,
-        stats: this.stats,
-        log: options.log,
-        pacer: this.pacer,
-        clients: options.clients ?? DEFAULT_CLIENT_SETTINGS,
-        // an instance's clients keep their numbers in the whole load (pgbench's :client_id)
-        ...(options.instance && { clientId: clientNumbering(options.instance) })
-      })
+    this.generator = makeGenerator(options, { shared, state: this.state, stats: this.stats, pacer: this.pacer })
     const generator = this.generator
     this.rowsBefore = rowsBefore
     // rows that retention took away during the load, as the actions reported them
@@ -363,46 +347,6 @@ export class LoadSession {
     this.disk?.stop()
     for (const probe of this.options.probes ?? []) await Promise.resolve(probe.stop()).catch(() => {})
   }
-}
-
-/**
- * The number in the whole load of a part's k-th client: client k of the
- * whole belongs to part k mod parts (lib/scale/share.js).
- * @param {import('../scale/share.js').Share} share
- */
-function clientNumbering ({ index, parts }) {
-  return (/** @type {number} */ k) => index + parts * k
-}
-
-/**
- * The generator of --threads N: the load over N threads. What the
- * workload's setup returned goes to every thread, so it must be data.
- * @param {LoadOptions} options
- * @param {{ shared: unknown, state: RunState, stats: RequestStats }} run
- */
-function threadedGenerator (options, { shared, state, stats }) {
-  const workloadChoice = options.workloadChoice
-  if (!workloadChoice) throw new RuntimeError('--threads: this load cannot be split over threads (its workload was not chosen by name)')
-  try {
-    structuredClone(shared)
-  } catch (err) {
-    throw new RuntimeError(`--threads: the ${options.workload.name} workload's setup returned what cannot go to another thread (${errorMessage(err)}); run it with --threads 1`)
-  }
-  return new ThreadedGenerator({
-    threads: /** @type {number} */ (options.threads),
-    connectionString: options.connectionString,
-    protocol: options.protocol,
-    workload: options.workload,
-    workloadChoice,
-    shared,
-    mix: options.mix,
-    state,
-    stats,
-    openLoop: options.openLoop,
-    instance: options.instance ?? null,
-    clients: options.clients ?? DEFAULT_CLIENT_SETTINGS,
-    log: options.log
-  })
 }
 
 /**
