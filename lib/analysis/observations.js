@@ -124,7 +124,8 @@ function holders (samples, at, lastS, out) {
       }
       const from = h.xact_age_s === null || h.xact_age_s === undefined ? now : Math.max(0, round(now - h.xact_age_s))
       const who = h.kind === 'backend'
-        ? `session pid ${h.pid}${h.application_name ? ` (${h.application_name})` : ''}${h.state ? `, ${h.state}` : ''}`
+        // the name first: a line cut at the terminal's width keeps it
+        ? `session ${h.application_name ? `${h.application_name} (pid ${h.pid})` : `pid ${h.pid}`}${h.state ? `, ${h.state}` : ''}`
         : h.kind === 'prepared' ? `prepared transaction '${h.name}'` : `replication slot ${h.name}`
       const observation = { from_s: from, to_s: null, kind: 'xmin_holder', label: `xmin horizon held by ${who}`, lastSeen: now }
       open.set(key, observation)

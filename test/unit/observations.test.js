@@ -42,7 +42,7 @@ t.test('an xmin holder from its transaction\'s start; the generator\'s own sessi
   const young = { ...holder, pid: 44, application_name: 'quick', xact_age_s: 1 }
   const samples = [sample(19), sample(20, withServer({ horizon: [ours, holder, young] })), sample(21, withServer({ horizon: [holder] })), sample(22, withServer({}))]
   const holders = observe({ samples, events: [] }).filter(o => o.kind === 'xmin_holder')
-  t.same(holders.map(o => [o.from_s, o.to_s, o.label]), [[12, 21, 'xmin horizon held by session pid 42 (report), idle in transaction']])
+  t.same(holders.map(o => [o.from_s, o.to_s, o.label]), [[12, 21, 'xmin horizon held by session report (pid 42), idle in transaction']])
 })
 
 t.test('lock waits count when someone other than the load blocks them', async t => {
