@@ -18,6 +18,15 @@ import { describeObjectives } from './objective.js'
 const CONNECT_WAIT_MS = 15000
 
 /**
+ * What stops a search: a signal to the command, or the plan's stop (the
+ * CLI's StopSignal has this shape; the capacity layer does not import it).
+ * @typedef {object} Stop
+ * @property {boolean} requested
+ * @property {Promise<unknown>} promise
+ * @property {(seconds: number) => Promise<unknown>} wait
+ */
+
+/**
  * @typedef {object} CapacitySettings
  * @property {import('./objective.js').Objective[]} objectives
  * @property {import('./search.js').SearchOptions} search
@@ -58,7 +67,7 @@ const CONNECT_WAIT_MS = 15000
  * @param {boolean} options.reset
  * @param {string | null} options.recordDir
  * @param {Record<string, unknown>} options.describe   for run.json
- * @param {import('../cli/stop-signal.js').StopSignal} options.stop
+ * @param {Stop} options.stop
  * @param {(step: CapacityStep) => void} options.onStep
  * @param {import('../log.js').Logger} options.log
  * @returns {Promise<CapacityOutcome>}

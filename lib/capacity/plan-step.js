@@ -104,7 +104,7 @@ function relabel (label, parse) {
  * @param {string} options.label
  * @param {string} options.dir          the variant's directory
  * @param {import('../sidecar/events.js').EventLog} options.events
- * @param {import('../cli/stop-signal.js').StopSignal} options.stop
+ * @param {import('./capacity-run.js').Stop} options.stop
  * @param {import('../log.js').Logger} options.log
  */
 export async function runCapacityStep ({ target, session, spec, label, dir, events, stop, log }) {

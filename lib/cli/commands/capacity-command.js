@@ -83,5 +83,5 @@ function number (value, flag, fallback, { above, max = Number.MAX_SAFE_INTEGER, 
 
 /** @type {import('./action-commands.js').CommandRun} */
 export async function capacityCommand (args, io) {
-  return (await import('../../capacity/capacity-command-run.js')).capacityRun(args, io)
+  return (await import('./capacity-command-run.js')).capacityRun(args, io)
 }
