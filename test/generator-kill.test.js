@@ -13,20 +13,11 @@ import { tempDataDir } from './helpers/embedded.js'
 import { EmbeddedServer } from '../lib/embedded/server.js'
 import { resolveProfile } from '../lib/embedded/profile.js'
 import { createLogger } from '../lib/log.js'
+import { isAlive } from './helpers/process.js'
 
 /** @param {string} dataDir */
 async function postmasterPid (dataDir) {
   return Number((await readFile(path.join(dataDir, 'postmaster.pid'), 'utf8')).split('\n')[0])
-}
-
-/** @param {number} pid */
-function alive (pid) {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
 }
 
 /**
@@ -62,7 +53,7 @@ t.test('SIGKILL to the generator: the server it left running is used by the next
   t.teardown(() => new EmbeddedServer({ dataDir, profileFile: resolveProfile('default'), log: createLogger({ level: 'warn' }) }).shutdown().catch(() => {}))
   await killedRun(t, dataDir)
   const pid = await postmasterPid(dataDir)
-  t.ok(alive(pid), 'the embedded server outlived the generator')
+  t.ok(isAlive(pid), 'the embedded server outlived the generator')
   const result = await assertCleanRun(t, dataDir)
   t.match(result.stderr, /already running/, 'the next run says it uses the server already running')
 })

@@ -8,18 +8,9 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { sleep } from './cli.js'
+import { isAlive } from './process.js'
 
 const LOCK = path.join(os.tmpdir(), 'pgloadgen-test-measurement.lock')
-
-/** @param {number} pid */
-function alive (pid) {
-  try {
-    process.kill(pid, 0)
-    return true
-  } catch {
-    return false
-  }
-}
 
 /**
  * Runs fn while no other test file runs a measurement of its own.
@@ -38,7 +29,7 @@ export async function measuringAlone (fn, { timeoutMs = 120000 } = {}) {
       held = true
     } catch {
       const owner = Number(await readFile(path.join(LOCK, 'pid'), 'utf8').catch(() => ''))
-      if (owner > 0 && !alive(owner)) await rm(LOCK, { recursive: true, force: true })
+      if (owner > 0 && !isAlive(owner)) await rm(LOCK, { recursive: true, force: true })
       else await sleep(250)
     }
   }

@@ -13,6 +13,7 @@ import { findBinaries } from '../../lib/embedded/binaries.js'
 import { serverUser } from '../../lib/embedded/system-user.js'
 import { createLogger } from '../../lib/log.js'
 import { sleep } from './cli.js'
+import { isAlive } from './process.js'
 
 const run = promisify(execFile)
 const PG15 = { postgres: '/usr/lib/postgresql/15/bin/postgres', initdb: '/usr/lib/postgresql/15/bin/initdb' }
@@ -131,14 +132,6 @@ export async function killServerProcesses (pid) {
       // it ended by itself meanwhile
     }
   }
-  const alive = (/** @type {number} */ each) => {
-    try {
-      process.kill(each, 0)
-      return true
-    } catch {
-      return false
-    }
-  }
-  for (let waited = 0; pids.some(alive) && waited < 10000; waited += 20) await sleep(20)
+  for (let waited = 0; pids.some(isAlive) && waited < 10000; waited += 20) await sleep(20)
   return pids
 }
