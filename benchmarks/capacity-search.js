@@ -7,21 +7,10 @@
 //   node benchmarks/capacity-search.js [searches]
 import { CapacitySearch } from '../lib/capacity/search.js'
 import { CAPACITY_DEFAULTS } from '../lib/capacity/defaults.js'
+import { mulberry32 } from '../lib/report/statistics.js'
 
 const runs = Number(process.argv[2] ?? 2000)
 const HALF = 4000
-
-/** A seeded uniform generator (mulberry32), so that the table repeats. @param {number} seed */
-function random (seed) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6D2B79F5) >>> 0
-    let x = a
-    x = Math.imul(x ^ (x >>> 15), x | 1)
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61)
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 console.log('noise band | interval holds r½ | mean confidence stated | steps | verdicts')
 for (const band of [0, 0.05, 0.1, 0.25, 0.5]) {
@@ -32,7 +21,7 @@ for (const band of [0, 0.05, 0.1, 0.25, 0.5]) {
   /** @type {Record<string, number>} */
   const verdicts = {}
   for (let seed = 1; seed <= runs; seed++) {
-    const u = random(seed)
+    const u = mulberry32(seed)
     const { startRate, factor, maxRate, minRate, resolution, repeats } = CAPACITY_DEFAULTS
     const search = new CapacitySearch({ startRate, factor, maxRate, minRate, resolution, repeats })
     for (let rate = search.next(); rate !== null; rate = search.next()) search.record(u() < p(rate))

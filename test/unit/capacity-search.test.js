@@ -10,6 +10,7 @@ import { markStep, measureStep } from '../../lib/capacity/step-measure.js'
 import { resultLine, stepsTable } from '../../lib/capacity/capacity-table.js'
 import { RequestStats } from '../../lib/metrics/request-stats.js'
 import { UsageError } from '../../lib/errors.js'
+import { mulberry32 } from '../../lib/report/statistics.js'
 
 const DEFAULTS = { startRate: 100, factor: 2, maxRate: 1e6, minRate: 1, resolution: 0.1, repeats: 6 }
 
@@ -22,18 +23,6 @@ function search (options, holds) {
   const s = new CapacitySearch(options)
   for (let rate = s.next(), i = 0; rate !== null; rate = s.next(), i++) s.record(holds(rate, i))
   return s
-}
-
-/** A seeded uniform generator (mulberry32), for noisy outcomes that repeat. @param {number} seed */
-function random (seed) {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6D2B79F5) >>> 0
-    let x = a
-    x = Math.imul(x ^ (x >>> 15), x | 1)
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61)
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 t.test('a sharp boundary is bracketed within the resolution, with a 95 % interval', async t => {
@@ -96,7 +85,7 @@ t.test('a noisy boundary: the confidence stated is not above how often the inter
   let stated = 0
   const runs = 300
   for (let seed = 1; seed <= runs; seed++) {
-    const u = random(seed)
+    const u = mulberry32(seed)
     const r = search(DEFAULTS, rate => u() < p(rate)).result()
     if (r.low !== null && r.high !== null && r.low <= 4000 && r.high >= 4000) covered++
     stated += r.confidence ?? 0
