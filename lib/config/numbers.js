@@ -15,7 +15,8 @@ export function parseInteger (value, flag, { min = 1, max = Number.MAX_SAFE_INTE
   return n
 }
 
-const UNITS = { '': 1, s: 1, m: 60, h: 3600, d: 86400 }
+/** Seconds in each unit a duration may carry (each parser says which it takes). */
+export const DURATION_UNITS = Object.freeze({ '': 1, ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 })
 
 // How long a run may last: ten years, waited for in timer-sized pieces.
 export const MAX_RUN_S = 10 * 365 * 86400
@@ -30,7 +31,7 @@ export const MAX_RUN_S = 10 * 365 * 86400
 export function parseDuration (value, flag, { max = MAX_TIMER_S } = {}) {
   const match = /^(\d+(?:\.\d+)?)\s*([smhd]?)$/.exec(String(value).trim())
   if (!match) throw new UsageError(`${flag} must be a duration in seconds (or with s, m, h, d), got ${quote(value)}`)
-  const seconds = Number(match[1]) * UNITS[/** @type {keyof typeof UNITS} */ (match[2])]
+  const seconds = Number(match[1]) * DURATION_UNITS[/** @type {keyof typeof DURATION_UNITS} */ (match[2])]
   if (!(seconds > 0)) throw new UsageError(`${flag} must be positive, got ${quote(value)}`)
   if (!(seconds <= max)) throw new UsageError(`${flag} must be at most ${max} seconds (${max === MAX_TIMER_S ? 'about 24 days' : `${Math.round(max / 86400 / 365)} years`}), got ${quote(value)}`)
   return seconds

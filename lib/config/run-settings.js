@@ -3,6 +3,7 @@ import { UsageError } from '../errors.js'
 import { parseMix } from './mix.js'
 import { parseThresholds } from './thresholds.js'
 import { quote, shown } from './quote.js'
+import { DURATION_UNITS } from './numbers.js'
 import { parseStages } from '../generator/stages.js'
 import { MAX_RUN_S } from './numbers.js'
 import { MAX_TIMER_S } from '../sidecar/durations.js'
@@ -29,7 +30,6 @@ export const MAX_SEED = 2 ** 31 - 1
 /** The most worker threads of --threads. */
 export const MAX_THREADS = 256
 
-const DURATION_UNITS = { '': 1, ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 }
 
 /** How long a request may wait for its answer by default: k6's default, what a user of load tools expects. */
 export const DEFAULT_REQUEST_TIMEOUT_S = 60

@@ -1,4 +1,5 @@
 import { quote } from '../config/quote.js'
+import { DURATION_UNITS } from '../config/numbers.js'
 
 // Load over time: --stages and a plan step's ramp. A stage is a duration
 // and a target; the value (clients in a closed loop, requests/s in an open
@@ -14,7 +15,6 @@ import { quote } from '../config/quote.js'
 /** @typedef {{ seconds: number, target: number }} Stage */
 /** @typedef {Array<{ atS: number, value: number }>} Profile  ascending atS, the first at 0 */
 
-const UNITS = /** @type {Record<string, number>} */ ({ '': 1, ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 })
 const STAGE = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?:(\d+(?:\.\d+)?)$/
 
 /**
@@ -34,7 +34,7 @@ export function parseStages (text, { whole, max, maxSeconds, refuse }) {
     const target = Number(match[3])
     if (whole && !Number.isInteger(target)) throw refuse(`must have whole numbers of clients as targets (stage ${i + 1}; with --rate they are requests/s)`)
     if (target > max) throw refuse(`must have targets of at most ${max} (stage ${i + 1})`)
-    return { seconds: Number(match[1]) * UNITS[match[2] ?? ''], target }
+    return { seconds: Number(match[1]) * DURATION_UNITS[/** @type {keyof typeof DURATION_UNITS} */ (match[2] ?? '')], target }
   })
   const total = stagesSeconds(stages)
   if (!(total > 0)) throw refuse('must last more than 0 s in all')
