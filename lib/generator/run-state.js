@@ -36,6 +36,11 @@ export class RunState {
     this.inDoubt = []
   }
 
+  /** The in-doubt inserts into the dense-id table (no probe: the ids nobody acknowledged are looked through). */
+  insertsInDoubt () {
+    return this.inDoubt.filter(write => write.probe === null)
+  }
+
   /**
    * fetch_max is authoritative: the max id can go down (a rollback of the
    * data underneath the generator), and then reads must not aim above it.

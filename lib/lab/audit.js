@@ -23,8 +23,7 @@ export async function verifyInserts (connectionString, table, fingerprintSql, st
   try {
     const client = await connectWithin({ connectionString, applicationName: 'pgloadgen-verify' }, Math.min(timeoutMs, 10000))
     try {
-      const inDoubt = state.inDoubt.filter(write => write.probe === null)
-      const audit = await auditInserts(client, table, fingerprintSql, state.acknowledged, timeoutMs, state.incarnations, { inDoubt, startMaxId: state.startMaxId })
+      const audit = await auditInserts(client, table, fingerprintSql, state.acknowledged, timeoutMs, state.incarnations, { inDoubt: state.insertsInDoubt(), startMaxId: state.startMaxId })
       if (audit === null) log.warn('checking acknowledged inserts took too long; not all were checked')
       else {
         if (audit.vanished > 0) log.warn(`${audit.vanished} acknowledged inserts of ${table} vanished: the data went back underneath the run`)

@@ -272,7 +272,7 @@ export class LoadSession {
       acknowledgedMissing: insertAudit?.missing ?? null,
       // without the check, what the run itself proved: ids acknowledged twice
       acknowledgedVanished: insertAudit?.vanished ?? state.acknowledged.replaced,
-      insertsInDoubt: idTable === null ? null : { writes: state.inDoubt.filter(write => write.probe === null).length, stored: insertAudit?.inDoubtStored ?? null },
+      insertsInDoubt: idTable === null ? null : { writes: state.insertsInDoubt().length, stored: insertAudit?.inDoubtStored ?? null },
       serverVersion: this.serverVersion,
       embedded: options.embedded,
       abandonedInFlight: !finished,
