@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises'
 import path from 'node:path'
+import { readNdjson } from './ndjson.js'
 import { explainRun } from '../analysis/explain.js'
 import { readLogFrom } from './vacuums.js'
 
@@ -13,30 +13,11 @@ import { readLogFrom } from './vacuums.js'
  * @param {number} statsIntervalS   how often the server's figures were polled
  */
 export async function recordedChanges (recordDir, logMark, statsIntervalS) {
-  const samples = /** @type {import('../report/read.js').Sample[]} */ (await ndjson(path.join(recordDir, 'samples.ndjson')))
-  const events = /** @type {import('../report/read.js').LabEvent[]} */ (await ndjson(path.join(recordDir, 'events.ndjson')))
+  const samples = /** @type {import('../report/read.js').Sample[]} */ (await readNdjson(path.join(recordDir, 'samples.ndjson')))
+  const events = /** @type {import('../report/read.js').LabEvent[]} */ (await readNdjson(path.join(recordDir, 'events.ndjson')))
     .filter(e => typeof e?.ts === 'string' && typeof e?.action === 'string')
     .sort((a, b) => Date.parse(a.ts) - Date.parse(b.ts))
   const logText = logMark ? await readLogFrom(logMark) : null
   const { changes, method } = explainRun({ samples, events, logText, statsIntervalS })
   return { changes, changes_method: method }
-}
-
-/**
- * The objects of an NDJSON file, a line that does not parse left out.
- * @param {string} file
- * @returns {Promise<any[]>}
- */
-async function ndjson (file) {
-  const text = await readFile(file, 'utf8').catch(() => '')
-  const out = []
-  for (const line of text.split('\n')) {
-    if (!line) continue
-    try {
-      out.push(JSON.parse(line))
-    } catch {
-      // a line cut short by a crash: the rest still tells the run
-    }
-  }
-  return out
 }

@@ -1,7 +1,8 @@
-import { appendFile, readFile } from 'node:fs/promises'
+import { appendFile } from 'node:fs/promises'
 import path from 'node:path'
 import { logTime } from '../pgstats/vacuum-cost.js'
 import { readLogFrom } from './vacuums.js'
+import { readNdjson } from './ndjson.js'
 
 // A run's anti-wraparound autovacuums of the watched table and the
 // failsafes the server tripped, from its log (log_autovacuum_min_duration
@@ -155,18 +156,11 @@ export async function recordWraparound (recordDir, logMark, table) {
  * @returns {Promise<{ startMs: number, endMs: number }[]>}
  */
 async function actionWindows (file, action) {
-  const text = await readFile(file, 'utf8').catch(() => '')
   /** @type {{ startMs: number, endMs: number }[]} */
   const windows = []
   /** @type {number[]} */
   const open = []
-  for (const line of text.split('\n')) {
-    let e
-    try {
-      e = JSON.parse(line)
-    } catch {
-      continue
-    }
+  for (const e of await readNdjson(file)) {
     if (e?.action !== action) continue
     if (e.kind === 'start') open.push(Date.parse(e.ts))
     else if (e.kind === 'end' && open.length) windows.push({ startMs: /** @type {number} */ (open.shift()), endMs: Date.parse(e.ts) })
@@ -182,16 +176,9 @@ async function actionWindows (file, action) {
  * @returns {Promise<Sample[]>}
  */
 async function readSamples (file) {
-  const text = await readFile(file, 'utf8').catch(() => '')
   /** @type {Sample[]} */
   const out = []
-  for (const line of text.split('\n')) {
-    let s
-    try {
-      s = JSON.parse(line)
-    } catch {
-      continue
-    }
+  for (const s of await readNdjson(file)) {
     if (!s?.t || s.paused) continue
     let done = 0
     let weighted = 0
