@@ -1,0 +1,54 @@
+// What changed in a run of pgbench's tpcb-like, and why: a session that
+// opens a REPEATABLE READ transaction mid-run and keeps it holds back the
+// xmin horizon; every update of pgbench's branches and tellers then leaves
+// a version no vacuum or pruning may remove, and throughput falls. The
+// change is found after the session began, and the session is named as
+// its cause, by its application_name, in summary.json and the end table.
+import t from 'tap'
+import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import pg from 'pg'
+import { CliRun, runCli, waitFor } from '../helpers/cli.js'
+import { createTestDatabase } from '../helpers/pg.js'
+import { measuringAlone } from '../helpers/exclusive.js'
+
+const { url } = await createTestDatabase(t, 'explain_pgbench')
+const work = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-explain-pgbench-'))
+t.teardown(() => rm(work, { recursive: true, force: true }))
+
+t.test('a session holding the xmin horizon under tpcb-like: the change and its cause', async t => {
+  const init = await runCli(['init', url, '-s', '10'], { t })
+  t.equal(init.code, 0, 'pgbench\'s tables are made')
+
+  const dir = path.join(work, 'holder')
+  // not beside the other file whose run must stay steady (explain-run.test.js)
+  const { result, heldFrom } = await measuringAlone(async () => {
+    const run = new CliRun(['run', url, '-b', 'tpcb-like', '-d', '60', '-c', '4', '-p', '0', '--record', dir, '--log-level', 'warn'], { t })
+    await waitFor(async () => (await readFile(path.join(dir, 'samples.ndjson'), 'utf8').catch(() => '')).split('\n').filter(Boolean).length >= 18, { timeoutMs: 60000, what: '18 s of samples' })
+      .catch(err => { throw new Error(`${err.message}; the run said: ${run.stderr.slice(-600)}`) })
+    const holder = new pg.Client({ connectionString: url, application_name: 'report-holder' })
+    await holder.connect()
+    t.teardown(() => holder.end().catch(() => {}))
+    await holder.query('BEGIN ISOLATION LEVEL REPEATABLE READ')
+    await holder.query('SELECT count(*) FROM pgbench_branches')
+    const heldFrom = (await readFile(path.join(dir, 'samples.ndjson'), 'utf8')).trim().split('\n').length
+    const result = await run.exited
+    await holder.query('COMMIT')
+    return { result, heldFrom }
+  })
+  t.equal(result.code, 0, 'the run succeeds')
+
+  const summary = JSON.parse(await readFile(path.join(dir, 'summary.json'), 'utf8'))
+  const changes = summary.changes ?? []
+  t.comment(`held from ${heldFrom} s; changes: ${JSON.stringify(changes.map((/** @type {any} */ c) => [c.at_s, c.metric, c.effect, c.causes.map((/** @type {any} */ x) => x.label)]))}`)
+  const fall = changes.find((/** @type {any} */ c) => c.metric === 'throughput' && c.effect < 0 && c.at_s >= heldFrom - 2)
+  t.ok(fall, 'throughput falls after the session began holding the horizon')
+  t.ok(fall?.causes.some((/** @type {any} */ c) => c.kind === 'xmin_holder' && /report-holder/.test(c.label)), `its cause names the session (${JSON.stringify(fall?.causes)})`)
+  t.notOk(changes.some((/** @type {any} */ c) => c.at_s < heldFrom - 2), 'no change before the session began')
+  // the end table gives the first two causes of a moment, nearest first; on a
+  // busy machine a lock wait or the machine's strain may come nearer
+  const holderShown = fall?.causes.slice(0, 2).some((/** @type {any} */ c) => /report-holder/.test(c.label))
+  if (holderShown) t.match(result.stderr, /what changed:[\s\S]*report-holder/, 'the end table names it')
+  else t.match(result.stderr, /what changed:[\s\S]*; \+\d+ more/, 'the end table counts the causes it has no room for (the session among them, in summary.json)')
+})
