@@ -1,4 +1,4 @@
-// Shared pieces of the fuzz tests (test/fuzz-*.test.js): generators of
+// Shared pieces of the fuzz tests (test/unit/fuzz-*.test.js): generators of
 // hostile, near-valid input, and the one property every parser a user feeds
 // must have: it returns, or it throws a UsageError (exit code 2) whose
 // message is one line, quickly, and nothing else.
@@ -167,6 +167,25 @@ export async function fuzz (t, name, arbitrary, parse, { runs = 2000, slowMs = S
     t.pass(safeLabel(`${name}: ${cases} cases (${parsed} parsed, ${refusedCount} refused)`))
   }
   return { cases, parsed, refused: refusedCount, refusals }
+}
+
+// The samples that go through the CLI spawn a process each (a third of a
+// second of CPU apiece, more than the fuzzing around them): they belong to
+// the integration loop, which runs the unit fuzz files again with
+// PGLOADGEN_FUZZ_CLI=1 (test/integration/fuzz-cli.test.js). The unit loop
+// reports them as skipped, naming where they run.
+export const CLI_SAMPLES = process.env.PGLOADGEN_FUZZ_CLI === '1'
+
+/**
+ * A subtest that runs refused inputs through the CLI: run when CLI_SAMPLES,
+ * skipped (with the reason) otherwise.
+ * @param {import('tap').Test} t
+ * @param {string} name
+ * @param {(t: import('tap').Test) => Promise<void>} body
+ */
+export function cliSampleTest (t, name, body) {
+  if (!CLI_SAMPLES) return t.test(name, { skip: 'spawns the CLI: run by test/integration/fuzz-cli.test.js' }, body)
+  return t.test(name, body)
 }
 
 /**

@@ -7,7 +7,7 @@ import fc from 'fast-check'
 import { parseOffset, parseQuantity, MAX_TIMER_S } from '../../lib/sidecar/durations.js'
 import { parseDuration, parseInteger } from '../../lib/config/numbers.js'
 import { parseStatsInterval } from '../../lib/cli/stats-options.js'
-import { fuzzTest, hostileText, jsonish, cliRefuses, sample } from '../helpers/fuzz.js'
+import { fuzzTest, hostileText, jsonish, cliRefuses, cliSampleTest, sample } from '../helpers/fuzz.js'
 
 const OFFSETS = ['90', '90s', '10m', '1h30m', '500ms', '1d', '0', '0.5', '1.5h', '2h45m10s', '1d2h', ' 15m ', '1e3', '1h 30m', '-5s']
 const OFFSET_PIECES = ['ms', 's', 'm', 'h', 'd', 'w', 'y', 'M', 'S', 'sec', 'min', ' ', '.', '0', '1', '10', '60', '999999999999']
@@ -37,7 +37,7 @@ await fuzzTest(t, 'whole numbers without an upper bound (-t)', hostileText(INTEG
   valid: n => Number.isSafeInteger(n) && n >= 1 ? null : `gave ${n}`
 })
 
-t.test('the CLI refuses a sample of them: exit 2, one line, nothing created', async t => {
+cliSampleTest(t, 'the CLI refuses a sample of them: exit 2, one line, nothing created', async t => {
   const runArgs = (/** @type {{ dataDir: string, events: string }} */ s) => ['-p', '0', '--data-dir', s.dataDir, '--events', s.events]
   const notFlag = (/** @type {string} */ text) => !/^\s*-/.test(text)
   await Promise.all([

@@ -4,7 +4,7 @@
 import t from 'tap'
 import fc from 'fast-check'
 import { parseMix, pickType, formatMix } from '../../lib/config/mix.js'
-import { fuzzTest, hostileText, cliRefuses, sample } from '../helpers/fuzz.js'
+import { fuzzTest, hostileText, cliRefuses, cliSampleTest, sample } from '../helpers/fuzz.js'
 
 const MANTA = ['insert_row', 'read_row', 'update_row', 'injected_error', 'fetch_max']
 const TSBS = ['insert_batch', 'late_update', 'query_lastpoint', 'query_groupby_hour']
@@ -60,7 +60,7 @@ for (const [name, types] of /** @type {[string, string[]][]} */ ([['manta', MANT
 await fuzzTest(t, '--mix (numeric weights)', fc.array(fc.oneof(fc.double({ min: 0, noNaN: true }), fc.constantFrom(0, 1, 1e308, 5e-324, Number.MAX_VALUE)), { minLength: MANTA.length, maxLength: MANTA.length }),
   weights => parseMix(weights.map((w, i) => `${MANTA[i]}=${w}`).join(','), MANTA), { runs: 1500, valid: mix => wrongWith(mix, MANTA) })
 
-t.test('the CLI refuses a sample of them: exit 2, one line', async t => {
+cliSampleTest(t, 'the CLI refuses a sample of them: exit 2, one line', async t => {
   const bad = sample(refused, 6, text => !text.startsWith('-'))
   await Promise.all(bad.map(text => cliRefuses(t, ({ dataDir, events }) => ['run', '--mix', text, '-p', '0', '-d', '1', '--data-dir', dataDir, '--events', events], '--mix')))
 })

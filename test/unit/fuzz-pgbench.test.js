@@ -11,7 +11,7 @@ import path from 'node:path'
 import { chooseWorkload } from '../../lib/workloads/choose.js'
 import { parseInitOptions, InitOptionError } from '../../lib/pgbench/init.js'
 import { UsageError } from '../../lib/errors.js'
-import { fuzzTest, hostileText, cliRefuses, sample } from '../helpers/fuzz.js'
+import { fuzzTest, hostileText, cliRefuses, cliSampleTest, sample } from '../helpers/fuzz.js'
 
 const dir = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-fuzz-pgbench-'))
 t.teardown(() => rm(dir, { recursive: true, force: true }))
@@ -59,7 +59,7 @@ const inits = await fuzzTest(t, 'init options (parseInitOptions)', init, options
   }
 }, { runs: 2000 })
 
-t.test('the CLI refuses a sample: exit 2, one line, nothing created', async t => {
+cliSampleTest(t, 'the CLI refuses a sample: exit 2, one line, nothing created', async t => {
   const usable = (/** @type {string} */ s) => !/^\s*-/.test(s)
   // each refused on its own (a refused command line may hold good ones)
   const refusedAlone = async (/** @type {Partial<Parameters<typeof chooseWorkload>[0]>} */ c) => {

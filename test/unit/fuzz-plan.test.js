@@ -13,7 +13,7 @@ import { parsePlan, loadPlan } from '../../lib/experiment/plan.js'
 import { parsePgUrl } from '../../lib/config/pg-url.js'
 import { resolveProfile } from '../../lib/embedded/profile.js'
 import { MAX_TIMER_S } from '../../lib/sidecar/durations.js'
-import { fuzzTest, hostileText, jsonish, mutated, cliRefuses, sample } from '../helpers/fuzz.js'
+import { fuzzTest, hostileText, jsonish, mutated, cliRefuses, cliSampleTest, sample } from '../helpers/fuzz.js'
 
 const dir = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-fuzz-plan-'))
 t.teardown(() => rm(dir, { recursive: true, force: true }))
@@ -109,7 +109,7 @@ const files = await fuzzTest(t, 'plan files (loadPlan, YAML and JSON)', fc.tuple
   return loadPlan(name)
 }, { runs: 500, slowMs: 2000, valid: wrongPlan })
 
-t.test('the CLI refuses a sample: exit 2, one line, --out not created', async t => {
+cliSampleTest(t, 'the CLI refuses a sample: exit 2, one line, --out not created', async t => {
   const bad = sample(files.refusals.map(input => /** @type {[string, boolean]} */ (input)[0]), 4)
   const cases = [...bad, YAML.stringify(put(BASE, ['server', 'url'], 'postgres://h:99999/db')), YAML.stringify(put(BASE, ['variants', 0, 'steps', 3, 'concurrency'], 'x0'))]
   await Promise.all(cases.map(async (text, i) => {

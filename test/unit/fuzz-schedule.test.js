@@ -12,7 +12,7 @@ import { parseSchedule, loadSchedule } from '../../lib/sidecar/schedule.js'
 import { parseCondition } from '../../lib/sidecar/conditions.js'
 import { checkRetentionSpec } from '../../lib/sidecar/retention-spec.js'
 import { MAX_TIMER_S } from '../../lib/sidecar/durations.js'
-import { fuzzTest, hostileText, jsonish, mutated, cliRefuses, sample } from '../helpers/fuzz.js'
+import { fuzzTest, hostileText, jsonish, mutated, cliRefuses, cliSampleTest, sample } from '../helpers/fuzz.js'
 
 const dir = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-fuzz-schedule-'))
 t.teardown(() => rm(dir, { recursive: true, force: true }))
@@ -102,7 +102,7 @@ await fuzzTest(t, 'retention specs (checkRetentionSpec)', retentionSpec, spec =>
   valid: r => Number.isFinite(r.olderThanS) && r.olderThanS > 0 && Number.isInteger(r.batch) ? null : `gave ${JSON.stringify(r)}`
 })
 
-t.test('the CLI refuses a sample: exit 2, one line, nothing created', async t => {
+cliSampleTest(t, 'the CLI refuses a sample: exit 2, one line, nothing created', async t => {
   const badConditions = sample(conditions.refusals, 3)
   const badFiles = sample(files.refusals.map(input => /** @type {[string, boolean]} */ (input)[0]), 3)
   await Promise.all([
