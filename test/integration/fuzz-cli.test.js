@@ -10,5 +10,6 @@ const FILES = ['fuzz-durations', 'fuzz-mix', 'fuzz-pgbench', 'fuzz-plan', 'fuzz-
 
 for (const name of FILES) {
   const file = fileURLToPath(new URL(`../unit/${name}.test.js`, import.meta.url))
-  t.spawn(process.execPath, [file], { env: { ...process.env, PGLOADGEN_FUZZ_CLI: '1' } }, `${name}, with the CLI samples`)
+  const env = { ...process.env, PGLOADGEN_FUZZ_CLI: '1' }
+  t.spawn(process.execPath, [file], { env }, `${name}, with the CLI samples`)
 }
