@@ -22,7 +22,8 @@ if (process.getuid?.() !== 0) {
 // What the loop runs as: nobody, no groups, a bare environment (none of
 // this process's tap variables), in a new network namespace.
 const DROP = ['setpriv', `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', '--']
-const AS_NOBODY = ['unshare', '--net', '--', ...DROP, 'env', '-i', `PATH=${path.dirname(process.execPath)}:/usr/bin:/bin`]
+const PATH = `${path.dirname(process.execPath)}:/usr/bin:/bin`
+const AS_NOBODY = ['unshare', '--net', '--', ...DROP, 'env', '-i', `PATH=${PATH}`]
 
 // Who the loop runs as and what it can reach: every line must say so.
 const PROBE = `
