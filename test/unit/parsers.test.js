@@ -9,6 +9,7 @@ import { parseDuration, parseInteger } from '../../lib/config/numbers.js'
 import { parseStages, stagesSeconds, profileOf, valueAt, areaUntil, timeOfArea } from '../../lib/generator/stages.js'
 import { parseSchedule } from '../../lib/sidecar/schedule.js'
 import { parseCondition } from '../../lib/sidecar/conditions.js'
+import { parsePlan } from '../../lib/experiment/plan.js'
 
 t.test('durations of schedules and plans (parseOffset): seconds', async t => {
   const cases = /** @type {const} */ ([
@@ -115,4 +116,45 @@ t.test('conditions: a metric of a table, a comparison, a number or size', async 
   for (const bad of ['bogus(t) > 1', 'dead_fraction(t) ~ 1', 'dead_fraction(t) >', '']) {
     t.throws(() => parseCondition(bad, 'when'), UsageError, JSON.stringify(bad))
   }
+})
+
+t.test('plans: the server, the load, and each step as the runner reads it', async t => {
+  const plan = await parsePlan({
+    name: 'vacuum-or-not',
+    server: { url: 'postgres://postgres@127.0.0.1:5432/test', data_dir: '/srv/pg' },
+    mix: 'insert_row=60,read_row=40',
+    concurrency: 4,
+    stats_interval: '2s',
+    prepare: { rows: 1000 },
+    variants: [{
+      name: 'vacuum',
+      steps: [
+        { load: '10s' }, { action: { action: 'vacuum', table: 'test_table' } }, { wait: 'action', timeout: '5m' },
+        { concurrency: 'x2' }, { load: '5s', concurrency: 8 }, { wait: 'dead_fraction(test_table) < 0.05', timeout: 60 }
+      ]
+    }],
+    repetitions: 2
+  }, { baseDir: '/nonexistent' })
+  t.match(plan, {
+    name: 'vacuum-or-not',
+    server: { kind: 'url', url: 'postgres://postgres@127.0.0.1:5432/test', dataDir: '/srv/pg', driver: 'copy' },
+    workload: { name: 'manta' },
+    mix: 'insert_row=60,read_row=40',
+    concurrency: 4,
+    statsIntervalS: 2,
+    prepare: { rows: 1000 }
+  })
+  const fewDead = { metric: 'dead_fraction', table: 'test_table', op: '<', value: 0.05 }
+  t.same(plan.variants[0].steps.map(({ label: _label, ...step }) => step), [
+    { kind: 'load', seconds: 10 },
+    { kind: 'action', action: { action: 'vacuum', table: 'test_table' } },
+    { kind: 'wait', until: 'action', timeoutS: 300 },
+    { kind: 'concurrency', factor: 2 },
+    { kind: 'load', seconds: 5, concurrency: 8 },
+    { kind: 'wait', until: { ...fewDead, text: 'dead_fraction(test_table) < 0.05' }, timeoutS: 60 }
+  ])
+  t.equal(plan.variants[0].steps[3].label, 'variants[0].steps[3]', 'each step named where it is in the plan')
+  const variants = [{ name: 'v', steps: [{ load: 1 }] }]
+  const noDataDir = { name: 'p', server: { url: 'postgres://h/db' }, prepare: { rows: 1 }, variants }
+  await t.rejects(parsePlan(noDataDir, { baseDir: '/' }), { message: /^server\.data_dir: missing/ })
 })
