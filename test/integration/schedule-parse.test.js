@@ -11,45 +11,11 @@ import { createTestDatabase, listTables, sessionsOf } from '../helpers/pg.js'
 import { scrape, sampleValue } from '../helpers/prom.js'
 import { readEvents } from '../helpers/control.js'
 import { assertConsistent } from '../helpers/summary.js'
+import { BAD_SCHEDULES as cases } from '../fixtures/schedules/bad-schedules.js'
 
 const db = await createTestDatabase(t, 'schedule')
 const dir = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-schedule-'))
 t.teardown(() => rm(dir, { recursive: true, force: true }))
-
-/**
- * @typedef {object} BadCase
- * @property {string} name
- * @property {string} text       the file's content
- * @property {string} [ext]      yaml by default
- * @property {RegExp} problem    what the one line must say
- */
-
-/** @type {BadCase[]} */
-const cases = [
-  { name: 'unknown action', text: 'actions:\n  - action: reindex\n    after: 1s\n', problem: /actions\[0\]\.action: expected one of vacuum, checkpoint, analyze, reset-stats, fillfactor, evict-cache, age-xids, got "reindex"/ },
-  { name: 'missing trigger', text: 'actions:\n  - action: checkpoint\n', problem: /actions\[0\]: give exactly one of after, at, every, when/ },
-  { name: 'two triggers', text: 'actions:\n  - action: checkpoint\n    after: 1s\n    every: 5m\n', problem: /actions\[0\]: give exactly one of after, at, every, when \(got after, every\)/ },
-  { name: 'condition that cannot be read', text: 'actions:\n  - action: vacuum\n    table: test_table\n    freeze: true\n    when: dead tuples of test_table are many\n', problem: /actions\[0\]\.when: cannot read condition "dead tuples of test_table are many"/ },
-  { name: 'condition on an unknown metric', text: 'actions:\n  - action: vacuum\n    table: test_table\n    when: bloat(test_table) > 0.2\n', problem: /actions\[0\]\.when: unknown metric "bloat"/ },
-  { name: 'condition without its table', text: 'actions:\n  - action: vacuum\n    table: test_table\n    when: dead_fraction > 0.2\n', problem: /actions\[0\]\.when: dead_fraction needs a table/ },
-  { name: 'condition with a bad threshold', text: 'actions:\n  - action: vacuum\n    table: test_table\n    when: dead_fraction(test_table) > lots\n', problem: /actions\[0\]\.when: not a number or size: "lots"/ },
-  { name: 'unknown field', text: 'actions:\n  - action: checkpoint\n    after: 1s\n    tabel: test_table\n', problem: /actions\[0\]\.tabel: unknown field/ },
-  { name: 'bad duration', text: 'actions:\n  - action: checkpoint\n    after: 10 minutes\n', problem: /actions\[0\]\.after: not a duration: "10 minutes"/ },
-  { name: 'negative duration', text: 'actions:\n  - action: checkpoint\n    after: -5\n', problem: /actions\[0\]\.after: not a duration/ },
-  { name: 'every zero', text: 'actions:\n  - action: checkpoint\n    after: 1s\n  - action: analyze\n    every: 0s\n', problem: /actions\[1\]\.every: must be more than 0/ },
-  { name: 'bad time of day', text: 'actions:\n  - action: checkpoint\n    at: "25:00"\n', problem: /actions\[0\]\.at: not a time of day: "25:00"/ },
-  { name: 'bad cooldown', text: 'actions:\n  - action: analyze\n    when: disk_free < 1 GB\n    cooldown: soon\n', problem: /actions\[0\]\.cooldown: not a duration: "soon"/ },
-  { name: 'flag not a boolean', text: 'actions:\n  - action: vacuum\n    table: test_table\n    freeze: yes please\n    after: 1s\n', problem: /actions\[0\]\.freeze: expected true or false/ },
-  { name: 'vacuum without a table', text: 'actions:\n  - action: vacuum\n    after: 1s\n', problem: /actions\[0\]: vacuum needs a table/ },
-  { name: 'evict-cache without a table', text: 'actions:\n  - action: evict-cache\n    after: 1s\n', problem: /actions\[0\]: evict-cache needs a table/ },
-  { name: 'evict-cache with a vacuum flag', text: 'actions:\n  - action: evict-cache\n    table: test_table\n    freeze: true\n    after: 1s\n', problem: /actions\[0\]\.freeze: only for vacuum/ },
-  { name: 'a statement for a table', text: 'actions:\n  - action: vacuum\n    table: "t; drop table x"\n    after: 1s\n', problem: /actions\[0\]: not a table name: "t; drop table x"/ },
-  { name: 'an entry that is not an object', text: 'actions:\n  - checkpoint\n', problem: /actions\[0\]: expected an object/ },
-  { name: 'no actions', text: 'actions: []\n', problem: /schedule: expected a non-empty list "actions"/ },
-  { name: 'not YAML', text: 'actions:\n  - action: checkpoint\n    after: [1s\n', problem: /schedule .* is not valid YAML/ },
-  { name: 'not JSON', ext: 'json', text: '{"actions": [{"action": "checkpoint", "after": "1s"}', problem: /schedule .* is not valid JSON/ },
-  { name: 'JSON with a missing trigger', ext: 'json', text: '{"actions": [{"action": "checkpoint", "after": "1s"}, {"action": "analyze"}]}', problem: /actions\[1\]: give exactly one of after, at, every, when/ }
-]
 
 t.test('bad schedule files: exit 2, one line naming the field, nothing runs', async t => {
   // the cases are independent processes: three at a time
