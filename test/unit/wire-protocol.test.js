@@ -77,9 +77,14 @@ const EXPECTED = {
     status: 'I'
   },
   copy: {
-    copied: { rowCount: 3, first: null, command: 'COPY' },
+    copied: { rowCount: 5, first: null, command: 'COPY' },
     failed: { error: 'Error', message: 'the source broke' },
-    rows: [{ ...select(3, '1'), ...rows(['id', 'note'], [['1', 'one'], ['2', 'two é'], ['3', null]]) }]
+    rows: [{
+      ...select(5, '1'),
+      ...rows(['id', 'note'], [
+        ['1', 'one'], ['2', 'two é'], ['3', null], ['4', 'tab\there, back\\slash\nnew\rline'], ['5', null]
+      ])
+    }]
   }
 }
 
@@ -184,7 +189,7 @@ t.test('the decoders read the recorded messages', async t => {
     const end = body.length - 1
     return [tagCommand(body, 0, end), tagRowCount(body, 0, end)]
   })
-  t.same(tags, [['CREATE TABLE', 0], ['COPY', 3], ['SELECT', 3]], 'CommandComplete: the command and its count')
+  t.same(tags, [['CREATE TABLE', 0], ['COPY', 5], ['SELECT', 5]], 'CommandComplete: the command and its count')
   const [divide] = of('errors', 'E')
   const divideFields = { S: 'ERROR', V: 'ERROR', C: '22012', M: 'division by zero' }
   t.match(errorFields(divide.body, 0, divide.body.length), divideFields, 'ErrorResponse')
