@@ -3,7 +3,8 @@
 // added histograms (not an average of the instances'), rates are over the
 // union's wall time, a second's samples are added or bounded; the end table
 // shows every figure as the summary holds it; the report's pieces escape
-// what they show. No server, no files.
+// what they show, keep secrets out and sum repetitions up. No server, no
+// files.
 import t from 'tap'
 import { LogHistogram } from '../../lib/metrics/log-histogram.js'
 import { histogramsFieldOf } from '../../lib/summary/histogram-field.js'
@@ -14,6 +15,8 @@ import { summaryTable } from '../../lib/terminal/summary-table.js'
 import { renderTable, fit, pad } from '../../lib/terminal/table.js'
 import { ms, rate, count, plural, duration } from '../../lib/terminal/figures.js'
 import { esc, scriptJson, fmtBytes, fmtSeconds, keyValueTable } from '../../lib/report/html.js'
+import { redact, redactString } from '../../lib/report/redact.js'
+import { mean, maxOf, spread, ratio } from '../../lib/report/numbers.js'
 
 /**
  * A histogram of the given latencies, in microseconds.
@@ -158,4 +161,34 @@ t.test('the report\'s pieces escape what they show', async t => {
   t.equal(fmtSeconds(90), '90 s')
   const row = '<tr><th scope="row">&lt;k&gt;</th><td>&lt;v&gt;</td></tr>'
   t.equal(keyValueTable({ '<k>': '<v>' }), `<table class="kv"><tbody>${row}</tbody></table>`)
+})
+
+t.test('no secret reaches a report', async t => {
+  const info = {
+    args: ['run', 'postgres://u:hunter2@db:5432/x?sslmode=require'],
+    control_token: 'abc',
+    api_key: 'k',
+    password: '',
+    nested: { url: 'https://me:pw@host/p', query: 'x?password=zz&b=1', concurrency: 8 }
+  }
+  t.same(redact(info), {
+    args: ['run', 'postgres://u@db:5432/x?sslmode=require'],
+    control_token: '[redacted]',
+    api_key: '[redacted]',
+    password: '',
+    nested: { url: 'https://me@host/p', query: 'x?password=[redacted]&b=1', concurrency: 8 }
+  })
+  t.equal(redactString('postgresql://alice:s3cret@h/db?password=again'), 'postgresql://alice@h/db')
+  t.equal(redactString('no secret here'), 'no secret here')
+})
+
+t.test('the report\'s figures over repetitions', async t => {
+  t.equal(mean([1, null, 3, NaN]), 2, 'the values known')
+  t.equal(mean([null]), null)
+  t.equal(maxOf([1, 7, null, 3]), 7)
+  t.same(spread([10, 12, 14]), { mean: 12, min: 10, max: 14, spread: 0.333, n: 3 })
+  t.same(spread([0.25, 0.75]), { mean: 0.5, min: 0.25, max: 0.75, spread: 1, n: 2 })
+  t.equal(spread([]), null)
+  t.equal(ratio(2, 3), 0.667)
+  t.equal(ratio(1, 0), null)
 })
