@@ -1,5 +1,4 @@
 import { validateRunArgs } from './run-args.js'
-import { loadSchedule } from '../sidecar/schedule.js'
 import { StopSignal } from './stop-signal.js'
 import { Screen } from '../terminal/screen.js'
 
@@ -14,7 +13,8 @@ import { Screen } from '../terminal/screen.js'
  */
 export async function runCommand (args, { log: plainLog, stdout, argv }) {
   const options = await validateRunArgs(args, argv)
-  const rules = args.schedule ? await loadSchedule(args.schedule) : null
+  // the schedule's parser (and YAML) only for a run that has a schedule
+  const rules = args.schedule ? await (await import('../sidecar/schedule.js')).loadSchedule(args.schedule) : null
   // from here every log line goes through the screen: above the progress line on a terminal
   const screen = new Screen({ stream: process.stderr, level: plainLog.level })
   const log = screen.log

@@ -7,7 +7,6 @@ import { createRegistry } from '../metrics/generator-metrics.js'
 import { startHttpServer, reply } from '../http/http-server.js'
 import { openTarget } from './target.js'
 import { EventLog } from '../sidecar/events.js'
-import { Sidecar } from '../sidecar/sidecar.js'
 import { isSameTable } from '../sidecar/retention-spec.js'
 import { controlRoutes } from '../http/control.js'
 import { statsView } from '../pgstats/stats-view.js'
@@ -40,7 +39,7 @@ export async function runLoad (args, options, rules, stop, { log, stdout, screen
   const registry = createRegistry()
   /** @type {LoadSession | null} */
   let session = null
-  /** @type {Sidecar | null} */
+  /** @type {import('../sidecar/sidecar.js').Sidecar | null} */
   let sidecar = null
   /** @type {(() => void) | null} */
   let stopControl = null
@@ -110,6 +109,8 @@ export async function runLoad (args, options, rules, stop, { log, stdout, screen
     // A split load's schedule acts on the one server once: instance 0 runs it.
     if (rules && options.instance && options.instance.index !== 0) log.info(`--schedule: its actions run on instance 0 of ${options.instance.parts}, not on this one`)
     else if (rules) {
+      // the sidecar's actions (and their node-postgres connections) only for a run with a schedule
+      const { Sidecar } = await import('../sidecar/sidecar.js')
       sidecar = new Sidecar({
         rules,
         context: {

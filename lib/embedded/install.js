@@ -4,7 +4,6 @@ import { chmod, mkdir, mkdtemp, readFile, rename, rm, symlink } from 'node:fs/pr
 import path from 'node:path'
 import { Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import * as tar from 'tar'
 import { RuntimeError, UsageError } from '../errors.js'
 import { PACKAGE_VERSIONS, releaseOf } from './majors.js'
 import { binariesIn, cacheRoot, majorDir, platformKey } from './cache.js'
@@ -74,6 +73,8 @@ export async function installMajor (major, { offline = false, progress = () => {
     progress(`fetched ${what}: ${mb(bytes)}, integrity checked, unpacking into ${dir}`, 'end')
     const unpacked = path.join(scratch, 'package')
     await mkdir(unpacked)
+    // tar is loaded by a fetch alone: a run on a cached major never unpacks anything
+    const tar = await import('tar')
     await tar.x({ file: archive, cwd: unpacked, strip: 1 })
     await rm(archive)
     await hydrateSymlinks(unpacked)

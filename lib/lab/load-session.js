@@ -17,17 +17,18 @@ import { buildSummary } from '../summary/summary.js'
 import { summaryJson } from '../summary/summary-json.js'
 import { walPosition, walSince } from './server-wal.js'
 import { StatsCollector } from '../pgstats/collector.js'
-import { Recorder } from '../recorder/recorder.js'
 import { DiskSpaceWatch } from './disk-space.js'
-import { readSettings, writeRunInfo } from '../recorder/run-info.js'
-import { recordVacuums, serverLogMark } from '../recorder/vacuums.js'
-import { recordedChanges } from '../recorder/changes.js'
-import { recordWraparound } from '../recorder/wraparound.js'
 import { RuntimeError } from '../errors.js'
 import { untilMoment } from '../scale/start-at.js'
 import { formatShare } from '../scale/share.js'
 import { withoutWarmup } from '../summary/warmup.js'
 import { LoadOverTime } from './load-over-time.js'
+
+// The recorder's modules (and the change-point analysis of the end) are
+// loaded by a recorded run (--record) only: a plain run does not carry them.
+const runInfo = () => import('../recorder/run-info.js')
+const recorderModule = () => import('../recorder/recorder.js')
+const vacuumsModule = () => import('../recorder/vacuums.js')
 
 /**
  * @typedef {object} LoadOptions
@@ -95,7 +96,7 @@ export class LoadSession {
         await prepareSchema(setup, workload, { reset: options.reset })
         maxId = workload.idTable === null ? 0 : await readMaxId(setup, workload.idTable)
         serverVersion = (await setup.query('SHOW server_version')).rows[0].server_version
-        settings = options.recordDir ? await readSettings(setup) : {}
+        settings = options.recordDir ? await (await runInfo()).readSettings(setup) : {}
       } catch (err) {
         throw new RuntimeError(`cannot prepare the ${workload.name} schema on ${display}: ${errorMessage(err)}`)
       }
@@ -151,7 +152,7 @@ export class LoadSession {
     this.collector = options.pgStats
       ? new StatsCollector({ connectionString: options.connectionString, intervalS: options.pgStats.intervalS, registry: options.registry, log: options.log, pgstattuple: options.pgStats.pgstattuple })
       : null
-    /** @type {Recorder | null} */
+    /** @type {import('../recorder/recorder.js').Recorder | null} */
     this.recorder = null
     /** @type {{ file: string, offset: number } | null} where the server log ended when the load started */
     this.logMark = null
@@ -193,7 +194,8 @@ export class LoadSession {
     if (this.generator instanceof ThreadedGenerator) await this.generator.ready
     if (options.recordDir) {
       await this.writeRunInfo(null)
-      this.logMark = await serverLogMark(options.serverLogDir ?? options.disk?.dataDir ?? null)
+      const { Recorder } = await recorderModule()
+      this.logMark = await (await vacuumsModule()).serverLogMark(options.serverLogDir ?? options.disk?.dataDir ?? null)
       // the server's WAL over the load, for a recorded run's summary (server-wal.js):
       // read before waiting for --start-at, so that the load starts on time
       this.walAtStart = await walPosition(options.connectionString)
@@ -298,6 +300,9 @@ export class LoadSession {
     }, this.overTime.markAtEnd(() => ({ seconds: elapsedS, cpu: cpuUsage }))))
     if (judge) Object.assign(summary, judge(summary))
     if (options.recordDir) {
+      const { recordVacuums } = await vacuumsModule()
+      const { recordedChanges } = await import('../recorder/changes.js')
+      const { recordWraparound } = await import('../recorder/wraparound.js')
       // what each vacuum cost (lib/recorder/vacuums.js)
       const vacuums = await recordVacuums(options.recordDir, this.logMark ?? null).catch(err => ({ vacuums: [], autovacuum_source: `none: ${errorMessage(err)}` }))
       // when the load changed and what the lab saw then (lib/analysis/explain.js)
@@ -315,6 +320,7 @@ export class LoadSession {
   /** @param {Date | null} endedAt */
   async writeRunInfo (endedAt) {
     const { options } = this
+    const { writeRunInfo } = await runInfo()
     await writeRunInfo(/** @type {string} */ (options.recordDir), {
       postgres_version: this.serverVersion,
       started_at: this.startedAt.toISOString(),

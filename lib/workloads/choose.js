@@ -1,7 +1,6 @@
 import { UsageError } from '../errors.js'
 import { printable } from '../config/quote.js'
 import { loadWorkload } from './index.js'
-import { scriptWorkload, parseDefines } from '../pgbench/workload.js'
 
 /**
  * @typedef {object} WorkloadChoice
@@ -28,8 +27,9 @@ import { scriptWorkload, parseDefines } from '../pgbench/workload.js'
  * @returns {Promise<import('./contract.js').Workload>}
  */
 export async function chooseWorkload ({ workload, files, builtins, order, defines, scale, randomSeed, seed = null, protocol, options = {}, optionsWhere = '--', taken, baseDir }) {
-  const definesByName = parseDefines(defines)
   const scripted = files.length > 0 || builtins.length > 0
+  // the pgbench script parser and runner are loaded only when a run uses them (or -D)
+  const definesByName = defines.length > 0 ? (await import('../pgbench/workload.js')).parseDefines(defines) : {}
   if (scripted && workload !== undefined && workload !== 'pgbench') {
     throw new UsageError(`-f and -b make a workload of pgbench scripts; they cannot be combined with --workload ${printable(workload)}`)
   }
@@ -39,7 +39,12 @@ export async function chooseWorkload ({ workload, files, builtins, order, define
     // --seed is the scripts' --random-seed when that is not given; both would say two things
     if (randomSeed !== undefined && seed !== null) throw new UsageError('--seed and --random-seed: give one (--seed seeds the scripts\' random functions as --random-seed does)')
     // pgbench runs tpcb-like when no script is given; so do we.
-    return scriptWorkload({ specs: scripted ? order ?? [...files.map(file => ({ file })), ...builtins.map(builtin => ({ builtin }))] : [{ builtin: 'tpcb-like' }], defines: definesByName, scale, randomSeed: randomSeed ?? (seed === null ? undefined : String(seed)), protocol, baseDir })
+    const { scriptWorkload } = await import('../pgbench/workload.js')
+    const specs = scripted
+      ? order ?? [...files.map(file => ({ file })), ...builtins.map(builtin => ({ builtin }))]
+      : [{ builtin: 'tpcb-like' }]
+    const scriptSeed = randomSeed ?? (seed === null ? undefined : String(seed))
+    return scriptWorkload({ specs, defines: definesByName, scale, randomSeed: scriptSeed, protocol, baseDir })
   }
   if (scale !== null) throw new UsageError('-s/--scale sets :scale of pgbench scripts; it does not apply to --workload ' + printable(workload ?? 'manta'))
   if (randomSeed !== undefined) throw new UsageError('--random-seed seeds pgbench scripts; it does not apply to --workload ' + printable(workload ?? 'manta'))

@@ -1,7 +1,5 @@
 import path from 'node:path'
 import { UsageError } from '../../errors.js'
-import { summaryJson } from '../../summary/summary-json.js'
-import { printSummaryTable } from '../../terminal/end-table.js'
 
 /**
  * The options of pgloadgen merge.
@@ -25,7 +23,10 @@ export async function mergeCommand (args, { log, stdout }) {
   if (dirs.length === 0) throw new UsageError('merge: give the run directories of the instances')
   if (args.out !== undefined && String(args.out).trim() === '') throw new UsageError('merge: --out must name a directory')
   const out = args.out === undefined ? path.join(path.dirname(path.resolve(dirs[0])), 'merged') : String(args.out)
+  // the merge and the end table are loaded by this command alone, not at the CLI's start
   const { mergeRuns } = await import('../../merge/merge-runs.js')
+  const { printSummaryTable } = await import('../../terminal/end-table.js')
+  const { summaryJson } = await import('../../summary/summary-json.js')
   const { summary, report } = await mergeRuns(dirs, out, log)
   log.info(`merged ${summary.merged.runs} runs: ${summary.throughput} requests/s over ${summary.elapsed_s} s, p99 ${summary.latency_us.p99} µs, start skew ${summary.start_skew_ms} ms; report written to ${report}`)
   printSummaryTable(summary, { level: log.level, report })

@@ -1,6 +1,5 @@
 import { BUILTIN_WORKLOADS, loadWorkload } from '../../workloads/index.js'
 import { checkWorkload } from '../../workloads/check.js'
-import { BUILTIN_SCRIPTS } from '../../pgbench/builtins.js'
 import { formatMix, mixOf } from '../../config/mix.js'
 
 /**
@@ -33,6 +32,7 @@ export async function workloadsCommand (args, { stdout }) {
     listings.push(listing(await loadWorkload(args.module), `pgloadgen run --workload ${args.module}`))
   } else {
     for (const [name, load] of Object.entries(BUILTIN_WORKLOADS)) listings.push(listing(await checkWorkload((await load()).default, name), `pgloadgen run --workload ${name}`))
+    const { BUILTIN_SCRIPTS } = await import('../../pgbench/builtins.js')
     listings.push({
       name: 'pgbench',
       description: 'pgbench scripts, each one a request type: the built-in ones below (-b NAME[@WEIGHT]) or your files (-f FILE[@WEIGHT]); tables from pgloadgen init',
