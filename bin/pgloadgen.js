@@ -1,4 +1,13 @@
 #!/usr/bin/env node
-import { main } from '../lib/cli/main.js'
+import { setFlagsFromString } from 'node:v8'
 
+// A run allocates short-lived objects at a steady rate and keeps few of
+// them: V8's default would grow the young generation to 16 MiB semi-spaces
+// (48 MiB reserved), which adds about 15 MiB of resident memory and buys no
+// throughput here. Left at its initial size, a scavenge stays cheap (it
+// costs what survives, and little does). Set before any module is loaded,
+// so that every heap of the process, worker threads' too, keeps it.
+setFlagsFromString('--semi-space-growth-factor=1')
+
+const { main } = await import('../lib/cli/main.js')
 process.exitCode = await main(process.argv.slice(2))

@@ -26,7 +26,7 @@ const MAX_UNACKNOWLEDGED_SCAN = 50_000_000
 // The most unacknowledged ids it reads rows for.
 const MAX_UNACKNOWLEDGED_IDS = 100_000
 
-const BATCH_IDS = 50000
+const BATCH_IDS = 10000
 
 /**
  * The highest id the table's sequence has handed out, or Infinity when the
