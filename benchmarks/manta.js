@@ -14,6 +14,8 @@ const CLI = fileURLToPath(new URL('../bin/pgloadgen.js', import.meta.url))
 // pgbench cannot send the error probe, so neither side does here.
 export const MANTA_WEIGHTS = { insert_row: 60, read_row: 20, update_row: 18, fetch_max: 1 }
 export const MANTA_MIX = Object.entries(MANTA_WEIGHTS).map(([t, w]) => `${t}=${w}`).join(',')
+// The most resident memory a run at the bench's concurrency may reach.
+export const MEMORY_GOAL_MIB = 70
 
 /**
  * @typedef {object} MantaOptions
@@ -96,6 +98,8 @@ export async function compareManta ({ url, reset, concurrency, durationS, rounds
         peak_rss_bytes: pairs.every(p => p.theirs.process) ? Math.max(...pairs.map(p => p.theirs.process?.peak_rss_bytes ?? 0)) : null,
         latency_us: { p50: spread(pairs.map(p => p.theirs.latency_us.p50 ?? 0)), p99: spread(pairs.map(p => p.theirs.latency_us.p99 ?? 0)) }
       },
+      memory: peakMemory(concurrency, pairs.map(p => p.ours), statsPairs.map(p => p.withStats),
+        pairs.map(p => p.theirs)),
       stats_polling: statsPairs.length === 0
         ? null
         : {
@@ -107,6 +111,32 @@ export async function compareManta ({ url, reset, concurrency, durationS, rounds
     }
   } finally {
     await client.end()
+  }
+}
+
+/**
+ * Peak resident memory of every timed run: pgloadgen's from its summary
+ * (the kernel's high-water mark of the process, as VmHWM), pgbench's from
+ * GNU time; the goal is met when no pgloadgen run went above it.
+ * @param {number} concurrency
+ * @param {any[]} ours  pgloadgen's summaries, without stats polling
+ * @param {any[]} polled  pgloadgen's summaries with the collector polling every second
+ * @param {any[]} theirs  pgbench's results
+ */
+export function peakMemory (concurrency, ours, polled, theirs) {
+  /** @param {any[]} runs @param {(run: any) => number} peak */
+  const peaks = (runs, peak) => runs.length === 0 ? null : spread(runs.map(peak))
+  const pgloadgen = peaks(ours, run => run.process.peak_rss_bytes)
+  const withPolling = peaks(polled, run => run.process.peak_rss_bytes)
+  const highest = Math.max(pgloadgen?.max ?? 0, withPolling?.max ?? 0)
+  return {
+    goal_mib: MEMORY_GOAL_MIB,
+    concurrency,
+    runs: ours.length + polled.length,
+    pgloadgen_peak_rss_bytes: pgloadgen,
+    with_stats_polling_peak_rss_bytes: withPolling,
+    pgbench_peak_rss_bytes: peaks(theirs, run => run.process.peak_rss_bytes),
+    met: highest > 0 && highest <= MEMORY_GOAL_MIB * 2 ** 20
   }
 }
 

@@ -19,29 +19,38 @@ export function mantaScripts ({ maxId, weights }) {
   ]
 }
 
+// GNU time gives pgbench's CPU seconds and peak resident memory; the bench
+// compares both, so a machine without it stops the bench (apt-get install -y time).
+export const TIME = '/usr/bin/time'
+
 /**
  * Runs pgbench with the given scripts (prepared protocol, one thread, like
  * the generator's one event loop, no vacuum before the run) and reads back
  * its per-transaction log for percentiles.
- * @param {{ url: string, concurrency: number, durationS: number, scripts: string[], jobs?: number }} options
- *   scripts: pgbench's script arguments (-f, -b, -D); jobs: pgbench's -j (default 1)
+ * @param {{ url: string, concurrency: number, durationS: number, scripts: string[], jobs?: number,
+ *   time?: string }} options  scripts: pgbench's script arguments (-f, -b, -D); jobs: pgbench's -j
+ *   (default 1); time: GNU time's path
  */
-export async function runPgbench ({ url, concurrency, durationS, scripts, jobs = 1 }) {
+export async function runPgbench ({ url, concurrency, durationS, scripts, jobs = 1, time = TIME }) {
+  if (!existsSync(time)) {
+    throw new Error(`${time} is missing: pgbench's CPU and peak memory need GNU time (apt-get install -y time)`)
+  }
   const dir = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-bench-'))
   try {
     const args = ['-n', '-M', 'prepared', '-c', String(concurrency), '-j', String(jobs), '-T', String(durationS),
       '-l', '--log-prefix', path.join(dir, 'tx'), ...scripts, withoutPassword(url)]
     const timeFile = path.join(dir, 'time')
-    const useTime = existsSync('/usr/bin/time')
-    const [cmd, cmdArgs] = useTime ? ['/usr/bin/time', ['-f', '%U %S %M', '-o', timeFile, 'pgbench', ...args]] : ['pgbench', args]
-    const output = await run(cmd, cmdArgs, dir, passwordOf(url))
+    const output = await run(time, ['-f', '%U %S %M', '-o', timeFile, 'pgbench', ...args], dir, passwordOf(url))
     const tps = Number(/tps = ([\d.]+) \(without initial connection time\)/.exec(output)?.[1])
     const transactions = Number(/number of transactions actually processed: (\d+)/.exec(output)?.[1])
     const latencies = await readLatencies(dir)
-    let cpu = null
-    if (useTime) {
-      const [user, system, maxRssKb] = (await readFile(timeFile, 'utf8')).trim().split('\n').pop()?.split(' ').map(Number) ?? []
-      cpu = { user_s: user, system_s: system, us_per_request: transactions ? (user + system) * 1e6 / transactions : null, peak_rss_bytes: maxRssKb * 1024 }
+    const timeLine = (await readFile(timeFile, 'utf8')).trim().split('\n').pop() ?? ''
+    const [user, system, maxRssKb] = timeLine.split(' ').map(Number)
+    const cpu = {
+      user_s: user,
+      system_s: system,
+      us_per_request: transactions ? (user + system) * 1e6 / transactions : null,
+      peak_rss_bytes: maxRssKb * 1024
     }
     return {
       throughput: tps,

@@ -9,6 +9,15 @@ const f = (s, digits = 0) => `${s.median.toFixed(digits)} (${s.min.toFixed(digit
 /** @param {number | null} bytes */
 const mib = (bytes) => bytes === null ? 'n/a' : `${(bytes / 1048576).toFixed(0)} MiB`
 
+const VERDICTS_UNDECIDED =
+  'undecided (the interval straddles it: the pairs swing more than the distance to the goal; more rounds narrow it)'
+
+const CEILING_VERDICTS = {
+  met: 'met (the whole interval is at or below it)',
+  missed: 'missed (the whole interval is above it)',
+  undecided: VERDICTS_UNDECIDED
+}
+
 const VERDICTS = {
   met: 'met (the whole interval is at or above it)',
   missed: 'missed (the whole interval is below it)',
@@ -24,15 +33,24 @@ export function goalLine (what, g) {
   if (!g) return `${what}: no pairs`
   if (g.low === null || g.high === null) {
     const line = `${what}: mean ${g.mean.toFixed(3)} over ${g.n} pairs, too few for an interval`
-    return g.goal === null ? line : `${line}; goal ${g.goal}: undecided`
+    return g.goal === null ? line : `${line}; goal ${g.ceiling ? 'at most ' : ''}${g.goal}: undecided`
   }
   const interval = `mean ${g.mean.toFixed(3)}, ${Math.round(g.level * 100)} % interval ${g.low.toFixed(3)}–${g.high.toFixed(3)} over ${g.n} pairs`
   if (g.goal === null || g.verdict === null) return `${what}: ${interval}`
+  if (g.ceiling) return `${what}: ${interval}; goal at most ${g.goal}: ${CEILING_VERDICTS[g.verdict]}`
   return `${what}: ${interval}; goal ${g.goal}: ${VERDICTS[g.verdict]}`
 }
 
 /** @param {any} r */
 export function printResult (r) {
+  process.stdout.write(resultLines(r).join('\n') + '\n')
+}
+
+/**
+ * The bench's result as lines of Markdown.
+ * @param {any} r
+ */
+export function resultLines (r) {
   const m = r.machine
   const s = r.server
   const lines = [
@@ -59,7 +77,7 @@ export function printResult (r) {
       `  growth after warm-up: ${mib(k.rss_growth_after_warmup_bytes)}, peak ${mib(k.peak_rss_bytes)}`)
   }
   if (r.ingest) lines.push('', ...ingest(r.ingest))
-  process.stdout.write(lines.join('\n') + '\n')
+  return lines
 }
 
 /** @param {any} r */
@@ -85,10 +103,21 @@ function ingest (r) {
 function threads (r) {
   return [
     `manta mix (${r.mix}), pgloadgen --threads N against pgbench -j N, ${r.rounds} rounds of ${r.duration_s} s each, ${checkpointNote(r.checkpoints)}${autovacuumNote(r.autovacuum_off)}:`, '',
-    '| threads | pgloadgen req/s | pgbench req/s | ratio | CPU µs/req pgloadgen | CPU µs/req pgbench |', '|---|---|---|---|---|---|',
-    ...r.results.map((/** @type {any} */ x) => `| ${x.threads} | ${f(x.pgloadgen.throughput)} | ${f(x.pgbench.throughput)} | ${f(x.ratio, 2)} | ${f(x.pgloadgen.cpu_us_per_request, 1)} | ${x.pgbench.cpu_us_per_request ? f(x.pgbench.cpu_us_per_request, 1) : 'n/a'} |`),
-    '', ...r.results.map((/** @type {any} */ x) => goalLine(`ratio --threads ${x.threads} / -j ${x.threads}`, x.goal))
+    '| threads | pgloadgen req/s | pgbench req/s | ratio | CPU µs/req pgloadgen | CPU µs/req pgbench | CPU ratio |',
+    '|---|---|---|---|---|---|---|',
+    ...r.results.map(threadsRow),
+    '', ...r.results.map((/** @type {any} */ x) => goalLine(`ratio --threads ${x.threads} / -j ${x.threads}`, x.goal)),
+    ...r.results.map((/** @type {any} */ x) => goalLine(`CPU per request --threads ${x.threads} / -j ${x.threads}`,
+      x.cpu_goal))
   ]
+}
+
+/** @param {any} x  one thread count's figures */
+function threadsRow (x) {
+  const cells = [x.threads, f(x.pgloadgen.throughput), f(x.pgbench.throughput), f(x.ratio, 2),
+    f(x.pgloadgen.cpu_us_per_request, 1), x.pgbench.cpu_us_per_request ? f(x.pgbench.cpu_us_per_request, 1) : 'n/a',
+    x.cpu_ratio ? f(x.cpu_ratio, 2) : 'n/a']
+  return `| ${cells.join(' | ')} |`
 }
 
 /** @param {any} r */
@@ -103,12 +132,29 @@ function manta (r) {
     `| p99 latency (µs) | ${f(r.pgloadgen.latency_us.p99)} | ${f(r.pgbench.latency_us.p99)} |`,
     '', `ratio pgloadgen / pgbench: ${f(r.ratio, 3)}`, goalLine('  ratio', r.ratio_interval)
   ]
+  if (r.memory) lines.push(...memoryLines(r.memory))
   if (r.stats_polling) {
     const p = r.stats_polling
     lines.push('', `stats polling every 1 s vs none (${r.rounds} pairs): throughput ratio ${f(p.throughput_ratio, 3)}, p99 ratio ${f(p.p99_ratio, 3)}`,
       `  with polling ${f(p.with_1s_polling.throughput)} req/s, p99 ${f(p.with_1s_polling.p99_us)} µs; without ${f(p.without.throughput)} req/s, p99 ${f(p.without.p99_us)} µs`)
   }
   return lines
+}
+
+/**
+ * Peak resident memory of the manta part's runs, pgbench's beside.
+ * @param {any} m  the manta part's memory (manta.js peakMemory)
+ */
+export function memoryLines (m) {
+  /** @param {Spread | null} s */
+  const peak = (s) => s === null ? 'n/a' : `${mib(s.median)} (${mib(s.min)}–${mib(s.max)})`
+  return [
+    '', `peak RSS at concurrency ${m.concurrency}, median (min–max) of the timed runs ` +
+      '(VmHWM; pgbench\'s from GNU time):',
+    `  pgloadgen ${peak(m.pgloadgen_peak_rss_bytes)}, ` +
+      `with 1 s stats polling ${peak(m.with_stats_polling_peak_rss_bytes)}; pgbench ${peak(m.pgbench_peak_rss_bytes)}`,
+    `  goal at most ${m.goal_mib} MiB in every pgloadgen run: ${m.met ? 'met' : 'missed'} (${m.runs} runs)`
+  ]
 }
 
 /** @param {any} r */

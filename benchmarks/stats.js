@@ -50,6 +50,7 @@ export async function alternated (round, a, b) {
  * @property {number | null} low  null: too few pairs for an interval
  * @property {number | null} high
  * @property {'met' | 'missed' | 'undecided' | null} verdict  null without a goal
+ * @property {boolean} [ceiling]  the goal is a most, not a least (againstCeiling)
  */
 
 /**
@@ -71,4 +72,22 @@ export function againstGoal (ratios, goal) {
   let verdict = null
   if (goal !== null) verdict = low === null || high === null ? 'undecided' : low >= goal ? 'met' : high < goal ? 'missed' : 'undecided'
   return { goal, n, level, mean, low, high, verdict }
+}
+
+/**
+ * The pairs' ratios against a goal that is a most (CPU per request at most
+ * 1.2 times pgbench's): met when the whole interval lies at or below it,
+ * missed when the whole interval lies above it, undecided in between.
+ * @param {number[]} ratios
+ * @param {number} ceiling
+ * @returns {GoalCheck | null}  null without a ratio
+ */
+export function againstCeiling (ratios, ceiling) {
+  const check = againstGoal(ratios, null)
+  if (check === null) return null
+  const { low, high } = check
+  /** @type {GoalCheck['verdict']} */
+  let verdict = 'undecided'
+  if (low !== null && high !== null) verdict = high <= ceiling ? 'met' : low > ceiling ? 'missed' : 'undecided'
+  return { ...check, goal: ceiling, verdict, ceiling: true }
 }
