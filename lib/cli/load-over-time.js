@@ -1,7 +1,7 @@
 import { MAX_RUN_S, parseDuration } from '../config/numbers.js'
 import { checkSetting, parseRunSettings } from '../config/run-settings.js'
 import { UsageError } from '../errors.js'
-import { profileOf, stagesSeconds } from '../generator/stages.js'
+import { profileOf, stagesSeconds } from '../config/stages.js'
 
 // --stages and --warmup of pgloadgen run, checked together with what they
 // depend on: the loop (the stages are clients, or requests/s with --rate),
@@ -15,7 +15,7 @@ export const STAGES_START_CLIENTS = 1
 /**
  * @param {import('./run-args.js').RunArgs & { stages?: unknown, warmup?: unknown }} args
  * @param {{ workload: import('../workloads/contract.js').Workload, rate: number | null }} run   rate: --rate, checked
- * @returns {{ stages: { stages: import('../generator/stages.js').Stage[], profile: import('../generator/stages.js').Profile } | null, warmupS: number | null, durationS: number | null, startClients: number | null }}
+ * @returns {{ stages: { stages: import('../config/stages.js').Stage[], profile: import('../config/stages.js').Profile } | null, warmupS: number | null, durationS: number | null, startClients: number | null }}
  *   startClients: the clients a closed loop's stages start from (null: -c's)
  */
 export function loadOverTime (args, { workload, rate }) {
@@ -28,7 +28,7 @@ export function loadOverTime (args, { workload, rate }) {
   if (args.transactions !== undefined) throw new UsageError('--stages with --transactions: a run of stages ends with them (or at -d), not after a count of requests')
   if (args.instance !== undefined) throw new UsageError('--stages with --instance: a load split over instances cannot ramp (give each instance its -c or its share of --rate)')
   if (!openLoop && (workload.clients !== null || workload.ramp !== null)) throw new UsageError(`--stages: the ${workload.name} workload starts its clients itself; see its options`)
-  const stages = /** @type {import('../generator/stages.js').Stage[]} */ (checkSetting('stages', args.stages, 'flag', { openLoop }))
+  const stages = /** @type {import('../config/stages.js').Stage[]} */ (checkSetting('stages', args.stages, 'flag', { openLoop }))
   // -d cuts the stages short, or holds the last target after them
   const durationS = givenS ?? stagesSeconds(stages)
   return {

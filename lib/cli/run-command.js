@@ -1,5 +1,5 @@
 import { validateRunArgs } from './run-args.js'
-import { StopSignal } from './stop-signal.js'
+import { StopSignal } from '../helpers/stop-signal.js'
 import { Screen } from '../terminal/screen.js'
 
 /** @typedef {import('./run-args.js').RunArgs} RunArgs */

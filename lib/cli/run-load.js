@@ -30,7 +30,7 @@ import { abortLine, thresholdExitCode, thresholdFields } from '../summary/thresh
  * @param {RunArgs} args
  * @param {Awaited<ReturnType<typeof import('./run-args.js').validateRunArgs>>} options
  * @param {import('../sidecar/schedule.js').Rule[] | null} rules
- * @param {import('./stop-signal.js').StopSignal} stop
+ * @param {import('../helpers/stop-signal.js').StopSignal} stop
  * @param {{ log: import('../log.js').Logger, stdout: { write: (s: string) => unknown }, screen: import('../terminal/screen.js').Screen }} io
  */
 export async function runLoad (args, options, rules, stop, { log, stdout, screen }) {

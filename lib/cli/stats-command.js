@@ -2,7 +2,7 @@ import { createRegistry } from '../metrics/generator-metrics.js'
 import { startHttpServer, reply } from '../http/http-server.js'
 import { StatsCollector } from '../pgstats/collector.js'
 import { openTarget } from './target.js'
-import { StopSignal } from './stop-signal.js'
+import { StopSignal } from '../helpers/stop-signal.js'
 import { validateStatsArgs } from './stats-options.js'
 
 /**

@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js'
-import { quote } from './quote.js'
+import { quote } from '../helpers/quote.js'
 
 /**
  * The weights of a workload's request types. A request picks its type from

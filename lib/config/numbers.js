@@ -1,6 +1,6 @@
 import { UsageError } from '../errors.js'
-import { MAX_TIMER_S } from '../sidecar/durations.js'
-import { quote } from './quote.js'
+import { MAX_TIMER_S } from '../helpers/durations.js'
+import { quote } from '../helpers/quote.js'
 
 /**
  * @param {unknown} value

@@ -1,6 +1,6 @@
 import { accessSync, constants } from 'node:fs'
 import { UsageError } from '../errors.js'
-import { printable, quote } from './quote.js'
+import { printable, quote } from '../helpers/quote.js'
 
 /**
  * @typedef {object} PgTarget

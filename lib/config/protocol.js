@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js'
-import { quote } from './quote.js'
+import { quote } from '../helpers/quote.js'
 
 /** @typedef {'prepared' | 'extended' | 'simple'} Protocol */
 

@@ -2,11 +2,11 @@ import os from 'node:os'
 import { UsageError } from '../errors.js'
 import { parseMix } from './mix.js'
 import { parseThresholds } from './thresholds.js'
-import { quote, shown } from './quote.js'
+import { quote, shown } from '../helpers/quote.js'
 import { DURATION_UNITS } from './numbers.js'
-import { parseStages } from '../generator/stages.js'
+import { parseStages } from './stages.js'
 import { MAX_RUN_S } from './numbers.js'
-import { MAX_TIMER_S } from '../sidecar/durations.js'
+import { MAX_TIMER_S } from '../helpers/durations.js'
 
 // The settings of a run, each defined once: its name as a flag of
 // `pgloadgen run`, as a field of an experiment plan and of the control API
@@ -39,7 +39,7 @@ export const DEFAULT_REQUEST_TIMEOUT_S = 60
  * @property {'integer' | 'number' | 'duration' | 'choice' | 'mix' | 'thresholds' | 'stages'} type
  *   number: positive; duration: seconds, plain or with s, m, h, d; mix: type=weight,… of the workload's types;
  *   thresholds: [type:]figure op value, repeatable (config/thresholds.js);
- *   stages: duration:target,… (generator/stages.js)
+ *   stages: duration:target,… (config/stages.js)
  * @property {string | null} flag       its flag of pgloadgen run (null: none)
  * @property {string} [alias]           the flag's letter (pgbench's where it has one)
  * @property {string} [flagLabel]       how a refusal names the flag (default --flag)

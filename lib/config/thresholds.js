@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js'
-import { quote } from './quote.js'
+import { quote } from '../helpers/quote.js'
 
 // --threshold: a condition a run must meet, `[type:]figure op value[unit]`,
 // parsed here into what lib/summary/thresholds.js judges a summary by. The

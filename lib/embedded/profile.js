@@ -3,7 +3,7 @@ import { existsSync, readdirSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { UsageError } from '../errors.js'
-import { quote } from '../config/quote.js'
+import { quote } from '../helpers/quote.js'
 
 const PROFILE_DIR = fileURLToPath(new URL('../../notes/postgres/', import.meta.url))
 

@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js'
-import { printable, quote, shown } from '../config/quote.js'
+import { printable, quote, shown } from '../helpers/quote.js'
 import { parsePgUrl } from '../config/pg-url.js'
 import { parseDiskLimit } from '../lab/disk-throttle.js'
 import { chooseServer } from '../embedded/server-choice.js'

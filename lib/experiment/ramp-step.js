@@ -1,4 +1,4 @@
-import { ConcurrencyRamp } from '../generator/stages.js'
+import { ConcurrencyRamp } from '../config/stages.js'
 
 // A plan's load step with a ramp ({ load: 2m, ramp: 32 }): the clients go
 // from those running to the target in a straight line over the step, as

@@ -37,7 +37,7 @@ const LIMITS = { shutdownTimeoutS: 10, verifyTimeoutS: 60 }
  * @property {import('../snapshot/snapshots.js').Snapshots} snapshots
  * @property {import('../lab/disk-throttle.js').DiskThrottle | null} diskThrottle  the server's slower disk, set again after every restart
  * @property {import('./server-groups.js').ServerGroup} group   the server this phase runs on
- * @property {import('../cli/stop-signal.js').StopSignal} stop
+ * @property {import('../helpers/stop-signal.js').StopSignal} stop
  * @property {import('../log.js').Logger} log
  * @property {OnPhase} [onPhase]
  */
@@ -52,7 +52,7 @@ const LIMITS = { shutdownTimeoutS: 10, verifyTimeoutS: 60 }
  * snapshot, then each variant and repetition from a rollback to that
  * snapshot, recording everything; then the report.
  * @param {import('./plan.js').Plan} plan
- * @param {{ out: string, stop: import('../cli/stop-signal.js').StopSignal, log: import('../log.js').Logger, onPhase?: OnPhase }} options
+ * @param {{ out: string, stop: import('../helpers/stop-signal.js').StopSignal, log: import('../log.js').Logger, onPhase?: OnPhase }} options
  */
 export async function runExperiment (plan, { out, stop, log, onPhase }) {
   const outDir = path.resolve(out)

@@ -1,7 +1,7 @@
 import { performance } from 'node:perf_hooks'
 import { PgPrng } from '../pgbench/expression/prng.js'
 import { WHOLE, rateShare } from '../scale/share.js'
-import { areaUntil, timeOfArea } from './stages.js'
+import { areaUntil, timeOfArea } from '../config/stages.js'
 
 // An arrival that never comes (a profile that ends at 0): as far off as a timer can wait.
 const NEVER_MS = 2 ** 31 - 2
@@ -17,7 +17,7 @@ const NEVER_MS = 2 ** 31 - 2
 // interval, and Poisson ones are drawn by every part from the same seeded
 // sequence, so the parts' arrivals together are exactly the single schedule.
 //
-// With a profile (--stages with --rate: lib/generator/stages.js) the rate
+// With a profile (--stages with --rate: lib/config/stages.js) the rate
 // changes over time: arrival k is where the profile's integral, the arrivals
 // due so far, reaches k (fixed), or the sum of k unit exponential gaps
 // (Poisson, an inhomogeneous process by time rescaling). A stall is still
@@ -30,7 +30,7 @@ export class Pacer {
    * @param {number | null} options.maxLagMs
    * @param {import('../scale/share.js').Share} [options.share]  the part of the schedule this pacer keeps
    * @param {number | null} [options.seed]  seeds the Poisson gaps (needed for parts to agree); null: Math.random
-   * @param {import('./stages.js').Profile | null} [options.profile]  the whole schedule's rate over the seconds since begin() (rate: where it starts)
+   * @param {import('../config/stages.js').Profile | null} [options.profile]  the whole schedule's rate over the seconds since begin() (rate: where it starts)
    */
   constructor ({ rate, arrival, maxLagMs, share = WHOLE, seed = null, profile = null }) {
     this.intervalMs = 1000 / rate

@@ -11,15 +11,7 @@ import { leavesOutcomeUnknown } from '../wire/errors.js'
  * @property {number} [fingerprint]  such an insert's row fingerprint (0: none known)
  */
 
-/**
- * What a workload's requests see of the dense-id bookkeeping (ctx.ids).
- * @typedef {object} IdBookkeeping
- * @property {number} maxId
- * @property {() => number} randomId   uniformly in [1, maxId]
- * @property {(maxId: number) => void} noteMaxId
- * @property {(id: number, fingerprint?: number) => void} noteInserted
- * @property {(err: unknown, fingerprint?: number) => void} insertFailed  an insert got no acknowledgement: in doubt unless the server refused it
- */
+/** @typedef {import('../workloads/contract.js').IdBookkeeping} IdBookkeeping */
 
 // What the workers share: the highest id known to exist and the inserts the
 // server acknowledged.

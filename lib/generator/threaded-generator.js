@@ -29,7 +29,7 @@ const THREAD_FILE = new URL('./generator-thread.js', import.meta.url)
  * @property {number} maxId
  * @property {SharedArrayBuffer} statsMemory
  * @property {SharedArrayBuffer} counterMemory  [connections, reconnects, skipped]
- * @property {{ rate: number, arrival: 'poisson' | 'fixed', maxLagMs: number | null, seed: number, profile?: import('./stages.js').Profile | null } | null} openLoop  rate: of the whole load
+ * @property {{ rate: number, arrival: 'poisson' | 'fixed', maxLagMs: number | null, seed: number, profile?: import('../config/stages.js').Profile | null } | null} openLoop  rate: of the whole load
  * @property {import('../scale/share.js').Share} share  this thread's part of the whole load
  * @property {import('../config/run-settings.js').ClientSettings} clients
  * @property {import('../log.js').LevelName} logLevel
@@ -54,7 +54,7 @@ const THREAD_FILE = new URL('./generator-thread.js', import.meta.url)
  * @property {import('../config/mix.js').Mix} mix
  * @property {import('./run-state.js').RunState} state   the run's: acknowledgements are replayed into it
  * @property {RequestStats} stats    the run's: the threads' exact sum
- * @property {{ rate: number, arrival: 'poisson' | 'fixed', maxLagMs: number | null, seed?: number | null, profile?: import('./stages.js').Profile | null } | null} openLoop
+ * @property {{ rate: number, arrival: 'poisson' | 'fixed', maxLagMs: number | null, seed?: number | null, profile?: import('../config/stages.js').Profile | null } | null} openLoop
  * @property {import('../scale/share.js').Share | null} instance  this process's part of a load split over instances
  * @property {import('../config/run-settings.js').ClientSettings} clients
  * @property {import('../log.js').Logger} log

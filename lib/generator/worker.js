@@ -1,12 +1,13 @@
 import { performance } from 'node:perf_hooks'
 import { pickType } from '../config/mix.js'
 import { monotonicEpochMs } from './clock.js'
-import { errorMessage, isConnectionError } from './connection.js'
+import { isConnectionError } from '../pg/connection.js'
+import { errorMessage } from '../helpers/error-message.js'
 import { WireConnection } from '../wire/wire-connection.js'
 import { leavesOutcomeUnknown, RequestTimeoutError } from '../wire/errors.js'
 import { Db } from '../workloads/db.js'
 import { clientRandom } from '../workloads/client-random.js'
-import { isDiskFullError } from '../lab/disk-space.js'
+import { isDiskFullError } from '../pg/disk-full.js'
 
 const BACKOFF_MIN_MS = 100
 const BACKOFF_MAX_MS = 5000

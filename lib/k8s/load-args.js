@@ -6,7 +6,7 @@ import { readFileSync, statSync } from 'node:fs'
 import { basename } from 'node:path'
 import { UsageError } from '../errors.js'
 import { isWorkloadPath } from '../workloads/index.js'
-import { quote } from '../config/quote.js'
+import { quote } from '../helpers/quote.js'
 
 // Where the pods see the load's ConfigMap.
 export const LOAD_MOUNT = '/etc/pgloadgen/load'

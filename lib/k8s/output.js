@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { RuntimeError, UsageError } from '../errors.js'
-import { quote } from '../config/quote.js'
+import { quote } from '../helpers/quote.js'
 
 /**
  * Refuses a directory that exists and holds anything: a render never mixes

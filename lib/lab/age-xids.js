@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks'
 import pg from 'pg'
 import { UsageError } from '../errors.js'
-import { quote } from '../config/quote.js'
-import { quoteTable } from '../sidecar/table-name.js'
+import { quote } from '../helpers/quote.js'
+import { quoteTable } from '../helpers/table-name.js'
 
 // age-xids: spends transaction IDs quickly with SQL alone, so that a lab
 // server goes through weeks of anti-wraparound cycles in minutes (the

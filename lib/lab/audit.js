@@ -1,4 +1,5 @@
-import { connectWithin, errorMessage } from '../generator/connection.js'
+import { connectWithin } from '../pg/connection.js'
+import { errorMessage } from '../helpers/error-message.js'
 import { auditInserts } from '../generator/verify-inserts.js'
 
 // The checks at the end of a load that what the server acknowledged is

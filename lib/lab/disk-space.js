@@ -13,26 +13,13 @@ import { existsSync } from 'node:fs'
 import path from 'node:path'
 import client from 'prom-client'
 
+// isDiskFullError lives in lib/pg/disk-full.js, so that the generator's
+// threads can classify errors without loading prom-client.
+export { isDiskFullError } from '../pg/disk-full.js'
+
 // Below this, a filesystem counts as full even before a write failed.
 export const NEARLY_FULL_BYTES = 1024 * 1024
 const POLL_MS = 1000
-
-/**
- * Whether a request failed because the server found no space to write:
- * SQLSTATE 53100 (disk_full, what ENOSPC becomes), or an error whose
- * message or detail carries the errno's text. A quota (EDQUOT, as a ZFS
- * dataset's) has no SQLSTATE of its own: PostgreSQL reports it as XX000
- * ("could not extend file "…": Disk quota exceeded"), and a transaction-status
- * page it cannot write as "could not access status of transaction N" with
- * the errno in the detail.
- * @param {unknown} err
- */
-export function isDiskFullError (err) {
-  const error = /** @type {{ code?: unknown, message?: unknown, detail?: unknown }} */ (err)
-  if (error?.code === '53100') return true
-  return DISK_FULL_TEXT.test(String(error?.message ?? '')) || DISK_FULL_TEXT.test(String(error?.detail ?? ''))
-}
-const DISK_FULL_TEXT = /No space left on device|Disk quota exceeded/
 
 /**
  * @typedef {object} SpaceFigures
@@ -235,7 +222,10 @@ export class DiskSpaceWatch {
     }
   }
 
-  /** The disk_full part of the summary. */
+  /**
+   * The disk_full part of the summary.
+   * @returns {import('../summary/summary.js').DiskFullFigures}
+   */
   summary () {
     const { stats } = this
     /** @type {Record<string, number>} */

@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs'
 import { mkdir, readFile, readdir, realpath, rmdir, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { RuntimeError, UsageError } from '../errors.js'
-import { printable, quote, shown } from '../config/quote.js'
+import { printable, quote, shown } from '../helpers/quote.js'
 
 /**
  * @typedef {object} DiskLimit   null: not limited

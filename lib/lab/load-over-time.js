@@ -1,4 +1,4 @@
-import { ConcurrencyRamp } from '../generator/stages.js'
+import { ConcurrencyRamp } from '../config/stages.js'
 import { markWarmup } from '../summary/warmup.js'
 
 // --stages and --warmup over one load: the closed loop's clients following

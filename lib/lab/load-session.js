@@ -10,7 +10,8 @@ import { makeGenerator } from './session-generator.js'
 import { RunState } from '../generator/run-state.js'
 import { Pacer } from '../generator/pacer.js'
 import { monotonicEpochMs } from '../generator/clock.js'
-import { connectWithin, errorMessage } from '../generator/connection.js'
+import { connectWithin } from '../pg/connection.js'
+import { errorMessage } from '../helpers/error-message.js'
 import { countInDoubtRows, countTableRows, verifyInserts } from './audit.js'
 import { WorkloadServices } from './workload-services.js'
 import { buildSummary } from '../summary/summary.js'
@@ -40,12 +41,12 @@ const vacuumsModule = () => import('../recorder/vacuums.js')
  * @property {'prepared' | 'extended' | 'simple'} protocol
  * @property {number} concurrency
  * @property {import('../config/run-settings.js').ClientSettings} [clients]  what each client is given: -t and the seed of its random numbers (default: neither)
- * @property {{ rate: number, arrival: 'poisson' | 'fixed', maxLagMs: number | null, seed?: number | null, profile?: import('../generator/stages.js').Profile | null } | null} openLoop  rate: of all instances together (profile: --stages)
+ * @property {{ rate: number, arrival: 'poisson' | 'fixed', maxLagMs: number | null, seed?: number | null, profile?: import('../config/stages.js').Profile | null } | null} openLoop  rate: of all instances together (profile: --stages)
  * @property {import('../scale/share.js').Share | null} [instance]  --instance: this process runs that share of the load (concurrency is the share already)
  * @property {number | null} [startAtMs]     --start-at: the load starts at that moment (epoch ms)
  * @property {number} [totalConcurrency]     the clients of all instances together
  * @property {number} [threads]              --threads: the load over that many worker threads
- * @property {{ stages: import('../generator/stages.js').Stage[], profile: import('../generator/stages.js').Profile } | null} [stages]
+ * @property {{ stages: import('../config/stages.js').Stage[], profile: import('../config/stages.js').Profile } | null} [stages]
  *   --stages: a closed loop's clients follow the profile (an open loop's rate does: openLoop.profile)
  * @property {number | null} [warmupS]      --warmup: the first seconds of load are kept out of the summary
  * @property {import('../workloads/choose.js').WorkloadChoice} [workloadChoice]  how the workload was chosen: each thread loads it again

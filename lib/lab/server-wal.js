@@ -1,4 +1,4 @@
-import { connectWithin } from '../generator/connection.js'
+import { connectWithin } from '../pg/connection.js'
 
 // The WAL the whole server wrote while a load ran: the insert position at
 // its start and at its end (pg_current_wal_insert_lsn, every major the lab

@@ -1,6 +1,6 @@
 import { Generator } from '../generator/generator.js'
 import { ThreadedGenerator } from '../generator/threaded-generator.js'
-import { errorMessage } from '../generator/connection.js'
+import { errorMessage } from '../helpers/error-message.js'
 import { DEFAULT_CLIENT_SETTINGS } from '../config/run-settings.js'
 import { RuntimeError } from '../errors.js'
 

@@ -1,5 +1,6 @@
 import client from 'prom-client'
-import { connectWithin, errorMessage } from '../generator/connection.js'
+import { connectWithin } from '../pg/connection.js'
+import { errorMessage } from '../helpers/error-message.js'
 import { WHOLE, shareOfTotal } from '../scale/share.js'
 
 // What a workload asks of the lab besides its requests: maintenance run

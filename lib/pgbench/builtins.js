@@ -1,4 +1,4 @@
-import { printable } from '../config/quote.js'
+import { printable } from '../helpers/quote.js'
 import { ScriptLoadError } from './errors.js'
 
 // pgbench's built-in scripts, word for word (builtin_script in pgbench.c),

@@ -1,4 +1,4 @@
-import { printable } from '../config/quote.js'
+import { printable } from '../helpers/quote.js'
 // The options of `pgbench -i`, checked before anything connects, in
 // pgbench's own words, and the errors of initialisation.
 

@@ -4,7 +4,7 @@
 // messages, how pgbench seeds each client from --random-seed, and the
 // parsing of --random-seed. With the same seed, a client draws the same
 // numbers as pgbench's client of the same id.
-import { printable } from '../config/quote.js'
+import { printable } from '../helpers/quote.js'
 import { getRandomValues } from 'node:crypto'
 import { RandomSeedError, ScriptRuntimeError } from './errors.js'
 import { formatFixed } from './expression/cformat.js'

@@ -1,4 +1,4 @@
-import { printable } from '../config/quote.js'
+import { printable } from '../helpers/quote.js'
 import { readFile } from 'node:fs/promises'
 import path from 'node:path'
 import { findBuiltin } from './builtins.js'

@@ -1,7 +1,7 @@
 // The collector's one dedicated connection: a statement timeout on the
 // server, a guard on the client for a server that stops answering, and a
 // `broken` flag once the connection cannot be used any more.
-import { openConnection } from '../generator/connection.js'
+import { openConnection } from '../pg/connection.js'
 
 /** @typedef {import('pg').Client & { broken: boolean }} StatsClient */
 

@@ -1,9 +1,15 @@
 // The collector's snapshot as the schedule's conditions read it
-// (lib/sidecar/conditions.js StatsView).
+// (lib/sidecar/conditions.js).
+
+/**
+ * @typedef {object} StatsView   what conditions read from the collector's snapshot
+ * @property {(table: string) => { live: number, dead: number, bytes: number, xidAge: number } | null} table
+ * @property {() => number | null} databaseXidAge
+ */
 
 /**
  * @param {import('./snapshot.js').StatsSnapshot | null} snapshot
- * @returns {import('../sidecar/conditions.js').StatsView | null}
+ * @returns {StatsView | null}
  */
 export function statsView (snapshot) {
   if (!snapshot) return null

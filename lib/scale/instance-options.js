@@ -1,6 +1,6 @@
 import { UsageError } from '../errors.js'
-import { quote } from '../config/quote.js'
-import { MAX_TIMER_S } from '../sidecar/durations.js'
+import { quote } from '../helpers/quote.js'
+import { MAX_TIMER_S } from '../helpers/durations.js'
 import { formatShare } from './share.js'
 
 // --instance I/N and --start-at TIME of pgloadgen run: which part of the

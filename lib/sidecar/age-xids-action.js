@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks'
 import { UsageError } from '../errors.js'
 import { parseInteger } from '../config/numbers.js'
-import { errorMessage } from '../generator/connection.js'
-import { quoteTable } from './table-name.js'
+import { errorMessage } from '../helpers/error-message.js'
+import { quoteTable } from '../helpers/table-name.js'
 import { ageXids, MAX_PARALLEL, parseXidCount } from '../lab/age-xids.js'
 
 // age-xids as a sidecar, schedule or plan action: { action: age-xids,

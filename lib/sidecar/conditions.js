@@ -1,7 +1,7 @@
 import { statfs } from 'node:fs/promises'
 import { UsageError } from '../errors.js'
-import { quote } from '../config/quote.js'
-import { parseQuantity } from './durations.js'
+import { quote } from '../helpers/quote.js'
+import { parseQuantity } from '../helpers/durations.js'
 
 // What a condition can look at. Table metrics read the stats collector's
 // latest snapshot (nothing is polled twice); disk_free reads the
@@ -37,11 +37,7 @@ export function parseCondition (text, field) {
   return { metric: /** @type {Condition['metric']} */ (metric), table: table ?? null, op: /** @type {Condition['op']} */ (op), value: parseQuantity(value, field), text: trimmed }
 }
 
-/**
- * @typedef {object} StatsView   what conditions read from the collector's snapshot
- * @property {(table: string) => { live: number, dead: number, bytes: number, xidAge: number } | null} table
- * @property {() => number | null} databaseXidAge
- */
+/** @typedef {import('../pgstats/stats-view.js').StatsView} StatsView */
 
 /**
  * The condition's current value, or null when unknown (no stats yet, no

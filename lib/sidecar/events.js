@@ -2,7 +2,7 @@ import { appendFile, mkdir } from 'node:fs/promises'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import client from 'prom-client'
-import { errorMessage } from '../generator/connection.js'
+import { errorMessage } from '../helpers/error-message.js'
 
 /**
  * One line of the events file.

@@ -5,8 +5,8 @@ import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import pg from 'pg'
 import { UsageError } from '../errors.js'
-import { errorMessage } from '../generator/connection.js'
-import { quoteTable } from './table-name.js'
+import { errorMessage } from '../helpers/error-message.js'
+import { quoteTable } from '../helpers/table-name.js'
 
 // evict-cache: drops a table's files (its heap, its indexes, its TOAST
 // table and the TOAST index, every segment and fork; the partitions of a

@@ -4,9 +4,9 @@
 // the CLI `--yes`.
 
 import { UsageError } from '../errors.js'
-import { shown } from '../config/quote.js'
-import { parseOffset } from './durations.js'
-import { quoteTable } from './table-name.js'
+import { shown } from '../helpers/quote.js'
+import { parseOffset } from '../helpers/durations.js'
+import { quoteTable } from '../helpers/table-name.js'
 
 export const RETENTION_ACTIONS = /** @type {const} */ (['drop-partitions', 'delete'])
 export const RETENTION_FIELDS = ['older_than', 'relative_to', 'batch', 'time_column', 'yes']

@@ -6,7 +6,7 @@
 import { performance } from 'node:perf_hooks'
 import { RuntimeError } from '../errors.js'
 import { qualifiedName, readPartitionedTable } from '../workloads/partitions.js'
-import { quoteTable } from './table-name.js'
+import { quoteTable } from '../helpers/table-name.js'
 
 /** @typedef {import('../workloads/partitions.js').Sql} Sql */
 /** @typedef {import('./retention-spec.js').Retention} Retention */

@@ -6,8 +6,8 @@
 
 import { performance } from 'node:perf_hooks'
 import pg from 'pg'
-import { errorMessage } from '../generator/connection.js'
-import { quoteTable } from './table-name.js'
+import { errorMessage } from '../helpers/error-message.js'
+import { quoteTable } from '../helpers/table-name.js'
 import { dropOldPartitions, deleteOldRows } from './retention-work.js'
 import { checkRetentionSpec } from './retention-spec.js'
 

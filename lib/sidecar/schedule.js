@@ -1,10 +1,10 @@
 import { readFile } from 'node:fs/promises'
 import YAML from 'yaml'
 import { UsageError } from '../errors.js'
-import { printable, quote, shown } from '../config/quote.js'
+import { printable, quote, shown } from '../helpers/quote.js'
 import { ACTIONS, ACTION_FIELDS, checkAction } from './actions.js'
 import { RETENTION_ACTIONS, RETENTION_FIELDS } from './retention-spec.js'
-import { parseOffset, MAX_TIMER_S } from './durations.js'
+import { parseOffset, MAX_TIMER_S } from '../helpers/durations.js'
 import { parseCondition } from './conditions.js'
 
 /**

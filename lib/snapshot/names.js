@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js'
-import { quote } from '../config/quote.js'
+import { quote } from '../helpers/quote.js'
 
 /**
  * Snapshot names become ZFS snapshot names and directory names.

@@ -3,6 +3,20 @@ import { histogramsField } from './histogram-field.js'
 import { formatShare } from '../scale/share.js'
 
 /**
+ * The disk_full part of the summary (lib/lab/disk-space.js fills it).
+ * @typedef {object} DiskFullFigures
+ * @property {number} failures        requests that found no space
+ * @property {Record<string, number>} by_type
+ * @property {number} episodes
+ * @property {boolean} full_now
+ * @property {number} full_s
+ * @property {string | null} data_directory
+ * @property {Record<string, number> | null} free_bytes
+ * @property {Record<string, number> | null} size_bytes
+ * @property {Record<string, number> | null} min_free_bytes
+ */
+
+/**
  * @typedef {object} SummaryInput
  * @property {import('../metrics/request-stats.js').RequestStats} stats
  * @property {number} elapsedS
@@ -20,7 +34,7 @@ import { formatShare } from '../scale/share.js'
  * @property {string | null} serverVersion
  * @property {boolean} embedded
  * @property {boolean} abandonedInFlight   some requests were cut at shutdown
- * @property {ReturnType<import('../lab/disk-space.js').DiskSpaceWatch['summary']> | null} [diskFull]  requests that found no disk space, the episodes, the free space
+ * @property {DiskFullFigures | null} [diskFull]  requests that found no disk space, the episodes, the free space
  * @property {{ user: number, system: number }} cpuUsage  of this process during the load, µs
  * @property {{ rate: number, arrival: string, maxLagMs: number | null, skipped: number } | null} openLoop
  * @property {import('../workloads/contract.js').Pacing | null} [pacing]   a paced workload's schedule
@@ -32,7 +46,7 @@ import { formatShare } from '../scale/share.js'
  * @property {number | null} [startAtMs]  --start-at
  * @property {number} [auditRows]   the rows written over the whole load, warm-up included: what the row audit checks (default: the stats')
  * @property {Record<string, unknown> | null} [warmup]  --warmup: the left-out seconds' own figures (warmup.js); stats and elapsedS are then the rest's
- * @property {import('../generator/stages.js').Stage[] | null} [stages]  --stages
+ * @property {import('../config/stages.js').Stage[] | null} [stages]  --stages
  */
 
 /**

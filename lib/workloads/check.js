@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
 import { UsageError } from '../errors.js'
-import { printable } from '../config/quote.js'
+import { printable } from '../helpers/quote.js'
 import { checkOptionSpecs, optionValues } from './options.js'
 
 /** @typedef {import('./contract.js').Workload} Workload */

@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js'
-import { printable } from '../config/quote.js'
+import { printable } from '../helpers/quote.js'
 import { loadWorkload } from './index.js'
 
 /**
@@ -29,7 +29,7 @@ import { loadWorkload } from './index.js'
 export async function chooseWorkload ({ workload, files, builtins, order, defines, scale, randomSeed, seed = null, protocol, options = {}, optionsWhere = '--', taken, baseDir }) {
   const scripted = files.length > 0 || builtins.length > 0
   // the pgbench script parser and runner are loaded only when a run uses them (or -D)
-  const definesByName = defines.length > 0 ? (await import('../pgbench/workload.js')).parseDefines(defines) : {}
+  const definesByName = defines.length > 0 ? (await import('./script-workload.js')).parseDefines(defines) : {}
   if (scripted && workload !== undefined && workload !== 'pgbench') {
     throw new UsageError(`-f and -b make a workload of pgbench scripts; they cannot be combined with --workload ${printable(workload)}`)
   }
@@ -39,7 +39,7 @@ export async function chooseWorkload ({ workload, files, builtins, order, define
     // --seed is the scripts' --random-seed when that is not given; both would say two things
     if (randomSeed !== undefined && seed !== null) throw new UsageError('--seed and --random-seed: give one (--seed seeds the scripts\' random functions as --random-seed does)')
     // pgbench runs tpcb-like when no script is given; so do we.
-    const { scriptWorkload } = await import('../pgbench/workload.js')
+    const { scriptWorkload } = await import('./script-workload.js')
     const specs = scripted
       ? order ?? [...files.map(file => ({ file })), ...builtins.map(builtin => ({ builtin }))]
       : [{ builtin: 'tpcb-like' }]

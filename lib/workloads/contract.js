@@ -82,6 +82,16 @@
  */
 
 /**
+ * What a workload's requests see of the dense-id bookkeeping (ctx.ids).
+ * @typedef {object} IdBookkeeping
+ * @property {number} maxId
+ * @property {() => number} randomId   uniformly in [1, maxId]
+ * @property {(maxId: number) => void} noteMaxId
+ * @property {(id: number, fingerprint?: number) => void} noteInserted
+ * @property {(err: unknown, fingerprint?: number) => void} insertFailed  an insert got no acknowledgement: in doubt unless the server refused it
+ */
+
+/**
  * @typedef {object} ClientContext
  * @property {number} clientId      0 for the first client, 1 for the next, …
  * @property {() => number} random   uniform in [0, 1), the client's own: seeded from --seed and clientId when the run has a seed, else Math.random;
@@ -90,7 +100,7 @@
  * @property {unknown} shared       what setup() returned
  * @property {Record<string, any>} state   this client's own, kept across reconnects
  * @property {Readonly<Record<string, string>>} defines
- * @property {import('../generator/run-state.js').IdBookkeeping} ids   the dense-id bookkeeping (only with `ids`)
+ * @property {IdBookkeeping} ids   the dense-id bookkeeping (only with `ids`)
  * @property {(rows: number, points?: number) => void} written  rows (and points: metric values) the request wrote, once acknowledged
  * @property {(err: unknown, rows: number, probe: () => { text: string, params: unknown[] }) => void} writeFailed
  *   a write of rows failed with err: when err leaves its outcome unknown (the connection broke before the

@@ -2,7 +2,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import { UsageError } from '../errors.js'
-import { printable, quote } from '../config/quote.js'
+import { printable, quote } from '../helpers/quote.js'
 import { checkWorkload } from './check.js'
 /** @typedef {import('./contract.js').Workload} Workload */
 

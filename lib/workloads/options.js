@@ -1,6 +1,6 @@
 import { UsageError } from '../errors.js'
-import { parseOffset } from '../sidecar/durations.js'
-import { quote, shown } from '../config/quote.js'
+import { parseOffset } from '../helpers/durations.js'
+import { quote, shown } from '../helpers/quote.js'
 
 // A workload's own command-line options (`--hosts 100 --batch-size 5000`),
 // declared by its module: their spelling, type, default and bounds. The CLI

@@ -9,7 +9,7 @@
 // to it wait), so each partition is made in a transaction of its own.
 
 import { RuntimeError } from '../errors.js'
-import { quoteTable } from '../sidecar/table-name.js'
+import { quoteTable } from '../helpers/table-name.js'
 
 // First key of the two-key advisory locks that serialise partition creation
 // on one parent ("pglp"); the second key is the parent's oid.

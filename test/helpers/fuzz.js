@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { UsageError } from '../../lib/errors.js'
-import { printable } from '../../lib/config/quote.js'
+import { printable } from '../../lib/helpers/quote.js'
 import { runCli, lines } from './cli.js'
 
 // A fixed seed, so that a failure replays; PGLOADGEN_FUZZ_SEED picks another.

@@ -4,7 +4,7 @@
 // finite number in its range, or is refused with one line (exit 2).
 import t from 'tap'
 import fc from 'fast-check'
-import { parseOffset, parseQuantity, MAX_TIMER_S } from '../../lib/sidecar/durations.js'
+import { parseOffset, parseQuantity, MAX_TIMER_S } from '../../lib/helpers/durations.js'
 import { parseDuration, parseInteger } from '../../lib/config/numbers.js'
 import { parseStatsInterval } from '../../lib/cli/stats-options.js'
 import { fuzzTest, hostileText, jsonish, cliRefuses, cliSampleTest, sample } from '../helpers/fuzz.js'

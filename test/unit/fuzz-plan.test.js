@@ -12,7 +12,7 @@ import path from 'node:path'
 import { parsePlan, loadPlan } from '../../lib/experiment/plan.js'
 import { parsePgUrl } from '../../lib/config/pg-url.js'
 import { resolveProfile } from '../../lib/embedded/profile.js'
-import { MAX_TIMER_S } from '../../lib/sidecar/durations.js'
+import { MAX_TIMER_S } from '../../lib/helpers/durations.js'
 import { fuzzTest, hostileText, jsonish, mutated, cliRefuses, cliSampleTest, sample } from '../helpers/fuzz.js'
 
 const dir = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-fuzz-plan-'))

@@ -11,7 +11,7 @@ import path from 'node:path'
 import { parseSchedule, loadSchedule } from '../../lib/sidecar/schedule.js'
 import { parseCondition } from '../../lib/sidecar/conditions.js'
 import { checkRetentionSpec } from '../../lib/sidecar/retention-spec.js'
-import { MAX_TIMER_S } from '../../lib/sidecar/durations.js'
+import { MAX_TIMER_S } from '../../lib/helpers/durations.js'
 import { fuzzTest, hostileText, jsonish, mutated, cliRefuses, cliSampleTest, sample } from '../helpers/fuzz.js'
 
 const dir = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-fuzz-schedule-'))

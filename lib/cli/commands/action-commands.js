@@ -1,8 +1,8 @@
 import { parseInteger } from '../../config/numbers.js'
 import { UsageError } from '../../errors.js'
-import { parseOffset } from '../../sidecar/durations.js'
+import { parseOffset } from '../../helpers/durations.js'
 import { checkRetentionSpec, DEFAULT_BATCH, MAX_BATCH } from '../../sidecar/retention-spec.js'
-import { quoteTable } from '../../sidecar/table-name.js'
+import { quoteTable } from '../../helpers/table-name.js'
 import { chooseTarget, openTarget } from '../target.js'
 import { withTarget, DEFAULT_EVENTS_FILE } from '../target-options.js'
 

@@ -4,7 +4,7 @@ import { validateRunArgs } from '../run-args.js'
 import { parseCapacityFlags } from './capacity-command.js'
 import { CAPACITY_DEFAULTS } from '../../capacity/defaults.js'
 import { parseObjectives } from '../../capacity/objective.js'
-import { StopSignal } from '../stop-signal.js'
+import { StopSignal } from '../../helpers/stop-signal.js'
 
 // The work of `pgloadgen capacity`: every flag checked first (one line,
 // exit 2, nothing touched), then the target, the search and its report.

@@ -3,7 +3,7 @@ import { UsageError, RuntimeError } from '../../errors.js'
 import { parseInteger } from '../../config/numbers.js'
 import { initPgbench, parseInitOptions, InitOptionError, InitError } from '../../pgbench/init.js'
 import { chooseTarget, openTarget } from '../target.js'
-import { errorMessage } from '../../generator/connection.js'
+import { errorMessage } from '../../helpers/error-message.js'
 
 const PGBENCH_TABLES = ['pgbench_accounts', 'pgbench_branches', 'pgbench_history', 'pgbench_tellers']
 

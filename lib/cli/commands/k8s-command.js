@@ -1,6 +1,6 @@
 import yargs from 'yargs'
 import { parseDuration, parseInteger } from '../../config/numbers.js'
-import { quote } from '../../config/quote.js'
+import { quote } from '../../helpers/quote.js'
 import { UsageError } from '../../errors.js'
 import { runBuilder } from '../run-options.js'
 import { workloadOptionSpecs } from '../workload-flags.js'

@@ -7,7 +7,7 @@ import { EventLog } from '../../sidecar/events.js'
 import { loadSchedule } from '../../sidecar/schedule.js'
 import { Sidecar } from '../../sidecar/sidecar.js'
 import { openTarget } from '../target.js'
-import { StopSignal } from '../stop-signal.js'
+import { StopSignal } from '../../helpers/stop-signal.js'
 import { validateStatsArgs } from '../stats-options.js'
 
 /**

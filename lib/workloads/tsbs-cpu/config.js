@@ -1,4 +1,4 @@
-import { quote } from '../../config/quote.js'
+import { quote } from '../../helpers/quote.js'
 import { INSERT_MAX_ROWS } from './insert-rows.js'
 import { randomSeed } from './random.js'
 import { MAX_SEED } from '../../config/run-settings.js'

@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js'
-import { quote, shown } from '../config/quote.js'
+import { quote, shown } from './quote.js'
 
 const UNITS = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 }
 

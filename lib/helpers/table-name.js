@@ -1,5 +1,5 @@
 import { UsageError } from '../errors.js'
-import { quote } from '../config/quote.js'
+import { quote } from './quote.js'
 
 /**
  * A table name as SQL: "name" or "schema"."name", quoted; anything else is

@@ -1,11 +1,11 @@
-import { quote } from '../config/quote.js'
+import { quote } from '../helpers/quote.js'
 import { RuntimeError, UsageError } from '../errors.js'
-import { checkWorkload } from '../workloads/check.js'
-import { loadScripts } from './scripts.js'
-import { ScriptClient } from './runner.js'
-import { Variables, isValidVariableName } from './variables.js'
-import { Random, defaultSeedFor, parseRandomSeed } from './random.js'
-import { ScriptSyntaxError, RandomSeedError } from './errors.js'
+import { checkWorkload } from './check.js'
+import { loadScripts } from '../pgbench/scripts.js'
+import { ScriptClient } from '../pgbench/runner.js'
+import { Variables, isValidVariableName } from '../pgbench/variables.js'
+import { Random, defaultSeedFor, parseRandomSeed } from '../pgbench/random.js'
+import { ScriptSyntaxError, RandomSeedError } from '../pgbench/errors.js'
 
 /**
  * @typedef {object} ScriptOptions
@@ -41,7 +41,7 @@ export function parseDefines (defines) {
  * its file (or the builtin), weighted as pgbench weights them, and run whole
  * as one request, so its latency is the script's.
  * @param {ScriptOptions} options
- * @returns {Promise<import('../workloads/contract.js').Workload>}
+ * @returns {Promise<import('./contract.js').Workload>}
  */
 export async function scriptWorkload ({ specs, defines, scale, randomSeed, protocol, baseDir }) {
   let scripts, seed
@@ -60,7 +60,7 @@ export async function scriptWorkload ({ specs, defines, scale, randomSeed, proto
     names.add(script.name)
   }
   const usesBuiltin = scripts.some(script => script.usesBuiltin)
-  /** @type {import('../workloads/contract.js').WorkloadModule} */
+  /** @type {import('./contract.js').WorkloadModule} */
   const module = {
     name: 'pgbench',
     description: `pgbench scripts: ${scripts.map(s => `${s.name}@${s.weight}`).join(', ')}`,
@@ -68,7 +68,7 @@ export async function scriptWorkload ({ specs, defines, scale, randomSeed, proto
     types: scripts.map(script => ({ name: script.name, weight: script.weight })),
     requests: Object.fromEntries(scripts.map(script => [
       script.name,
-      /** @type {import('../workloads/contract.js').RequestFunction} */
+      /** @type {import('./contract.js').RequestFunction} */
       (db, ctx) => /** @type {ScriptClient} */ (ctx.state.script).run(script, db.connection)
     ])),
     // :default_seed is what pgbench draws after one generator per client,
