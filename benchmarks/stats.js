@@ -1,4 +1,4 @@
-import { bootstrapMean } from '../lib/report/statistics.js'
+import { bootstrapMean } from '../lib/results/statistics.js'
 
 /** @param {number[]} values */
 export function median (values) {
@@ -55,7 +55,7 @@ export async function alternated (round, a, b) {
 
 /**
  * The pairs' ratios against a goal, with the experiments' own method
- * (lib/report/statistics.js): the 95 % percentile-bootstrap interval of
+ * (lib/results/statistics.js): the 95 % percentile-bootstrap interval of
  * their mean. The goal is met when the whole interval lies at or above
  * it, missed when the whole interval lies below it, and undecided when the
  * interval straddles it: the pairs swing more than the distance to the

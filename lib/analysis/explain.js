@@ -56,7 +56,7 @@ const MAX_CHANGES = 20
 
 /**
  * What changed in a recorded load and why.
- * @param {{ samples: import('../report/read.js').Sample[], events: import('../report/read.js').LabEvent[], logText?: string | null, statsIntervalS?: number }} run
+ * @param {{ samples: import('../recorder/records.js').Sample[], events: import('../recorder/records.js').LabEvent[], logText?: string | null, statsIntervalS?: number }} run
  * @returns {{ changes: Change[], segments: Record<string, Segment[]>, method: Record<string, unknown> }}
  */
 export function explainRun ({ samples, events, logText = null, statsIntervalS = 1 }) {
@@ -92,7 +92,7 @@ export function explainRun ({ samples, events, logText = null, statsIntervalS = 
 
 /**
  * The per-second series worth segmenting, by metric name.
- * @param {import('../report/read.js').Sample[]} samples
+ * @param {import('../recorder/records.js').Sample[]} samples
  * @returns {Map<string, Array<number | null>>}
  */
 export function seriesOf (samples) {

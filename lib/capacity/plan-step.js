@@ -103,7 +103,7 @@ function relabel (label, parse) {
  * @param {CapacityStepSpec} options.spec
  * @param {string} options.label
  * @param {string} options.dir          the variant's directory
- * @param {import('../sidecar/events.js').EventLog} options.events
+ * @param {import('../recorder/event-log.js').EventLog} options.events
  * @param {import('./capacity-run.js').Stop} options.stop
  * @param {import('../log.js').Logger} options.log
  */

@@ -1,4 +1,4 @@
-import { isNumber, mean, roundOrNull } from '../report/numbers.js'
+import { isNumber, mean, roundOrNull } from '../results/numbers.js'
 import { ALL_TYPES, entryLatency, PERCENTILES } from './latency.js'
 import { runFigures } from './run-figures.js'
 

@@ -1,4 +1,4 @@
-import { mergeHistograms } from '../merge/merge-histograms.js'
+import { mergeHistograms } from '../results/merge-histograms.js'
 import { histogramFromJson } from '../summary/histogram-field.js'
 
 // The latency percentiles of an entry: of every request of all its

@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { UsageError } from '../errors.js'
-import { readRun } from '../report/read.js'
+import { readRun } from '../results/read.js'
 import { histogramFromJson } from '../summary/histogram-field.js'
 import { resolveEntryPath } from './entry-paths.js'
 
@@ -16,7 +16,7 @@ import { resolveEntryPath } from './entry-paths.js'
  * @property {import('./entry-paths.js').EntryPath} source
  * @property {string} name         the run directory's name, or EXPDIR:VARIANT
  * @property {string} workload
- * @property {import('../report/read.js').RunData[]} runs   its repetitions (one for a run)
+ * @property {import('../results/read.js').RunData[]} runs   its repetitions (one for a run)
  * @property {Record<string, any>[]} summaries              their summary.json, in the same order
  */
 
@@ -60,7 +60,7 @@ function entryName (source) {
 
 /**
  * The run's summary, when it is a run's with histograms that read back.
- * @param {import('../report/read.js').RunData} run
+ * @param {import('../results/read.js').RunData} run
  * @returns {Record<string, any>}
  */
 function checkedSummary (run) {

@@ -1,6 +1,6 @@
-import { isNumber } from '../report/numbers.js'
-import { runWhole } from '../report/whole-run.js'
-import { runVacuumCosts } from '../report/vacuum-cost-section.js'
+import { isNumber } from '../results/numbers.js'
+import { runWhole } from '../results/whole-run.js'
+import { runVacuumCosts } from '../results/vacuum-costs.js'
 
 // The figures of one recorded run that are not latency percentiles: what
 // its summary.json says of the load and its failures, and what its samples
@@ -27,7 +27,7 @@ import { runVacuumCosts } from '../report/vacuum-cost-section.js'
  */
 
 /**
- * @param {import('../report/read.js').RunData} run
+ * @param {import('../results/read.js').RunData} run
  * @param {Record<string, any>} summary   its summary.json, checked
  * @returns {RunFigures}
  */
@@ -65,7 +65,7 @@ export function runFigures (run, summary) {
  * progress showed (or the workload's own counter), null when the samples
  * hold no PostgreSQL figures.
  * @param {Record<string, any>} summary
- * @param {import('../report/whole-run.js').RunWhole} whole
+ * @param {import('../results/whole-run.js').RunWhole} whole
  * @returns {{ count: number | null, source: string | null }}
  */
 function autovacuumCount (summary, whole) {

@@ -1,11 +1,11 @@
-import { isNumber, roundOne } from '../report/numbers.js'
-import { bootstrapMean, intervalSide, LEVEL, MIN_REPETITIONS, RESAMPLES, SEED } from '../report/statistics.js'
+import { isNumber, roundOne } from '../results/numbers.js'
+import { bootstrapMean, intervalSide, LEVEL, MIN_REPETITIONS, RESAMPLES, SEED } from '../results/statistics.js'
 
 // Each entry after the baseline against it, figure by figure: the ratio of
 // their values, the 95 % bootstrap interval of the entry's per-repetition
 // values (and of the baseline's) in units of the baseline's value, and a
 // verdict only where the two intervals do not overlap, as the experiment
-// report decides between variants (lib/report/statistics.js).
+// report decides between variants (lib/results/statistics.js).
 
 /**
  * @typedef {'better' | 'worse' | 'higher' | 'lower' | 'cannot tell apart' | 'no interval' | 'n/a'} VerdictWord
@@ -24,7 +24,7 @@ import { bootstrapMean, intervalSide, LEVEL, MIN_REPETITIONS, RESAMPLES, SEED } 
 
 export const VERDICT_METHOD = {
   ratio: 'the entry\'s figure / the baseline\'s (A\'s)',
-  interval: `${LEVEL * 100} % percentile bootstrap interval of the mean of an entry's per-repetition values (${RESAMPLES} resamples, seed ${SEED}: lib/report/statistics.js), divided by the baseline's figure; it needs at least ${MIN_REPETITIONS} repetitions with the figure`,
+  interval: `${LEVEL * 100} % percentile bootstrap interval of the mean of an entry's per-repetition values (${RESAMPLES} resamples, seed ${SEED}: lib/results/statistics.js), divided by the baseline's figure; it needs at least ${MIN_REPETITIONS} repetitions with the figure`,
   verdict: `better or worse only where the entry's interval and the baseline's do not overlap (higher or lower for a count that is neither better nor worse); "cannot tell apart" where they overlap; "no interval" where either has fewer than ${MIN_REPETITIONS} repetitions; "n/a" where either did not record the figure`
 }
 
@@ -43,7 +43,7 @@ export function compareFigures (figures, baseline, entry) {
     const ia = bootstrapMean(baseline.repetitions[figure.key] ?? [])
     const ib = bootstrapMean(entry.repetitions[figure.key] ?? [])
     const scale = isNumber(a) && a !== 0 ? a : null
-    /** @param {import('../report/statistics.js').Interval | null} i */
+    /** @param {import('../results/statistics.js').Interval | null} i */
     const scaled = (i) => i && i.low !== null && i.high !== null && scale !== null ? /** @type {[number, number]} */ ([roundOne(i.low / scale, 4), roundOne(i.high / scale, 4)]) : null
     out[figure.key] = {
       ratio: isNumber(b) && scale !== null ? roundOne(b / scale, 4) : null,
@@ -59,8 +59,8 @@ export function compareFigures (figures, baseline, entry) {
 
 /**
  * @param {import('./figures.js').Figure} figure
- * @param {import('../report/statistics.js').Interval | null} a   the baseline's interval
- * @param {import('../report/statistics.js').Interval | null} b   the entry's
+ * @param {import('../results/statistics.js').Interval | null} a   the baseline's interval
+ * @param {import('../results/statistics.js').Interval | null} b   the entry's
  * @returns {VerdictWord}
  */
 function verdict (figure, a, b) {

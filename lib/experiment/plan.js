@@ -166,7 +166,7 @@ export async function parsePlan (data, { baseDir }) {
     seed: /** @type {number | null} */ (seed),
     prepare: parsePrepare(plan.prepare, concurrency, workload),
     variants,
-    // 3 at least for a confidence interval (report/statistics.js); fewer only when asked
+    // 3 at least for a confidence interval (results/statistics.js); fewer only when asked
     repetitions: plan.repetitions === undefined ? DEFAULT_REPETITIONS : positiveInteger(plan.repetitions, 'repetitions')
   }
 }

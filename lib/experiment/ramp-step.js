@@ -9,7 +9,7 @@ import { ConcurrencyRamp } from '../config/stages.js'
 /**
  * @param {import('../generator/generator.js').LoadGenerator} generator
  * @param {{ to: number, seconds: number }} ramp
- * @param {{ events: import('../sidecar/events.js').EventLog, log: import('../log.js').Logger, stop: import('../capacity/capacity-run.js').Stop }} context
+ * @param {{ events: import('../recorder/event-log.js').EventLog, log: import('../log.js').Logger, stop: import('../capacity/capacity-run.js').Stop }} context
  */
 export async function rampStep (generator, { to, seconds }, { events, log, stop }) {
   const from = generator.concurrency

@@ -52,7 +52,7 @@ export class RateWindow {
  * @typedef {object} ControlOptions
  * @property {import('../generator/generator.js').LoadGenerator} generator
  * @property {import('../metrics/request-stats.js').RequestStats} stats
- * @property {import('../sidecar/events.js').EventLog} events
+ * @property {import('../recorder/event-log.js').EventLog} events
  * @property {string} host             where the HTTP server listens
  * @property {string | null} token     required for changes unless host is loopback
  * @property {() => Record<string, unknown>} describe  fixed facts of the run for /status

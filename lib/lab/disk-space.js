@@ -31,7 +31,7 @@ const POLL_MS = 1000
  * @typedef {object} DiskSpaceOptions
  * @property {string | null} dataDir    the server's data directory when local, else null
  * @property {import('../metrics/request-stats.js').RequestStats} stats
- * @property {import('../sidecar/events.js').EventLog | null} events
+ * @property {import('../recorder/event-log.js').EventLog | null} events
  * @property {import('prom-client').Registry} registry
  * @property {import('../log.js').Logger} log
  */

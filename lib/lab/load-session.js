@@ -54,7 +54,7 @@ const vacuumsModule = () => import('../recorder/vacuums.js')
  * @property {number} connectTimeoutS
  * @property {{ intervalS: number, pgstattuple: boolean } | null} pgStats  null: no collector
  * @property {string | null} recordDir        samples, run.json and summary.json go there
- * @property {{ dataDir: string | null, events: import('../sidecar/events.js').EventLog | null }} [disk]  watch for a full disk (lib/lab/disk-space.js)
+ * @property {{ dataDir: string | null, events: import('../recorder/event-log.js').EventLog | null }} [disk]  watch for a full disk (lib/lab/disk-space.js)
  * @property {string | null} [serverLogDir]  the server's data directory, when local: autovacuums are read from its log (else disk.dataDir)
  * @property {Probe[]} [probes]              more figures for the samples, each under its name (started and stopped with the session)
  * @property {Record<string, unknown>} describe  more facts for run.json (flags, plan step, label)
@@ -302,7 +302,7 @@ export class LoadSession {
     if (judge) Object.assign(summary, judge(summary))
     if (options.recordDir) {
       const { recordVacuums } = await vacuumsModule()
-      const { recordedChanges } = await import('../recorder/changes.js')
+      const { recordedChanges } = await import('../analysis/run-changes.js')
       const { recordWraparound } = await import('../recorder/wraparound.js')
       // what each vacuum cost (lib/recorder/vacuums.js)
       const vacuums = await recordVacuums(options.recordDir, this.logMark ?? null).catch(err => ({ vacuums: [], autovacuum_source: `none: ${errorMessage(err)}` }))

@@ -19,10 +19,10 @@
 /**
  * @param {import('./read-runs.js').InstanceRun[]} runs   in instance order
  * @param {number} originMs   the merged run's start: second k ends at originMs + k s
- * @returns {import('../report/read.js').Sample[]}
+ * @returns {import('../results/read.js').Sample[]}
  */
 export function mergeSamples (runs, originMs) {
-  /** @type {Map<number, import('../report/read.js').Sample[]>} */
+  /** @type {Map<number, import('../results/read.js').Sample[]>} */
   const bySecond = new Map()
   for (const r of runs) {
     // the k-th sample of each: their timers drift alike, their clocks may not
@@ -32,18 +32,18 @@ export function mergeSamples (runs, originMs) {
       bySecond.set(i + 1, list)
     })
   }
-  return [...bySecond.keys()].sort((a, b) => a - b).map(k => mergeSecond(k, originMs, /** @type {import('../report/read.js').Sample[]} */ (bySecond.get(k))))
+  return [...bySecond.keys()].sort((a, b) => a - b).map(k => mergeSecond(k, originMs, /** @type {import('../results/read.js').Sample[]} */ (bySecond.get(k))))
 }
 
 /**
  * @param {number} k
  * @param {number} originMs
- * @param {import('../report/read.js').Sample[]} samples
- * @returns {import('../report/read.js').Sample & { instances: number }}
+ * @param {import('../results/read.js').Sample[]} samples
+ * @returns {import('../results/read.js').Sample & { instances: number }}
  */
 function mergeSecond (k, originMs, samples) {
-  const add = (/** @type {(s: import('../report/read.js').Sample) => unknown} */ pick) => samples.reduce((n, s) => n + (Number(pick(s)) || 0), 0)
-  /** @type {Record<string, import('../report/read.js').RequestFigures>} */
+  const add = (/** @type {(s: import('../results/read.js').Sample) => unknown} */ pick) => samples.reduce((n, s) => n + (Number(pick(s)) || 0), 0)
+  /** @type {Record<string, import('../results/read.js').RequestFigures>} */
   const requests = {}
   for (const s of samples) {
     for (const [type, r] of Object.entries(s.requests ?? {})) {
@@ -71,7 +71,7 @@ function mergeSecond (k, originMs, samples) {
     requests,
     ...(lags.length > 0 && { lag: { p50_us: lags.reduce((m, l) => highest(m, l?.p50_us), /** @type {number | null} */ (null)), p99_us: lags.reduce((m, l) => highest(m, l?.p99_us), /** @type {number | null} */ (null)) } }),
     cpu_us: { user: add(s => s.cpu_us?.user), system: add(s => s.cpu_us?.system) },
-    pg: /** @type {import('../report/read.js').PgFigures | null} */ (firstOf('pg') ?? null),
+    pg: /** @type {import('../results/read.js').PgFigures | null} */ (firstOf('pg') ?? null),
     ...(workload !== undefined && { workload: /** @type {Record<string, number | null>} */ (workload) }),
     ...(disk !== undefined && { disk })
   }

@@ -1,5 +1,5 @@
 import { latencySummary, round, rowAudit } from '../summary/summary.js'
-import { mergeHistograms, mergedHistogramsField } from './merge-histograms.js'
+import { mergeHistograms, mergedHistogramsField } from '../results/merge-histograms.js'
 
 // One summary from the summaries of a load's instances, in the shape of a
 // run's: counts added, maxima taken, percentiles recomputed from the added
@@ -88,7 +88,7 @@ export function mergeSummaries (runs) {
 
 /**
  * @param {Record<string, any>[]} summaries
- * @param {import('./merge-histograms.js').MergedHistograms} histograms
+ * @param {import('../results/merge-histograms.js').MergedHistograms} histograms
  * @param {number} elapsedS
  */
 function mergeRequests (summaries, histograms, elapsedS) {

@@ -1,7 +1,7 @@
 import { realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
 import { UsageError } from '../errors.js'
-import { readRun } from '../report/read.js'
+import { readRun } from '../results/read.js'
 import { histogramFromJson } from '../summary/histogram-field.js'
 
 // The run directories a merge reads (what `pgloadgen run --record DIR`
@@ -11,7 +11,7 @@ import { histogramFromJson } from '../summary/histogram-field.js'
 
 /**
  * @typedef {object} InstanceRun
- * @property {import('../report/read.js').RunData} run
+ * @property {import('../results/read.js').RunData} run
  * @property {Record<string, any>} summary
  * @property {{ index: number, parts: number, name: string } | null} instance
  * @property {number} startedMs   when its load started (epoch ms)
@@ -50,7 +50,7 @@ export async function readInstanceRuns (dirs) {
 
 /**
  * @param {string} dir
- * @param {import('../report/read.js').RunData} run
+ * @param {import('../results/read.js').RunData} run
  * @returns {InstanceRun}
  */
 function checkedRun (dir, run) {

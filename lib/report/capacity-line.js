@@ -1,4 +1,4 @@
-import { timeline } from './timeline.js'
+import { timeline } from '../results/timeline.js'
 
 // A paced run's samples as the line the capacity is found on: per second,
 // the points (or rows) delivered and the lag; and what is computed along
@@ -22,7 +22,7 @@ export const MIN_SMOOTHING_S = 3
 /**
  * The samples as one line: the first (connections being set up) and
  * paused seconds left out.
- * @param {import('./read.js').RunData} run
+ * @param {import('../results/read.js').RunData} run
  * @param {'points' | 'rows'} unit
  * @returns {LinePoint[]}
  */

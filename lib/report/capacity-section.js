@@ -57,12 +57,12 @@ function statsSentence (stats) {
 /**
  * The page's capacity section: a sentence, a table row and a chart per run
  * that has a capacity figure; nothing when none has.
- * @param {Array<{ label: string, run: import('./read.js').RunData, capacity: RunCapacity | null }>} runs
+ * @param {Array<{ label: string, run: import('../results/read.js').RunData, capacity: RunCapacity | null }>} runs
  * @param {string} prefix   unique per page
  * @returns {{ html: string, charts: import('./charts.js').ChartSpec[] }}
  */
 export function capacitySection (runs, prefix) {
-  const found = /** @type {Array<{ label: string, run: import('./read.js').RunData, capacity: RunCapacity }>} */ (runs.filter(r => r.capacity !== null))
+  const found = /** @type {Array<{ label: string, run: import('../results/read.js').RunData, capacity: RunCapacity }>} */ (runs.filter(r => r.capacity !== null))
   if (found.length === 0) return { html: '', charts: [] }
   const charts = found.map((r, i) => capacityChart(r.run, r.capacity, `${prefix}-${i}`, r.label))
   const rows = found.map(({ label, capacity: c }) => `<tr><td>${esc(label)}</td><td>${esc(c.verdict.replace(/_/g, ' '))}</td>
@@ -90,7 +90,7 @@ ${statistics.length ? `<details><summary>The workload's statistics around the kn
 
 /**
  * The lag against its bound, the delivered rate on the right, the knee.
- * @param {import('./read.js').RunData} run
+ * @param {import('../results/read.js').RunData} run
  * @param {RunCapacity} c
  * @param {string} id
  * @param {string} label

@@ -56,7 +56,7 @@ const MIN_EXCURSION_S = 10
 /**
  * The capacity of one run, or null when it is not a paced run that
  * delivered points or rows.
- * @param {import('./read.js').RunData} run
+ * @param {import('../results/read.js').RunData} run
  * @returns {RunCapacity | null}
  */
 export function runCapacity (run) {

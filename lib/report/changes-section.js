@@ -12,7 +12,7 @@ const CHANGE_COLOR = '#d62728'
 
 /**
  * The run's changes: its summary's, or found in its samples now.
- * @param {import('./read.js').RunData} run
+ * @param {import('../results/read.js').RunData} run
  * @returns {import('../analysis/explain.js').Change[]}
  */
 export function runChanges (run) {
@@ -24,7 +24,7 @@ export function runChanges (run) {
 /**
  * Seconds between the time axis' zero and the start of the load, which
  * the changes count from.
- * @param {import('./read.js').RunData} run
+ * @param {import('../results/read.js').RunData} run
  */
 function loadOffsetS (run) {
   // to a tenth of a second, as the changes are
@@ -33,7 +33,7 @@ function loadOffsetS (run) {
 
 /**
  * A dashed red line on every chart at each moment the run changed.
- * @param {import('./read.js').RunData} run
+ * @param {import('../results/read.js').RunData} run
  * @param {string} [prefix]   the variant's name, on pages of several runs
  * @returns {import('./marks.js').EventMark[]}
  */
@@ -51,7 +51,7 @@ export function changeMarks (run, prefix = '') {
 /**
  * The "What changed" section: each moment with its causes, then each
  * metric's segments with their levels.
- * @param {import('./read.js').RunData} run
+ * @param {import('../results/read.js').RunData} run
  * @param {{ heading?: string }} [options]
  */
 export function changesSection (run, { heading = '<h2>What changed</h2>' } = {}) {

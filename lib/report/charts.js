@@ -1,5 +1,6 @@
-import { activeTypes, timeline } from './timeline.js'
-import { actionLabel, findAction } from './actions.js'
+import { activeTypes, timeline } from '../results/timeline.js'
+import { actionLabel } from './actions.js'
+import { findAction } from '../results/actions.js'
 import { eventMarks } from './marks.js'
 import { changeMarks } from './changes-section.js'
 import { chartValue as roundOrNull, paletteColor, repNumber, round, typeColor } from './chart-kit.js'
@@ -46,7 +47,7 @@ export { paletteColor } from './chart-kit.js'
 
 /**
  * The charts of one run.
- * @param {import('./read.js').RunData} run
+ * @param {import('../results/read.js').RunData} run
  * @param {string} prefix   unique per page
  * @returns {ChartSpec[]}
  */
@@ -59,7 +60,7 @@ export function runCharts (run, prefix) {
   /**
    * @param {string} label
    * @param {string} color
-   * @param {(p: import('./timeline.js').Point) => number | null} pick
+   * @param {(p: import('../results/timeline.js').Point) => number | null} pick
    * @param {Partial<SeriesSpec>} [extra]
    * @returns {SeriesSpec}
    */
@@ -159,7 +160,7 @@ export function runCharts (run, prefix) {
 /**
  * The charts of one variant: each repetition a series, on the variant's
  * runs' shared axis (seconds from each run's t0, the rollback).
- * @param {import('./read.js').VariantData} variant
+ * @param {import('../results/read.js').VariantData} variant
  * @param {string} prefix
  * @returns {ChartSpec[]}
  */
@@ -170,7 +171,7 @@ export function variantCharts (variant, prefix) {
   })
   const events = reps.flatMap(rep => [...eventMarks(rep.run), ...changeMarks(rep.run, reps.length > 1 ? `${rep.label} ` : '')])
   /**
-   * @param {(p: import('./timeline.js').Point) => number | null} pick
+   * @param {(p: import('../results/timeline.js').Point) => number | null} pick
    * @param {Partial<SeriesSpec>} [extra]
    * @returns {SeriesSpec[]}
    */
@@ -192,7 +193,7 @@ export function variantCharts (variant, prefix) {
 /**
  * Every variant's throughput on one chart: a colour per variant, a line per
  * repetition.
- * @param {import('./read.js').VariantData[]} variants
+ * @param {import('../results/read.js').VariantData[]} variants
  * @param {string} prefix
  * @returns {ChartSpec}
  */
@@ -225,7 +226,7 @@ export function overviewChart (variants, prefix) {
 
 /**
  * The charts of the prepare phase: how the data set was built.
- * @param {import('./read.js').RunData} run
+ * @param {import('../results/read.js').RunData} run
  * @param {string} prefix
  * @returns {ChartSpec[]}
  */

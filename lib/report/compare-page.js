@@ -18,7 +18,7 @@ import { chartGrid, esc, fmtBytes, fmtNumber, fmtSeconds, fmtUs, keyValueTable, 
 
 /**
  * An entry's runs, as the charts take them (a variant and its repetitions).
- * @typedef {{ letter: string, name: string, runs: import('./read.js').RunData[] }} ChartEntry
+ * @typedef {{ letter: string, name: string, runs: import('../results/read.js').RunData[] }} ChartEntry
  */
 
 const NA = 'n/a'

@@ -5,7 +5,7 @@ import { eventsSection } from './run-page.js'
 import { changesSection } from './changes-section.js'
 import { capacitySection } from './capacity-section.js'
 import { comparisonCharts } from './series-charts.js'
-import { WHOLE_RUN_METHOD } from './whole-run.js'
+import { WHOLE_RUN_METHOD } from '../results/whole-run.js'
 import { wholeRunComparison, wholeRunRepetitions } from './whole-run-section.js'
 import { experimentVacuumCostSection } from './vacuum-cost-section.js'
 import { experimentWraparoundSection } from './wraparound-section.js'
@@ -20,7 +20,7 @@ import {
 // from the rollback), the prepare phase, the settings and the plan.
 
 /**
- * @param {import('./read.js').ExperimentData} experiment
+ * @param {import('../results/read.js').ExperimentData} experiment
  * @param {ReturnType<typeof import('./phases.js').experimentSummary>} summary
  * @returns {{ title: string, headerHtml: string, bodyHtml: string, charts: import('./charts.js').ChartSpec[] }}
  */
@@ -114,7 +114,7 @@ ${serversSection(summary.variants)}
  * load before it: then the comparison around it leads the page; else
  * (retention runs, a fillfactor change, a ramp, no action) the whole-run
  * comparison does.
- * @param {import('./read.js').ExperimentData} experiment
+ * @param {import('../results/read.js').ExperimentData} experiment
  * @param {ReturnType<typeof import('./phases.js').experimentSummary>} summary
  */
 function aboutOneAction (experiment, summary) {

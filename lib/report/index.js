@@ -1,13 +1,13 @@
 import { UsageError } from '../errors.js'
 import { readFile } from 'node:fs/promises'
 import { writeReport } from './render.js'
-import { verdictLines } from './statistics.js'
+import { verdictLines } from '../results/statistics.js'
 
 export { renderReport, writeReport, buildReport } from './render.js'
 export { experimentSummary, runPhases, aggregate, METHOD } from './phases.js'
-export { findAction } from './actions.js'
-export { runWhole, wholeSpread, WHOLE_RUN_METHOD } from './whole-run.js'
-export { bootstrapMean, compareVariants, variantStatistics, verdictLines, STATISTICS_METHOD } from './statistics.js'
+export { findAction } from '../results/actions.js'
+export { runWhole, wholeSpread, WHOLE_RUN_METHOD } from '../results/whole-run.js'
+export { bootstrapMean, compareVariants, variantStatistics, verdictLines, STATISTICS_METHOD } from '../results/statistics.js'
 
 /**
  * `pgloadgen report DIR`: writes DIR/report.html (and DIR/summary.json for

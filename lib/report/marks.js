@@ -1,4 +1,5 @@
-import { actionColor, actionDetail, actionLabel, vacuumsInSamples } from './actions.js'
+import { actionColor, actionDetail, actionLabel } from './actions.js'
+import { vacuumsInSamples } from '../results/actions.js'
 
 // A run's events as the charts mark them: bands for actions (start to end)
 // and pauses, lines for other points in time, each with what it did for
@@ -17,7 +18,7 @@ import { actionColor, actionDetail, actionLabel, vacuumsInSamples } from './acti
  * A run's events as bands (actions from start to end; pauses until the
  * resume) and lines (other points). A vacuum's phase-change points are left
  * out: the vacuum phase chart shows them.
- * @param {import('./read.js').RunData} run
+ * @param {import('../results/read.js').RunData} run
  * @returns {EventMark[]}
  */
 export function eventMarks (run) {
@@ -25,9 +26,9 @@ export function eventMarks (run) {
   /** @type {EventMark[]} */
   const marks = []
   const lastX = run.samples.length ? at(run.samples[run.samples.length - 1].t) : null
-  /** @type {Map<string, import('./read.js').LabEvent>} */
+  /** @type {Map<string, import('../results/read.js').LabEvent>} */
   const open = new Map()
-  /** @type {import('./read.js').LabEvent | null} */
+  /** @type {import('../results/read.js').LabEvent | null} */
   let pausedAt = null
   for (const event of run.events) {
     const key = `${event.action}\u0000${event.table ?? ''}`
@@ -70,7 +71,7 @@ export function eventMarks (run) {
  * vacuums seen in the samples only, not the rollback before t0), in one
  * colour and named after the variant: for charts that overlay the runs of
  * several variants.
- * @param {import('./read.js').RunData} run
+ * @param {import('../results/read.js').RunData} run
  * @param {string} name    the variant's
  * @param {string} color
  * @returns {EventMark[]}
@@ -82,7 +83,7 @@ export function actionMarks (run, name, color) {
     .map(mark => ({ ...mark, label: `${name}: ${mark.label}`, color }))
 }
 
-/** @param {import('./read.js').LabEvent} event */
+/** @param {import('../results/read.js').LabEvent} event */
 function pointLabel (event) {
   const detail = /** @type {Record<string, any>} */ (event.detail ?? {})
   if (event.action === 'concurrency' && 'to' in detail) return `concurrency → ${detail.to}`

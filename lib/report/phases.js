@@ -1,10 +1,10 @@
 import path from 'node:path'
-import { timeline } from './timeline.js'
-import { findAction } from './actions.js'
-import { mean, ratio, roundOne, spread } from './numbers.js'
+import { timeline } from '../results/timeline.js'
+import { findAction } from '../results/actions.js'
+import { mean, ratio, roundOne, spread } from '../results/numbers.js'
 import { CAPACITY_METHOD, capacitySpread, runCapacity } from './capacity.js'
-import { runWhole, wholeSpread, WHOLE_RUN_METHOD } from './whole-run.js'
-import { compareVariants, STATISTICS_METHOD, variantStatistics } from './statistics.js'
+import { runWhole, wholeSpread, WHOLE_RUN_METHOD } from '../results/whole-run.js'
+import { compareVariants, STATISTICS_METHOD, variantStatistics } from '../results/statistics.js'
 import { variantServer } from './servers-section.js'
 
 // Before / during / after an action: what a vacuum (or analyze, checkpoint)
@@ -49,28 +49,17 @@ export const METHOD = {
   spread: '(max - min) / mean across repetitions'
 }
 
-/**
- * @typedef {{ before: number | null, during: number | null, after: number | null }} Phased
- */
+/** @typedef {import('../results/statistics.js').Phased} Phased */
+/** @typedef {import('../results/statistics.js').RunPhases} RunPhases */
 
 /**
- * @typedef {object} RunPhases
- * @property {{ name: string, duration_s: number | null, start_s: number, end_s: number | null, ok: boolean | null, completed: boolean, source: 'events' | 'samples' } | null} action
- * @property {{ before: number, during: number, after: number }} samples
- * @property {Phased} throughput
- * @property {{ p50: Phased, p99: Phased }} latency_us
- * @property {number | null} degradation_ratio
- * @property {number | null} p99_ratio
- */
-
-/**
- * @typedef {import('./numbers.js').Spread} Spread
+ * @typedef {import('../results/numbers.js').Spread} Spread
  * @typedef {{ before: Spread, during: Spread, after: Spread }} PhasedSpread
  */
 
 /**
  * Before / during / after figures of one run.
- * @param {import('./read.js').RunData} run
+ * @param {import('../results/read.js').RunData} run
  * @returns {RunPhases}
  */
 export function runPhases (run) {
@@ -93,7 +82,7 @@ export function runPhases (run) {
   const before = points.filter(p => p.endMs <= action.startMs && p.endMs > action.startMs - windowMs)
   const after = action.endMs === null ? [] : points.filter(p => p.startMs >= endMs)
 
-  /** @param {(p: import('./timeline.js').Point) => number | null} pick */
+  /** @param {(p: import('../results/timeline.js').Point) => number | null} pick */
   const phased = (pick) => ({ before: mean(before.map(pick)), during: mean(during.map(pick)), after: mean(after.map(pick)) })
   const throughput = phased(p => p.rate)
   const p50 = phased(p => p.p50)
@@ -140,7 +129,7 @@ export function aggregate (reps) {
 /**
  * The experiment's summary.json: per variant, the figures of each
  * repetition and their aggregate.
- * @param {import('./read.js').ExperimentData} experiment
+ * @param {import('../results/read.js').ExperimentData} experiment
  */
 export function experimentSummary (experiment) {
   const { info } = experiment

@@ -1,6 +1,6 @@
 import { writeFile, rename } from 'node:fs/promises'
 import path from 'node:path'
-import { directoryKind, readExperiment, readRun } from './read.js'
+import { directoryKind, readExperiment, readRun } from '../results/read.js'
 import { experimentSummary } from './phases.js'
 import { runPage } from './run-page.js'
 import { experimentPage } from './experiment-page.js'

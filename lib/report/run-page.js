@@ -4,7 +4,7 @@ import { runPhases, METHOD } from './phases.js'
 import { redact } from './redact.js'
 import { runCapacity } from './capacity.js'
 import { capacitySection } from './capacity-section.js'
-import { runWhole } from './whole-run.js'
+import { runWhole } from '../results/whole-run.js'
 import { wholeRunTable } from './whole-run-section.js'
 import { runVacuumCostSection } from './vacuum-cost-section.js'
 import { runWraparoundSection } from './wraparound-section.js'
@@ -18,7 +18,7 @@ import {
 // the events, the settings.
 
 /**
- * @param {import('./read.js').RunData} run
+ * @param {import('../results/read.js').RunData} run
  * @returns {{ title: string, headerHtml: string, bodyHtml: string, charts: import('./charts.js').ChartSpec[] }}
  */
 export function runPage (run) {
@@ -58,8 +58,8 @@ ${info.args ? keyValueTable(cleanArgs(info.args)) : ''}
 }
 
 /**
- * @param {import('./read.js').RunData} run
- * @param {import('./read.js').RunInfo} info  redacted
+ * @param {import('../results/read.js').RunData} run
+ * @param {import('../results/read.js').RunInfo} info  redacted
  */
 export function runMeta (run, info) {
   const started = Date.parse(info.started_at ?? '')
@@ -138,7 +138,7 @@ function totalsSection (summary) {
 }
 
 /**
- * @param {import('./read.js').RunData} run
+ * @param {import('../results/read.js').RunData} run
  * @param {{ heading?: boolean }} [options]
  */
 export function eventsSection (run, { heading = true } = {}) {

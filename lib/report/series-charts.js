@@ -1,4 +1,4 @@
-import { activeTypes, timeline } from './timeline.js'
+import { activeTypes, timeline } from '../results/timeline.js'
 import { actionMarks } from './marks.js'
 import { chartValue, paletteColor, repNumber, round } from './chart-kit.js'
 
@@ -10,7 +10,7 @@ import { chartValue, paletteColor, repNumber, round } from './chart-kit.js'
 
 /** @typedef {import('./charts.js').ChartSpec} ChartSpec */
 /** @typedef {import('./charts.js').SeriesSpec} SeriesSpec */
-/** @typedef {import('./timeline.js').Point} Point */
+/** @typedef {import('../results/timeline.js').Point} Point */
 /** @typedef {import('./marks.js').EventMark} EventMark */
 
 const WORKLOAD_PREFIX = /^pgloadgen_workload_/
@@ -18,7 +18,7 @@ const WORKLOAD_PREFIX = /^pgloadgen_workload_/
 /**
  * Names of the workload's statistics the runs' samples hold, in the order
  * first met (the workload's own).
- * @param {import('./read.js').RunData[]} runs
+ * @param {import('../results/read.js').RunData[]} runs
  * @returns {string[]}
  */
 export function statisticNames (runs) {
@@ -87,7 +87,7 @@ function withData (charts) {
 /**
  * A run's charts of rows and points written, start lag, and its
  * workload's statistics (one chart each).
- * @param {import('./read.js').RunData} run
+ * @param {import('../results/read.js').RunData} run
  * @param {string} prefix
  * @param {EventMark[]} events
  * @returns {{ written: ChartSpec[], lag: ChartSpec[], statistics: ChartSpec[] }}
@@ -182,7 +182,7 @@ export function variantSeriesCharts (lines, prefix, events) {
  * request type (of all types together when there are more than three), the
  * start lag, the table's dead tuples, size and xid age, and each of the
  * workload's statistics.
- * @param {import('./read.js').VariantData[]} variants
+ * @param {import('../results/read.js').VariantData[]} variants
  * @param {string} prefix
  * @returns {ChartSpec[]}
  */

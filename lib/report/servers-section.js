@@ -18,7 +18,7 @@ import { redact } from './redact.js'
  */
 
 /**
- * @param {import('./read.js').RunData[]} repetitions
+ * @param {import('../results/read.js').RunData[]} repetitions
  * @returns {VariantServer | null}
  */
 export function variantServer (repetitions) {

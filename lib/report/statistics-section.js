@@ -1,14 +1,14 @@
 import { esc, fmtPct, fmtRatio } from './html.js'
-import { LEVEL, MIN_DURING_SAMPLES, MIN_REPETITIONS, NOISE_FACTOR, RATIOS, RESAMPLES, SEED } from './statistics.js'
+import { LEVEL, MIN_DURING_SAMPLES, MIN_REPETITIONS, NOISE_FACTOR, RATIOS, RESAMPLES, SEED } from '../results/statistics.js'
 
 // The statistics of statistics.js on the experiment page: each ratio's
 // confidence interval, the machine's noise beside the effect, the verdict
 // of each variant against the first, and the warnings (too few
 // repetitions, "during" windows too short to trust).
 
-/** @typedef {import('./statistics.js').VariantStatistics} VariantStatistics */
-/** @typedef {import('./statistics.js').Verdict} Verdict */
-/** @typedef {import('./statistics.js').Interval} Interval */
+/** @typedef {import('../results/statistics.js').VariantStatistics} VariantStatistics */
+/** @typedef {import('../results/statistics.js').Verdict} Verdict */
+/** @typedef {import('../results/statistics.js').Interval} Interval */
 
 const PCT = `${Math.round(LEVEL * 100)} %`
 

@@ -1,4 +1,5 @@
-import { mean } from './numbers.js'
+import { mean } from '../results/numbers.js'
+import { actionVacuumCost, runVacuumCosts } from '../results/vacuum-costs.js'
 import { esc, fmtBytes, fmtFigure, fmtNumber, fmtSeconds } from './html.js'
 
 // What each vacuum cost (lib/pgstats/vacuum-cost.js): on a run's page, one
@@ -7,8 +8,8 @@ import { esc, fmtBytes, fmtFigure, fmtNumber, fmtSeconds } from './html.js'
 // vacuum with figures: the sidecar's, else the first autovacuum the server
 // logged). A figure the server cannot give says why ("n/a (…)"), never 0.
 
-/** @typedef {import('../pgstats/vacuum-cost.js').VacuumCost} VacuumCost */
-/** @typedef {{ ts: string | null, action: string, table: string | null, duration_s: number | null, cost: VacuumCost }} VacuumEntry */
+/** @typedef {import('../results/vacuum-costs.js').VacuumCost} VacuumCost */
+/** @typedef {import('../results/vacuum-costs.js').VacuumEntry} VacuumEntry */
 
 /**
  * @typedef {object} Figure
@@ -42,34 +43,6 @@ export const FIGURES = [
   { label: 'all-frozen before', key: 'vm', pick: c => c.vm_before?.all_frozen, format: count, means: 'pages marked all-frozen before the vacuum' },
   { label: 'all-frozen after', key: 'vm', pick: c => c.vm_after?.all_frozen, format: count, means: 'and after' }
 ]
-
-/**
- * The vacuums of a run with their cost: from summary.json when it lists
- * them, else from the events.
- * @param {import('./read.js').RunData} run
- * @returns {VacuumEntry[]}
- */
-export function runVacuumCosts (run) {
-  if (Array.isArray(run.summary?.vacuums)) return run.summary.vacuums.filter((/** @type {any} */ v) => v && v.cost)
-  return run.events
-    .filter(e => (e.kind === 'end' || e.kind === 'point') && /^(auto)?vacuum/.test(e.action) && e.detail && typeof e.detail.cost === 'object')
-    .map(e => ({ ts: e.ts, action: e.action, table: e.table ?? null, duration_s: e.duration_s ?? null, cost: /** @type {VacuumCost} */ (e.detail?.cost) }))
-}
-
-/**
- * The run's action's cost: its first vacuum of the sidecar, else its first
- * autovacuum with figures of the table the statistics watched (an
- * anti-wraparound round vacuums a workload's small tables too, and often
- * first), else its first autovacuum with figures.
- * @param {import('./read.js').RunData} run
- * @returns {VacuumEntry | null}
- */
-export function actionVacuumCost (run) {
-  const all = runVacuumCosts(run)
-  const watched = run.samples.find(s => s.pg?.table)?.pg?.table
-  const ofWatched = watched ? all.find(v => v.table !== null && String(v.table).split('.').pop() === String(watched).split('.').pop()) : undefined
-  return all.find(v => /^vacuum/.test(v.action)) ?? ofWatched ?? all[0] ?? null
-}
 
 /**
  * A cell: the figure, or n/a with the reason.
@@ -117,7 +90,7 @@ const LEAD = 'From the vacuum\'s own report (VACUUM VERBOSE for the sidecar\'s v
 
 /**
  * The run page's section: every vacuum of the run with figures.
- * @param {import('./read.js').RunData} run
+ * @param {import('../results/read.js').RunData} run
  */
 export function runVacuumCostSection (run) {
   const entries = runVacuumCosts(run).slice(0, 12)
@@ -131,7 +104,7 @@ ${costTable(columns)}`
 /**
  * Per variant, the mean over its repetitions of each run's action's cost;
  * the repetitions' figures too. Null when no run has any.
- * @param {import('./read.js').ExperimentData} experiment
+ * @param {import('../results/read.js').ExperimentData} experiment
  */
 export function experimentVacuumCosts (experiment) {
   const variants = experiment.variants.map(variant => {
@@ -154,7 +127,7 @@ export function experimentVacuumCosts (experiment) {
 
 /**
  * The experiment page's table: one column per variant.
- * @param {import('./read.js').ExperimentData} experiment
+ * @param {import('../results/read.js').ExperimentData} experiment
  */
 export function experimentVacuumCostSection (experiment) {
   const variants = experimentVacuumCosts(experiment)
@@ -171,7 +144,7 @@ ${costTable(columns)}
  * (vacuum_cost: the repetitions' and their mean).
  * @template {{ variants: { name: string }[] }} S
  * @param {S} summary
- * @param {import('./read.js').ExperimentData} experiment
+ * @param {import('../results/read.js').ExperimentData} experiment
  * @returns {S}
  */
 export function withVacuumCosts (summary, experiment) {

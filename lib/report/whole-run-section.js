@@ -5,9 +5,9 @@ import { esc, fmtBytes, fmtFigure, fmtNumber, fmtPct, fmtRatio, fmtSeconds, fmtU
 // side, a variant's repetitions, or one run. A row per figure, shown when
 // some run has it.
 
-/** @typedef {import('./whole-run.js').RunWhole} RunWhole */
-/** @typedef {import('./whole-run.js').WholeSpread} WholeSpread */
-/** @typedef {import('./numbers.js').Spread} Spread */
+/** @typedef {import('../results/whole-run.js').RunWhole} RunWhole */
+/** @typedef {import('../results/whole-run.js').WholeSpread} WholeSpread */
+/** @typedef {import('../results/numbers.js').Spread} Spread */
 /** @typedef {(value: number | null | undefined) => string} Format */
 
 /**

@@ -27,12 +27,12 @@ ${[['quiet (the load alone)', record.quiet], ['outside every vacuum', outside]].
 </tbody></table>`
 }
 
-/** @param {import('./read.js').RunData} run */
+/** @param {import('../results/read.js').RunData} run */
 export function runWraparoundSection (run) {
   return section(run.summary?.wraparound, '<h2 id="wraparound">Anti-wraparound vacuums and the failsafe</h2>')
 }
 
-/** @param {import('./read.js').ExperimentData} experiment */
+/** @param {import('../results/read.js').ExperimentData} experiment */
 export function experimentWraparoundSection (experiment) {
   return experiment.variants.flatMap(variant => variant.repetitions.map((run, r) =>
     section(run.summary?.wraparound, `<h3 id="wraparound-${esc(variant.name)}-${r + 1}" style="margin-top:16px">Anti-wraparound vacuums and the failsafe: ${esc(variant.name)}, repetition ${r + 1}</h3>`))).join('\n')
@@ -43,7 +43,7 @@ export function experimentWraparoundSection (experiment) {
  * (wraparound: one per repetition, null where a run had none).
  * @template {{ variants: { name: string }[] }} S
  * @param {S} summary
- * @param {import('./read.js').ExperimentData} experiment
+ * @param {import('../results/read.js').ExperimentData} experiment
  * @returns {S}
  */
 export function withWraparound (summary, experiment) {

@@ -34,7 +34,7 @@ const FIGURES = [
 /**
  * The run's distinct ZFS samples (the recorder repeats the last figures
  * every second), in time order, each with its x.
- * @param {import('./read.js').RunData} run
+ * @param {import('../results/read.js').RunData} run
  * @returns {{ x: number, zfs: ZfsSample }[]}
  */
 export function zfsPoints (run) {
@@ -64,7 +64,7 @@ function lowest (values) {
 
 /**
  * The run page's ZFS section; nothing when the samples have no `zfs`.
- * @param {import('./read.js').RunData} run
+ * @param {import('../results/read.js').RunData} run
  * @param {string} prefix   unique per page
  * @returns {{ html: string, charts: import('./charts.js').ChartSpec[] }}
  */

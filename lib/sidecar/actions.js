@@ -35,7 +35,7 @@ import { AGE_XIDS_FIELDS, ageXidsOptions, runAgeXids } from './age-xids-action.j
 /**
  * @typedef {object} ActionContext
  * @property {string} connectionString
- * @property {import('./events.js').EventLog} events
+ * @property {import('../recorder/event-log.js').EventLog} events
  * @property {import('../log.js').Logger} log
  * @property {number} [progressIntervalMs]
  * @property {(rows: number, table: string) => void} [onRowsRemoved]  retention: told the rows of each commit that removed some
@@ -222,7 +222,7 @@ export async function runAction (spec, context, onBackend) {
  * each phase change.
  * @param {string} connectionString
  * @param {number} pid
- * @param {{ events: import('./events.js').EventLog, log: import('../log.js').Logger, base: { action: string, table?: string }, intervalMs: number, clock?: import('../pgstats/vacuum-cost.js').PhaseClock }} options
+ * @param {{ events: import('../recorder/event-log.js').EventLog, log: import('../log.js').Logger, base: { action: string, table?: string }, intervalMs: number, clock?: import('../pgstats/vacuum-cost.js').PhaseClock }} options
  */
 function followVacuum (connectionString, pid, { events, log, base, intervalMs, clock }) {
   const client = new pg.Client({ connectionString, application_name: 'pgloadgen-sidecar-progress' })

@@ -24,7 +24,7 @@ function configFile (dataDir) {
 // server comes back after a rollback.
 export class Snapshots {
   /**
-   * @param {{ dataDir: string, driver?: string, dataset?: string, events?: import('../sidecar/events.js').EventLog | null, log: import('../log.js').Logger }} options
+   * @param {{ dataDir: string, driver?: string, dataset?: string, events?: import('../recorder/event-log.js').EventLog | null, log: import('../log.js').Logger }} options
    */
   static async open ({ dataDir, driver, dataset, events = null, log }) {
     const dir = path.resolve(dataDir)
@@ -41,7 +41,7 @@ export class Snapshots {
    * @param {string} dataDir
    * @param {Driver} driver
    * @param {import('../log.js').Logger} log
-   * @param {import('../sidecar/events.js').EventLog | null} [events]  where create, rollback and destroy are recorded (the experiment runner records its own)
+   * @param {import('../recorder/event-log.js').EventLog | null} [events]  where create, rollback and destroy are recorded (the experiment runner records its own)
    */
   constructor (dataDir, driver, log, events = null) {
     this.dataDir = dataDir

@@ -9,8 +9,8 @@ import { renderTable } from './table.js'
 // table each, so that both fit in 80 columns.
 
 /**
- * @typedef {import('../report/statistics.js').Interval} Interval
- * @typedef {import('../report/statistics.js').Verdict} Verdict
+ * @typedef {import('../results/statistics.js').Interval} Interval
+ * @typedef {import('../results/statistics.js').Verdict} Verdict
  */
 
 /** The report's verdicts, in a column's width. */

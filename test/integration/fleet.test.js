@@ -9,7 +9,7 @@ import path from 'node:path'
 import { runCli, lines, waitFor } from '../helpers/cli.js'
 import { createTestDatabase, listTables, query, sessionsOf } from '../helpers/pg.js'
 import { tempDataDir } from '../helpers/embedded.js'
-import { readRun } from '../../lib/report/read.js'
+import { readRun } from '../../lib/results/read.js'
 import { runCapacity } from '../../lib/report/capacity.js'
 import { listPartitions } from '../../lib/workloads/partitions.js'
 

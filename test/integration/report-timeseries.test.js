@@ -14,9 +14,9 @@ import { runCli, REPO } from '../helpers/cli.js'
 import { renderPage, screenshot } from '../helpers/chromium.js'
 import { fleetRun, retentionRun, tgresRun, writeExperiment, writeRun } from '../fixtures/report/synthetic.js'
 import { writeReport } from '../../lib/report/index.js'
-import { readRun } from '../../lib/report/read.js'
+import { readRun } from '../../lib/results/read.js'
 import { runCapacity } from '../../lib/report/capacity.js'
-import { runWhole } from '../../lib/report/whole-run.js'
+import { runWhole } from '../../lib/results/whole-run.js'
 
 const ARTIFACTS = path.join(REPO, 'test', 'artifacts')
 const work = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-report-ts-'))

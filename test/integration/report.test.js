@@ -10,7 +10,7 @@ import { runCli, lines, REPO } from '../helpers/cli.js'
 import { createTestDatabase, query, urlFor } from '../helpers/pg.js'
 import { renderPage, screenshot } from '../helpers/chromium.js'
 import { reportCommand, renderReport, runPhases } from '../../lib/report/index.js'
-import { readRun } from '../../lib/report/read.js'
+import { readRun } from '../../lib/results/read.js'
 import { UsageError } from '../../lib/errors.js'
 
 const ARTIFACTS = path.join(REPO, 'test', 'artifacts')

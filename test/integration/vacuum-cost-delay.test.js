@@ -3,7 +3,7 @@
 // a bad delay, or one on another action, is refused with its field named.
 import t from 'tap'
 import { runAction, checkAction } from '../../lib/sidecar/actions.js'
-import { EventLog } from '../../lib/sidecar/events.js'
+import { EventLog } from '../../lib/recorder/event-log.js'
 import { createLogger } from '../../lib/log.js'
 import { createTestDatabase, withClient } from '../helpers/pg.js'
 import { parsePlan } from '../../lib/experiment/plan.js'

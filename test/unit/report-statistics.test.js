@@ -1,4 +1,4 @@
-// The report's statistics (lib/report/statistics.js) on known data: the
+// The report's statistics (lib/results/statistics.js) on known data: the
 // percentile bootstrap interval of a mean, its determinism, what it gives
 // with 3 repetitions and with fewer, the machine's noise, and the verdicts
 // between variants; with fast-check, that the interval holds the sample
@@ -8,7 +8,7 @@ import fc from 'fast-check'
 import {
   bootstrapMean, compareVariants, distinctResamples, mulberry32, quantile, variantStatistics, variation, verdictLines,
   LEVEL, RESAMPLES, SEED
-} from '../../lib/report/statistics.js'
+} from '../../lib/results/statistics.js'
 
 /** @param {number[]} xs */
 const meanOf = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length

@@ -12,7 +12,7 @@ import path from 'node:path'
 import { writeExperiment } from '../fixtures/report/synthetic.js'
 import { vacuumVariant } from '../fixtures/report/vacuum.js'
 import { buildReport, writeReport } from '../../lib/report/index.js'
-import { verdictLines } from '../../lib/report/statistics.js'
+import { verdictLines } from '../../lib/results/statistics.js'
 
 const work = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-report-verdicts-'))
 t.teardown(() => rm(work, { recursive: true, force: true }))

@@ -21,7 +21,7 @@ const runOne = (spec) => async (args, { log, stdout }) => {
   const { url, server } = await chooseTarget(args)
   const pgPort = parseInteger(args.pgPort, '--pg-port', { min: 0, max: 65535 })
   // the actions and their client load once the input is known to be good
-  const [{ runAction }, { EventLog }] = await Promise.all([import('../../sidecar/actions.js'), import('../../sidecar/events.js')])
+  const [{ runAction }, { EventLog }] = await Promise.all([import('../../sidecar/actions.js'), import('../../recorder/event-log.js')])
   const events = new EventLog({ file: args.events, log })
   const target = await openTarget({ url, server, pgPort, log })
   try {
@@ -163,7 +163,7 @@ async function ageXidsCommand (args, { log, stdout }) {
   ageXidsOptions(spec, '')
   const { url, server } = await chooseTarget(args)
   const pgPort = parseInteger(args.pgPort, '--pg-port', { min: 0, max: 65535 })
-  const { EventLog } = await import('../../sidecar/events.js')
+  const { EventLog } = await import('../../recorder/event-log.js')
   const events = new EventLog({ file: args.events, log })
   const target = await openTarget({ url, server, pgPort, log })
   try {

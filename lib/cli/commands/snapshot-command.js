@@ -12,7 +12,7 @@ const dataDirOption = (y) => y
  * @param {import('../../log.js').Logger} log
  */
 const open = async (args, log) => {
-  const [{ Snapshots }, { EventLog }] = await Promise.all([import('../../snapshot/snapshots.js'), import('../../sidecar/events.js')])
+  const [{ Snapshots }, { EventLog }] = await Promise.all([import('../../snapshot/snapshots.js'), import('../../recorder/event-log.js')])
   return Snapshots.open({ dataDir: args.dataDir, driver: args.driver, dataset: args.dataset, events: new EventLog({ file: args.events, log }), log })
 }
 

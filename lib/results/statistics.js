@@ -38,6 +38,21 @@ export const STATISTICS_METHOD = {
   short_during: `a "during" window of fewer than ${MIN_DURING_SAMPLES} samples is flagged: too short to trust`
 }
 
+// What one run's phases hold (lib/report/phases.js computes them).
+/**
+ * @typedef {{ before: number | null, during: number | null, after: number | null }} Phased
+ */
+
+/**
+ * @typedef {object} RunPhases
+ * @property {{ name: string, duration_s: number | null, start_s: number, end_s: number | null, ok: boolean | null, completed: boolean, source: 'events' | 'samples' } | null} action
+ * @property {{ before: number, during: number, after: number }} samples
+ * @property {Phased} throughput
+ * @property {{ p50: Phased, p99: Phased }} latency_us
+ * @property {number | null} degradation_ratio
+ * @property {number | null} p99_ratio
+ */
+
 /**
  * A small, fast, seeded generator (mulberry32): uniform in [0, 1).
  * @param {number} seed
@@ -179,7 +194,7 @@ export const RATIOS = /** @type {const} */ ([
 
 /**
  * A variant's intervals, noise and flags, from its repetitions' phases.
- * @param {import('./phases.js').RunPhases[]} reps
+ * @param {RunPhases[]} reps
  * @returns {VariantStatistics}
  */
 export function variantStatistics (reps) {

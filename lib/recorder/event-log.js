@@ -4,18 +4,7 @@ import { performance } from 'node:perf_hooks'
 import client from 'prom-client'
 import { errorMessage } from '../helpers/error-message.js'
 
-/**
- * One line of the events file.
- * @typedef {object} LabEvent
- * @property {string} ts          ISO time
- * @property {'start' | 'end' | 'point'} kind
- * @property {string} action      vacuum, checkpoint, analyze, reset-stats, concurrency, pause, …
- * @property {string} [table]
- * @property {number} [duration_s]  on ends
- * @property {boolean} [ok]        on ends
- * @property {string} [error]      on failed ends
- * @property {Record<string, unknown>} [detail]
- */
+/** @typedef {import('./records.js').LabEvent} LabEvent */
 
 const RECENT = 50
 

@@ -1,7 +1,7 @@
 import path from 'node:path'
-import { readNdjson } from './ndjson.js'
-import { explainRun } from '../analysis/explain.js'
-import { readLogFrom } from './vacuums.js'
+import { readNdjson } from '../recorder/ndjson.js'
+import { explainRun } from './explain.js'
+import { readLogFrom } from '../recorder/vacuums.js'
 
 // What changed in a recorded load and why (lib/analysis/explain.js), from
 // the files the recorder wrote and the server's log since the load began
@@ -13,8 +13,8 @@ import { readLogFrom } from './vacuums.js'
  * @param {number} statsIntervalS   how often the server's figures were polled
  */
 export async function recordedChanges (recordDir, logMark, statsIntervalS) {
-  const samples = /** @type {import('../report/read.js').Sample[]} */ (await readNdjson(path.join(recordDir, 'samples.ndjson')))
-  const events = /** @type {import('../report/read.js').LabEvent[]} */ (await readNdjson(path.join(recordDir, 'events.ndjson')))
+  const samples = /** @type {import('../recorder/records.js').Sample[]} */ (await readNdjson(path.join(recordDir, 'samples.ndjson')))
+  const events = /** @type {import('../recorder/records.js').LabEvent[]} */ (await readNdjson(path.join(recordDir, 'events.ndjson')))
     .filter(e => typeof e?.ts === 'string' && typeof e?.action === 'string')
     .sort((a, b) => Date.parse(a.ts) - Date.parse(b.ts))
   const logText = logMark ? await readLogFrom(logMark) : null
