@@ -1,6 +1,8 @@
 import { appendFile, open, readFile, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { autovacuumsInLog, needs, vacuumCost } from '../pgstats/vacuum-cost.js'
+import { vacuumCost } from '../pgstats/vacuum-cost.js'
+import { needs } from '../pgstats/vacuum-counters.js'
+import { autovacuumsInLog } from '../pgstats/vacuum-report.js'
 
 // What each vacuum of a recorded run cost, for its summary.json: the
 // sidecar's vacuums from their end events (detail.cost), and the

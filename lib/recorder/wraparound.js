@@ -1,6 +1,6 @@
 import { appendFile } from 'node:fs/promises'
 import path from 'node:path'
-import { logTime } from '../pgstats/vacuum-cost.js'
+import { logTime } from '../pgstats/vacuum-report.js'
 import { readLogFrom } from './vacuums.js'
 import { readNdjson } from './ndjson.js'
 

@@ -15,7 +15,8 @@ import { createTestDatabase, withClient } from '../helpers/pg.js'
 import { startEmbedded } from '../helpers/embedded.js'
 import { readEvents } from '../helpers/control.js'
 import { buildReport } from '../../lib/report/render.js'
-import { autovacuumsInLog, parseLegacyVerbose, parseVacuumReport, vacuumCost } from '../../lib/pgstats/vacuum-cost.js'
+import { vacuumCost } from '../../lib/pgstats/vacuum-cost.js'
+import { autovacuumsInLog, parseLegacyVerbose, parseVacuumReport } from '../../lib/pgstats/vacuum-report.js'
 
 const ROWS = 200000 // about 20 MB of heap
 
