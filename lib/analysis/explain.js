@@ -6,6 +6,9 @@
 import { findChangePoints } from './change-points.js'
 import { observe } from './observations.js'
 
+/** @typedef {import('../recorder/records.js').Sample} Sample */
+/** @typedef {import('../recorder/records.js').LabEvent} LabEvent */
+
 /**
  * @typedef {object} ChangeLevel
  * @property {number} median
@@ -56,7 +59,7 @@ const MAX_CHANGES = 20
 
 /**
  * What changed in a recorded load and why.
- * @param {{ samples: import('../recorder/records.js').Sample[], events: import('../recorder/records.js').LabEvent[], logText?: string | null, statsIntervalS?: number }} run
+ * @param {{ samples: Sample[], events: LabEvent[], logText?: string | null, statsIntervalS?: number }} run
  * @returns {{ changes: Change[], segments: Record<string, Segment[]>, method: Record<string, unknown> }}
  */
 export function explainRun ({ samples, events, logText = null, statsIntervalS = 1 }) {
@@ -92,7 +95,7 @@ export function explainRun ({ samples, events, logText = null, statsIntervalS = 
 
 /**
  * The per-second series worth segmenting, by metric name.
- * @param {import('../recorder/records.js').Sample[]} samples
+ * @param {Sample[]} samples
  * @returns {Map<string, Array<number | null>>}
  */
 export function seriesOf (samples) {

@@ -7,6 +7,9 @@
 // log, a full disk) and, when the server's log is local, its checkpoint
 // lines, which give a checkpoint's moment to the millisecond.
 
+/** @typedef {import('../recorder/records.js').Sample} Sample */
+/** @typedef {import('../recorder/records.js').LabEvent} LabEvent */
+
 /**
  * @typedef {object} Observation
  * @property {number} from_s         seconds after the load began
@@ -23,7 +26,7 @@ export const HOLDER_MIN_AGE_S = 5
 const GENERATOR_APPLICATION = 'pgloadgen'
 
 /**
- * @param {{ samples: import('../recorder/records.js').Sample[], events: import('../recorder/records.js').LabEvent[], logText?: string | null }} run
+ * @param {{ samples: Sample[], events: LabEvent[], logText?: string | null }} run
  * @returns {Observation[]} in order of from_s
  */
 export function observe ({ samples, events, logText = null }) {
@@ -51,7 +54,7 @@ export function observe ({ samples, events, logText = null }) {
 /**
  * When the load began, from the first sample: each sample says how long
  * after the start it was written.
- * @param {import('../recorder/records.js').Sample[]} samples
+ * @param {Sample[]} samples
  */
 export function loadStartMs (samples) {
   const first = samples[0]
@@ -65,7 +68,7 @@ export function loadStartMs (samples) {
  * change of phase in between. A vacuum's start is its statement's start
  * when the progress view gave one (an autovacuum worker's, its work on
  * this table), else the first sample that saw it.
- * @param {import('../recorder/records.js').Sample[]} samples @param {At} at @param {number} t0 @param {Observation[]} out
+ * @param {Sample[]} samples @param {At} at @param {number} t0 @param {Observation[]} out
  */
 function vacuumSpans (samples, at, t0, out) {
   /** @type {Map<string, { from: number, to: number, phase: string, label: string }>} */
@@ -103,7 +106,7 @@ function vacuumSpans (samples, at, t0, out) {
  * Sessions that held the xmin horizon for longer than HOLDER_MIN_AGE_S:
  * from when their transaction began (sample time minus its age) to the
  * last sample that saw them.
- * @param {import('../recorder/records.js').Sample[]} samples @param {At} at @param {number} lastS @param {Observation[]} out
+ * @param {Sample[]} samples @param {At} at @param {number} lastS @param {Observation[]} out
  */
 function holders (samples, at, lastS, out) {
   /** @type {Map<string, Observation & { lastSeen: number }>} */
@@ -138,7 +141,7 @@ function holders (samples, at, lastS, out) {
 
 /**
  * Spans in which sessions waited for a lock, with who blocked them.
- * @param {import('../recorder/records.js').Sample[]} samples @param {At} at @param {number} lastS @param {Observation[]} out
+ * @param {Sample[]} samples @param {At} at @param {number} lastS @param {Observation[]} out
  */
 function lockWaits (samples, at, lastS, out) {
   /** @type {{ from: number, to: number, most: number, blockers: Map<number, string | null> } | null} */
@@ -172,7 +175,7 @@ function lockWaits (samples, at, lastS, out) {
 /**
  * The generator's reconnects, bursts of failures, concurrency changes and
  * pauses, from second to second.
- * @param {import('../recorder/records.js').Sample[]} samples @param {At} at @param {Observation[]} out
+ * @param {Sample[]} samples @param {At} at @param {Observation[]} out
  */
 function generatorChanges (samples, at, out) {
   for (let i = 1; i < samples.length; i++) {
@@ -199,7 +202,7 @@ export const HOST_STEAL_PCT = 10
 /**
  * Spans in which the machine waited for I/O or lost CPU to the hypervisor:
  * something besides the load and the server, or the server's own I/O.
- * @param {import('../recorder/records.js').Sample[]} samples @param {At} at @param {number} lastS @param {Observation[]} out
+ * @param {Sample[]} samples @param {At} at @param {number} lastS @param {Observation[]} out
  */
 function hostStrain (samples, at, lastS, out) {
   /** @type {{ from: number, to: number, iowait: number, steal: number } | null} */
@@ -228,7 +231,7 @@ function hostStrain (samples, at, lastS, out) {
 /**
  * Checkpoints from the counters, where the log is not local: a rise of
  * checkpoints_timed or checkpoints_req between two polls.
- * @param {import('../recorder/records.js').Sample[]} samples @param {At} at @param {Observation[]} out
+ * @param {Sample[]} samples @param {At} at @param {Observation[]} out
  */
 function checkpointCounters (samples, at, out) {
   /** @type {{ timed: number | null, requested: number | null } | null} */
@@ -273,7 +276,7 @@ export function checkpointsInLog (text) {
 /**
  * The plan's and the sidecar's actions, control changes, autovacuums the
  * server logged and a full disk, from the events file.
- * @param {import('../recorder/records.js').LabEvent[]} events @param {At} at @param {Observation[]} out
+ * @param {LabEvent[]} events @param {At} at @param {Observation[]} out
  */
 function eventObservations (events, at, out) {
   for (const event of events) {

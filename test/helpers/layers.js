@@ -15,7 +15,8 @@ import config, { LAYERS } from '../../.dependency-cruiser.mjs'
  */
 export async function layerViolations (root) {
   const dirs = ['lib', 'bin'].filter(d => listed(path.join(root, d)))
-  const result = await cruise(dirs, { ...config.options, ruleSet: { forbidden: config.forbidden }, validate: true, baseDir: root })
+  const options = { ...config.options, ruleSet: { forbidden: config.forbidden }, validate: true, baseDir: root }
+  const result = await cruise(dirs, options)
   const output = /** @type {import('dependency-cruiser').ICruiseResult} */ (result.output)
   return output.summary.violations.map(v => ({ rule: v.rule.name, from: v.from, to: v.to }))
 }
