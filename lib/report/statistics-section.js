@@ -1,5 +1,7 @@
 import { esc, fmtPct, fmtRatio } from './html.js'
-import { LEVEL, MIN_DURING_SAMPLES, MIN_REPETITIONS, NOISE_FACTOR, RATIOS, RESAMPLES, SEED } from '../results/statistics.js'
+import {
+  LEVEL, MIN_DURING_SAMPLES, MIN_REPETITIONS, NOISE_FACTOR, RATIOS, RESAMPLES, SEED
+} from '../results/statistics.js'
 
 // The statistics of statistics.js on the experiment page: each ratio's
 // confidence interval, the machine's noise beside the effect, the verdict
