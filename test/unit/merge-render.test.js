@@ -16,7 +16,7 @@ import { renderTable, fit, pad } from '../../lib/terminal/table.js'
 import { ms, rate, count, plural, duration } from '../../lib/terminal/figures.js'
 import { esc, scriptJson, fmtBytes, fmtSeconds, keyValueTable } from '../../lib/report/html.js'
 import { redact, redactString } from '../../lib/report/redact.js'
-import { mean, maxOf, spread, ratio } from '../../lib/report/numbers.js'
+import { mean, maxOf, spread, ratio } from '../../lib/results/numbers.js'
 
 /**
  * A histogram of the given latencies, in microseconds.

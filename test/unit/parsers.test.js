@@ -4,9 +4,9 @@
 // one line; these check that what is parsed means what it says. No server.
 import t from 'tap'
 import { UsageError } from '../../lib/errors.js'
-import { parseOffset, parseQuantity, MAX_TIMER_S } from '../../lib/sidecar/durations.js'
+import { parseOffset, parseQuantity, MAX_TIMER_S } from '../../lib/helpers/durations.js'
 import { parseDuration, parseInteger } from '../../lib/config/numbers.js'
-import { parseStages, stagesSeconds, profileOf, valueAt, areaUntil, timeOfArea } from '../../lib/generator/stages.js'
+import { parseStages, stagesSeconds, profileOf, valueAt, areaUntil, timeOfArea } from '../../lib/config/stages.js'
 import { parseSchedule } from '../../lib/sidecar/schedule.js'
 import { parseCondition } from '../../lib/sidecar/conditions.js'
 import { parsePlan } from '../../lib/experiment/plan.js'
