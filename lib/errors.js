@@ -1,23 +1,135 @@
-// The errors of the whole program, by what the user can do about them.
+// The errors of the whole program, by what went wrong. Each kind has a stable
+// code (docs/errors.md lists them); none decides how the process exits: only
+// the CLI maps codes to exit codes (lib/cli/exit-codes.js). Code that wraps
+// another error passes it as `cause`, so that its stack is kept.
 
-// Errors the user can fix by changing the command line. The CLI prints their
-// message on one line and exits 2 before anything touches a database.
-export class UsageError extends Error {
-  /** @param {string} message */
-  constructor (message) {
-    super(message)
-    this.name = 'UsageError'
-    this.exitCode = 2
+/** @typedef {{ cause?: unknown }} ErrorOptions */
+
+/** The base of the program's own errors: a message for the user and a stable code. */
+export class PgloadgenError extends Error {
+  /**
+   * @param {string} message  one line the user can act on
+   * @param {string} code     a stable code, PGLG_…
+   * @param {ErrorOptions} [options]
+   */
+  constructor (message, code, options) {
+    super(message, options)
+    this.name = 'PgloadgenError'
+    /** @type {string} */
+    this.code = code
   }
 }
 
-// Failures of the environment (server unreachable, server would not start).
-// One line, exit 1.
-export class RuntimeError extends Error {
-  /** @param {string} message */
-  constructor (message) {
-    super(message)
-    this.name = 'RuntimeError'
-    this.exitCode = 1
+// Something the user gave is invalid: a flag, a value, a URL, a file. Found
+// before anything touches a database, as far as it can be.
+export class UsageError extends PgloadgenError {
+  /**
+   * @param {string} message
+   * @param {ErrorOptions} [options]
+   */
+  constructor (message, options) {
+    super(message, 'PGLG_INVALID_INPUT', options)
+    this.name = 'UsageError'
   }
+}
+
+// An experiment plan or a sidecar schedule that cannot be run as written.
+export class InvalidPlanError extends UsageError {
+  /**
+   * @param {string} message
+   * @param {ErrorOptions} [options]
+   */
+  constructor (message, options) {
+    super(message, options)
+    this.name = 'InvalidPlanError'
+    this.code = 'PGLG_INVALID_PLAN'
+  }
+}
+
+// A workload that cannot be used: a module that fails to load or breaks the
+// contract, a pgbench script that does not parse, settings it refuses.
+export class InvalidWorkloadError extends UsageError {
+  /**
+   * @param {string} message
+   * @param {ErrorOptions} [options]
+   */
+  constructor (message, options) {
+    super(message, options)
+    this.name = 'InvalidWorkloadError'
+    this.code = 'PGLG_INVALID_WORKLOAD'
+  }
+}
+
+// A destructive action the user did not confirm (init over rows without
+// --yes, drop-partitions without yes: true): nothing was changed.
+export class RefusedActionError extends UsageError {
+  /**
+   * @param {string} message
+   * @param {ErrorOptions} [options]
+   */
+  constructor (message, options) {
+    super(message, options)
+    this.name = 'RefusedActionError'
+    this.code = 'PGLG_REFUSED_DESTRUCTIVE'
+  }
+}
+
+// A failure of the environment while doing what was asked: a schema that
+// could not be prepared, a snapshot that failed, a server that would not start.
+export class RuntimeError extends PgloadgenError {
+  /**
+   * @param {string} message
+   * @param {ErrorOptions} [options]
+   */
+  constructor (message, options) {
+    super(message, 'PGLG_RUNTIME_FAILURE', options)
+    this.name = 'RuntimeError'
+  }
+}
+
+// The PostgreSQL server could not be reached, refused the connection, or
+// the connection broke while a control statement ran.
+export class ServerUnavailableError extends RuntimeError {
+  /**
+   * @param {string} message
+   * @param {ErrorOptions} [options]
+   */
+  constructor (message, options) {
+    super(message, options)
+    this.name = 'ServerUnavailableError'
+    this.code = 'PGLG_SERVER_UNAVAILABLE'
+  }
+}
+
+// A program or package the lab needs is not installed (kubectl, zfs, an
+// embedded PostgreSQL major).
+export class MissingToolError extends RuntimeError {
+  /**
+   * @param {string} message
+   * @param {ErrorOptions} [options]
+   */
+  constructor (message, options) {
+    super(message, options)
+    this.name = 'MissingToolError'
+    this.code = 'PGLG_MISSING_TOOL'
+  }
+}
+
+/** Every class above, for the CLI's mapping and the docs' check. */
+export const ERROR_CLASSES = [
+  UsageError, InvalidPlanError, InvalidWorkloadError, RefusedActionError,
+  RuntimeError, ServerUnavailableError, MissingToolError
+]
+
+/**
+ * The same kind of error as err, with a new message (err prefixed with
+ * where it was found, say) and err as its cause.
+ * @template {PgloadgenError} E
+ * @param {E} err
+ * @param {string} message
+ * @returns {E}
+ */
+export function rephrased (err, message) {
+  const Kind = /** @type {new (message: string, options?: ErrorOptions) => E} */ (err.constructor)
+  return new Kind(message, { cause: err })
 }

@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { writeFile } from 'node:fs/promises'
-import { UsageError } from '../errors.js'
+import { UsageError, InvalidPlanError } from '../errors.js'
 import { parseDuration } from '../config/numbers.js'
 import { checkSetting } from '../config/run-settings.js'
 import { parseObjectives } from './objective.js'
@@ -89,7 +89,7 @@ function relabel (label, parse) {
   try {
     return parse()
   } catch (err) {
-    if (err instanceof UsageError) throw new UsageError(err.message.replace(/^--objective/, `${label}.capacity`))
+    if (err instanceof UsageError) throw new InvalidPlanError(err.message.replace(/^--objective/, `${label}.capacity`), { cause: err })
     throw err
   }
 }

@@ -14,6 +14,7 @@ import { k8sSubcommands } from './commands/k8s-command.js'
 import { serverSubcommands } from './commands/server-command.js'
 import { progressOption } from './progress-option.js'
 import { capacityBuilder, capacityCommand } from './commands/capacity-command.js'
+import { describeChain, exitCodeFor, UNEXPECTED_EXIT_CODE } from './exit-codes.js'
 
 /**
  * A command's work, loaded when it is chosen: parsing, --help and a refused
@@ -33,7 +34,8 @@ const mergeCommand = lazy(async () => (await import('./commands/merge-command.js
 
 /**
  * Runs the CLI and returns the exit code: 0 done, 1 a runtime failure,
- * 2 bad input. Errors are one line on stderr, never a stack trace.
+ * 2 bad input. Errors are one line on stderr; --log-level debug adds their
+ * stacks and causes.
  * @param {string[]} argv
  * @returns {Promise<number>}
  */
@@ -110,11 +112,12 @@ export async function main (argv) {
     if (chosen === null) return 0 // --help
     return await chosen()
   } catch (err) {
-    const error = /** @type {Error & { exitCode?: number }} */ (err)
-    if (typeof error.exitCode === 'number') return fail(log, error.message, error.exitCode)
-    log.error(`unexpected error: ${error?.message ?? error}`)
-    if (process.env.LOG_LEVEL === 'debug' || process.env.LOG_LEVEL === 'trace') log.debug(String(error?.stack))
-    return 1
+    const code = exitCodeFor(err)
+    if (code !== null) fail(log, /** @type {Error} */ (err).message, code)
+    else log.error(`unexpected error: ${/** @type {Error | undefined} */ (err)?.message ?? err}`)
+    // --log-level debug (or LOG_LEVEL=debug) adds where it failed: the stacks of the error and of its causes
+    log.debug(describeChain(err))
+    return code ?? UNEXPECTED_EXIT_CODE
   }
 }
 

@@ -73,7 +73,7 @@ function checkedSummary (run) {
     histogramFromJson(histograms.latency, 'latency')
     for (const [type, h] of Object.entries(histograms.latency_by_type ?? {})) histogramFromJson(h, `latency of ${type}`)
   } catch (err) {
-    throw new UsageError(`compare: ${where}: histograms: ${/** @type {Error} */ (err).message}`)
+    throw new UsageError(`compare: ${where}: histograms: ${/** @type {Error} */ (err).message}`, { cause: err })
   }
   return summary
 }

@@ -24,8 +24,8 @@ export function parsePgUrl (text) {
   let url
   try {
     url = new URL(text)
-  } catch {
-    throw new UsageError(`malformed PostgreSQL URL (expected postgres://user@host:port/database): ${printable(redactLoose(text))}`)
+  } catch (err) {
+    throw new UsageError(`malformed PostgreSQL URL (expected postgres://user@host:port/database): ${printable(redactLoose(text))}`, { cause: err })
   }
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
     throw new UsageError(`PostgreSQL URL must start with postgres:// or postgresql://, got ${printable(url.protocol)}//…`)
@@ -58,8 +58,8 @@ function checkSsl (params) {
     if (file === null) continue
     try {
       accessSync(file, constants.R_OK)
-    } catch {
-      throw new UsageError(`PostgreSQL URL: cannot read the ${name} file ${quote(file)}`)
+    } catch (err) {
+      throw new UsageError(`PostgreSQL URL: cannot read the ${name} file ${quote(file)}`, { cause: err })
     }
   }
 }

@@ -1,4 +1,4 @@
-import { RuntimeError } from '../errors.js'
+import { MissingToolError } from '../errors.js'
 import { DEFAULT_MAJOR } from './majors.js'
 import { binariesIn, isCached, majorDir } from './cache.js'
 import { installMajor, packageName } from './install.js'
@@ -34,7 +34,7 @@ export async function installedWithNpm () {
   try {
     const { postgres, initdb, pg_ctl } = await import(name)
     return { postgres, initdb, pg_ctl }
-  } catch {
-    throw new RuntimeError(`the embedded PostgreSQL package ${name} is not installed; run npm ci, or give a PostgreSQL URL`)
+  } catch (err) {
+    throw new MissingToolError(`the embedded PostgreSQL package ${name} is not installed; run npm ci, or give a PostgreSQL URL`, { cause: err })
   }
 }

@@ -4,7 +4,7 @@ import { chmod, mkdir, mkdtemp, readFile, rename, rm, symlink } from 'node:fs/pr
 import path from 'node:path'
 import { Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { RuntimeError, UsageError } from '../errors.js'
+import { RuntimeError, UsageError, MissingToolError } from '../errors.js'
 import { PACKAGE_VERSIONS, releaseOf } from './majors.js'
 import { binariesIn, cacheRoot, majorDir, platformKey } from './cache.js'
 
@@ -26,7 +26,7 @@ const PACKAGES = /** @type {Record<string, string>} */ ({
 /** @returns {string} the platform package's name */
 export function packageName () {
   const name = PACKAGES[platformKey()]
-  if (!name) throw new RuntimeError(`no embedded PostgreSQL for ${platformKey()}; give a PostgreSQL URL instead`)
+  if (!name) throw new MissingToolError(`no embedded PostgreSQL for ${platformKey()}; give a PostgreSQL URL instead`)
   return name
 }
 
@@ -114,7 +114,7 @@ async function fetchDist (name, version) {
   try {
     response = await fetch(url, { headers: { accept: 'application/json' } })
   } catch (err) {
-    throw new RuntimeError(`cannot reach the npm registry at ${registryUrl()} to fetch ${name}@${version}: ${causeOf(err)}`)
+    throw new RuntimeError(`cannot reach the npm registry at ${registryUrl()} to fetch ${name}@${version}: ${causeOf(err)}`, { cause: err })
   }
   if (!response.ok) throw new RuntimeError(`the npm registry answered ${response.status} for ${name}@${version}`)
   const body = /** @type {{ dist?: { tarball?: string, integrity?: string } }} */ (await response.json())
@@ -136,7 +136,7 @@ async function download (url, integrity, file, onProgress) {
   try {
     response = await fetch(url)
   } catch (err) {
-    throw new RuntimeError(`cannot fetch ${url}: ${causeOf(err)}`)
+    throw new RuntimeError(`cannot fetch ${url}: ${causeOf(err)}`, { cause: err })
   }
   if (!response.ok || !response.body) throw new RuntimeError(`the npm registry answered ${response.status} for ${url}`)
   const length = Number(response.headers.get('content-length'))

@@ -5,8 +5,8 @@ import { createServer } from 'node:net'
 import { randomBytes } from 'node:crypto'
 import os from 'node:os'
 import path from 'node:path'
-import pg from 'pg'
 import { RuntimeError } from '../errors.js'
+import { withControlClient } from '../wire/control-client.js'
 import { findBinaries } from './binaries.js'
 import { DEFAULT_MAJOR } from './majors.js'
 import { assertDataDirMajor, dataDirMajor } from './server-choice.js'
@@ -179,21 +179,16 @@ export class EmbeddedServer {
     try {
       await this.exec(pgCtl, ['start', '-D', this.dataDir, '-l', logFile, '-w', '-t', '120', '-s'])
     } catch (err) {
-      throw new RuntimeError(`the embedded PostgreSQL did not start: ${await lastServerError(logFile) ?? /** @type {Error} */ (err).message}`)
+      throw new RuntimeError(`the embedded PostgreSQL did not start: ${await lastServerError(logFile) ?? /** @type {Error} */ (err).message}`, { cause: err })
     }
   }
 
   /** Connects and runs a trivial query: the server is up and accepts the lab's credentials. */
   async check () {
     if (this.port === null) this.port = await this.runningPort()
-    const client = new pg.Client({ connectionString: this.connectionString('postgres') })
-    client.on('error', () => {})
-    await client.connect()
-    try {
+    await withControlClient({ connectionString: this.connectionString('postgres'), log: this.log }, async (client) => {
       await client.query('SELECT 1')
-    } finally {
-      await client.end()
-    }
+    })
   }
 
   /** @param {number} port */
@@ -214,15 +209,10 @@ export class EmbeddedServer {
   }
 
   async ensureDatabase () {
-    const client = new pg.Client({ connectionString: this.connectionString('postgres') })
-    client.on('error', () => {})
-    await client.connect()
-    try {
+    await withControlClient({ connectionString: this.connectionString('postgres'), log: this.log }, async (client) => {
       const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [EMBEDDED_DATABASE])
       if (exists.rowCount === 0) await client.query(`CREATE DATABASE ${EMBEDDED_DATABASE}`)
-    } finally {
-      await client.end()
-    }
+    })
   }
 
   /** @param {string} [database] */
@@ -298,8 +288,8 @@ export function majorOfDataDir (dataDir) {
 function readSecret (dataDir) {
   try {
     return readFileSync(path.join(dataDir, SECRET_FILE), 'utf8').trim()
-  } catch {
-    throw new RuntimeError(`the data directory ${dataDir} was not created by pgloadgen (no ${SECRET_FILE})`)
+  } catch (err) {
+    throw new RuntimeError(`the data directory ${dataDir} was not created by pgloadgen (no ${SECRET_FILE})`, { cause: err })
   }
 }
 

@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js'
+import { UsageError, InvalidPlanError } from '../errors.js'
 
 // The checks every part of a plan's reading shares: each names its field
 // in a one-line UsageError.
@@ -33,7 +33,7 @@ export function wrap (field, fn) {
   try {
     return fn()
   } catch (err) {
-    if (err instanceof UsageError) throw new UsageError(`${field}: ${err.message}`)
+    if (err instanceof UsageError) throw new InvalidPlanError(`${field}: ${err.message}`, { cause: err })
     throw err
   }
 }

@@ -2,9 +2,9 @@ import { performance } from 'node:perf_hooks'
 import { existsSync } from 'node:fs'
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import pg from 'pg'
 import client from 'prom-client'
-import { RuntimeError, UsageError } from '../errors.js'
+import { UsageError, RuntimeError } from '../errors.js'
+import { withControlClient } from '../wire/control-client.js'
 import { parseMix } from '../config/mix.js'
 import { redactUrl } from '../config/pg-url.js'
 import { LoadSession } from '../lab/load-session.js'
@@ -114,7 +114,7 @@ async function prepare (context) {
   if (prepare.init) {
     log.info(`prepare: pgbench's tables at scale ${prepare.init.scale}`)
     await initPgbench(context.connectionString, prepare.init, { log }).catch(err => {
-      throw err instanceof InitError ? new RuntimeError(`prepare.pgbench_init: ${err.message.split('\n')[0]}`) : err
+      throw err instanceof InitError ? new RuntimeError(`prepare.pgbench_init: ${err.message.split('\n')[0]}`, { cause: err }) : err
     })
   }
   log.info(`prepare: loading until ${[prepare.rows && `${prepare.rows} rows`, prepare.tableBytes && `${prepare.tableBytes} bytes`, prepare.seconds && `${prepare.seconds} s`].filter(Boolean).join(' or ')}`)
@@ -324,14 +324,7 @@ function planForRecord (plan) {
  * @param {string} text
  */
 async function sql (connectionString, text) {
-  const c = new pg.Client({ connectionString })
-  c.on('error', () => {})
-  await c.connect()
-  try {
-    return await c.query(text)
-  } finally {
-    await c.end().catch(() => {})
-  }
+  return await withControlClient({ connectionString }, client => client.query(text))
 }
 
 /** @param {string} connectionString */

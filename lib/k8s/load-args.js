@@ -136,8 +136,8 @@ function moveFile (kind, value, files) {
   let stat
   try {
     stat = statSync(path)
-  } catch {
-    throw new UsageError(`cannot read ${quote(path)} (--${kind}): no such file`)
+  } catch (err) {
+    throw new UsageError(`cannot read ${quote(path)} (--${kind}): no such file`, { cause: err })
   }
   if (!stat.isFile()) throw new UsageError(`--${kind} ${quote(path)} is not a file: a ConfigMap holds files, not directories; give the module's one file`)
   const key = basename(path)

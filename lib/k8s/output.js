@@ -5,7 +5,7 @@ import { existsSync, readdirSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { RuntimeError, UsageError } from '../errors.js'
+import { UsageError, RuntimeError, MissingToolError } from '../errors.js'
 import { quote } from '../helpers/quote.js'
 
 /**
@@ -18,8 +18,8 @@ export function checkOutputDir (dir) {
   let entries
   try {
     entries = readdirSync(dir)
-  } catch {
-    throw new UsageError(`--out ${quote(dir)} is not a directory`)
+  } catch (err) {
+    throw new UsageError(`--out ${quote(dir)} is not a directory`, { cause: err })
   }
   if (entries.length > 0) throw new UsageError(`--out ${quote(dir)} is not empty: give a new directory`)
 }
@@ -46,7 +46,7 @@ export async function writeBuilt (files, stdout) {
   try {
     await writeDirectory(dir, files)
     const { code, out, err } = await run('kubectl', ['kustomize', dir])
-    if (code === null) throw new RuntimeError(`without --out the manifests are built by kubectl kustomize, and kubectl cannot be run (${err}): install kubectl or give --out DIR`)
+    if (code === null) throw new MissingToolError(`without --out the manifests are built by kubectl kustomize, and kubectl cannot be run (${err}): install kubectl or give --out DIR`)
     if (code !== 0) throw new RuntimeError(`kubectl kustomize failed: ${err.trim().split('\n')[0]}`)
     stdout.write(out)
   } finally {

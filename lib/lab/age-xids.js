@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks'
-import pg from 'pg'
 import { UsageError } from '../errors.js'
 import { quote } from '../helpers/quote.js'
 import { quoteTable } from '../helpers/table-name.js'
+import { closeControlClient, openControlClient } from '../wire/control-client.js'
 
 // age-xids: spends transaction IDs quickly with SQL alone, so that a lab
 // server goes through weeks of anti-wraparound cycles in minutes (the
@@ -80,7 +80,7 @@ export function parseXidCount (value, field, { min = 1, max = MAX_BY } = {}) {
  * xid function, and UPDATE, DELETE or TRUNCATE on a held table (LOCK TABLE
  * in that mode asks for one of them). Refused with a UsageError naming what
  * is missing; also when the server would age past MAX_AGE_AFTER.
- * @param {pg.Client} client
+ * @param {import('pg').Client} client
  * @param {{ by: number, holdLock?: string | null }} options
  * @returns {Promise<{ xidFunction: string, database: string }>}
  */
@@ -115,23 +115,22 @@ export async function checkAgeRights (client, { by, holdLock = null }) {
  * @returns {Promise<AgeXidsResult>}
  */
 export async function ageXids (connectionString, { by: asked, toAge, table = null, rate = null, parallel = 2, holdLock = null, onBackend, onProgress }) {
-  const control = new pg.Client({ connectionString, application_name: 'pgloadgen-age-xids' })
-  control.on('error', () => {})
-  /** @type {pg.Client[]} */
+  const options = { connectionString, applicationName: 'pgloadgen-age-xids' }
+  /** @type {import('pg').Client | null} */
+  let control = null
+  /** @type {import('pg').Client[]} */
   const workers = []
-  /** @type {pg.Client | null} */
+  /** @type {import('pg').Client | null} */
   let locker = null
   try {
-    await control.connect()
+    control = await openControlClient(options)
     // with toAge, at most toAge more: the bound the rights check guards
     const { xidFunction, database } = await checkAgeRights(control, { by: asked ?? toAge ?? 0, holdLock })
     if (table && (await control.query('SELECT to_regclass($1) AS oid', [quoteTable(table)])).rows[0].oid === null) throw new UsageError(`age-xids: no table ${table} in database ${database}`)
     const ageBefore = await databaseAge(control)
     const nextBefore = await nextXid(control)
     if (holdLock) {
-      locker = new pg.Client({ connectionString, application_name: 'pgloadgen-age-xids-lock' })
-      locker.on('error', () => {})
-      await locker.connect()
+      locker = await openControlClient({ connectionString, applicationName: 'pgloadgen-age-xids-lock' })
       onBackend?.((await locker.query('SELECT pg_backend_pid() AS pid')).rows[0].pid)
       // LOCK takes no snapshot: the open transaction holds back no horizon
       await locker.query('BEGIN')
@@ -141,15 +140,11 @@ export async function ageXids (connectionString, { by: asked, toAge, table = nul
     const startAge = toAge === undefined ? null : table ? await tableAge(control, table) : await databaseAge(control)
     const by = startAge === null ? /** @type {number} */ (asked) : Math.max(0, /** @type {number} */ (toAge) - startAge)
     const count = by === 0 ? 0 : Math.max(1, Math.min(parallel, Math.ceil(by / 1000)))
-    for (let i = 0; i < count; i++) {
-      const client = new pg.Client({ connectionString, application_name: 'pgloadgen-age-xids' })
-      client.on('error', () => {})
-      workers.push(client)
-    }
-    await Promise.all(workers.map(async client => {
-      await client.connect()
-      onBackend?.((await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid)
-    }))
+    // every client that connected is kept, to be ended below, even when another failed
+    const opened = await Promise.allSettled(Array.from({ length: count }, () => openControlClient(options)))
+    for (const outcome of opened) if (outcome.status === 'fulfilled') workers.push(outcome.value)
+    for (const outcome of opened) if (outcome.status === 'rejected') throw outcome.reason
+    for (const client of workers) onBackend?.((await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid)
     // paced: chunks of about a fifth of a second of the pace, so that it stays even
     const chunk = rate ? Math.max(50, Math.min(FULL_CHUNK, Math.round(rate / count / 5))) : FULL_CHUNK
     const started = performance.now()
@@ -176,7 +171,7 @@ export async function ageXids (connectionString, { by: asked, toAge, table = nul
     const seconds = (performance.now() - started) / 1000
     if (locker) {
       await locker.query('COMMIT')
-      await locker.end().catch(() => {})
+      await closeControlClient(locker)
       locker = null
     }
     const nextAfter = await nextXid(control)
@@ -194,19 +189,19 @@ export async function ageXids (connectionString, { by: asked, toAge, table = nul
       ...(toAge !== undefined && { to_age: toAge, of: table ?? 'database', start_age: startAge })
     }
   } finally {
-    await Promise.all([control, ...workers, ...(locker ? [locker] : [])].map(c => c.end().catch(() => {})))
+    await Promise.all([control, ...workers, locker].map(closeControlClient))
   }
 }
 
 /**
- * @param {pg.Client} client
+ * @param {import('pg').Client} client
  * @param {string} table
  */
 async function tableAge (client, table) {
   return Number((await client.query('SELECT age(relfrozenxid) AS age FROM pg_class WHERE oid = to_regclass($1)', [quoteTable(table)])).rows[0].age)
 }
 
-/** @param {pg.Client} client */
+/** @param {import('pg').Client} client */
 async function databaseAge (client) {
   return Number((await client.query('SELECT age(datfrozenxid) AS age FROM pg_database WHERE datname = current_database()')).rows[0].age)
 }
@@ -214,7 +209,7 @@ async function databaseAge (client) {
 /**
  * The server's next xid (a snapshot's xmax), read without assigning one;
  * txid_current_snapshot() is there in every major from 9.6 to 18.
- * @param {pg.Client} client
+ * @param {import('pg').Client} client
  */
 async function nextXid (client) {
   return Number((await client.query('SELECT txid_snapshot_xmax(txid_current_snapshot()) AS xid')).rows[0].xid)

@@ -19,7 +19,7 @@ import { summaryJson } from '../summary/summary-json.js'
 import { walPosition, walSince } from './server-wal.js'
 import { StatsCollector } from '../pgstats/collector.js'
 import { DiskSpaceWatch } from './disk-space.js'
-import { RuntimeError } from '../errors.js'
+import { PgloadgenError, RuntimeError, ServerUnavailableError } from '../errors.js'
 import { untilMoment } from '../scale/start-at.js'
 import { formatShare } from '../scale/share.js'
 import { withoutWarmup } from '../summary/warmup.js'
@@ -88,7 +88,7 @@ export class LoadSession {
     try {
       setup = await connectWithin({ connectionString, applicationName: 'pgloadgen-setup' }, options.connectTimeoutS * 1000)
     } catch (err) {
-      throw new RuntimeError(`cannot connect to ${display}: ${errorMessage(err)}`)
+      throw new ServerUnavailableError(`cannot connect to ${display}: ${errorMessage(err)}`, { cause: err })
     }
     let maxId, serverVersion, settings, shared, rowsBefore
     try {
@@ -99,7 +99,7 @@ export class LoadSession {
         serverVersion = (await setup.query('SHOW server_version')).rows[0].server_version
         settings = options.recordDir ? await (await runInfo()).readSettings(setup) : {}
       } catch (err) {
-        throw new RuntimeError(`cannot prepare the ${workload.name} schema on ${display}: ${errorMessage(err)}`)
+        throw new RuntimeError(`cannot prepare the ${workload.name} schema on ${display}: ${errorMessage(err)}`, { cause: err })
       }
       shared = await workloadSetup(setup, options)
       rowsBefore = workload.auditTable === null ? null : Number((await setup.query(`SELECT count(*) AS n FROM ${workload.auditTable}`)).rows[0].n)
@@ -111,7 +111,7 @@ export class LoadSession {
       await session.services.open()
     } catch (err) {
       await session.services.stop()
-      throw new RuntimeError(`the ${workload.name} workload's maintenance failed on ${display}: ${errorMessage(err)}`)
+      throw new RuntimeError(`the ${workload.name} workload's maintenance failed on ${display}: ${errorMessage(err)}`, { cause: err })
     }
     await session.collector?.start()
     await session.disk?.start()
@@ -372,8 +372,8 @@ async function workloadSetup (client, { workload, display, concurrency, log }) {
       log
     })
   } catch (err) {
-    const exitCode = /** @type {{ exitCode?: unknown }} */ (err)?.exitCode
-    if (typeof exitCode === 'number') throw err
-    throw new RuntimeError(`the ${workload.name} workload's setup failed on ${display}: ${errorMessage(err)}`)
+    // the workload's own verdict (a refused setting, say) is already worded for the user
+    if (err instanceof PgloadgenError) throw err
+    throw new RuntimeError(`the ${workload.name} workload's setup failed on ${display}: ${errorMessage(err)}`, { cause: err })
   }
 }

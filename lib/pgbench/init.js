@@ -3,7 +3,8 @@
 // pgbench itself can run against the result.
 
 import { performance } from 'node:perf_hooks'
-import pg from 'pg'
+import { ServerUnavailableError } from '../errors.js'
+import { closeControlClient, openControlClient } from '../wire/control-client.js'
 import { WireConnection } from '../wire/wire-connection.js'
 import { InitError } from './init-options.js'
 import {
@@ -38,7 +39,7 @@ const PROGRESS_ROWS = 100000
 
 /**
  * @typedef {object} StepContext
- * @property {pg.Client} client
+ * @property {import('pg').Client} client
  * @property {string} connectionString
  * @property {import('./init-options.js').InitOptions} options
  * @property {number} serverVersion
@@ -80,7 +81,7 @@ export async function initPgbench (connectionString, options, { log }) {
     log.info(`done in ${total.toFixed(2)} s (${steps.map(s => `${s.name} ${s.seconds.toFixed(2)} s`).join(', ')}).`)
     return { steps, rows: context.rows }
   } finally {
-    await client.end().catch(() => {})
+    await closeControlClient(client)
   }
 }
 
@@ -191,20 +192,16 @@ function progressReporter (table, total, quiet, log) {
 
 /**
  * @param {string} connectionString
- * @returns {Promise<pg.Client>}
+ * @returns {Promise<import('pg').Client>}
  */
 async function connect (connectionString) {
-  const client = new pg.Client({ connectionString, application_name: 'pgloadgen-init' })
-  // An idle connection the server drops must not take the process down:
-  // the next query reports it.
-  client.on('error', () => {})
   try {
-    await client.connect()
+    return await openControlClient({ connectionString, applicationName: 'pgloadgen-init' })
   } catch (err) {
-    await client.end().catch(() => {})
-    throw new InitError(`could not connect for initialization: ${oneLine(err)}`, { cause: err })
+    // the driver's own words, as pgbench -i gives them
+    const driverError = err instanceof ServerUnavailableError ? err.cause : err
+    throw new InitError(`could not connect for initialization: ${oneLine(driverError)}`, { cause: err })
   }
-  return client
 }
 
 /**

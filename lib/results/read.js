@@ -164,12 +164,12 @@ async function subdirectories (dir) {
  */
 async function readJson (file) {
   const text = await readFile(file, 'utf8').catch(err => {
-    throw new UsageError(`cannot read ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`)
+    throw new UsageError(`cannot read ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`, { cause: err })
   })
   try {
     return JSON.parse(text)
   } catch (err) {
-    throw new UsageError(`${file} is not valid JSON: ${/** @type {Error} */ (err).message}`)
+    throw new UsageError(`${file} is not valid JSON: ${/** @type {Error} */ (err).message}`, { cause: err })
   }
 }
 
@@ -182,7 +182,7 @@ async function readJson (file) {
 async function readNdjson (file) {
   const text = await readFile(file, 'utf8').catch(err => {
     if (err.code === 'ENOENT') return ''
-    throw new UsageError(`cannot read ${file}: ${err.message}`)
+    throw new UsageError(`cannot read ${file}: ${err.message}`, { cause: err })
   })
   const out = []
   for (const line of text.split('\n')) {

@@ -1,9 +1,9 @@
 import { performance } from 'node:perf_hooks'
-import pg from 'pg'
-import { UsageError } from '../errors.js'
+import { UsageError, rephrased } from '../errors.js'
 import { shown } from '../helpers/quote.js'
 import { errorMessage } from '../helpers/error-message.js'
 import { quoteTable } from '../helpers/table-name.js'
+import { closeControlClient, openControlClient, withControlClient } from '../wire/control-client.js'
 import { RETENTION_FIELDS, checkRetentionSpec, isRetentionAction } from './retention-spec.js'
 import { runRetention } from './retention.js'
 import { VacuumAccount } from '../pgstats/vacuum-cost.js'
@@ -122,7 +122,7 @@ export function checkAction (spec, field) {
     try {
       quoteTable(spec.table)
     } catch (err) {
-      if (err instanceof UsageError) throw new UsageError(`${field}.table: ${err.message}`)
+      if (err instanceof UsageError) throw rephrased(err, `${field}.table: ${err.message}`)
       throw err
     }
     return
@@ -130,7 +130,7 @@ export function checkAction (spec, field) {
   try {
     actionSql(spec)
   } catch (err) {
-    if (err instanceof UsageError) throw new UsageError(`${field}: ${err.message}`)
+    if (err instanceof UsageError) throw rephrased(err, `${field}: ${err.message}`)
     throw err
   }
 }
@@ -181,14 +181,14 @@ export async function runAction (spec, context, onBackend) {
   const sql = actionSql(spec)
   const name = spec.action === 'vacuum' && spec.freeze ? 'vacuum_freeze' : spec.action
   const base = { action: name, ...(spec.table && { table: spec.table }) }
-  const client = new pg.Client({ connectionString, application_name: 'pgloadgen-sidecar' })
-  client.on('error', () => {})
+  /** @type {import('pg').Client | null} */
+  let client = null
   const started = performance.now()
   let follower = null
-  // what a (non-FULL) vacuum cost: run with VERBOSE, whose report it reads
-  const account = spec.action === 'vacuum' && !spec.full && spec.table ? new VacuumAccount(client, quoteTable(spec.table)) : null
   try {
-    await client.connect()
+    client = await openControlClient({ connectionString, applicationName: 'pgloadgen-sidecar', log })
+    // what a (non-FULL) vacuum cost: run with VERBOSE, whose report it reads
+    const account = spec.action === 'vacuum' && !spec.full && spec.table ? new VacuumAccount(client, quoteTable(spec.table)) : null
     const pid = (await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid
     onBackend?.(pid)
     // throttled as autovacuum is, by this session's setting
@@ -213,7 +213,7 @@ export async function runAction (spec, context, onBackend) {
     log.warn(`${describe(spec)} failed after ${duration.toFixed(1)} s: ${message}`)
     return { ok: false, duration_s: round(duration), error: message }
   } finally {
-    await client.end().catch(() => {})
+    await closeControlClient(client)
   }
 }
 
@@ -225,15 +225,15 @@ export async function runAction (spec, context, onBackend) {
  * @param {{ events: import('../recorder/event-log.js').EventLog, log: import('../log.js').Logger, base: { action: string, table?: string }, intervalMs: number, clock?: import('../pgstats/vacuum-cost.js').PhaseClock }} options
  */
 function followVacuum (connectionString, pid, { events, log, base, intervalMs, clock }) {
-  const client = new pg.Client({ connectionString, application_name: 'pgloadgen-sidecar-progress' })
-  client.on('error', () => {})
+  /** @type {import('pg').Client | null} */
+  let client = null
   let stopped = false
   let lastPhase = ''
   /** @type {() => void} */
   let wake = () => {}
   const done = (async () => {
     try {
-      await client.connect()
+      client = await openControlClient({ connectionString, applicationName: 'pgloadgen-sidecar-progress', log })
       while (!stopped) {
         const { rows } = await client.query('SELECT phase, heap_blks_total, heap_blks_scanned, heap_blks_vacuumed FROM pg_stat_progress_vacuum WHERE pid = $1', [pid])
         const row = rows[0]
@@ -252,7 +252,7 @@ function followVacuum (connectionString, pid, { events, log, base, intervalMs, c
     } catch {
       // progress is informative; the action's own outcome is what counts
     } finally {
-      await client.end().catch(() => {})
+      await closeControlClient(client)
     }
   })()
   return {
@@ -271,14 +271,9 @@ function followVacuum (connectionString, pid, { events, log, base, intervalMs, c
  */
 export async function cancelBackends (connectionString, pids) {
   if (pids.length === 0) return
-  const client = new pg.Client({ connectionString, application_name: 'pgloadgen-sidecar' })
-  client.on('error', () => {})
-  try {
-    await client.connect()
+  await withControlClient({ connectionString, applicationName: 'pgloadgen-sidecar' }, async (client) => {
     await client.query('SELECT pg_cancel_backend(pid) FROM unnest($1::int[]) AS pid', [pids])
-  } finally {
-    await client.end().catch(() => {})
-  }
+  })
 }
 
 /** @param {number} n */

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks'
-import { UsageError } from '../errors.js'
+import { UsageError, rephrased } from '../errors.js'
 import { parseInteger } from '../config/numbers.js'
 import { errorMessage } from '../helpers/error-message.js'
 import { quoteTable } from '../helpers/table-name.js'
@@ -29,7 +29,7 @@ export function ageXidsOptions (spec, field) {
     try {
       quoteTable(table)
     } catch (err) {
-      if (err instanceof UsageError) throw new UsageError(`${at('table')}: ${err.message}`)
+      if (err instanceof UsageError) throw rephrased(err, `${at('table')}: ${err.message}`)
       throw err
     }
   }
@@ -40,7 +40,7 @@ export function ageXidsOptions (spec, field) {
     try {
       quoteTable(holdLock)
     } catch (err) {
-      if (err instanceof UsageError) throw new UsageError(`${at('hold_lock')}: ${err.message}`)
+      if (err instanceof UsageError) throw rephrased(err, `${at('hold_lock')}: ${err.message}`)
       throw err
     }
   }

@@ -3,7 +3,7 @@ import { open, readFile, stat } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
-import pg from 'pg'
+import { closeControlClient, openControlClient } from '../wire/control-client.js'
 import { UsageError } from '../errors.js'
 import { errorMessage } from '../helpers/error-message.js'
 import { quoteTable } from '../helpers/table-name.js'
@@ -72,7 +72,7 @@ FROM rels r WHERE pg_relation_filepath(r.oid) IS NOT NULL ORDER BY r.kind DESC, 
 /**
  * The server's data directory, checked to be on this machine, readable, and
  * that very server's; a refusal is a UsageError of one line.
- * @param {pg.Client} client
+ * @param {import('pg').Client} client
  * @returns {Promise<string>}
  */
 export async function localDataDirectory (client) {
@@ -84,9 +84,9 @@ export async function localDataDirectory (client) {
     control = await readFile(path.join(dir, 'global', 'pg_control'))
   } catch (err) {
     const code = /** @type {NodeJS.ErrnoException} */ (err).code
-    if (code === 'ENOENT' || code === 'ENOTDIR') throw new UsageError(`the server's data directory ${dir} is not on this machine (a remote server?): ${why}`)
-    if (code === 'EACCES' || code === 'EPERM') throw new UsageError(`cannot read the server's data directory ${dir} as ${os.userInfo().username}: run as root or as the server's user (${why})`)
-    throw new UsageError(`cannot read the server's data directory ${dir}: ${errorMessage(err)}`)
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new UsageError(`the server's data directory ${dir} is not on this machine (a remote server?): ${why}`, { cause: err })
+    if (code === 'EACCES' || code === 'EPERM') throw new UsageError(`cannot read the server's data directory ${dir} as ${os.userInfo().username}: run as root or as the server's user (${why})`, { cause: err })
+    throw new UsageError(`cannot read the server's data directory ${dir}: ${errorMessage(err)}`, { cause: err })
   }
   // ControlFileData starts with the cluster's system identifier (uint64, native byte order).
   const here = control.length >= 8 ? (os.endianness() === 'LE' ? control.readBigUInt64LE(0) : control.readBigUInt64BE(0)).toString() : ''
@@ -105,7 +105,7 @@ export async function localDataDirectory (client) {
 /**
  * Every file of the table's relations: each segment (relfilenode,
  * relfilenode.1, …) of each fork (main, _fsm, _vm, _init).
- * @param {pg.Client} client
+ * @param {import('pg').Client} client
  * @param {string} table
  * @param {string} dataDir
  * @returns {Promise<{ relations: number, files: RelationFile[] }>}
@@ -194,28 +194,28 @@ async function kernelPageSize () {
  */
 export async function checkEvictable (connectionString) {
   await run(EVICT_TOOL, ['-q', '/dev/null'])
-  const client = new pg.Client({ connectionString, application_name: 'pgloadgen-sidecar' })
-  client.on('error', () => {})
+  /** @type {import('pg').Client | null} */
+  let client = null
   try {
     try {
-      await client.connect()
+      client = await openControlClient({ connectionString, applicationName: 'pgloadgen-sidecar' })
     } catch {
       return // the action fails on its own, with its events, as any action would
     }
     await localDataDirectory(client)
   } catch (err) {
     // SHOW data_directory needs a superuser or pg_read_all_settings
-    if (/** @type {{ code?: string }} */ (err).code === '42501') throw new UsageError(`evict-cache cannot find the server's files: ${errorMessage(err)}`)
+    if (/** @type {{ code?: string }} */ (err).code === '42501') throw new UsageError(`evict-cache cannot find the server's files: ${errorMessage(err)}`, { cause: err })
     if (err instanceof UsageError) throw err
     // anything else fails the action itself, recorded as such
   } finally {
-    await client.end().catch(() => {})
+    await closeControlClient(client)
   }
 }
 
 /**
  * Drops the table's files from the page cache, on a connection of its own.
- * @param {pg.Client} client
+ * @param {import('pg').Client} client
  * @param {string} table
  * @returns {Promise<EvictResult>}
  */
@@ -262,12 +262,12 @@ export async function runEvictCache (spec, context) {
   const { connectionString, events, log } = context
   const table = /** @type {string} */ (spec.table)
   const base = { action: 'evict-cache', table }
-  const client = new pg.Client({ connectionString, application_name: 'pgloadgen-sidecar' })
-  client.on('error', () => {})
+  /** @type {import('pg').Client | null} */
+  let client = null
   const started = performance.now()
   const took = () => Math.round(performance.now() - started) / 1000
   try {
-    await client.connect()
+    client = await openControlClient({ connectionString, applicationName: 'pgloadgen-sidecar', log })
     await events.record({ kind: 'start', ...base, detail: { tool: EVICT_TOOL } })
     log.info(`evict-cache of ${table} started`)
     const detail = await evictTable(client, table)
@@ -282,7 +282,7 @@ export async function runEvictCache (spec, context) {
     log.warn(`evict-cache of ${table} failed after ${duration.toFixed(1)} s: ${message}`)
     return { ok: false, duration_s: duration, error: message }
   } finally {
-    await client.end().catch(() => {})
+    await closeControlClient(client)
   }
 }
 

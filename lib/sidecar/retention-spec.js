@@ -3,7 +3,7 @@
 // Both actions remove data, so a schedule or plan must say `yes: true` and
 // the CLI `--yes`.
 
-import { UsageError } from '../errors.js'
+import { UsageError, RefusedActionError } from '../errors.js'
 import { shown } from '../helpers/quote.js'
 import { parseOffset } from '../helpers/durations.js'
 import { quoteTable } from '../helpers/table-name.js'
@@ -67,7 +67,7 @@ export function checkRetentionSpec (spec, field) {
   try {
     quoteTable(spec.table)
   } catch (err) {
-    throw new UsageError(`${at('table')}: ${/** @type {Error} */ (err).message}`)
+    throw new UsageError(`${at('table')}: ${/** @type {Error} */ (err).message}`, { cause: err })
   }
   if (spec.older_than === undefined || spec.older_than === null || spec.older_than === '') throw new UsageError(`${at('older_than')}: ${action} needs older_than, a duration (like 10m)`)
   const olderThanS = parseOffset(spec.older_than, at('older_than'))
@@ -78,7 +78,7 @@ export function checkRetentionSpec (spec, field) {
   if (!Number.isInteger(batch) || batch < 1 || batch > MAX_BATCH) throw new UsageError(`${at('batch')}: expected a whole number from 1 to ${MAX_BATCH}, got ${shown(spec.batch)}`)
   const timeColumn = spec.time_column ?? 'time'
   if (typeof timeColumn !== 'string' || !/^[A-Za-z_][A-Za-z0-9_$]*$/.test(timeColumn)) throw new UsageError(`${at('time_column')}: not a column name: ${shown(spec.time_column)}`)
-  if (spec.yes !== true) throw new UsageError(`${at('yes')}: ${action} ${action === 'delete' ? 'deletes rows' : 'drops partitions'} of ${spec.table}: say yes: true to let it run`)
+  if (spec.yes !== true) throw new RefusedActionError(`${at('yes')}: ${action} ${action === 'delete' ? 'deletes rows' : 'drops partitions'} of ${spec.table}: say yes: true to let it run`)
   return { action, table: spec.table, olderThanS, relativeTo, batch, timeColumn }
 }
 

@@ -5,9 +5,9 @@
 // in the past), or the server's clock with relative_to: clock.
 
 import { performance } from 'node:perf_hooks'
-import pg from 'pg'
 import { errorMessage } from '../helpers/error-message.js'
 import { quoteTable } from '../helpers/table-name.js'
+import { closeControlClient, openControlClient } from '../wire/control-client.js'
 import { dropOldPartitions, deleteOldRows } from './retention-work.js'
 import { checkRetentionSpec } from './retention-spec.js'
 
@@ -30,10 +30,11 @@ export async function runRetention (spec, { connectionString, events, log, onRow
   const retention = checkRetentionSpec(spec, '')
   const { action, table } = retention
   const base = { action, table }
-  const client = new pg.Client({ connectionString, application_name: 'pgloadgen-sidecar' })
-  client.on('error', () => {})
+  /** @type {import('pg').Client | null} */
+  let client = null
+  // called once the client is connected, below
   /** @type {import('./retention-work.js').Sql} */
-  const sql = async (text, params) => (await client.query(text, params)).rows
+  const sql = async (text, params) => (await /** @type {import('pg').Client} */ (client).query(text, params)).rows
   const started = performance.now()
   /** @type {Record<string, unknown>} */
   const detail = {}
@@ -50,7 +51,7 @@ export async function runRetention (spec, { connectionString, events, log, onRow
     await events.record({ kind: 'start', ...base, detail: startDetail(retention) })
   }
   try {
-    await client.connect()
+    client = await openControlClient({ connectionString, applicationName: 'pgloadgen-sidecar', log })
     onBackend?.((await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid)
     await recordStart()
     // One line per action on the console: its end says what it did.
@@ -79,7 +80,7 @@ export async function runRetention (spec, { connectionString, events, log, onRow
     log.warn(`${action} of ${table} failed after ${duration.toFixed(1)} s: ${message}${removedRows > 0 ? ` (${summaryLine(action, detail)} before)` : ''}`)
     return { ok: false, duration_s: duration, error: message, removed_rows: removedRows, detail }
   } finally {
-    await client.end().catch(() => {})
+    await closeControlClient(client)
   }
 }
 

@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { existsSync } from 'node:fs'
 import path from 'node:path'
-import { RuntimeError, UsageError } from '../errors.js'
+import { UsageError, RuntimeError } from '../errors.js'
 import { runTool } from './run-tool.js'
 
 // Snapshots as copies of the data directory, kept beside it in
@@ -72,7 +72,7 @@ export class CopyDriver {
     } catch (err) {
       await rm(this.dataDir, { recursive: true, force: true })
       await rename(aside, this.dataDir)
-      throw new RuntimeError(`rollback failed, data directory left as it was: ${/** @type {Error} */ (err).message}`)
+      throw new RuntimeError(`rollback failed, data directory left as it was: ${/** @type {Error} */ (err).message}`, { cause: err })
     }
     return async () => { await rm(aside, { recursive: true, force: true }) }
   }

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process'
-import { RuntimeError } from '../errors.js'
+import { RuntimeError, MissingToolError } from '../errors.js'
 
 /**
  * Runs a system tool and returns its stdout; a failure becomes one line
@@ -13,9 +13,9 @@ export function runTool (file, args) {
     execFile(file, args, { maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) => {
       if (!err) return resolve(stdout)
       const code = /** @type {NodeJS.ErrnoException} */ (err).code
-      if (code === 'ENOENT') return reject(new RuntimeError(`${file} is not installed`))
+      if (code === 'ENOENT') return reject(new MissingToolError(`${file} is not installed`, { cause: err }))
       const said = String(stderr || stdout).trim().split('\n').pop() || err.message
-      reject(new RuntimeError(`${file} ${args[0]} failed: ${said}`))
+      reject(new RuntimeError(`${file} ${args[0]} failed: ${said}`, { cause: err }))
     })
   })
 }

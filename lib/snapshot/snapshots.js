@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { RuntimeError, UsageError } from '../errors.js'
+import { UsageError, RefusedActionError, RuntimeError } from '../errors.js'
 import { EmbeddedServer, majorOfDataDir } from '../embedded/server.js'
 import { resolveProfile } from '../embedded/profile.js'
 import { CopyDriver } from './copy-driver.js'
@@ -81,7 +81,7 @@ export class Snapshots {
     if (!await this.driver.exists(name)) throw new UsageError(`no snapshot named "${name}" (see pgloadgen snapshot list)`)
     const lost = this.driver instanceof ZfsDriver ? await this.driver.newerThan(name) : []
     if (!yes) {
-      throw new UsageError(`rollback replaces the data directory with snapshot "${name}"${lost.length ? ` and destroys the later snapshots ${lost.join(', ')}` : ''}; add --yes to confirm`)
+      throw new RefusedActionError(`rollback replaces the data directory with snapshot "${name}"${lost.length ? ` and destroys the later snapshots ${lost.join(', ')}` : ''}; add --yes to confirm`)
     }
     await this.recorded('rollback', name, () => this.replaceWith(name, beforeStart))
     this.log.info(`rolled back to snapshot "${name}"${lost.length ? `; destroyed later snapshots ${lost.join(', ')}` : ''}`)
@@ -122,7 +122,7 @@ export class Snapshots {
   async destroy (name, { yes }) {
     checkSnapshotName(name)
     if (!await this.driver.exists(name)) throw new UsageError(`no snapshot named "${name}" (see pgloadgen snapshot list)`)
-    if (!yes) throw new UsageError(`destroy deletes snapshot "${name}" for good; add --yes to confirm`)
+    if (!yes) throw new RefusedActionError(`destroy deletes snapshot "${name}" for good; add --yes to confirm`)
     await this.recorded('snapshot_destroy', name, () => this.driver.destroy(name))
     this.log.info(`snapshot "${name}" destroyed`)
   }

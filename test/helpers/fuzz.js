@@ -9,6 +9,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { UsageError } from '../../lib/errors.js'
 import { printable } from '../../lib/helpers/quote.js'
+import { exitCodeFor } from '../../lib/cli/exit-codes.js'
 import { runCli, lines } from './cli.js'
 
 // A fixed seed, so that a failure replays; PGLOADGEN_FUZZ_SEED picks another.
@@ -101,7 +102,7 @@ export function isOneLine (message) {
  */
 export function refusalProblem (err) {
   if (!(err instanceof UsageError)) return `threw ${err instanceof Error ? `${err.name}: ${err.stack}` : String(err)}`
-  if (err.exitCode !== 2) return `exit code ${err.exitCode}`
+  if (exitCodeFor(err) !== 2) return `exit code ${exitCodeFor(err)}`
   if (err.message.trim() === '') return 'empty message'
   if (!isOneLine(err.message)) return `message of more than one line: ${JSON.stringify(err.message)}`
   if (err.message.length > LONG_MESSAGE) return `message of ${err.message.length} characters: ${JSON.stringify(err.message.slice(0, 200))}…`

@@ -15,6 +15,7 @@ import { parseSchedule } from '../../lib/sidecar/schedule.js'
 import { parsePlan } from '../../lib/experiment/plan.js'
 import { ensurePartitions, listPartitions, partitionedTableSql } from '../../lib/workloads/partitions.js'
 import { createLogger } from '../../lib/log.js'
+import { exitCodeFor } from '../../lib/cli/exit-codes.js'
 import { runCli, lines, REPO } from '../helpers/cli.js'
 import { createTestDatabase, query, withClient } from '../helpers/pg.js'
 import { readEvents } from '../helpers/control.js'
@@ -315,7 +316,8 @@ t.test('schedules: retention needs yes: true, every bad field named at load', as
     [{ action: 'reindex', every: '1m' }, /^actions\[0\]\.action: expected one of vacuum, checkpoint, analyze, reset-stats, fillfactor, evict-cache, age-xids, got "reindex" \(retention, with yes: true: drop-partitions, delete\)/]
   ]
   for (const [item, problem] of cases) {
-    t.throws(() => parseSchedule({ actions: [item] }, now), { message: problem, exitCode: 2 }, String(problem))
+    const err = t.throws(() => parseSchedule({ actions: [item] }, now), { message: problem }, String(problem))
+    t.equal(exitCodeFor(err), 2, `${problem}: exit 2`)
   }
   // The sidecar command refuses the file at load: exit 2, one line, before connecting.
   const file = path.join(dir, 'no-yes.yaml')
@@ -356,8 +358,11 @@ t.test('plans: retention steps need yes: true, named at load', async t => {
   const parsed = await parsePlan(plan({ action: 'drop-partitions', table: 'ledger', older_than: '2m', yes: true }), { baseDir: REPO })
   t.same(parsed.variants[0].steps[1].action, { action: 'drop-partitions', table: 'ledger', older_than: '2m', yes: true }, 'a step')
   t.same(parsed.prepare.actions[0], { action: 'delete', table: 'ledger', older_than: '1h', time_column: 'id', yes: true }, 'and a prepare action')
-  await t.rejects(parsePlan(plan({ action: 'drop-partitions', table: 'ledger', older_than: '2m' }), { baseDir: REPO }),
-    { message: /^variants\[0\]\.steps\[1\]\.action\.yes: drop-partitions drops partitions of ledger: say yes: true to let it run$/, exitCode: 2 })
+  const unconfirmed = await parsePlan(plan({ action: 'drop-partitions', table: 'ledger', older_than: '2m' }), { baseDir: REPO })
+    .then(() => null, err => err)
+  t.match(unconfirmed,
+    { message: /^variants\[0\]\.steps\[1\]\.action\.yes: drop-partitions drops partitions of ledger: say yes: true to let it run$/ })
+  t.equal(exitCodeFor(unconfirmed), 2, 'a plan step not confirmed: exit 2')
   await t.rejects(parsePlan(plan({ action: 'delete', table: 'ledger', older_than: 'later', yes: true }), { baseDir: REPO }),
     { message: /^variants\[0\]\.steps\[1\]\.action\.older_than: not a duration/ })
   await t.rejects(parsePlan(plan({ action: 'delete', table: 'ledger', older_than: '1m', yes: true, bacth: 5 }), { baseDir: REPO }),

@@ -4,6 +4,7 @@
 // figures --threshold-abort reads against the end's, and the end table's rows.
 import t from 'tap'
 import { UsageError } from '../../lib/errors.js'
+import { exitCodeFor } from '../../lib/cli/exit-codes.js'
 import { parseThreshold, parseThresholds, FIGURES, formatValue } from '../../lib/config/thresholds.js'
 import { checkSetting } from '../../lib/config/run-settings.js'
 import { evaluateThresholds, figureValue, holds, failedForGood, auditVerdict, thresholdExitCode, thresholdFields, SETTLE_S, abortLine } from '../../lib/summary/thresholds.js'
@@ -84,7 +85,7 @@ t.test('bad thresholds: one line, naming the expression and the problem', async 
     t.test(JSON.stringify(expr).slice(0, 60), async t => {
       const err = /** @type {UsageError} */ (t.throws(() => parseThreshold(expr, { ...CLOSED, ...context })))
       t.type(err, UsageError)
-      t.equal(err.exitCode, 2)
+      t.equal(exitCodeFor(err), 2)
       t.match(err.message, /^--threshold "/, 'names the flag and what was given')
       t.match(err.message, problem)
       t.notMatch(err.message, /\n/, 'one line')

@@ -1,5 +1,5 @@
 import { parseInteger } from '../../config/numbers.js'
-import { UsageError } from '../../errors.js'
+import { UsageError, RefusedActionError } from '../../errors.js'
 import { parseOffset } from '../../helpers/durations.js'
 import { checkRetentionSpec, DEFAULT_BATCH, MAX_BATCH } from '../../sidecar/retention-spec.js'
 import { quoteTable } from '../../helpers/table-name.js'
@@ -43,7 +43,7 @@ const runOne = (spec) => async (args, { log, stdout }) => {
  * @returns {CommandRun}
  */
 const retention = (action) => (args, io) => {
-  if (args.yes !== true) throw new UsageError(`${action} ${action === 'delete' ? 'deletes rows' : 'drops partitions'} of ${args.table}: give --yes to let it`)
+  if (args.yes !== true) throw new RefusedActionError(`${action} ${action === 'delete' ? 'deletes rows' : 'drops partitions'} of ${args.table}: give --yes to let it`)
   if (args.olderThan === undefined || args.olderThan === '') throw new UsageError(`${action} needs --older-than, a duration (like 10m)`)
   const olderThanS = parseOffset(args.olderThan, '--older-than')
   if (!(olderThanS > 0)) throw new UsageError('--older-than must be more than 0')
@@ -59,7 +59,7 @@ const retention = (action) => (args, io) => {
     checkRetentionSpec(spec, '')
   } catch (err) {
     // the table's name, or the time column's
-    throw new UsageError(/** @type {Error} */ (err).message.replace(/^table: /, '').replace(/^time_column: /, '--time-column: '))
+    throw new UsageError(/** @type {Error} */ (err).message.replace(/^table: /, '').replace(/^time_column: /, '--time-column: '), { cause: err })
   }
   return runOne(spec)(args, io)
 }

@@ -1,9 +1,9 @@
-import pg from 'pg'
-import { UsageError, RuntimeError } from '../../errors.js'
+import { UsageError, RefusedActionError, RuntimeError, ServerUnavailableError } from '../../errors.js'
 import { parseInteger } from '../../config/numbers.js'
 import { initPgbench, parseInitOptions, InitOptionError, InitError } from '../../pgbench/init.js'
 import { chooseTarget, openTarget } from '../target.js'
 import { errorMessage } from '../../helpers/error-message.js'
+import { closeControlClient, openControlClient } from '../../wire/control-client.js'
 
 const PGBENCH_TABLES = ['pgbench_accounts', 'pgbench_branches', 'pgbench_history', 'pgbench_tellers']
 
@@ -30,7 +30,7 @@ export async function initCommand (args, { log, stdout }) {
       quiet: args.quiet
     })
   } catch (err) {
-    if (err instanceof InitOptionError) throw new UsageError(err.message)
+    if (err instanceof InitOptionError) throw new UsageError(err.message, { cause: err })
     throw err
   }
   const { url, server } = await chooseTarget(args)
@@ -40,7 +40,7 @@ export async function initCommand (args, { log, stdout }) {
     if (options.initSteps.includes('d') && !args.yes) await refuseToDropRows(target.connectionString, target.display)
     log.info(`initialising pgbench's tables at scale ${options.scale} on ${target.display} (steps ${options.initSteps})`)
     const result = await initPgbench(target.connectionString, options, { log }).catch(err => {
-      if (err instanceof InitError) throw new RuntimeError(err.message.split('\n')[0])
+      if (err instanceof InitError) throw new RuntimeError(err.message.split('\n')[0], { cause: err })
       throw err
     })
     if (args.json) stdout.write(JSON.stringify({ scale: options.scale, init_steps: options.initSteps, target: target.display, ...result }, null, 2) + '\n')
@@ -57,20 +57,20 @@ export async function initCommand (args, { log, stdout }) {
  * @param {string} display
  */
 async function refuseToDropRows (connectionString, display) {
-  const client = new pg.Client({ connectionString, application_name: 'pgloadgen-init' })
-  client.on('error', () => {})
+  /** @type {import('pg').Client | null} */
+  let client = null
   try {
-    await client.connect()
+    client = await openControlClient({ connectionString, applicationName: 'pgloadgen-init' })
     const present = (await client.query('SELECT relname FROM pg_class WHERE relname = ANY($1) AND relkind IN (\'r\', \'p\') AND pg_table_is_visible(oid)', [PGBENCH_TABLES])).rows.map(row => row.relname)
     const withRows = []
     for (const table of present) {
       if ((await client.query(`SELECT EXISTS (SELECT 1 FROM ${table}) AS any`)).rows[0].any) withRows.push(table)
     }
-    if (withRows.length > 0) throw new UsageError(`${display} already has pgbench tables with rows (${withRows.join(', ')}); give --yes to drop and recreate them`)
+    if (withRows.length > 0) throw new RefusedActionError(`${display} already has pgbench tables with rows (${withRows.join(', ')}); give --yes to drop and recreate them`)
   } catch (err) {
     if (err instanceof UsageError) throw err
-    throw new RuntimeError(`cannot reach ${display}: ${errorMessage(err)}`)
+    throw new ServerUnavailableError(`cannot reach ${display}: ${errorMessage(err)}`, { cause: err })
   } finally {
-    await client.end().catch(() => {})
+    await closeControlClient(client)
   }
 }

@@ -1,0 +1,51 @@
+import { PgloadgenError } from '../errors.js'
+
+// The one place that decides how the process exits for an error: lower
+// layers throw coded errors (lib/errors.js) and know nothing of exit codes.
+// The codes are the README's table: 2 bad input (nothing touched a
+// database), 1 a runtime failure. 3, a failed threshold, is not an error:
+// the run command returns it.
+
+/** Exit code of an error the program did not expect (a bug, or an uncoded failure). */
+export const UNEXPECTED_EXIT_CODE = 1
+
+/** @type {Readonly<Record<string, number>>} */
+export const EXIT_CODES = Object.freeze({
+  PGLG_INVALID_INPUT: 2,
+  PGLG_INVALID_PLAN: 2,
+  PGLG_INVALID_WORKLOAD: 2,
+  PGLG_REFUSED_DESTRUCTIVE: 2,
+  PGLG_RUNTIME_FAILURE: 1,
+  PGLG_SERVER_UNAVAILABLE: 1,
+  PGLG_MISSING_TOOL: 1
+})
+
+/**
+ * The exit code for err, or null when it is not one of the program's coded
+ * errors (the CLI then reports it as unexpected).
+ * @param {unknown} err
+ * @returns {number | null}
+ */
+export function exitCodeFor (err) {
+  if (!(err instanceof PgloadgenError)) return null
+  return Object.hasOwn(EXIT_CODES, err.code) ? EXIT_CODES[err.code] : null
+}
+
+/**
+ * The stack of err and of every error in its cause chain, for --log-level
+ * debug: the one line the user sees names what failed, this shows where.
+ * @param {unknown} err
+ * @returns {string}
+ */
+export function describeChain (err) {
+  /** @type {string[]} */
+  const parts = []
+  const seen = new Set()
+  for (let at = err; at !== undefined && at !== null && !seen.has(at); at = /** @type {{ cause?: unknown }} */ (at).cause) {
+    seen.add(at)
+    const text = at instanceof Error ? String(at.stack ?? `${at.name}: ${at.message}`) : String(at)
+    parts.push(parts.length === 0 ? text : `caused by ${text}`)
+    if (typeof at !== 'object') break
+  }
+  return parts.join('\n')
+}
