@@ -1,0 +1,150 @@
+// The program's coded errors without a server: every code is documented in
+// docs/errors.md and mapped by the CLI to an exit code, causes are kept, and
+// a control connection maps its failures to a coded error and survives a
+// server that drops it while idle (a local socket plays the server).
+import t from 'tap'
+import { readFile } from 'node:fs/promises'
+import { createServer } from 'node:net'
+import { once } from 'node:events'
+import * as errors from '../../lib/errors.js'
+import { EXIT_CODES, describeChain, exitCodeFor } from '../../lib/cli/exit-codes.js'
+import { closeControlClient, openControlClient, withControlClient } from '../../lib/wire/control-client.js'
+
+const { ERROR_CLASSES, PgloadgenError, UsageError, RuntimeError, rephrased } = errors
+const ROOT = new URL('../../', import.meta.url)
+
+/** The code each class gives its errors. */
+const codes = ERROR_CLASSES.map(Kind => new Kind('x').code)
+
+t.test('every error class of lib/errors.js is listed, with a distinct code', async t => {
+  const exported = Object.values(errors).filter(value => typeof value === 'function' && value.prototype instanceof PgloadgenError)
+  t.same(new Set(exported), new Set(ERROR_CLASSES), 'ERROR_CLASSES holds every exported class')
+  t.equal(new Set(codes).size, codes.length, 'no two classes share a code')
+  for (const code of codes) t.match(code, /^PGLG_[A-Z_]+$/, code)
+  const source = await readFile(new URL('lib/errors.js', ROOT), 'utf8')
+  t.same(new Set(source.match(/PGLG_[A-Z_]+/g)), new Set(codes), 'the source names no other code')
+})
+
+t.test('docs/errors.md documents every code, and no other', async t => {
+  const page = await readFile(new URL('docs/errors.md', ROOT), 'utf8')
+  const rows = [...page.matchAll(/^\| `(PGLG_[A-Z_]+)` \| `(\w+)` \| (\d) \|/gm)]
+  t.same(new Set(page.match(/PGLG_[A-Z_]+/g)), new Set(codes), 'the codes named on the page are the codes defined')
+  t.same(new Set(rows.map(row => row[1])), new Set(codes), 'each code has a row')
+  for (const [, code, className, exitCode] of rows) {
+    const Kind = ERROR_CLASSES.find(kind => new kind('x').code === code)
+    t.equal(className, Kind?.name, `${code}: its class`)
+    t.equal(Number(exitCode), EXIT_CODES[code], `${code}: the exit code the CLI gives`)
+  }
+})
+
+t.test('the CLI maps every code, with the exit codes of the README', async t => {
+  t.same(new Set(Object.keys(EXIT_CODES)), new Set(codes), 'one exit code per code')
+  for (const Kind of ERROR_CLASSES) {
+    const err = new Kind('x')
+    t.equal(exitCodeFor(err), err instanceof UsageError ? 2 : 1, `${Kind.name}: ${err instanceof UsageError ? 'bad input' : 'runtime'}`)
+  }
+  t.equal(exitCodeFor(new Error('x')), null, 'an uncoded error is not the mapping\'s')
+  t.equal(exitCodeFor(Object.assign(new Error('x'), { code: '08006' })), null, 'nor is a driver error with a SQLSTATE')
+  t.notOk('exitCode' in new UsageError('x'), 'errors carry no exit code')
+})
+
+t.test('cause is kept, and a rephrased error keeps its kind', async t => {
+  const driver = new Error('connect ECONNREFUSED 127.0.0.1:1')
+  for (const Kind of ERROR_CLASSES) {
+    const err = new Kind('cannot connect', { cause: driver })
+    t.equal(err.cause, driver, `${Kind.name} keeps its cause`)
+    t.equal(err.message, 'cannot connect')
+  }
+  const inner = new errors.InvalidWorkloadError('-D: invalid variable name "1x"')
+  const outer = rephrased(inner, 'variants[0].options: -D: invalid variable name "1x"')
+  t.type(outer, errors.InvalidWorkloadError)
+  t.equal(outer.code, 'PGLG_INVALID_WORKLOAD')
+  t.equal(outer.cause, inner)
+  const chain = describeChain(new RuntimeError('cannot prepare the schema', { cause: outer }))
+  t.match(chain, /^RuntimeError: cannot prepare the schema\n/, 'the chain starts with the error')
+  t.match(chain, /\ncaused by InvalidWorkloadError: variants\[0\]/, 'and goes through its causes')
+  t.match(chain, /\ncaused by InvalidWorkloadError: -D: invalid variable name/)
+  t.match(chain, /errors\.test\.js/, 'with their stacks')
+})
+
+t.test('a control connection that cannot be made is PGLG_SERVER_UNAVAILABLE, with the driver\'s error as cause', async t => {
+  // a port that was just free: nothing listens there
+  const probe = createServer().listen(0, '127.0.0.1')
+  await once(probe, 'listening')
+  const port = /** @type {import('node:net').AddressInfo} */ (probe.address()).port
+  probe.close()
+  await once(probe, 'close')
+  const err = await openControlClient({ connectionString: `postgres://lab@127.0.0.1:${port}/db` }).then(() => null, e => e)
+  t.type(err, errors.ServerUnavailableError)
+  t.equal(err?.code, 'PGLG_SERVER_UNAVAILABLE')
+  t.match(err?.message, /ECONNREFUSED/, 'the driver\'s message')
+  t.equal(/** @type {{ code?: string }} */ (err?.cause)?.code, 'ECONNREFUSED', 'the driver\'s error as cause')
+})
+
+/**
+ * A server that accepts one session without authentication, answers every
+ * query with an empty result, and can drop the connection.
+ */
+async function fakeServer () {
+  /** @type {import('node:net').Socket[]} */
+  const sockets = []
+  const server = createServer(socket => {
+    sockets.push(socket)
+    let started = false
+    socket.on('data', data => {
+      if (!started) {
+        started = true
+        // AuthenticationOk, ReadyForQuery (idle)
+        socket.write(Buffer.from([0x52, 0, 0, 0, 8, 0, 0, 0, 0, 0x5a, 0, 0, 0, 5, 0x49]))
+        return
+      }
+      // a simple Query: EmptyQueryResponse, ReadyForQuery
+      if (data[0] === 0x51) socket.write(Buffer.from([0x49, 0, 0, 0, 4, 0x5a, 0, 0, 0, 5, 0x49]))
+      // Terminate: the client ends
+      if (data[0] === 0x58) socket.end()
+    })
+    socket.on('error', () => {})
+  }).listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  const port = /** @type {import('node:net').AddressInfo} */ (server.address()).port
+  return {
+    url: `postgres://lab@127.0.0.1:${port}/db`,
+    sockets,
+    close: () => new Promise(resolve => server.close(resolve))
+  }
+}
+
+t.test('a control connection dropped while idle is reported, not fatal, and the client still ends', async t => {
+  const server = await fakeServer()
+  t.teardown(server.close)
+  /** @type {string[]} */
+  const warnings = []
+  const log = { trace () {}, debug () {}, info () {}, error () {}, warn: (/** @type {string} */ m) => { warnings.push(m) }, level: /** @type {const} */ ('info') }
+  const client = await openControlClient({ connectionString: server.url, applicationName: 'pgloadgen-test', log })
+  await client.query('')
+  // events.once would reject on the 'error' this emits first
+  const ended = new Promise(resolve => client.once('end', resolve))
+  server.sockets[0].destroy()
+  await ended
+  t.equal(warnings.length, 1, 'one warning')
+  t.match(warnings[0], /^control connection pgloadgen-test lost: /, 'naming the connection')
+  await t.rejects(client.query(''), 'the next statement fails')
+  await closeControlClient(client)
+  t.pass('the process is still here')
+})
+
+t.test('withControlClient ends the client when the work fails', async t => {
+  const server = await fakeServer()
+  t.teardown(server.close)
+  /** @type {import('pg').Client | null} */
+  let used = null
+  const failure = new Error('the work failed')
+  await t.rejects(withControlClient({ connectionString: server.url }, async client => {
+    used = client
+    await client.query('')
+    throw failure
+  }), failure, 'the work\'s error, unchanged')
+  await once(server.sockets[0], 'close')
+  t.ok(used, 'the work ran')
+  t.pass('the connection was closed')
+})
