@@ -6,19 +6,23 @@
 export class ScriptSyntaxError extends Error {
   /**
    * @param {string} message   pgbench's wording, without the location
-   * @param {{ column?: number }} [where]  0-based offset in the text that was parsed, when known
+   * @param {{ column?: number, cause?: unknown }} [where]  0-based offset in the text that was parsed, when
+   *   known; the error this one reports, if any
    */
-  constructor (message, { column } = {}) {
-    super(message)
+  constructor (message, { column, cause } = {}) {
+    super(message, cause === undefined ? undefined : { cause })
     this.name = 'ScriptSyntaxError'
     this.column = column
   }
 }
 
 export class ScriptRuntimeError extends Error {
-  /** @param {string} message  pgbench's wording, e.g. 'undefined variable "aid"' */
-  constructor (message) {
-    super(message)
+  /**
+   * @param {string} message  pgbench's wording, e.g. 'undefined variable "aid"'
+   * @param {{ cause?: unknown }} [options]
+   */
+  constructor (message, options) {
+    super(message, options)
     this.name = 'ScriptRuntimeError'
   }
 }
@@ -28,9 +32,10 @@ export class ScriptLoadError extends ScriptSyntaxError {
    * A script that cannot be used, found while reading -f / -b: the message is
    * one line, ready to print, located as FILE:LINE: when it is about a line.
    * @param {string} message
+   * @param {{ cause?: unknown }} [options]
    */
-  constructor (message) {
-    super(message)
+  constructor (message, options) {
+    super(message, options)
     this.name = 'ScriptLoadError'
   }
 }

@@ -165,9 +165,9 @@ function run (command, args) {
   return new Promise((resolve, reject) => {
     execFile(command, args, { maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
       if (err && /** @type {NodeJS.ErrnoException} */ (err).code === 'ENOENT') {
-        reject(new UsageError(`evict-cache needs ${command}, which is not installed (Debian package ${command}: apt-get install ${command})`))
+        reject(new UsageError(`evict-cache needs ${command}, which is not installed (Debian package ${command}: apt-get install ${command})`, { cause: err }))
       } else if (err) {
-        reject(new Error(`${command} failed: ${(stderr || err.message).trim().split('\n')[0]}`))
+        reject(new Error(`${command} failed: ${(stderr || err.message).trim().split('\n')[0]}`, { cause: err }))
       } else {
         resolve(stdout)
       }

@@ -19,9 +19,12 @@ export class ServerError extends Error {
 
 /** The connection failed: no SQLSTATE, like a socket error. */
 export class ConnectionLostError extends Error {
-  /** @param {string} message */
-  constructor (message) {
-    super(message)
+  /**
+   * @param {string} message
+   * @param {{ cause?: unknown }} [options]
+   */
+  constructor (message, options) {
+    super(message, options)
     this.name = 'ConnectionLostError'
   }
 }

@@ -79,7 +79,7 @@ async function startTls (socket, config) {
     // host is what verify-full checks the certificate against; without it
     // Node would check the name "localhost". SNI takes names only.
     const secure = tls.connect({ socket, host: config.host, servername: net.isIP(config.host) ? undefined : config.host, ...options }, () => resolve(secure))
-    secure.once('error', err => reject(new ConnectionLostError(`SSL: ${err.message}`)))
+    secure.once('error', err => reject(new ConnectionLostError(`SSL: ${err.message}`, { cause: err })))
   })
 }
 

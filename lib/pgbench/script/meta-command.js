@@ -107,7 +107,7 @@ function compile (text, column, word) {
   } catch (err) {
     if (!(err instanceof ScriptSyntaxError)) throw err
     const at = err.column === undefined ? undefined : column + err.column + 1
-    throw new MetaSyntaxError(describe(err.message, { column: at, command: word }))
+    throw new MetaSyntaxError(describe(err.message, { column: at, command: word }), { cause: err })
   }
 }
 

@@ -48,7 +48,7 @@ export function parseScript (text, { file, name, description, weight = 1, usesBu
     try {
       command = parseMetaCommand(lexer, { line, offset })
     } catch (err) {
-      if (err instanceof ScriptSyntaxError) throw new ScriptLoadError(`${file}:${line}: ${err.message}`)
+      if (err instanceof ScriptSyntaxError) throw new ScriptLoadError(`${file}:${line}: ${err.message}`, { cause: err })
       throw err
     }
     pos = lexer.next
