@@ -133,3 +133,17 @@ export function rephrased (err, message) {
   const Kind = /** @type {new (message: string, options?: ErrorOptions) => E} */ (err.constructor)
   return new Kind(message, { cause: err })
 }
+
+/**
+ * err as an error of Kind when it is a UsageError of a more general kind:
+ * for the entry of a parser whose inner checks throw UsageError (a plan's
+ * fields, a workload's settings). The message is kept, err is the cause.
+ * @param {unknown} err
+ * @param {new (message: string, options?: ErrorOptions) => UsageError} Kind
+ * @returns {unknown}
+ */
+export function reclassified (err, Kind) {
+  // not `err instanceof Kind`: with Kind a UsageError, the type checker would narrow err to never
+  if (!(err instanceof UsageError) || Object.prototype.isPrototypeOf.call(Kind.prototype, err)) return err
+  return new Kind(err.message, { cause: err })
+}

@@ -1,4 +1,4 @@
-import { InvalidWorkloadError } from '../errors.js'
+import { InvalidWorkloadError, UsageError, reclassified } from '../errors.js'
 import { printable } from '../helpers/quote.js'
 import { loadWorkload } from './index.js'
 
@@ -26,18 +26,30 @@ import { loadWorkload } from './index.js'
  * @param {WorkloadChoice} choice
  * @returns {Promise<import('./contract.js').Workload>}
  */
-export async function chooseWorkload ({ workload, files, builtins, order, defines, scale, randomSeed, seed = null, protocol, options = {}, optionsWhere = '--', taken, baseDir }) {
+export async function chooseWorkload (choice) {
+  try {
+    return await choose(choice)
+  } catch (err) {
+    throw reclassified(err, InvalidWorkloadError)
+  }
+}
+
+/**
+ * @param {WorkloadChoice} choice
+ * @returns {Promise<import('./contract.js').Workload>}
+ */
+async function choose ({ workload, files, builtins, order, defines, scale, randomSeed, seed = null, protocol, options = {}, optionsWhere = '--', taken, baseDir }) {
   const scripted = files.length > 0 || builtins.length > 0
   // the pgbench script parser and runner are loaded only when a run uses them (or -D)
   const definesByName = defines.length > 0 ? (await import('./script-workload.js')).parseDefines(defines) : {}
   if (scripted && workload !== undefined && workload !== 'pgbench') {
-    throw new InvalidWorkloadError(`-f and -b make a workload of pgbench scripts; they cannot be combined with --workload ${printable(workload)}`)
+    throw new UsageError(`-f and -b make a workload of pgbench scripts; they cannot be combined with --workload ${printable(workload)}`)
   }
   if (scripted || workload === 'pgbench') {
     const given = Object.keys(options)
-    if (given.length > 0) throw new InvalidWorkloadError(`${optionsWhere}${given[0]}: pgbench scripts have no such option`)
+    if (given.length > 0) throw new UsageError(`${optionsWhere}${given[0]}: pgbench scripts have no such option`)
     // --seed is the scripts' --random-seed when that is not given; both would say two things
-    if (randomSeed !== undefined && seed !== null) throw new InvalidWorkloadError('--seed and --random-seed: give one (--seed seeds the scripts\' random functions as --random-seed does)')
+    if (randomSeed !== undefined && seed !== null) throw new UsageError('--seed and --random-seed: give one (--seed seeds the scripts\' random functions as --random-seed does)')
     // pgbench runs tpcb-like when no script is given; so do we.
     const { scriptWorkload } = await import('./script-workload.js')
     const specs = scripted
@@ -46,7 +58,7 @@ export async function chooseWorkload ({ workload, files, builtins, order, define
     const scriptSeed = randomSeed ?? (seed === null ? undefined : String(seed))
     return scriptWorkload({ specs, defines: definesByName, scale, randomSeed: scriptSeed, protocol, baseDir })
   }
-  if (scale !== null) throw new InvalidWorkloadError('-s/--scale sets :scale of pgbench scripts; it does not apply to --workload ' + printable(workload ?? 'manta'))
-  if (randomSeed !== undefined) throw new InvalidWorkloadError('--random-seed seeds pgbench scripts; it does not apply to --workload ' + printable(workload ?? 'manta'))
+  if (scale !== null) throw new UsageError('-s/--scale sets :scale of pgbench scripts; it does not apply to --workload ' + printable(workload ?? 'manta'))
+  if (randomSeed !== undefined) throw new UsageError('--random-seed seeds pgbench scripts; it does not apply to --workload ' + printable(workload ?? 'manta'))
   return loadWorkload(workload ?? 'manta', { baseDir, defines: definesByName, options, optionsWhere, taken, seed })
 }

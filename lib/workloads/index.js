@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { InvalidWorkloadError } from '../errors.js'
+import { InvalidWorkloadError, UsageError, reclassified } from '../errors.js'
 import { printable, quote } from '../helpers/quote.js'
 import { checkWorkload } from './check.js'
 /** @typedef {import('./contract.js').Workload} Workload */
@@ -46,10 +46,23 @@ export async function rawWorkloadModule (spec, baseDir = process.cwd()) {
  *   options: values of the workload's own options; seed: the run's --seed (see check.js)
  * @returns {Promise<Workload>}
  */
-export async function loadWorkload (spec, { baseDir = process.cwd(), ...given } = {}) {
+export async function loadWorkload (spec, given = {}) {
+  try {
+    return await load(spec, given)
+  } catch (err) {
+    throw reclassified(err, InvalidWorkloadError)
+  }
+}
+
+/**
+ * @param {string} spec
+ * @param {Parameters<typeof loadWorkload>[1]} [given]
+ * @returns {Promise<Workload>}
+ */
+async function load (spec, { baseDir = process.cwd(), ...given } = {}) {
   if (!isWorkloadPath(spec)) {
     const builtin = Object.hasOwn(BUILTIN_WORKLOADS, spec) ? BUILTIN_WORKLOADS[spec] : undefined
-    if (!builtin) throw new InvalidWorkloadError(`unknown workload ${quote(spec)} (built-in: ${[...Object.keys(BUILTIN_WORKLOADS), 'pgbench'].join(', ')}; or give a module's path, e.g. ./my-workload.js)`)
+    if (!builtin) throw new UsageError(`unknown workload ${quote(spec)} (built-in: ${[...Object.keys(BUILTIN_WORKLOADS), 'pgbench'].join(', ')}; or give a module's path, e.g. ./my-workload.js)`)
     return checkWorkload((await builtin()).default, spec, given)
   }
   const file = moduleFile(path.resolve(baseDir, spec), spec)
@@ -58,7 +71,7 @@ export async function loadWorkload (spec, { baseDir = process.cwd(), ...given } 
     exported = (await import(pathToFileURL(file).href)).default
   } catch (err) {
     const error = /** @type {Error} */ (err)
-    throw new InvalidWorkloadError(`cannot load workload ${printable(spec)}: ${error.name}: ${String(error.message).split('\n')[0]}`, { cause: error })
+    throw new UsageError(`cannot load workload ${printable(spec)}: ${error.name}: ${String(error.message).split('\n')[0]}`, { cause: error })
   }
   return checkWorkload(exported, spec, given)
 }
@@ -70,7 +83,7 @@ export async function loadWorkload (spec, { baseDir = process.cwd(), ...given } 
  * @param {string} spec   as the user gave it, for errors
  */
 function moduleFile (resolved, spec) {
-  if (!existsSync(resolved)) throw new InvalidWorkloadError(`cannot load workload ${printable(spec)}: no such file or directory`)
+  if (!existsSync(resolved)) throw new UsageError(`cannot load workload ${printable(spec)}: no such file or directory`)
   if (!statSync(resolved).isDirectory()) return resolved
   const manifest = path.join(resolved, 'package.json')
   if (existsSync(manifest)) {
@@ -78,10 +91,10 @@ function moduleFile (resolved, spec) {
       const main = JSON.parse(readFileSync(manifest, 'utf8')).main
       if (typeof main === 'string') return path.join(resolved, main)
     } catch (err) {
-      throw new InvalidWorkloadError(`cannot load workload ${printable(spec)}: its package.json is not valid JSON`, { cause: err })
+      throw new UsageError(`cannot load workload ${printable(spec)}: its package.json is not valid JSON`, { cause: err })
     }
   }
   const index = path.join(resolved, 'index.js')
-  if (!existsSync(index)) throw new InvalidWorkloadError(`cannot load workload ${printable(spec)}: a directory needs an index.js (or a package.json "main")`)
+  if (!existsSync(index)) throw new UsageError(`cannot load workload ${printable(spec)}: a directory needs an index.js (or a package.json "main")`)
   return index
 }

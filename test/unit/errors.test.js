@@ -9,6 +9,9 @@ import { once } from 'node:events'
 import * as errors from '../../lib/errors.js'
 import { EXIT_CODES, describeChain, exitCodeFor } from '../../lib/cli/exit-codes.js'
 import { closeControlClient, openControlClient, withControlClient } from '../../lib/wire/control-client.js'
+import { parsePlan } from '../../lib/experiment/plan.js'
+import { parseSchedule } from '../../lib/sidecar/schedule.js'
+import { loadWorkload } from '../../lib/workloads/index.js'
 
 const { ERROR_CLASSES, PgloadgenError, UsageError, RuntimeError, rephrased } = errors
 const ROOT = new URL('../../', import.meta.url)
@@ -65,6 +68,22 @@ t.test('cause is kept, and a rephrased error keeps its kind', async t => {
   t.match(chain, /\ncaused by InvalidWorkloadError: variants\[0\]/, 'and goes through its causes')
   t.match(chain, /\ncaused by InvalidWorkloadError: -D: invalid variable name/)
   t.match(chain, /errors\.test\.js/, 'with their stacks')
+})
+
+t.test('a plan, a schedule and a workload refuse with their own codes, the inner check as cause', async t => {
+  const plan = await parsePlan({ name: 'p', nonsense: 1 }, { baseDir: '.' }).then(() => null, err => err)
+  t.match(plan, { code: 'PGLG_INVALID_PLAN', message: 'nonsense: unknown field' })
+  t.type(plan?.cause, UsageError, 'the field\'s own check as cause')
+  t.equal(exitCodeFor(plan), 2)
+  const schedule = t.throws(() => parseSchedule({ actions: [] }, new Date()))
+  t.match(schedule, { code: 'PGLG_INVALID_PLAN', message: 'schedule: expected a non-empty list "actions"' })
+  const workload = await loadWorkload('no-such-workload').then(() => null, err => err)
+  t.match(workload, { code: 'PGLG_INVALID_WORKLOAD', message: /^unknown workload "no-such-workload"/ })
+  t.equal(exitCodeFor(workload), 2)
+  const kept = new errors.InvalidPlanError('already a plan\'s')
+  t.equal(errors.reclassified(kept, errors.InvalidPlanError), kept, 'an error of the kind already is kept as it is')
+  const bug = new TypeError('a bug')
+  t.equal(errors.reclassified(bug, errors.InvalidPlanError), bug, 'an uncoded error is not reclassified')
 })
 
 t.test('a control connection that cannot be made is PGLG_SERVER_UNAVAILABLE, with the driver\'s error as cause', async t => {
