@@ -89,7 +89,9 @@ function relabel (label, parse) {
   try {
     return parse()
   } catch (err) {
-    if (err instanceof UsageError) throw new InvalidPlanError(err.message.replace(/^--objective/, `${label}.capacity`), { cause: err })
+    if (err instanceof UsageError) {
+      throw new InvalidPlanError(err.message.replace(/^--objective/, `${label}.capacity`), { cause: err })
+    }
     throw err
   }
 }

@@ -41,11 +41,19 @@ export function describeChain (err) {
   /** @type {string[]} */
   const parts = []
   const seen = new Set()
-  for (let at = err; at !== undefined && at !== null && !seen.has(at); at = /** @type {{ cause?: unknown }} */ (at).cause) {
+  // a cause chain may loop back on itself: each error is shown once
+  for (let at = err; at !== undefined && at !== null && !seen.has(at); at = causeOf(at)) {
     seen.add(at)
     const text = at instanceof Error ? String(at.stack ?? `${at.name}: ${at.message}`) : String(at)
     parts.push(parts.length === 0 ? text : `caused by ${text}`)
-    if (typeof at !== 'object') break
   }
   return parts.join('\n')
+}
+
+/**
+ * @param {unknown} err
+ * @returns {unknown}
+ */
+function causeOf (err) {
+  return typeof err === 'object' ? /** @type {{ cause?: unknown }} */ (err)?.cause : undefined
 }

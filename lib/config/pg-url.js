@@ -25,7 +25,8 @@ export function parsePgUrl (text) {
   try {
     url = new URL(text)
   } catch (err) {
-    throw new UsageError(`malformed PostgreSQL URL (expected postgres://user@host:port/database): ${printable(redactLoose(text))}`, { cause: err })
+    throw new UsageError(`malformed PostgreSQL URL (expected postgres://user@host:port/database): ` +
+      printable(redactLoose(text)), { cause: err })
   }
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
     throw new UsageError(`PostgreSQL URL must start with postgres:// or postgresql://, got ${printable(url.protocol)}//…`)

@@ -35,6 +35,7 @@ export async function installedWithNpm () {
     const { postgres, initdb, pg_ctl } = await import(name)
     return { postgres, initdb, pg_ctl }
   } catch (err) {
-    throw new MissingToolError(`the embedded PostgreSQL package ${name} is not installed; run npm ci, or give a PostgreSQL URL`, { cause: err })
+    throw new MissingToolError(`the embedded PostgreSQL package ${name} is not installed; run npm ci, or give a ` +
+      `PostgreSQL URL`, { cause: err })
   }
 }

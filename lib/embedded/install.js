@@ -114,7 +114,8 @@ async function fetchDist (name, version) {
   try {
     response = await fetch(url, { headers: { accept: 'application/json' } })
   } catch (err) {
-    throw new RuntimeError(`cannot reach the npm registry at ${registryUrl()} to fetch ${name}@${version}: ${causeOf(err)}`, { cause: err })
+    throw new RuntimeError(`cannot reach the npm registry at ${registryUrl()} to fetch ${name}@${version}: ` +
+      causeOf(err), { cause: err })
   }
   if (!response.ok) throw new RuntimeError(`the npm registry answered ${response.status} for ${name}@${version}`)
   const body = /** @type {{ dist?: { tarball?: string, integrity?: string } }} */ (await response.json())

@@ -179,7 +179,8 @@ export class EmbeddedServer {
     try {
       await this.exec(pgCtl, ['start', '-D', this.dataDir, '-l', logFile, '-w', '-t', '120', '-s'])
     } catch (err) {
-      throw new RuntimeError(`the embedded PostgreSQL did not start: ${await lastServerError(logFile) ?? /** @type {Error} */ (err).message}`, { cause: err })
+      throw new RuntimeError(`the embedded PostgreSQL did not start: ` +
+        (await lastServerError(logFile) ?? /** @type {Error} */ (err).message), { cause: err })
     }
   }
 
@@ -289,7 +290,8 @@ function readSecret (dataDir) {
   try {
     return readFileSync(path.join(dataDir, SECRET_FILE), 'utf8').trim()
   } catch (err) {
-    throw new RuntimeError(`the data directory ${dataDir} was not created by pgloadgen (no ${SECRET_FILE})`, { cause: err })
+    throw new RuntimeError(`the data directory ${dataDir} was not created by pgloadgen (no ` +
+      `${SECRET_FILE})`, { cause: err })
   }
 }
 

@@ -136,7 +136,8 @@ export async function effectiveServer (plan, own, field) {
     settings: { ...plan.settings, ...own?.settings }
   }
   await chooseServer({ pgVersion: effective.major, profile: effective.profile, settings: effective.settings, dataDir: null, where: field })
-    .catch(err => { throw err instanceof UsageError && !err.message.startsWith(field) ? new UsageError(`${field}: ${err.message}`, { cause: err }) : err })
+    .catch(err => { throw err instanceof UsageError && !err.message.startsWith(field) ? new UsageError(`${field}: ` +
+      err.message, { cause: err }) : err })
   return effective
 }
 

@@ -114,7 +114,8 @@ async function prepare (context) {
   if (prepare.init) {
     log.info(`prepare: pgbench's tables at scale ${prepare.init.scale}`)
     await initPgbench(context.connectionString, prepare.init, { log }).catch(err => {
-      throw err instanceof InitError ? new RuntimeError(`prepare.pgbench_init: ${err.message.split('\n')[0]}`, { cause: err }) : err
+      throw err instanceof InitError ? new RuntimeError(`prepare.pgbench_init: ` +
+        err.message.split('\n')[0], { cause: err }) : err
     })
   }
   log.info(`prepare: loading until ${[prepare.rows && `${prepare.rows} rows`, prepare.tableBytes && `${prepare.tableBytes} bytes`, prepare.seconds && `${prepare.seconds} s`].filter(Boolean).join(' or ')}`)

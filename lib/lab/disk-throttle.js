@@ -170,7 +170,8 @@ export class DiskThrottle {
       }
     } catch (err) {
       await rmdir(group).catch(() => {})
-      throw new RuntimeError(`disk limit: cannot set up the cgroup ${group}: ${/** @type {Error} */ (err).message}`, { cause: err })
+      throw new RuntimeError(`disk limit: cannot set up the cgroup ${group}: ` +
+        /** @type {Error} */ (err).message, { cause: err })
     }
     log.info(`disk limit: the embedded server's I/O to device ${device} limited to ${describeDiskLimit(limit)} (cgroup v${controller.version} ${group})`)
     return new DiskThrottle({ dataDir: path.resolve(dataDir), controller, device, group, log })
@@ -263,7 +264,8 @@ export class DiskThrottle {
       return true
     } catch (err) {
       if (/** @type {NodeJS.ErrnoException} */ (err).code === 'ESRCH') return false
-      throw new RuntimeError(`disk limit: cannot move process ${pid} into ${group}: ${/** @type {Error} */ (err).message}`, { cause: err })
+      throw new RuntimeError(`disk limit: cannot move process ${pid} into ${group}: ` +
+        /** @type {Error} */ (err).message, { cause: err })
     }
   }
 }

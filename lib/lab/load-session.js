@@ -99,7 +99,8 @@ export class LoadSession {
         serverVersion = (await setup.query('SHOW server_version')).rows[0].server_version
         settings = options.recordDir ? await (await runInfo()).readSettings(setup) : {}
       } catch (err) {
-        throw new RuntimeError(`cannot prepare the ${workload.name} schema on ${display}: ${errorMessage(err)}`, { cause: err })
+        throw new RuntimeError(`cannot prepare the ${workload.name} schema on ${display}: ` +
+          errorMessage(err), { cause: err })
       }
       shared = await workloadSetup(setup, options)
       rowsBefore = workload.auditTable === null ? null : Number((await setup.query(`SELECT count(*) AS n FROM ${workload.auditTable}`)).rows[0].n)
@@ -111,7 +112,8 @@ export class LoadSession {
       await session.services.open()
     } catch (err) {
       await session.services.stop()
-      throw new RuntimeError(`the ${workload.name} workload's maintenance failed on ${display}: ${errorMessage(err)}`, { cause: err })
+      throw new RuntimeError(`the ${workload.name} workload's maintenance failed on ${display}: ` +
+        errorMessage(err), { cause: err })
     }
     await session.collector?.start()
     await session.disk?.start()
@@ -374,6 +376,7 @@ async function workloadSetup (client, { workload, display, concurrency, log }) {
   } catch (err) {
     // the workload's own verdict (a refused setting, say) is already worded for the user
     if (err instanceof PgloadgenError) throw err
-    throw new RuntimeError(`the ${workload.name} workload's setup failed on ${display}: ${errorMessage(err)}`, { cause: err })
+    throw new RuntimeError(`the ${workload.name} workload's setup failed on ${display}: ` +
+      errorMessage(err), { cause: err })
   }
 }

@@ -55,7 +55,8 @@ function threadedGenerator (options, { shared, state, stats }) {
   try {
     structuredClone(shared)
   } catch (err) {
-    throw new RuntimeError(`--threads: the ${options.workload.name} workload's setup returned what cannot go to another thread (${errorMessage(err)}); run it with --threads 1`, { cause: err })
+    throw new RuntimeError(`--threads: the ${options.workload.name} workload's setup returned what cannot go to ` +
+      `another thread (${errorMessage(err)}); run it with --threads 1`, { cause: err })
   }
   return new ThreadedGenerator({
     threads: /** @type {number} */ (options.threads),

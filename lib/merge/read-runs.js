@@ -63,7 +63,8 @@ function checkedRun (dir, run) {
     for (const [type, h] of Object.entries(histograms.latency_by_type ?? {})) histogramFromJson(h, `latency of ${type}`)
     if (histograms.schedule_lag) histogramFromJson(histograms.schedule_lag, 'schedule lag')
   } catch (err) {
-    throw new UsageError(`merge: ${dir}/summary.json: histograms: ${/** @type {Error} */ (err).message}`, { cause: err })
+    throw new UsageError(`merge: ${dir}/summary.json: histograms: ` +
+      /** @type {Error} */ (err).message, { cause: err })
   }
   const instance = summary.instance && Number.isInteger(summary.instance.index) && Number.isInteger(summary.instance.parts)
     ? { index: summary.instance.index, parts: summary.instance.parts, name: `${summary.instance.index}/${summary.instance.parts}` }

@@ -124,7 +124,8 @@ export class ScriptClient {
       if (conn.transactionStatus !== 'I') throw new ScriptRuntimeError('end of script reached without completing the last transaction')
     } catch (err) {
       await this.recover(conn)
-      if (err instanceof ScriptRuntimeError) throw new ScriptRuntimeError(`${script.file}:${commands[at].line}: ${err.message}`, { cause: err })
+      if (err instanceof ScriptRuntimeError) throw new ScriptRuntimeError(`${script.file}:${commands[at].line}: ` +
+        err.message, { cause: err })
       throw err
     }
   }

@@ -99,7 +99,8 @@ async function readScript (file, baseDir) {
   } catch (err) {
     const code = /** @type {NodeJS.ErrnoException} */ (err).code ?? ''
     const verb = code === 'EISDIR' ? 'read' : 'open'
-    throw new ScriptLoadError(`could not ${verb} file "${printable(file)}": ${SYSTEM_ERRORS[code] ?? (code || /** @type {Error} */ (err).message)}`, { cause: err })
+    throw new ScriptLoadError(`could not ${verb} file "${printable(file)}": ` +
+      (SYSTEM_ERRORS[code] ?? (code || /** @type {Error} */ (err).message)), { cause: err })
   }
 }
 

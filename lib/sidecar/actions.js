@@ -188,7 +188,8 @@ export async function runAction (spec, context, onBackend) {
   try {
     client = await openControlClient({ connectionString, applicationName: 'pgloadgen-sidecar', log })
     // what a (non-FULL) vacuum cost: run with VERBOSE, whose report it reads
-    const account = spec.action === 'vacuum' && !spec.full && spec.table ? new VacuumAccount(client, quoteTable(spec.table)) : null
+    const measured = spec.action === 'vacuum' && !spec.full && spec.table
+    const account = measured ? new VacuumAccount(client, quoteTable(/** @type {string} */ (spec.table))) : null
     const pid = (await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid
     onBackend?.(pid)
     // throttled as autovacuum is, by this session's setting

@@ -84,8 +84,10 @@ export async function localDataDirectory (client) {
     control = await readFile(path.join(dir, 'global', 'pg_control'))
   } catch (err) {
     const code = /** @type {NodeJS.ErrnoException} */ (err).code
-    if (code === 'ENOENT' || code === 'ENOTDIR') throw new UsageError(`the server's data directory ${dir} is not on this machine (a remote server?): ${why}`, { cause: err })
-    if (code === 'EACCES' || code === 'EPERM') throw new UsageError(`cannot read the server's data directory ${dir} as ${os.userInfo().username}: run as root or as the server's user (${why})`, { cause: err })
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new UsageError(`the server's data directory ${dir} is not on ` +
+      `this machine (a remote server?): ${why}`, { cause: err })
+    if (code === 'EACCES' || code === 'EPERM') throw new UsageError(`cannot read the server's data directory ${dir} ` +
+      `as ${os.userInfo().username}: run as root or as the server's user (${why})`, { cause: err })
     throw new UsageError(`cannot read the server's data directory ${dir}: ${errorMessage(err)}`, { cause: err })
   }
   // ControlFileData starts with the cluster's system identifier (uint64, native byte order).
@@ -165,7 +167,8 @@ function run (command, args) {
   return new Promise((resolve, reject) => {
     execFile(command, args, { maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
       if (err && /** @type {NodeJS.ErrnoException} */ (err).code === 'ENOENT') {
-        reject(new UsageError(`evict-cache needs ${command}, which is not installed (Debian package ${command}: apt-get install ${command})`, { cause: err }))
+        reject(new UsageError(`evict-cache needs ${command}, which is not installed (Debian package ${command}: ` +
+          `apt-get install ${command})`, { cause: err }))
       } else if (err) {
         reject(new Error(`${command} failed: ${(stderr || err.message).trim().split('\n')[0]}`, { cause: err }))
       } else {
@@ -205,7 +208,8 @@ export async function checkEvictable (connectionString) {
     await localDataDirectory(client)
   } catch (err) {
     // SHOW data_directory needs a superuser or pg_read_all_settings
-    if (/** @type {{ code?: string }} */ (err).code === '42501') throw new UsageError(`evict-cache cannot find the server's files: ${errorMessage(err)}`, { cause: err })
+    if (/** @type {{ code?: string }} */ (err).code === '42501') throw new UsageError(`evict-cache cannot find the ` +
+      `server's files: ${errorMessage(err)}`, { cause: err })
     if (err instanceof UsageError) throw err
     // anything else fails the action itself, recorded as such
   } finally {

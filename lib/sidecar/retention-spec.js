@@ -78,7 +78,8 @@ export function checkRetentionSpec (spec, field) {
   if (!Number.isInteger(batch) || batch < 1 || batch > MAX_BATCH) throw new UsageError(`${at('batch')}: expected a whole number from 1 to ${MAX_BATCH}, got ${shown(spec.batch)}`)
   const timeColumn = spec.time_column ?? 'time'
   if (typeof timeColumn !== 'string' || !/^[A-Za-z_][A-Za-z0-9_$]*$/.test(timeColumn)) throw new UsageError(`${at('time_column')}: not a column name: ${shown(spec.time_column)}`)
-  if (spec.yes !== true) throw new RefusedActionError(`${at('yes')}: ${action} ${action === 'delete' ? 'deletes rows' : 'drops partitions'} of ${spec.table}: say yes: true to let it run`)
+  if (spec.yes !== true) throw new RefusedActionError(`${at('yes')}: ${action} ` +
+    `${action === 'delete' ? 'deletes rows' : 'drops partitions'} of ${spec.table}: say yes: true to let it run`)
   return { action, table: spec.table, olderThanS, relativeTo, batch, timeColumn }
 }
 

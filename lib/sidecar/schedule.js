@@ -54,7 +54,8 @@ async function readScheduleFile (file, now) {
     // logLevel error: a YAML warning would be a second line on stderr
     data = /\.json$/i.test(file) ? JSON.parse(text) : YAML.parse(text, { logLevel: 'error' })
   } catch (err) {
-    throw new UsageError(`schedule ${file} is not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ${printable(String(/** @type {Error} */ (err)?.message).split('\n')[0])}`, { cause: err })
+    throw new UsageError(`schedule ${file} is not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ` +
+      printable(String(/** @type {Error} */ (err)?.message).split('\n')[0]), { cause: err })
   }
   return parseSchedule(data, now)
 }

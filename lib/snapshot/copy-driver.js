@@ -72,7 +72,8 @@ export class CopyDriver {
     } catch (err) {
       await rm(this.dataDir, { recursive: true, force: true })
       await rename(aside, this.dataDir)
-      throw new RuntimeError(`rollback failed, data directory left as it was: ${/** @type {Error} */ (err).message}`, { cause: err })
+      throw new RuntimeError(`rollback failed, data directory left as it was: ` +
+        /** @type {Error} */ (err).message, { cause: err })
     }
     return async () => { await rm(aside, { recursive: true, force: true }) }
   }

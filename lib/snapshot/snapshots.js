@@ -81,7 +81,8 @@ export class Snapshots {
     if (!await this.driver.exists(name)) throw new UsageError(`no snapshot named "${name}" (see pgloadgen snapshot list)`)
     const lost = this.driver instanceof ZfsDriver ? await this.driver.newerThan(name) : []
     if (!yes) {
-      throw new RefusedActionError(`rollback replaces the data directory with snapshot "${name}"${lost.length ? ` and destroys the later snapshots ${lost.join(', ')}` : ''}; add --yes to confirm`)
+      throw new RefusedActionError(`rollback replaces the data directory with snapshot ` +
+        `"${name}"${lost.length ? ` and destroys the later snapshots ${lost.join(', ')}` : ''}; add --yes to confirm`)
     }
     await this.recorded('rollback', name, () => this.replaceWith(name, beforeStart))
     this.log.info(`rolled back to snapshot "${name}"${lost.length ? `; destroyed later snapshots ${lost.join(', ')}` : ''}`)

@@ -38,7 +38,10 @@ export async function chooseWorkload (choice) {
  * @param {WorkloadChoice} choice
  * @returns {Promise<import('./contract.js').Workload>}
  */
-async function choose ({ workload, files, builtins, order, defines, scale, randomSeed, seed = null, protocol, options = {}, optionsWhere = '--', taken, baseDir }) {
+async function choose ({
+  workload, files, builtins, order, defines, scale, randomSeed, seed = null, protocol,
+  options = {}, optionsWhere = '--', taken, baseDir
+}) {
   const scripted = files.length > 0 || builtins.length > 0
   // the pgbench script parser and runner are loaded only when a run uses them (or -D)
   const definesByName = defines.length > 0 ? (await import('./script-workload.js')).parseDefines(defines) : {}

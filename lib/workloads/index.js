@@ -71,7 +71,8 @@ async function load (spec, { baseDir = process.cwd(), ...given } = {}) {
     exported = (await import(pathToFileURL(file).href)).default
   } catch (err) {
     const error = /** @type {Error} */ (err)
-    throw new UsageError(`cannot load workload ${printable(spec)}: ${error.name}: ${String(error.message).split('\n')[0]}`, { cause: error })
+    throw new UsageError(`cannot load workload ${printable(spec)}: ${error.name}: ` +
+      String(error.message).split('\n')[0], { cause: error })
   }
   return checkWorkload(exported, spec, given)
 }
@@ -91,7 +92,8 @@ function moduleFile (resolved, spec) {
       const main = JSON.parse(readFileSync(manifest, 'utf8')).main
       if (typeof main === 'string') return path.join(resolved, main)
     } catch (err) {
-      throw new UsageError(`cannot load workload ${printable(spec)}: its package.json is not valid JSON`, { cause: err })
+      throw new UsageError(`cannot load workload ${printable(spec)}: ` +
+        'its package.json is not valid JSON', { cause: err })
     }
   }
   const index = path.join(resolved, 'index.js')

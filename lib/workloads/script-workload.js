@@ -50,7 +50,9 @@ export async function scriptWorkload ({ specs, defines, scale, randomSeed, proto
     seed = parseRandomSeed(randomSeed ?? 'time')
   } catch (err) {
     // Scripts and seeds the user gave: bad input, one line, exit 2.
-    if (err instanceof ScriptSyntaxError || err instanceof RandomSeedError) throw new UsageError(err.message, { cause: err })
+    if (err instanceof ScriptSyntaxError || err instanceof RandomSeedError) {
+      throw new UsageError(err.message, { cause: err })
+    }
     throw err
   }
   const names = new Set()
@@ -99,7 +101,8 @@ async function scaleOf (sql, { usesBuiltin, scale, log }) {
   try {
     rows = await sql('SELECT count(*)::bigint AS n FROM pgbench_branches')
   } catch (err) {
-    throw new RuntimeError(`the built-in scripts need pgbench's tables: ${/** @type {Error} */ (err).message}; run pgloadgen init first`, { cause: err })
+    throw new RuntimeError(`the built-in scripts need pgbench's tables: ${/** @type {Error} */ (err).message}; run ` +
+      `pgloadgen init first`, { cause: err })
   }
   const found = Number(rows[0].n)
   if (found === 0) throw new RuntimeError('pgbench_branches is empty; run pgloadgen init first')

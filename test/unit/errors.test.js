@@ -12,6 +12,7 @@ import { closeControlClient, openControlClient, withControlClient } from '../../
 import { parsePlan } from '../../lib/experiment/plan.js'
 import { parseSchedule } from '../../lib/sidecar/schedule.js'
 import { loadWorkload } from '../../lib/workloads/index.js'
+import { createLogger } from '../../lib/log.js'
 
 const { ERROR_CLASSES, PgloadgenError, UsageError, RuntimeError, rephrased } = errors
 const ROOT = new URL('../../', import.meta.url)
@@ -20,7 +21,8 @@ const ROOT = new URL('../../', import.meta.url)
 const codes = ERROR_CLASSES.map(Kind => new Kind('x').code)
 
 t.test('every error class of lib/errors.js is listed, with a distinct code', async t => {
-  const exported = Object.values(errors).filter(value => typeof value === 'function' && value.prototype instanceof PgloadgenError)
+  const exported = Object.values(errors)
+    .filter(value => typeof value === 'function' && value.prototype instanceof PgloadgenError)
   t.same(new Set(exported), new Set(ERROR_CLASSES), 'ERROR_CLASSES holds every exported class')
   t.equal(new Set(codes).size, codes.length, 'no two classes share a code')
   for (const code of codes) t.match(code, /^PGLG_[A-Z_]+$/, code)
@@ -44,7 +46,8 @@ t.test('the CLI maps every code, with the exit codes of the README', async t => 
   t.same(new Set(Object.keys(EXIT_CODES)), new Set(codes), 'one exit code per code')
   for (const Kind of ERROR_CLASSES) {
     const err = new Kind('x')
-    t.equal(exitCodeFor(err), err instanceof UsageError ? 2 : 1, `${Kind.name}: ${err instanceof UsageError ? 'bad input' : 'runtime'}`)
+    const kind = err instanceof UsageError ? 'bad input' : 'runtime'
+    t.equal(exitCodeFor(err), err instanceof UsageError ? 2 : 1, `${Kind.name}: ${kind}`)
   }
   t.equal(exitCodeFor(new Error('x')), null, 'an uncoded error is not the mapping\'s')
   t.equal(exitCodeFor(Object.assign(new Error('x'), { code: '08006' })), null, 'nor is a driver error with a SQLSTATE')
@@ -86,14 +89,15 @@ t.test('a plan, a schedule and a workload refuse with their own codes, the inner
   t.equal(errors.reclassified(bug, errors.InvalidPlanError), bug, 'an uncoded error is not reclassified')
 })
 
-t.test('a control connection that cannot be made is PGLG_SERVER_UNAVAILABLE, with the driver\'s error as cause', async t => {
+t.test('a control connection not made is PGLG_SERVER_UNAVAILABLE, the driver\'s error its cause', async t => {
   // a port that was just free: nothing listens there
   const probe = createServer().listen(0, '127.0.0.1')
   await once(probe, 'listening')
   const port = /** @type {import('node:net').AddressInfo} */ (probe.address()).port
   probe.close()
   await once(probe, 'close')
-  const err = await openControlClient({ connectionString: `postgres://lab@127.0.0.1:${port}/db` }).then(() => null, e => e)
+  const err = await openControlClient({ connectionString: `postgres://lab@127.0.0.1:${port}/db` })
+    .then(() => null, e => e)
   t.type(err, errors.ServerUnavailableError)
   t.equal(err?.code, 'PGLG_SERVER_UNAVAILABLE')
   t.match(err?.message, /ECONNREFUSED/, 'the driver\'s message')
@@ -138,7 +142,8 @@ t.test('a control connection dropped while idle is reported, not fatal, and the 
   t.teardown(server.close)
   /** @type {string[]} */
   const warnings = []
-  const log = { trace () {}, debug () {}, info () {}, error () {}, warn: (/** @type {string} */ m) => { warnings.push(m) }, level: /** @type {const} */ ('info') }
+  /** @type {import('../../lib/log.js').Logger} */
+  const log = { ...createLogger({ level: 'silent' }), warn: (m) => { warnings.push(m) } }
   const client = await openControlClient({ connectionString: server.url, applicationName: 'pgloadgen-test', log })
   await client.query('')
   // events.once would reject on the 'error' this emits first

@@ -43,7 +43,8 @@ const runOne = (spec) => async (args, { log, stdout }) => {
  * @returns {CommandRun}
  */
 const retention = (action) => (args, io) => {
-  if (args.yes !== true) throw new RefusedActionError(`${action} ${action === 'delete' ? 'deletes rows' : 'drops partitions'} of ${args.table}: give --yes to let it`)
+  if (args.yes !== true) throw new RefusedActionError(`${action} ` +
+    `${action === 'delete' ? 'deletes rows' : 'drops partitions'} of ${args.table}: give --yes to let it`)
   if (args.olderThan === undefined || args.olderThan === '') throw new UsageError(`${action} needs --older-than, a duration (like 10m)`)
   const olderThanS = parseOffset(args.olderThan, '--older-than')
   if (!(olderThanS > 0)) throw new UsageError('--older-than must be more than 0')
@@ -59,7 +60,8 @@ const retention = (action) => (args, io) => {
     checkRetentionSpec(spec, '')
   } catch (err) {
     // the table's name, or the time column's
-    throw new UsageError(/** @type {Error} */ (err).message.replace(/^table: /, '').replace(/^time_column: /, '--time-column: '), { cause: err })
+    const message = /** @type {Error} */ (err).message
+    throw new UsageError(message.replace(/^table: /, '').replace(/^time_column: /, '--time-column: '), { cause: err })
   }
   return runOne(spec)(args, io)
 }
