@@ -1,9 +1,12 @@
 // The program's coded errors without a server: every code is documented in
-// docs/errors.md and mapped by the CLI to an exit code, causes are kept, and
-// a control connection maps its failures to a coded error and survives a
+// docs/errors.md and mapped by the CLI to an exit code, causes are kept, the
+// CLI prints one line (and the cause chain at --log-level debug), and a
+// control connection maps its failures to a coded error and survives a
 // server that drops it while idle (a local socket plays the server).
 import t from 'tap'
-import { readFile } from 'node:fs/promises'
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
 import { createServer } from 'node:net'
 import { once } from 'node:events'
 import * as errors from '../../lib/errors.js'
@@ -13,6 +16,7 @@ import { parsePlan } from '../../lib/experiment/plan.js'
 import { parseSchedule } from '../../lib/sidecar/schedule.js'
 import { loadWorkload } from '../../lib/workloads/index.js'
 import { createLogger } from '../../lib/log.js'
+import { runCli } from '../helpers/cli.js'
 
 const { ERROR_CLASSES, PgloadgenError, UsageError, RuntimeError, rephrased } = errors
 const ROOT = new URL('../../', import.meta.url)
@@ -87,6 +91,21 @@ t.test('a plan, a schedule and a workload refuse with their own codes, the inner
   t.equal(errors.reclassified(kept, errors.InvalidPlanError), kept, 'an error of the kind already is kept as it is')
   const bug = new TypeError('a bug')
   t.equal(errors.reclassified(bug, errors.InvalidPlanError), bug, 'an uncoded error is not reclassified')
+})
+
+t.test('the CLI prints one line, and with --log-level debug the stacks of the error and its causes', async t => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-errors-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const plan = path.join(dir, 'plan.yaml')
+  await writeFile(plan, 'name: p\nnonsense: 1\n')
+  const args = ['experiment', plan, '--out', path.join(dir, 'out')]
+  const plain = await runCli(args)
+  t.equal(plain.code, 2, 'exit 2, as for any bad input')
+  t.equal(plain.stderr, 'pgloadgen: nonsense: unknown field\n', 'one line')
+  const debug = await runCli([...args, '--log-level', 'debug'])
+  t.equal(debug.code, 2, 'the same exit code')
+  t.match(debug.stderr, /^pgloadgen: nonsense: unknown field\npgloadgen debug: InvalidPlanError: nonsense: unknown field\n/)
+  t.match(debug.stderr, /\ncaused by UsageError: nonsense: unknown field\n\s+at /, 'the cause, with its stack')
 })
 
 t.test('a control connection not made is PGLG_SERVER_UNAVAILABLE, the driver\'s error its cause', async t => {
