@@ -109,25 +109,33 @@ t.test('the CLI prints one line, and with --log-level debug the stacks of the er
 })
 
 t.test('a control connection not made is PGLG_SERVER_UNAVAILABLE, the driver\'s error its cause', async t => {
-  // a port that was just free: nothing listens there
-  const probe = createServer().listen(0, '127.0.0.1')
-  await once(probe, 'listening')
-  const port = /** @type {import('node:net').AddressInfo} */ (probe.address()).port
-  probe.close()
-  await once(probe, 'close')
-  const err = await openControlClient({ connectionString: `postgres://lab@127.0.0.1:${port}/db` })
-    .then(() => null, e => e)
+  // a socket directory where no server listens
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-errors-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
+  const err = await openControlClient({ connectionString: socketUrl(dir) }).then(() => null, e => e)
   t.type(err, errors.ServerUnavailableError)
   t.equal(err?.code, 'PGLG_SERVER_UNAVAILABLE')
-  t.match(err?.message, /ECONNREFUSED/, 'the driver\'s message')
-  t.equal(/** @type {{ code?: string }} */ (err?.cause)?.code, 'ECONNREFUSED', 'the driver\'s error as cause')
+  t.match(err?.message, /ENOENT/, 'the driver\'s message')
+  t.equal(/** @type {{ code?: string }} */ (err?.cause)?.code, 'ENOENT', 'the driver\'s error as cause')
 })
+
+/**
+ * The URL of a server on the Unix socket of dir: the unit loop has no
+ * network, not even loopback.
+ * @param {string} dir
+ */
+function socketUrl (dir) {
+  return `postgres://lab@${encodeURIComponent(dir)}/db`
+}
 
 /**
  * A server that accepts one session without authentication, answers every
  * query with an empty result, and can drop the connection.
+ * @param {{ teardown: (fn: () => unknown) => void }} t
  */
-async function fakeServer () {
+async function fakeServer (t) {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-errors-'))
+  t.teardown(() => rm(dir, { recursive: true, force: true }))
   /** @type {import('node:net').Socket[]} */
   const sockets = []
   const server = createServer(socket => {
@@ -146,19 +154,14 @@ async function fakeServer () {
       if (data[0] === 0x58) socket.end()
     })
     socket.on('error', () => {})
-  }).listen(0, '127.0.0.1')
+  }).listen(path.join(dir, '.s.PGSQL.5432'))
   await once(server, 'listening')
-  const port = /** @type {import('node:net').AddressInfo} */ (server.address()).port
-  return {
-    url: `postgres://lab@127.0.0.1:${port}/db`,
-    sockets,
-    close: () => new Promise(resolve => server.close(resolve))
-  }
+  t.teardown(() => new Promise(resolve => server.close(resolve)))
+  return { url: socketUrl(dir), sockets }
 }
 
 t.test('a control connection dropped while idle is reported, not fatal, and the client still ends', async t => {
-  const server = await fakeServer()
-  t.teardown(server.close)
+  const server = await fakeServer(t)
   /** @type {string[]} */
   const warnings = []
   /** @type {import('../../lib/log.js').Logger} */
@@ -177,8 +180,7 @@ t.test('a control connection dropped while idle is reported, not fatal, and the 
 })
 
 t.test('withControlClient ends the client when the work fails', async t => {
-  const server = await fakeServer()
-  t.teardown(server.close)
+  const server = await fakeServer(t)
   /** @type {import('pg').Client | null} */
   let used = null
   const failure = new Error('the work failed')
