@@ -2,6 +2,10 @@
 // code (docs/errors.md lists them); none decides how the process exits: only
 // the CLI maps codes to exit codes (lib/cli/exit-codes.js). Code that wraps
 // another error passes it as `cause`, so that its stack is kept.
+//
+// As with Node's own errors (a TypeError with code ERR_INVALID_ARG_TYPE), the
+// name is the family, UsageError or RuntimeError, and the code says which
+// kind: code that checks for a UsageError by its name still finds one.
 
 /** @typedef {{ cause?: unknown }} ErrorOptions */
 
@@ -41,7 +45,6 @@ export class InvalidPlanError extends UsageError {
    */
   constructor (message, options) {
     super(message, options)
-    this.name = 'InvalidPlanError'
     this.code = 'PGLG_INVALID_PLAN'
   }
 }
@@ -55,7 +58,6 @@ export class InvalidWorkloadError extends UsageError {
    */
   constructor (message, options) {
     super(message, options)
-    this.name = 'InvalidWorkloadError'
     this.code = 'PGLG_INVALID_WORKLOAD'
   }
 }
@@ -69,7 +71,6 @@ export class RefusedActionError extends UsageError {
    */
   constructor (message, options) {
     super(message, options)
-    this.name = 'RefusedActionError'
     this.code = 'PGLG_REFUSED_DESTRUCTIVE'
   }
 }
@@ -96,7 +97,6 @@ export class ServerUnavailableError extends RuntimeError {
    */
   constructor (message, options) {
     super(message, options)
-    this.name = 'ServerUnavailableError'
     this.code = 'PGLG_SERVER_UNAVAILABLE'
   }
 }
@@ -110,7 +110,6 @@ export class MissingToolError extends RuntimeError {
    */
   constructor (message, options) {
     super(message, options)
-    this.name = 'MissingToolError'
     this.code = 'PGLG_MISSING_TOOL'
   }
 }

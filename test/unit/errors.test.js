@@ -56,6 +56,10 @@ t.test('the CLI maps every code, with the exit codes of the README', async t => 
   t.equal(exitCodeFor(new Error('x')), null, 'an uncoded error is not the mapping\'s')
   t.equal(exitCodeFor(Object.assign(new Error('x'), { code: '08006' })), null, 'nor is a driver error with a SQLSTATE')
   t.notOk('exitCode' in new UsageError('x'), 'errors carry no exit code')
+  for (const Kind of ERROR_CLASSES) {
+    const family = new Kind('x') instanceof UsageError ? 'UsageError' : 'RuntimeError'
+    t.equal(new Kind('x').name, family, `${Kind.name}: named after its family, as Node names its own errors`)
+  }
 })
 
 t.test('cause is kept, and a rephrased error keeps its kind', async t => {
@@ -71,9 +75,9 @@ t.test('cause is kept, and a rephrased error keeps its kind', async t => {
   t.equal(outer.code, 'PGLG_INVALID_WORKLOAD')
   t.equal(outer.cause, inner)
   const chain = describeChain(new RuntimeError('cannot prepare the schema', { cause: outer }))
-  t.match(chain, /^RuntimeError: cannot prepare the schema\n/, 'the chain starts with the error')
-  t.match(chain, /\ncaused by InvalidWorkloadError: variants\[0\]/, 'and goes through its causes')
-  t.match(chain, /\ncaused by InvalidWorkloadError: -D: invalid variable name/)
+  t.match(chain, /^RuntimeError \[PGLG_RUNTIME_FAILURE\]: cannot prepare the schema\n/, 'the chain starts with the error')
+  t.match(chain, /\ncaused by UsageError \[PGLG_INVALID_WORKLOAD\]: variants\[0\]/, 'and goes through its causes')
+  t.match(chain, /\ncaused by UsageError \[PGLG_INVALID_WORKLOAD\]: -D: invalid variable name/)
   t.match(chain, /errors\.test\.js/, 'with their stacks')
 })
 
@@ -104,8 +108,9 @@ t.test('the CLI prints one line, and with --log-level debug the stacks of the er
   t.equal(plain.stderr, 'pgloadgen: nonsense: unknown field\n', 'one line')
   const debug = await runCli([...args, '--log-level', 'debug'])
   t.equal(debug.code, 2, 'the same exit code')
-  t.match(debug.stderr, /^pgloadgen: nonsense: unknown field\npgloadgen debug: InvalidPlanError: nonsense: unknown field\n/)
-  t.match(debug.stderr, /\ncaused by UsageError: nonsense: unknown field\n\s+at /, 'the cause, with its stack')
+  t.match(debug.stderr, /^pgloadgen: nonsense: unknown field\npgloadgen debug: UsageError \[PGLG_INVALID_PLAN\]: nonsense/)
+  t.match(debug.stderr, /\ncaused by UsageError \[PGLG_INVALID_INPUT\]: nonsense: unknown field\n\s+at /,
+    'the cause, with its code and stack')
 })
 
 t.test('a control connection not made is PGLG_SERVER_UNAVAILABLE, the driver\'s error its cause', async t => {
