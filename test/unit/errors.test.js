@@ -75,7 +75,8 @@ t.test('cause is kept, and a rephrased error keeps its kind', async t => {
   t.equal(outer.code, 'PGLG_INVALID_WORKLOAD')
   t.equal(outer.cause, inner)
   const chain = describeChain(new RuntimeError('cannot prepare the schema', { cause: outer }))
-  t.match(chain, /^RuntimeError \[PGLG_RUNTIME_FAILURE\]: cannot prepare the schema\n/, 'the chain starts with the error')
+  t.match(chain, /^RuntimeError \[PGLG_RUNTIME_FAILURE\]: cannot prepare the schema\n/,
+    'the chain starts with the error')
   t.match(chain, /\ncaused by UsageError \[PGLG_INVALID_WORKLOAD\]: variants\[0\]/, 'and goes through its causes')
   t.match(chain, /\ncaused by UsageError \[PGLG_INVALID_WORKLOAD\]: -D: invalid variable name/)
   t.match(chain, /errors\.test\.js/, 'with their stacks')
@@ -108,7 +109,9 @@ t.test('the CLI prints one line, and with --log-level debug the stacks of the er
   t.equal(plain.stderr, 'pgloadgen: nonsense: unknown field\n', 'one line')
   const debug = await runCli([...args, '--log-level', 'debug'])
   t.equal(debug.code, 2, 'the same exit code')
-  t.match(debug.stderr, /^pgloadgen: nonsense: unknown field\npgloadgen debug: UsageError \[PGLG_INVALID_PLAN\]: nonsense/)
+  t.match(debug.stderr, /^pgloadgen: nonsense: unknown field\n/, 'the line first')
+  t.match(debug.stderr, /\npgloadgen debug: UsageError \[PGLG_INVALID_PLAN\]: nonsense: unknown field\n\s+at /,
+    'then the error, with its code and stack')
   t.match(debug.stderr, /\ncaused by UsageError \[PGLG_INVALID_INPUT\]: nonsense: unknown field\n\s+at /,
     'the cause, with its code and stack')
 })
