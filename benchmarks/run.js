@@ -16,7 +16,7 @@ import pg from 'pg'
 import { EmbeddedServer } from '../lib/embedded/server.js'
 import { chooseServer } from '../lib/embedded/server-choice.js'
 import { DEFAULT_MAJOR, parseMajor } from '../lib/embedded/majors.js'
-import { UsageError } from '../lib/errors.js'
+import { InputError } from '../lib/errors.js'
 import { parsePgUrl } from '../lib/config/pg-url.js'
 import { createLogger } from '../lib/log.js'
 import { compareManta } from './manta.js'
@@ -98,7 +98,7 @@ if (target && values['pg-version'] !== undefined) usageExit('--pg-version: only 
 const major = orUsageExit(() => parseMajor(values['pg-version']))
 const choice = target ? null : await chooseServer({ pgVersion: major, profile: /** @type {string} */ (values.profile), offline: values.offline,
   dataDir: values['data-dir'] ?? `./.pgloadgen/bench-pgdata${major === DEFAULT_MAJOR ? '' : `-${major}`}` })
-  .catch(err => err instanceof UsageError ? usageExit(err.message) : Promise.reject(err))
+  .catch(err => err instanceof InputError ? usageExit(err.message) : Promise.reject(err))
 const embedded = choice ? new EmbeddedServer({ dataDir: choice.dataDir, profileFile: choice.profileFile, log, major: choice.major, offline: choice.offline, adaptProfile: choice.adaptProfile }) : null
 
 try {
@@ -144,7 +144,7 @@ function orUsageExit (make) {
   try {
     return make()
   } catch (err) {
-    if (!(err instanceof UsageError)) throw err
+    if (!(err instanceof InputError)) throw err
     return usageExit(err.message)
   }
 }

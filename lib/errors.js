@@ -4,8 +4,8 @@
 // another error passes it as `cause`, so that its stack is kept.
 //
 // As with Node's own errors (a TypeError with code ERR_INVALID_ARG_TYPE), the
-// name is the family, UsageError or RuntimeError, and the code says which
-// kind: code that checks for a UsageError by its name still finds one.
+// name is the family, InputError or RuntimeError, and the code says which
+// kind: code that checks for a InputError by its name still finds one.
 
 /** @typedef {{ cause?: unknown }} ErrorOptions */
 
@@ -26,19 +26,19 @@ export class PgloadgenError extends Error {
 
 // Something the user gave is invalid: a flag, a value, a URL, a file. Found
 // before anything touches a database, as far as it can be.
-export class UsageError extends PgloadgenError {
+export class InputError extends PgloadgenError {
   /**
    * @param {string} message
    * @param {ErrorOptions} [options]
    */
   constructor (message, options) {
     super(message, 'PGLG_INVALID_INPUT', options)
-    this.name = 'UsageError'
+    this.name = 'InputError'
   }
 }
 
 // An experiment plan or a sidecar schedule that cannot be run as written.
-export class InvalidPlanError extends UsageError {
+export class InvalidPlanError extends InputError {
   /**
    * @param {string} message
    * @param {ErrorOptions} [options]
@@ -51,7 +51,7 @@ export class InvalidPlanError extends UsageError {
 
 // A workload that cannot be used: a module that fails to load or breaks the
 // contract, a pgbench script that does not parse, settings it refuses.
-export class InvalidWorkloadError extends UsageError {
+export class InvalidWorkloadError extends InputError {
   /**
    * @param {string} message
    * @param {ErrorOptions} [options]
@@ -64,7 +64,7 @@ export class InvalidWorkloadError extends UsageError {
 
 // A destructive action the user did not confirm (init over rows without
 // --yes, drop-partitions without yes: true): nothing was changed.
-export class RefusedActionError extends UsageError {
+export class RefusedActionError extends InputError {
   /**
    * @param {string} message
    * @param {ErrorOptions} [options]
@@ -116,7 +116,7 @@ export class MissingToolError extends RuntimeError {
 
 /** Every class above, for the CLI's mapping and the docs' check. */
 export const ERROR_CLASSES = [
-  UsageError, InvalidPlanError, InvalidWorkloadError, RefusedActionError,
+  InputError, InvalidPlanError, InvalidWorkloadError, RefusedActionError,
   RuntimeError, ServerUnavailableError, MissingToolError
 ]
 
@@ -134,15 +134,15 @@ export function rephrased (err, message) {
 }
 
 /**
- * err as an error of Kind when it is a UsageError of a more general kind:
- * for the entry of a parser whose inner checks throw UsageError (a plan's
+ * err as an error of Kind when it is a InputError of a more general kind:
+ * for the entry of a parser whose inner checks throw InputError (a plan's
  * fields, a workload's settings). The message is kept, err is the cause.
  * @param {unknown} err
- * @param {new (message: string, options?: ErrorOptions) => UsageError} Kind
+ * @param {new (message: string, options?: ErrorOptions) => InputError} Kind
  * @returns {unknown}
  */
 export function reclassified (err, Kind) {
-  // not `err instanceof Kind`: with Kind a UsageError, the type checker would narrow err to never
-  if (!(err instanceof UsageError) || Object.prototype.isPrototypeOf.call(Kind.prototype, err)) return err
+  // not `err instanceof Kind`: with Kind a InputError, the type checker would narrow err to never
+  if (!(err instanceof InputError) || Object.prototype.isPrototypeOf.call(Kind.prototype, err)) return err
   return new Kind(err.message, { cause: err })
 }

@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js'
+import { InputError } from '../errors.js'
 import { FIGURES, parseThreshold } from '../config/thresholds.js'
 
 // What a capacity search must keep: a latency or schedule-lag percentile
@@ -29,8 +29,8 @@ export function parseObjective (text, types) {
   const spec = FIGURES[threshold.figure]
   const compact = threshold.expr.replace(/\s+/g, '')
   const quantile = spec.quantile ?? (threshold.figure.endsWith('max') ? 1 : null)
-  if (spec.kind !== 'latency' || quantile === null) throw new UsageError(`--objective ${compact}: a step is judged on a latency or lag percentile, or max (p99<10ms, lag_p99<50ms), not on ${threshold.figure}`)
-  if (threshold.op !== '<' && threshold.op !== '<=') throw new UsageError(`--objective ${compact}: an objective is an upper bound (< or <=): the search looks for the highest rate that stays under it`)
+  if (spec.kind !== 'latency' || quantile === null) throw new InputError(`--objective ${compact}: a step is judged on a latency or lag percentile, or max (p99<10ms, lag_p99<50ms), not on ${threshold.figure}`)
+  if (threshold.op !== '<' && threshold.op !== '<=') throw new InputError(`--objective ${compact}: an objective is an upper bound (< or <=): the search looks for the highest rate that stays under it`)
   return { text: compact, type: threshold.type, figure: threshold.figure.startsWith('lag_') ? 'lag' : 'latency', quantile, op: threshold.op, limitUs: /** @type {number} */ (threshold.limit) }
 }
 
@@ -42,7 +42,7 @@ export function parseObjective (text, types) {
  */
 export function parseObjectives (value, types) {
   const given = (Array.isArray(value) ? value : value === undefined ? [] : [value]).flatMap(v => String(v).split(',')).filter(v => v.trim() !== '')
-  if (given.length === 0) throw new UsageError('--objective: give what must hold, e.g. --objective \'p99<10ms\' or --objective \'lag_p99<50ms\'')
+  if (given.length === 0) throw new InputError('--objective: give what must hold, e.g. --objective \'p99<10ms\' or --objective \'lag_p99<50ms\'')
   return given.map(text => parseObjective(text, types))
 }
 

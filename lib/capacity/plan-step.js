@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { writeFile } from 'node:fs/promises'
-import { UsageError, InvalidPlanError } from '../errors.js'
+import { InputError, InvalidPlanError } from '../errors.js'
 import { parseDuration } from '../config/numbers.js'
 import { checkSetting } from '../config/run-settings.js'
 import { parseObjectives } from './objective.js'
@@ -38,7 +38,7 @@ export function parseCapacityStep (step, label) {
     const value = step[field]
     if (value === undefined) return fallback
     const n = typeof value === 'number' ? value : /^\d+(\.\d+)?$/.test(String(value).trim()) ? Number(value) : NaN
-    if (!(n > above) || n > max || (integer && !Number.isInteger(n))) throw new UsageError(`${label}.${field} must be ${integer ? 'a whole number' : 'a number'} above ${above}${max < Number.MAX_SAFE_INTEGER ? ` and at most ${max}` : ''}, got ${JSON.stringify(value)}`)
+    if (!(n > above) || n > max || (integer && !Number.isInteger(n))) throw new InputError(`${label}.${field} must be ${integer ? 'a whole number' : 'a number'} above ${above}${max < Number.MAX_SAFE_INTEGER ? ` and at most ${max}` : ''}, got ${JSON.stringify(value)}`)
     return n
   }
   const texts = Array.isArray(step.capacity) ? step.capacity.map(String) : [String(step.capacity)]
@@ -46,7 +46,7 @@ export function parseCapacityStep (step, label) {
   const objectives = relabel(label, () => parseObjectives(texts, undefined))
   const startRate = number('start_rate', CAPACITY_DEFAULTS.startRate, { above: 0 })
   const maxRate = number('max_rate', CAPACITY_DEFAULTS.maxRate, { above: 0 })
-  if (startRate > maxRate) throw new UsageError(`${label}: start_rate ${startRate} is above max_rate ${maxRate}`)
+  if (startRate > maxRate) throw new InputError(`${label}: start_rate ${startRate} is above max_rate ${maxRate}`)
   return {
     objectiveTexts: texts,
     settings: {
@@ -74,7 +74,7 @@ export function parseCapacityStep (step, label) {
  * @param {string} label
  */
 export function checkCapacityWorkload (spec, workload, label) {
-  if (workload.pacing !== null) throw new UsageError(`${label}: the ${workload.name} workload paces its clients itself; a capacity step needs an open loop`)
+  if (workload.pacing !== null) throw new InputError(`${label}: the ${workload.name} workload paces its clients itself; a capacity step needs an open loop`)
   spec.settings.objectives = relabel(label, () => parseObjectives(spec.objectiveTexts, workload.types))
 }
 
@@ -89,7 +89,7 @@ function relabel (label, parse) {
   try {
     return parse()
   } catch (err) {
-    if (err instanceof UsageError) {
+    if (err instanceof InputError) {
       throw new InvalidPlanError(err.message.replace(/^--objective/, `${label}.capacity`), { cause: err })
     }
     throw err

@@ -45,7 +45,7 @@ export function describeChain (err) {
   for (let at = err; at !== undefined && at !== null && !seen.has(at); at = causeOf(at)) {
     seen.add(at)
     let text = at instanceof Error ? String(at.stack ?? `${at.name}: ${at.message}`) : String(at)
-    // the code beside the name, as Node shows its own: UsageError [PGLG_INVALID_PLAN]: …
+    // the code beside the name, as Node shows its own: InputError [PGLG_INVALID_PLAN]: …
     if (at instanceof PgloadgenError) text = text.replace(`${at.name}: `, `${at.name} [${at.code}]: `)
     parts.push(parts.length === 0 ? text : `caused by ${text}`)
   }

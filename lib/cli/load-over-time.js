@@ -1,6 +1,6 @@
 import { MAX_RUN_S, parseDuration } from '../config/numbers.js'
 import { checkSetting, parseRunSettings } from '../config/run-settings.js'
-import { UsageError } from '../errors.js'
+import { InputError } from '../errors.js'
 import { profileOf, stagesSeconds } from '../config/stages.js'
 
 // --stages and --warmup of pgloadgen run, checked together with what they
@@ -24,10 +24,10 @@ export function loadOverTime (args, { workload, rate }) {
   const givenS = args.duration === undefined ? null : parseDuration(args.duration, '--duration', { max: MAX_RUN_S })
   if (args.stages === undefined) return { stages: null, warmupS: checkedWarmup(warmupS, givenS, '--duration'), durationS: givenS, startClients: null }
   const openLoop = rate !== null
-  if (!openLoop && args.concurrency !== undefined) throw new UsageError('--stages with --concurrency: the stages set the clients (with --rate the stages are requests/s, and -c the clients that serve them)')
-  if (args.transactions !== undefined) throw new UsageError('--stages with --transactions: a run of stages ends with them (or at -d), not after a count of requests')
-  if (args.instance !== undefined) throw new UsageError('--stages with --instance: a load split over instances cannot ramp (give each instance its -c or its share of --rate)')
-  if (!openLoop && (workload.clients !== null || workload.ramp !== null)) throw new UsageError(`--stages: the ${workload.name} workload starts its clients itself; see its options`)
+  if (!openLoop && args.concurrency !== undefined) throw new InputError('--stages with --concurrency: the stages set the clients (with --rate the stages are requests/s, and -c the clients that serve them)')
+  if (args.transactions !== undefined) throw new InputError('--stages with --transactions: a run of stages ends with them (or at -d), not after a count of requests')
+  if (args.instance !== undefined) throw new InputError('--stages with --instance: a load split over instances cannot ramp (give each instance its -c or its share of --rate)')
+  if (!openLoop && (workload.clients !== null || workload.ramp !== null)) throw new InputError(`--stages: the ${workload.name} workload starts its clients itself; see its options`)
   const stages = /** @type {import('../config/stages.js').Stage[]} */ (checkSetting('stages', args.stages, 'flag', { openLoop }))
   // -d cuts the stages short, or holds the last target after them
   const durationS = givenS ?? stagesSeconds(stages)
@@ -47,7 +47,7 @@ export function loadOverTime (args, { workload, rate }) {
  */
 function checkedWarmup (warmupS, durationS, source) {
   if (warmupS !== null && durationS !== null && warmupS >= durationS) {
-    throw new UsageError(`--warmup ${warmupS} s is not shorter than the run (${durationS} s, from ${source}): nothing would be left for the summary`)
+    throw new InputError(`--warmup ${warmupS} s is not shorter than the run (${durationS} s, from ${source}): nothing would be left for the summary`)
   }
   return warmupS
 }

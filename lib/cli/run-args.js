@@ -2,7 +2,7 @@ import { mixOf } from '../config/mix.js'
 import { parseDuration, parseInteger } from '../config/numbers.js'
 import { checkSetting, DEFAULT_REQUEST_TIMEOUT_S, parseRunSettings } from '../config/run-settings.js'
 import { chooseWorkload } from '../workloads/choose.js'
-import { UsageError } from '../errors.js'
+import { InputError } from '../errors.js'
 import { chooseTarget, chooseUrl } from './target.js'
 import { checkDiskThrottle, parseDiskLimit } from '../lab/disk-throttle.js'
 import { scriptOrder } from './script-order.js'
@@ -76,9 +76,9 @@ import { loadOverTime } from './load-over-time.js'
  * @param {readonly string[]} [argv]  the raw arguments: the order of -f and -b
  */
 export async function validateRunArgs (args, argv = []) {
-  if (args.maxLag !== undefined && args.rate === undefined) throw new UsageError('--max-lag needs --rate (it bounds the lag behind the schedule)')
-  if (args.thresholdAbort && args.threshold === undefined) throw new UsageError('--threshold-abort needs a --threshold (it stops the run when one fails)')
-  if (args.vacuum === true) throw new UsageError('--vacuum: pgloadgen never vacuums before a run; run pgloadgen vacuum, or a schedule')
+  if (args.maxLag !== undefined && args.rate === undefined) throw new InputError('--max-lag needs --rate (it bounds the lag behind the schedule)')
+  if (args.thresholdAbort && args.threshold === undefined) throw new InputError('--threshold-abort needs a --threshold (it stops the run when one fails)')
+  if (args.vacuum === true) throw new InputError('--vacuum: pgloadgen never vacuums before a run; run pgloadgen vacuum, or a schedule')
   const flags = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (args))
   // the run's settings (config/run-settings.js); -c and --mix once the workload is known
   const { protocol, seed } = parseRunSettings('flag', flags, { only: ['protocol', 'seed'] })
@@ -99,9 +99,9 @@ export async function validateRunArgs (args, argv = []) {
     taken: RUN_OPTION_NAMES
   }
   const workload = await chooseWorkload(workloadChoice)
-  if (args.reset && workload.scripts) throw new UsageError('--reset drops a workload\'s tables; pgbench scripts have none of their own (pgloadgen init recreates pgbench\'s)')
-  if (workload.clients !== null && args.concurrency !== undefined) throw new UsageError(`--concurrency: the ${workload.name} workload sets its number of clients itself (${workload.clients}); see its options`)
-  if (workload.pacing !== null && args.rate !== undefined) throw new UsageError(`--rate: the ${workload.name} workload paces its clients itself`)
+  if (args.reset && workload.scripts) throw new InputError('--reset drops a workload\'s tables; pgbench scripts have none of their own (pgloadgen init recreates pgbench\'s)')
+  if (workload.clients !== null && args.concurrency !== undefined) throw new InputError(`--concurrency: the ${workload.name} workload sets its number of clients itself (${workload.clients}); see its options`)
+  if (workload.pacing !== null && args.rate !== undefined) throw new InputError(`--rate: the ${workload.name} workload paces its clients itself`)
   const settings = parseRunSettings('flag', flags, { only: ['concurrency', 'transactions', 'threads', 'rate', 'arrival', 'maxLag', 'statsInterval', 'requestTimeout'], defaults: { statsInterval: args.record === undefined ? 10 : 1, requestTimeout: DEFAULT_REQUEST_TIMEOUT_S } })
   // --stages and --warmup, and the run's duration they make
   const overTime = loadOverTime(args, { workload, rate: /** @type {number | null} */ (settings.rate) })
@@ -155,7 +155,7 @@ export async function validateRunArgs (args, argv = []) {
  */
 function requestTimeoutWithin (timeoutS, given, durationS) {
   if (given && timeoutS !== null && durationS !== null && timeoutS > durationS) {
-    throw new UsageError(`--request-timeout ${timeoutS} s is longer than the run (${durationS} s): no request could time out`)
+    throw new InputError(`--request-timeout ${timeoutS} s is longer than the run (${durationS} s): no request could time out`)
   }
   return timeoutS
 }
@@ -166,7 +166,7 @@ function requestTimeoutWithin (timeoutS, given, durationS) {
  */
 async function checkedDiskLimit (args) {
   if (args.diskLimit === undefined) return null
-  if (chooseUrl(args.pgUrl)) throw new UsageError('--disk-limit: only for the embedded server (pgloadgen cannot move a server it did not start into a cgroup)')
+  if (chooseUrl(args.pgUrl)) throw new InputError('--disk-limit: only for the embedded server (pgloadgen cannot move a server it did not start into a cgroup)')
   const limit = parseDiskLimit(args.diskLimit, '--disk-limit')
   await checkDiskThrottle(args.dataDir ?? '.')
   return limit
@@ -183,10 +183,10 @@ function instanceAndStart (args, totalConcurrency) {
   const instance = args.instance === undefined ? null : parseInstance(args.instance)
   const startAtMs = args.startAt === undefined ? null : parseStartAt(args.startAt)
   if (instance !== null && totalConcurrency < instance.parts) {
-    throw new UsageError(`--instance ${args.instance}: ${totalConcurrency} clients cannot be shared by ${instance.parts} instances (each needs at least one)`)
+    throw new InputError(`--instance ${args.instance}: ${totalConcurrency} clients cannot be shared by ${instance.parts} instances (each needs at least one)`)
   }
   if (instance !== null && instance.parts > 1 && args.rate !== undefined && startAtMs === null) {
-    throw new UsageError('--instance with --rate needs --start-at: the instances share one schedule, which starts at that moment')
+    throw new InputError('--instance with --rate needs --start-at: the instances share one schedule, which starts at that moment')
   }
   if (startAtMs !== null) checkNotLate(startAtMs, instance)
   return { instance, startAtMs, totalConcurrency }
@@ -203,7 +203,7 @@ function instanceAndStart (args, totalConcurrency) {
 function parseControlToken (flag, env) {
   const [value, source] = flag !== undefined ? [flag, '--control-token'] : [env || undefined, 'PGLOADGEN_CONTROL_TOKEN']
   if (value === undefined) return null
-  if (value === '') throw new UsageError(`${source} must not be empty`)
-  if (/\s/.test(value)) throw new UsageError(`${source} must not contain whitespace (it is sent as a Bearer token)`)
+  if (value === '') throw new InputError(`${source} must not be empty`)
+  if (/\s/.test(value)) throw new InputError(`${source} must not contain whitespace (it is sent as a Bearer token)`)
   return value
 }

@@ -1,5 +1,5 @@
 import { parsePgUrl, redactUrl } from '../config/pg-url.js'
-import { UsageError } from '../errors.js'
+import { InputError } from '../errors.js'
 import { chooseServer } from '../embedded/server-choice.js'
 
 /**
@@ -37,7 +37,7 @@ export function chooseUrl (argument) {
  */
 export async function chooseTarget (args) {
   const url = chooseUrl(args.pgUrl)
-  if (url && args.pgVersion !== undefined) throw new UsageError('--pg-version: only for the embedded server (the server at the URL runs the version it runs)')
+  if (url && args.pgVersion !== undefined) throw new InputError('--pg-version: only for the embedded server (the server at the URL runs the version it runs)')
   if (url) return { url, server: null }
   return { url: null, server: await chooseServer({ pgVersion: args.pgVersion, profile: args.profile, dataDir: args.dataDir, offline: args.offline }) }
 }

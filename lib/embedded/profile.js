@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises'
 import { existsSync, readdirSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { UsageError } from '../errors.js'
+import { InputError } from '../errors.js'
 import { quote } from '../helpers/quote.js'
 
 const PROFILE_DIR = fileURLToPath(new URL('../../notes/postgres/', import.meta.url))
@@ -32,7 +32,7 @@ export function profileHelp () {
  */
 export function resolveProfile (nameOrPath) {
   const file = /[/\\]|\.conf$/.test(nameOrPath) ? path.resolve(nameOrPath) : path.join(PROFILE_DIR, `${nameOrPath}.conf`)
-  if (!existsSync(file)) throw new UsageError(`unknown PostgreSQL profile ${quote(nameOrPath)} (notes/postgres/ has ${profileNames().join(', ')}; or give the path of a .conf file)`)
+  if (!existsSync(file)) throw new InputError(`unknown PostgreSQL profile ${quote(nameOrPath)} (notes/postgres/ has ${profileNames().join(', ')}; or give the path of a .conf file)`)
   return file
 }
 
@@ -44,7 +44,7 @@ export function resolveProfile (nameOrPath) {
  * @returns {Promise<string>}
  */
 export async function readProfile (file, depth = 0) {
-  if (depth > 5) throw new UsageError(`PostgreSQL profile includes nest too deep at ${file}`)
+  if (depth > 5) throw new InputError(`PostgreSQL profile includes nest too deep at ${file}`)
   const text = await readFile(file, 'utf8')
   const lines = []
   for (const line of text.split('\n')) {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import path from 'node:path'
-import { UsageError } from '../errors.js'
+import { InputError } from '../errors.js'
 import { DEFAULT_MAJOR, parseMajor } from './majors.js'
 import { isCached } from './cache.js'
 import { readProfile, resolveProfile } from './profile.js'
@@ -53,7 +53,7 @@ export async function chooseServer ({ pgVersion, profile, settings = {}, dataDir
   const dir = dataDir === undefined ? defaultDataDir(major) : dataDir
   if (dir !== null) assertDataDirMajor(dir, major)
   if (offline && major !== DEFAULT_MAJOR && !isCached(major)) {
-    throw new UsageError(`PostgreSQL ${major} is not installed and --offline forbids fetching it (pgloadgen server install ${major} fetches it ahead of time)`)
+    throw new InputError(`PostgreSQL ${major} is not installed and --offline forbids fetching it (pgloadgen server install ${major} fetches it ahead of time)`)
   }
   return { major, profile, profileFile, settings, dataDir: dir ?? defaultDataDir(major), offline, adaptProfile }
 }
@@ -67,7 +67,7 @@ export async function chooseServer ({ pgVersion, profile, settings = {}, dataDir
 export function assertDataDirMajor (dataDir, major) {
   const found = dataDirMajor(dataDir)
   if (found !== null && found !== major) {
-    throw new UsageError(`the data directory ${path.resolve(dataDir)} holds a PostgreSQL ${found} cluster and cannot be started with PostgreSQL ${major}; give --pg-version ${found}, or another --data-dir`)
+    throw new InputError(`the data directory ${path.resolve(dataDir)} holds a PostgreSQL ${found} cluster and cannot be started with PostgreSQL ${major}; give --pg-version ${found}, or another --data-dir`)
   }
 }
 

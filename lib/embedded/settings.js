@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { UsageError } from '../errors.js'
+import { InputError } from '../errors.js'
 
 // Which server settings each major has, so that a profile or a variant's
 // settings are checked against the major before anything is fetched or
@@ -21,7 +21,7 @@ const RENAMES = [
 /**
  * The name a setting has on a major: itself, or its other name where
  * PostgreSQL renamed it. Names with a dot are extensions' (pg_stat_statements.max)
- * and pass as they are. Throws UsageError for a setting the major lacks.
+ * and pass as they are. Throws InputError for a setting the major lacks.
  * @param {string} name
  * @param {number} major
  * @param {string} where   the profile or plan field, for the message
@@ -36,11 +36,11 @@ export function settingName (name, major, where) {
     if (lower === rename.old && major >= rename.at) return rename.now
     if (lower === rename.now && major < rename.at) return rename.old
   }
-  if (!span) throw new UsageError(`${where}: unknown PostgreSQL setting ${JSON.stringify(name)}`)
+  if (!span) throw new InputError(`${where}: unknown PostgreSQL setting ${JSON.stringify(name)}`)
   const newest = Math.max(...Object.values(SETTINGS).map(s => s[1]))
   const oldest = Math.min(...Object.values(SETTINGS).map(s => s[0]))
   const when = span[1] === newest ? `it came in PostgreSQL ${span[0]}` : span[0] === oldest ? `it was removed in PostgreSQL ${span[1] + 1}` : `PostgreSQL ${span[0]} to ${span[1]} have it`
-  throw new UsageError(`${where}: PostgreSQL ${major} has no setting ${name} (${when})`)
+  throw new InputError(`${where}: PostgreSQL ${major} has no setting ${name} (${when})`)
 }
 
 const SETTING_LINE = /^(\s*)([A-Za-z_][\w.]*)(\s*=?\s*)(.*)$/

@@ -1,7 +1,7 @@
-import { UsageError, InvalidPlanError } from '../errors.js'
+import { InputError, InvalidPlanError } from '../errors.js'
 
 // The checks every part of a plan's reading shares: each names its field
-// in a one-line UsageError.
+// in a one-line InputError.
 
 /**
  * @param {unknown} value
@@ -9,7 +9,7 @@ import { UsageError, InvalidPlanError } from '../errors.js'
  * @returns {Record<string, unknown>}
  */
 export function object (value, field) {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError(`${field}: expected an object`)
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InputError(`${field}: expected an object`)
   return /** @type {Record<string, unknown>} */ (value)
 }
 
@@ -18,7 +18,7 @@ export function object (value, field) {
  * @param {string} field
  */
 export function string (value, field) {
-  if (typeof value !== 'string' || value === '') throw new UsageError(`${field}: ${value === undefined ? 'missing' : 'expected a string'}`)
+  if (typeof value !== 'string' || value === '') throw new InputError(`${field}: ${value === undefined ? 'missing' : 'expected a string'}`)
   return value
 }
 
@@ -33,7 +33,7 @@ export function wrap (field, fn) {
   try {
     return fn()
   } catch (err) {
-    if (err instanceof UsageError) throw new InvalidPlanError(`${field}: ${err.message}`, { cause: err })
+    if (err instanceof InputError) throw new InvalidPlanError(`${field}: ${err.message}`, { cause: err })
     throw err
   }
 }

@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js'
+import { InputError } from '../errors.js'
 import { printable, quote, shown } from '../helpers/quote.js'
 import { parsePgUrl } from '../config/pg-url.js'
 import { parseDiskLimit } from '../lab/disk-throttle.js'
@@ -30,18 +30,18 @@ export function parsePlanServer (value) {
   if (value === undefined) return { kind: 'embedded', profile: 'lab', dataDir: null, diskLimit: null, version: DEFAULT_MAJOR, settings: {} }
   const server = object(value, 'server')
   if (server.url !== undefined) {
-    if (server.disk_limit !== undefined) throw new UsageError('server.disk_limit: only for the embedded server (pgloadgen cannot move a server it did not start into a cgroup)')
-    for (const key of ['version', 'settings', 'profile']) if (server[key] !== undefined) throw new UsageError(`server.${key}: only for the embedded server (the server at the URL runs as it was set up)`)
-    for (const key of Object.keys(server)) if (!['url', 'data_dir', 'snapshot_driver', 'dataset'].includes(key)) throw new UsageError(`server.${printable(key, 40)}: unknown field`)
-    if (server.data_dir === undefined) throw new UsageError('server.data_dir: missing: a server given by URL needs the data directory its snapshots are taken of')
+    if (server.disk_limit !== undefined) throw new InputError('server.disk_limit: only for the embedded server (pgloadgen cannot move a server it did not start into a cgroup)')
+    for (const key of ['version', 'settings', 'profile']) if (server[key] !== undefined) throw new InputError(`server.${key}: only for the embedded server (the server at the URL runs as it was set up)`)
+    for (const key of Object.keys(server)) if (!['url', 'data_dir', 'snapshot_driver', 'dataset'].includes(key)) throw new InputError(`server.${printable(key, 40)}: unknown field`)
+    if (server.data_dir === undefined) throw new InputError('server.data_dir: missing: a server given by URL needs the data directory its snapshots are taken of')
     const driver = server.snapshot_driver === undefined ? 'copy' : string(server.snapshot_driver, 'server.snapshot_driver')
-    if (driver !== 'zfs' && driver !== 'copy') throw new UsageError('server.snapshot_driver: zfs or copy')
+    if (driver !== 'zfs' && driver !== 'copy') throw new InputError('server.snapshot_driver: zfs or copy')
     // checked now: the runner creates --out before it connects
     const url = string(server.url, 'server.url')
     wrap('server.url', () => parsePgUrl(url))
     return { kind: 'url', url, dataDir: string(server.data_dir, 'server.data_dir'), driver, dataset: server.dataset === undefined ? null : string(server.dataset, 'server.dataset') }
   }
-  for (const key of Object.keys(server)) if (!EMBEDDED_FIELDS.includes(key)) throw new UsageError(`server.${printable(key, 40)}: unknown field (known: ${EMBEDDED_FIELDS.join(', ')})`)
+  for (const key of Object.keys(server)) if (!EMBEDDED_FIELDS.includes(key)) throw new InputError(`server.${printable(key, 40)}: unknown field (known: ${EMBEDDED_FIELDS.join(', ')})`)
   const profile = server.profile === undefined ? 'lab' : string(server.profile, 'server.profile')
   // a slower disk for the server (lib/lab/disk-throttle.js); root and a cgroup controller are checked when the plan runs
   const diskLimit = server.disk_limit === undefined ? null : parseDiskLimit(server.disk_limit, 'server.disk_limit')
@@ -64,7 +64,7 @@ export function parsePlanServer (value) {
 export function parseVariantServer (value, field) {
   if (value === undefined) return null
   const server = object(value, field)
-  for (const key of Object.keys(server)) if (!VARIANT_FIELDS.includes(key)) throw new UsageError(`${field}.${printable(key, 40)}: unknown field (a variant's server takes ${VARIANT_FIELDS.join(', ')})`)
+  for (const key of Object.keys(server)) if (!VARIANT_FIELDS.includes(key)) throw new InputError(`${field}.${printable(key, 40)}: unknown field (a variant's server takes ${VARIANT_FIELDS.join(', ')})`)
   return {
     ...(server.version !== undefined && { version: parseMajor(server.version, `${field}.version`) }),
     ...(server.profile !== undefined && { profile: string(server.profile, `${field}.profile`) }),
@@ -81,9 +81,9 @@ function parseSettings (value, field) {
   if (value === undefined) return {}
   const settings = object(value, field)
   for (const [name, setting] of Object.entries(settings)) {
-    if (!/^[A-Za-z_][A-Za-z0-9_.]*$/.test(name)) throw new UsageError(`${field}: ${quote(printable(name, 40))} is not a setting name`)
+    if (!/^[A-Za-z_][A-Za-z0-9_.]*$/.test(name)) throw new InputError(`${field}: ${quote(printable(name, 40))} is not a setting name`)
     if (!['string', 'number', 'boolean'].includes(typeof setting) || (typeof setting === 'number' && !Number.isFinite(setting))) {
-      throw new UsageError(`${field}.${name}: a string, number or boolean, got ${shown(setting)}`)
+      throw new InputError(`${field}.${name}: a string, number or boolean, got ${shown(setting)}`)
     }
   }
   return /** @type {Settings} */ (settings)
@@ -99,16 +99,16 @@ export function expandMatrix (value) {
   if (value === undefined) return [{ server: {}, suffix: '' }]
   const matrix = object(value, 'matrix')
   const axes = Object.entries(matrix)
-  if (axes.length === 0) throw new UsageError('matrix: expected at least one list, e.g. version: [14, 16, 18]')
+  if (axes.length === 0) throw new InputError('matrix: expected at least one list, e.g. version: [14, 16, 18]')
   /** @type {Array<{ server: VariantServer, suffix: string }>} */
   let combos = [{ server: {}, suffix: '' }]
   for (const [key, list] of axes) {
     const field = `matrix.${printable(key, 60)}`
-    if (!Array.isArray(list) || list.length === 0) throw new UsageError(`${field}: expected a non-empty list`)
+    if (!Array.isArray(list) || list.length === 0) throw new InputError(`${field}: expected a non-empty list`)
     if (key !== 'version' && key !== 'profile' && !/^settings\.[A-Za-z_][A-Za-z0-9_.]*$/.test(key)) {
-      throw new UsageError(`${field}: unknown key (a matrix takes version, profile and settings.NAME)`)
+      throw new InputError(`${field}: unknown key (a matrix takes version, profile and settings.NAME)`)
     }
-    if (combos.length * list.length > MAX_VARIANTS) throw new UsageError(`matrix: more than ${MAX_VARIANTS} combinations`)
+    if (combos.length * list.length > MAX_VARIANTS) throw new InputError(`matrix: more than ${MAX_VARIANTS} combinations`)
     combos = combos.flatMap(combo => list.map((item, i) => {
       const where = `${field}[${i}]`
       if (key === 'version') return { server: { ...combo.server, version: parseMajor(item, where) }, suffix: `${combo.suffix}-pg${item}` }
@@ -136,7 +136,7 @@ export async function effectiveServer (plan, own, field) {
     settings: { ...plan.settings, ...own?.settings }
   }
   await chooseServer({ pgVersion: effective.major, profile: effective.profile, settings: effective.settings, dataDir: null, where: field })
-    .catch(err => { throw err instanceof UsageError && !err.message.startsWith(field) ? new UsageError(`${field}: ` +
+    .catch(err => { throw err instanceof InputError && !err.message.startsWith(field) ? new InputError(`${field}: ` +
       err.message, { cause: err }) : err })
   return effective
 }

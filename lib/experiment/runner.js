@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs'
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import client from 'prom-client'
-import { UsageError, RuntimeError } from '../errors.js'
+import { InputError, RuntimeError } from '../errors.js'
 import { withControlClient } from '../wire/control-client.js'
 import { parseMix } from '../config/mix.js'
 import { redactUrl } from '../config/pg-url.js'
@@ -56,7 +56,7 @@ const LIMITS = { shutdownTimeoutS: 10, verifyTimeoutS: 60 }
  */
 export async function runExperiment (plan, { out, stop, log, onPhase }) {
   const outDir = path.resolve(out)
-  if (existsSync(outDir) && (await readdir(outDir)).length > 0) throw new UsageError(`--out ${out} is not empty; give a new directory`)
+  if (existsSync(outDir) && (await readdir(outDir)).length > 0) throw new InputError(`--out ${out} is not empty; give a new directory`)
   // root, a cgroup controller and a block device, before anything is made
   if (plan.server.kind === 'embedded' && plan.server.diskLimit) await checkDiskThrottle(plan.server.dataDir ?? outDir)
   await mkdir(outDir, { recursive: true })

@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js'
+import { InputError } from '../errors.js'
 import { quote, shown } from './quote.js'
 
 const UNITS = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 }
@@ -16,11 +16,11 @@ export const MAX_TIMER_S = Math.floor((2 ** 31 - 1) / 1000)
 export function parseOffset (value, field) {
   if (typeof value === 'number') {
     if (Number.isFinite(value) && value >= 0) return value
-    throw new UsageError(`${field}: not a duration: ${value} (like 90s, 10m, 1h30m)`)
+    throw new InputError(`${field}: not a duration: ${value} (like 90s, 10m, 1h30m)`)
   }
-  if (typeof value !== 'string') throw new UsageError(`${field}: not a duration: ${shown(value)} (like 90s, 10m, 1h30m)`)
+  if (typeof value !== 'string') throw new InputError(`${field}: not a duration: ${shown(value)} (like 90s, 10m, 1h30m)`)
   const text = value.trim()
-  if (text === '') throw new UsageError(`${field}: empty duration`)
+  if (text === '') throw new InputError(`${field}: empty duration`)
   let total = 0
   if (/^\d+(\.\d+)?$/.test(text)) {
     total = Number(text)
@@ -28,11 +28,11 @@ export function parseOffset (value, field) {
     const part = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/y
     while (part.lastIndex < text.length) {
       const match = part.exec(text)
-      if (!match) throw new UsageError(`${field}: not a duration: ${quote(text)} (like 90s, 10m, 1h30m)`)
+      if (!match) throw new InputError(`${field}: not a duration: ${quote(text)} (like 90s, 10m, 1h30m)`)
       total += Number(match[1]) * UNITS[/** @type {keyof typeof UNITS} */ (match[2])]
     }
   }
-  if (!Number.isFinite(total)) throw new UsageError(`${field}: too long a duration: ${quote(text)}`)
+  if (!Number.isFinite(total)) throw new InputError(`${field}: too long a duration: ${quote(text)}`)
   return total
 }
 
@@ -46,8 +46,8 @@ const SIZE_UNITS = { '': 1, b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3, tb: 10
 export function parseQuantity (text, field) {
   const match = /^(\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)\s*([a-zA-Z]*)$/.exec(String(text).trim())
   const unit = match?.[2].toLowerCase() ?? ''
-  if (!match || !Object.hasOwn(SIZE_UNITS, unit)) throw new UsageError(`${field}: not a number or size: ${quote(text)} (like 0.2, 150000000, 2 GB)`)
+  if (!match || !Object.hasOwn(SIZE_UNITS, unit)) throw new InputError(`${field}: not a number or size: ${quote(text)} (like 0.2, 150000000, 2 GB)`)
   const value = Number(match[1]) * SIZE_UNITS[/** @type {keyof typeof SIZE_UNITS} */ (unit)]
-  if (!Number.isFinite(value)) throw new UsageError(`${field}: too large a number: ${quote(text)}`)
+  if (!Number.isFinite(value)) throw new InputError(`${field}: too large a number: ${quote(text)}`)
   return value
 }

@@ -3,7 +3,7 @@ import { isIP } from 'node:net'
 import { reply, readBody, BodyTooLarge, replyTooLarge, DEFAULT_LIMITS } from './http-server.js'
 import { shareOfTotal } from '../scale/share.js'
 import { checkSetting } from '../config/run-settings.js'
-import { UsageError } from '../errors.js'
+import { InputError } from '../errors.js'
 const RATE_WINDOW_S = 10
 
 /**
@@ -168,7 +168,7 @@ export function controlRoutes ({ generator, stats, events, host, token, describe
           try {
             next = /** @type {number} */ (checkSetting('concurrency', body?.concurrency, 'api'))
           } catch (err) {
-            if (err instanceof UsageError) return json(res, 400, { error: err.message })
+            if (err instanceof InputError) return json(res, 400, { error: err.message })
             throw err
           }
           if (share && next < share.parts) return json(res, 400, { error: `concurrency is the total of ${share.parts} instances, each needs at least one client: at least ${share.parts}` })

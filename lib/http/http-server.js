@@ -1,5 +1,5 @@
 import http from 'node:http'
-import { UsageError } from '../errors.js'
+import { InputError } from '../errors.js'
 
 /**
  * @typedef {(req: http.IncomingMessage, res: http.ServerResponse) => void | Promise<void>} Handler
@@ -100,11 +100,11 @@ export async function startHttpServer ({ host, port, routes, log, limits: given 
   server.keepAliveTimeout = 65000
   await new Promise((resolve, reject) => {
     server.once('error', (/** @type {NodeJS.ErrnoException} */ err) => {
-      if (err.code === 'EADDRINUSE') reject(new UsageError(`HTTP port ${port} on ${host} is already in use (choose ` +
+      if (err.code === 'EADDRINUSE') reject(new InputError(`HTTP port ${port} on ${host} is already in use (choose ` +
         `another with --http-port)`, { cause: err }))
-      else if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND') reject(new UsageError(`cannot listen on ` +
+      else if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND') reject(new InputError(`cannot listen on ` +
         `${host}: no such local address`, { cause: err }))
-      else if (err.code === 'EACCES') reject(new UsageError(`not allowed to listen on ${host}:${port}`, { cause: err }))
+      else if (err.code === 'EACCES') reject(new InputError(`not allowed to listen on ${host}:${port}`, { cause: err }))
       else reject(err)
     })
     server.listen(port, host, () => resolve(undefined))

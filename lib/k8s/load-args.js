@@ -4,7 +4,7 @@
 // the flags the manifests set themselves are refused.
 import { readFileSync, statSync } from 'node:fs'
 import { basename } from 'node:path'
-import { UsageError } from '../errors.js'
+import { InputError } from '../errors.js'
 import { isWorkloadPath } from '../workloads/index.js'
 import { quote } from '../helpers/quote.js'
 
@@ -59,15 +59,15 @@ export function podLoadArgs (args) {
   for (let i = 0; i < args.length; i++) {
     const token = args[i]
     // Wherever it stands: a URL may hold a password, and manifests are no place for one.
-    if (/postgres(ql)?:\/\//i.test(token)) throw new UsageError('the run\'s flags after -- take no database URL: the pods read it from the Secret (--url-secret)')
+    if (/postgres(ql)?:\/\//i.test(token)) throw new InputError('the run\'s flags after -- take no database URL: the pods read it from the Secret (--url-secret)')
     const flag = flagOf(token)
     if (flag === null) {
-      if (i === 0 || !takesValue(args[i - 1])) throw new UsageError(`the run's flags after -- take no argument ${quote(token)}`)
+      if (i === 0 || !takesValue(args[i - 1])) throw new InputError(`the run's flags after -- take no argument ${quote(token)}`)
       out.push(token)
       continue
     }
     const why = SET_BY_RENDER.get(flag.name)
-    if (why) throw new UsageError(`${flag.typed} is not for the run's flags: ${why}`)
+    if (why) throw new InputError(`${flag.typed} is not for the run's flags: ${why}`)
     const kind = FILE_FLAGS.get(flag.name)
     if (!kind) {
       out.push(token)
@@ -75,17 +75,17 @@ export function podLoadArgs (args) {
     }
     let value = flag.value
     if (value === null) {
-      if (i + 1 >= args.length) throw new UsageError(`${flag.typed} needs a value`)
+      if (i + 1 >= args.length) throw new InputError(`${flag.typed} needs a value`)
       value = args[++i]
     }
     out.push(`--${kind}=${moveFile(kind, value, files)}`)
   }
   if (files.some(file => file.key.endsWith('.js'))) {
-    if (files.some(file => file.key === 'package.json')) throw new UsageError('a file named package.json cannot go with a workload module: the pods need their own')
+    if (files.some(file => file.key === 'package.json')) throw new InputError('a file named package.json cannot go with a workload module: the pods need their own')
     files.push({ key: 'package.json', source: '(added)', content: Buffer.from('{ "type": "module" }\n') })
   }
   const bytes = files.reduce((sum, file) => sum + file.key.length + file.content.length, 0)
-  if (bytes > MAX_CONFIGMAP_BYTES) throw new UsageError(`the load's files hold ${bytes} bytes, more than a ConfigMap holds (1 MiB)`)
+  if (bytes > MAX_CONFIGMAP_BYTES) throw new InputError(`the load's files hold ${bytes} bytes, more than a ConfigMap holds (1 MiB)`)
   return { args: out, files }
 }
 
@@ -137,13 +137,13 @@ function moveFile (kind, value, files) {
   try {
     stat = statSync(path)
   } catch (err) {
-    throw new UsageError(`cannot read ${quote(path)} (--${kind}): no such file`, { cause: err })
+    throw new InputError(`cannot read ${quote(path)} (--${kind}): no such file`, { cause: err })
   }
-  if (!stat.isFile()) throw new UsageError(`--${kind} ${quote(path)} is not a file: a ConfigMap holds files, not directories; give the module's one file`)
+  if (!stat.isFile()) throw new InputError(`--${kind} ${quote(path)} is not a file: a ConfigMap holds files, not directories; give the module's one file`)
   const key = basename(path)
-  if (!/^[-._a-zA-Z0-9]+$/.test(key) || key === '.' || key === '..') throw new UsageError(`${quote(key)} cannot be a ConfigMap key: rename it to letters, digits, -, _ and .`)
+  if (!/^[-._a-zA-Z0-9]+$/.test(key) || key === '.' || key === '..') throw new InputError(`${quote(key)} cannot be a ConfigMap key: rename it to letters, digits, -, _ and .`)
   const same = files.find(file => file.key === key)
-  if (same && same.source !== path) throw new UsageError(`two files named ${quote(key)} (${quote(same.source)} and ${quote(path)}): a ConfigMap holds one of each name`)
+  if (same && same.source !== path) throw new InputError(`two files named ${quote(key)} (${quote(same.source)} and ${quote(path)}): a ConfigMap holds one of each name`)
   if (!same) files.push({ key, source: path, content: readFileSync(path) })
   return `${LOAD_MOUNT}/${key}${weight}`
 }

@@ -5,7 +5,7 @@ import { existsSync, readdirSync } from 'node:fs'
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { UsageError, RuntimeError, MissingToolError } from '../errors.js'
+import { InputError, RuntimeError, MissingToolError } from '../errors.js'
 import { quote } from '../helpers/quote.js'
 
 /**
@@ -19,9 +19,9 @@ export function checkOutputDir (dir) {
   try {
     entries = readdirSync(dir)
   } catch (err) {
-    throw new UsageError(`--out ${quote(dir)} is not a directory`, { cause: err })
+    throw new InputError(`--out ${quote(dir)} is not a directory`, { cause: err })
   }
-  if (entries.length > 0) throw new UsageError(`--out ${quote(dir)} is not empty: give a new directory`)
+  if (entries.length > 0) throw new InputError(`--out ${quote(dir)} is not empty: give a new directory`)
 }
 
 /**

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks'
-import { UsageError } from '../errors.js'
+import { InputError } from '../errors.js'
 import { quote } from '../helpers/quote.js'
 import { quoteTable } from '../helpers/table-name.js'
 import { closeControlClient, openControlClient } from '../wire/control-client.js'
@@ -69,8 +69,8 @@ export function parseXidCount (value, field, { min = 1, max = MAX_BY } = {}) {
   const text = String(value ?? '').trim()
   const match = /^(\d+(?:\.\d+)?(?:e\d+)?)\s*([kKmM]?)$/.exec(text)
   const n = match ? Number(match[1]) * ({ '': 1, k: 1e3, m: 1e6 }[/** @type {'' | 'k' | 'm'} */ (match[2].toLowerCase())]) : NaN
-  if (!Number.isInteger(n)) throw new UsageError(`${field}: expected a whole number of transaction IDs (2000000, 2M, 500k), got ${quote(value, 40)}`)
-  if (n < min || n > max) throw new UsageError(`${field}: expected ${min} to ${max}, got ${n}`)
+  if (!Number.isInteger(n)) throw new InputError(`${field}: expected a whole number of transaction IDs (2000000, 2M, 500k), got ${quote(value, 40)}`)
+  if (n < min || n > max) throw new InputError(`${field}: expected ${min} to ${max}, got ${n}`)
   return n
 }
 
@@ -78,7 +78,7 @@ export function parseXidCount (value, field, { min = 1, max = MAX_BY } = {}) {
  * What the role needs, checked before anything is spent: a primary (a
  * standby assigns no xids), PL/pgSQL's USAGE (the DO blocks), EXECUTE on the
  * xid function, and UPDATE, DELETE or TRUNCATE on a held table (LOCK TABLE
- * in that mode asks for one of them). Refused with a UsageError naming what
+ * in that mode asks for one of them). Refused with a InputError naming what
  * is missing; also when the server would age past MAX_AGE_AFTER.
  * @param {import('pg').Client} client
  * @param {{ by: number, holdLock?: string | null }} options
@@ -91,20 +91,20 @@ export async function checkAgeRights (client, { by, holdLock = null }) {
     (SELECT max(age(datfrozenxid)) FROM pg_database) AS oldest_age`)
   const xidFunction = info.version >= 130000 ? 'pg_current_xact_id' : 'txid_current'
   const where = `role ${info.role} on database ${info.database}`
-  if (info.standby) throw new UsageError(`age-xids: the server is a standby (in recovery): it assigns no transaction IDs`)
-  if (!info.has_plpgsql) throw new UsageError(`age-xids: database ${info.database} has no PL/pgSQL, which age-xids runs its loops in`)
+  if (info.standby) throw new InputError(`age-xids: the server is a standby (in recovery): it assigns no transaction IDs`)
+  if (!info.has_plpgsql) throw new InputError(`age-xids: database ${info.database} has no PL/pgSQL, which age-xids runs its loops in`)
   const { rows: [rights] } = await client.query(`SELECT has_language_privilege('plpgsql', 'USAGE') AS plpgsql,
     has_function_privilege('${xidFunction}()', 'EXECUTE') AS xid_function`)
-  if (!rights.plpgsql) throw new UsageError(`age-xids: ${where} lacks USAGE on language plpgsql (GRANT USAGE ON LANGUAGE plpgsql TO ${info.role})`)
-  if (!rights.xid_function) throw new UsageError(`age-xids: ${where} lacks EXECUTE on ${xidFunction}()`)
+  if (!rights.plpgsql) throw new InputError(`age-xids: ${where} lacks USAGE on language plpgsql (GRANT USAGE ON LANGUAGE plpgsql TO ${info.role})`)
+  if (!rights.xid_function) throw new InputError(`age-xids: ${where} lacks EXECUTE on ${xidFunction}()`)
   if (holdLock) {
     const table = quoteTable(holdLock)
     const { rows: [lock] } = await client.query(`SELECT to_regclass($1) AS oid,
       CASE WHEN to_regclass($1) IS NULL THEN false ELSE has_table_privilege(to_regclass($1), 'UPDATE, DELETE, TRUNCATE') END AS lockable`, [table])
-    if (lock.oid === null) throw new UsageError(`age-xids: no table ${holdLock} to hold the lock of in database ${info.database}`)
-    if (!lock.lockable) throw new UsageError(`age-xids: ${where} may not lock ${holdLock} (needs UPDATE, DELETE or TRUNCATE on it)`)
+    if (lock.oid === null) throw new InputError(`age-xids: no table ${holdLock} to hold the lock of in database ${info.database}`)
+    if (!lock.lockable) throw new InputError(`age-xids: ${where} may not lock ${holdLock} (needs UPDATE, DELETE or TRUNCATE on it)`)
   }
-  if (Number(info.oldest_age) + by > MAX_AGE_AFTER) throw new UsageError(`age-xids: the server's oldest database is ${info.oldest_age} transactions old; ${by} more would pass ${MAX_AGE_AFTER}, too close to the failsafe and wraparound`)
+  if (Number(info.oldest_age) + by > MAX_AGE_AFTER) throw new InputError(`age-xids: the server's oldest database is ${info.oldest_age} transactions old; ${by} more would pass ${MAX_AGE_AFTER}, too close to the failsafe and wraparound`)
   return { xidFunction, database: info.database }
 }
 
@@ -126,7 +126,7 @@ export async function ageXids (connectionString, { by: asked, toAge, table = nul
     control = await openControlClient(options)
     // with toAge, at most toAge more: the bound the rights check guards
     const { xidFunction, database } = await checkAgeRights(control, { by: asked ?? toAge ?? 0, holdLock })
-    if (table && (await control.query('SELECT to_regclass($1) AS oid', [quoteTable(table)])).rows[0].oid === null) throw new UsageError(`age-xids: no table ${table} in database ${database}`)
+    if (table && (await control.query('SELECT to_regclass($1) AS oid', [quoteTable(table)])).rows[0].oid === null) throw new InputError(`age-xids: no table ${table} in database ${database}`)
     const ageBefore = await databaseAge(control)
     const nextBefore = await nextXid(control)
     if (holdLock) {

@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs'
 import { mkdir, readFile, readdir, realpath, rmdir, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { UsageError, RuntimeError } from '../errors.js'
+import { InputError, RuntimeError } from '../errors.js'
 import { printable, quote, shown } from '../helpers/quote.js'
 
 /**
@@ -43,30 +43,30 @@ export function parseDiskLimit (value, field) {
     entries = {}
     for (const part of value.split(',')) {
       const match = /^\s*([a-z_]+)\s*=\s*(\S+)\s*$/.exec(part)
-      if (!match) throw new UsageError(`${field}: expected key=value pairs like read_mbps=8,read_iops=400, got ${quote(value)}`)
+      if (!match) throw new InputError(`${field}: expected key=value pairs like read_mbps=8,read_iops=400, got ${quote(value)}`)
       entries[match[1]] = match[2]
     }
   } else if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
     entries = /** @type {Record<string, unknown>} */ (value)
   } else {
-    throw new UsageError(`${field}: expected an object like { read_mbps: 8, read_iops: 400 }, got ${shown(value)}`)
+    throw new InputError(`${field}: expected an object like { read_mbps: 8, read_iops: 400 }, got ${shown(value)}`)
   }
   /** @type {DiskLimit} */
   const limit = { readBps: null, readIops: null, writeBps: null, writeIops: null }
   for (const [key, raw] of Object.entries(entries)) {
-    if (!Object.hasOwn(FIELDS, key)) throw new UsageError(`${field}.${printable(key, 40)}: unknown field (known: ${Object.keys(FIELDS).join(', ')})`)
+    if (!Object.hasOwn(FIELDS, key)) throw new InputError(`${field}.${printable(key, 40)}: unknown field (known: ${Object.keys(FIELDS).join(', ')})`)
     const n = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN
     const name = /** @type {keyof typeof FIELDS} */ (key)
     if (name.endsWith('_mbps')) {
       // below 10 kB/s a single page would take most of a second
-      if (!Number.isFinite(n) || n < 0.01 || n > MAX_MBPS) throw new UsageError(`${field}.${key}: megabytes (10^6 bytes) a second, from 0.01 to ${MAX_MBPS}, got ${shown(raw)}`)
+      if (!Number.isFinite(n) || n < 0.01 || n > MAX_MBPS) throw new InputError(`${field}.${key}: megabytes (10^6 bytes) a second, from 0.01 to ${MAX_MBPS}, got ${shown(raw)}`)
       limit[FIELDS[name]] = Math.round(n * MB)
     } else {
-      if (!Number.isInteger(n) || n < 1 || n > MAX_IOPS) throw new UsageError(`${field}.${key}: I/O operations a second, a whole number from 1 to ${MAX_IOPS}, got ${shown(raw)}`)
+      if (!Number.isInteger(n) || n < 1 || n > MAX_IOPS) throw new InputError(`${field}.${key}: I/O operations a second, a whole number from 1 to ${MAX_IOPS}, got ${shown(raw)}`)
       limit[FIELDS[name]] = n
     }
   }
-  if (Object.values(limit).every(v => v === null)) throw new UsageError(`${field}: give at least one of ${Object.keys(FIELDS).join(', ')}`)
+  if (Object.values(limit).every(v => v === null)) throw new InputError(`${field}: give at least one of ${Object.keys(FIELDS).join(', ')}`)
   return limit
 }
 
@@ -91,9 +91,9 @@ export function describeDiskLimit (limit) {
  * @returns {Promise<{ controller: Controller, device: string }>}
  */
 export async function checkDiskThrottle (dir) {
-  if (process.getuid?.() !== 0) throw new UsageError('disk limit: needs root (it puts the server into a throttled cgroup); run as root or leave the disk limit out')
+  if (process.getuid?.() !== 0) throw new InputError('disk limit: needs root (it puts the server into a throttled cgroup); run as root or leave the disk limit out')
   const controller = await findController()
-  if (!controller) throw new UsageError('disk limit: this machine has no cgroup blkio (v1) or io (v2) controller to throttle the disk with; leave the disk limit out')
+  if (!controller) throw new InputError('disk limit: this machine has no cgroup blkio (v1) or io (v2) controller to throttle the disk with; leave the disk limit out')
   return { controller, device: await blockDevice(dir) }
 }
 
@@ -139,7 +139,7 @@ async function blockDevice (dir) {
   const major = Number(((dev >> 8n) & 0xfffn) | ((dev >> 32n) & ~0xfffn))
   const minor = Number((dev & 0xffn) | ((dev >> 12n) & ~0xffn))
   const sys = `/sys/dev/block/${major}:${minor}`
-  if (!existsSync(sys)) throw new UsageError(`disk limit: ${existing} is not on a block device (device ${major}:${minor}: tmpfs, overlay or a network filesystem?); put the data directory on a disk or leave the disk limit out`)
+  if (!existsSync(sys)) throw new InputError(`disk limit: ${existing} is not on a block device (device ${major}:${minor}: tmpfs, overlay or a network filesystem?); put the data directory on a disk or leave the disk limit out`)
   const real = await realpath(sys)
   if (!existsSync(path.join(real, 'partition'))) return `${major}:${minor}`
   return (await readFile(path.join(path.dirname(real), 'dev'), 'utf8')).trim()

@@ -1,6 +1,6 @@
 import { mkdir, readFile, realpath, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { UsageError } from '../errors.js'
+import { InputError } from '../errors.js'
 import { writeReport } from '../report/render.js'
 import { summaryJson } from '../summary/summary-json.js'
 import { PGLOADGEN_VERSION } from '../recorder/run-info.js'
@@ -44,10 +44,10 @@ async function checkOut (out, runs) {
   const real = await realpath(out).catch(() => null)
   if (real === null) return
   for (const r of runs) {
-    if (real === await realpath(r.run.dir)) throw new UsageError(`merge: --out ${out} is one of the directories merged`)
+    if (real === await realpath(r.run.dir)) throw new InputError(`merge: --out ${out} is one of the directories merged`)
   }
   const info = await readFile(path.join(out, 'run.json'), 'utf8').then(text => JSON.parse(text), () => null)
-  if (info !== null && !Array.isArray(info?.merged_from)) throw new UsageError(`merge: --out ${out} holds a run of its own: give a new directory`)
+  if (info !== null && !Array.isArray(info?.merged_from)) throw new InputError(`merge: --out ${out} holds a run of its own: give a new directory`)
 }
 
 /**

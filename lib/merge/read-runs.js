@@ -1,13 +1,13 @@
 import { realpath, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { UsageError } from '../errors.js'
+import { InputError } from '../errors.js'
 import { readRun } from '../results/read.js'
 import { histogramFromJson } from '../summary/histogram-field.js'
 
 // The run directories a merge reads (what `pgloadgen run --record DIR`
 // wrote: run.json, samples.ndjson, events.ndjson, summary.json), checked to
 // be parts of one load before anything is added up. Every refusal is one
-// line (UsageError, exit 2).
+// line (InputError, exit 2).
 
 /**
  * @typedef {object} InstanceRun
@@ -25,22 +25,22 @@ import { histogramFromJson } from '../summary/histogram-field.js'
  * @returns {Promise<InstanceRun[]>}
  */
 export async function readInstanceRuns (dirs) {
-  if (dirs.length === 0) throw new UsageError('merge: give the run directories of the instances (pgloadgen run --record DIR)')
+  if (dirs.length === 0) throw new InputError('merge: give the run directories of the instances (pgloadgen run --record DIR)')
   /** @type {Map<string, string>} */
   const seen = new Map()
   /** @type {InstanceRun[]} */
   const runs = []
   for (const dir of dirs) {
     const info = await stat(dir).catch(() => null)
-    if (!info) throw new UsageError(`merge: no such directory: ${dir}`)
-    if (!info.isDirectory()) throw new UsageError(`merge: not a directory: ${dir}`)
+    if (!info) throw new InputError(`merge: no such directory: ${dir}`)
+    if (!info.isDirectory()) throw new InputError(`merge: not a directory: ${dir}`)
     const real = await realpath(dir)
-    if (seen.has(real)) throw new UsageError(`merge: ${dir} is given twice`)
+    if (seen.has(real)) throw new InputError(`merge: ${dir} is given twice`)
     seen.set(real, dir)
     if (!(await stat(path.join(dir, 'summary.json')).catch(() => null))) {
-      throw new UsageError(`merge: ${dir} has no summary.json: give the directories of ended runs (pgloadgen run --record DIR)`)
+      throw new InputError(`merge: ${dir} has no summary.json: give the directories of ended runs (pgloadgen run --record DIR)`)
     }
-    if (!(await stat(path.join(dir, 'run.json')).catch(() => null))) throw new UsageError(`merge: ${dir} has no run.json: not a run directory (pgloadgen run --record DIR)`)
+    if (!(await stat(path.join(dir, 'run.json')).catch(() => null))) throw new InputError(`merge: ${dir} has no run.json: not a run directory (pgloadgen run --record DIR)`)
     const run = await readRun(dir)
     runs.push(checkedRun(dir, run))
   }
@@ -55,15 +55,15 @@ export async function readInstanceRuns (dirs) {
  */
 function checkedRun (dir, run) {
   const summary = /** @type {Record<string, any>} */ (run.summary)
-  if (!summary || typeof summary !== 'object' || typeof summary.workload !== 'string') throw new UsageError(`merge: ${dir}/summary.json is not a run's summary`)
+  if (!summary || typeof summary !== 'object' || typeof summary.workload !== 'string') throw new InputError(`merge: ${dir}/summary.json is not a run's summary`)
   const histograms = summary.histograms
-  if (!histograms || typeof histograms.scheme !== 'string') throw new UsageError(`merge: ${dir}/summary.json keeps no raw histograms (written by an older pgloadgen): its percentiles cannot be merged exactly`)
+  if (!histograms || typeof histograms.scheme !== 'string') throw new InputError(`merge: ${dir}/summary.json keeps no raw histograms (written by an older pgloadgen): its percentiles cannot be merged exactly`)
   try {
     histogramFromJson(histograms.latency, 'latency')
     for (const [type, h] of Object.entries(histograms.latency_by_type ?? {})) histogramFromJson(h, `latency of ${type}`)
     if (histograms.schedule_lag) histogramFromJson(histograms.schedule_lag, 'schedule lag')
   } catch (err) {
-    throw new UsageError(`merge: ${dir}/summary.json: histograms: ` +
+    throw new InputError(`merge: ${dir}/summary.json: histograms: ` +
       /** @type {Error} */ (err).message, { cause: err })
   }
   const instance = summary.instance && Number.isInteger(summary.instance.index) && Number.isInteger(summary.instance.parts)
@@ -71,7 +71,7 @@ function checkedRun (dir, run) {
     : null
   const startedMs = Date.parse(summary.started_at ?? run.info.started_at ?? '')
   const endedMs = Date.parse(summary.ended_at ?? '') || startedMs + 1000 * Number(summary.elapsed_s)
-  if (!Number.isFinite(startedMs) || !Number.isFinite(endedMs)) throw new UsageError(`merge: ${dir}/summary.json says not when its load started and ended`)
+  if (!Number.isFinite(startedMs) || !Number.isFinite(endedMs)) throw new InputError(`merge: ${dir}/summary.json says not when its load started and ended`)
   return { run, summary, instance, startedMs, endedMs }
 }
 
@@ -84,18 +84,18 @@ function checkTogether (runs) {
   const first = runs[0]
   const dirOf = (/** @type {InstanceRun} */ r) => r.run.dir
   for (const r of runs.slice(1)) {
-    if (r.summary.workload !== first.summary.workload) throw new UsageError(`merge: ${dirOf(first)} ran the ${first.summary.workload} workload, ${dirOf(r)} ${r.summary.workload}: only runs of one workload merge`)
-    if (r.summary.histograms.scheme !== first.summary.histograms.scheme) throw new UsageError(`merge: ${dirOf(first)} and ${dirOf(r)} have histograms of different bucket schemes (${first.summary.histograms.scheme}, ${r.summary.histograms.scheme})`)
-    if (r.summary.latency_kind !== first.summary.latency_kind) throw new UsageError(`merge: ${dirOf(first)} measured ${first.summary.latency_kind} latencies, ${dirOf(r)} ${r.summary.latency_kind}: they do not add up`)
+    if (r.summary.workload !== first.summary.workload) throw new InputError(`merge: ${dirOf(first)} ran the ${first.summary.workload} workload, ${dirOf(r)} ${r.summary.workload}: only runs of one workload merge`)
+    if (r.summary.histograms.scheme !== first.summary.histograms.scheme) throw new InputError(`merge: ${dirOf(first)} and ${dirOf(r)} have histograms of different bucket schemes (${first.summary.histograms.scheme}, ${r.summary.histograms.scheme})`)
+    if (r.summary.latency_kind !== first.summary.latency_kind) throw new InputError(`merge: ${dirOf(first)} measured ${first.summary.latency_kind} latencies, ${dirOf(r)} ${r.summary.latency_kind}: they do not add up`)
   }
   /** @type {Map<number, InstanceRun>} */
   const byIndex = new Map()
   for (const r of runs) {
     if (!r.instance) continue
     const other = runs.find(o => o.instance && o.instance.parts !== r.instance?.parts)
-    if (other) throw new UsageError(`merge: ${dirOf(r)} is instance ${r.instance.name}, ${dirOf(other)} instance ${other.instance?.name}: parts of different splits`)
+    if (other) throw new InputError(`merge: ${dirOf(r)} is instance ${r.instance.name}, ${dirOf(other)} instance ${other.instance?.name}: parts of different splits`)
     const twin = byIndex.get(r.instance.index)
-    if (twin) throw new UsageError(`merge: ${dirOf(twin)} and ${dirOf(r)} are both instance ${r.instance.name}`)
+    if (twin) throw new InputError(`merge: ${dirOf(twin)} and ${dirOf(r)} are both instance ${r.instance.name}`)
     byIndex.set(r.instance.index, r)
   }
 }

@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js'
+import { InputError } from '../errors.js'
 import { readFile } from 'node:fs/promises'
 import { writeReport } from './render.js'
 import { verdictLines } from '../results/statistics.js'
@@ -14,14 +14,14 @@ export {
 /**
  * `pgloadgen report DIR`: writes DIR/report.html (and DIR/summary.json for
  * an experiment), prints the report's path on stdout and returns 0. A
- * missing or unreadable DIR throws a UsageError (exit 2, one line).
+ * missing or unreadable DIR throws a InputError (exit 2, one line).
  * @param {{ dir?: string }} args
  * @param {{ log: import('../log.js').Logger, stdout: { write: (s: string) => unknown } }} io
  * @returns {Promise<number>}
  */
 export async function reportCommand (args, { log, stdout }) {
   const dir = args.dir
-  if (typeof dir !== 'string' || dir.trim() === '') throw new UsageError('report: give a run or experiment directory')
+  if (typeof dir !== 'string' || dir.trim() === '') throw new InputError('report: give a run or experiment directory')
   const written = await writeReport(dir)
   // an experiment's verdicts in words (statistics.js), on stderr with the log
   if (written.summary) for (const line of verdictLines(JSON.parse(await readFile(written.summary, 'utf8')))) log.info(line)

@@ -1,6 +1,6 @@
 import { readFile, readdir, stat } from 'node:fs/promises'
 import path from 'node:path'
-import { UsageError } from '../errors.js'
+import { InputError } from '../errors.js'
 
 // Reads what the recorder and the experiment runner wrote: run directories
 // (run.json, samples.ndjson, events.ndjson, summary.json) and experiment
@@ -74,11 +74,11 @@ import { UsageError } from '../errors.js'
  */
 export async function directoryKind (dir) {
   const info = await stat(dir).catch(() => null)
-  if (!info) throw new UsageError(`no such directory: ${dir}`)
-  if (!info.isDirectory()) throw new UsageError(`not a directory: ${dir}`)
+  if (!info) throw new InputError(`no such directory: ${dir}`)
+  if (!info.isDirectory()) throw new InputError(`not a directory: ${dir}`)
   if (await exists(path.join(dir, 'experiment.json'))) return 'experiment'
   if (await exists(path.join(dir, 'run.json'))) return 'run'
-  throw new UsageError(`${dir} is neither a run directory (run.json) nor an experiment directory (experiment.json)`)
+  throw new InputError(`${dir} is neither a run directory (run.json) nor an experiment directory (experiment.json)`)
 }
 
 /**
@@ -164,12 +164,12 @@ async function subdirectories (dir) {
  */
 async function readJson (file) {
   const text = await readFile(file, 'utf8').catch(err => {
-    throw new UsageError(`cannot read ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`, { cause: err })
+    throw new InputError(`cannot read ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`, { cause: err })
   })
   try {
     return JSON.parse(text)
   } catch (err) {
-    throw new UsageError(`${file} is not valid JSON: ${/** @type {Error} */ (err).message}`, { cause: err })
+    throw new InputError(`${file} is not valid JSON: ${/** @type {Error} */ (err).message}`, { cause: err })
   }
 }
 
@@ -182,7 +182,7 @@ async function readJson (file) {
 async function readNdjson (file) {
   const text = await readFile(file, 'utf8').catch(err => {
     if (err.code === 'ENOENT') return ''
-    throw new UsageError(`cannot read ${file}: ${err.message}`, { cause: err })
+    throw new InputError(`cannot read ${file}: ${err.message}`, { cause: err })
   })
   const out = []
   for (const line of text.split('\n')) {

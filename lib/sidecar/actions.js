@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks'
-import { UsageError, rephrased } from '../errors.js'
+import { InputError, rephrased } from '../errors.js'
 import { shown } from '../helpers/quote.js'
 import { errorMessage } from '../helpers/error-message.js'
 import { quoteTable } from '../helpers/table-name.js'
@@ -63,7 +63,7 @@ const PHASES = ['initializing', 'scanning heap', 'vacuuming indexes', 'vacuuming
 export function actionSql (spec) {
   switch (spec.action) {
     case 'vacuum': {
-      if (!spec.table) throw new UsageError('vacuum needs a table (--table)')
+      if (!spec.table) throw new InputError('vacuum needs a table (--table)')
       const options = ['FREEZE', 'FULL', 'ANALYZE', 'VERBOSE'].filter(o => spec[/** @type {'freeze'} */ (o.toLowerCase())])
       return `VACUUM ${options.length ? `(${options.join(', ')}) ` : ''}${quoteTable(spec.table)}`
     }
@@ -75,17 +75,17 @@ export function actionSql (spec) {
       return 'SELECT pg_stat_reset()'
     case 'fillfactor':
       // Rows placed from then on get it; VACUUM FULL repacks those already there.
-      if (!spec.table) throw new UsageError('fillfactor needs a table (--table)')
-      if (!Number.isInteger(spec.fillfactor) || /** @type {number} */ (spec.fillfactor) < 10 || /** @type {number} */ (spec.fillfactor) > 100) throw new UsageError(`fillfactor: a whole number from 10 to 100, got ${shown(spec.fillfactor)}`)
+      if (!spec.table) throw new InputError('fillfactor needs a table (--table)')
+      if (!Number.isInteger(spec.fillfactor) || /** @type {number} */ (spec.fillfactor) < 10 || /** @type {number} */ (spec.fillfactor) > 100) throw new InputError(`fillfactor: a whole number from 10 to 100, got ${shown(spec.fillfactor)}`)
       return `ALTER TABLE ${quoteTable(spec.table)} SET (fillfactor = ${spec.fillfactor})`
     case 'drop-partitions':
     case 'delete':
-      throw new UsageError(`${spec.action} is several statements: check it with checkAction`)
+      throw new InputError(`${spec.action} is several statements: check it with checkAction`)
     case 'evict-cache':
     case 'age-xids':
-      throw new UsageError(`${spec.action} runs no statement of its own: check it with checkAction`)
+      throw new InputError(`${spec.action} runs no statement of its own: check it with checkAction`)
     default:
-      throw new UsageError(`unknown action ${shown(/** @type {{ action: unknown }} */ (spec).action)} (known: ${ACTIONS.join(', ')})`)
+      throw new InputError(`unknown action ${shown(/** @type {{ action: unknown }} */ (spec).action)} (known: ${ACTIONS.join(', ')})`)
   }
 }
 
@@ -101,28 +101,28 @@ export function checkAction (spec, field) {
     return
   }
   const foreign = RETENTION_FIELDS.find(key => /** @type {Record<string, unknown>} */ (spec)[key] !== undefined)
-  if (foreign) throw new UsageError(`${field}.${foreign}: only for drop-partitions and delete`)
-  if (spec.fillfactor !== undefined && spec.action !== 'fillfactor') throw new UsageError(`${field}.fillfactor: only for the fillfactor action`)
+  if (foreign) throw new InputError(`${field}.${foreign}: only for drop-partitions and delete`)
+  if (spec.fillfactor !== undefined && spec.action !== 'fillfactor') throw new InputError(`${field}.fillfactor: only for the fillfactor action`)
   const ageField = AGE_XIDS_FIELDS.find(key => /** @type {Record<string, unknown>} */ (spec)[key] !== undefined)
-  if (ageField && spec.action !== 'age-xids') throw new UsageError(`${field}.${ageField}: only for age-xids`)
+  if (ageField && spec.action !== 'age-xids') throw new InputError(`${field}.${ageField}: only for age-xids`)
   if (spec.action === 'age-xids') {
     const other = ACTION_FIELDS.find(key => !AGE_XIDS_FIELDS.includes(key) && key !== 'table' && /** @type {Record<string, unknown>} */ (spec)[key] !== undefined)
-    if (other) throw new UsageError(`${field}.${other}: not a field of age-xids (${AGE_XIDS_FIELDS.join(', ')})`)
+    if (other) throw new InputError(`${field}.${other}: not a field of age-xids (${AGE_XIDS_FIELDS.join(', ')})`)
     ageXidsOptions(spec, field)
     return
   }
   if (spec.cost_delay !== undefined) {
-    if (spec.action !== 'vacuum') throw new UsageError(`${field}.cost_delay: only for vacuum`)
+    if (spec.action !== 'vacuum') throw new InputError(`${field}.cost_delay: only for vacuum`)
     costDelayMs(spec.cost_delay, `${field}.cost_delay`)
   }
   if (spec.action === 'evict-cache') {
     const flag = ['freeze', 'full', 'analyze', 'verbose'].find(key => spec[/** @type {'freeze'} */ (key)] !== undefined)
-    if (flag) throw new UsageError(`${field}.${flag}: only for vacuum`)
-    if (!spec.table) throw new UsageError(`${field}: evict-cache needs a table`)
+    if (flag) throw new InputError(`${field}.${flag}: only for vacuum`)
+    if (!spec.table) throw new InputError(`${field}: evict-cache needs a table`)
     try {
       quoteTable(spec.table)
     } catch (err) {
-      if (err instanceof UsageError) throw rephrased(err, `${field}.table: ${err.message}`)
+      if (err instanceof InputError) throw rephrased(err, `${field}.table: ${err.message}`)
       throw err
     }
     return
@@ -130,7 +130,7 @@ export function checkAction (spec, field) {
   try {
     actionSql(spec)
   } catch (err) {
-    if (err instanceof UsageError) throw rephrased(err, `${field}: ${err.message}`)
+    if (err instanceof InputError) throw rephrased(err, `${field}: ${err.message}`)
     throw err
   }
 }
@@ -144,7 +144,7 @@ export function checkAction (spec, field) {
 export function costDelayMs (value, field) {
   const match = typeof value === 'number' ? [String(value), String(value)] : typeof value === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*(?:ms)?\s*$/.exec(value) : null
   const ms = match ? Number(match[1]) : NaN
-  if (!(ms >= 0 && ms <= 100)) throw new UsageError(`${field}: expected a delay from 0 to 100 ms, such as 20ms, got ${shown(value)}`)
+  if (!(ms >= 0 && ms <= 100)) throw new InputError(`${field}: expected a delay from 0 to 100 ms, such as 20ms, got ${shown(value)}`)
   return ms
 }
 

@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks'
-import { UsageError, rephrased } from '../errors.js'
+import { InputError, rephrased } from '../errors.js'
 import { parseInteger } from '../config/numbers.js'
 import { errorMessage } from '../helpers/error-message.js'
 import { quoteTable } from '../helpers/table-name.js'
@@ -19,17 +19,17 @@ export const AGE_XIDS_FIELDS = ['by', 'to_age', 'rate', 'parallel', 'hold_lock']
 export function ageXidsOptions (spec, field) {
   // a plan's field, or the command's flag
   const at = (/** @type {string} */ name) => field ? `${field}.${name}` : `--${name.replace('_', '-')}`
-  if (spec.by === undefined && spec.to_age === undefined) throw new UsageError(`${at('by')}: missing: age-xids needs the transaction IDs to spend (like 2M), or ${at('to_age')}`)
-  if (spec.by !== undefined && spec.to_age !== undefined) throw new UsageError(`${at('to_age')}: give ${at('by')} or ${at('to_age')}, not both`)
+  if (spec.by === undefined && spec.to_age === undefined) throw new InputError(`${at('by')}: missing: age-xids needs the transaction IDs to spend (like 2M), or ${at('to_age')}`)
+  if (spec.by !== undefined && spec.to_age !== undefined) throw new InputError(`${at('to_age')}: give ${at('by')} or ${at('to_age')}, not both`)
   const by = spec.by === undefined ? undefined : parseXidCount(spec.by, at('by'))
   const toAge = spec.to_age === undefined ? undefined : parseXidCount(spec.to_age, at('to_age'))
-  if (spec.table !== undefined && toAge === undefined) throw new UsageError(`${at('table')}: only with ${at('to_age')} (the table whose age it means)`)
+  if (spec.table !== undefined && toAge === undefined) throw new InputError(`${at('table')}: only with ${at('to_age')} (the table whose age it means)`)
   const table = spec.table === undefined ? null : String(spec.table)
   if (table !== null) {
     try {
       quoteTable(table)
     } catch (err) {
-      if (err instanceof UsageError) throw rephrased(err, `${at('table')}: ${err.message}`)
+      if (err instanceof InputError) throw rephrased(err, `${at('table')}: ${err.message}`)
       throw err
     }
   }
@@ -40,7 +40,7 @@ export function ageXidsOptions (spec, field) {
     try {
       quoteTable(holdLock)
     } catch (err) {
-      if (err instanceof UsageError) throw rephrased(err, `${at('hold_lock')}: ${err.message}`)
+      if (err instanceof InputError) throw rephrased(err, `${at('hold_lock')}: ${err.message}`)
       throw err
     }
   }
@@ -49,7 +49,7 @@ export function ageXidsOptions (spec, field) {
 
 /**
  * Runs age-xids and records its start and end. A refusal (the role lacks a
- * right) is thrown as a UsageError before the start event; a failure once
+ * right) is thrown as a InputError before the start event; a failure once
  * started is an outcome with ok false.
  * @param {import('./actions.js').ActionSpec} spec
  * @param {import('./actions.js').ActionContext} context
@@ -80,7 +80,7 @@ export async function runAgeXids (spec, { connectionString, events, log }, onBac
     log.info(`age-xids: ${result.consumed} transaction IDs in ${result.seconds.toFixed(1)} s, ${result.xids_per_s} XIDs/s; database ${result.database} age ${result.age_before} → ${result.age_after}`)
     return { ok: true, duration_s: duration, detail: { ...result } }
   } catch (err) {
-    if (err instanceof UsageError) throw err
+    if (err instanceof InputError) throw err
     const duration = round((performance.now() - started) / 1000)
     const message = errorMessage(err)
     if (recorded) await events.record({ kind: 'end', ...base, duration_s: duration, ok: false, error: message })

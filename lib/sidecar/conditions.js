@@ -1,5 +1,5 @@
 import { statfs } from 'node:fs/promises'
-import { UsageError } from '../errors.js'
+import { InputError } from '../errors.js'
 import { quote } from '../helpers/quote.js'
 import { parseQuantity } from '../helpers/durations.js'
 
@@ -29,11 +29,11 @@ export function parseCondition (text, field) {
   // trimmed first: a lazy (.+?) before \s*$ would backtrack over a long run of blanks
   const trimmed = String(text).trim()
   const match = /^([a-z_]+)\s*(?:\(\s*([A-Za-z0-9_.$]+)\s*\))?\s*(>=|<=|>|<)\s*(\S.*)$/s.exec(trimmed)
-  if (!match) throw new UsageError(`${field}: cannot read condition ${quote(text)} (like "dead_fraction(test_table) > 0.2")`)
+  if (!match) throw new InputError(`${field}: cannot read condition ${quote(text)} (like "dead_fraction(test_table) > 0.2")`)
   const [, metric, table, op, value] = match
-  if (!CONDITION_METRICS.includes(/** @type {any} */ (metric))) throw new UsageError(`${field}: unknown metric ${quote(metric)} (known: ${CONDITION_METRICS.join(', ')})`)
-  if (TABLE_METRICS.has(metric) && !table) throw new UsageError(`${field}: ${metric} needs a table, as ${metric}(table)`)
-  if (metric === 'disk_free' && table) throw new UsageError(`${field}: disk_free takes no table`)
+  if (!CONDITION_METRICS.includes(/** @type {any} */ (metric))) throw new InputError(`${field}: unknown metric ${quote(metric)} (known: ${CONDITION_METRICS.join(', ')})`)
+  if (TABLE_METRICS.has(metric) && !table) throw new InputError(`${field}: ${metric} needs a table, as ${metric}(table)`)
+  if (metric === 'disk_free' && table) throw new InputError(`${field}: disk_free takes no table`)
   return { metric: /** @type {Condition['metric']} */ (metric), table: table ?? null, op: /** @type {Condition['op']} */ (op), value: parseQuantity(value, field), text: trimmed }
 }
 

@@ -4,7 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { closeControlClient, openControlClient } from '../wire/control-client.js'
-import { UsageError } from '../errors.js'
+import { InputError } from '../errors.js'
 import { errorMessage } from '../helpers/error-message.js'
 import { quoteTable } from '../helpers/table-name.js'
 
@@ -71,7 +71,7 @@ FROM rels r WHERE pg_relation_filepath(r.oid) IS NOT NULL ORDER BY r.kind DESC, 
 
 /**
  * The server's data directory, checked to be on this machine, readable, and
- * that very server's; a refusal is a UsageError of one line.
+ * that very server's; a refusal is a InputError of one line.
  * @param {import('pg').Client} client
  * @returns {Promise<string>}
  */
@@ -84,11 +84,11 @@ export async function localDataDirectory (client) {
     control = await readFile(path.join(dir, 'global', 'pg_control'))
   } catch (err) {
     const code = /** @type {NodeJS.ErrnoException} */ (err).code
-    if (code === 'ENOENT' || code === 'ENOTDIR') throw new UsageError(`the server's data directory ${dir} is not on ` +
+    if (code === 'ENOENT' || code === 'ENOTDIR') throw new InputError(`the server's data directory ${dir} is not on ` +
       `this machine (a remote server?): ${why}`, { cause: err })
-    if (code === 'EACCES' || code === 'EPERM') throw new UsageError(`cannot read the server's data directory ${dir} ` +
+    if (code === 'EACCES' || code === 'EPERM') throw new InputError(`cannot read the server's data directory ${dir} ` +
       `as ${os.userInfo().username}: run as root or as the server's user (${why})`, { cause: err })
-    throw new UsageError(`cannot read the server's data directory ${dir}: ${errorMessage(err)}`, { cause: err })
+    throw new InputError(`cannot read the server's data directory ${dir}: ${errorMessage(err)}`, { cause: err })
   }
   // ControlFileData starts with the cluster's system identifier (uint64, native byte order).
   const here = control.length >= 8 ? (os.endianness() === 'LE' ? control.readBigUInt64LE(0) : control.readBigUInt64BE(0)).toString() : ''
@@ -99,7 +99,7 @@ export async function localDataDirectory (client) {
     // no postmaster.pid: no server runs on this directory here
   }
   if (here !== sysid || pidPort !== String(port)) {
-    throw new UsageError(`the data directory ${dir} on this machine is not the server's (${here !== sysid ? 'another system identifier' : 'no server on its port runs there'}): a remote server? ${why}`)
+    throw new InputError(`the data directory ${dir} on this machine is not the server's (${here !== sysid ? 'another system identifier' : 'no server on its port runs there'}): a remote server? ${why}`)
   }
   return dir
 }
@@ -167,7 +167,7 @@ function run (command, args) {
   return new Promise((resolve, reject) => {
     execFile(command, args, { maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
       if (err && /** @type {NodeJS.ErrnoException} */ (err).code === 'ENOENT') {
-        reject(new UsageError(`evict-cache needs ${command}, which is not installed (Debian package ${command}: ` +
+        reject(new InputError(`evict-cache needs ${command}, which is not installed (Debian package ${command}: ` +
           `apt-get install ${command})`, { cause: err }))
       } else if (err) {
         reject(new Error(`${command} failed: ${(stderr || err.message).trim().split('\n')[0]}`, { cause: err }))
@@ -192,7 +192,7 @@ async function kernelPageSize () {
 /**
  * Checks, before anything is recorded, that evict-cache can work against
  * this server from here: vmtouch is installed and the data directory is
- * local and readable. A UsageError (one line, exit 2 for the CLI) if not.
+ * local and readable. A InputError (one line, exit 2 for the CLI) if not.
  * @param {string} connectionString
  */
 export async function checkEvictable (connectionString) {
@@ -208,9 +208,9 @@ export async function checkEvictable (connectionString) {
     await localDataDirectory(client)
   } catch (err) {
     // SHOW data_directory needs a superuser or pg_read_all_settings
-    if (/** @type {{ code?: string }} */ (err).code === '42501') throw new UsageError(`evict-cache cannot find the ` +
+    if (/** @type {{ code?: string }} */ (err).code === '42501') throw new InputError(`evict-cache cannot find the ` +
       `server's files: ${errorMessage(err)}`, { cause: err })
-    if (err instanceof UsageError) throw err
+    if (err instanceof InputError) throw err
     // anything else fails the action itself, recorded as such
   } finally {
     await closeControlClient(client)

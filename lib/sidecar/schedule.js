@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import YAML from 'yaml'
-import { InvalidPlanError, UsageError, reclassified } from '../errors.js'
+import { InvalidPlanError, InputError, reclassified } from '../errors.js'
 import { printable, quote, shown } from '../helpers/quote.js'
 import { ACTIONS, ACTION_FIELDS, checkAction } from './actions.js'
 import { RETENTION_ACTIONS, RETENTION_FIELDS } from './retention-spec.js'
@@ -47,14 +47,14 @@ async function readScheduleFile (file, now) {
   try {
     text = await readFile(file, 'utf8')
   } catch (err) {
-    throw new UsageError(`cannot read schedule file ${file}`, { cause: err })
+    throw new InputError(`cannot read schedule file ${file}`, { cause: err })
   }
   let data
   try {
     // logLevel error: a YAML warning would be a second line on stderr
     data = /\.json$/i.test(file) ? JSON.parse(text) : YAML.parse(text, { logLevel: 'error' })
   } catch (err) {
-    throw new UsageError(`schedule ${file} is not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ` +
+    throw new InputError(`schedule ${file} is not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ` +
       printable(String(/** @type {Error} */ (err)?.message).split('\n')[0]), { cause: err })
   }
   return parseSchedule(data, now)
@@ -80,7 +80,7 @@ export function parseSchedule (data, now) {
  */
 function rulesOf (data, now) {
   const list = Array.isArray(data) ? data : /** @type {{ actions?: unknown }} */ (data)?.actions
-  if (!Array.isArray(list) || list.length === 0) throw new UsageError('schedule: expected a non-empty list "actions"')
+  if (!Array.isArray(list) || list.length === 0) throw new InputError('schedule: expected a non-empty list "actions"')
   return Array.from(list, (item, index) => parseRule(item, `actions[${index}]`, now))
 }
 
@@ -91,26 +91,26 @@ function rulesOf (data, now) {
  * @returns {Rule}
  */
 function parseRule (item, label, now) {
-  if (typeof item !== 'object' || item === null || Array.isArray(item)) throw new UsageError(`${label}: expected an object`)
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) throw new InputError(`${label}: expected an object`)
   const raw = /** @type {Record<string, unknown>} */ (item)
   for (const key of Object.keys(raw)) {
-    if (!KNOWN_FIELDS.has(key)) throw new UsageError(`${label}.${printable(key, 40)}: unknown field`)
+    if (!KNOWN_FIELDS.has(key)) throw new InputError(`${label}.${printable(key, 40)}: unknown field`)
   }
   if (!ACTIONS.includes(/** @type {any} */ (raw.action))) {
     const maintenance = ACTIONS.filter(a => !RETENTION_ACTIONS.includes(/** @type {any} */ (a)))
-    throw new UsageError(`${label}.action: expected one of ${maintenance.join(', ')}, got ${shown(raw.action)} (retention, with yes: true: ${RETENTION_ACTIONS.join(', ')})`)
+    throw new InputError(`${label}.action: expected one of ${maintenance.join(', ')}, got ${shown(raw.action)} (retention, with yes: true: ${RETENTION_ACTIONS.join(', ')})`)
   }
   for (const flag of ['freeze', 'full', 'analyze', 'verbose', 'once']) {
-    if (raw[flag] !== undefined && typeof raw[flag] !== 'boolean') throw new UsageError(`${label}.${flag}: expected true or false`)
+    if (raw[flag] !== undefined && typeof raw[flag] !== 'boolean') throw new InputError(`${label}.${flag}: expected true or false`)
   }
-  if (raw.table !== undefined && typeof raw.table !== 'string') throw new UsageError(`${label}.table: expected a table name`)
+  if (raw.table !== undefined && typeof raw.table !== 'string') throw new InputError(`${label}.table: expected a table name`)
   const spec = /** @type {import('./actions.js').ActionSpec} */ ({ action: raw.action })
   for (const key of [...ACTION_FIELDS, ...RETENTION_FIELDS]) {
     if (raw[key] !== undefined) /** @type {Record<string, unknown>} */ (spec)[key] = raw[key]
   }
   checkAction(spec, label)
   const triggers = TRIGGERS.filter(t => raw[t] !== undefined)
-  if (triggers.length !== 1) throw new UsageError(`${label}: give exactly one of ${TRIGGERS.join(', ')}${triggers.length ? ` (got ${triggers.join(', ')})` : ''}`)
+  if (triggers.length !== 1) throw new InputError(`${label}: give exactly one of ${TRIGGERS.join(', ')}${triggers.length ? ` (got ${triggers.join(', ')})` : ''}`)
   const trigger = /** @type {Rule['trigger']} */ (triggers[0])
   const rule = { spec, trigger, label, once: raw.once !== false, cooldownS: raw.cooldown === undefined ? 60 : parseOffset(raw.cooldown, `${label}.cooldown`) }
   switch (trigger) {
@@ -118,13 +118,13 @@ function parseRule (item, label, now) {
       return { ...rule, afterS: timer(parseOffset(raw.after, `${label}.after`), `${label}.after`), once: true }
     case 'every': {
       const everyS = timer(parseOffset(raw.every, `${label}.every`), `${label}.every`)
-      if (!(everyS > 0)) throw new UsageError(`${label}.every: must be more than 0`)
+      if (!(everyS > 0)) throw new InputError(`${label}.every: must be more than 0`)
       return { ...rule, everyS, once: false }
     }
     case 'at':
       return { ...rule, at: parseAt(raw.at, `${label}.at`, now), once: true }
     default:
-      if (typeof raw.when !== 'string') throw new UsageError(`${label}.when: expected a condition like "dead_fraction(test_table) > 0.2", got ${shown(raw.when)}`)
+      if (typeof raw.when !== 'string') throw new InputError(`${label}.when: expected a condition like "dead_fraction(test_table) > 0.2", got ${shown(raw.when)}`)
       return { ...rule, condition: parseCondition(raw.when, `${label}.when`) }
   }
 }
@@ -135,7 +135,7 @@ function parseRule (item, label, now) {
  * @param {string} field
  */
 function timer (seconds, field) {
-  if (seconds > MAX_TIMER_S) throw new UsageError(`${field}: at most ${MAX_TIMER_S} seconds (about 24 days), got ${seconds}`)
+  if (seconds > MAX_TIMER_S) throw new InputError(`${field}: at most ${MAX_TIMER_S} seconds (about 24 days), got ${seconds}`)
   return seconds
 }
 
@@ -146,18 +146,18 @@ function timer (seconds, field) {
  * @param {Date} now
  */
 function parseAt (value, field, now) {
-  if (typeof value !== 'string' && !(value instanceof Date)) throw new UsageError(`${field}: not a date-time or HH:MM: ${shown(value)}`)
+  if (typeof value !== 'string' && !(value instanceof Date)) throw new InputError(`${field}: not a date-time or HH:MM: ${shown(value)}`)
   const text = value instanceof Date ? value.toISOString() : value.trim()
   const clock = /^(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(text)
   if (clock) {
     const [h, m, s] = [Number(clock[1]), Number(clock[2]), Number(clock[3] ?? 0)]
-    if (h > 23 || m > 59 || s > 59) throw new UsageError(`${field}: not a time of day: ${quote(text)}`)
+    if (h > 23 || m > 59 || s > 59) throw new InputError(`${field}: not a time of day: ${quote(text)}`)
     const at = new Date(now)
     at.setHours(h, m, s, 0)
     if (at <= now) at.setDate(at.getDate() + 1)
     return at
   }
   const at = value instanceof Date ? value : new Date(text)
-  if (Number.isNaN(at.getTime())) throw new UsageError(`${field}: not a date-time or HH:MM: ${quote(text)}`)
+  if (Number.isNaN(at.getTime())) throw new InputError(`${field}: not a date-time or HH:MM: ${quote(text)}`)
   return at
 }

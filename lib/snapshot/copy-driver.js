@@ -1,7 +1,7 @@
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { existsSync } from 'node:fs'
 import path from 'node:path'
-import { UsageError, RuntimeError } from '../errors.js'
+import { InputError, RuntimeError } from '../errors.js'
 import { runTool } from './run-tool.js'
 
 // Snapshots as copies of the data directory, kept beside it in
@@ -33,7 +33,7 @@ export class CopyDriver {
 
   /** @param {string} name */
   async create (name) {
-    if (await this.exists(name)) throw new UsageError(`snapshot "${name}" already exists`)
+    if (await this.exists(name)) throw new InputError(`snapshot "${name}" already exists`)
     const dir = this.dir(name)
     await mkdir(dir, { recursive: true })
     try {

@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js'
+import { InputError } from '../errors.js'
 import { quote } from '../helpers/quote.js'
 
 /**
@@ -9,7 +9,7 @@ import { quote } from '../helpers/quote.js'
 export function checkSnapshotName (name) {
   const text = String(name ?? '')
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(text)) {
-    throw new UsageError(`snapshot name must be 1-64 letters, digits, dots, dashes or underscores, got ${quote(text)}`)
+    throw new InputError(`snapshot name must be 1-64 letters, digits, dots, dashes or underscores, got ${quote(text)}`)
   }
   return text
 }

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { UsageError, RefusedActionError, RuntimeError } from '../errors.js'
+import { InputError, RefusedActionError, RuntimeError } from '../errors.js'
 import { EmbeddedServer, majorOfDataDir } from '../embedded/server.js'
 import { resolveProfile } from '../embedded/profile.js'
 import { CopyDriver } from './copy-driver.js'
@@ -28,11 +28,11 @@ export class Snapshots {
    */
   static async open ({ dataDir, driver, dataset, events = null, log }) {
     const dir = path.resolve(dataDir)
-    if (!existsSync(path.join(dir, 'PG_VERSION'))) throw new UsageError(`${dir} is not a PostgreSQL data directory`)
+    if (!existsSync(path.join(dir, 'PG_VERSION'))) throw new InputError(`${dir} is not a PostgreSQL data directory`)
     const saved = existsSync(configFile(dir)) ? JSON.parse(await readFile(configFile(dir), 'utf8')) : null
     const kind = driver ?? saved?.driver ?? null
-    if (kind === null) throw new UsageError(`no snapshot driver set up for ${dir}: run pgloadgen snapshot init --data-dir ${dataDir} [--driver zfs --dataset POOL/FS]`)
-    if (kind !== 'zfs' && kind !== 'copy') throw new UsageError(`unknown snapshot driver "${kind}" (zfs or copy)`)
+    if (kind === null) throw new InputError(`no snapshot driver set up for ${dir}: run pgloadgen snapshot init --data-dir ${dataDir} [--driver zfs --dataset POOL/FS]`)
+    if (kind !== 'zfs' && kind !== 'copy') throw new InputError(`unknown snapshot driver "${kind}" (zfs or copy)`)
     const chosen = kind === 'zfs' ? new ZfsDriver(dir, dataset ?? saved?.dataset ?? null) : new CopyDriver(dir)
     return new Snapshots(dir, chosen, log, events)
   }
@@ -62,7 +62,7 @@ export class Snapshots {
   /** @param {string} name */
   async create (name) {
     checkSnapshotName(name)
-    if (await this.driver.exists(name)) throw new UsageError(`snapshot "${name}" already exists`)
+    if (await this.driver.exists(name)) throw new InputError(`snapshot "${name}" already exists`)
     await this.recorded('snapshot_create', name, () => this.withServerDown(this.driver.needsStoppedServer, () => this.driver.create(name)))
     this.log.info(`snapshot "${name}" taken (${this.driver.kind})`)
   }
@@ -78,7 +78,7 @@ export class Snapshots {
    */
   async rollback (name, { yes, beforeStart }) {
     checkSnapshotName(name)
-    if (!await this.driver.exists(name)) throw new UsageError(`no snapshot named "${name}" (see pgloadgen snapshot list)`)
+    if (!await this.driver.exists(name)) throw new InputError(`no snapshot named "${name}" (see pgloadgen snapshot list)`)
     const lost = this.driver instanceof ZfsDriver ? await this.driver.newerThan(name) : []
     if (!yes) {
       throw new RefusedActionError(`rollback replaces the data directory with snapshot ` +
@@ -122,7 +122,7 @@ export class Snapshots {
    */
   async destroy (name, { yes }) {
     checkSnapshotName(name)
-    if (!await this.driver.exists(name)) throw new UsageError(`no snapshot named "${name}" (see pgloadgen snapshot list)`)
+    if (!await this.driver.exists(name)) throw new InputError(`no snapshot named "${name}" (see pgloadgen snapshot list)`)
     if (!yes) throw new RefusedActionError(`destroy deletes snapshot "${name}" for good; add --yes to confirm`)
     await this.recorded('snapshot_destroy', name, () => this.driver.destroy(name))
     this.log.info(`snapshot "${name}" destroyed`)

@@ -1,5 +1,5 @@
 import { realpath } from 'node:fs/promises'
-import { RuntimeError, UsageError } from '../errors.js'
+import { RuntimeError, InputError } from '../errors.js'
 import { runTool } from './run-tool.js'
 
 export const LAB_PROPERTY = 'pgloadgen:lab'
@@ -43,7 +43,7 @@ export class ZfsDriver {
         bestLength = mountpoint.length
       }
     }
-    if (!best) throw new UsageError(`the data directory ${this.dataDir} is not on a ZFS dataset (give --dataset)`)
+    if (!best) throw new InputError(`the data directory ${this.dataDir} is not on a ZFS dataset (give --dataset)`)
     this.dataset = best
     return best
   }
@@ -73,7 +73,7 @@ export class ZfsDriver {
 
   /** @param {string} name */
   async create (name) {
-    if (await this.exists(name)) throw new UsageError(`snapshot "${name}" already exists`)
+    if (await this.exists(name)) throw new InputError(`snapshot "${name}" already exists`)
     await runTool('zfs', ['snapshot', await this.snapshotName(name)])
   }
 

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { UsageError } from '../errors.js'
+import { InputError } from '../errors.js'
 import { printable } from '../helpers/quote.js'
 import { checkOptionSpecs, optionValues } from './options.js'
 
@@ -28,7 +28,7 @@ const HOOKS = ['configure', 'clients', 'pacing', 'ramp', 'statistics', 'maintain
  * @returns {Promise<Workload>}
  */
 export async function checkWorkload (value, source, { scripts = false, defines = {}, options = {}, optionsWhere = '--', taken = new Set(), seed = null } = {}) {
-  const fail = (/** @type {string} */ problem) => new UsageError(`workload ${printable(source)}: ${problem}`)
+  const fail = (/** @type {string} */ problem) => new InputError(`workload ${printable(source)}: ${problem}`)
   if (typeof value !== 'object' || value === null) throw fail('the module has no default export object (export default { name, types, requests, … })')
   const module = /** @type {Record<string, unknown>} */ (value)
   if (typeof module.name !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(module.name)) throw fail('name: expected letters, digits, dots, dashes or underscores')
@@ -50,7 +50,7 @@ export async function checkWorkload (value, source, { scripts = false, defines =
   const dropSql = await sqlOf(module.drop, 'drop', fail)
   const optionSpecs = checkOptionSpecs(module.options, fail, taken)
   const unknown = Object.keys(options).filter(name => !Object.hasOwn(optionSpecs, name))
-  if (unknown.length > 0) throw new UsageError(`${optionsWhere}${printable(unknown[0], 40)}: the ${module.name} workload has no such option${Object.keys(optionSpecs).length ? ` (its options: ${Object.keys(optionSpecs).join(', ')})` : ''}`)
+  if (unknown.length > 0) throw new InputError(`${optionsWhere}${printable(unknown[0], 40)}: the ${module.name} workload has no such option${Object.keys(optionSpecs).length ? ` (its options: ${Object.keys(optionSpecs).join(', ')})` : ''}`)
   const optionValuesGiven = optionValues(optionSpecs, options, optionsWhere)
   const hooks = /** @type {WorkloadModule} */ (/** @type {unknown} */ (module))
   /** @template T @param {string} what @param {() => T} fn @returns {Promise<T>} */

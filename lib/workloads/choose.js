@@ -1,4 +1,4 @@
-import { InvalidWorkloadError, UsageError, reclassified } from '../errors.js'
+import { InvalidWorkloadError, InputError, reclassified } from '../errors.js'
 import { printable } from '../helpers/quote.js'
 import { loadWorkload } from './index.js'
 
@@ -46,13 +46,13 @@ async function choose ({
   // the pgbench script parser and runner are loaded only when a run uses them (or -D)
   const definesByName = defines.length > 0 ? (await import('./script-workload.js')).parseDefines(defines) : {}
   if (scripted && workload !== undefined && workload !== 'pgbench') {
-    throw new UsageError(`-f and -b make a workload of pgbench scripts; they cannot be combined with --workload ${printable(workload)}`)
+    throw new InputError(`-f and -b make a workload of pgbench scripts; they cannot be combined with --workload ${printable(workload)}`)
   }
   if (scripted || workload === 'pgbench') {
     const given = Object.keys(options)
-    if (given.length > 0) throw new UsageError(`${optionsWhere}${given[0]}: pgbench scripts have no such option`)
+    if (given.length > 0) throw new InputError(`${optionsWhere}${given[0]}: pgbench scripts have no such option`)
     // --seed is the scripts' --random-seed when that is not given; both would say two things
-    if (randomSeed !== undefined && seed !== null) throw new UsageError('--seed and --random-seed: give one (--seed seeds the scripts\' random functions as --random-seed does)')
+    if (randomSeed !== undefined && seed !== null) throw new InputError('--seed and --random-seed: give one (--seed seeds the scripts\' random functions as --random-seed does)')
     // pgbench runs tpcb-like when no script is given; so do we.
     const { scriptWorkload } = await import('./script-workload.js')
     const specs = scripted
@@ -61,7 +61,7 @@ async function choose ({
     const scriptSeed = randomSeed ?? (seed === null ? undefined : String(seed))
     return scriptWorkload({ specs, defines: definesByName, scale, randomSeed: scriptSeed, protocol, baseDir })
   }
-  if (scale !== null) throw new UsageError('-s/--scale sets :scale of pgbench scripts; it does not apply to --workload ' + printable(workload ?? 'manta'))
-  if (randomSeed !== undefined) throw new UsageError('--random-seed seeds pgbench scripts; it does not apply to --workload ' + printable(workload ?? 'manta'))
+  if (scale !== null) throw new InputError('-s/--scale sets :scale of pgbench scripts; it does not apply to --workload ' + printable(workload ?? 'manta'))
+  if (randomSeed !== undefined) throw new InputError('--random-seed seeds pgbench scripts; it does not apply to --workload ' + printable(workload ?? 'manta'))
   return loadWorkload(workload ?? 'manta', { baseDir, defines: definesByName, options, optionsWhere, taken, seed })
 }

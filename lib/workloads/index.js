@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
-import { InvalidWorkloadError, UsageError, reclassified } from '../errors.js'
+import { InvalidWorkloadError, InputError, reclassified } from '../errors.js'
 import { printable, quote } from '../helpers/quote.js'
 import { checkWorkload } from './check.js'
 /** @typedef {import('./contract.js').Workload} Workload */
@@ -62,7 +62,7 @@ export async function loadWorkload (spec, given = {}) {
 async function load (spec, { baseDir = process.cwd(), ...given } = {}) {
   if (!isWorkloadPath(spec)) {
     const builtin = Object.hasOwn(BUILTIN_WORKLOADS, spec) ? BUILTIN_WORKLOADS[spec] : undefined
-    if (!builtin) throw new UsageError(`unknown workload ${quote(spec)} (built-in: ${[...Object.keys(BUILTIN_WORKLOADS), 'pgbench'].join(', ')}; or give a module's path, e.g. ./my-workload.js)`)
+    if (!builtin) throw new InputError(`unknown workload ${quote(spec)} (built-in: ${[...Object.keys(BUILTIN_WORKLOADS), 'pgbench'].join(', ')}; or give a module's path, e.g. ./my-workload.js)`)
     return checkWorkload((await builtin()).default, spec, given)
   }
   const file = moduleFile(path.resolve(baseDir, spec), spec)
@@ -71,7 +71,7 @@ async function load (spec, { baseDir = process.cwd(), ...given } = {}) {
     exported = (await import(pathToFileURL(file).href)).default
   } catch (err) {
     const error = /** @type {Error} */ (err)
-    throw new UsageError(`cannot load workload ${printable(spec)}: ${error.name}: ` +
+    throw new InputError(`cannot load workload ${printable(spec)}: ${error.name}: ` +
       String(error.message).split('\n')[0], { cause: error })
   }
   return checkWorkload(exported, spec, given)
@@ -84,7 +84,7 @@ async function load (spec, { baseDir = process.cwd(), ...given } = {}) {
  * @param {string} spec   as the user gave it, for errors
  */
 function moduleFile (resolved, spec) {
-  if (!existsSync(resolved)) throw new UsageError(`cannot load workload ${printable(spec)}: no such file or directory`)
+  if (!existsSync(resolved)) throw new InputError(`cannot load workload ${printable(spec)}: no such file or directory`)
   if (!statSync(resolved).isDirectory()) return resolved
   const manifest = path.join(resolved, 'package.json')
   if (existsSync(manifest)) {
@@ -92,11 +92,11 @@ function moduleFile (resolved, spec) {
       const main = JSON.parse(readFileSync(manifest, 'utf8')).main
       if (typeof main === 'string') return path.join(resolved, main)
     } catch (err) {
-      throw new UsageError(`cannot load workload ${printable(spec)}: ` +
+      throw new InputError(`cannot load workload ${printable(spec)}: ` +
         'its package.json is not valid JSON', { cause: err })
     }
   }
   const index = path.join(resolved, 'index.js')
-  if (!existsSync(index)) throw new UsageError(`cannot load workload ${printable(spec)}: a directory needs an index.js (or a package.json "main")`)
+  if (!existsSync(index)) throw new InputError(`cannot load workload ${printable(spec)}: a directory needs an index.js (or a package.json "main")`)
   return index
 }

@@ -1,4 +1,4 @@
-import { UsageError } from '../errors.js'
+import { InputError } from '../errors.js'
 import { parseOffset } from '../helpers/durations.js'
 import { quote, shown } from '../helpers/quote.js'
 
@@ -60,7 +60,7 @@ export function optionValues (specs, given, where = '--') {
   for (const [name, spec] of Object.entries(specs)) {
     const raw = given[name] ?? given[camelCase(name)]
     const value = raw === undefined ? spec.default : raw
-    values[camelCase(name)] = value === undefined ? undefined : parseOptionValue(name, spec, value, (problem) => new UsageError(`${where}${name}: ${problem}`))
+    values[camelCase(name)] = value === undefined ? undefined : parseOptionValue(name, spec, value, (problem) => new InputError(`${where}${name}: ${problem}`))
   }
   return values
 }

@@ -1,5 +1,5 @@
 import { quote } from '../helpers/quote.js'
-import { RuntimeError, UsageError } from '../errors.js'
+import { RuntimeError, InputError } from '../errors.js'
 import { checkWorkload } from './check.js'
 import { loadScripts } from '../pgbench/scripts.js'
 import { ScriptClient } from '../pgbench/runner.js'
@@ -28,9 +28,9 @@ export function parseDefines (defines) {
   for (const define of defines) {
     const equals = define.indexOf('=')
     // pgbench refuses an empty name and an empty value alike.
-    if (equals <= 0 || equals === define.length - 1) throw new UsageError(`-D: expected NAME=VALUE, got ${quote(define)}`)
+    if (equals <= 0 || equals === define.length - 1) throw new InputError(`-D: expected NAME=VALUE, got ${quote(define)}`)
     const name = define.slice(0, equals)
-    if (!isValidVariableName(name)) throw new UsageError(`-D: invalid variable name ${quote(name)}`)
+    if (!isValidVariableName(name)) throw new InputError(`-D: invalid variable name ${quote(name)}`)
     byName[name] = define.slice(equals + 1)
   }
   return byName
@@ -51,14 +51,14 @@ export async function scriptWorkload ({ specs, defines, scale, randomSeed, proto
   } catch (err) {
     // Scripts and seeds the user gave: bad input, one line, exit 2.
     if (err instanceof ScriptSyntaxError || err instanceof RandomSeedError) {
-      throw new UsageError(err.message, { cause: err })
+      throw new InputError(err.message, { cause: err })
     }
     throw err
   }
   const names = new Set()
   for (const script of scripts) {
-    if (!/^[A-Za-z_][A-Za-z0-9_.-]{0,62}$/.test(script.name)) throw new UsageError(`${script.file}: the request type is named after the file, and ${quote(script.name)} is not a usable name (letters, digits, _ . -, at most 63); rename the file`)
-    if (names.has(script.name)) throw new UsageError(`two scripts are named "${script.name}": each script is a request type named after its file; rename one`)
+    if (!/^[A-Za-z_][A-Za-z0-9_.-]{0,62}$/.test(script.name)) throw new InputError(`${script.file}: the request type is named after the file, and ${quote(script.name)} is not a usable name (letters, digits, _ . -, at most 63); rename the file`)
+    if (names.has(script.name)) throw new InputError(`two scripts are named "${script.name}": each script is a request type named after its file; rename one`)
     names.add(script.name)
   }
   const usesBuiltin = scripts.some(script => script.usesBuiltin)

@@ -1,13 +1,13 @@
 // Shared pieces of the fuzz tests (test/unit/fuzz-*.test.js): generators of
 // hostile, near-valid input, and the one property every parser a user feeds
-// must have: it returns, or it throws a UsageError (exit code 2) whose
+// must have: it returns, or it throws a InputError (exit code 2) whose
 // message is one line, quickly, and nothing else.
 import fc from 'fast-check'
 import { existsSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { UsageError } from '../../lib/errors.js'
+import { InputError } from '../../lib/errors.js'
 import { printable } from '../../lib/helpers/quote.js'
 import { exitCodeFor } from '../../lib/cli/exit-codes.js'
 import { runCli, lines } from './cli.js'
@@ -101,7 +101,7 @@ export function isOneLine (message) {
  * @param {unknown} err
  */
 export function refusalProblem (err) {
-  if (!(err instanceof UsageError)) return `threw ${err instanceof Error ? `${err.name}: ${err.stack}` : String(err)}`
+  if (!(err instanceof InputError)) return `threw ${err instanceof Error ? `${err.name}: ${err.stack}` : String(err)}`
   if (exitCodeFor(err) !== 2) return `exit code ${exitCodeFor(err)}`
   if (err.message.trim() === '') return 'empty message'
   if (!isOneLine(err.message)) return `message of more than one line: ${JSON.stringify(err.message)}`
@@ -119,7 +119,7 @@ export function refusalProblem (err) {
  * @param {string} name
  * @param {fc.Arbitrary<I>} arbitrary
  * @param {(input: I) => unknown} parse        may return a promise
- * @param {{ runs?: number, slowMs?: number, valid?: (value: any, input: I) => string | null, refused?: (err: UsageError, input: I) => string | null }} [options]
+ * @param {{ runs?: number, slowMs?: number, valid?: (value: any, input: I) => string | null, refused?: (err: InputError, input: I) => string | null }} [options]
  *   valid / refused: what is wrong with a result or a refusal, or null
  */
 export async function fuzz (t, name, arbitrary, parse, { runs = 2000, slowMs = SLOW_MS, valid = () => null, refused = () => null } = {}) {
@@ -137,7 +137,7 @@ export async function fuzz (t, name, arbitrary, parse, { runs = 2000, slowMs = S
     try {
       value = await parse(input)
     } catch (err) {
-      const problem = refusalProblem(err) ?? refused(/** @type {UsageError} */ (err), input)
+      const problem = refusalProblem(err) ?? refused(/** @type {InputError} */ (err), input)
       if (problem !== null) throw new Error(problem, { cause: err })
       outcome = 'refused'
     }

@@ -16,7 +16,7 @@ import { query, withClient } from '../helpers/pg.js'
 import { startEmbedded } from '../helpers/embedded.js'
 import { DiskThrottle, checkDiskThrottle, parseDiskLimit } from '../../lib/lab/disk-throttle.js'
 import { createLogger } from '../../lib/log.js'
-import { UsageError } from '../../lib/errors.js'
+import { InputError } from '../../lib/errors.js'
 
 const log = createLogger({ level: 'warn' })
 const canThrottle = await checkDiskThrottle(os.tmpdir()).then(() => true, err => err.message)
@@ -40,7 +40,7 @@ t.test('limits: parsed from a plan or a flag, one line per mistake', async t => 
     try {
       parseDiskLimit(value, 'server.disk_limit')
     } catch (err) {
-      t.ok(err instanceof UsageError && !err.message.includes('\n'), 'a usage error on one line')
+      t.ok(err instanceof InputError && !err.message.includes('\n'), 'a usage error on one line')
     }
   }
 })

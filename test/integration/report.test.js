@@ -11,7 +11,7 @@ import { createTestDatabase, query, urlFor } from '../helpers/pg.js'
 import { renderPage, screenshot } from '../helpers/chromium.js'
 import { reportCommand, renderReport, runPhases } from '../../lib/report/index.js'
 import { readRun } from '../../lib/results/read.js'
-import { UsageError } from '../../lib/errors.js'
+import { InputError } from '../../lib/errors.js'
 
 const ARTIFACTS = path.join(REPO, 'test', 'artifacts')
 const PASSWORD = 'r3port-s3cret'
@@ -199,6 +199,6 @@ t.test('bad directories: exit 2, one line', async t => {
   t.match(notRun.stderr, /neither a run directory/, 'saying so')
 
   const silent = { log: { trace () {}, debug () {}, info () {}, warn () {}, error () {}, level: /** @type {const} */ ('silent') }, stdout: { write () { return true } } }
-  await t.rejects(reportCommand({}, silent), UsageError, 'no directory at all: a usage error')
-  await t.rejects(reportCommand({ dir: missing }, silent), UsageError, 'reportCommand throws the UsageError main turns into exit 2')
+  await t.rejects(reportCommand({}, silent), InputError, 'no directory at all: a usage error')
+  await t.rejects(reportCommand({ dir: missing }, silent), InputError, 'reportCommand throws the InputError main turns into exit 2')
 })

@@ -9,7 +9,7 @@ import { parseObjective, parseObjectives, keeps } from '../../lib/capacity/objec
 import { markStep, measureStep } from '../../lib/capacity/step-measure.js'
 import { resultLine, stepsTable } from '../../lib/capacity/capacity-table.js'
 import { RequestStats } from '../../lib/metrics/request-stats.js'
-import { UsageError } from '../../lib/errors.js'
+import { InputError } from '../../lib/errors.js'
 import { mulberry32 } from '../../lib/results/statistics.js'
 
 const DEFAULTS = { startRate: 100, factor: 2, maxRate: 1e6, minRate: 1, resolution: 0.1, repeats: 6 }
@@ -149,9 +149,9 @@ t.test('objectives: the grammar of --threshold, upper bounds on latencies only',
   t.equal(parseObjectives('p99<10ms,lag_p99<50ms', types).length, 2)
   t.equal(parseObjectives(['p99<10ms', 'p50<1ms'], types).length, 2)
   for (const bad of ['p99>10ms', 'throughput<5000', 'nope:p99<1ms', 'p99<10', 'p99', 'insert_row:lag_p99<1ms', 'audit==exact', 'mean<2ms']) {
-    t.throws(() => parseObjective(bad, types), UsageError, bad)
+    t.throws(() => parseObjective(bad, types), InputError, bad)
   }
-  t.throws(() => parseObjectives(undefined, types), UsageError, 'none given')
+  t.throws(() => parseObjectives(undefined, types), InputError, 'none given')
   const o = parseObjective('p99<10ms', types)
   t.equal(keeps(o, 9999), true)
   t.equal(keeps(o, 10000), false)

@@ -18,7 +18,7 @@ import { loadWorkload } from '../../lib/workloads/index.js'
 import { createLogger } from '../../lib/log.js'
 import { runCli } from '../helpers/cli.js'
 
-const { ERROR_CLASSES, PgloadgenError, UsageError, RuntimeError, rephrased } = errors
+const { ERROR_CLASSES, PgloadgenError, InputError, RuntimeError, rephrased } = errors
 const ROOT = new URL('../../', import.meta.url)
 
 /** The code each class gives its errors. */
@@ -50,14 +50,14 @@ t.test('the CLI maps every code, with the exit codes of the README', async t => 
   t.same(new Set(Object.keys(EXIT_CODES)), new Set(codes), 'one exit code per code')
   for (const Kind of ERROR_CLASSES) {
     const err = new Kind('x')
-    const kind = err instanceof UsageError ? 'bad input' : 'runtime'
-    t.equal(exitCodeFor(err), err instanceof UsageError ? 2 : 1, `${Kind.name}: ${kind}`)
+    const kind = err instanceof InputError ? 'bad input' : 'runtime'
+    t.equal(exitCodeFor(err), err instanceof InputError ? 2 : 1, `${Kind.name}: ${kind}`)
   }
   t.equal(exitCodeFor(new Error('x')), null, 'an uncoded error is not the mapping\'s')
   t.equal(exitCodeFor(Object.assign(new Error('x'), { code: '08006' })), null, 'nor is a driver error with a SQLSTATE')
-  t.notOk('exitCode' in new UsageError('x'), 'errors carry no exit code')
+  t.notOk('exitCode' in new InputError('x'), 'errors carry no exit code')
   for (const Kind of ERROR_CLASSES) {
-    const family = new Kind('x') instanceof UsageError ? 'UsageError' : 'RuntimeError'
+    const family = new Kind('x') instanceof InputError ? 'InputError' : 'RuntimeError'
     t.equal(new Kind('x').name, family, `${Kind.name}: named after its family, as Node names its own errors`)
   }
 })
@@ -77,15 +77,15 @@ t.test('cause is kept, and a rephrased error keeps its kind', async t => {
   const chain = describeChain(new RuntimeError('cannot prepare the schema', { cause: outer }))
   t.match(chain, /^RuntimeError \[PGLG_RUNTIME_FAILURE\]: cannot prepare the schema\n/,
     'the chain starts with the error')
-  t.match(chain, /\ncaused by UsageError \[PGLG_INVALID_WORKLOAD\]: variants\[0\]/, 'and goes through its causes')
-  t.match(chain, /\ncaused by UsageError \[PGLG_INVALID_WORKLOAD\]: -D: invalid variable name/)
+  t.match(chain, /\ncaused by InputError \[PGLG_INVALID_WORKLOAD\]: variants\[0\]/, 'and goes through its causes')
+  t.match(chain, /\ncaused by InputError \[PGLG_INVALID_WORKLOAD\]: -D: invalid variable name/)
   t.match(chain, /errors\.test\.js/, 'with their stacks')
 })
 
 t.test('a plan, a schedule and a workload refuse with their own codes, the inner check as cause', async t => {
   const plan = await parsePlan({ name: 'p', nonsense: 1 }, { baseDir: '.' }).then(() => null, err => err)
   t.match(plan, { code: 'PGLG_INVALID_PLAN', message: 'nonsense: unknown field' })
-  t.type(plan?.cause, UsageError, 'the field\'s own check as cause')
+  t.type(plan?.cause, InputError, 'the field\'s own check as cause')
   t.equal(exitCodeFor(plan), 2)
   const schedule = t.throws(() => parseSchedule({ actions: [] }, new Date()))
   t.match(schedule, { code: 'PGLG_INVALID_PLAN', message: 'schedule: expected a non-empty list "actions"' })
@@ -110,9 +110,9 @@ t.test('the CLI prints one line, and with --log-level debug the stacks of the er
   const debug = await runCli([...args, '--log-level', 'debug'])
   t.equal(debug.code, 2, 'the same exit code')
   t.match(debug.stderr, /^pgloadgen: nonsense: unknown field\n/, 'the line first')
-  t.match(debug.stderr, /\npgloadgen debug: UsageError \[PGLG_INVALID_PLAN\]: nonsense: unknown field\n\s+at /,
+  t.match(debug.stderr, /\npgloadgen debug: InputError \[PGLG_INVALID_PLAN\]: nonsense: unknown field\n\s+at /,
     'then the error, with its code and stack')
-  t.match(debug.stderr, /\ncaused by UsageError \[PGLG_INVALID_INPUT\]: nonsense: unknown field\n\s+at /,
+  t.match(debug.stderr, /\ncaused by InputError \[PGLG_INVALID_INPUT\]: nonsense: unknown field\n\s+at /,
     'the cause, with its code and stack')
 })
 

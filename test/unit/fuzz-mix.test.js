@@ -1,5 +1,5 @@
 // --mix, fuzzed: every text either parses into weights that pick a type, or
-// is refused with one line (UsageError, exit 2). A sample of the refused
+// is refused with one line (InputError, exit 2). A sample of the refused
 // texts goes through the CLI too.
 import t from 'tap'
 import fc from 'fast-check'

@@ -10,7 +10,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { chooseWorkload } from '../../lib/workloads/choose.js'
 import { parseInitOptions, InitOptionError } from '../../lib/pgbench/init.js'
-import { UsageError } from '../../lib/errors.js'
+import { InputError } from '../../lib/errors.js'
 import { fuzzTest, hostileText, cliRefuses, cliSampleTest, sample } from '../helpers/fuzz.js'
 
 const dir = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-fuzz-pgbench-'))
@@ -54,7 +54,7 @@ const inits = await fuzzTest(t, 'init options (parseInitOptions)', init, options
     return parseInitOptions(/** @type {any} */ (options))
   } catch (err) {
     // as pgloadgen init reports it
-    if (err instanceof InitOptionError) throw new UsageError(err.message)
+    if (err instanceof InitOptionError) throw new InputError(err.message)
     throw err
   }
 }, { runs: 2000 })

@@ -3,7 +3,7 @@
 // conditions. The fuzz files check that any input is parsed or refused in
 // one line; these check that what is parsed means what it says. No server.
 import t from 'tap'
-import { UsageError } from '../../lib/errors.js'
+import { InputError } from '../../lib/errors.js'
 import { parseOffset, parseQuantity, MAX_TIMER_S } from '../../lib/helpers/durations.js'
 import { parseDuration, parseInteger } from '../../lib/config/numbers.js'
 import { parseStages, stagesSeconds, profileOf, valueAt, areaUntil, timeOfArea } from '../../lib/config/stages.js'
@@ -18,7 +18,7 @@ t.test('durations of schedules and plans (parseOffset): seconds', async t => {
   ])
   for (const [input, seconds] of cases) t.equal(parseOffset(input, 'after'), seconds, JSON.stringify(input))
   for (const bad of ['', '1h 30m', '-5s', '10x', 'm', -1, NaN, Infinity, null, {}]) {
-    t.throws(() => parseOffset(bad, 'after'), UsageError, `${JSON.stringify(bad)} refused`)
+    t.throws(() => parseOffset(bad, 'after'), InputError, `${JSON.stringify(bad)} refused`)
   }
   t.throws(() => parseOffset('10x', 'every'), { message: 'every: not a duration: "10x" (like 90s, 10m, 1h30m)' })
 })
@@ -30,7 +30,7 @@ t.test('sizes (parseQuantity): byte units binary, k/m/g decimal', async t => {
   ])
   for (const [input, value] of cases) t.equal(parseQuantity(input, 'table_size'), value, input)
   for (const bad of ['2 gib', '', '-1', 'GB', '1e400', '5 constructor']) {
-    t.throws(() => parseQuantity(bad, 'table_size'), UsageError, bad)
+    t.throws(() => parseQuantity(bad, 'table_size'), InputError, bad)
   }
 })
 
@@ -43,7 +43,7 @@ t.test('the CLI\'s durations and whole numbers', async t => {
   t.throws(() => parseDuration('25d', '-d'), { message: /^-d must be at most 2147483 seconds \(about 24 days\)/ })
   t.equal(parseDuration('25d', '-d', { max: 30 * 86400 }), 25 * 86400, 'a larger bound where the run waits in pieces')
   for (const bad of ['0', '', '1h30m', '5ms', 'x']) {
-    t.throws(() => parseDuration(bad, '-d'), UsageError, `-d ${bad} refused`)
+    t.throws(() => parseDuration(bad, '-d'), InputError, `-d ${bad} refused`)
   }
   t.equal(parseInteger(' 8 ', '-c', { min: 1, max: 10000 }), 8)
   t.equal(parseInteger('007', '-c'), 7)
@@ -53,7 +53,7 @@ t.test('the CLI\'s durations and whole numbers', async t => {
 })
 
 t.test('--stages: a duration and a target each; the profile they make', async t => {
-  const refuse = (/** @type {string} */ problem) => new UsageError(`--stages ${problem}`)
+  const refuse = (/** @type {string} */ problem) => new InputError(`--stages ${problem}`)
   const rules = { whole: true, max: 100, maxSeconds: 3600, refuse }
   const stages = parseStages('30s:8, 1m:32,30s:0', rules)
   t.same(stages, [{ seconds: 30, target: 8 }, { seconds: 60, target: 32 }, { seconds: 30, target: 0 }])
@@ -65,7 +65,7 @@ t.test('--stages: a duration and a target each; the profile they make', async t 
   t.throws(() => parseStages('30s:8,x', rules), { message: /stage 2 is "x"$/ })
   t.throws(() => parseStages('0s:8', rules), { message: '--stages must last more than 0 s in all' })
   t.throws(() => parseStages('2h:8', rules), { message: '--stages must last at most 3600 s in all' })
-  t.throws(() => parseStages('', rules), UsageError)
+  t.throws(() => parseStages('', rules), InputError)
 
   const profile = profileOf(stages, 2)
   t.same(profile, [{ atS: 0, value: 2 }, { atS: 30, value: 8 }, { atS: 90, value: 32 }, { atS: 120, value: 0 }])
@@ -104,7 +104,7 @@ t.test('schedules: each rule, its trigger and its times', async t => {
   t.throws(() => parseSchedule({ actions: [{ action: 'analyze', table: 't', after: '1m', every: '1m' }] }, now),
     { message: 'actions[0]: give exactly one of after, at, every, when (got after, every)' })
   const tooLong = { actions: [{ action: 'checkpoint', every: '30d' }] }
-  t.throws(() => parseSchedule(tooLong, now), UsageError, 'a wait no timer can make')
+  t.throws(() => parseSchedule(tooLong, now), InputError, 'a wait no timer can make')
 })
 
 t.test('conditions: a metric of a table, a comparison, a number or size', async t => {
@@ -114,7 +114,7 @@ t.test('conditions: a metric of a table, a comparison, a number or size', async 
   t.match(parseCondition(' xid_age(public.t)>=1e6 ', 'when'), age)
   t.match(parseCondition('disk_free < 10 GB', 'when'), { metric: 'disk_free', op: '<', value: 10 * 1024 ** 3 })
   for (const bad of ['bogus(t) > 1', 'dead_fraction(t) ~ 1', 'dead_fraction(t) >', '']) {
-    t.throws(() => parseCondition(bad, 'when'), UsageError, JSON.stringify(bad))
+    t.throws(() => parseCondition(bad, 'when'), InputError, JSON.stringify(bad))
   }
 })
 

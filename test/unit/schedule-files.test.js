@@ -1,5 +1,5 @@
 // Bad schedule files, read by loadSchedule as `run --schedule` and `sidecar
-// --schedule` read them: each is refused with a UsageError (exit 2) of one
+// --schedule` read them: each is refused with a InputError (exit 2) of one
 // line that names the field and the problem (the same table as the CLI's
 // test, test/integration/schedule-parse.test.js); a good one in YAML and in
 // JSON gives the same rules. No server.
@@ -7,7 +7,7 @@ import t from 'tap'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
-import { UsageError } from '../../lib/errors.js'
+import { InputError } from '../../lib/errors.js'
 import { exitCodeFor } from '../../lib/cli/exit-codes.js'
 import { loadSchedule } from '../../lib/sidecar/schedule.js'
 import { BAD_SCHEDULES } from '../fixtures/schedules/bad-schedules.js'
@@ -20,7 +20,7 @@ t.test('each bad schedule file: one line naming the problem, exit 2', async t =>
     const file = path.join(dir, `bad-${i}.${c.ext ?? 'yaml'}`)
     await writeFile(file, c.text)
     const err = await loadSchedule(file).then(() => null, err => err)
-    t.ok(err instanceof UsageError && exitCodeFor(err) === 2, `${c.name}: a usage error`)
+    t.ok(err instanceof InputError && exitCodeFor(err) === 2, `${c.name}: a usage error`)
     t.match(err?.message ?? '', c.problem, `${c.name}: names the problem`)
     t.notMatch(err?.message ?? '', /\n/, `${c.name}: one line`)
   }

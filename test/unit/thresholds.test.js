@@ -3,7 +3,7 @@
 // on summaries made by buildSummary from recorded latencies, the running
 // figures --threshold-abort reads against the end's, and the end table's rows.
 import t from 'tap'
-import { UsageError } from '../../lib/errors.js'
+import { InputError } from '../../lib/errors.js'
 import { exitCodeFor } from '../../lib/cli/exit-codes.js'
 import { parseThreshold, parseThresholds, FIGURES, formatValue } from '../../lib/config/thresholds.js'
 import { checkSetting } from '../../lib/config/run-settings.js'
@@ -83,8 +83,8 @@ t.test('bad thresholds: one line, naming the expression and the problem', async 
   ])
   for (const [expr, problem, context] of cases) {
     t.test(JSON.stringify(expr).slice(0, 60), async t => {
-      const err = /** @type {UsageError} */ (t.throws(() => parseThreshold(expr, { ...CLOSED, ...context })))
-      t.type(err, UsageError)
+      const err = /** @type {InputError} */ (t.throws(() => parseThreshold(expr, { ...CLOSED, ...context })))
+      t.type(err, InputError)
       t.equal(exitCodeFor(err), 2)
       t.match(err.message, /^--threshold "/, 'names the flag and what was given')
       t.match(err.message, problem)

@@ -1,5 +1,5 @@
 import { parseInteger } from '../../config/numbers.js'
-import { UsageError, RefusedActionError } from '../../errors.js'
+import { InputError, RefusedActionError } from '../../errors.js'
 import { parseOffset } from '../../helpers/durations.js'
 import { checkRetentionSpec, DEFAULT_BATCH, MAX_BATCH } from '../../sidecar/retention-spec.js'
 import { quoteTable } from '../../helpers/table-name.js'
@@ -45,11 +45,11 @@ const runOne = (spec) => async (args, { log, stdout }) => {
 const retention = (action) => (args, io) => {
   if (args.yes !== true) throw new RefusedActionError(`${action} ` +
     `${action === 'delete' ? 'deletes rows' : 'drops partitions'} of ${args.table}: give --yes to let it`)
-  if (args.olderThan === undefined || args.olderThan === '') throw new UsageError(`${action} needs --older-than, a duration (like 10m)`)
+  if (args.olderThan === undefined || args.olderThan === '') throw new InputError(`${action} needs --older-than, a duration (like 10m)`)
   const olderThanS = parseOffset(args.olderThan, '--older-than')
-  if (!(olderThanS > 0)) throw new UsageError('--older-than must be more than 0')
+  if (!(olderThanS > 0)) throw new InputError('--older-than must be more than 0')
   const relativeTo = args.relativeTo ?? 'data'
-  if (relativeTo !== 'data' && relativeTo !== 'clock') throw new UsageError(`--relative-to must be data or clock, got "${relativeTo}"`)
+  if (relativeTo !== 'data' && relativeTo !== 'clock') throw new InputError(`--relative-to must be data or clock, got "${relativeTo}"`)
   /** @type {import('../../sidecar/actions.js').ActionSpec} */
   const spec = { action, table: args.table, older_than: olderThanS, relative_to: relativeTo, yes: true }
   if (action === 'delete') {
@@ -61,7 +61,7 @@ const retention = (action) => (args, io) => {
   } catch (err) {
     // the table's name, or the time column's
     const message = /** @type {Error} */ (err).message
-    throw new UsageError(message.replace(/^table: /, '').replace(/^time_column: /, '--time-column: '), { cause: err })
+    throw new InputError(message.replace(/^table: /, '').replace(/^time_column: /, '--time-column: '), { cause: err })
   }
   return runOne(spec)(args, io)
 }

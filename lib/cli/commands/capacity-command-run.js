@@ -1,5 +1,5 @@
 import path from 'node:path'
-import { UsageError } from '../../errors.js'
+import { InputError } from '../../errors.js'
 import { validateRunArgs } from '../run-args.js'
 import { parseCapacityFlags } from './capacity-command.js'
 import { CAPACITY_DEFAULTS } from '../../capacity/defaults.js'
@@ -19,8 +19,8 @@ export async function capacityRun (args, { log, stdout, argv = [] }) {
   const flags = parseCapacityFlags(args)
   const run = await validateRunArgs(/** @type {import('../run-args.js').RunArgs} */ (args), argv)
   const objectives = parseObjectives(flags.objectivesText, run.workload.types)
-  if (run.workload.pacing !== null) throw new UsageError(`capacity: the ${run.workload.name} workload paces its clients itself; the search needs an open loop (its capacity: pgloadgen experiment notes/experiments/fleet-capacity.yaml)`)
-  if (flags.startRate > flags.maxRate) throw new UsageError(`--start-rate ${flags.startRate} is above --max-rate ${flags.maxRate}`)
+  if (run.workload.pacing !== null) throw new InputError(`capacity: the ${run.workload.name} workload paces its clients itself; the search needs an open loop (its capacity: pgloadgen experiment notes/experiments/fleet-capacity.yaml)`)
+  if (flags.startRate > flags.maxRate) throw new InputError(`--start-rate ${flags.startRate} is above --max-rate ${flags.maxRate}`)
   // open loop: more clients than run's default, so that they are not the limit
   const concurrency = args.concurrency === undefined && run.workload.clients === null ? CAPACITY_DEFAULTS.concurrency : run.concurrency
   const capacity = {

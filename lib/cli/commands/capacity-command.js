@@ -1,4 +1,4 @@
-import { UsageError } from '../../errors.js'
+import { InputError } from '../../errors.js'
 import { parseDuration } from '../../config/numbers.js'
 import { runBuilder } from '../run-options.js'
 import { CAPACITY_DEFAULTS } from '../../capacity/defaults.js'
@@ -51,7 +51,7 @@ export function parseCapacityFlags (args) {
     const value = args[name]
     // --threads defaults to 1, which is what the search runs; a switch off is not given
     if (value === undefined || value === false || (name === 'threads' && String(value).trim() === '1')) continue
-    throw new UsageError(message)
+    throw new InputError(message)
   }
   return {
     objectivesText: args.objective,
@@ -76,7 +76,7 @@ function number (value, flag, fallback, { above, max = Number.MAX_SAFE_INTEGER, 
   const text = String(value).trim()
   const n = /^\d+(\.\d+)?$/.test(text) ? Number(text) : NaN
   if (!(n > above) || n > max || (integer && !Number.isInteger(n))) {
-    throw new UsageError(`${flag} must be ${integer ? 'a whole number' : 'a number'} above ${above}${max < Number.MAX_SAFE_INTEGER ? ` and at most ${max}` : ''}, got ${JSON.stringify(text).slice(0, 40)}`)
+    throw new InputError(`${flag} must be ${integer ? 'a whole number' : 'a number'} above ${above}${max < Number.MAX_SAFE_INTEGER ? ` and at most ${max}` : ''}, got ${JSON.stringify(text).slice(0, 40)}`)
   }
   return n
 }

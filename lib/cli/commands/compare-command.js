@@ -1,4 +1,4 @@
-import { UsageError } from '../../errors.js'
+import { InputError } from '../../errors.js'
 
 // `pgloadgen compare A B [C …]`: recorded runs and experiment variants
 // side by side, each against the first. The table goes to stdout (--json:
@@ -23,8 +23,8 @@ export function compareBuilder (y) {
  */
 export async function compareCommand (args, { log, stdout }) {
   const entries = /** @type {unknown[]} */ (args.entries ?? []).map(String)
-  if (entries.length < 2) throw new UsageError(`compare: give at least two entries (run directories or EXPDIR:VARIANT), the first the baseline; got ${entries.length}`)
-  if (args.html !== undefined && String(args.html).trim() === '') throw new UsageError('compare: --html must name a file')
+  if (entries.length < 2) throw new InputError(`compare: give at least two entries (run directories or EXPDIR:VARIANT), the first the baseline; got ${entries.length}`)
+  if (args.html !== undefined && String(args.html).trim() === '') throw new InputError('compare: --html must name a file')
   const { compareEntries } = await import('../../compare/compare.js')
   const { comparison, entries: read } = await compareEntries(entries, { force: args.force === true })
   if (args.html !== undefined) {

@@ -1,4 +1,4 @@
-import { UsageError, RefusedActionError, RuntimeError, ServerUnavailableError } from '../../errors.js'
+import { InputError, RefusedActionError, RuntimeError, ServerUnavailableError } from '../../errors.js'
 import { parseInteger } from '../../config/numbers.js'
 import { initPgbench, parseInitOptions, InitOptionError, InitError } from '../../pgbench/init.js'
 import { chooseTarget, openTarget } from '../target.js'
@@ -30,7 +30,7 @@ export async function initCommand (args, { log, stdout }) {
       quiet: args.quiet
     })
   } catch (err) {
-    if (err instanceof InitOptionError) throw new UsageError(err.message, { cause: err })
+    if (err instanceof InitOptionError) throw new InputError(err.message, { cause: err })
     throw err
   }
   const { url, server } = await chooseTarget(args)
@@ -69,7 +69,7 @@ async function refuseToDropRows (connectionString, display) {
     if (withRows.length > 0) throw new RefusedActionError(`${display} already has pgbench tables with rows ` +
       `(${withRows.join(', ')}); give --yes to drop and recreate them`)
   } catch (err) {
-    if (err instanceof UsageError) throw err
+    if (err instanceof InputError) throw err
     throw new ServerUnavailableError(`cannot reach ${display}: ${errorMessage(err)}`, { cause: err })
   } finally {
     await closeControlClient(client)

@@ -1,7 +1,7 @@
 import yargs from 'yargs'
 import { parseDuration, parseInteger } from '../../config/numbers.js'
 import { quote } from '../../helpers/quote.js'
-import { UsageError } from '../../errors.js'
+import { InputError } from '../../errors.js'
 import { runBuilder } from '../run-options.js'
 import { workloadOptionSpecs } from '../workload-flags.js'
 
@@ -41,14 +41,14 @@ async function renderCommand (args, { stdout, argv = [] }) {
   const instances = parseInteger(args.instances, '--instances', { min: 1, max: MAX_INSTANCES })
   const startInS = parseDuration(args.startIn, '--start-in')
   const image = String(args.image)
-  if (!/^[^\s"']+$/.test(image)) throw new UsageError(`--image must be an image reference, got ${quote(image)}`)
+  if (!/^[^\s"']+$/.test(image)) throw new InputError(`--image must be an image reference, got ${quote(image)}`)
   const urlSecret = String(args.urlSecret)
-  if (!DNS_LABEL.test(urlSecret)) throw new UsageError(`--url-secret must be a Secret's name (lower-case letters, digits and -), got ${quote(urlSecret)}`)
+  if (!DNS_LABEL.test(urlSecret)) throw new InputError(`--url-secret must be a Secret's name (lower-case letters, digits and -), got ${quote(urlSecret)}`)
   const namespace = args.namespace === undefined ? null : String(args.namespace)
-  if (namespace !== null && !DNS_LABEL.test(namespace)) throw new UsageError(`--namespace must be a namespace's name (lower-case letters, digits and -), got ${quote(namespace)}`)
-  if (args.out === '') throw new UsageError('--out needs a directory')
+  if (namespace !== null && !DNS_LABEL.test(namespace)) throw new InputError(`--namespace must be a namespace's name (lower-case letters, digits and -), got ${quote(namespace)}`)
+  if (args.out === '') throw new InputError('--out needs a directory')
   const resultsClaim = args.resultsClaim === undefined ? null : String(args.resultsClaim)
-  if (resultsClaim !== null && !DNS_NAME.test(resultsClaim)) throw new UsageError(`--results-claim must be a PersistentVolumeClaim's name (lower-case letters, digits, - and .), got ${quote(resultsClaim)}`)
+  if (resultsClaim !== null && !DNS_NAME.test(resultsClaim)) throw new InputError(`--results-claim must be a PersistentVolumeClaim's name (lower-case letters, digits, - and .), got ${quote(resultsClaim)}`)
 
   const separator = argv.indexOf('--')
   const given = separator === -1 ? [] : argv.slice(separator + 1)
@@ -103,8 +103,8 @@ async function checkRunFlags (given, instances, startAt) {
     })
     .exitProcess(false)
     .parseAsync()
-  if (problem !== null) throw new UsageError(problem)
-  if (parsed === null) throw new UsageError('the run\'s flags after -- could not be read')
+  if (problem !== null) throw new InputError(problem)
+  if (parsed === null) throw new InputError('the run\'s flags after -- could not be read')
   const { validateRunArgs } = await import('../run-args.js')
   await validateRunArgs({ ...parsed, instance: `0/${instances}`, startAt: String(startAt.getTime() / 1000) }, argv)
 }

@@ -1,5 +1,5 @@
 import path from 'node:path'
-import { UsageError } from '../../errors.js'
+import { InputError } from '../../errors.js'
 
 /**
  * The options of pgloadgen merge.
@@ -20,8 +20,8 @@ export function mergeBuilder (y) {
  */
 export async function mergeCommand (args, { log, stdout }) {
   const dirs = /** @type {unknown[]} */ (args.dirs ?? []).map(String)
-  if (dirs.length === 0) throw new UsageError('merge: give the run directories of the instances')
-  if (args.out !== undefined && String(args.out).trim() === '') throw new UsageError('merge: --out must name a directory')
+  if (dirs.length === 0) throw new InputError('merge: give the run directories of the instances')
+  if (args.out !== undefined && String(args.out).trim() === '') throw new InputError('merge: --out must name a directory')
   const out = args.out === undefined ? path.join(path.dirname(path.resolve(dirs[0])), 'merged') : String(args.out)
   // the merge and the end table are loaded by this command alone, not at the CLI's start
   const { mergeRuns } = await import('../../merge/merge-runs.js')

@@ -1,7 +1,7 @@
 import { renderTable } from '../../terminal/table.js'
 import { parseMajor } from '../../embedded/majors.js'
 import { cacheRoot } from '../../embedded/cache.js'
-import { UsageError } from '../../errors.js'
+import { InputError } from '../../errors.js'
 
 // pgloadgen server install N… | list: the PostgreSQL majors the embedded
 // server can run, fetched ahead of time or listed with where they are.
@@ -24,7 +24,7 @@ export function serverSubcommands (y, choose) {
 /** @type {import('./action-commands.js').CommandRun} */
 async function installCommand (args, { log, stdout }) {
   const majors = [...new Set(/** @type {unknown[]} */ (args.majors).map(m => parseMajor(m, 'server install')))]
-  if (majors.length === 0) throw new UsageError('server install: give the majors to fetch, e.g. 16 17')
+  if (majors.length === 0) throw new InputError('server install: give the majors to fetch, e.g. 16 17')
   const [{ installMajor }, { fetchProgress }, { releaseOf, DEFAULT_MAJOR }, { isCached }] = await Promise.all([
     import('../../embedded/install.js'), import('../fetch-progress.js'), import('../../embedded/majors.js'), import('../../embedded/cache.js')])
   for (const major of majors) {

@@ -1,4 +1,4 @@
-import { UsageError } from '../../errors.js'
+import { InputError } from '../../errors.js'
 import { widestInlineWidth } from './layout.js'
 
 /**
@@ -64,7 +64,7 @@ async function bundleFor (sql, layout) {
       ON CONFLICT (step_ms, size) DO UPDATE SET size = rra_bundle.size RETURNING id, width, last_pos`, [...spec, layout.width])
   }
   if (row.width !== layout.width) {
-    throw new UsageError(`--segment-width ${layout.width}: ts already holds the ${layout.stepMs / 1000} s × ${layout.slots} slots archives in segments of ${row.width}; give --segment-width ${row.width}, or --reset`)
+    throw new InputError(`--segment-width ${layout.width}: ts already holds the ${layout.stepMs / 1000} s × ${layout.slots} slots archives in segments of ${row.width}; give --segment-width ${row.width}, or --reset`)
   }
   return { id: /** @type {number} */ (row.id), lastPos: /** @type {number} */ (row.last_pos) }
 }

@@ -1,4 +1,4 @@
-import { UsageError } from '../../errors.js'
+import { InputError } from '../../errors.js'
 import { listPartitions, partitionedTableSql } from '../partitions.js'
 import { CPU_COLUMNS_SQL, CPU_INDEXES_SQL, CPU_TABLE, NEWEST_SQL, PLAIN_CPU_SQL, RELKIND_SQL, SEED_TAGS_SQL, TAG_IDS_SQL } from './schema.js'
 import { CpuStream } from './stream.js'
@@ -52,13 +52,13 @@ async function makeCpuTable (sql, c) {
   if (kind === null) {
     await sql(partitioned ? partitionedTableSql({ table: CPU_TABLE, columns: CPU_COLUMNS_SQL }) : PLAIN_CPU_SQL)
   } else if ((kind === 'p') !== partitioned) {
-    throw new UsageError(kind === 'p'
+    throw new InputError(kind === 'p'
       ? `${CPU_TABLE} is partitioned (by an earlier run's --partition-interval): give --partition-interval, or --reset to make it plain`
       : `${CPU_TABLE} is a plain table: --partition-interval needs --reset to make it partitioned`)
   } else if (partitioned) {
     const widthMs = /** @type {number} */ (c.partitionIntervalS) * 1000
     const odd = (await listPartitions(sql, CPU_TABLE)).find(p => p.to.getTime() - p.from.getTime() !== widthMs)
-    if (odd) throw new UsageError(`${CPU_TABLE}'s partition ${odd.name} spans ${(odd.to.getTime() - odd.from.getTime()) / 1000}s, not --partition-interval ${c.partitionIntervalS}s: use the same interval, or --reset`)
+    if (odd) throw new InputError(`${CPU_TABLE}'s partition ${odd.name} spans ${(odd.to.getTime() - odd.from.getTime()) / 1000}s, not --partition-interval ${c.partitionIntervalS}s: use the same interval, or --reset`)
   }
   for (const index of CPU_INDEXES_SQL) await sql(index)
 }
