@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks'
 import { InputError } from '../errors.js'
 import { quote } from '../helpers/quote.js'
 import { quoteTable } from '../helpers/table-name.js'
-import { closeControlClient, openControlClient } from '../wire/control-client.js'
+import { closeControlClient, openControlClient } from '../pg/control-client.js'
 
 // age-xids: spends transaction IDs quickly with SQL alone, so that a lab
 // server goes through weeks of anti-wraparound cycles in minutes (the

@@ -4,7 +4,7 @@
 
 import { performance } from 'node:perf_hooks'
 import { ServerUnavailableError } from '../errors.js'
-import { closeControlClient, openControlClient } from '../wire/control-client.js'
+import { closeControlClient, openControlClient } from '../pg/control-client.js'
 import { WireConnection } from '../wire/wire-connection.js'
 import { InitError } from './init-options.js'
 import {

@@ -7,7 +7,7 @@
 import { performance } from 'node:perf_hooks'
 import { errorMessage } from '../helpers/error-message.js'
 import { quoteTable } from '../helpers/table-name.js'
-import { closeControlClient, openControlClient } from '../wire/control-client.js'
+import { closeControlClient, openControlClient } from '../pg/control-client.js'
 import { dropOldPartitions, deleteOldRows } from './retention-work.js'
 import { checkRetentionSpec } from './retention-spec.js'
 

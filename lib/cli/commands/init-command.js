@@ -3,7 +3,7 @@ import { parseInteger } from '../../config/numbers.js'
 import { initPgbench, parseInitOptions, InitOptionError, InitError } from '../../pgbench/init.js'
 import { chooseTarget, openTarget } from '../target.js'
 import { errorMessage } from '../../helpers/error-message.js'
-import { closeControlClient, openControlClient } from '../../wire/control-client.js'
+import { closeControlClient, openControlClient } from '../../pg/control-client.js'
 
 const PGBENCH_TABLES = ['pgbench_accounts', 'pgbench_branches', 'pgbench_history', 'pgbench_tellers']
 

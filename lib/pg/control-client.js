@@ -3,7 +3,7 @@ import pg from 'pg'
 import { ServerUnavailableError } from '../errors.js'
 import { errorMessage } from '../helpers/error-message.js'
 import { createLogger } from '../log.js'
-import { KEEPALIVE_IDLE_MS, watchForDeadPeer } from './dead-peer.js'
+import { KEEPALIVE_IDLE_MS, watchForDeadPeer } from '../wire/dead-peer.js'
 
 // A short-lived node-postgres connection for control work (a VACUUM, a
 // catalogue read, CREATE DATABASE), beside the load's own wire clients.
