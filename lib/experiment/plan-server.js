@@ -5,6 +5,7 @@ import { parseDiskLimit } from '../lab/disk-throttle.js'
 import { chooseServer } from '../embedded/server-choice.js'
 import { DEFAULT_MAJOR, parseMajor } from '../embedded/majors.js'
 import { object, string, wrap } from './plan-fields.js'
+import { fieldNames } from './plan-table.js'
 
 // The server of a plan, and what a variant changes of it: its major, its
 // profile and settings over the profile's. A plan's `matrix:` is the
@@ -19,8 +20,10 @@ import { object, string, wrap } from './plan-fields.js'
  */
 
 export const MAX_VARIANTS = 64
-const EMBEDDED_FIELDS = ['embedded', 'profile', 'data_dir', 'disk_limit', 'version', 'settings']
-const VARIANT_FIELDS = ['version', 'profile', 'settings']
+// the fields each server takes are plan-table.js's
+const EMBEDDED_FIELDS = fieldNames('server (embedded)')
+const URL_FIELDS = fieldNames('server (url)')
+const VARIANT_FIELDS = fieldNames('variants[i].server')
 
 /**
  * @param {unknown} value
@@ -32,7 +35,7 @@ export function parsePlanServer (value) {
   if (server.url !== undefined) {
     if (server.disk_limit !== undefined) throw new InputError('server.disk_limit: only for the embedded server (pgloadgen cannot move a server it did not start into a cgroup)')
     for (const key of ['version', 'settings', 'profile']) if (server[key] !== undefined) throw new InputError(`server.${key}: only for the embedded server (the server at the URL runs as it was set up)`)
-    for (const key of Object.keys(server)) if (!['url', 'data_dir', 'snapshot_driver', 'dataset'].includes(key)) throw new InputError(`server.${printable(key, 40)}: unknown field`)
+    for (const key of Object.keys(server)) if (!URL_FIELDS.includes(key)) throw new InputError(`server.${printable(key, 40)}: unknown field`)
     if (server.data_dir === undefined) throw new InputError('server.data_dir: missing: a server given by URL needs the data directory its snapshots are taken of')
     const driver = server.snapshot_driver === undefined ? 'copy' : string(server.snapshot_driver, 'server.snapshot_driver')
     if (driver !== 'zfs' && driver !== 'copy') throw new InputError('server.snapshot_driver: zfs or copy')

@@ -5,10 +5,9 @@ import { InvalidPlanError, InputError, reclassified } from '../errors.js'
 import { printable, quote, shown } from '../helpers/quote.js'
 import { formatMix, mixOf } from '../config/mix.js'
 import { chooseWorkload } from '../workloads/choose.js'
-import { checkSetting, MAX_CONCURRENCY, parseRunSettings, settingPlanFields } from '../config/run-settings.js'
+import { checkSetting, MAX_CONCURRENCY, parseRunSettings } from '../config/run-settings.js'
 import { parseInitOptions, InitOptionError } from '../pgbench/init.js'
-import { checkAction, ACTIONS, ACTION_FIELDS } from '../sidecar/actions.js'
-import { RETENTION_FIELDS } from '../sidecar/retention-spec.js'
+import { checkAction, ACTIONS } from '../sidecar/actions.js'
 import { parseOffset } from '../helpers/durations.js'
 import { parseCondition } from '../sidecar/conditions.js'
 import { parseQuantity } from '../helpers/durations.js'
@@ -16,7 +15,8 @@ import { checkSnapshotName } from '../snapshot/names.js'
 import { MAX_TIMER_S } from '../helpers/durations.js'
 import { effectiveServer, expandMatrix, MAX_VARIANTS, parsePlanServer, parseVariantServer } from './plan-server.js'
 import { object, string, wrap } from './plan-fields.js'
-import { CAPACITY_STEP_FIELDS, checkCapacityWorkload, parseCapacityStep } from '../capacity/plan-step.js'
+import { checkCapacityWorkload, parseCapacityStep } from '../capacity/plan-step.js'
+import { fieldNames, STEP_FIELDS } from './plan-table.js'
 
 /**
  * @typedef {object} Step
@@ -53,8 +53,14 @@ import { CAPACITY_STEP_FIELDS, checkCapacityWorkload, parseCapacityStep } from '
 // the fewest repetitions a confidence interval of a variant's ratios is computed from
 export const DEFAULT_REPETITIONS = 3
 
-// the run's settings (concurrency, mix, protocol, stats_interval, seed) are config/run-settings.js's
-const TOP = new Set(['name', 'description', 'server', 'workload', 'options', 'scripts', 'builtins', 'defines', 'scale', 'prepare', 'variants', 'matrix', 'repetitions', ...settingPlanFields()])
+// The fields each part of a plan takes are plan-table.js's; the run's
+// settings (concurrency, mix, protocol, stats_interval, seed) among them are
+// config/run-settings.js's.
+const TOP = new Set(fieldNames('plan'))
+const VARIANT_FIELDS = fieldNames('variants[i]')
+const PREPARE_FIELDS = fieldNames('prepare')
+const PGBENCH_INIT_FIELDS = fieldNames('prepare.pgbench_init')
+const ACTION_SPEC_FIELDS = fieldNames('action')
 
 /**
  * Reads and validates a plan. Every problem names its field; nothing runs
@@ -148,7 +154,7 @@ async function planOf (data, baseDir) {
   const variants = []
   for (const [i, v] of plan.variants.entries()) {
     const variant = object(v, `variants[${i}]`)
-    for (const key of Object.keys(variant)) if (!['name', 'steps', 'description', 'options', 'server'].includes(key)) throw new InputError(`variants[${i}].${printable(key, 40)}: unknown field`)
+    for (const key of Object.keys(variant)) if (!VARIANT_FIELDS.includes(key)) throw new InputError(`variants[${i}].${printable(key, 40)}: unknown field`)
     const variantName = string(variant.name, `variants[${i}].name`)
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(variantName)) throw new InputError(`variants[${i}].name: letters, digits, dots, dashes and underscores only`)
     if (!Array.isArray(variant.steps) || variant.steps.length === 0) throw new InputError(`variants[${i}].steps: expected a non-empty list`)
@@ -201,7 +207,7 @@ async function planOf (data, baseDir) {
  */
 function parsePrepare (value, concurrency, workload) {
   const prepare = object(value, 'prepare')
-  for (const key of Object.keys(prepare)) if (!['pgbench_init', 'rows', 'table_size', 'duration', 'concurrency', 'mix', 'actions', 'snapshot'].includes(key)) throw new InputError(`prepare.${printable(key, 40)}: unknown field`)
+  for (const key of Object.keys(prepare)) if (!PREPARE_FIELDS.includes(key)) throw new InputError(`prepare.${printable(key, 40)}: unknown field`)
   // pgbench's tables, created and filled before the load (pgloadgen init's options).
   const init = prepare.pgbench_init === undefined ? null : parsePgbenchInit(prepare.pgbench_init)
   const rows = prepare.rows === undefined ? null : positiveInteger(prepare.rows, 'prepare.rows')
@@ -235,7 +241,7 @@ function parsePrepare (value, concurrency, workload) {
  */
 function parsePgbenchInit (value) {
   const init = object(value, 'prepare.pgbench_init')
-  const known = ['scale', 'fillfactor', 'foreign_keys', 'unlogged', 'init_steps', 'partitions', 'partition_method']
+  const known = PGBENCH_INIT_FIELDS
   for (const key of Object.keys(init)) if (!known.includes(key)) throw new InputError(`prepare.pgbench_init.${printable(key, 40)}: unknown field (known: ${known.join(', ')})`)
   try {
     return parseInitOptions({
@@ -253,7 +259,9 @@ function parsePgbenchInit (value) {
   }
 }
 
-const STEP_KINDS = ['load', 'action', 'wait', 'concurrency', 'capacity']
+const STEP_KINDS = Object.keys(STEP_FIELDS)
+// every field a step may have besides its kind's own name
+const STEP_FIELD_NAMES = [...new Set(Object.values(STEP_FIELDS).flatMap(fields => Object.keys(fields)))]
 
 /**
  * @param {unknown} value
@@ -266,12 +274,12 @@ function parseStep (value, label) {
   const kinds = STEP_KINDS.filter(k => step[k] !== undefined && !(k === 'concurrency' && (step.load !== undefined || step.capacity !== undefined)))
   if (step.ramp !== undefined && step.load === undefined) throw new InputError(`${label}.ramp: a field of a load step, which it ramps over (load: 2m, ramp: 32)`)
   if (kinds.length !== 1) {
-    const unknown = Object.keys(step).find(k => !STEP_KINDS.includes(k) && !['timeout', ...CAPACITY_STEP_FIELDS].includes(k))
+    const unknown = Object.keys(step).find(k => !STEP_KINDS.includes(k) && !STEP_FIELD_NAMES.includes(k))
     if (unknown && kinds.length === 0) throw new InputError(`${label}: unknown step ${quote(unknown)} (steps: ${STEP_KINDS.join(', ')})`)
     throw new InputError(`${label}: give exactly one of ${STEP_KINDS.join(', ')}`)
   }
   const kind = /** @type {Step['kind']} */ (kinds[0])
-  const allowed = { load: ['load', 'concurrency', 'ramp'], action: ['action'], wait: ['wait', 'timeout'], concurrency: ['concurrency'], capacity: CAPACITY_STEP_FIELDS }[kind]
+  const allowed = Object.keys(STEP_FIELDS[kind])
   for (const key of Object.keys(step)) if (!allowed.includes(key)) throw new InputError(`${label}.${printable(key, 40)}: not a field of a ${kind} step`)
   switch (kind) {
     case 'load':
@@ -315,7 +323,7 @@ function parseStep (value, label) {
  */
 function parseActionSpec (value, field) {
   const raw = object(value, field)
-  for (const key of Object.keys(raw)) if (!['action', ...ACTION_FIELDS, ...RETENTION_FIELDS].includes(key)) throw new InputError(`${field}.${printable(key, 40)}: unknown field`)
+  for (const key of Object.keys(raw)) if (!ACTION_SPEC_FIELDS.includes(key)) throw new InputError(`${field}.${printable(key, 40)}: unknown field`)
   if (!ACTIONS.includes(/** @type {any} */ (raw.action))) throw new InputError(`${field}.action: one of ${ACTIONS.join(', ')}`)
   const spec = /** @type {import('../sidecar/actions.js').ActionSpec} */ (raw)
   checkAction(spec, field)
