@@ -61,6 +61,39 @@ export async function main (argv) {
 
   // A workload's own flags are known only once it is loaded.
   const workloadSpecs = await workloadOptionSpecs(argv)
+  const parser = cliParser(argv, workloadSpecs, choose)
+    .fail((message, err) => {
+      if (err) throw err
+      usageProblem = message
+    })
+    .exitProcess(false)
+
+  try {
+    await parser.parseAsync()
+    if (usageProblem !== null) return fail(log, usageProblem, 2)
+    // TypeScript cannot see that the command handler may have set it.
+    const chosen = /** @type {(() => Promise<number>) | null} */ (action)
+    if (chosen === null) return 0 // --help
+    return await chosen()
+  } catch (err) {
+    const code = exitCodeFor(err)
+    if (code !== null) fail(log, /** @type {Error} */ (err).message, code)
+    else log.error(`unexpected error: ${/** @type {Error | undefined} */ (err)?.message ?? err}`)
+    // --log-level debug (or LOG_LEVEL=debug) adds where it failed: the stacks of the error and of its causes
+    log.debug(describeChain(err))
+    return code ?? UNEXPECTED_EXIT_CODE
+  }
+}
+
+/**
+ * Every command, its arguments and options, as yargs is given them: what
+ * main parses with, and what docs/cli.md is generated from. Handlers only
+ * pass the chosen command's run to choose.
+ * @param {string[]} argv
+ * @param {Record<string, import('../workloads/options.js').OptionSpec>} workloadSpecs  the flags of the workload argv names
+ * @param {(run: import('./commands/action-commands.js').CommandRun, args: any) => void} choose
+ */
+export function cliParser (argv, workloadSpecs, choose) {
   const parser = yargs(argv)
     .scriptName('pgloadgen')
     .usage('$0 <command> [options]')
@@ -98,27 +131,7 @@ export async function main (argv) {
     .command('server', 'the PostgreSQL majors of the embedded server: install fetches them ahead of time, list shows them', (y) => serverSubcommands(y, choose))
     .command('k8s', 'run a load on Kubernetes: render writes the manifests of N instances starting at one moment', (y) => k8sSubcommands(y, choose))
     .demandCommand(1, 'give a command: run, capacity, init, workloads, stats, vacuum, analyze, checkpoint, reset-stats, evict-cache, drop-partitions, delete, snapshot, sidecar, experiment, report, merge, compare, server or k8s')
-    .fail((message, err) => {
-      if (err) throw err
-      usageProblem = message
-    })
-    .exitProcess(false)
-
-  try {
-    await parser.parseAsync()
-    if (usageProblem !== null) return fail(log, usageProblem, 2)
-    // TypeScript cannot see that the command handler may have set it.
-    const chosen = /** @type {(() => Promise<number>) | null} */ (action)
-    if (chosen === null) return 0 // --help
-    return await chosen()
-  } catch (err) {
-    const code = exitCodeFor(err)
-    if (code !== null) fail(log, /** @type {Error} */ (err).message, code)
-    else log.error(`unexpected error: ${/** @type {Error | undefined} */ (err)?.message ?? err}`)
-    // --log-level debug (or LOG_LEVEL=debug) adds where it failed: the stacks of the error and of its causes
-    log.debug(describeChain(err))
-    return code ?? UNEXPECTED_EXIT_CODE
-  }
+  return parser
 }
 
 /**

@@ -2,6 +2,7 @@
 // it prints; the tests drive it exactly as a user would.
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
+import { assertValidSummary } from './summary-schema.js'
 
 export const CLI = fileURLToPath(new URL('../../bin/pgloadgen.js', import.meta.url))
 export const REPO = fileURLToPath(new URL('../../', import.meta.url))
@@ -20,6 +21,9 @@ export const REPO = fileURLToPath(new URL('../../', import.meta.url))
 export function cliCommand (args) {
   return ['env', '-u', 'NODE_OPTIONS', process.execPath, CLI, ...args]
 }
+
+// The commands whose --json output is a run summary (docs/summary.schema.json).
+const SUMMARY_COMMANDS = ['run', 'merge']
 
 // Variables that would change where the CLI connects or how much it logs: the
 // tests always start from none of them, then add what they need.
@@ -73,7 +77,15 @@ export class CliRun {
       this.child.on('error', reject)
       this.child.on('close', (code, signal) => {
         const elapsedMs = Date.now() - this.started
-        resolve({ code, signal, stdout: this.stdout, stderr: this.stderr, elapsedMs, summary: parseSummary(this.stdout) })
+        const summary = parseSummary(this.stdout)
+        try {
+          // every summary a test sees follows the published schema
+          if (summary !== null && SUMMARY_COMMANDS.includes(args[0])) assertValidSummary(summary, `the --json summary of pgloadgen ${args[0]}`)
+        } catch (err) {
+          reject(err)
+          return
+        }
+        resolve({ code, signal, stdout: this.stdout, stderr: this.stderr, elapsedMs, summary })
       })
     })
     this.running = true

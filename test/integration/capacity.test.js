@@ -10,6 +10,7 @@ import { mkdtemp, readFile, writeFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { runCli, lines } from '../helpers/cli.js'
 import { createTestDatabase } from '../helpers/pg.js'
+import { readRunSummary } from '../helpers/summary-schema.js'
 
 // steps of a second; one step at each end of the bracket but where the test needs more
 const SHORT = ['--step', '1', '--settle', '0.5', '-p', '0']
@@ -82,7 +83,7 @@ t.test('manta: a rate with an interval, recorded, its inserts audited', async t 
   const runInfo = JSON.parse(await readFile(path.join(record, 'run.json'), 'utf8'))
   t.equal(runInfo.command, 'capacity')
   t.equal(runInfo.mode, 'open')
-  const summary = JSON.parse(await readFile(path.join(record, 'summary.json'), 'utf8'))
+  const summary = await readRunSummary(path.join(record, 'summary.json'))
   t.equal(summary.mode, 'open')
 })
 

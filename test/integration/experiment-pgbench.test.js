@@ -8,6 +8,7 @@ import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { runCli, lines } from '../helpers/cli.js'
+import { readRunSummary } from '../helpers/summary-schema.js'
 
 const PLAN = `
 name: pgbench-small
@@ -47,7 +48,7 @@ t.test('a plan of pgbench scripts runs, and its records name the script', async 
   const runInfo = JSON.parse(await readFile(path.join(rep, 'run.json'), 'utf8'))
   t.same(runInfo.types, ['tpcb-like'], 'run.json: the script is the request type')
   t.equal(runInfo.table, 'pgbench_accounts', 'the built-in scripts watch pgbench_accounts')
-  const summary = JSON.parse(await readFile(path.join(rep, 'summary.json'), 'utf8'))
+  const summary = await readRunSummary(path.join(rep, 'summary.json'))
   t.same(Object.keys(summary.requests), ['tpcb-like'])
   t.ok(summary.requests['tpcb-like'].done > 100, `transactions ran (${summary.requests['tpcb-like'].done})`)
   t.equal(summary.unexpected_failures, 0, `no failure: ${JSON.stringify(summary.errors)}`)

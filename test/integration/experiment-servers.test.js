@@ -15,6 +15,7 @@ import { EmbeddedServer } from '../../lib/embedded/server.js'
 import { resolveProfile } from '../../lib/embedded/profile.js'
 import { createLogger } from '../../lib/log.js'
 import { query } from '../helpers/pg.js'
+import { readRunSummary } from '../helpers/summary-schema.js'
 
 /** @param {import('tap').Test} t */
 async function tempDir (t) {
@@ -89,7 +90,7 @@ t.test('a plan on two majors, one variant with settings of its own: run end to e
   const experiment = JSON.parse(await readFile(path.join(out, 'experiment.json'), 'utf8'))
   t.same(experiment.servers.map((/** @type {any} */ s) => [s.major, s.variants, s.prepare]), [[16, ['pg16'], 'prepare-pg16'], [18, ['pg18-cost', 'pg18'], 'prepare-pg18']], 'one server and one prepare phase per major')
   for (const prepare of ['prepare-pg16', 'prepare-pg18']) {
-    const summary = JSON.parse(await readFile(path.join(out, prepare, 'summary.json'), 'utf8'))
+    const summary = await readRunSummary(path.join(out, prepare, 'summary.json'))
     t.ok(summary.acknowledged_inserts >= 3000, `${prepare}: the same row count, ${summary.acknowledged_inserts} rows`)
   }
 

@@ -7,6 +7,7 @@ import path from 'node:path'
 import { runCli, lines, REPO } from '../helpers/cli.js'
 import { loadPlan } from '../../lib/experiment/plan.js'
 import { resolveProfile } from '../../lib/embedded/profile.js'
+import { readRunSummary } from '../helpers/summary-schema.js'
 
 /** @param {import('tap').Test} t */
 async function tempDir (t) {
@@ -85,7 +86,7 @@ t.test('a small plan runs end to end and writes samples, events, summary and rep
       t.ok(end && end.ok && end.duration_s >= 0, `${variant}/${rep}: the vacuum's end with its duration`)
       const run = JSON.parse(await readFile(path.join(runDir, 'run.json'), 'utf8'))
       t.ok(run.t0 && run.settings && run.postgres_version, `${variant}/${rep}: run.json describes the run`)
-      const runSummary = JSON.parse(await readFile(path.join(runDir, 'summary.json'), 'utf8'))
+      const runSummary = await readRunSummary(path.join(runDir, 'summary.json'))
       t.equal(runSummary.unexpected_failures, 0, `${variant}/${rep}: no unexpected failures`)
     }
   }

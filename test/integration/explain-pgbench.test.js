@@ -12,6 +12,7 @@ import pg from 'pg'
 import { CliRun, runCli, waitFor } from '../helpers/cli.js'
 import { createTestDatabase } from '../helpers/pg.js'
 import { measuringAlone } from '../helpers/exclusive.js'
+import { readRunSummary } from '../helpers/summary-schema.js'
 
 const { url } = await createTestDatabase(t, 'explain_pgbench')
 const work = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-explain-pgbench-'))
@@ -39,7 +40,7 @@ t.test('a session holding the xmin horizon under tpcb-like: the change and its c
   })
   t.equal(result.code, 0, 'the run succeeds')
 
-  const summary = JSON.parse(await readFile(path.join(dir, 'summary.json'), 'utf8'))
+  const summary = await readRunSummary(path.join(dir, 'summary.json'))
   const changes = summary.changes ?? []
   t.comment(`held from ${heldFrom} s; changes: ${JSON.stringify(changes.map((/** @type {any} */ c) => [c.at_s, c.metric, c.effect, c.causes.map((/** @type {any} */ x) => x.label)]))}`)
   const fall = changes.find((/** @type {any} */ c) => c.metric === 'throughput' && c.effect < 0 && c.at_s >= heldFrom - 2)

@@ -11,6 +11,7 @@ import YAML from 'yaml'
 import { runCli, REPO } from '../helpers/cli.js'
 import { renderPage } from '../helpers/chromium.js'
 import { runCapacity, capacitySpread, CAPACITY_METHOD } from '../../lib/report/capacity.js'
+import { readRunSummary } from '../helpers/summary-schema.js'
 
 /**
  * A paced run's samples: one client more every second, each asking for
@@ -133,7 +134,7 @@ t.test('the fleet-capacity plan, shortened, on the embedded PostgreSQL 18: the k
   t.ok(typeof c.stats.workload.pgloadgen_workload_fleet_dead_tuples?.at_knee === 'number', 'dead tuples at the knee')
   t.ok(typeof c.stats.workload.pgloadgen_workload_fleet_autovacuums_total?.at_knee === 'number', 'autovacuums at the knee')
   t.equal(summary.variants[0].capacity.capacity_per_s.mean, c.capacity_per_s, 'the variant\'s capacity')
-  const run = JSON.parse(await readFile(path.join(out, 'variants', 'ramp', 'rep-1', 'summary.json'), 'utf8'))
+  const run = await readRunSummary(path.join(out, 'variants', 'ramp', 'rep-1', 'summary.json'))
   t.equal(run.workload, 'fleet')
   t.equal(run.mode, 'paced')
 

@@ -22,6 +22,7 @@ import { loadWorkload } from '../../lib/workloads/index.js'
 import { mixOf } from '../../lib/config/mix.js'
 import { createLogger } from '../../lib/log.js'
 import client from 'prom-client'
+import { readRunSummary } from '../helpers/summary-schema.js'
 
 t.test('a profile, its integral and the integral\'s inverse', async t => {
   const refuse = (/** @type {string} */ problem) => new Error(problem)
@@ -225,7 +226,7 @@ t.test('pgloadgen run with stages and a warm-up', async t => {
     const marked = samples.filter(s => s.warmup === true)
     t.ok(marked.length >= 1 && marked.length <= 3, `${marked.length} samples marked as the warm-up`)
     t.ok(samples.slice(0, marked.length).every(s => s.warmup === true), 'the first ones')
-    const written = JSON.parse(await readFile(path.join(dir, 'summary.json'), 'utf8'))
+    const written = await readRunSummary(path.join(dir, 'summary.json'))
     t.equal(written.warmup.done, warmup.done, 'summary.json has the block')
     t.ok(written.changes_method.skipped_first_s >= marked.length, 'what changed skips the warm-up')
   })

@@ -10,6 +10,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { runCli } from '../helpers/cli.js'
 import { loadPlan } from '../../lib/experiment/plan.js'
+import { readRunSummary } from '../helpers/summary-schema.js'
 
 const SHIPPED = fileURLToPath(new URL('../../notes/experiments/wraparound-cycles.yaml', import.meta.url))
 
@@ -41,7 +42,7 @@ t.test('a shortened run: three anti-wraparound autovacuums and one failsafe, rec
   const out = path.join(dir, 'out')
   const result = await runCli(['experiment', plan, '--out', out, '-P', '0'], { t })
   t.equal(result.code, 0, `exit 0; stderr tail: ${result.stderr.slice(-800)}`)
-  const run = JSON.parse(await readFile(path.join(out, 'variants', 'cycles', 'rep-1', 'summary.json'), 'utf8'))
+  const run = await readRunSummary(path.join(out, 'variants', 'cycles', 'rep-1', 'summary.json'))
   const wraparound = run.vacuums.filter((/** @type {any} */ v) => v.action === 'autovacuum_wraparound' && v.table === 'public.test_table')
   t.ok(wraparound.length >= 4, `anti-wraparound autovacuums of the table: ${wraparound.length}`)
   t.ok(run.wraparound.vacuums.length >= 4 && run.wraparound.vacuums.every((/** @type {any} */ v) => v.vacuum_mode === 'wraparound'), 'each with vacuum_mode wraparound')
