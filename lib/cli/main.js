@@ -90,7 +90,8 @@ export async function main (argv) {
  * main parses with, and what docs/cli.md is generated from. Handlers only
  * pass the chosen command's run to choose.
  * @param {string[]} argv
- * @param {Record<string, import('../workloads/options.js').OptionSpec>} workloadSpecs  the flags of the workload argv names
+ * @param {Record<string, import('../workloads/options.js').OptionSpec>} workloadSpecs
+ *   the flags of the workload argv names
  * @param {(run: import('./commands/action-commands.js').CommandRun, args: any) => void} choose
  */
 export function cliParser (argv, workloadSpecs, choose) {

@@ -35,7 +35,9 @@ export function parsePlanServer (value) {
   if (server.url !== undefined) {
     if (server.disk_limit !== undefined) throw new InputError('server.disk_limit: only for the embedded server (pgloadgen cannot move a server it did not start into a cgroup)')
     for (const key of ['version', 'settings', 'profile']) if (server[key] !== undefined) throw new InputError(`server.${key}: only for the embedded server (the server at the URL runs as it was set up)`)
-    for (const key of Object.keys(server)) if (!URL_FIELDS.includes(key)) throw new InputError(`server.${printable(key, 40)}: unknown field`)
+    for (const key of Object.keys(server)) {
+      if (!URL_FIELDS.includes(key)) throw new InputError(`server.${printable(key, 40)}: unknown field`)
+    }
     if (server.data_dir === undefined) throw new InputError('server.data_dir: missing: a server given by URL needs the data directory its snapshots are taken of')
     const driver = server.snapshot_driver === undefined ? 'copy' : string(server.snapshot_driver, 'server.snapshot_driver')
     if (driver !== 'zfs' && driver !== 'copy') throw new InputError('server.snapshot_driver: zfs or copy')

@@ -67,19 +67,44 @@ function owned (names, meanings) {
 const LOAD_STEP = {
   load: { type: 'duration', required: true, describe: 'how long the variant\'s load runs (20s, 2m)' },
   concurrency: { type: 'integer', describe: 'the clients for this step and after (absolute)' },
-  ramp: { type: 'integer', describe: 'the clients to reach, in a straight line from those running over the step, as --stages moves them; not with concurrency' }
+  ramp: {
+    type: 'integer',
+    describe: 'the clients to reach, in a straight line from those running over the step, as --stages moves them; ' +
+      'not with concurrency'
+  }
 }
 
 const CAPACITY_STEP = owned(CAPACITY_STEP_FIELDS, {
-  capacity: { type: 'string or list of strings', required: true, describe: 'the objectives, as --objective: p99<10ms, lag_p99<50ms; the variant\'s load is paused while the search runs (docs/capacity.md)' },
+  capacity: {
+    type: 'string or list of strings',
+    required: true,
+    describe: 'the objectives, as --objective: p99<10ms, lag_p99<50ms; the variant\'s load is paused while the ' +
+      'search runs (docs/capacity.md)'
+  },
   start_rate: { type: 'number', default: 'the capacity command\'s', describe: 'the first rate tried, requests/s' },
   max_rate: { type: 'number', default: 'the capacity command\'s', describe: 'the highest rate tried, requests/s' },
-  step_factor: { type: 'number', default: 'the capacity command\'s', describe: 'how much each step raises the rate, above 1, at most 100' },
-  resolution: { type: 'number', default: 'the capacity command\'s', describe: 'the relative width the search narrows the capacity to, above 0, at most 10' },
+  step_factor: {
+    type: 'number',
+    default: 'the capacity command\'s',
+    describe: 'how much each step raises the rate, above 1, at most 100'
+  },
+  resolution: {
+    type: 'number',
+    default: 'the capacity command\'s',
+    describe: 'the relative width the search narrows the capacity to, above 0, at most 10'
+  },
   repeats: { type: 'integer', default: 'the capacity command\'s', describe: 'measurements of each rate, 1 to 100' },
   step: { type: 'duration', default: 'the capacity command\'s', describe: 'how long each rate is held' },
-  settle: { type: 'duration', default: 'the capacity command\'s', describe: 'how long each rate runs before it is measured' },
-  concurrency: { type: 'integer', default: 'the capacity command\'s', describe: 'the clients of the search\'s open loop' }
+  settle: {
+    type: 'duration',
+    default: 'the capacity command\'s',
+    describe: 'how long each rate runs before it is measured'
+  },
+  concurrency: {
+    type: 'integer',
+    default: 'the capacity command\'s',
+    describe: 'the clients of the search\'s open loop'
+  }
 })
 
 /**
@@ -88,12 +113,24 @@ const CAPACITY_STEP = owned(CAPACITY_STEP_FIELDS, {
  */
 export const STEP_FIELDS = Object.freeze({
   load: LOAD_STEP,
-  action: { action: { type: 'action', required: true, describe: 'a sidecar action, started while the load goes on (see Actions)' } },
+  action: {
+    action: { type: 'action', required: true, describe: 'a sidecar action, started while the load runs (see action)' }
+  },
   wait: {
-    wait: { type: 'string', required: true, describe: 'action: until the actions started end; or a condition like "dead_fraction(test_table) < 0.05"' },
+    wait: {
+      type: 'string',
+      required: true,
+      describe: 'action: until the actions started end; or a condition like "dead_fraction(test_table) < 0.05"'
+    },
     timeout: { type: 'duration', default: '3600 s', describe: 'how long the wait may last' }
   },
-  concurrency: { concurrency: { type: 'integer or factor', required: true, describe: 'the clients from now on: a number, or a factor of those running like x2 or x0.5' } },
+  concurrency: {
+    concurrency: {
+      type: 'integer or factor',
+      required: true,
+      describe: 'the clients from now on: a number, or a factor of those running like x2 or x0.5'
+    }
+  },
   capacity: CAPACITY_STEP
 })
 
@@ -104,15 +141,25 @@ const ACTION = owned(['action', ...ACTION_FIELDS, ...RETENTION_FIELDS], {
   full: { type: 'boolean', describe: 'vacuum: VACUUM (FULL)' },
   analyze: { type: 'boolean', describe: 'vacuum: VACUUM (ANALYZE)' },
   verbose: { type: 'boolean', describe: 'vacuum, analyze: VERBOSE' },
-  fillfactor: { type: 'integer', describe: 'fillfactor: the table\'s new fillfactor (10 to 100); rows placed from then on get it' },
-  cost_delay: { type: 'number or duration', describe: 'vacuum: its vacuum_cost_delay (0 to 100 ms; "20ms" or a number of ms): throttled as autovacuum is' },
+  fillfactor: {
+    type: 'integer',
+    describe: 'fillfactor: the table\'s new fillfactor (10 to 100); rows placed from then on get it'
+  },
+  cost_delay: {
+    type: 'number or duration',
+    describe: 'vacuum: its vacuum_cost_delay (0 to 100 ms; "20ms" or a number of ms): throttled as autovacuum is'
+  },
   by: { type: 'integer or text', describe: 'age-xids: transaction IDs to spend (2000000, 2M)' },
   to_age: { type: 'integer or text', describe: 'age-xids: or spend until the table (table) or database is this old' },
   rate: { type: 'integer or text', describe: 'age-xids: at most this many a second' },
   parallel: { type: 'integer', default: '2', describe: 'age-xids: worker connections' },
   hold_lock: { type: 'string', describe: 'age-xids: a table whose SHARE UPDATE EXCLUSIVE lock it holds meanwhile' },
   older_than: { type: 'duration', describe: 'drop-partitions, delete: what is older than this goes (10m, 1h30m, 600)' },
-  relative_to: { type: 'data or clock', default: 'data', describe: 'drop-partitions, delete: older than the newest time in the table, or than now' },
+  relative_to: {
+    type: 'data or clock',
+    default: 'data',
+    describe: 'drop-partitions, delete: older than the newest time in the table, or than now'
+  },
   batch: { type: 'integer', default: '10000', describe: 'delete: rows per transaction' },
   time_column: { type: 'string', default: 'time', describe: 'delete: the column of the rows\' times' },
   yes: { type: 'boolean', describe: 'drop-partitions, delete: must be true, since they remove data' }
@@ -124,19 +171,43 @@ export const PLAN_SECTIONS = Object.freeze([
     path: 'plan',
     describe: 'The top level of a plan file (JSON or YAML).',
     fields: {
-      name: { type: 'string', required: true, describe: 'the experiment\'s name: letters, digits, dots, dashes and underscores' },
+      name: {
+        type: 'string',
+        required: true,
+        describe: 'the experiment\'s name: letters, digits, dots, dashes and underscores'
+      },
       description: { type: 'string', describe: 'what the experiment asks, for people; not read' },
-      server: { type: 'server', default: 'the embedded server, profile lab', describe: 'the server the variants run on (see server)' },
-      workload: { type: 'string', default: 'manta', describe: 'a built-in workload or a module\'s path relative to the plan' },
+      server: {
+        type: 'server',
+        default: 'the embedded server, profile lab',
+        describe: 'the server the variants run on (see server)'
+      },
+      workload: {
+        type: 'string',
+        default: 'manta',
+        describe: 'a built-in workload or a module\'s path relative to the plan'
+      },
       options: { type: 'object', describe: 'the workload\'s options, by name' },
       scripts: { type: 'list of strings', describe: 'pgbench script files, relative to the plan (as -f)' },
       builtins: { type: 'list of strings', describe: 'pgbench built-in scripts (as -b)' },
       defines: { type: 'object', describe: 'pgbench variables (as -D name=value)' },
       scale: { type: 'integer', describe: 'pgbench\'s scale (as -s)' },
-      prepare: { type: 'prepare', required: true, describe: 'the phase that fills the tables and takes the snapshot every variant starts from' },
-      variants: { type: 'list of variants', required: true, describe: 'what is compared: each replayed from the snapshot' },
+      prepare: {
+        type: 'prepare',
+        required: true,
+        describe: 'the phase that fills the tables and takes the snapshot every variant starts from'
+      },
+      variants: {
+        type: 'list of variants',
+        required: true,
+        describe: 'what is compared: each replayed from the snapshot'
+      },
       matrix: { type: 'matrix', describe: 'lists whose product each variant is crossed with (embedded server only)' },
-      repetitions: { type: 'integer', default: '3', describe: 'runs of each variant, interleaved; 3 is the fewest a confidence interval is computed from' },
+      repetitions: {
+        type: 'integer',
+        default: '3',
+        describe: 'runs of each variant, interleaved; 3 is the fewest a confidence interval is computed from'
+      },
       ...runSettingFields()
     }
   },
@@ -147,7 +218,10 @@ export const PLAN_SECTIONS = Object.freeze([
       embedded: { type: 'boolean', describe: 'says that the server is the embedded one; not read' },
       profile: { type: 'string', default: 'lab', describe: 'a settings profile of notes/postgres/' },
       data_dir: { type: 'string', describe: 'where its data directory goes' },
-      disk_limit: { type: 'object', describe: 'a slower disk, as --disk-limit: read_mbps, read_iops, write_mbps, write_iops' },
+      disk_limit: {
+        type: 'object',
+        describe: 'a slower disk, as --disk-limit: read_mbps, read_iops, write_mbps, write_iops'
+      },
       version: { type: 'integer', default: 'the default major', describe: 'the PostgreSQL major, as --pg-version' },
       settings: { type: 'object', describe: 'server settings over the profile\'s, by name' }
     }
@@ -166,7 +240,10 @@ export const PLAN_SECTIONS = Object.freeze([
     path: 'prepare',
     describe: 'Load until rows, table_size or duration (one at least), run the actions, then snapshot.',
     fields: {
-      pgbench_init: { type: 'pgbench_init', describe: 'pgbench\'s tables, created and filled first (as pgloadgen init)' },
+      pgbench_init: {
+        type: 'pgbench_init',
+        describe: 'pgbench\'s tables, created and filled first (as pgloadgen init)'
+      },
       rows: { type: 'integer', describe: 'until the workload\'s table holds this many rows' },
       table_size: { type: 'size', describe: 'until the workload\'s table is this large (10GB)' },
       duration: { type: 'duration', describe: 'until this much time has passed' },
@@ -196,7 +273,10 @@ export const PLAN_SECTIONS = Object.freeze([
       name: { type: 'string', required: true, describe: 'letters, digits, dots, dashes and underscores; unique' },
       steps: { type: 'list of steps', required: true, describe: 'run in order (see the steps)' },
       description: { type: 'string', describe: 'for people; not read' },
-      options: { type: 'object', describe: 'the workload\'s options over the plan\'s: the variant runs on tables made afresh' },
+      options: {
+        type: 'object',
+        describe: 'the workload\'s options over the plan\'s: the variant runs on tables made afresh'
+      },
       server: { type: 'variant server', describe: 'what the variant changes of the server' }
     }
   },

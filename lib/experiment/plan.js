@@ -154,7 +154,9 @@ async function planOf (data, baseDir) {
   const variants = []
   for (const [i, v] of plan.variants.entries()) {
     const variant = object(v, `variants[${i}]`)
-    for (const key of Object.keys(variant)) if (!VARIANT_FIELDS.includes(key)) throw new InputError(`variants[${i}].${printable(key, 40)}: unknown field`)
+    for (const key of Object.keys(variant)) {
+      if (!VARIANT_FIELDS.includes(key)) throw new InputError(`variants[${i}].${printable(key, 40)}: unknown field`)
+    }
     const variantName = string(variant.name, `variants[${i}].name`)
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(variantName)) throw new InputError(`variants[${i}].name: letters, digits, dots, dashes and underscores only`)
     if (!Array.isArray(variant.steps) || variant.steps.length === 0) throw new InputError(`variants[${i}].steps: expected a non-empty list`)
@@ -207,7 +209,9 @@ async function planOf (data, baseDir) {
  */
 function parsePrepare (value, concurrency, workload) {
   const prepare = object(value, 'prepare')
-  for (const key of Object.keys(prepare)) if (!PREPARE_FIELDS.includes(key)) throw new InputError(`prepare.${printable(key, 40)}: unknown field`)
+  for (const key of Object.keys(prepare)) {
+    if (!PREPARE_FIELDS.includes(key)) throw new InputError(`prepare.${printable(key, 40)}: unknown field`)
+  }
   // pgbench's tables, created and filled before the load (pgloadgen init's options).
   const init = prepare.pgbench_init === undefined ? null : parsePgbenchInit(prepare.pgbench_init)
   const rows = prepare.rows === undefined ? null : positiveInteger(prepare.rows, 'prepare.rows')
@@ -323,7 +327,9 @@ function parseStep (value, label) {
  */
 function parseActionSpec (value, field) {
   const raw = object(value, field)
-  for (const key of Object.keys(raw)) if (!ACTION_SPEC_FIELDS.includes(key)) throw new InputError(`${field}.${printable(key, 40)}: unknown field`)
+  for (const key of Object.keys(raw)) {
+    if (!ACTION_SPEC_FIELDS.includes(key)) throw new InputError(`${field}.${printable(key, 40)}: unknown field`)
+  }
   if (!ACTIONS.includes(/** @type {any} */ (raw.action))) throw new InputError(`${field}.action: one of ${ACTIONS.join(', ')}`)
   const spec = /** @type {import('../sidecar/actions.js').ActionSpec} */ (raw)
   checkAction(spec, field)

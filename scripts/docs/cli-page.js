@@ -17,6 +17,8 @@ import { code, generatedHeader, table } from './markdown.js'
  * @property {Record<string, any>} commands   its subcommands' handlers
  */
 
+const OPTION_COLUMNS = ['option', 'type', 'default', 'choices', 'description']
+
 /** Options every command has, listed once at the top. */
 const GLOBAL = ['help', 'log-level']
 
@@ -107,7 +109,8 @@ function optionRows (command, positionals) {
 async function commandSection (path, handler, depth) {
   const command = await declared(path)
   const usage = ['pgloadgen', ...path.slice(0, -1), handler.original].join(' ')
-  const lines = [`${'#'.repeat(depth)} \`${usage}\``, '', description(handler.description) || '(a group of commands)', '']
+  const heading = `${'#'.repeat(depth)} \`${usage}\``
+  const lines = [heading, '', description(handler.description) || '(a group of commands)', '']
   const positional = [
     ...handler.demanded.map((/** @type {any} */ p) => ({ ...p, required: true })),
     ...handler.optional.map((/** @type {any} */ p) => ({ ...p, required: false }))
@@ -122,7 +125,7 @@ async function commandSection (path, handler, depth) {
     ])), '')
   }
   const rows = optionRows(command, positionals)
-  if (rows.length > 0) lines.push('Options:', '', table(['option', 'type', 'default', 'choices', 'description'], rows), '')
+  if (rows.length > 0) lines.push('Options:', '', table(OPTION_COLUMNS, rows), '')
   for (const [name, sub] of Object.entries(command.commands)) {
     lines.push(...await commandSection([...path, name], sub, depth + 1))
   }
@@ -140,9 +143,11 @@ async function workloadFlagsSection () {
     const specs = await workloadOptionSpecs(['run', '-w', name])
     const entries = Object.entries(specs)
     if (entries.length === 0) continue
-    lines.push(`### \`-w ${name}\``, '', table(['option', 'type', 'default', 'choices', 'description'], entries.map(([flag, spec]) => [
+    const bounds = (/** @type {import('../../lib/workloads/options.js').OptionSpec} */ spec) =>
+      spec.min !== undefined || spec.max !== undefined ? ` (${spec.min ?? ''}…${spec.max ?? ''})` : ''
+    lines.push(`### \`-w ${name}\``, '', table(OPTION_COLUMNS, entries.map(([flag, spec]) => [
       code(`--${flag}`),
-      spec.type + (spec.min !== undefined || spec.max !== undefined ? ` (${spec.min ?? ''}…${spec.max ?? ''})` : ''),
+      spec.type + bounds(spec),
       shownDefault(spec.default),
       (spec.choices ?? []).map(code).join(', '),
       spec.describe
@@ -160,16 +165,20 @@ export async function cliPage () {
   const commands = Object.entries(root.commands)
   const lines = [
     generatedHeader('CLI reference', 'the command definitions (lib/cli/main.js cliParser and the builders it calls)'),
-    'Usage: `pgloadgen <command> [options]`. Bad input is one line on stderr and exit code 2; a runtime failure, exit code 1.',
+    'Usage: `pgloadgen <command> [options]`. Bad input is one line on stderr and exit code 2;',
+    'a runtime failure, exit code 1.',
     '',
     '## Global options',
     '',
-    table(['option', 'type', 'description'], GLOBAL.map(key => [code(`--${key}`), typeOf(root.options, key), description(root.descriptions[key])])),
+    table(['option', 'type', 'description'],
+      GLOBAL.map(key => [code(`--${key}`), typeOf(root.options, key), description(root.descriptions[key])])),
     '',
     '## Commands',
     '',
-    table(['command', 'description'], commands.map(([name, handler]) => [`[\`${name}\`](#${anchor(`pgloadgen ${handler.original}`)})`,
-      description(handler.description)])),
+    table(['command', 'description'], commands.map(([name, handler]) => [
+      `[\`${name}\`](#${anchor(`pgloadgen ${handler.original}`)})`,
+      description(handler.description)
+    ])),
     ''
   ]
   for (const [name, handler] of commands) lines.push(...await commandSection([name], handler, 2))

@@ -19,6 +19,7 @@ import { code, generatedHeader, table } from './markdown.js'
 const log = createLogger({ level: 'silent' })
 // Any request types: labels are named by the metrics, not by the types.
 const TYPES = ['insert_row', 'read_row']
+const METRIC_COLUMNS = ['metric', 'type', 'labels', 'help']
 
 /**
  * The parts of a run that register metrics, each on a fresh registry.
@@ -36,14 +37,24 @@ function runParts () {
   const zfs = new client.Registry()
   new ZfsSpaceProbe({ pool: 'pool', registry: zfs, log })
   return [
-    { title: 'The load generator', describe: 'lib/metrics/generator-metrics.js: `run` and `capacity`.', registry: generator },
+    { title: 'The load generator', describe: 'lib/metrics/generator-metrics.js: run, capacity.', registry: generator },
     {
       title: 'PostgreSQL statistics',
-      describe: 'lib/pgstats/metrics.js and self-metrics.js: `run` (unless --no-pg-stats), `stats`, a plan\'s variants; the pgstattuple ones with --pgstattuple.',
+      describe: 'lib/pgstats/metrics.js and self-metrics.js: `run` (unless --no-pg-stats), `stats`, ' +
+        'a plan\'s variants; the pgstattuple ones with --pgstattuple.',
       registry: collector
     },
-    { title: 'Events and the disk', describe: 'lib/sidecar/events.js and lib/lab/disk-space.js: the lab\'s timeline, and the data directory\'s filesystem when it is local.', registry: disk },
-    { title: 'ZFS', describe: 'lib/snapshot/zfs-space.js: the pool of an experiment\'s data directory, when it is on ZFS.', registry: zfs }
+    {
+      title: 'Events and the disk',
+      describe: 'lib/sidecar/events.js and lib/lab/disk-space.js: the lab\'s timeline, ' +
+        'and the data directory\'s filesystem when it is local.',
+      registry: disk
+    },
+    {
+      title: 'ZFS',
+      describe: 'lib/snapshot/zfs-space.js: the pool of an experiment\'s data directory, when it is on ZFS.',
+      registry: zfs
+    }
   ]
 }
 
@@ -90,13 +101,14 @@ async function metricRows (registry) {
  */
 async function workloadSection () {
   const lines = ['## Statistics of the built-in workloads', '',
-    'A workload may declare statistics of its own (lib/workloads/contract.js): gauges without labels, read by its maintenance connection.', '']
+    'A workload may declare statistics of its own (lib/workloads/contract.js): gauges without labels,',
+    'read by its maintenance connection.', '']
   for (const name of Object.keys(BUILTIN_WORKLOADS)) {
     const workload = await loadWorkload(name)
     const registry = new client.Registry()
     new WorkloadServices(/** @type {any} */ ({ workload, registry, log }))
     const rows = await metricRows(registry)
-    if (rows.length > 0) lines.push(`### \`${name}\``, '', table(['metric', 'type', 'labels', 'help'], rows), '')
+    if (rows.length > 0) lines.push(`### \`${name}\``, '', table(METRIC_COLUMNS, rows), '')
   }
   return lines
 }
@@ -107,16 +119,18 @@ async function workloadSection () {
  */
 export async function metricsPage () {
   const lines = [
-    generatedHeader('Metrics reference', 'the registries a run fills (scripts/docs/metrics-page.js builds them as a run does)'),
+    generatedHeader('Metrics reference', 'the registries a run fills, built as a run builds them'),
     'Every metric on `/metrics`, by the part of the lab that registers it.',
     ''
   ]
   for (const part of runParts()) {
-    lines.push(`## ${part.title}`, '', part.describe, '', table(['metric', 'type', 'labels', 'help'], await metricRows(part.registry)), '')
+    lines.push(`## ${part.title}`, '', part.describe, '', table(METRIC_COLUMNS, await metricRows(part.registry)), '')
   }
   lines.push(...await workloadSection())
   const defaults = createRegistry()
-  lines.push('## The process', '', 'prom-client\'s default metrics of the Node.js process (`collectDefaultMetrics`), on every registry the CLI serves.', '',
-    table(['metric', 'type', 'labels', 'help'], await metricRows(defaults)), '')
+  lines.push('## The process', '',
+    'prom-client\'s default metrics of the Node.js process (`collectDefaultMetrics`),',
+    'on every registry the CLI serves.', '',
+    table(METRIC_COLUMNS, await metricRows(defaults)), '')
   return lines.join('\n').replace(/\n+$/, '') + '\n'
 }

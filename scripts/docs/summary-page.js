@@ -39,7 +39,8 @@ function typeOf (schema) {
   const types = [schema.type ?? 'any'].flat()
   return types.map(type => {
     if (type === 'array' && schema.items) return `list of ${typeOf(schema.items)}`
-    if (type === 'object' && typeof schema.additionalProperties === 'object') return `map to ${typeOf(schema.additionalProperties)}`
+    const values = schema.additionalProperties
+    if (type === 'object' && typeof values === 'object') return `map to ${typeOf(values)}`
     return type
   }).join(' or ')
 }
@@ -62,7 +63,8 @@ function descriptionOf (schema, defs) {
  */
 function fieldsTable (schema, defs) {
   const required = new Set(schema.required ?? [])
-  return table(['field', 'type', 'always', 'description'], Object.entries(schema.properties ?? {}).map(([name, field]) => [
+  const fields = Object.entries(schema.properties ?? {})
+  return table(['field', 'type', 'always', 'description'], fields.map(([name, field]) => [
     code(name), typeOf(field), required.has(name) ? 'yes' : '', descriptionOf(field, defs)
   ]))
 }
@@ -79,8 +81,9 @@ export async function summaryPage () {
     generatedHeader('The run summary', 'docs/summary.schema.json'),
     schema.description ?? '',
     '',
-    'The schema, [summary.schema.json](summary.schema.json) (JSON Schema draft 2020-12), is what the tests validate every summary',
-    'against: a field the summary gains, loses or changes the type of fails them until the schema says so.',
+    'The schema, [summary.schema.json](summary.schema.json) (JSON Schema draft 2020-12), is what the tests',
+    'validate every summary against: a field the summary gains, loses or changes the type of fails them',
+    'until the schema says so.',
     'Fields marked "always" are in every summary; the others depend on the run (open loop, --warmup, --record, merge).',
     '',
     '## Fields',

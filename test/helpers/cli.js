@@ -80,7 +80,9 @@ export class CliRun {
         const summary = parseSummary(this.stdout)
         try {
           // every summary a test sees follows the published schema
-          if (summary !== null && SUMMARY_COMMANDS.includes(args[0])) assertValidSummary(summary, `the --json summary of pgloadgen ${args[0]}`)
+          if (summary !== null && SUMMARY_COMMANDS.includes(args[0])) {
+            assertValidSummary(summary, `the --json summary of pgloadgen ${args[0]}`)
+          }
         } catch (err) {
           reject(err)
           return

@@ -30,7 +30,8 @@ export function summaryProblems (summary) {
   const check = validator()
   if (check(summary)) return []
   return (check.errors ?? []).map(error => {
-    const extra = error.keyword === 'additionalProperties' ? ` (${/** @type {any} */ (error.params).additionalProperty})` : ''
+    const params = /** @type {{ additionalProperty?: string }} */ (error.params)
+    const extra = error.keyword === 'additionalProperties' ? ` (${params.additionalProperty})` : ''
     return `${error.instancePath || '/'} ${error.message}${extra}`
   })
 }
