@@ -77,15 +77,15 @@ function shownDefault (value) {
 /**
  * The options table of a command: those it declares beyond the global ones.
  * @param {Declared} command
- * @param {Set<string>} positionals
+ * @param {Set<string>} skipped   its arguments, and the options its parent command lists
  */
-function optionRows (command, positionals) {
+function optionRows (command, skipped) {
   const { options } = command
   const aliases = new Set(Object.values(/** @type {Record<string, string[]>} */ (options.alias)).flat())
   const hidden = new Set(options.hiddenOptions)
   const rows = []
   for (const key of Object.keys(options.key)) {
-    if (aliases.has(key) || hidden.has(key) || positionals.has(key) || GLOBAL.includes(key)) continue
+    if (aliases.has(key) || hidden.has(key) || skipped.has(key) || GLOBAL.includes(key)) continue
     const names = [key, ...(options.alias[key] ?? [])].map(name => name.length === 1 ? `-${name}` : `--${name}`)
     const required = options.demandedOptions[key] !== undefined
     rows.push([
@@ -104,9 +104,11 @@ function optionRows (command, positionals) {
  * @param {string[]} path      the words that name it: ['snapshot', 'create']
  * @param {any} handler        its yargs command handler
  * @param {number} depth       its heading's level
+ * @param {{ keys: Set<string>, from: string | null }} [inherited]
+ *   the options of the commands it belongs to, and the nearest that lists some
  * @returns {Promise<string[]>}
  */
-async function commandSection (path, handler, depth) {
+async function commandSection (path, handler, depth, inherited = { keys: new Set(), from: null }) {
   const command = await declared(path)
   const usage = ['pgloadgen', ...path.slice(0, -1), handler.original].join(' ')
   const heading = `${'#'.repeat(depth)} \`${usage}\``
@@ -124,10 +126,15 @@ async function commandSection (path, handler, depth) {
       description(command.descriptions[p.cmd[0]])
     ])), '')
   }
-  const rows = optionRows(command, positionals)
+  const rows = optionRows(command, new Set([...positionals, ...inherited.keys]))
+  if (inherited.from !== null) lines.push(`With the options of \`pgloadgen ${inherited.from}\`.`, '')
   if (rows.length > 0) lines.push('Options:', '', table(OPTION_COLUMNS, rows), '')
   for (const [name, sub] of Object.entries(command.commands)) {
-    lines.push(...await commandSection([...path, name], sub, depth + 1))
+    const listed = {
+      keys: new Set([...inherited.keys, ...Object.keys(command.options.key)]),
+      from: rows.length > 0 ? path.join(' ') : inherited.from
+    }
+    lines.push(...await commandSection([...path, name], sub, depth + 1, listed))
   }
   return lines
 }
