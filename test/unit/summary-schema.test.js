@@ -27,6 +27,7 @@ t.test('the recorded summaries cover each mode and the optional blocks', async t
   for (const field of ['warmup', 'thresholds', 'stages', 'changes', 'vacuums', 'merged', 'instance']) {
     t.ok(summaries.some(s => s[field] !== undefined && s[field] !== null), `a summary with ${field}`)
   }
+  t.ok(summaries.some(s => s.changes?.some((/** @type {any} */ c) => c.causes.length > 0)), 'a change with its causes')
 })
 
 t.test('a summary with a field retyped, renamed and unknown fails on each', async t => {
