@@ -8,6 +8,7 @@ import os from 'node:os'
 import path from 'node:path'
 import YAML from 'yaml'
 import { runCli, REPO } from '../helpers/cli.js'
+import { readRunSummary } from '../helpers/summary-schema.js'
 
 t.test('capacity-manta, shortened: the step\'s result, its event, the variant\'s load around it', async t => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-capacity-plan-'))
@@ -48,7 +49,7 @@ t.test('capacity-manta, shortened: the step\'s result, its event, the variant\'s
   t.ok(event, 'a capacity event')
   t.equal(event?.detail.capacity, capacity.capacity)
   // the variant's own load ran before and after the search, and lost nothing
-  const summary = JSON.parse(await readFile(path.join(rep, 'summary.json'), 'utf8'))
+  const summary = await readRunSummary(path.join(rep, 'summary.json'))
   t.equal(summary.mode, 'closed')
   t.ok(summary.throughput > 0, 'the variant\'s load ran')
   t.equal(summary.acknowledged_missing, 0)

@@ -5,12 +5,13 @@
 // entries with repetitions (an experiment's layout, recorded run by run)
 // so that intervals and verdicts appear.
 import t from 'tap'
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { cp, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { runCli, lines } from '../helpers/cli.js'
 import { createTestDatabase } from '../helpers/pg.js'
 import { renderPage } from '../helpers/chromium.js'
+import { readRunSummary } from '../helpers/summary-schema.js'
 
 // what two decimals shown may differ from the figure, and a float's slack: 0.305 is shown 0.30
 const HALF_CENT = 0.005 + 1e-9
@@ -155,7 +156,7 @@ t.test('--json carries the same figures as the text', async t => {
   t.same(comparison.entries.map((/** @type {any} */ e) => [e.letter, e.name, e.kind, e.repetitions, e.workload]), [['A', 'runA', 'run', 1, 'manta'], ['B', 'runB', 'run', 1, 'manta']])
   t.equal(comparison.baseline, 'A')
   // a run's own summary: the throughput and the merged percentiles of one run are its summary's
-  const summaryA = JSON.parse(await readFile(path.join(runA, 'summary.json'), 'utf8'))
+  const summaryA = await readRunSummary(path.join(runA, 'summary.json'))
   t.equal(comparison.entries[0].figures.throughput, summaryA.throughput, 'one run\'s throughput is its summary\'s')
   t.equal(comparison.entries[0].figures['latency.all.p99'], summaryA.latency_us.p99, 'one run\'s p99 is its summary\'s')
   t.equal(comparison.entries[0].figures['latency.insert_row.p95'], summaryA.requests.insert_row.latency_us.p95, 'and per type')

@@ -12,6 +12,7 @@ import pg from 'pg'
 import { measuringAlone } from '../helpers/exclusive.js'
 import { CliRun, runCli, sleep, waitFor } from '../helpers/cli.js'
 import { createTestDatabase } from '../helpers/pg.js'
+import { readRunSummary } from '../helpers/summary-schema.js'
 
 const { url } = await createTestDatabase(t, 'explain')
 const work = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-explain-'))
@@ -39,7 +40,7 @@ t.test('a lock held on the table mid-run: the change, its moment and its cause',
   const result = await run.exited
   t.equal(result.code, 0, `the run succeeds (stderr: ${result.stderr.trim().slice(-400)})`)
 
-  const summary = JSON.parse(await readFile(path.join(dir, 'summary.json'), 'utf8'))
+  const summary = await readRunSummary(path.join(dir, 'summary.json'))
   t.ok(Array.isArray(summary.changes), 'summary.json has changes')
   const drop = summary.changes.find((/** @type {any} */ c) => c.metric === 'throughput' && c.effect < -0.5 && Math.abs(c.at_s - lockedAt) <= 4)
   t.ok(drop, `throughput falls within 4 s of the lock at ${lockedAt} s (changes: ${JSON.stringify(summary.changes.map((/** @type {any} */ c) => [c.at_s, c.metric, c.effect]))})`)
@@ -70,7 +71,7 @@ t.test('a steady run reports no change', async t => {
     // not beside the other file whose run must change (explain-pgbench.test.js)
     const result = await measuringAlone(() => runCli(['run', url, '-d', '60', '-c', '4', '-p', '0', '--reset', '--record', dir, '--log-level', 'warn'], { t }))
     t.equal(result.code, 0, 'the run succeeds')
-    const summary = JSON.parse(await readFile(path.join(dir, 'summary.json'), 'utf8'))
+    const summary = await readRunSummary(path.join(dir, 'summary.json'))
     t.ok(Array.isArray(summary.changes), 'summary.json has changes')
     if (summary.changes.length > 0 && attempt === 1) {
       t.comment(`the first steady run reported ${JSON.stringify(summary.changes.map((/** @type {any} */ c) => [c.at_s, c.metric, c.effect, c.causes.map((/** @type {any} */ x) => x.label)]))}; once more`)

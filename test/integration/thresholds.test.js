@@ -4,13 +4,14 @@
 // early and says why; a bad threshold is one line and exit 2 before any
 // database is touched.
 import t from 'tap'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { runCli, lines, sleep } from '../helpers/cli.js'
 import { createTestDatabase, sessionsOf, listTables } from '../helpers/pg.js'
 import { fuzzTest, hostileText, cliRefuses, sample } from '../helpers/fuzz.js'
 import { parseThreshold } from '../../lib/config/thresholds.js'
+import { readRunSummary } from '../helpers/summary-schema.js'
 
 const db = await createTestDatabase(t, 'thresholds')
 // bad input is tried on a database of its own: it must see no session at all
@@ -57,7 +58,7 @@ t.test('thresholds that hold: exit 0, a pass row each, in the JSON and summary.j
   for (const [expr, [, , verdict]] of rows) t.equal(verdict, 'pass', `${expr}: pass`)
   t.match(rows.get('audit==exact'), ['exact', 'exact', 'pass'])
   t.match(result.stderr, /^thresholds: all 6 held$/m)
-  const recorded = JSON.parse(await readFile(path.join(record, 'summary.json'), 'utf8'))
+  const recorded = await readRunSummary(path.join(record, 'summary.json'))
   t.same(recorded.thresholds, summary.thresholds, 'summary.json holds the same verdicts')
 })
 
