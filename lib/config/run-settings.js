@@ -268,11 +268,6 @@ export function settingFlagNames () {
   return Object.values(RUN_SETTINGS).flatMap(spec => spec.flag && !spec.sharedWithWorkloads ? [spec.flag, ...(spec.alias ? [spec.alias] : [])] : [])
 }
 
-/** The fields of a plan the settings take. */
-export function settingPlanFields () {
-  return Object.values(RUN_SETTINGS).flatMap(spec => spec.plan ? [spec.plan] : [])
-}
-
 /**
  * kebab-case to camelCase, as yargs names a flag's value.
  * @param {string} name

@@ -264,7 +264,7 @@ function parsePgbenchInit (value) {
 }
 
 const STEP_KINDS = Object.keys(STEP_FIELDS)
-// every field a step may have besides its kind's own name
+// every field some kind of step takes: a key that is none of them is an unknown step
 const STEP_FIELD_NAMES = [...new Set(Object.values(STEP_FIELDS).flatMap(fields => Object.keys(fields)))]
 
 /**
