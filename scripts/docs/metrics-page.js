@@ -3,7 +3,7 @@ import { createRegistry, registerGeneratorMetrics } from '../../lib/metrics/gene
 import { RequestStats } from '../../lib/metrics/request-stats.js'
 import { StatsCollector } from '../../lib/pgstats/collector.js'
 import { DiskSpaceWatch } from '../../lib/lab/disk-space.js'
-import { EventLog } from '../../lib/sidecar/events.js'
+import { EventLog } from '../../lib/recorder/event-log.js'
 import { ZfsSpaceProbe } from '../../lib/snapshot/zfs-space.js'
 import { WorkloadServices } from '../../lib/lab/workload-services.js'
 import { BUILTIN_WORKLOADS, loadWorkload } from '../../lib/workloads/index.js'
@@ -46,7 +46,7 @@ function runParts () {
     },
     {
       title: 'Events and the disk',
-      describe: 'lib/sidecar/events.js and lib/lab/disk-space.js: the lab\'s timeline, ' +
+      describe: 'lib/recorder/event-log.js and lib/lab/disk-space.js: the lab\'s timeline, ' +
         'and the data directory\'s filesystem when it is local.',
       registry: disk
     },
