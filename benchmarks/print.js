@@ -1,4 +1,4 @@
-// The bench's result as Markdown tables, ready for the README.
+// The bench's result as Markdown tables, ready for docs/performance.md.
 import { checkpointNote } from './checkpoint.js'
 import { autovacuumNote } from './quiet-table.js'
 

@@ -23,7 +23,7 @@ import { runFigures } from './run-figures.js'
  * @property {(string | null)[]} autovacuum_sources             where each repetition's autovacuums were counted
  */
 
-/** How each figure of an entry with repetitions is made, for --json and the README. */
+/** How each figure of an entry with repetitions is made, for --json and docs/experiments.md. */
 export const FIGURES_METHOD = {
   throughput: 'a run\'s summary.json throughput; of repetitions, their requests done / their seconds of load together (each repetition\'s own for the interval)',
   latency: 'percentiles of every request of every repetition, from their raw histograms added bucket by bucket (summary.json\'s histograms), never an average of percentiles; per request type and over all types',

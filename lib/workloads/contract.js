@@ -1,11 +1,11 @@
 // What a workload module declares and what its code is given: the types of
-// the contract between a workload and the generator (README, "Workload
-// modules"). lib/workloads/check.js checks a module against it.
+// the contract between a workload and the generator (docs/workloads.md,
+// "Workload modules"). lib/workloads/check.js checks a module against it.
 
 /**
  * What a workload module exports (as its default export): its schema, its
  * request types and default mix, and one function per request type. See
- * README "Workload modules".
+ * docs/workloads.md, "Workload modules".
  * @typedef {object} WorkloadModule
  * @property {string} name
  * @property {string} [description]

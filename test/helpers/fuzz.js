@@ -190,8 +190,8 @@ export function cliSampleTest (t, name, body) {
 }
 
 /**
- * Runs the CLI on a bad input and checks that it is refused as the README
- * says: exit 2, nothing on stdout, one line on stderr starting
+ * Runs the CLI on a bad input and checks that it is refused as docs/running.md
+ * says (Exit codes): exit 2, nothing on stdout, one line on stderr starting
  * "pgloadgen:", no stack trace, and nothing created (the data directory of
  * the embedded server and the events file stay absent).
  * @param {import('tap').Test} t

@@ -9,8 +9,8 @@
 // pg_wal is on a dataset of its own, as a careful operator keeps it: with
 // WAL on the full dataset PostgreSQL PANICs when it cannot write WAL, and
 // its crash recovery, which must write WAL too, fails, so the postmaster
-// shuts down and no quota raise brings it back (see the README, "Watching
-// the disk fill").
+// shuts down and no quota raise brings it back (see docs/snapshots.md,
+// "Watching the disk fill").
 import t from 'tap'
 import { execFile } from 'node:child_process'
 import { mkdtemp, chmod, open, rm, symlink } from 'node:fs/promises'

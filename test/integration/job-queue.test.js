@@ -1,5 +1,5 @@
-// The job-queue example (notes/workloads/job-queue.js), as the README runs
-// it: its three request types do their work, and the bloat it leaves shows
+// The job-queue example (notes/workloads/job-queue.js), as docs/workloads.md
+// runs it: its three request types do their work, and the bloat it leaves shows
 // in the statistics: dead tuples of jobs on /metrics while it runs, and
 // pgstattuple's dead and free space in its pages afterwards.
 import t from 'tap'
