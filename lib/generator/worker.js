@@ -179,7 +179,13 @@ export class Worker {
         if (this.stopping) break
         // the schedule started over (a new rate) while this client waited: take a time of the new one
         if (pacer && pacer.originMs !== origin) continue
-        stats.lag.record((performance.now() - t0) * 1000)
+        // A timer can fire up to a millisecond before its time (libuv counts
+        // from the loop's cached clock), and a wait under 0.2 ms is not
+        // slept: a request that goes out early starts then, so that neither
+        // its lag nor its latency is ever below zero.
+        const now = performance.now()
+        if (now < t0) t0 = now
+        stats.lag.record((now - t0) * 1000)
       }
       const type = pickType(mix, random())
       this.type = type
