@@ -170,7 +170,8 @@ function mergeDiskFull (all) {
     ...present[0],
     failures: present.reduce((n, d) => n + (Number(d.failures) || 0), 0),
     by_type: addCounts(present.map(d => d.by_type ?? {})),
-    episodes: present.flatMap(d => Array.isArray(d.episodes) ? d.episodes : []),
+    // the instances watch one server's disk: each saw the same episodes
+    episodes: Math.max(...present.map(d => Number(d.episodes) || 0)),
     full_now: present.some(d => d.full_now === true),
     full_s: Math.max(...present.map(d => Number(d.full_s) || 0))
   }
