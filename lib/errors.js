@@ -5,7 +5,7 @@
 //
 // As with Node's own errors (a TypeError with code ERR_INVALID_ARG_TYPE), the
 // name is the family, InputError or RuntimeError, and the code says which
-// kind: code that checks for a InputError by its name still finds one.
+// kind: code that checks for an InputError by its name still finds one.
 
 /** @typedef {{ cause?: unknown }} ErrorOptions */
 
@@ -134,7 +134,7 @@ export function rephrased (err, message) {
 }
 
 /**
- * err as an error of Kind when it is a InputError of a more general kind:
+ * err as an error of Kind when it is an InputError of a more general kind:
  * for the entry of a parser whose inner checks throw InputError (a plan's
  * fields, a workload's settings). The message is kept, err is the cause.
  * @param {unknown} err
@@ -142,7 +142,7 @@ export function rephrased (err, message) {
  * @returns {unknown}
  */
 export function reclassified (err, Kind) {
-  // not `err instanceof Kind`: with Kind a InputError, the type checker would narrow err to never
+  // not `err instanceof Kind`: with Kind an InputError, the type checker would narrow err to never
   if (!(err instanceof InputError) || Object.prototype.isPrototypeOf.call(Kind.prototype, err)) return err
   return new Kind(err.message, { cause: err })
 }

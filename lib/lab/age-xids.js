@@ -78,7 +78,7 @@ export function parseXidCount (value, field, { min = 1, max = MAX_BY } = {}) {
  * What the role needs, checked before anything is spent: a primary (a
  * standby assigns no xids), PL/pgSQL's USAGE (the DO blocks), EXECUTE on the
  * xid function, and UPDATE, DELETE or TRUNCATE on a held table (LOCK TABLE
- * in that mode asks for one of them). Refused with a InputError naming what
+ * in that mode asks for one of them). Refused with an InputError naming what
  * is missing; also when the server would age past MAX_AGE_AFTER.
  * @param {import('pg').Client} client
  * @param {{ by: number, holdLock?: string | null }} options

@@ -14,7 +14,7 @@ export {
 /**
  * `pgloadgen report DIR`: writes DIR/report.html (and DIR/summary.json for
  * an experiment), prints the report's path on stdout and returns 0. A
- * missing or unreadable DIR throws a InputError (exit 2, one line).
+ * missing or unreadable DIR throws an InputError (exit 2, one line).
  * @param {{ dir?: string }} args
  * @param {{ log: import('../log.js').Logger, stdout: { write: (s: string) => unknown } }} io
  * @returns {Promise<number>}

@@ -49,7 +49,7 @@ export function ageXidsOptions (spec, field) {
 
 /**
  * Runs age-xids and records its start and end. A refusal (the role lacks a
- * right) is thrown as a InputError before the start event; a failure once
+ * right) is thrown as an InputError before the start event; a failure once
  * started is an outcome with ok false.
  * @param {import('./actions.js').ActionSpec} spec
  * @param {import('./actions.js').ActionContext} context

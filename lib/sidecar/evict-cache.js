@@ -71,7 +71,7 @@ FROM rels r WHERE pg_relation_filepath(r.oid) IS NOT NULL ORDER BY r.kind DESC, 
 
 /**
  * The server's data directory, checked to be on this machine, readable, and
- * that very server's; a refusal is a InputError of one line.
+ * that very server's; a refusal is an InputError of one line.
  * @param {import('pg').Client} client
  * @returns {Promise<string>}
  */
@@ -192,7 +192,7 @@ async function kernelPageSize () {
 /**
  * Checks, before anything is recorded, that evict-cache can work against
  * this server from here: vmtouch is installed and the data directory is
- * local and readable. A InputError (one line, exit 2 for the CLI) if not.
+ * local and readable. An InputError (one line, exit 2 for the CLI) if not.
  * @param {string} connectionString
  */
 export async function checkEvictable (connectionString) {

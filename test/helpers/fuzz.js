@@ -1,6 +1,6 @@
 // Shared pieces of the fuzz tests (test/unit/fuzz-*.test.js): generators of
 // hostile, near-valid input, and the one property every parser a user feeds
-// must have: it returns, or it throws a InputError (exit code 2) whose
+// must have: it returns, or it throws an InputError (exit code 2) whose
 // message is one line, quickly, and nothing else.
 import fc from 'fast-check'
 import { existsSync } from 'node:fs'

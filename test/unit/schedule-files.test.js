@@ -1,5 +1,5 @@
 // Bad schedule files, read by loadSchedule as `run --schedule` and `sidecar
-// --schedule` read them: each is refused with a InputError (exit 2) of one
+// --schedule` read them: each is refused with an InputError (exit 2) of one
 // line that names the field and the problem (the same table as the CLI's
 // test, test/integration/schedule-parse.test.js); a good one in YAML and in
 // JSON gives the same rules. No server.
