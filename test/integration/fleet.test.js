@@ -137,7 +137,10 @@ t.test('a server that cannot keep up: the lag of the flushes grows', async t => 
   const result = await fleet(['--agents', '6', '--metrics-per-agent', '10000', '--flush-interval', '50ms', '-d', '5', '--reset', '--no-pg-stats', '--record', recordDir])
   t.equal(result.code, 0, `exit 0; stderr: ${result.stderr}`)
   const s = result.summary
-  t.ok(s.points_per_s < 6 * 10000 / 0.05 / 2, `far below the 1.2M points/s asked for (${s.points_per_s})`)
+  // below what was asked by a margin no timing noise closes: how far below
+  // depends on the machine (0.55 of it on a quiet one), and the growing lag
+  // below is what shows the server falling behind
+  t.ok(s.points_per_s < 0.75 * 6 * 10000 / 0.05, `well below the 1.2M points/s asked for (${s.points_per_s})`)
   t.ok(s.schedule_lag_us.p99 > 1e6, `flushes started over a second late (p99 ${s.schedule_lag_us.p99} µs)`)
   t.equal(s.rows_missing, 0, 'late, but every acknowledged point is there')
   const run = await readRun(recordDir)
