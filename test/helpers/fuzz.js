@@ -174,18 +174,22 @@ export async function fuzz (t, name, arbitrary, parse, { runs = 2000, slowMs = S
 // second of CPU apiece, more than the fuzzing around them): they belong to
 // the integration loop, which runs the unit fuzz files again with
 // PGLOADGEN_FUZZ_CLI=1 (test/integration/fuzz-cli.test.js). The unit loop
-// reports them as skipped, naming where they run.
+// names them in a comment, with where they run: not as skipped tests, since
+// nothing of them goes unrun in npm test.
 export const CLI_SAMPLES = process.env.PGLOADGEN_FUZZ_CLI === '1'
 
 /**
  * A subtest that runs refused inputs through the CLI: run when CLI_SAMPLES,
- * skipped (with the reason) otherwise.
+ * otherwise left to test/integration/fuzz-cli.test.js, with a comment.
  * @param {import('tap').Test} t
  * @param {string} name
  * @param {(t: import('tap').Test) => Promise<void>} body
  */
 export function cliSampleTest (t, name, body) {
-  if (!CLI_SAMPLES) return t.test(name, { skip: 'spawns the CLI: run by test/integration/fuzz-cli.test.js' }, body)
+  if (!CLI_SAMPLES) {
+    t.comment(`${name}: spawns the CLI, run by test/integration/fuzz-cli.test.js`)
+    return Promise.resolve()
+  }
   return t.test(name, body)
 }
 
