@@ -1,12 +1,14 @@
 // What changed in a run of pgbench's tpcb-like, and why: a session that
 // opens a REPEATABLE READ transaction mid-run and keeps it holds back the
 // xmin horizon; every update of pgbench's branches and tellers then leaves
-// a version no vacuum or pruning may remove, and throughput falls. The
-// change is found after the session began, and the session is named as
-// its cause, by its application_name, in summary.json and the end table.
-// The fall is gradual (each update walks a longer chain of versions), so the
-// run holds the horizon for 72 s: over 40 s the decline can stay within what
-// the change-point test puts down to autocorrelated noise.
+// a version no vacuum or pruning may remove: throughput falls and the p99
+// rises. The change is found after the session began, and the session is
+// named as its cause, by its application_name, in summary.json and the end
+// table. The fall is gradual (each update walks a longer chain of versions),
+// so the run holds the horizon for 72 s, and either series may carry the
+// change: of three runs so on a 2-core machine, two found both, one only the
+// p99's rise, the throughput's decline staying within what the change-point
+// test puts down to autocorrelated noise.
 import t from 'tap'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import os from 'node:os'
@@ -52,9 +54,13 @@ t.test('a session holding the xmin horizon under tpcb-like: the change and its c
   const summary = await readRunSummary(path.join(dir, 'summary.json'))
   const changes = summary.changes ?? []
   t.comment(`held from ${heldFrom} s; changes: ${JSON.stringify(changes.map((/** @type {any} */ c) => [c.at_s, c.metric, c.effect, c.causes.map((/** @type {any} */ x) => x.label)]))}`)
-  const fall = changes.find((/** @type {any} */ c) => c.metric === 'throughput' && c.effect < 0 && c.at_s >= heldFrom - 2)
-  t.ok(fall, 'throughput falls after the session began holding the horizon')
-  t.ok(fall?.causes.some((/** @type {any} */ c) => c.kind === 'xmin_holder' && /report-holder/.test(c.label)), `its cause names the session (${JSON.stringify(fall?.causes)})`)
+  /** @param {any} c */
+  const worse = c => (c.metric === 'throughput' && c.effect < 0) || (c.metric.startsWith('p99_us') && c.effect > 0)
+  const names = (/** @type {any} */ c) => c.causes.some((/** @type {any} */ x) => x.kind === 'xmin_holder' && /report-holder/.test(x.label))
+  const after = changes.filter((/** @type {any} */ c) => worse(c) && c.at_s >= heldFrom - 2)
+  t.ok(after.length > 0, 'throughput falls or the p99 rises after the session began holding the horizon')
+  const fall = after.find(names) ?? after[0]
+  t.ok(fall && names(fall), `its cause names the session (${JSON.stringify(fall?.causes)})`)
   t.notOk(changes.some((/** @type {any} */ c) => c.at_s < heldFrom - 2), 'no change before the session began')
   // the end table gives the first two causes of a moment, nearest first; on a
   // busy machine a lock wait or the machine's strain may come nearer
