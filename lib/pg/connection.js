@@ -10,6 +10,23 @@ import { KEEPALIVE_IDLE_MS } from '../wire/dead-peer.js'
  */
 
 /**
+ * What every node-postgres connection of the lab is opened with, the control
+ * connections (control-client.js) included: an idle connection to a server
+ * that vanished is noticed in about 20 s (lib/wire/dead-peer.js).
+ * @param {{ connectionString: string, applicationName?: string, connectTimeoutMs?: number }} options
+ * @returns {pg.ClientConfig}
+ */
+export function clientConfig ({ connectionString, applicationName, connectTimeoutMs }) {
+  return {
+    connectionString,
+    ...(applicationName !== undefined && { application_name: applicationName }),
+    ...(connectTimeoutMs !== undefined && { connectionTimeoutMillis: connectTimeoutMs }),
+    keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS
+  }
+}
+
+/**
  * Opens one dedicated connection. The returned client carries a `broken`
  * flag that turns true as soon as the connection errors or ends, so that the
  * caller can tell a failed statement on a healthy connection from a dead one.
@@ -18,12 +35,7 @@ import { KEEPALIVE_IDLE_MS } from '../wire/dead-peer.js'
  */
 export async function openConnection ({ connectionString, connectTimeoutMs = 5000, applicationName = 'pgloadgen', statementTimeoutMs }) {
   const client = /** @type {pg.Client & { broken: boolean }} */ (new pg.Client({
-    connectionString,
-    application_name: applicationName,
-    connectionTimeoutMillis: connectTimeoutMs,
-    // an idle connection to a server that vanished is noticed in about 20 s (lib/wire/dead-peer.js)
-    keepAlive: true,
-    keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
+    ...clientConfig({ connectionString, applicationName, connectTimeoutMs }),
     ...(statementTimeoutMs !== undefined && { statement_timeout: statementTimeoutMs })
   }))
   client.broken = false

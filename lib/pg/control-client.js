@@ -3,7 +3,8 @@ import pg from 'pg'
 import { ServerUnavailableError } from '../errors.js'
 import { errorMessage } from '../helpers/error-message.js'
 import { createLogger } from '../log.js'
-import { KEEPALIVE_IDLE_MS, watchForDeadPeer } from '../wire/dead-peer.js'
+import { watchForDeadPeer } from '../wire/dead-peer.js'
+import { clientConfig } from './connection.js'
 
 // A short-lived node-postgres connection for control work (a VACUUM, a
 // catalogue read, CREATE DATABASE), beside the load's own wire clients.
@@ -27,14 +28,7 @@ import { KEEPALIVE_IDLE_MS, watchForDeadPeer } from '../wire/dead-peer.js'
  * @throws {ServerUnavailableError} when the connection cannot be made (the driver's error is its cause)
  */
 export async function openControlClient ({ connectionString, applicationName, connectTimeoutMs, log }) {
-  const client = new pg.Client({
-    connectionString,
-    ...(applicationName !== undefined && { application_name: applicationName }),
-    ...(connectTimeoutMs !== undefined && { connectionTimeoutMillis: connectTimeoutMs }),
-    // a server that vanished is noticed while the connection idles (lib/wire/dead-peer.js)
-    keepAlive: true,
-    keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS
-  })
+  const client = new pg.Client(clientConfig({ connectionString, applicationName, connectTimeoutMs }))
   // node-postgres emits 'error' when the connection breaks (a socket error,
   // or the server ending the session: a restart, pg_terminate_backend). With
   // no listener that would crash the process, though nothing is lost: a
