@@ -45,6 +45,21 @@ async function capture (name, escapes = false) {
 }
 
 /**
+ * The ended run's screen with its escape codes. On a loaded machine one
+ * capture has come back blank though the screen was not: it is taken again
+ * until it shows the run's end, as the plain capture did.
+ * @param {string} name
+ */
+async function captureEnd (name) {
+  let screen = ''
+  for (let tries = 0; tries < 10 && !/exit status \d+/.test(screen); tries++) {
+    if (tries > 0) await sleep(200)
+    screen = await capture(name, true)
+  }
+  return screen
+}
+
+/**
  * Captures the pane every 300 ms until the run has exited.
  * @param {string} name
  */
@@ -54,7 +69,7 @@ async function watch (name) {
   while (Date.now() < deadline) {
     const screen = await capture(name)
     screens.push(screen)
-    if (/^exit status \d+/m.test(screen)) return { screens, last: screen, coloured: await capture(name, true) }
+    if (/^exit status \d+/m.test(screen)) return { screens, last: screen, coloured: await captureEnd(name) }
     await sleep(300)
   }
   throw new Error(`the run did not end; its screen:\n${screens.at(-1)}`)
