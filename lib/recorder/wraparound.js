@@ -109,11 +109,20 @@ export async function recordWraparound (recordDir, logMark, table) {
   const quiet = figures(samples.filter(s => !windows.some(w => overlaps(s, w)) && !bursts.some(w => overlaps(s, w))))
   // against the quiet seconds when there are enough of them
   const baseline = quiet.samples >= 5 ? quiet : outside
+  // the failsafe's WARNING comes while its vacuum runs (logged before the
+  // vacuum's own entry): each goes to the one vacuum nearest it, within the
+  // second the log's times are rounded to, not to every vacuum that near
+  // (two short vacuums can end and start within a second)
+  const trippedBy = new Set(found.failsafes.filter(f => f.watched && f.ts !== null).map(f => {
+    const at = Date.parse(/** @type {string} */ (f.ts))
+    const distances = windows.map(w => Math.max(0, w.startMs - at, at - w.endMs))
+    const nearest = distances.indexOf(Math.min(...distances))
+    return distances[nearest] <= 1000 ? nearest : -1
+  }))
   /** @type {WraparoundVacuum[]} */
-  const vacuums = windows.map(({ v, startMs, endMs }) => {
+  const vacuums = windows.map(({ v, startMs, endMs }, index) => {
     const during = figures(samples.filter(s => overlaps(s, { startMs, endMs })))
-    // the failsafe's WARNING comes while its vacuum runs (logged before the vacuum's own entry)
-    const failsafe = found.failsafes.some(f => f.watched && f.ts !== null && Date.parse(f.ts) >= startMs - 1000 && Date.parse(f.ts) <= endMs + 1000)
+    const failsafe = trippedBy.has(index)
     return {
       vacuum_mode: 'wraparound',
       start: new Date(startMs).toISOString(),
