@@ -36,6 +36,8 @@ export class Generator {
     this.nextId = 0
     // once stopping, no client is added any more (a ramp's timer, live control)
     this.stopping = false
+    /** @type {number | null} the concurrency when stop() was called */
+    this.concurrencyAtStop = null
     // clients that did their -t requests; when all of them have, the run is over
     this.clientsAtLimit = 0
     /** @type {number | null} when the last request ended once stopped (monotonicEpochMs), null if no client ran to the end */
@@ -62,8 +64,12 @@ export class Generator {
     }
   }
 
+  // What the load runs at. Once it stops, what it ran at: a sample taken
+  // while or just after it stops describes the second before, when that many
+  // clients ran (the closed connections are what `connections` counts), as
+  // the threaded generator's concurrency does.
   get concurrency () {
-    return this.workers.length
+    return this.concurrencyAtStop ?? this.workers.length
   }
 
   get connections () {
@@ -149,6 +155,7 @@ export class Generator {
    */
   async stop (graceMs) {
     this.stopping = true
+    this.concurrencyAtStop ??= this.workers.length
     const all = [...this.workers, ...this.retiring]
     for (const worker of all) worker.stop()
     this.resume()
