@@ -4,7 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { closeControlClient, openControlClient } from '../pg/control-client.js'
-import { InputError } from '../errors.js'
+import { InputError, MissingToolError } from '../errors.js'
 import { errorMessage } from '../helpers/error-message.js'
 import { quoteTable } from '../helpers/table-name.js'
 
@@ -167,7 +167,7 @@ function run (command, args) {
   return new Promise((resolve, reject) => {
     execFile(command, args, { maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
       if (err && /** @type {NodeJS.ErrnoException} */ (err).code === 'ENOENT') {
-        reject(new InputError(`evict-cache needs ${command}, which is not installed (Debian package ${command}: ` +
+        reject(new MissingToolError(`evict-cache needs ${command}, which is not installed (Debian package ${command}: ` +
           `apt-get install ${command})`, { cause: err }))
       } else if (err) {
         reject(new Error(`${command} failed: ${(stderr || err.message).trim().split('\n')[0]}`, { cause: err }))
@@ -192,7 +192,8 @@ async function kernelPageSize () {
 /**
  * Checks, before anything is recorded, that evict-cache can work against
  * this server from here: vmtouch is installed and the data directory is
- * local and readable. An InputError (one line, exit 2 for the CLI) if not.
+ * local and readable: a MissingToolError without vmtouch, an InputError
+ * when the server's files cannot be found (one line; exit 1 and 2 for the CLI).
  * @param {string} connectionString
  */
 export async function checkEvictable (connectionString) {

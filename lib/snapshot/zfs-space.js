@@ -17,6 +17,7 @@ import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import client from 'prom-client'
 import { parseDuration } from '../config/numbers.js'
+import { MissingToolError } from '../errors.js'
 import { parseZdbMetaslabs, parseZpoolGet, summariseMetaslabs } from './zfs-output.js'
 
 export { parseZdbMetaslabs, parseZfsSize, parseZpoolGet, summariseMetaslabs } from './zfs-output.js'
@@ -85,7 +86,7 @@ function run (file, args, { timeoutMs, signal }) {
       if (!err) return resolve(stdout)
       const failure = /** @type {NodeJS.ErrnoException & { killed?: boolean }} */ (err)
       const what = `${path.basename(file)} ${args.join(' ')}`
-      if (failure.code === 'ENOENT') return reject(new Error(`${path.basename(file)} is not installed`))
+      if (failure.code === 'ENOENT') return reject(new MissingToolError(`${path.basename(file)} is not installed`, { cause: err }))
       if (failure.name === 'AbortError') return reject(new Error(`${what}: stopped`))
       if (failure.killed) return reject(new Error(`${what}: no answer within ${timeoutMs / 1000} s (killed)`))
       const output = String(stderr || stdout).trim()

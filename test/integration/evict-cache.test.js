@@ -5,10 +5,11 @@
 // vmtouch the action uses), the next scan reads it from the disk (the
 // backend's read_bytes), and the actions after it still work. As a CLI
 // command, a schedule action and refused when the data directory is not
-// here (a mount namespace hides it) or not readable (run as nobody).
+// here (a mount namespace hides it) or not readable (run as nobody), and
+// without vmtouch.
 import t from 'tap'
 import { execFile } from 'node:child_process'
-import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
+import { chmod, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { REPO, cliCommand, hermeticEnv, lines, runCli } from '../helpers/cli.js'
@@ -177,6 +178,15 @@ t.test('refused when the data directory is not here or not readable', async t =>
   t.equal(lines(nobody.stderr).length, 1, 'one line')
   t.match(nobody.stderr, /^pgloadgen: cannot read the server's data directory .* as nobody/, 'which says so')
   t.same(await readEvents(events), [], 'a refusal records nothing')
+
+  // without vmtouch: a PATH that finds env (the CLI starts through it) and nothing else
+  const bare = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-no-vmtouch-'))
+  t.teardown(() => rm(bare, { recursive: true, force: true }))
+  await symlink('/usr/bin/env', path.join(bare, 'env'))
+  const noTool = await runCli(['evict-cache', db.url, '--table', 'big', '--events', events], { t, env: { PATH: bare } })
+  t.equal(noTool.code, 1, `no vmtouch: a missing tool, exit 1; stderr: ${noTool.stderr}`)
+  t.equal(lines(noTool.stderr).length, 1, 'one line')
+  t.match(noTool.stderr, /^pgloadgen: evict-cache needs vmtouch, which is not installed \(Debian package vmtouch/, 'which names the package')
 
   const badName = await runCli(['evict-cache', db.url, '--table', 'big; drop table big', '--events', events], { t })
   t.equal(badName.code, 2, 'a bad table name: exit 2')

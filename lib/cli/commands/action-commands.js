@@ -25,7 +25,7 @@ const runOne = (spec) => async (args, { log, stdout }) => {
   const events = new EventLog({ file: args.events, log })
   const target = await openTarget({ url, server, pgPort, log })
   try {
-    // a server whose files are not here, or no vmtouch: refused (exit 2) before any event
+    // a server whose files are not here (exit 2), or no vmtouch (exit 1): refused before any event
     if (spec.action === 'evict-cache') await (await import('../../sidecar/evict-cache.js')).checkEvictable(target.connectionString)
     const outcome = await runAction(spec, { connectionString: target.connectionString, events, log })
     await events.flush()
