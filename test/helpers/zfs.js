@@ -2,7 +2,9 @@
 // real dataset: the daemon made to answer, the pool created, and destroyed
 // at the end even when the test failed half-way or the daemon died.
 import { execFile, spawnSync } from 'node:child_process'
-import { rm } from 'node:fs/promises'
+import { chmod, mkdtemp, open, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
 import { promisify } from 'node:util'
 import { waitFor } from './cli.js'
 
@@ -76,4 +78,49 @@ export async function destroyPool (pool, mounts) {
       await new Promise(resolve => setTimeout(resolve, 1000))
     }
   }
+}
+
+/**
+ * A pool on a file in a private directory the postgres user can enter, with
+ * datasets mounted in it, and its teardown: `beforeDestroy` first (a
+ * server holding files on a dataset), then the pool, then the directory.
+ * Null, with the test failed, when the daemon made the pool but does not
+ * answer on its mounts (a wedged zfs-fuse; a process touching one would
+ * hang).
+ * @param {import('tap').Test} t
+ * @param {{ prefix: string, pool: string, bytes: number, datasets: Array<{ name: string, mount: string }>, beforeDestroy?: () => Promise<unknown> }} options
+ *   datasets: each `${pool}/${name}`, mounted at root/mount, in the order given
+ * @returns {Promise<{ root: string, mounts: Record<string, string> } | null>}
+ */
+export async function filePool (t, { prefix, pool, bytes, datasets, beforeDestroy }) {
+  const root = await mkdtemp(path.join(os.tmpdir(), prefix))
+  await chmod(root, 0o755)
+  const image = path.join(root, 'pool.img')
+  const poolMount = path.join(root, 'pool')
+  /** @type {Record<string, string>} */
+  const mounts = Object.fromEntries(datasets.map(({ name, mount }) => [name, path.join(root, mount)]))
+  t.teardown(async () => {
+    if (beforeDestroy && daemonAnswers()) await beforeDestroy().catch(() => {})
+    const failed = await destroyPool(pool, [...Object.values(mounts).reverse(), poolMount])
+    if (failed) {
+      console.error(`${failed} (file ${image})`)
+      return
+    }
+    await rm(root, { recursive: true, force: true })
+  })
+  const file = await open(image, 'w')
+  await file.truncate(bytes)
+  await file.close()
+  await zfs('zpool', ['create', '-m', poolMount, pool, image])
+  for (const { name } of datasets) await zfs('zfs', ['create', '-o', `mountpoint=${mounts[name]}`, `${pool}/${name}`])
+  for (const { name } of datasets) {
+    const probe = spawnSync('stat', ['-c', '%i', mounts[name]], { encoding: 'utf8', timeout: 15000, killSignal: 'SIGKILL' })
+    if (probe.status !== 0) {
+      t.fail(`the zfs-fuse daemon does not answer on the mount of ${pool}/${name} ` +
+        `(${probe.stderr || probe.error || 'no answer in 15 s'}); restart the daemon`)
+      return null
+    }
+    await chmod(mounts[name], 0o755)
+  }
+  return { root, mounts }
 }

@@ -13,9 +13,7 @@
 // "Watching the disk fill").
 import t from 'tap'
 import { execFile } from 'node:child_process'
-import { mkdtemp, chmod, open, rm, symlink } from 'node:fs/promises'
-import { spawnSync } from 'node:child_process'
-import os from 'node:os'
+import { symlink } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { CliRun, waitFor, sleep } from '../helpers/cli.js'
@@ -23,7 +21,7 @@ import { scrape, sampleValue } from '../helpers/prom.js'
 import { readEvents } from '../helpers/control.js'
 import { assertConsistent, REQUEST_TYPES } from '../helpers/summary.js'
 import { stopServerOn } from '../helpers/snapshot.js'
-import { daemonAnswers, destroyPool, ensureZfs, zfs } from '../helpers/zfs.js'
+import { ensureZfs, filePool, zfs } from '../helpers/zfs.js'
 import { EmbeddedServer } from '../../lib/embedded/server.js'
 import { NEARLY_FULL_BYTES } from '../../lib/lab/disk-space.js'
 import { resolveProfile } from '../../lib/embedded/profile.js'
@@ -32,7 +30,6 @@ import { createLogger } from '../../lib/log.js'
 const exec = promisify(execFile)
 const POOL = `pgldf${process.pid}`
 const DATA = `${POOL}/data`
-const WAL = `${POOL}/wal`
 const POOL_BYTES = 512 * 1024 * 1024
 // room left on the data dataset when the quota is put on under load
 const HEADROOM = 8 * 1024 * 1024
@@ -47,38 +44,21 @@ async function onPool () {
   // One private directory the postgres user can enter: the pool's file, the
   // mount points, and the events and record outside the datasets (a full
   // dataset must not take the lab's own files with it).
-  const root = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-diskfull-'))
-  await chmod(root, 0o755)
-  const image = path.join(root, 'pool.img')
-  const dataMount = path.join(root, 'data')
-  const walMount = path.join(root, 'wal')
-  const dataDir = path.join(dataMount, 'pgdata')
+  /** @type {string} */
+  let dataDir = ''
+  const made = await filePool(t, {
+    prefix: 'pgloadgen-diskfull-', pool: POOL, bytes: POOL_BYTES,
+    datasets: [{ name: 'data', mount: 'data' }, { name: 'wal', mount: 'wal' }],
+    // the server first: it holds files on the datasets
+    beforeDestroy: () => stopServerOn(dataDir)
+  })
+  if (!made) return
+  const { root, mounts } = made
+  const dataMount = mounts.data
+  const walMount = mounts.wal
+  dataDir = path.join(dataMount, 'pgdata')
   const events = path.join(root, 'events.ndjson')
   const recordDir = path.join(root, 'record')
-  t.teardown(async () => {
-    // The server first (it holds files on the datasets), then the pool,
-    // then the file.
-    if (daemonAnswers()) await stopServerOn(dataDir).catch(() => {})
-    const failed = await destroyPool(POOL, [walMount, dataMount, path.join(root, 'pool')])
-    if (failed) {
-      console.error(`${failed} (file ${image})`)
-      return
-    }
-    await rm(root, { recursive: true, force: true })
-  })
-  const file = await open(image, 'w')
-  await file.truncate(POOL_BYTES)
-  await file.close()
-  await zfs('zpool', ['create', '-m', path.join(root, 'pool'), POOL, image])
-  await zfs('zfs', ['create', '-o', `mountpoint=${dataMount}`, DATA])
-  await zfs('zfs', ['create', '-o', `mountpoint=${walMount}`, WAL])
-  const probe = spawnSync('stat', ['-c', '%i', dataMount], { encoding: 'utf8', timeout: 15000, killSignal: 'SIGKILL' })
-  if (probe.status !== 0) {
-    t.fail(`the zfs-fuse daemon does not answer on the mount of ${DATA} (${probe.stderr || probe.error || 'no answer in 15 s'}); restart the daemon`)
-    return
-  }
-  await chmod(dataMount, 0o755)
-  await chmod(walMount, 0o755)
 
   // The data directory made, then its pg_wal moved to the WAL dataset and
   // linked back, as an operator moves it (initdb --waldir does the same).

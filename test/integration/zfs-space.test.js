@@ -8,15 +8,14 @@
 // move as the load writes, /metrics exports them, and the report shows
 // them in a section of their own.
 import t from 'tap'
-import { mkdtemp, chmod, open, readFile, rm } from 'node:fs/promises'
+import { readFile } from 'node:fs/promises'
 import { spawnSync } from 'node:child_process'
-import os from 'node:os'
 import path from 'node:path'
 import client from 'prom-client'
 import { CliRun, runCli, waitFor } from '../helpers/cli.js'
 import { parsePrometheusText, scrape, sampleValue } from '../helpers/prom.js'
 import { stopServerOn } from '../helpers/snapshot.js'
-import { daemonAnswers, destroyPool, ensureZfs, zfs } from '../helpers/zfs.js'
+import { ensureZfs, filePool, zfs } from '../helpers/zfs.js'
 import { ZfsSpaceProbe, parseZdbMetaslabs, parseZfsSize, parseZpoolGet, summariseMetaslabs, toolPath, zfsDatasetOf } from '../../lib/snapshot/zfs-space.js'
 import { createLogger } from '../../lib/log.js'
 
@@ -32,34 +31,19 @@ if (problem) t.fail(problem)
 else await onPool()
 
 async function onPool () {
-  const root = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-zfs-space-'))
-  await chmod(root, 0o755)
-  const image = path.join(root, 'pool.img')
-  const poolMount = path.join(root, 'pool')
-  const labMount = path.join(root, 'lab')
-  const dataDir = path.join(labMount, 'pgdata')
-  const recordDir = path.join(root, 'record')
-  t.teardown(async () => {
-    // the server first (it holds files on the dataset), then the pool, then the file
-    if (daemonAnswers()) await stopServerOn(dataDir).catch(() => {})
-    const failed = await destroyPool(POOL, [labMount, poolMount])
-    if (failed) {
-      console.error(`${failed} (file ${image})`)
-      return
-    }
-    await rm(root, { recursive: true, force: true })
+  /** @type {string} */
+  let dataDir = ''
+  const made = await filePool(t, {
+    prefix: 'pgloadgen-zfs-space-', pool: POOL, bytes: POOL_BYTES,
+    datasets: [{ name: 'lab', mount: 'lab' }],
+    // the server first: it holds files on the dataset
+    beforeDestroy: () => stopServerOn(dataDir)
   })
-  const file = await open(image, 'w')
-  await file.truncate(POOL_BYTES)
-  await file.close()
-  await zfs('zpool', ['create', '-m', poolMount, POOL, image])
-  await zfs('zfs', ['create', '-o', `mountpoint=${labMount}`, DATASET])
-  const answer = spawnSync('stat', ['-c', '%i', labMount], { encoding: 'utf8', timeout: 15000, killSignal: 'SIGKILL' })
-  if (answer.status !== 0) {
-    t.fail(`the zfs-fuse daemon does not answer on the mount of ${DATASET} (${answer.stderr || answer.error || 'no answer in 15 s'}); restart the daemon`)
-    return
-  }
-  await chmod(labMount, 0o755)
+  if (!made) return
+  const { root, mounts } = made
+  const labMount = mounts.lab
+  dataDir = path.join(labMount, 'pgdata')
+  const recordDir = path.join(root, 'record')
 
   t.test('zdb -mm and zpool get as this machine\'s ZFS prints them', async t => {
     const zdb = toolPath('zdb')
