@@ -1,5 +1,5 @@
 // The reference pages generated from the code (docs/cli.md, metrics.md,
-// plans.md, summary.md) are rendered again here, in memory, and must equal
+// plans.md, summary.md, experiment-summary.md) are rendered again here, in memory, and must equal
 // what is committed: a flag, a metric or a plan field changed without its
 // page fails this test until the page is regenerated.
 import t from 'tap'
@@ -32,6 +32,14 @@ t.test('the pages name every plan field, metric and command they are made from',
     t.match(cli, `pgloadgen ${command}`, `cli.md: ${command}`)
   }
   t.match(cli, '`--concurrency`, `-c`', 'cli.md: a run setting with its letter')
+  for (const [page, schemaFile] of [['summary.md', 'summary.schema.json'], ['experiment-summary.md', 'experiment-summary.schema.json']]) {
+    const text = await readFile(new URL(`docs/${page}`, ROOT), 'utf8')
+    const schema = JSON.parse(await readFile(new URL(`docs/${schemaFile}`, ROOT), 'utf8'))
+    for (const object of [schema, ...Object.values(schema.$defs)]) {
+      for (const name of Object.keys(object.properties ?? {})) t.match(text, `\`${name}\``, `${page}: ${name}`)
+    }
+    for (const name of Object.keys(schema.$defs)) t.match(text, `## ${name}\n`, `${page}: the definition ${name}`)
+  }
   const metrics = await readFile(new URL('docs/metrics.md', ROOT), 'utf8')
   for (const metric of ['pgloadgen_nqueries_done', 'pgloadgen_query_latency_us', 'pg_stat_user_tables_n_dead_tup']) {
     t.match(metrics, `\`${metric}\``, `metrics.md: ${metric}`)
