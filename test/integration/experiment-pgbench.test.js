@@ -8,7 +8,7 @@ import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { runCli, lines } from '../helpers/cli.js'
-import { readRunSummary } from '../helpers/summary-schema.js'
+import { readExperimentSummary, readRunSummary } from '../helpers/summary-schema.js'
 
 const PLAN = `
 name: pgbench-small
@@ -57,6 +57,6 @@ t.test('a plan of pgbench scripts runs, and its records name the script', async 
   t.ok(samples.some(sample => sample.pg?.table === 'pgbench_accounts' && sample.pg.live_tuples > 0), 'the samples follow pgbench_accounts')
   const report = await readFile(path.join(out, 'report.html'), 'utf8')
   t.match(report, /tpcb-like/, 'the report names the script')
-  const experimentSummary = JSON.parse(await readFile(path.join(out, 'summary.json'), 'utf8'))
+  const experimentSummary = await readExperimentSummary(path.join(out, 'summary.json'))
   t.equal(experimentSummary.variants?.[0]?.name, 'freeze', 'the comparison has the variant')
 })

@@ -15,7 +15,7 @@ import { EmbeddedServer } from '../../lib/embedded/server.js'
 import { resolveProfile } from '../../lib/embedded/profile.js'
 import { createLogger } from '../../lib/log.js'
 import { query } from '../helpers/pg.js'
-import { readRunSummary } from '../helpers/summary-schema.js'
+import { readExperimentSummary, readRunSummary } from '../helpers/summary-schema.js'
 
 /** @param {import('tap').Test} t */
 async function tempDir (t) {
@@ -94,7 +94,7 @@ t.test('a plan on two majors, one variant with settings of its own: run end to e
     t.ok(summary.acknowledged_inserts >= 3000, `${prepare}: the same row count, ${summary.acknowledged_inserts} rows`)
   }
 
-  const summary = JSON.parse(await readFile(path.join(out, 'summary.json'), 'utf8'))
+  const summary = await readExperimentSummary(path.join(out, 'summary.json'))
   const servers = Object.fromEntries(summary.variants.map((/** @type {any} */ v) => [v.name, v.server]))
   t.match(servers.pg16.version, /^16\.\d+$/, 'pg16 ran on 16')
   t.match(servers['pg18-cost'].version, /^18\.\d+$/, 'pg18-cost ran on 18')

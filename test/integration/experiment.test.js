@@ -7,7 +7,7 @@ import path from 'node:path'
 import { runCli, lines, REPO } from '../helpers/cli.js'
 import { loadPlan } from '../../lib/experiment/plan.js'
 import { resolveProfile } from '../../lib/embedded/profile.js'
-import { readRunSummary } from '../helpers/summary-schema.js'
+import { readExperimentSummary, readRunSummary } from '../helpers/summary-schema.js'
 
 /** @param {import('tap').Test} t */
 async function tempDir (t) {
@@ -60,7 +60,7 @@ t.test('a small plan runs end to end and writes samples, events, summary and rep
   t.match(experiment.postgres_version, /^18/)
   t.ok(experiment.ended_at, 'the end time is recorded')
 
-  const summary = JSON.parse(await readFile(path.join(out, 'summary.json'), 'utf8'))
+  const summary = await readExperimentSummary(path.join(out, 'summary.json'))
   t.same(summary.variants.map((/** @type {{ name: string }} */ v) => v.name), ['freeze', 'vacuum'])
   for (const variant of summary.variants) {
     t.equal(variant.repetitions.length, 2, `${variant.name}: two repetitions`)

@@ -11,7 +11,7 @@ import YAML from 'yaml'
 import { runCli, REPO } from '../helpers/cli.js'
 import { renderPage } from '../helpers/chromium.js'
 import { runCapacity, capacitySpread, CAPACITY_METHOD } from '../../lib/report/capacity.js'
-import { readRunSummary } from '../helpers/summary-schema.js'
+import { readExperimentSummary, readRunSummary } from '../helpers/summary-schema.js'
 
 /**
  * A paced run's samples: one client more every second, each asking for
@@ -122,7 +122,7 @@ t.test('the fleet-capacity plan, shortened, on the embedded PostgreSQL 18: the k
   const result = await runCli(['experiment', planFile, '--out', out, '--log-level', 'warn'], { t })
   t.equal(result.code, 0, `exit 0; stderr tail: ${result.stderr.slice(-600)}`)
 
-  const summary = JSON.parse(await readFile(path.join(out, 'summary.json'), 'utf8'))
+  const summary = await readExperimentSummary(path.join(out, 'summary.json'))
   t.match(summary.postgres_version, /^18/)
   t.same(summary.capacity_method, CAPACITY_METHOD, 'the method is written with the figures')
   const c = summary.variants[0].repetitions[0].capacity

@@ -11,6 +11,7 @@ import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { runCli, REPO } from '../helpers/cli.js'
+import { readExperimentSummary } from '../helpers/summary-schema.js'
 import { renderPage, screenshot } from '../helpers/chromium.js'
 import { fleetRun, retentionRun, tgresRun, writeExperiment, writeRun } from '../fixtures/report/synthetic.js'
 import { writeReport } from '../../lib/report/index.js'
@@ -185,7 +186,7 @@ t.test('retention by DROP against DELETE', async t => {
   })
   const result = await runCli(['report', dir], { t })
   t.equal(result.code, 0, `pgloadgen report exits 0 (stderr: ${result.stderr.trim()})`)
-  const summary = JSON.parse(await readFile(path.join(dir, 'summary.json'), 'utf8'))
+  const summary = await readExperimentSummary(path.join(dir, 'summary.json'))
 
   for (const key of Object.keys(summary.variants[0].repetitions[0].whole_run)) {
     t.type(summary.whole_run_method[key], 'string', `the method defines ${key}`)
@@ -263,7 +264,7 @@ t.test('Tgres at fillfactor 100 against 70', async t => {
     ]
   })
   await writeReport(dir)
-  const summary = JSON.parse(await readFile(path.join(dir, 'summary.json'), 'utf8'))
+  const summary = await readExperimentSummary(path.join(dir, 'summary.json'))
   for (const [v, variant] of summary.variants.entries()) {
     const made = v === 0 ? runs.ff100 : runs.ff70
     variant.repetitions.forEach((/** @type {any} */ rep, /** @type {number} */ i) => {
@@ -349,7 +350,7 @@ t.test('one vacuum under load: the comparison around it leads, as before', async
   const html = await readFile(path.join(dir, 'report.html'), 'utf8')
   t.match(html, /<h2 id="around-action">Variants compared<\/h2>/, 'the comparison around the action, as it was')
   t.ok(html.indexOf('Variants compared') < html.indexOf('Whole runs compared'), 'then the whole runs')
-  const summary = JSON.parse(await readFile(path.join(dir, 'summary.json'), 'utf8'))
+  const summary = await readExperimentSummary(path.join(dir, 'summary.json'))
   t.equal(summary.variants[0].repetitions[0].action.name, 'vacuum_freeze')
   t.equal(summary.variants[0].repetitions[0].whole_run.retention, null, 'no retention')
   const band = chartData(html)['variant-0-throughput'].events.find((/** @type {any} */ e) => e.label === 'vacuum freeze')

@@ -12,6 +12,7 @@ import { renderPage, screenshot } from '../helpers/chromium.js'
 import { reportCommand, renderReport, runPhases } from '../../lib/report/index.js'
 import { readRun } from '../../lib/results/read.js'
 import { InputError } from '../../lib/errors.js'
+import { readExperimentSummary } from '../helpers/summary-schema.js'
 
 const ARTIFACTS = path.join(REPO, 'test', 'artifacts')
 const PASSWORD = 'r3port-s3cret'
@@ -154,7 +155,7 @@ t.test('an experiment directory of recorded runs: two variants, two repetitions'
 
   const result = await runCli(['report', dir], { t })
   t.equal(result.code, 0, `pgloadgen report exits 0 (stderr: ${result.stderr.trim()})`)
-  const summary = JSON.parse(await readFile(path.join(dir, 'summary.json'), 'utf8'))
+  const summary = await readExperimentSummary(path.join(dir, 'summary.json'))
   t.equal(summary.name, plan.name, 'summary.json names the experiment')
   t.same(summary.variants.map((/** @type {any} */ v) => v.name), ['freeze', 'vacuum'], 'one entry per variant, in the plan\'s order')
   for (const variant of summary.variants) {

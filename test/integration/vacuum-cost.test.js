@@ -15,6 +15,7 @@ import { createTestDatabase, withClient } from '../helpers/pg.js'
 import { startEmbedded } from '../helpers/embedded.js'
 import { readEvents } from '../helpers/control.js'
 import { buildReport } from '../../lib/report/render.js'
+import { experimentSummaryProblems } from '../helpers/summary-schema.js'
 import { vacuumCost } from '../../lib/pgstats/vacuum-cost.js'
 import { autovacuumsInLog, parseLegacyVerbose, parseVacuumReport } from '../../lib/pgstats/vacuum-report.js'
 
@@ -138,6 +139,7 @@ async function onServer (t, url, major) {
   t.match(run.html, /What each vacuum cost/, 'the run report has the section')
   t.match(run.html, /vacuum freeze of cost_freeze/, 'a column per vacuum')
   t.match(experiment.html, /What each vacuum cost/, 'the experiment report too')
+  t.same(experimentSummaryProblems(experiment.summary), [], 'the experiment summary follows docs/experiment-summary.schema.json')
   const variants = /** @type {any} */ (experiment.summary)?.variants
   t.equal(variants?.[0]?.vacuum_cost?.mean?.pages_frozen, frozen.pages_frozen, 'summary.json: the variant\'s pages frozen')
   t.equal(variants?.[1]?.vacuum_cost?.mean?.wal_bytes, plain.wal_bytes, 'summary.json: the other variant\'s WAL bytes')

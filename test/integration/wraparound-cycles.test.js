@@ -10,7 +10,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { runCli } from '../helpers/cli.js'
 import { loadPlan } from '../../lib/experiment/plan.js'
-import { readRunSummary } from '../helpers/summary-schema.js'
+import { readExperimentSummary, readRunSummary } from '../helpers/summary-schema.js'
 
 const SHIPPED = fileURLToPath(new URL('../../notes/experiments/wraparound-cycles.yaml', import.meta.url))
 
@@ -54,7 +54,7 @@ t.test('a shortened run: three anti-wraparound autovacuums and one failsafe, rec
   t.ok(run.wraparound.vacuums.slice(0, 3).every((/** @type {any} */ v) => !v.failsafe), 'the three natural ones did not trip it')
   for (const v of run.wraparound.vacuums) t.ok(v.during.samples >= 1 && v.during.p99_us > 0, 'a latency during each')
   t.ok(run.wraparound.outside.samples > 5 && run.wraparound.outside.p99_us > 0, 'and outside them')
-  const summary = JSON.parse(await readFile(path.join(out, 'summary.json'), 'utf8'))
+  const summary = await readExperimentSummary(path.join(out, 'summary.json'))
   t.equal(summary.variants[0].wraparound[0].failsafes.length, 1, 'the experiment summary carries it')
   const html = await readFile(path.join(out, 'report.html'), 'utf8')
   t.match(html, /Anti-wraparound vacuums and the failsafe/, 'the report shows it')

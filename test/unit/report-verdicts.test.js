@@ -6,13 +6,14 @@
 // beside the effect, and what the report says with fewer than 3
 // repetitions. No server, no browser: fast.
 import t from 'tap'
-import { mkdtemp, readFile, rm } from 'node:fs/promises'
+import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { writeExperiment } from '../fixtures/report/synthetic.js'
 import { vacuumVariant } from '../fixtures/report/vacuum.js'
 import { buildReport, writeReport } from '../../lib/report/index.js'
 import { verdictLines } from '../../lib/results/statistics.js'
+import { experimentSummaryProblems, readExperimentSummary } from '../helpers/summary-schema.js'
 
 const work = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-report-verdicts-'))
 t.teardown(() => rm(work, { recursive: true, force: true }))
@@ -40,7 +41,7 @@ const text = (html) => html.replace(/<[^>]+>/g, ' ').replace(/&lt;/g, '<').repla
 t.test('summary.json: the intervals, the noise, the flags and the verdicts', async t => {
   const written = await writeReport(dir)
   t.ok(written.summary, 'an experiment writes summary.json')
-  const summary = JSON.parse(await readFile(/** @type {string} */ (written.summary), 'utf8'))
+  const summary = await readExperimentSummary(/** @type {string} */ (written.summary))
   const [vacuum, freeze, light] = summary.variants
   t.same(freeze.repetitions.map((/** @type {any} */ r) => r.degradation_ratio), [0.6, 0.62, 0.61], 'the fixture\'s ratios')
   t.same(freeze.repetitions.map((/** @type {any} */ r) => r.samples.during), [5, 5, 5], 'its during windows: 5 samples')
@@ -121,6 +122,7 @@ t.test('fewer than 3 repetitions: no interval, no verdict, and the report says s
   })
   const { html, summary } = await buildReport(two)
   if (!summary) return t.fail('a summary')
+  t.same(experimentSummaryProblems(summary), [], 'the summary follows docs/experiment-summary.schema.json')
   t.equal(summary.variants[1].statistics.degradation_ratio?.low, null, 'no interval')
   t.same(summary.comparisons.map(c => c.verdict), ['no interval', 'no interval'], 'no verdict, however far apart the means')
   t.match(summary.comparisons[0].text, 'cannot tell freeze from vacuum: vacuum has 2 repetitions with a ratio, freeze has 2 repetitions with a ratio, fewer than 3: no confidence interval')
