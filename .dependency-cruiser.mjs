@@ -14,7 +14,7 @@ export const LAYERS = [
 ]
 
 /** @param {string[]} folders  a regular expression for the modules of these folders of lib/ */
-const inFolders = (folders) => `^lib/(${folders.map(f => f.replace('.', '\\.')).join('|')})($|/)`
+const inFolders = folders => `^lib/(${folders.map(f => f.replace('.', '\\.')).join('|')})($|/)`
 
 const climbs = LAYERS.slice(0, -1).map((folders, i) => ({
   name: 'layer-climb',

@@ -24,7 +24,7 @@ const database = `pgloadgen_bench_age_xids_${process.pid}`
  * @param {(client: pg.Client) => Promise<T>} fn
  * @returns {Promise<T>}
  */
-async function withClient (url, fn) {
+async function withClient(url, fn) {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
@@ -41,18 +41,20 @@ const url = (() => {
 })()
 
 /** @param {pg.Client} c */
-const nextXid = async (c) => Number((await c.query('SELECT txid_snapshot_xmax(txid_current_snapshot()) AS x')).rows[0].x)
+const nextXid = async c => Number((await c.query('SELECT txid_snapshot_xmax(txid_current_snapshot()) AS x')).rows[0].x)
 
 /**
  * Runs one SQL text per connection, all at once; xids/s from the server's next xid.
  * @param {string[]} texts
  */
-async function timed (texts) {
-  const clients = await Promise.all(texts.map(async () => {
-    const c = new pg.Client({ connectionString: url })
-    await c.connect()
-    return c
-  }))
+async function timed(texts) {
+  const clients = await Promise.all(
+    texts.map(async () => {
+      const c = new pg.Client({ connectionString: url })
+      await c.connect()
+      return c
+    })
+  )
   const before = await nextXid(clients[0])
   const started = performance.now()
   await Promise.all(texts.map((text, i) => clients[i].query(text)))
@@ -65,9 +67,18 @@ async function timed (texts) {
 /** @type {Record<string, () => Promise<{ xids: number, seconds: number }>>} */
 const METHODS = {
   // what age-xids runs: DO blocks of 10 000 commits, on N connections
-  'age-xids, 1 connection': async () => { const r = await ageXids(url, { by: perRun, parallel: 1 }); return { xids: r.server_xids, seconds: r.seconds } },
-  'age-xids, 2 connections': async () => { const r = await ageXids(url, { by: perRun, parallel: 2 }); return { xids: r.server_xids, seconds: r.seconds } },
-  'age-xids, 4 connections': async () => { const r = await ageXids(url, { by: perRun, parallel: 4 }); return { xids: r.server_xids, seconds: r.seconds } },
+  'age-xids, 1 connection': async () => {
+    const r = await ageXids(url, { by: perRun, parallel: 1 })
+    return { xids: r.server_xids, seconds: r.seconds }
+  },
+  'age-xids, 2 connections': async () => {
+    const r = await ageXids(url, { by: perRun, parallel: 2 })
+    return { xids: r.server_xids, seconds: r.seconds }
+  },
+  'age-xids, 4 connections': async () => {
+    const r = await ageXids(url, { by: perRun, parallel: 4 })
+    return { xids: r.server_xids, seconds: r.seconds }
+  },
   // a stored procedure doing the same in one call: needs CREATE on a schema
   'procedure, 1 call': () => timed([`CALL bench_commit(${perRun})`]),
   'procedure, 2 calls': () => timed([`CALL bench_commit(${perRun / 2})`, `CALL bench_commit(${perRun / 2})`]),
@@ -81,7 +92,7 @@ const METHODS = {
       const started = performance.now()
       for (let i = 0; i < n; i++) await c.query('SELECT pg_current_xact_id()')
       const seconds = (performance.now() - started) / 1000
-      return { xids: await nextXid(c) - before, seconds }
+      return { xids: (await nextXid(c)) - before, seconds }
     })
   }
 }
@@ -89,9 +100,16 @@ const METHODS = {
 await withClient(admin, c => c.query(`CREATE DATABASE ${database}`))
 try {
   await withClient(url, async c => {
-    await c.query('CREATE PROCEDURE bench_commit(n int) LANGUAGE plpgsql AS $$ BEGIN FOR i IN 1..n LOOP PERFORM pg_current_xact_id(); COMMIT; END LOOP; END $$')
+    await c.query(
+      'CREATE PROCEDURE bench_commit(n int) LANGUAGE plpgsql AS $$ BEGIN FOR i IN 1..n LOOP PERFORM ' +
+        'pg_current_xact_id(); COMMIT; END LOOP; END $$'
+    )
     await c.query('CREATE UNLOGGED TABLE bench_sink (x int)')
-    await c.query('CREATE PROCEDURE bench_sub(n int, per int) LANGUAGE plpgsql AS $$ BEGIN FOR i IN 1..n LOOP FOR j IN 1..per LOOP BEGIN INSERT INTO bench_sink VALUES (1); EXCEPTION WHEN others THEN NULL; END; END LOOP; TRUNCATE bench_sink; COMMIT; END LOOP; END $$')
+    await c.query(
+      'CREATE PROCEDURE bench_sub(n int, per int) LANGUAGE plpgsql AS $$ BEGIN FOR i IN 1..n LOOP FOR j IN 1..per ' +
+        'LOOP BEGIN INSERT INTO bench_sink VALUES (1); EXCEPTION WHEN others THEN NULL; END; END LOOP; ' +
+        'TRUNCATE bench_sink; COMMIT; END LOOP; END $$'
+    )
   })
   const version = await withClient(url, async c => (await c.query('SHOW server_version')).rows[0].server_version)
   /** @type {Record<string, number[]>} */
@@ -104,10 +122,17 @@ try {
       ;(rates[name] ??= []).push(xids / seconds)
     }
   }
-  console.log(`PostgreSQL ${version}; ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}); load average ${os.loadavg()[0].toFixed(2)}; ${rounds} rounds of about ${perRun} xids a method`)
+  console.log(
+    `PostgreSQL ${version}; ${os.cpus().length} cores (${os.cpus()[0]?.model ?? '?'}); ` +
+      `load average ${os.loadavg()[0].toFixed(2)}; ${rounds} rounds of about ${perRun} xids a method`
+  )
   for (const [name, values] of Object.entries(rates)) {
     const sorted = [...values].sort((a, b) => a - b)
-    console.log(`${name.padEnd(50)} ${Math.round(values.reduce((a, b) => a + b, 0) / values.length).toString().padStart(8)} XIDs/s  (${values.map(v => Math.round(v)).join(', ')}; min ${Math.round(sorted[0])})`)
+    console.log(
+      `${name.padEnd(50)} ${Math.round(values.reduce((a, b) => a + b, 0) / values.length)
+        .toString()
+        .padStart(8)} XIDs/s  (${values.map(v => Math.round(v)).join(', ')}; min ${Math.round(sorted[0])})`
+    )
   }
 } finally {
   await withClient(admin, c => c.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`))

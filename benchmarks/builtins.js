@@ -27,7 +27,7 @@ export const BUILTINS_GOAL = 0.9
 /**
  * @param {BuiltinOptions} options
  */
-export async function compareBuiltins ({ url, scale, concurrency, durationS, rounds, reinit, log }) {
+export async function compareBuiltins({ url, scale, concurrency, durationS, rounds, reinit, log }) {
   // A server given by URL keeps pgbench tables it has: nothing of the user's is dropped.
   const existing = await branches(url)
   const ownTables = reinit || existing === null
@@ -52,16 +52,27 @@ export async function compareBuiltins ({ url, scale, concurrency, durationS, rou
         const summary = await runGenerator(builtin, { url, concurrency, durationS })
         return { summary, invariant: await invariant() }
       }
-      const pgbenchSide = async () => ({ result: await runPgbench({ url, concurrency, durationS, scripts: ['-b', builtin] }), invariant: await invariant() })
+      const pgbenchSide = async () => ({
+        result: await runPgbench({ url, concurrency, durationS, scripts: ['-b', builtin] }),
+        invariant: await invariant()
+      })
       const [generator, bench] = await alternated(round, generatorSide, pgbenchSide)
       const ratio = generator.summary.throughput / bench.result.throughput
-      log.info(`${builtin} round ${round}/${rounds}: pgloadgen ${generator.summary.throughput} tps, pgbench ${bench.result.throughput.toFixed(1)} tps, ratio ${ratio.toFixed(3)}; unexpected failures ${generator.summary.unexpected_failures}; invariant ${generator.invariant.holds && bench.invariant.holds ? 'holds' : 'BROKEN'}`)
+      log.info(
+        `${builtin} round ${round}/${rounds}: pgloadgen ${generator.summary.throughput} tps, ` +
+          `pgbench ${bench.result.throughput.toFixed(1)} tps, ratio ${ratio.toFixed(3)}; ` +
+          `unexpected failures ${generator.summary.unexpected_failures}; ` +
+          `invariant ${generator.invariant.holds && bench.invariant.holds ? 'holds' : 'BROKEN'}`
+      )
       pairs.push({ generator, bench, ratio })
     }
     results.push({
       builtin,
       ratio: spread(pairs.map(p => p.ratio)),
-      goal: againstGoal(pairs.map(p => p.ratio), BUILTINS_GOAL),
+      goal: againstGoal(
+        pairs.map(p => p.ratio),
+        BUILTINS_GOAL
+      ),
       pgloadgen: {
         throughput: spread(pairs.map(p => p.generator.summary.throughput)),
         cpu_us_per_request: spread(pairs.map(p => p.generator.summary.process.cpu_us_per_request)),
@@ -71,7 +82,9 @@ export async function compareBuiltins ({ url, scale, concurrency, durationS, rou
       },
       pgbench: {
         throughput: spread(pairs.map(p => p.bench.result.throughput)),
-        cpu_us_per_request: pairs.every(p => p.bench.result.process) ? spread(pairs.map(p => p.bench.result.process?.us_per_request ?? 0)) : null,
+        cpu_us_per_request: pairs.every(p => p.bench.result.process)
+          ? spread(pairs.map(p => p.bench.result.process?.us_per_request ?? 0))
+          : null,
         p50_us: spread(pairs.map(p => p.bench.result.latency_us.p50 ?? 0)),
         p99_us: spread(pairs.map(p => p.bench.result.latency_us.p99 ?? 0))
       },
@@ -86,7 +99,7 @@ export async function compareBuiltins ({ url, scale, concurrency, durationS, rou
  * The scale of the server's pgbench tables, or null when there are none.
  * @param {string} url
  */
-async function branches (url) {
+async function branches(url) {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
@@ -108,16 +121,23 @@ async function branches (url) {
  * @param {string} url
  * @param {string | null} onlyScript  the one script that ran since the tables were made, if known
  */
-export async function tpcbInvariant (url, onlyScript) {
+export async function tpcbInvariant(url, onlyScript) {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
-    const row = (await client.query(`SELECT
+    const row = (
+      await client.query(`SELECT
       (SELECT coalesce(sum(abalance), 0) FROM pgbench_accounts)::bigint AS accounts,
       (SELECT coalesce(sum(bbalance), 0) FROM pgbench_branches)::bigint AS branches,
       (SELECT coalesce(sum(tbalance), 0) FROM pgbench_tellers)::bigint AS tellers,
-      (SELECT coalesce(sum(delta), 0) FROM pgbench_history)::bigint AS history`)).rows[0]
-    const sums = { accounts: Number(row.accounts), branches: Number(row.branches), tellers: Number(row.tellers), history: Number(row.history) }
+      (SELECT coalesce(sum(delta), 0) FROM pgbench_history)::bigint AS history`)
+    ).rows[0]
+    const sums = {
+      accounts: Number(row.accounts),
+      branches: Number(row.branches),
+      tellers: Number(row.tellers),
+      history: Number(row.history)
+    }
     const books = sums.accounts === sums.history && sums.tellers === sums.branches
     return { ...sums, holds: onlyScript === 'tpcb-like' ? books && sums.accounts === sums.branches : books }
   } finally {
@@ -130,8 +150,25 @@ export async function tpcbInvariant (url, onlyScript) {
  * @param {{ url: string, concurrency: number, durationS: number }} options
  * @returns {Promise<any>} the JSON summary
  */
-async function runGenerator (builtin, { url, concurrency, durationS }) {
-  const out = await runCli(['run', '-b', builtin, '-c', String(concurrency), '-d', String(durationS), '--json', '-p', '0', '--no-pg-stats', '--log-level', 'warn'], url)
+async function runGenerator(builtin, { url, concurrency, durationS }) {
+  const out = await runCli(
+    [
+      'run',
+      '-b',
+      builtin,
+      '-c',
+      String(concurrency),
+      '-d',
+      String(durationS),
+      '--json',
+      '-p',
+      '0',
+      '--no-pg-stats',
+      '--log-level',
+      'warn'
+    ],
+    url
+  )
   return JSON.parse(out)
 }
 
@@ -140,12 +177,19 @@ async function runGenerator (builtin, { url, concurrency, durationS }) {
  * @param {string} url  in the environment: a password on a command line shows in ps
  * @returns {Promise<string>} stdout
  */
-function runCli (args, url) {
+function runCli(args, url) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, PGLOADGEN_PG_URL: url } })
+    const child = spawn(process.execPath, [CLI, ...args], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, PGLOADGEN_PG_URL: url }
+    })
     let out = ''
-    child.stdout.on('data', c => { out += c })
+    child.stdout.on('data', c => {
+      out += c
+    })
     child.on('error', reject)
-    child.on('close', code => code === 0 ? resolve(out) : reject(new Error(`pgloadgen ${args[0]} exited with ${code}`)))
+    child.on('close', code =>
+      code === 0 ? resolve(out) : reject(new Error(`pgloadgen ${args[0]} exited with ${code}`))
+    )
   })
 }

@@ -14,7 +14,8 @@ const HALF = 4000
 
 console.log('noise band | interval holds r½ | mean confidence stated | steps | verdicts')
 for (const band of [0, 0.05, 0.1, 0.25, 0.5]) {
-  const p = (/** @type {number} */ r) => band === 0 ? (r <= HALF ? 1 : 0) : Math.min(1, Math.max(0, 0.5 - Math.log(r / HALF) / (2 * Math.log(1 + band))))
+  const p = (/** @type {number} */ r) =>
+    band === 0 ? (r <= HALF ? 1 : 0) : Math.min(1, Math.max(0, 0.5 - Math.log(r / HALF) / (2 * Math.log(1 + band))))
   let covered = 0
   let stated = 0
   let steps = 0
@@ -31,6 +32,10 @@ for (const band of [0, 0.05, 0.1, 0.25, 0.5]) {
     steps += search.trials.length
     verdicts[result.verdict] = (verdicts[result.verdict] ?? 0) + 1
   }
-  const pct = (/** @type {number} */ x) => `${(100 * x / runs).toFixed(1)} %`
-  console.log(`±${band * 100} % | ${pct(covered)} | ${pct(stated)} | ${(steps / runs).toFixed(0)} | ${Object.entries(verdicts).map(([k, v]) => `${k} ${v}`).join(', ')}`)
+  const pct = (/** @type {number} */ x) => `${((100 * x) / runs).toFixed(1)} %`
+  console.log(
+    `±${band * 100} % | ${pct(covered)} | ${pct(stated)} | ${(steps / runs).toFixed(0)} | ${Object.entries(verdicts)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ')}`
+  )
 }

@@ -25,12 +25,12 @@ const INSUFFICIENT_PRIVILEGE = '42501'
  * @param {import('../lib/log.js').Logger} log
  * @returns {Checkpointer}
  */
-export function checkpointer (client, log) {
+export function checkpointer(client, log) {
   /** @type {Checkpointer} */
   const self = {
     used: true,
     refusal: null,
-    async run () {
+    async run() {
       if (!self.used) return
       try {
         await client.query('CHECKPOINT')
@@ -38,7 +38,10 @@ export function checkpointer (client, log) {
         if (/** @type {{ code?: string }} */ (err)?.code !== INSUFFICIENT_PRIVILEGE) throw err
         self.used = false
         self.refusal = err instanceof Error ? err.message : String(err)
-        log.warn(`bench: the server refused CHECKPOINT (${self.refusal}); the runs go without one, and their figures are noisier (a superuser or the pg_checkpoint role allows it)`)
+        log.warn(
+          `bench: the server refused CHECKPOINT (${self.refusal}); the runs go without one, ` +
+            `and their figures are noisier (a superuser or the pg_checkpoint role allows it)`
+        )
       }
     }
   }
@@ -49,6 +52,6 @@ export function checkpointer (client, log) {
  * How the timed runs began, for the printed result.
  * @param {boolean} used
  */
-export function checkpointNote (used) {
+export function checkpointNote(used) {
   return used ? 'a CHECKPOINT before every run of either side' : 'no CHECKPOINT before the runs (the server refused it)'
 }

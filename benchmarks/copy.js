@@ -13,22 +13,36 @@ import { alternated, spread } from './stats.js'
 import { checkpointer } from './checkpoint.js'
 
 const TABLE = 'pgloadgen_bench_copy'
-const COLUMNS = ['usage_user', 'usage_system', 'usage_idle', 'usage_nice', 'usage_iowait', 'usage_irq', 'usage_softirq', 'usage_steal', 'usage_guest', 'usage_guest_nice']
+const COLUMNS = [
+  'usage_user',
+  'usage_system',
+  'usage_idle',
+  'usage_nice',
+  'usage_iowait',
+  'usage_irq',
+  'usage_softirq',
+  'usage_steal',
+  'usage_guest',
+  'usage_guest_nice'
+]
 const COPY = `COPY ${TABLE} (time, tags_id, ${COLUMNS.join(', ')}) FROM STDIN`
 const CHUNK_BYTES = 65536
 
 /**
  * @param {{ url: string, rows: number, rounds: number, log: import('../lib/log.js').Logger }} options
  */
-export async function compareCopy ({ url, rows, rounds, log }) {
+export async function compareCopy({ url, rows, rounds, log }) {
   const chunks = buildChunks(rows)
   const bytes = chunks.reduce((n, c) => n + c.length, 0)
   const admin = new pg.Client({ connectionString: url })
   await admin.connect()
-  await admin.query(`DROP TABLE IF EXISTS ${TABLE}; CREATE UNLOGGED TABLE ${TABLE} (time timestamptz, tags_id int, ${COLUMNS.map(c => `${c} double precision`).join(', ')})`)
+  await admin.query(
+    `DROP TABLE IF EXISTS ${TABLE}; CREATE UNLOGGED TABLE ${TABLE} (time timestamptz, tags_id int, ` +
+      `${COLUMNS.map(c => `${c} double precision`).join(', ')})`
+  )
   const checkpoint = checkpointer(admin, log)
   /** @param {() => Promise<number>} copy */
-  const measure = async (copy) => {
+  const measure = async copy => {
     await admin.query(`TRUNCATE ${TABLE}`)
     await checkpoint.run()
     const cpu = process.cpuUsage()
@@ -63,8 +77,15 @@ export async function compareCopy ({ url, rows, rounds, log }) {
     await measure(ours)
     await measure(library)
     for (let round = 1; round <= rounds; round++) {
-      const [own, lib] = await alternated(round, () => measure(ours), () => measure(library))
-      log.info(`copy round ${round}/${rounds}: ours ${Math.round(own.rows_per_s)} rows/s, pg-copy-streams ${Math.round(lib.rows_per_s)} rows/s`)
+      const [own, lib] = await alternated(
+        round,
+        () => measure(ours),
+        () => measure(library)
+      )
+      log.info(
+        `copy round ${round}/${rounds}: ours ${Math.round(own.rows_per_s)} rows/s, ` +
+          `pg-copy-streams ${Math.round(lib.rows_per_s)} rows/s`
+      )
       pairs.push({ own, lib })
     }
   } finally {
@@ -77,8 +98,14 @@ export async function compareCopy ({ url, rows, rounds, log }) {
     rounds,
     checkpoints: checkpoint.used,
     ratio: spread(pairs.map(p => p.own.rows_per_s / p.lib.rows_per_s)),
-    ours: { rows_per_s: spread(pairs.map(p => p.own.rows_per_s)), cpu_us_per_row: spread(pairs.map(p => p.own.cpu_us_per_row)) },
-    pg_copy_streams: { rows_per_s: spread(pairs.map(p => p.lib.rows_per_s)), cpu_us_per_row: spread(pairs.map(p => p.lib.cpu_us_per_row)) }
+    ours: {
+      rows_per_s: spread(pairs.map(p => p.own.rows_per_s)),
+      cpu_us_per_row: spread(pairs.map(p => p.own.cpu_us_per_row))
+    },
+    pg_copy_streams: {
+      rows_per_s: spread(pairs.map(p => p.lib.rows_per_s)),
+      cpu_us_per_row: spread(pairs.map(p => p.lib.cpu_us_per_row))
+    }
   }
 }
 
@@ -87,13 +114,13 @@ export async function compareCopy ({ url, rows, rounds, log }) {
  * usage figures) in COPY text, in chunks of about CHUNK_BYTES.
  * @param {number} rows
  */
-function buildChunks (rows) {
+function buildChunks(rows) {
   const chunks = []
   let text = ''
   const start = Date.parse('2026-01-01T00:00:00Z')
   for (let i = 0; i < rows; i++) {
     const usages = COLUMNS.map(() => Math.round(Math.random() * 10000) / 100)
-    text += copyTextRow([new Date(start + Math.floor(i / 100) * 10000).toISOString(), 1 + i % 100, ...usages])
+    text += copyTextRow([new Date(start + Math.floor(i / 100) * 10000).toISOString(), 1 + (i % 100), ...usages])
     if (text.length >= CHUNK_BYTES) {
       chunks.push(Buffer.from(text))
       text = ''

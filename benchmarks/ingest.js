@@ -58,7 +58,7 @@ export const ANCHORS = {
  */
 
 /** @param {IngestOptions} options */
-export async function compareIngest ({ url, rows, rounds, hosts = 100, batchSize = 10000, log }) {
+export async function compareIngest({ url, rows, rounds, hosts = 100, batchSize = 10000, log }) {
   const batches = Math.ceil(rows / batchSize)
   rows = batches * batchSize
   const benchUrl = await freshDatabase(url)
@@ -66,7 +66,16 @@ export async function compareIngest ({ url, rows, rounds, hosts = 100, batchSize
   const admin = new pg.Client({ connectionString: benchUrl })
   try {
     // One batch makes the tables and the hosts' tags; the file uses their ids.
-    await runGenerator(benchUrl, ['--insert-method', 'copy-binary', '--hosts', String(hosts), '--batch-size', String(batchSize), '-t', '1'])
+    await runGenerator(benchUrl, [
+      '--insert-method',
+      'copy-binary',
+      '--hosts',
+      String(hosts),
+      '--batch-size',
+      String(batchSize),
+      '-t',
+      '1'
+    ])
     await admin.connect()
     const file = path.join(dir, 'cpu.tsv')
     const bytes = await writeRows(file, await tagIds(admin, hosts), rows, batchSize)
@@ -82,20 +91,34 @@ export async function compareIngest ({ url, rows, rounds, hosts = 100, batchSize
       psql: async () => {
         await empty()
         const side = await runPsqlCopy(benchUrl, file, rows)
-        if (await stored() !== rows) throw new Error(`psql \\copy left ${await stored()} rows, not ${rows}`)
+        if ((await stored()) !== rows) throw new Error(`psql \\copy left ${await stored()} rows, not ${rows}`)
         return side
       }
     }
     for (const method of METHODS) {
       sides[method] = async () => {
         await empty()
-        const summary = await runGenerator(benchUrl, ['--insert-method', method, '--hosts', String(hosts), '--batch-size', String(batchSize), '-t', String(batches), '--seed', String(SEED)])
-        if (summary.rows_written !== rows || await stored() !== rows || summary.unexpected_failures !== 0) {
-          throw new Error(`pgloadgen ${method} wrote ${summary.rows_written} rows (${await stored()} in the table, ${summary.unexpected_failures} failures), not ${rows}`)
+        const summary = await runGenerator(benchUrl, [
+          '--insert-method',
+          method,
+          '--hosts',
+          String(hosts),
+          '--batch-size',
+          String(batchSize),
+          '-t',
+          String(batches),
+          '--seed',
+          String(SEED)
+        ])
+        if (summary.rows_written !== rows || (await stored()) !== rows || summary.unexpected_failures !== 0) {
+          throw new Error(
+            `pgloadgen ${method} wrote ${summary.rows_written} rows (${await stored()} in the table, ` +
+              `${summary.unexpected_failures} failures), not ${rows}`
+          )
         }
         return {
           rows_per_s: summary.rows_per_s,
-          cpu_us_per_row: (summary.process.cpu_user_s + summary.process.cpu_system_s) * 1e6 / rows,
+          cpu_us_per_row: ((summary.process.cpu_user_s + summary.process.cpu_system_s) * 1e6) / rows,
           peak_rss_bytes: summary.process.peak_rss_bytes
         }
       }
@@ -109,18 +132,23 @@ export async function compareIngest ({ url, rows, rounds, hosts = 100, batchSize
       /** @type {Record<string, Side>} */
       const result = {}
       for (const name of round % 2 === 1 ? order : [...order].reverse()) result[name] = await sides[name]()
-      log.info(`ingest round ${round}/${rounds}: ${order.map(name => `${name} ${Math.round(result[name].rows_per_s)} rows/s`).join(', ')}`)
+      log.info(
+        `ingest round ${round}/${rounds}: ` +
+          `${order.map(name => `${name} ${Math.round(result[name].rows_per_s)} rows/s`).join(', ')}`
+      )
       results.push(result)
     }
     /** @param {string} name */
-    const summarize = (name) => ({
+    const summarize = name => ({
       rows_per_s: spread(results.map(r => r[name].rows_per_s)),
       metrics_per_s: spread(results.map(r => r[name].rows_per_s * FIELDS.length)),
       cpu_us_per_row: spread(results.map(r => r[name].cpu_us_per_row)),
-      peak_rss_bytes: results.every(r => r[name].peak_rss_bytes !== null) ? Math.max(...results.map(r => /** @type {number} */ (r[name].peak_rss_bytes))) : null
+      peak_rss_bytes: results.every(r => r[name].peak_rss_bytes !== null)
+        ? Math.max(...results.map(r => /** @type {number} */ (r[name].peak_rss_bytes)))
+        : null
     })
     /** @param {string} method the rounds' ratios of a method to psql's \copy */
-    const ratios = (method) => results.map(r => r[method].rows_per_s / r.psql.rows_per_s)
+    const ratios = method => results.map(r => r[method].rows_per_s / r.psql.rows_per_s)
     return {
       rows,
       bytes,
@@ -146,7 +174,7 @@ export async function compareIngest ({ url, rows, rounds, hosts = 100, batchSize
  * user's is touched.
  * @param {string} url
  */
-async function freshDatabase (url) {
+async function freshDatabase(url) {
   await dropDatabase(url)
   const client = new pg.Client({ connectionString: url })
   await client.connect()
@@ -161,7 +189,7 @@ async function freshDatabase (url) {
 }
 
 /** @param {string} url */
-async function dropDatabase (url) {
+async function dropDatabase(url) {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
@@ -176,9 +204,13 @@ async function dropDatabase (url) {
  * @param {pg.Client} client
  * @param {number} hosts
  */
-async function tagIds (client, hosts) {
+async function tagIds(client, hosts) {
   const ids = new Int32Array(hosts)
-  const found = (await client.query('SELECT id, substring(hostname FROM 6)::int AS n FROM tsbs_tags WHERE hostname ~ \'^host_[0-9]+$\'')).rows
+  const found = (
+    await client.query(
+      "SELECT id, substring(hostname FROM 6)::int AS n FROM tsbs_tags WHERE hostname ~ '^host_[0-9]+$'"
+    )
+  ).rows
   for (const { id, n } of found) if (n < hosts) ids[n] = id
   return ids
 }
@@ -191,8 +223,17 @@ async function tagIds (client, hosts) {
  * @param {number} batchSize
  * @returns {Promise<number>} bytes
  */
-async function writeRows (file, ids, rows, batchSize) {
-  const stream = new CpuStream({ tagIds: ids, intervalMs: INTERVAL_MS, startMs: Date.parse(TSBS_START), firstEpoch: 0, clock: 'simulated', seed: SEED, missing: 0, outOfOrder: 0 })
+async function writeRows(file, ids, rows, batchSize) {
+  const stream = new CpuStream({
+    tagIds: ids,
+    intervalMs: INTERVAL_MS,
+    startMs: Date.parse(TSBS_START),
+    firstEpoch: 0,
+    clock: 'simulated',
+    seed: SEED,
+    missing: 0,
+    outOfOrder: 0
+  })
   const sink = new TextRows()
   const handle = await open(file, 'w')
   let bytes = 0
@@ -218,20 +259,34 @@ async function writeRows (file, ids, rows, batchSize) {
  * @param {number} rows
  * @returns {Promise<Side>}
  */
-async function runPsqlCopy (url, file, rows) {
+async function runPsqlCopy(url, file, rows) {
   const target = new URL(url)
   const password = decodeURIComponent(target.password)
   target.password = ''
   const timeFile = `${file}.time`
   const useTime = existsSync(TIME)
-  const psqlArgs = ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', target.href, '-c', `\\copy ${CPU_TABLE} (${ROW_COLUMNS.join(', ')}) FROM '${file}'`]
+  const psqlArgs = [
+    '-X',
+    '-q',
+    '-v',
+    'ON_ERROR_STOP=1',
+    '-d',
+    target.href,
+    '-c',
+    `\\copy ${CPU_TABLE} (${ROW_COLUMNS.join(', ')}) FROM '${file}'`
+  ]
   const started = performance.now()
-  await run(useTime ? TIME : PSQL, useTime ? ['-f', '%U %S %M', '-o', timeFile, PSQL, ...psqlArgs] : psqlArgs, password ? { PGPASSWORD: password } : {})
+  await run(
+    useTime ? TIME : PSQL,
+    useTime ? ['-f', '%U %S %M', '-o', timeFile, PSQL, ...psqlArgs] : psqlArgs,
+    password ? { PGPASSWORD: password } : {}
+  )
   const seconds = (performance.now() - started) / 1000
   let cpuUs = NaN
   let rss = null
   if (useTime) {
-    const [user, system, maxRssKb] = (await readFile(timeFile, 'utf8')).trim().split('\n').pop()?.split(' ').map(Number) ?? []
+    const [user, system, maxRssKb] =
+      (await readFile(timeFile, 'utf8')).trim().split('\n').pop()?.split(' ').map(Number) ?? []
     cpuUs = (user + system) * 1e6
     rss = maxRssKb * 1024
   }
@@ -244,8 +299,30 @@ async function runPsqlCopy (url, file, rows) {
  * @param {string[]} args
  * @returns {Promise<any>}
  */
-async function runGenerator (url, args) {
-  const out = await run(process.execPath, [CLI, 'run', '-w', 'tsbs-cpu', '--mix', 'insert_batch=1', '-c', '1', '-d', '3600', '--json', '-p', '0', '--no-pg-stats', '--log-level', 'warn', ...args], { PGLOADGEN_PG_URL: url })
+async function runGenerator(url, args) {
+  const out = await run(
+    process.execPath,
+    [
+      CLI,
+      'run',
+      '-w',
+      'tsbs-cpu',
+      '--mix',
+      'insert_batch=1',
+      '-c',
+      '1',
+      '-d',
+      '3600',
+      '--json',
+      '-p',
+      '0',
+      '--no-pg-stats',
+      '--log-level',
+      'warn',
+      ...args
+    ],
+    { PGLOADGEN_PG_URL: url }
+  )
   return JSON.parse(out)
 }
 
@@ -255,14 +332,27 @@ async function runGenerator (url, args) {
  * @param {Record<string, string>} env
  * @returns {Promise<string>} stdout
  */
-function run (cmd, args, env) {
+function run(cmd, args, env) {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } })
     let out = ''
     let err = ''
-    child.stdout.on('data', c => { out += c })
-    child.stderr.on('data', c => { err += c })
+    child.stdout.on('data', c => {
+      out += c
+    })
+    child.stderr.on('data', c => {
+      err += c
+    })
     child.on('error', reject)
-    child.on('close', code => code === 0 ? resolve(out) : reject(new Error(`${path.basename(args[0] === CLI ? 'pgloadgen' : cmd)} exited with ${code}: ${err.trim().split('\n').slice(-2).join(' ')}`)))
+    child.on('close', code =>
+      code === 0
+        ? resolve(out)
+        : reject(
+            new Error(
+              `${path.basename(args[0] === CLI ? 'pgloadgen' : cmd)} exited with ${code}: ` +
+                `${err.trim().split('\n').slice(-2).join(' ')}`
+            )
+          )
+    )
   })
 }

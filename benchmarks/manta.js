@@ -13,7 +13,9 @@ import { holdAutovacuum } from './quiet-table.js'
 const CLI = fileURLToPath(new URL('../bin/pgloadgen.js', import.meta.url))
 // pgbench cannot send the error probe, so neither side does here.
 export const MANTA_WEIGHTS = { insert_row: 60, read_row: 20, update_row: 18, fetch_max: 1 }
-export const MANTA_MIX = Object.entries(MANTA_WEIGHTS).map(([t, w]) => `${t}=${w}`).join(',')
+export const MANTA_MIX = Object.entries(MANTA_WEIGHTS)
+  .map(([t, w]) => `${t}=${w}`)
+  .join(',')
 // The most resident memory a run at the bench's concurrency may reach.
 export const MEMORY_GOAL_MIB = 70
 
@@ -36,13 +38,13 @@ export const MEMORY_GOAL_MIB = 70
  * @param {import('../lib/workloads/contract.js').Workload} workload
  * @param {boolean} reset
  */
-export async function prepareMantaTable (client, workload, reset) {
+export async function prepareMantaTable(client, workload, reset) {
   await prepareSchema(client, workload, { reset })
   if (reset) await holdAutovacuum(client, 'test_table')
 }
 
 /** @param {MantaOptions} options */
-export async function compareManta ({ url, reset, concurrency, durationS, rounds, statsCompare, log }) {
+export async function compareManta({ url, reset, concurrency, durationS, rounds, statsCompare, log }) {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
@@ -52,7 +54,7 @@ export async function compareManta ({ url, reset, concurrency, durationS, rounds
     // Every timed run starts right after a checkpoint (checkpoint.js says why).
     const checkpoint = checkpointer(client, log)
     /** @param {string[]} extra */
-    const generator = async (extra) => {
+    const generator = async extra => {
       await checkpoint.run()
       return runGenerator(url, [...extra, '-c', String(concurrency), '-d', String(durationS)])
     }
@@ -63,11 +65,19 @@ export async function compareManta ({ url, reset, concurrency, durationS, rounds
     for (let round = 1; round <= rounds; round++) {
       const bench = async () => {
         await checkpoint.run()
-        return runPgbench({ url, concurrency, durationS, scripts: mantaScripts({ maxId: await readMaxId(client, 'test_table'), weights: MANTA_WEIGHTS }) })
+        return runPgbench({
+          url,
+          concurrency,
+          durationS,
+          scripts: mantaScripts({ maxId: await readMaxId(client, 'test_table'), weights: MANTA_WEIGHTS })
+        })
       }
       const [ours, theirs] = await alternated(round, () => generator(['--no-pg-stats']), bench)
       const ratio = ours.throughput / theirs.throughput
-      log.info(`manta round ${round}/${rounds}: pgloadgen ${ours.throughput} req/s, pgbench ${theirs.throughput.toFixed(1)} req/s, ratio ${ratio.toFixed(3)}`)
+      log.info(
+        `manta round ${round}/${rounds}: pgloadgen ${ours.throughput} req/s, ` +
+          `pgbench ${theirs.throughput.toFixed(1)} req/s, ratio ${ratio.toFixed(3)}`
+      )
       pairs.push({ ours, theirs, ratio })
     }
     // The stats collector polling every second against none at all, A B A B:
@@ -76,7 +86,10 @@ export async function compareManta ({ url, reset, concurrency, durationS, rounds
     for (let round = 1; statsCompare && round <= rounds; round++) {
       const withStats = await generator(['--stats-interval', '1'])
       const without = await generator(['--no-pg-stats'])
-      log.info(`stats round ${round}/${rounds}: with 1 s polling ${withStats.throughput} req/s (p99 ${withStats.latency_us.p99} µs), without ${without.throughput} req/s (p99 ${without.latency_us.p99} µs)`)
+      log.info(
+        `stats round ${round}/${rounds}: with 1 s polling ${withStats.throughput} req/s ` +
+          `(p99 ${withStats.latency_us.p99} µs), without ${without.throughput} req/s (p99 ${without.latency_us.p99} µs)`
+      )
       statsPairs.push({ withStats, without })
     }
     return {
@@ -85,29 +98,53 @@ export async function compareManta ({ url, reset, concurrency, durationS, rounds
       autovacuum_off: reset,
       ratio: spread(pairs.map(p => p.ratio)),
       // no goal is set for this part: the interval says how far the figure can be trusted
-      ratio_interval: againstGoal(pairs.map(p => p.ratio), null),
+      ratio_interval: againstGoal(
+        pairs.map(p => p.ratio),
+        null
+      ),
       pgloadgen: {
         throughput: spread(pairs.map(p => p.ours.throughput)),
         cpu_us_per_request: spread(pairs.map(p => p.ours.process.cpu_us_per_request)),
         peak_rss_bytes: Math.max(...pairs.map(p => p.ours.process.peak_rss_bytes)),
-        latency_us: { p50: spread(pairs.map(p => p.ours.latency_us.p50)), p99: spread(pairs.map(p => p.ours.latency_us.p99)) }
+        latency_us: {
+          p50: spread(pairs.map(p => p.ours.latency_us.p50)),
+          p99: spread(pairs.map(p => p.ours.latency_us.p99))
+        }
       },
       pgbench: {
         throughput: spread(pairs.map(p => p.theirs.throughput)),
-        cpu_us_per_request: pairs.every(p => p.theirs.process) ? spread(pairs.map(p => p.theirs.process?.us_per_request ?? 0)) : null,
-        peak_rss_bytes: pairs.every(p => p.theirs.process) ? Math.max(...pairs.map(p => p.theirs.process?.peak_rss_bytes ?? 0)) : null,
-        latency_us: { p50: spread(pairs.map(p => p.theirs.latency_us.p50 ?? 0)), p99: spread(pairs.map(p => p.theirs.latency_us.p99 ?? 0)) }
+        cpu_us_per_request: pairs.every(p => p.theirs.process)
+          ? spread(pairs.map(p => p.theirs.process?.us_per_request ?? 0))
+          : null,
+        peak_rss_bytes: pairs.every(p => p.theirs.process)
+          ? Math.max(...pairs.map(p => p.theirs.process?.peak_rss_bytes ?? 0))
+          : null,
+        latency_us: {
+          p50: spread(pairs.map(p => p.theirs.latency_us.p50 ?? 0)),
+          p99: spread(pairs.map(p => p.theirs.latency_us.p99 ?? 0))
+        }
       },
-      memory: peakMemory(concurrency, pairs.map(p => p.ours), statsPairs.map(p => p.withStats),
-        pairs.map(p => p.theirs)),
-      stats_polling: statsPairs.length === 0
-        ? null
-        : {
-            throughput_ratio: spread(statsPairs.map(p => p.withStats.throughput / p.without.throughput)),
-            p99_ratio: spread(statsPairs.map(p => p.withStats.latency_us.p99 / p.without.latency_us.p99)),
-            with_1s_polling: { throughput: spread(statsPairs.map(p => p.withStats.throughput)), p99_us: spread(statsPairs.map(p => p.withStats.latency_us.p99)) },
-            without: { throughput: spread(statsPairs.map(p => p.without.throughput)), p99_us: spread(statsPairs.map(p => p.without.latency_us.p99)) }
-          }
+      memory: peakMemory(
+        concurrency,
+        pairs.map(p => p.ours),
+        statsPairs.map(p => p.withStats),
+        pairs.map(p => p.theirs)
+      ),
+      stats_polling:
+        statsPairs.length === 0
+          ? null
+          : {
+              throughput_ratio: spread(statsPairs.map(p => p.withStats.throughput / p.without.throughput)),
+              p99_ratio: spread(statsPairs.map(p => p.withStats.latency_us.p99 / p.without.latency_us.p99)),
+              with_1s_polling: {
+                throughput: spread(statsPairs.map(p => p.withStats.throughput)),
+                p99_us: spread(statsPairs.map(p => p.withStats.latency_us.p99))
+              },
+              without: {
+                throughput: spread(statsPairs.map(p => p.without.throughput)),
+                p99_us: spread(statsPairs.map(p => p.without.latency_us.p99))
+              }
+            }
     }
   } finally {
     await client.end()
@@ -123,9 +160,9 @@ export async function compareManta ({ url, reset, concurrency, durationS, rounds
  * @param {any[]} polled  pgloadgen's summaries with the collector polling every second
  * @param {any[]} theirs  pgbench's results
  */
-export function peakMemory (concurrency, ours, polled, theirs) {
+export function peakMemory(concurrency, ours, polled, theirs) {
   /** @param {any[]} runs @param {(run: any) => number} peak */
-  const peaks = (runs, peak) => runs.length === 0 ? null : spread(runs.map(peak))
+  const peaks = (runs, peak) => (runs.length === 0 ? null : spread(runs.map(peak)))
   const pgloadgen = peaks(ours, run => run.process.peak_rss_bytes)
   const withPolling = peaks(polled, run => run.process.peak_rss_bytes)
   const highest = Math.max(pgloadgen?.max ?? 0, withPolling?.max ?? 0)
@@ -145,16 +182,24 @@ export function peakMemory (concurrency, ours, polled, theirs) {
  * @param {string[]} extra
  * @returns {Promise<any>} the generator's JSON summary
  */
-export function runGenerator (url, extra) {
+export function runGenerator(url, extra) {
   return new Promise((resolve, reject) => {
     // The URL goes in the environment: a password on a command line shows in ps.
-    const child = spawn(process.execPath, [CLI, 'run', '--json', '-p', '0', '--mix', MANTA_MIX, '--log-level', 'warn', ...extra], {
-      stdio: ['ignore', 'pipe', 'inherit'],
-      env: { ...process.env, PGLOADGEN_PG_URL: url }
-    })
+    const child = spawn(
+      process.execPath,
+      [CLI, 'run', '--json', '-p', '0', '--mix', MANTA_MIX, '--log-level', 'warn', ...extra],
+      {
+        stdio: ['ignore', 'pipe', 'inherit'],
+        env: { ...process.env, PGLOADGEN_PG_URL: url }
+      }
+    )
     let out = ''
-    child.stdout.on('data', c => { out += c })
+    child.stdout.on('data', c => {
+      out += c
+    })
     child.on('error', reject)
-    child.on('close', code => code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`pgloadgen exited with ${code}`)))
+    child.on('close', code =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`pgloadgen exited with ${code}`))
+    )
   })
 }

@@ -12,10 +12,13 @@ const SCRIPTS = fileURLToPath(new URL('./pgbench/', import.meta.url))
  * The pgbench arguments of the manta mix as weighted scripts.
  * @param {{ maxId: number, weights: Record<string, number> }} options
  */
-export function mantaScripts ({ maxId, weights }) {
+export function mantaScripts({ maxId, weights }) {
   return [
-    '-D', `maxid=${Math.max(1, maxId)}`,
-    ...Object.entries(weights).filter(([, w]) => w > 0).flatMap(([type, w]) => ['-f', `${path.join(SCRIPTS, type)}.sql@${w}`])
+    '-D',
+    `maxid=${Math.max(1, maxId)}`,
+    ...Object.entries(weights)
+      .filter(([, w]) => w > 0)
+      .flatMap(([type, w]) => ['-f', `${path.join(SCRIPTS, type)}.sql@${w}`])
   ]
 }
 
@@ -31,14 +34,28 @@ export const TIME = '/usr/bin/time'
  *   time?: string }} options  scripts: pgbench's script arguments (-f, -b, -D); jobs: pgbench's -j
  *   (default 1); time: GNU time's path
  */
-export async function runPgbench ({ url, concurrency, durationS, scripts, jobs = 1, time = TIME }) {
+export async function runPgbench({ url, concurrency, durationS, scripts, jobs = 1, time = TIME }) {
   if (!existsSync(time)) {
     throw new Error(`${time} is missing: pgbench's CPU and peak memory need GNU time (apt-get install -y time)`)
   }
   const dir = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-bench-'))
   try {
-    const args = ['-n', '-M', 'prepared', '-c', String(concurrency), '-j', String(jobs), '-T', String(durationS),
-      '-l', '--log-prefix', path.join(dir, 'tx'), ...scripts, withoutPassword(url)]
+    const args = [
+      '-n',
+      '-M',
+      'prepared',
+      '-c',
+      String(concurrency),
+      '-j',
+      String(jobs),
+      '-T',
+      String(durationS),
+      '-l',
+      '--log-prefix',
+      path.join(dir, 'tx'),
+      ...scripts,
+      withoutPassword(url)
+    ]
     const timeFile = path.join(dir, 'time')
     const output = await run(time, ['-f', '%U %S %M', '-o', timeFile, 'pgbench', ...args], dir, passwordOf(url))
     const tps = Number(/tps = ([\d.]+) \(without initial connection time\)/.exec(output)?.[1])
@@ -49,7 +66,7 @@ export async function runPgbench ({ url, concurrency, durationS, scripts, jobs =
     const cpu = {
       user_s: user,
       system_s: system,
-      us_per_request: transactions ? (user + system) * 1e6 / transactions : null,
+      us_per_request: transactions ? ((user + system) * 1e6) / transactions : null,
       peak_rss_bytes: maxRssKb * 1024
     }
     return {
@@ -64,7 +81,7 @@ export async function runPgbench ({ url, concurrency, durationS, scripts, jobs =
 }
 
 /** @param {string} dir */
-async function readLatencies (dir) {
+async function readLatencies(dir) {
   const values = []
   for (const name of await readdir(dir)) {
     if (!name.startsWith('tx')) continue
@@ -77,14 +94,14 @@ async function readLatencies (dir) {
 }
 
 /** @param {string} url */
-function withoutPassword (url) {
+function withoutPassword(url) {
   const copy = new URL(url)
   copy.password = ''
   return copy.href
 }
 
 /** @param {string} url */
-function passwordOf (url) {
+function passwordOf(url) {
   return decodeURIComponent(new URL(url).password)
 }
 
@@ -95,13 +112,25 @@ function passwordOf (url) {
  * @param {string} password  given to pgbench in PGPASSWORD, not on its command line
  * @returns {Promise<string>}
  */
-function run (cmd, args, cwd, password) {
+function run(cmd, args, cwd, password) {
   return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...(password && { PGPASSWORD: password }) } })
+    const child = spawn(cmd, args, {
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, ...(password && { PGPASSWORD: password }) }
+    })
     let output = ''
-    child.stdout.on('data', c => { output += c })
-    child.stderr.on('data', c => { output += c })
+    child.stdout.on('data', c => {
+      output += c
+    })
+    child.stderr.on('data', c => {
+      output += c
+    })
     child.on('error', reject)
-    child.on('close', code => code === 0 ? resolve(output) : reject(new Error(`pgbench exited with ${code}: ${output.trim().split('\n').slice(-2).join(' ')}`)))
+    child.on('close', code =>
+      code === 0
+        ? resolve(output)
+        : reject(new Error(`pgbench exited with ${code}: ${output.trim().split('\n').slice(-2).join(' ')}`))
+    )
   })
 }

@@ -11,7 +11,7 @@
  * @param {{ query: (sql: string) => Promise<unknown> }} client
  * @param {string} table  a name of ours, not user input
  */
-export async function holdAutovacuum (client, table) {
+export async function holdAutovacuum(client, table) {
   await client.query(`ALTER TABLE ${table} SET (autovacuum_enabled = off)`)
 }
 
@@ -19,6 +19,6 @@ export async function holdAutovacuum (client, table) {
  * For the printed result: how the part's table was vacuumed.
  * @param {boolean | undefined} held
  */
-export function autovacuumNote (held) {
+export function autovacuumNote(held) {
   return held ? ', autovacuum off on test_table' : ''
 }

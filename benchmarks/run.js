@@ -44,7 +44,7 @@ if (values.help) {
 }
 
 /** The command line, or one line and exit 2 when it is wrong. */
-function parseOptions () {
+function parseOptions() {
   try {
     return parseArgs({
       allowPositionals: true,
@@ -78,55 +78,125 @@ function parseOptions () {
 }
 
 const log = createLogger({ level: process.env.LOG_LEVEL ?? 'info' })
-const numbers = Object.fromEntries(['concurrency', 'duration', 'rounds', 'builtin-duration', 'builtin-rounds', 'builtin-scale', 'copy-rows', 'ingest-rows', 'soak-concurrency', 'soak-duration']
-  .map(name => [name, Number(values[/** @type {keyof typeof values} */ (name)])]))
+const numbers = Object.fromEntries(
+  [
+    'concurrency',
+    'duration',
+    'rounds',
+    'builtin-duration',
+    'builtin-rounds',
+    'builtin-scale',
+    'copy-rows',
+    'ingest-rows',
+    'soak-concurrency',
+    'soak-duration'
+  ].map(name => [name, Number(values[/** @type {keyof typeof values} */ (name)])])
+)
 const bad = Object.entries(numbers).find(([, n]) => !Number.isInteger(n) || n <= 0)
 // A part named first on the command line is that part alone (npm run bench -- ingest); a URL may follow.
 const partArgument = PARTS.includes(positionals[0]) ? positionals.shift() : undefined
 const parts = partArgument ? [partArgument] : String(values.parts).split(',').filter(Boolean)
 const unknownPart = parts.find(part => !PARTS.includes(part))
 if (bad || unknownPart) {
-  usageExit(bad ? `--${bad[0]} must be a positive whole number` : `unknown part "${unknownPart}" (parts: ${PARTS.join(', ')})`)
+  usageExit(
+    bad ? `--${bad[0]} must be a positive whole number` : `unknown part "${unknownPart}" (parts: ${PARTS.join(', ')})`
+  )
 }
 if (values['no-soak']) parts.splice(parts.indexOf('soak') >>> 0, parts.includes('soak') ? 1 : 0)
 
 const url = positionals[0] ?? process.env.PGLOADGEN_PG_URL
 // a wrong URL is told before anything starts, and without its password
 const target = url === undefined ? null : orUsageExit(() => parsePgUrl(url))
-if (target && values['pg-version'] !== undefined) usageExit('--pg-version: only for the bench\'s own embedded server, not a server given by URL')
+if (target && values['pg-version'] !== undefined) {
+  usageExit("--pg-version: only for the bench's own embedded server, not a server given by URL")
+}
 // the bench's own data directory, one per major: ./.pgloadgen/bench-pgdata (18), bench-pgdata-N
 const major = orUsageExit(() => parseMajor(values['pg-version']))
-const choice = target ? null : await chooseServer({ pgVersion: major, profile: /** @type {string} */ (values.profile), offline: values.offline,
-  dataDir: values['data-dir'] ?? `./.pgloadgen/bench-pgdata${major === DEFAULT_MAJOR ? '' : `-${major}`}` })
-  .catch(err => err instanceof InputError ? usageExit(err.message) : Promise.reject(err))
-const embedded = choice ? new EmbeddedServer({ dataDir: choice.dataDir, profileFile: choice.profileFile, log, major: choice.major, offline: choice.offline, adaptProfile: choice.adaptProfile }) : null
+const choice = target
+  ? null
+  : await chooseServer({
+      pgVersion: major,
+      profile: /** @type {string} */ (values.profile),
+      offline: values.offline,
+      dataDir: values['data-dir'] ?? `./.pgloadgen/bench-pgdata${major === DEFAULT_MAJOR ? '' : `-${major}`}`
+    }).catch(err => (err instanceof InputError ? usageExit(err.message) : Promise.reject(err)))
+const embedded = choice
+  ? new EmbeddedServer({
+      dataDir: choice.dataDir,
+      profileFile: choice.profileFile,
+      log,
+      major: choice.major,
+      offline: choice.offline,
+      adaptProfile: choice.adaptProfile
+    })
+  : null
 
 try {
   // as given: pgbench reads it too, and would refuse parameters of node-postgres's own
-  const connectionString = url ?? await /** @type {EmbeddedServer} */ (embedded).start()
+  const connectionString = url ?? (await /** @type {EmbeddedServer} */ (embedded).start())
   const result = {
     machine: machine(),
     server: await server(connectionString, embedded !== null ? `embedded, profile ${values.profile}` : 'given by URL'),
     concurrency: numbers.concurrency,
     manta: parts.includes('manta')
-      ? { duration_s: numbers.duration, rounds: numbers.rounds, ...await compareManta({ url: connectionString, reset: embedded !== null, concurrency: numbers.concurrency, durationS: numbers.duration, rounds: numbers.rounds, statsCompare: !values['no-stats-compare'], log }) }
+      ? {
+          duration_s: numbers.duration,
+          rounds: numbers.rounds,
+          ...(await compareManta({
+            url: connectionString,
+            reset: embedded !== null,
+            concurrency: numbers.concurrency,
+            durationS: numbers.duration,
+            rounds: numbers.rounds,
+            statsCompare: !values['no-stats-compare'],
+            log
+          }))
+        }
       : null,
     threads: parts.includes('threads')
-      ? await compareThreads({ url: connectionString, reset: embedded !== null, concurrency: numbers.concurrency, durationS: numbers.duration, rounds: numbers.rounds, threads: [1, 2], log })
+      ? await compareThreads({
+          url: connectionString,
+          reset: embedded !== null,
+          concurrency: numbers.concurrency,
+          durationS: numbers.duration,
+          rounds: numbers.rounds,
+          threads: [1, 2],
+          log
+        })
       : null,
     builtins: parts.includes('builtins')
-      ? await compareBuiltins({ url: connectionString, scale: numbers['builtin-scale'], concurrency: numbers.concurrency, durationS: numbers['builtin-duration'], rounds: numbers['builtin-rounds'], reinit: embedded !== null, log })
+      ? await compareBuiltins({
+          url: connectionString,
+          scale: numbers['builtin-scale'],
+          concurrency: numbers.concurrency,
+          durationS: numbers['builtin-duration'],
+          rounds: numbers['builtin-rounds'],
+          reinit: embedded !== null,
+          log
+        })
       : null,
-    copy: parts.includes('copy') ? await compareCopy({ url: connectionString, rows: numbers['copy-rows'], rounds: numbers.rounds, log }) : null,
-    soak: parts.includes('soak') ? await runSoak({ url: connectionString, concurrency: numbers['soak-concurrency'], durationS: numbers['soak-duration'] }) : null,
-    ingest: parts.includes('ingest') ? await compareIngest({ url: connectionString, rows: numbers['ingest-rows'], rounds: numbers.rounds, log }) : null
+    copy: parts.includes('copy')
+      ? await compareCopy({ url: connectionString, rows: numbers['copy-rows'], rounds: numbers.rounds, log })
+      : null,
+    soak: parts.includes('soak')
+      ? await runSoak({
+          url: connectionString,
+          concurrency: numbers['soak-concurrency'],
+          durationS: numbers['soak-duration']
+        })
+      : null,
+    ingest: parts.includes('ingest')
+      ? await compareIngest({ url: connectionString, rows: numbers['ingest-rows'], rounds: numbers.rounds, log })
+      : null
   }
   if (values.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n')
   else printResult(result)
 } catch (err) {
   // a server that cannot be reached, a run that failed: one line, as the CLI's
   const message = err instanceof Error ? err.message : String(err)
-  process.stderr.write(`bench: ${target ? message.replaceAll(/** @type {string} */ (url), target.display) : message}`.split('\n')[0] + '\n')
+  process.stderr.write(
+    `bench: ${target ? message.replaceAll(/** @type {string} */ (url), target.display) : message}`.split('\n')[0] + '\n'
+  )
   // LOG_LEVEL=debug for the whole story
   if (err instanceof Error) log.debug(String(err.stack))
   process.exitCode = 1
@@ -140,7 +210,7 @@ try {
  * @param {() => T} make
  * @returns {T}
  */
-function orUsageExit (make) {
+function orUsageExit(make) {
   try {
     return make()
   } catch (err) {
@@ -154,35 +224,50 @@ function orUsageExit (make) {
  * @param {string} message
  * @returns {never}
  */
-function usageExit (message) {
+function usageExit(message) {
   process.stderr.write(`bench: ${message}\n`)
   process.exit(2)
 }
 
 /** What the figures came from: this machine. */
-function machine () {
+function machine() {
   const cpus = os.cpus()
-  return { cpu: cpus[0]?.model ?? 'unknown', cores: cpus.length, memory_gib: Math.round(os.totalmem() / 2 ** 30), kernel: os.release(), node: process.version }
+  return {
+    cpu: cpus[0]?.model ?? 'unknown',
+    cores: cpus.length,
+    memory_gib: Math.round(os.totalmem() / 2 ** 30),
+    kernel: os.release(),
+    node: process.version
+  }
 }
 
 /**
  * @param {string} connectionString
  * @param {string} kind
  */
-async function server (connectionString, kind) {
+async function server(connectionString, kind) {
   const client = new pg.Client({ connectionString })
   await client.connect()
   try {
-    const rows = (await client.query("SELECT name, setting, unit FROM pg_settings WHERE name IN ('server_version', 'shared_buffers', 'synchronous_commit', 'max_connections')")).rows
+    const rows = (
+      await client.query(
+        "SELECT name, setting, unit FROM pg_settings WHERE name IN ('server_version', 'shared_buffers', " +
+          "'synchronous_commit', 'max_connections')"
+      )
+    ).rows
     const setting = (/** @type {string} */ name) => rows.find(row => row.name === name)
     const buffers = setting('shared_buffers')
     return {
       kind,
       version: setting('server_version')?.setting,
-      shared_buffers_mib: buffers ? Math.round(Number(buffers.setting) * (buffers.unit === '8kB' ? 8192 : 1) / 2 ** 20) : null,
+      shared_buffers_mib: buffers
+        ? Math.round((Number(buffers.setting) * (buffers.unit === '8kB' ? 8192 : 1)) / 2 ** 20)
+        : null,
       synchronous_commit: setting('synchronous_commit')?.setting,
       // on loopback, the server shares this machine's cores with the client
-      host: ['localhost', '127.0.0.1', '::1', '[::1]', ''].includes(new URL(connectionString).hostname) ? 'this machine' : new URL(connectionString).hostname
+      host: ['localhost', '127.0.0.1', '::1', '[::1]', ''].includes(new URL(connectionString).hostname)
+        ? 'this machine'
+        : new URL(connectionString).hostname
     }
   } finally {
     await client.end()

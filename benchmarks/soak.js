@@ -9,16 +9,35 @@ const CLI = fileURLToPath(new URL('../bin/pgloadgen.js', import.meta.url))
  * every few seconds, to show that nothing grows without bound.
  * @param {{ url: string, concurrency: number, durationS: number, sampleS?: number }} options
  */
-export async function runSoak ({ url, concurrency, durationS, sampleS = 5 }) {
-  const child = spawn(process.execPath, [CLI, 'run', '-c', String(concurrency), '-d', String(durationS), '--json', '-p', '0', '--log-level', 'warn', '--no-pg-stats'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-    env: { ...process.env, PGLOADGEN_PG_URL: url }
-  })
+export async function runSoak({ url, concurrency, durationS, sampleS = 5 }) {
+  const child = spawn(
+    process.execPath,
+    [
+      CLI,
+      'run',
+      '-c',
+      String(concurrency),
+      '-d',
+      String(durationS),
+      '--json',
+      '-p',
+      '0',
+      '--log-level',
+      'warn',
+      '--no-pg-stats'
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, PGLOADGEN_PG_URL: url }
+    }
+  )
   let out = ''
-  child.stdout.on('data', c => { out += c })
+  child.stdout.on('data', c => {
+    out += c
+  })
   const exited = new Promise((resolve, reject) => {
     child.on('error', reject)
-    child.on('close', code => code === 0 ? resolve(undefined) : reject(new Error(`pgloadgen exited with ${code}`)))
+    child.on('close', code => (code === 0 ? resolve(undefined) : reject(new Error(`pgloadgen exited with ${code}`))))
   })
   /** @type {Array<{ t_s: number, rss_bytes: number }>} */
   const samples = []
@@ -51,7 +70,7 @@ export async function runSoak ({ url, concurrency, durationS, sampleS = 5 }) {
 }
 
 /** @param {number} pid */
-async function residentBytes (pid) {
+async function residentBytes(pid) {
   try {
     const status = await readFile(`/proc/${pid}/status`, 'utf8')
     const kb = Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1])

@@ -1,7 +1,7 @@
 import { bootstrapMean } from '../lib/results/statistics.js'
 
 /** @param {number[]} values */
-export function median (values) {
+export function median(values) {
   const sorted = [...values].sort((a, b) => a - b)
   const mid = sorted.length >> 1
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
@@ -12,13 +12,13 @@ export function median (values) {
  * @param {ArrayLike<number>} sorted
  * @param {number} q
  */
-export function quantileSorted (sorted, q) {
+export function quantileSorted(sorted, q) {
   if (sorted.length === 0) return null
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]
 }
 
 /** @param {number[]} values */
-export function spread (values) {
+export function spread(values) {
   return { min: Math.min(...values), median: median(values), max: Math.max(...values) }
 }
 
@@ -32,7 +32,7 @@ export function spread (values) {
  * @param {() => Promise<B>} b
  * @returns {Promise<[A, B]>}
  */
-export async function alternated (round, a, b) {
+export async function alternated(round, a, b) {
   if (round % 2 === 1) {
     const first = await a()
     return [first, await b()]
@@ -64,13 +64,15 @@ export async function alternated (round, a, b) {
  * @param {number | null} goal
  * @returns {GoalCheck | null}  null without a ratio
  */
-export function againstGoal (ratios, goal) {
+export function againstGoal(ratios, goal) {
   const interval = bootstrapMean(ratios)
   if (interval === null) return null
   const { n, level, mean, low, high } = interval
   /** @type {GoalCheck['verdict']} */
   let verdict = null
-  if (goal !== null) verdict = low === null || high === null ? 'undecided' : low >= goal ? 'met' : high < goal ? 'missed' : 'undecided'
+  if (goal !== null) {
+    verdict = low === null || high === null ? 'undecided' : low >= goal ? 'met' : high < goal ? 'missed' : 'undecided'
+  }
   return { goal, n, level, mean, low, high, verdict }
 }
 
@@ -82,7 +84,7 @@ export function againstGoal (ratios, goal) {
  * @param {number} ceiling
  * @returns {GoalCheck | null}  null without a ratio
  */
-export function againstCeiling (ratios, ceiling) {
+export function againstCeiling(ratios, ceiling) {
   const check = againstGoal(ratios, null)
   if (check === null) return null
   const { low, high } = check

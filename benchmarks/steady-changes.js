@@ -18,17 +18,30 @@ if (!url) {
 const cli = fileURLToPath(new URL('../bin/pgloadgen.js', import.meta.url))
 const runs = Number(runsText)
 const seconds = Number(secondsText)
-const work = keep ?? await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-steady-'))
-console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}; ${new Date().toISOString()}`)
+const work = keep ?? (await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-steady-')))
+console.log(
+  `machine: ${os.cpus().length} × ${os.cpus()[0]?.model}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ` +
+    `Node ${process.version}; ${new Date().toISOString()}`
+)
 let withChange = 0
 for (let i = 1; i <= runs; i++) {
   const dir = path.join(work, `run-${i}`)
-  execFileSync(process.execPath, [cli, 'run', url, '-d', String(seconds), '-c', '4', '-p', '0', '--reset', '--record', dir, '--log-level', 'warn'], { stdio: ['ignore', 'ignore', 'ignore'] })
+  execFileSync(
+    process.execPath,
+    [cli, 'run', url, '-d', String(seconds), '-c', '4', '-p', '0', '--reset', '--record', dir, '--log-level', 'warn'],
+    { stdio: ['ignore', 'ignore', 'ignore'] }
+  )
   const summary = JSON.parse(await readFile(path.join(dir, 'summary.json'), 'utf8'))
   if (i === 1) console.log(`server: PostgreSQL ${summary.server_version}`)
   const changes = summary.changes ?? []
   if (changes.length > 0) withChange++
-  console.log(`run ${i}: ${summary.throughput} requests/s, ${changes.length} change(s)${changes.length ? `: ${changes.map((/** @type {any} */ c) => `${c.metric} at ${c.at_s} s (${c.effect}; ${c.causes.map((/** @type {any} */ x) => x.label).join('; ') || 'no cause seen'})`).join(', ')}` : ''}`)
+  console.log(
+    `run ${i}: ${summary.throughput} requests/s, ` +
+      `${changes.length} ` +
+      `change(s)${changes.length ? `: ${changes.map((/** @type {any} */ c) => `${c.metric} at ${c.at_s} s (${c.effect}; ${c.causes.map((/** @type {any} */ x) => x.label).join('; ') || 'no cause seen'})`).join(', ')}` : ''}`
+  )
 }
-console.log(`steady runs with a change: ${withChange} of ${runs} (${(100 * withChange / runs).toFixed(0)} %), ${seconds} s each`)
+console.log(
+  `steady runs with a change: ${withChange} of ${runs} (${((100 * withChange) / runs).toFixed(0)} %), ${seconds} s each`
+)
 if (!keep) await rm(work, { recursive: true, force: true })

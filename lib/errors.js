@@ -16,7 +16,7 @@ export class PgloadgenError extends Error {
    * @param {string} code     a stable code, PGLG_…
    * @param {ErrorOptions} [options]
    */
-  constructor (message, code, options) {
+  constructor(message, code, options) {
     super(message, options)
     this.name = 'PgloadgenError'
     /** @type {string} */
@@ -31,7 +31,7 @@ export class InputError extends PgloadgenError {
    * @param {string} message
    * @param {ErrorOptions} [options]
    */
-  constructor (message, options) {
+  constructor(message, options) {
     super(message, 'PGLG_INVALID_INPUT', options)
     this.name = 'InputError'
   }
@@ -43,7 +43,7 @@ export class InvalidPlanError extends InputError {
    * @param {string} message
    * @param {ErrorOptions} [options]
    */
-  constructor (message, options) {
+  constructor(message, options) {
     super(message, options)
     this.code = 'PGLG_INVALID_PLAN'
   }
@@ -56,7 +56,7 @@ export class InvalidWorkloadError extends InputError {
    * @param {string} message
    * @param {ErrorOptions} [options]
    */
-  constructor (message, options) {
+  constructor(message, options) {
     super(message, options)
     this.code = 'PGLG_INVALID_WORKLOAD'
   }
@@ -69,7 +69,7 @@ export class RefusedActionError extends InputError {
    * @param {string} message
    * @param {ErrorOptions} [options]
    */
-  constructor (message, options) {
+  constructor(message, options) {
     super(message, options)
     this.code = 'PGLG_REFUSED_DESTRUCTIVE'
   }
@@ -82,7 +82,7 @@ export class RuntimeError extends PgloadgenError {
    * @param {string} message
    * @param {ErrorOptions} [options]
    */
-  constructor (message, options) {
+  constructor(message, options) {
     super(message, 'PGLG_RUNTIME_FAILURE', options)
     this.name = 'RuntimeError'
   }
@@ -95,7 +95,7 @@ export class ServerUnavailableError extends RuntimeError {
    * @param {string} message
    * @param {ErrorOptions} [options]
    */
-  constructor (message, options) {
+  constructor(message, options) {
     super(message, options)
     this.code = 'PGLG_SERVER_UNAVAILABLE'
   }
@@ -108,7 +108,7 @@ export class MissingToolError extends RuntimeError {
    * @param {string} message
    * @param {ErrorOptions} [options]
    */
-  constructor (message, options) {
+  constructor(message, options) {
     super(message, options)
     this.code = 'PGLG_MISSING_TOOL'
   }
@@ -116,8 +116,13 @@ export class MissingToolError extends RuntimeError {
 
 /** Every class above, for the CLI's mapping and the docs' check. */
 export const ERROR_CLASSES = [
-  InputError, InvalidPlanError, InvalidWorkloadError, RefusedActionError,
-  RuntimeError, ServerUnavailableError, MissingToolError
+  InputError,
+  InvalidPlanError,
+  InvalidWorkloadError,
+  RefusedActionError,
+  RuntimeError,
+  ServerUnavailableError,
+  MissingToolError
 ]
 
 /**
@@ -128,7 +133,7 @@ export const ERROR_CLASSES = [
  * @param {string} message
  * @returns {E}
  */
-export function rephrased (err, message) {
+export function rephrased(err, message) {
   const Kind = /** @type {new (message: string, options?: ErrorOptions) => E} */ (err.constructor)
   return new Kind(message, { cause: err })
 }
@@ -141,7 +146,7 @@ export function rephrased (err, message) {
  * @param {new (message: string, options?: ErrorOptions) => InputError} Kind
  * @returns {unknown}
  */
-export function reclassified (err, Kind) {
+export function reclassified(err, Kind) {
   // not `err instanceof Kind`: with Kind an InputError, the type checker would narrow err to never
   if (!(err instanceof InputError) || Object.prototype.isPrototypeOf.call(Kind.prototype, err)) return err
   return new Kind(err.message, { cause: err })

@@ -20,14 +20,14 @@ const POLL_MS = 500
  * @param {string[]} own        the replica's IPv4 addresses
  * @param {string[]} addresses  what the service's name resolves to
  */
-export function instanceIndex (own, addresses) {
+export function instanceIndex(own, addresses) {
   const sorted = [...new Set(addresses)].sort((a, b) => ipv4Number(a) - ipv4Number(b))
   const index = sorted.findIndex(address => own.includes(address))
   return index === -1 ? null : index
 }
 
 /** @param {string} address */
-function ipv4Number (address) {
+function ipv4Number(address) {
   return address.split('.').reduce((n, part) => n * 256 + Number(part), 0)
 }
 
@@ -35,7 +35,7 @@ function ipv4Number (address) {
  * @param {string} message
  * @returns {never}
  */
-function refuse (message) {
+function refuse(message) {
   process.stderr.write(`pgloadgen instance: ${message}\n`)
   process.exit(2)
 }
@@ -45,35 +45,60 @@ function refuse (message) {
  * checks the value itself).
  * @param {string} text
  */
-function startMs (text) {
+function startMs(text) {
   return /^\d+(\.\d+)?$/.test(text) ? Number(text) * 1000 : Date.parse(text)
 }
 
-async function main () {
+async function main() {
   const instances = Number(process.env.PGLOADGEN_INSTANCES)
   const startAt = process.env.PGLOADGEN_START_AT ?? ''
   const service = process.env.PGLOADGEN_SERVICE || 'generator'
-  if (!Number.isInteger(instances) || instances < 1) refuse('set PGLOADGEN_INSTANCES to the number of replicas (the N of --scale generator=N)')
-  if (startAt === '') refuse('set PGLOADGEN_START_AT to the moment every replica starts, e.g. PGLOADGEN_START_AT=$(( $(date +%s) + 60 ))')
+  if (!Number.isInteger(instances) || instances < 1) {
+    refuse('set PGLOADGEN_INSTANCES to the number of replicas (the N of --scale generator=N)')
+  }
+  if (startAt === '') {
+    refuse('set PGLOADGEN_START_AT to the moment every replica starts, e.g. PGLOADGEN_START_AT=$(( $(date +%s) + 60 ))')
+  }
   const deadline = startMs(startAt)
   if (!Number.isFinite(deadline)) refuse(`PGLOADGEN_START_AT must be ISO 8601 or epoch seconds, got "${startAt}"`)
-  const own = Object.values(networkInterfaces()).flat()
-    .filter(nic => nic && nic.family === 'IPv4' && !nic.internal).map(nic => /** @type {import('node:os').NetworkInterfaceInfo} */ (nic).address)
+  const own = Object.values(networkInterfaces())
+    .flat()
+    .filter(nic => nic && nic.family === 'IPv4' && !nic.internal)
+    .map(nic => /** @type {import('node:os').NetworkInterfaceInfo} */ (nic).address)
 
   /** @type {string[]} */
   let addresses
   for (;;) {
-    addresses = await lookup(service, { all: true, family: 4 }).then(entries => entries.map(entry => entry.address), () => [])
-    if (addresses.length > instances) refuse(`${addresses.length} replicas of ${service}, more than PGLOADGEN_INSTANCES (${instances})`)
+    addresses = await lookup(service, { all: true, family: 4 }).then(
+      entries => entries.map(entry => entry.address),
+      () => []
+    )
+    if (addresses.length > instances) {
+      refuse(`${addresses.length} replicas of ${service}, more than PGLOADGEN_INSTANCES (${instances})`)
+    }
     if (addresses.length === instances) break
-    if (Date.now() >= deadline) refuse(`${addresses.length} of ${instances} replicas of ${service} up at the start time: give --scale ${service}=${instances}, or a later PGLOADGEN_START_AT`)
+    if (Date.now() >= deadline) {
+      refuse(
+        `${addresses.length} of ${instances} replicas of ${service} up at the start time: ` +
+          `give --scale ${service}=${instances}, or a later PGLOADGEN_START_AT`
+      )
+    }
     await new Promise(resolve => setTimeout(resolve, POLL_MS))
   }
   const index = instanceIndex(own, addresses)
-  if (index === null) refuse(`none of this replica's addresses (${own.join(', ')}) is among ${service}'s (${addresses.join(', ')})`)
+  if (index === null) {
+    refuse(`none of this replica's addresses (${own.join(', ')}) is among ${service}'s (${addresses.join(', ')})`)
+  }
 
   const { main: pgloadgen } = await import('../../lib/cli/main.js')
-  process.exitCode = await pgloadgen(['run', '--instance', `${index}/${instances}`, '--start-at', startAt, ...process.argv.slice(2)])
+  process.exitCode = await pgloadgen([
+    'run',
+    '--instance',
+    `${index}/${instances}`,
+    '--start-at',
+    startAt,
+    ...process.argv.slice(2)
+  ])
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) await main()

@@ -18,7 +18,7 @@ export const DEFAULTS = Object.freeze({ minSegment: 10, minEffect: 0.2, alpha: 0
  * @param {ArrayLike<number | null | undefined>} values
  * @returns {{ x: Float64Array, positions: Int32Array }}
  */
-export function present (values) {
+export function present(values) {
   if (values === null || typeof values !== 'object' || !Number.isSafeInteger(values.length) || values.length < 0) {
     throw new TypeError('findChangePoints: values must be an array of numbers')
   }
@@ -28,7 +28,9 @@ export function present (values) {
   for (let i = 0; i < values.length; i++) {
     const value = values[i]
     if (value === null || value === undefined) continue
-    if (typeof value !== 'number') throw new TypeError(`findChangePoints: values[${i}] is ${typeof value}, not a number`)
+    if (typeof value !== 'number') {
+      throw new TypeError(`findChangePoints: values[${i}] is ${typeof value}, not a number`)
+    }
     if (!Number.isFinite(value)) continue
     x[count] = value
     positions[count++] = i
@@ -40,7 +42,7 @@ export function present (values) {
  * @param {Float64Array} x
  * @returns {Int32Array}   each value's rank among the distinct values
  */
-export function denseRanks (x) {
+export function denseRanks(x) {
   const sorted = x.slice().sort()
   const dense = new Int32Array(x.length)
   /** @type {Map<number, number>} */
@@ -54,7 +56,7 @@ export function denseRanks (x) {
  * @param {unknown} options
  * @returns {Required<ChangePointOptions>}
  */
-export function checkOptions (options) {
+export function checkOptions(options) {
   if (options === undefined) return { ...DEFAULTS }
   if (options === null || typeof options !== 'object' || Array.isArray(options)) {
     throw new TypeError('findChangePoints: options must be an object')
@@ -74,13 +76,15 @@ export function checkOptions (options) {
   const check = (key, ok, what) => {
     const value = given[key]
     if (value === undefined) return
-    if (typeof value !== 'number' || !ok(value)) throw new TypeError(`findChangePoints: ${key} must be ${what}, not ${String(value)}`)
+    if (typeof value !== 'number' || !ok(value)) {
+      throw new TypeError(`findChangePoints: ${key} must be ${what}, not ${String(value)}`)
+    }
     opts[key] = value
   }
-  check('minSegment', (v) => Number.isSafeInteger(v) && v >= 2, 'an integer of at least 2')
-  check('minEffect', (v) => Number.isFinite(v) && v >= 0, 'a number of at least 0')
-  check('alpha', (v) => v > 0 && v < 1, 'a number between 0 and 1')
-  check('floor', (v) => Number.isFinite(v) && v > 0, 'a positive number')
-  check('maxChanges', (v) => Number.isSafeInteger(v) && v >= 0, 'an integer of at least 0')
+  check('minSegment', v => Number.isSafeInteger(v) && v >= 2, 'an integer of at least 2')
+  check('minEffect', v => Number.isFinite(v) && v >= 0, 'a number of at least 0')
+  check('alpha', v => v > 0 && v < 1, 'a number between 0 and 1')
+  check('floor', v => Number.isFinite(v) && v > 0, 'a positive number')
+  check('maxChanges', v => Number.isSafeInteger(v) && v >= 0, 'an integer of at least 0')
   return opts
 }

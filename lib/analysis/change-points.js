@@ -44,24 +44,28 @@ export const RHO_MAX = 0.95
 
 /**
  * @param {ArrayLike<number | null | undefined>} values   one per second
- * @param {{ minSegment?: number, minEffect?: number, alpha?: number, floor?: number, maxChanges?: number }} [options]  defaults 10, 0.2, 0.001, 1e-9, 20
- * @returns {{ changes: ChangePoint[], segments: Array<{ from: number, to: number, level: Level }> }}   changes in index order; segments cover [0, values.length) with `to` exclusive
+ * @param {{ minSegment?: number, minEffect?: number, alpha?: number, floor?: number,
+ *     maxChanges?: number }} [options]  defaults 10, 0.2, 0.001, 1e-9, 20
+ * @returns {{ changes: ChangePoint[], segments: Array<{ from: number, to: number, level: Level }> }}   changes in index
+ *   order; segments cover [0, values.length) with `to` exclusive
  */
-export function findChangePoints (values, options) {
+export function findChangePoints(values, options) {
   const opts = checkOptions(options)
   const { x, positions } = present(values)
   const series = { x, dense: denseRanks(x), opts }
-  const splits = joinSplits(segment(series), mosumSplits(series, (...args) => correctedAutocorrelation(lagOneAutocorrelation(...args), 2 * opts.minSegment)), opts.minSegment)
+  const splits = joinSplits(
+    segment(series),
+    mosumSplits(series, (...args) => correctedAutocorrelation(lagOneAutocorrelation(...args), 2 * opts.minSegment)),
+    opts.minSegment
+  )
   const kept = prune(series, splits)
 
   /** @type {Level[]} */
   const levels = []
-  const bounds = [0, ...kept.map((split) => split.at), x.length]
+  const bounds = [0, ...kept.map(split => split.at), x.length]
   for (let i = 0; i + 1 < bounds.length; i++) levels.push(levelOf(x, bounds[i], bounds[i + 1]))
-  const edges = [0, ...kept.map((split) => positions[split.at]), values.length]
-  const segments = values.length === 0
-    ? []
-    : levels.map((level, i) => ({ from: edges[i], to: edges[i + 1], level }))
+  const edges = [0, ...kept.map(split => positions[split.at]), values.length]
+  const segments = values.length === 0 ? [] : levels.map((level, i) => ({ from: edges[i], to: edges[i + 1], level }))
   const changes = kept.map((split, i) => ({
     index: positions[split.at],
     before: levels[i],
@@ -79,7 +83,7 @@ export function findChangePoints (values, options) {
  * @param {Series} series
  * @returns {Split[]}   in index order
  */
-function segment (series) {
+function segment(series) {
   const { minSegment, maxChanges } = series.opts
   /** @type {Split[]} */
   const splits = []
@@ -95,7 +99,10 @@ function segment (series) {
     found.sort((a, b) => a.pValue - b.pValue || a.at - b.at)
     const taken = found.slice(0, maxChanges - splits.length)
     for (const { at, pValue } of taken) splits.push({ at, pValue })
-    windows = taken.flatMap(({ from, at, to }) => [[from, at], [at, to]])
+    windows = taken.flatMap(({ from, at, to }) => [
+      [from, at],
+      [at, to]
+    ])
   }
   return splits.sort((a, b) => a.at - b.at)
 }
@@ -113,7 +120,7 @@ function segment (series) {
  * @param {number} windows   testable windows at this depth
  * @returns {Split | null}
  */
-function bestSplit (series, from, to, windows) {
+function bestSplit(series, from, to, windows) {
   const { minSegment, alpha } = series.opts
   const size = to - from
   /** @type {Split & { length: number } | null} */
@@ -124,7 +131,7 @@ function bestSplit (series, from, to, windows) {
     const threshold = alpha / (count * windows)
     let previous = -1
     for (let j = 0; j < count; j++) {
-      const start = from + (count === 1 ? 0 : Math.round(j * (size - length) / (count - 1)))
+      const start = from + (count === 1 ? 0 : Math.round((j * (size - length)) / (count - 1)))
       if (start === previous) continue
       previous = start
       const split = testInterval(series, start, start + length, threshold)
@@ -147,8 +154,12 @@ function bestSplit (series, from, to, windows) {
  * @param {number} threshold
  * @returns {Split | null}
  */
-export function testInterval (series, from, to, threshold) {
-  const { x, dense, opts: { minSegment, minEffect, floor } } = series
+export function testInterval(series, from, to, threshold) {
+  const {
+    x,
+    dense,
+    opts: { minSegment, minEffect, floor }
+  } = series
   const n = to - from
   // the interval's order from the series' dense ranks: one numeric sort of rank·n + offset
   const keys = new Float64Array(n)
@@ -176,7 +187,10 @@ export function testInterval (series, from, to, threshold) {
     sum += rank[s - 1]
     if (s < minSegment) continue
     const u = Math.abs(2 * sum - s * (n + 1))
-    if (u > K) { K = u; t = s }
+    if (u > K) {
+      K = u
+      t = s
+    }
   }
   if (t < 0 || pettitt(K, n) >= threshold) return null
 
@@ -203,8 +217,8 @@ export function testInterval (series, from, to, threshold) {
  * @param {number} n
  * @returns {number}
  */
-export function pettitt (K, n) {
-  return Math.min(1, 2 * Math.exp(-6 * K * K / (n * n * n + n * n)))
+export function pettitt(K, n) {
+  return Math.min(1, 2 * Math.exp((-6 * K * K) / (n * n * n + n * n)))
 }
 
 /** Levels fitted before the autocorrelation is estimated: one each side. */
@@ -218,8 +232,8 @@ const FITTED_LEVELS = 2
  * @param {number} n     points it was estimated from
  * @returns {number}
  */
-export function correctedAutocorrelation (rho, n) {
-  const corrected = rho + FITTED_LEVELS * (1 + 3 * rho) / n
+export function correctedAutocorrelation(rho, n) {
+  const corrected = rho + (FITTED_LEVELS * (1 + 3 * rho)) / n
   return Math.min(RHO_MAX, Math.max(0, corrected))
 }
 
@@ -234,7 +248,7 @@ export function correctedAutocorrelation (rho, n) {
  * @param {number} after
  * @returns {number}
  */
-export function lagOneAutocorrelation (x, from, to, at, before, after) {
+export function lagOneAutocorrelation(x, from, to, at, before, after) {
   let squares = 0
   let products = 0
   let previous = NaN
@@ -255,7 +269,7 @@ export function lagOneAutocorrelation (x, from, to, at, before, after) {
  * @param {number} minSegment
  * @returns {Split[]} in index order
  */
-function joinSplits (binary, scanned, minSegment) {
+function joinSplits(binary, scanned, minSegment) {
   /** @type {Split[]} */
   const kept = []
   for (const split of [...binary, ...scanned].sort((a, b) => a.pValue - b.pValue || a.at - b.at)) {
@@ -271,14 +285,20 @@ function joinSplits (binary, scanned, minSegment) {
  * @param {Split[]} splits   in index order
  * @returns {Split[]}
  */
-function prune (series, splits) {
-  const { x, opts: { minEffect, floor } } = series
-  const bounds = [0, ...splits.map((split) => split.at), x.length]
+function prune(series, splits) {
+  const {
+    x,
+    opts: { minEffect, floor }
+  } = series
+  const bounds = [0, ...splits.map(split => split.at), x.length]
   const kept = [...splits]
   const levels = kept.length === 0 ? [] : bounds.slice(0, -1).map((from, i) => levelOf(x, from, bounds[i + 1]))
   let i = 0
   while (i < kept.length) {
-    if (levelsDiffer(levels[i], levels[i + 1], minEffect, floor)) { i++; continue }
+    if (levelsDiffer(levels[i], levels[i + 1], minEffect, floor)) {
+      i++
+      continue
+    }
     kept.splice(i, 1)
     bounds.splice(i + 1, 1)
     levels.splice(i, 2, levelOf(x, bounds[i], bounds[i + 1]))

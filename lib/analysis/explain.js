@@ -53,7 +53,13 @@ const MIN_REQUESTS_FOR_P99 = 5
 const MIN_P99_SHARE = 0.5
 // The smallest move worth a change, relative to the level before: rates
 // swing by a tenth on a shared machine, a second's p99 by much more.
-const MIN_EFFECT = /** @type {Record<string, number>} */ ({ throughput: 0.2, rows_per_s: 0.2, points_per_s: 0.2, p99_us: 0.4, schedule_lag_p99_us: 0.4 })
+const MIN_EFFECT = /** @type {Record<string, number>} */ ({
+  throughput: 0.2,
+  rows_per_s: 0.2,
+  points_per_s: 0.2,
+  p99_us: 0.4,
+  schedule_lag_p99_us: 0.4
+})
 // At most this many changes in a summary, the largest effects first.
 const MAX_CHANGES = 20
 
@@ -62,7 +68,7 @@ const MAX_CHANGES = 20
  * @param {{ samples: Sample[], events: LabEvent[], logText?: string | null, statsIntervalS?: number }} run
  * @returns {{ changes: Change[], segments: Record<string, Segment[]>, method: Record<string, unknown> }}
  */
-export function explainRun ({ samples, events, logText = null, statsIntervalS = 1 }) {
+export function explainRun({ samples, events, logText = null, statsIntervalS = 1 }) {
   const skipFirst = Math.max(SKIP_FIRST, samples.filter(s => s.warmup === true).length)
   const used = samples.slice(skipFirst, Math.max(skipFirst, samples.length - SKIP_LAST))
   const observations = observe({ samples, events, logText })
@@ -74,22 +80,46 @@ export function explainRun ({ samples, events, logText = null, statsIntervalS = 
   /** @type {Record<string, Segment[]>} */
   const segments = {}
   for (const [metric, values] of seriesOf(used)) {
-    const found = findChangePoints(values, { minEffect: MIN_EFFECT[metric.startsWith('p99_us:') ? 'p99_us' : metric] ?? 0.2 })
+    const found = findChangePoints(values, {
+      minEffect: MIN_EFFECT[metric.startsWith('p99_us:') ? 'p99_us' : metric] ?? 0.2
+    })
     // each sample describes the second that ends at its elapsed_s
     const secondStart = (/** @type {number} */ index) => round((used[index]?.elapsed_s ?? index + skipFirst + 1) - 1)
-    segments[metric] = found.segments.map(s => ({ from_s: secondStart(s.from), to_s: s.to >= used.length ? round(used[used.length - 1]?.elapsed_s ?? s.to) : secondStart(s.to), level: level(s.level) }))
+    segments[metric] = found.segments.map(s => ({
+      from_s: secondStart(s.from),
+      to_s: s.to >= used.length ? round(used[used.length - 1]?.elapsed_s ?? s.to) : secondStart(s.to),
+      level: level(s.level)
+    }))
     for (const change of found.changes) {
       const at = secondStart(change.index)
       // from a level of 0 a ratio means nothing
       const effect = change.before.median === 0 ? null : round(change.effect, 3)
-      changes.push({ at_s: at, metric, before: level(change.before), after: level(change.after), effect, causes: causesAt(at, observations, window) })
+      changes.push({
+        at_s: at,
+        metric,
+        before: level(change.before),
+        after: level(change.after),
+        effect,
+        causes: causesAt(at, observations, window)
+      })
     }
   }
-  const kept = changes.sort((a, b) => Math.abs(b.effect ?? Infinity) - Math.abs(a.effect ?? Infinity)).slice(0, MAX_CHANGES).sort((a, b) => a.at_s - b.at_s || a.metric.localeCompare(b.metric))
+  const kept = changes
+    .sort((a, b) => Math.abs(b.effect ?? Infinity) - Math.abs(a.effect ?? Infinity))
+    .slice(0, MAX_CHANGES)
+    .sort((a, b) => a.at_s - b.at_s || a.metric.localeCompare(b.metric))
   return {
     changes: kept,
     segments,
-    method: { test: 'binary segmentation (Pettitt rank test corrected for autocorrelation) and a MOSUM scan; docs/change-points.md', min_effect: MIN_EFFECT, min_segment_s: 10, skipped_first_s: skipFirst, cause_window_s: [-window.before, window.after] }
+    method: {
+      test:
+        'binary segmentation (Pettitt rank test corrected for autocorrelation) and a MOSUM scan; ' +
+        'docs/change-points.md',
+      min_effect: MIN_EFFECT,
+      min_segment_s: 10,
+      skipped_first_s: skipFirst,
+      cause_window_s: [-window.before, window.after]
+    }
   }
 }
 
@@ -98,11 +128,14 @@ export function explainRun ({ samples, events, logText = null, statsIntervalS = 
  * @param {Sample[]} samples
  * @returns {Map<string, Array<number | null>>}
  */
-export function seriesOf (samples) {
+export function seriesOf(samples) {
   /** @type {Map<string, Array<number | null>>} */
   const series = new Map()
   if (samples.length === 0) return series
-  series.set('throughput', samples.map(s => s.paused ? null : s.throughput))
+  series.set(
+    'throughput',
+    samples.map(s => (s.paused ? null : s.throughput))
+  )
   const types = new Set(samples.flatMap(s => Object.keys(s.requests ?? {})))
   for (const type of types) {
     const values = samples.map(s => {
@@ -113,9 +146,24 @@ export function seriesOf (samples) {
   }
   // ingest workloads: what was written, and how late a paced or open-loop request started
   // (an ingest workload writes points, or rows in batches: more rows than requests)
-  if (samples.some(s => (s.points ?? 0) > 0 || (s.rows ?? 0) > s.throughput)) series.set('rows_per_s', samples.map(s => s.paused ? null : s.rows ?? null))
-  if (samples.some(s => (s.points ?? 0) > 0)) series.set('points_per_s', samples.map(s => s.paused ? null : s.points ?? null))
-  if (samples.filter(s => typeof s.lag?.p99_us === 'number').length >= MIN_P99_SHARE * samples.length) series.set('schedule_lag_p99_us', samples.map(s => s.lag?.p99_us ?? null))
+  if (samples.some(s => (s.points ?? 0) > 0 || (s.rows ?? 0) > s.throughput)) {
+    series.set(
+      'rows_per_s',
+      samples.map(s => (s.paused ? null : (s.rows ?? null)))
+    )
+  }
+  if (samples.some(s => (s.points ?? 0) > 0)) {
+    series.set(
+      'points_per_s',
+      samples.map(s => (s.paused ? null : (s.points ?? null)))
+    )
+  }
+  if (samples.filter(s => typeof s.lag?.p99_us === 'number').length >= MIN_P99_SHARE * samples.length) {
+    series.set(
+      'schedule_lag_p99_us',
+      samples.map(s => s.lag?.p99_us ?? null)
+    )
+  }
   return series
 }
 
@@ -128,30 +176,64 @@ export function seriesOf (samples) {
  * @param {{ before: number, after: number }} window
  * @returns {Cause[]}
  */
-export function causesAt (at, observations, window) {
+export function causesAt(at, observations, window) {
   /** @type {Array<{ cause: Cause, distance: number }>} */
   const fits = []
   for (const o of observations) {
     const near = o.from_s >= at - window.before && o.from_s <= at + window.after
     const endsNear = o.to_s !== null && o.to_s >= at - window.before && o.to_s <= at + window.after
     // a holder or a wait that had been there a while: its effect grows over time
-    const spans = (o.kind === 'xmin_holder' || o.kind === 'lock_wait' || o.kind === 'host') && o.from_s <= at && (o.to_s === null || o.to_s >= at - window.before)
+    const spans =
+      (o.kind === 'xmin_holder' || o.kind === 'lock_wait' || o.kind === 'host') &&
+      o.from_s <= at &&
+      (o.to_s === null || o.to_s >= at - window.before)
     if (!near && !endsNear && !spans) continue
-    const distance = near ? Math.abs(o.from_s - at) : endsNear ? Math.abs(/** @type {number} */ (o.to_s) - at) : window.before + (at - o.from_s) / 1000
+    const distance = near
+      ? Math.abs(o.from_s - at)
+      : endsNear
+        ? Math.abs(/** @type {number} */ (o.to_s) - at)
+        : window.before + (at - o.from_s) / 1000
     const label = endsNear && !near ? `${o.label} ended` : o.label
-    fits.push({ cause: { kind: o.kind, label, at_s: endsNear && !near ? /** @type {number} */ (o.to_s) : o.from_s, ...(o.to_s !== null && { until_s: o.to_s }) }, distance })
+    fits.push({
+      cause: {
+        kind: o.kind,
+        label,
+        at_s: endsNear && !near ? /** @type {number} */ (o.to_s) : o.from_s,
+        ...(o.to_s !== null && { until_s: o.to_s })
+      },
+      distance
+    })
   }
   // nearest first; within a second of each other, the likelier kind first
   return fits
-    .sort((a, b) => (Math.abs(a.distance - b.distance) > 1 ? a.distance - b.distance : 0) || kindRank(a.cause.kind) - kindRank(b.cause.kind) || a.distance - b.distance)
-    .slice(0, 5).map(f => f.cause)
+    .sort(
+      (a, b) =>
+        (Math.abs(a.distance - b.distance) > 1 ? a.distance - b.distance : 0) ||
+        kindRank(a.cause.kind) - kindRank(b.cause.kind) ||
+        a.distance - b.distance
+    )
+    .slice(0, 5)
+    .map(f => f.cause)
 }
 
 // What acts at once on every client first; what builds up slowly last.
-const KIND_ORDER = ['lock_wait', 'disk_full', 'reconnects', 'failures', 'action', 'pause', 'concurrency', 'vacuum', 'vacuum_phase', 'checkpoint', 'xmin_holder', 'host']
+const KIND_ORDER = [
+  'lock_wait',
+  'disk_full',
+  'reconnects',
+  'failures',
+  'action',
+  'pause',
+  'concurrency',
+  'vacuum',
+  'vacuum_phase',
+  'checkpoint',
+  'xmin_holder',
+  'host'
+]
 
 /** @param {string} kind */
-function kindRank (kind) {
+function kindRank(kind) {
   const i = KIND_ORDER.indexOf(kind)
   return i === -1 ? KIND_ORDER.length : i
 }
@@ -163,7 +245,7 @@ function kindRank (kind) {
  * @param {number} [withinS]
  * @returns {Array<{ at_s: number, changes: Change[], causes: Cause[] }>}
  */
-export function groupChanges (changes, withinS = 3) {
+export function groupChanges(changes, withinS = 3) {
   /** @type {Array<{ at_s: number, changes: Change[], causes: Cause[] }>} */
   const groups = []
   for (const change of [...changes].sort((a, b) => a.at_s - b.at_s)) {
@@ -182,12 +264,12 @@ export function groupChanges (changes, withinS = 3) {
  * @param {{ median: number, low: number, high: number, n: number }} l
  * @returns {ChangeLevel}
  */
-function level (l) {
+function level(l) {
   return { median: round(l.median, 1), low: round(l.low, 1), high: round(l.high, 1), n: l.n }
 }
 
 /** @param {number} value @param {number} [digits] */
-function round (value, digits = 1) {
+function round(value, digits = 1) {
   const f = 10 ** digits
   return Math.round(value * f) / f
 }

@@ -24,7 +24,7 @@ const rankCache = new Map()
  * @param {number} n
  * @returns {number}
  */
-export function intervalRank (n) {
+export function intervalRank(n) {
   const cached = rankCache.get(n)
   if (cached !== undefined) return cached
   // P(B ≤ k) summed term by term in logarithms: 2^−n underflows past n ≈ 1070
@@ -48,13 +48,11 @@ export function intervalRank (n) {
  * @param {number} [to]     exclusive (default sorted.length)
  * @returns {Level}
  */
-export function levelOfSorted (sorted, from = 0, to = sorted.length) {
+export function levelOfSorted(sorted, from = 0, to = sorted.length) {
   const n = to - from
   if (n <= 0) return { median: NaN, low: NaN, high: NaN, n: 0 }
   const half = Math.floor(n / 2)
-  const median = n % 2 === 1
-    ? sorted[from + half]
-    : (sorted[from + half - 1] + sorted[from + half]) / 2
+  const median = n % 2 === 1 ? sorted[from + half] : (sorted[from + half - 1] + sorted[from + half]) / 2
   const j = intervalRank(n)
   const low = j >= 1 ? sorted[from + j - 1] : sorted[from]
   const high = j >= 1 ? sorted[from + n - j] : sorted[to - 1]
@@ -68,7 +66,7 @@ export function levelOfSorted (sorted, from = 0, to = sorted.length) {
  * @param {number} [to]
  * @returns {Level}
  */
-export function levelOf (values, from = 0, to = values.length) {
+export function levelOf(values, from = 0, to = values.length) {
   const sorted = Float64Array.from({ length: Math.max(0, to - from) }, (_, i) => values[from + i])
   sorted.sort()
   return levelOfSorted(sorted)
@@ -81,7 +79,7 @@ export function levelOf (values, from = 0, to = values.length) {
  * @param {number} floor
  * @returns {number}
  */
-export function effectOf (before, after, floor) {
+export function effectOf(before, after, floor) {
   return (after.median - before.median) / Math.max(Math.abs(before.median), floor)
 }
 
@@ -94,7 +92,7 @@ export function effectOf (before, after, floor) {
  * @param {number} floor
  * @returns {boolean}
  */
-export function levelsDiffer (before, after, minEffect, floor) {
+export function levelsDiffer(before, after, minEffect, floor) {
   if (before.n === 0 || after.n === 0) return false
   const disjoint = before.high < after.low || after.high < before.low
   return disjoint && Math.abs(effectOf(before, after, floor)) >= minEffect

@@ -23,11 +23,15 @@ export const NOISE_MULTIPLE = 5
 
 /**
  * @param {{ x: Float64Array, opts: { minSegment: number, minEffect: number, alpha: number, floor: number } }} series
- * @param {(x: Float64Array, from: number, to: number, at: number, before: number, after: number) => number} autocorrelation  corrected, clipped
+ * @param {(x: Float64Array, from: number, to: number, at: number, before: number,
+ *     after: number) => number} autocorrelation  corrected, clipped
  * @returns {Array<{ at: number, pValue: number }>}   in index order
  */
-export function mosumSplits (series, autocorrelation) {
-  const { x, opts: { minSegment, minEffect, floor } } = series
+export function mosumSplits(series, autocorrelation) {
+  const {
+    x,
+    opts: { minSegment, minEffect, floor }
+  } = series
   if (x.length < 2 * minSegment) return []
   const noise = noiseScale(x, minSegment, autocorrelation)
   /** @type {Array<{ at: number, pValue: number, z: number }>} */
@@ -46,8 +50,11 @@ export function mosumSplits (series, autocorrelation) {
       // Beyond the noise, or, where the noise is high (a loaded machine),
       // a window wholly above the other with medians COLLAPSE_RATIO times
       // apart: throughput that falls to 0 while a table is locked.
-      const apart = z >= NOISE_MULTIPLE || (separated(x, t - bandwidth, t, t + bandwidth) && collapsed(before.median, after.median))
-      if (apart && levelsDiffer(before, after, minEffect, floor)) candidate = { at: t, pValue: Math.min(1, 2 * normalTail(z)), z }
+      const apart =
+        z >= NOISE_MULTIPLE || (separated(x, t - bandwidth, t, t + bandwidth) && collapsed(before.median, after.median))
+      if (apart && levelsDiffer(before, after, minEffect, floor)) {
+        candidate = { at: t, pValue: Math.min(1, 2 * normalTail(z)), z }
+      }
       if (candidate && run && candidate.at - run.at <= bandwidth) {
         if (candidate.z > run.z) run = candidate
       } else if (candidate) {
@@ -78,20 +85,23 @@ export function mosumSplits (series, autocorrelation) {
  * cost is not.
  * @param {Float64Array} x @param {number} at @param {number} w
  */
-function refine (x, at, w) {
+function refine(x, at, w) {
   const from = Math.max(0, at - w)
   const to = Math.min(x.length, at + w)
   let best = at
   let bestCost = Infinity
   for (let t = from + 1; t < to; t++) {
     const cost = deviations(x, from, t) + deviations(x, t, to)
-    if (cost < bestCost) { bestCost = cost; best = t }
+    if (cost < bestCost) {
+      bestCost = cost
+      best = t
+    }
   }
   return best
 }
 
 /** @param {Float64Array} x @param {number} from @param {number} to */
-function deviations (x, from, to) {
+function deviations(x, from, to) {
   const median = levelOf(x, from, to).median
   let sum = 0
   for (let i = from; i < to; i++) sum += Math.abs(x[i] - median)
@@ -103,7 +113,7 @@ function deviations (x, from, to) {
 export const COLLAPSE_RATIO = 5
 
 /** @param {number} a @param {number} b */
-function collapsed (a, b) {
+function collapsed(a, b) {
   const low = Math.min(Math.abs(a), Math.abs(b))
   const high = Math.max(Math.abs(a), Math.abs(b))
   return high > 0 && low * COLLAPSE_RATIO <= high
@@ -113,13 +123,19 @@ function collapsed (a, b) {
  * Every value of x[from, at) below every value of x[at, to), or above.
  * @param {Float64Array} x @param {number} from @param {number} at @param {number} to
  */
-function separated (x, from, at, to) {
+function separated(x, from, at, to) {
   let lowBefore = Infinity
   let highBefore = -Infinity
-  for (let i = from; i < at; i++) { lowBefore = Math.min(lowBefore, x[i]); highBefore = Math.max(highBefore, x[i]) }
+  for (let i = from; i < at; i++) {
+    lowBefore = Math.min(lowBefore, x[i])
+    highBefore = Math.max(highBefore, x[i])
+  }
   let lowAfter = Infinity
   let highAfter = -Infinity
-  for (let i = at; i < to; i++) { lowAfter = Math.min(lowAfter, x[i]); highAfter = Math.max(highAfter, x[i]) }
+  for (let i = at; i < to; i++) {
+    lowAfter = Math.min(lowAfter, x[i])
+    highAfter = Math.max(highAfter, x[i])
+  }
   return highBefore < lowAfter || highAfter < lowBefore
 }
 
@@ -130,9 +146,10 @@ function separated (x, from, at, to) {
  * points).
  * @param {Float64Array} x
  * @param {number} half
- * @param {(x: Float64Array, from: number, to: number, at: number, before: number, after: number) => number} autocorrelation
+ * @param {(x: Float64Array, from: number, to: number, at: number, before: number,
+ *     after: number) => number} autocorrelation
  */
-function noiseScale (x, half, autocorrelation) {
+function noiseScale(x, half, autocorrelation) {
   const residuals = new Float64Array(x.length)
   for (let i = 0; i < x.length; i++) {
     residuals[i] = x[i] - levelOf(x, Math.max(0, i - half), Math.min(x.length, i + half + 1)).median
@@ -152,9 +169,9 @@ function noiseScale (x, half, autocorrelation) {
  * @param {number} z
  * @returns {number}
  */
-export function normalTail (z) {
+export function normalTail(z) {
   if (z < 0) return 1 - normalTail(-z)
   const t = 1 / (1 + 0.2316419 * z)
-  const density = Math.exp(-z * z / 2) / Math.sqrt(2 * Math.PI)
-  return density * t * (0.319381530 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))))
+  const density = Math.exp((-z * z) / 2) / Math.sqrt(2 * Math.PI)
+  return density * t * (0.31938153 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))))
 }

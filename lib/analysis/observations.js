@@ -14,7 +14,8 @@
  * @typedef {object} Observation
  * @property {number} from_s         seconds after the load began
  * @property {number | null} to_s    its end; null for a moment, or when it had not ended by the last sample
- * @property {string} kind           vacuum, vacuum_phase, checkpoint, xmin_holder, lock_wait, reconnects, failures, disk_full, action, concurrency, pause, host
+ * @property {string} kind           vacuum, vacuum_phase, checkpoint, xmin_holder, lock_wait, reconnects, failures,
+ *   disk_full, action, concurrency, pause, host
  * @property {string} label          what it was, in words
  */
 
@@ -29,7 +30,7 @@ const GENERATOR_APPLICATION = 'pgloadgen'
  * @param {{ samples: Sample[], events: LabEvent[], logText?: string | null }} run
  * @returns {Observation[]} in order of from_s
  */
-export function observe ({ samples, events, logText = null }) {
+export function observe({ samples, events, logText = null }) {
   if (samples.length === 0) return []
   const t0 = loadStartMs(samples)
   const at = (/** @type {string} */ ts) => round((Date.parse(ts) - t0) / 1000)
@@ -43,7 +44,8 @@ export function observe ({ samples, events, logText = null }) {
   hostStrain(samples, at, lastS, out)
   const logged = logText ? checkpointsInLog(logText) : []
   if (logged.length > 0) {
-    for (const c of logged) out.push({ from_s: at(c.ts), to_s: null, kind: 'checkpoint', label: `checkpoint starting (${c.reason})` })
+    for (const c of logged)
+      out.push({ from_s: at(c.ts), to_s: null, kind: 'checkpoint', label: `checkpoint starting (${c.reason})` })
   } else {
     checkpointCounters(samples, at, out)
   }
@@ -56,7 +58,7 @@ export function observe ({ samples, events, logText = null }) {
  * after the start it was written.
  * @param {Sample[]} samples
  */
-export function loadStartMs (samples) {
+export function loadStartMs(samples) {
   const first = samples[0]
   return Date.parse(first.t) - (first.elapsed_s ?? 1) * 1000
 }
@@ -70,7 +72,7 @@ export function loadStartMs (samples) {
  * this table), else the first sample that saw it.
  * @param {Sample[]} samples @param {At} at @param {number} t0 @param {Observation[]} out
  */
-function vacuumSpans (samples, at, t0, out) {
+function vacuumSpans(samples, at, t0, out) {
   /** @type {Map<string, { from: number, to: number, phase: string, label: string }>} */
   const open = new Map()
   for (const sample of samples) {
@@ -97,7 +99,12 @@ function vacuumSpans (samples, at, t0, out) {
     for (const [key, span] of open) {
       if (seen.has(key)) continue
       open.delete(key)
-      out.push({ from_s: now, to_s: null, kind: 'vacuum', label: `${span.label} ends (ran ${round(now - span.from)} s)` })
+      out.push({
+        from_s: now,
+        to_s: null,
+        kind: 'vacuum',
+        label: `${span.label} ends (ran ${round(now - span.from)} s)`
+      })
     }
   }
 }
@@ -108,7 +115,7 @@ function vacuumSpans (samples, at, t0, out) {
  * last sample that saw them.
  * @param {Sample[]} samples @param {At} at @param {number} lastS @param {Observation[]} out
  */
-function holders (samples, at, lastS, out) {
+function holders(samples, at, lastS, out) {
   /** @type {Map<string, Observation & { lastSeen: number }>} */
   const open = new Map()
   for (const sample of samples) {
@@ -126,11 +133,20 @@ function holders (samples, at, lastS, out) {
         continue
       }
       const from = h.xact_age_s === null || h.xact_age_s === undefined ? now : Math.max(0, round(now - h.xact_age_s))
-      const who = h.kind === 'backend'
-        // the name first: a line cut at the terminal's width keeps it
-        ? `session ${h.application_name ? `${h.application_name} (pid ${h.pid})` : `pid ${h.pid}`}${h.state ? `, ${h.state}` : ''}`
-        : h.kind === 'prepared' ? `prepared transaction '${h.name}'` : `replication slot ${h.name}`
-      const observation = { from_s: from, to_s: null, kind: 'xmin_holder', label: `xmin horizon held by ${who}`, lastSeen: now }
+      const who =
+        h.kind === 'backend'
+          ? // the name first: a line cut at the terminal's width keeps it
+            `session ${h.application_name ? `${h.application_name} (pid ${h.pid})` : `pid ${h.pid}`}${h.state ? `, ${h.state}` : ''}`
+          : h.kind === 'prepared'
+            ? `prepared transaction '${h.name}'`
+            : `replication slot ${h.name}`
+      const observation = {
+        from_s: from,
+        to_s: null,
+        kind: 'xmin_holder',
+        label: `xmin horizon held by ${who}`,
+        lastSeen: now
+      }
       open.set(key, observation)
     }
   }
@@ -143,13 +159,21 @@ function holders (samples, at, lastS, out) {
  * Spans in which sessions waited for a lock, with who blocked them.
  * @param {Sample[]} samples @param {At} at @param {number} lastS @param {Observation[]} out
  */
-function lockWaits (samples, at, lastS, out) {
+function lockWaits(samples, at, lastS, out) {
   /** @type {{ from: number, to: number, most: number, blockers: Map<number, string | null> } | null} */
   let span = null
   const close = () => {
     if (!span) return
-    const who = [...span.blockers].slice(0, 3).map(([pid, app]) => `pid ${pid}${app ? ` (${app})` : ''}`).join(', ')
-    out.push({ from_s: span.from, to_s: span.to >= lastS ? null : span.to, kind: 'lock_wait', label: `${span.most} session${span.most === 1 ? '' : 's'} waiting for a lock${who ? ` held by ${who}` : ''}` })
+    const who = [...span.blockers]
+      .slice(0, 3)
+      .map(([pid, app]) => `pid ${pid}${app ? ` (${app})` : ''}`)
+      .join(', ')
+    out.push({
+      from_s: span.from,
+      to_s: span.to >= lastS ? null : span.to,
+      kind: 'lock_wait',
+      label: `${span.most} session${span.most === 1 ? '' : 's'} waiting for a lock${who ? ` held by ${who}` : ''}`
+    })
     span = null
   }
   for (const sample of samples) {
@@ -177,20 +201,45 @@ function lockWaits (samples, at, lastS, out) {
  * pauses, from second to second.
  * @param {Sample[]} samples @param {At} at @param {Observation[]} out
  */
-function generatorChanges (samples, at, out) {
+function generatorChanges(samples, at, out) {
   for (let i = 1; i < samples.length; i++) {
     const previous = samples[i - 1]
     const sample = samples[i]
     const now = at(sample.t)
     const reconnects = (sample.reconnects ?? 0) - (previous.reconnects ?? 0)
-    if (reconnects > 0) out.push({ from_s: now - 1, to_s: null, kind: 'reconnects', label: `${reconnects} client${reconnects === 1 ? '' : 's'} reconnected (the connection was lost)` })
+    if (reconnects > 0) {
+      out.push({
+        from_s: now - 1,
+        to_s: null,
+        kind: 'reconnects',
+        label: `${reconnects} client${reconnects === 1 ? '' : 's'} reconnected (the connection was lost)`
+      })
+    }
     const failed = Object.values(sample.requests ?? {}).reduce((sum, r) => sum + (r.failed ?? 0), 0)
     const failedBefore = Object.values(previous.requests ?? {}).reduce((sum, r) => sum + (r.failed ?? 0), 0)
-    if (failed > 0 && failedBefore === 0) out.push({ from_s: now - 1, to_s: null, kind: 'failures', label: `requests began to fail (${failed} in that second)` })
-    if (sample.concurrency !== undefined && previous.concurrency !== undefined && sample.concurrency !== previous.concurrency) {
-      out.push({ from_s: now - 1, to_s: null, kind: 'concurrency', label: `concurrency ${previous.concurrency} → ${sample.concurrency}` })
+    if (failed > 0 && failedBefore === 0) {
+      out.push({
+        from_s: now - 1,
+        to_s: null,
+        kind: 'failures',
+        label: `requests began to fail (${failed} in that second)`
+      })
     }
-    if (sample.paused !== previous.paused) out.push({ from_s: now - 1, to_s: null, kind: 'pause', label: sample.paused ? 'load paused' : 'load resumed' })
+    if (
+      sample.concurrency !== undefined &&
+      previous.concurrency !== undefined &&
+      sample.concurrency !== previous.concurrency
+    ) {
+      out.push({
+        from_s: now - 1,
+        to_s: null,
+        kind: 'concurrency',
+        label: `concurrency ${previous.concurrency} → ${sample.concurrency}`
+      })
+    }
+    if (sample.paused !== previous.paused) {
+      out.push({ from_s: now - 1, to_s: null, kind: 'pause', label: sample.paused ? 'load paused' : 'load resumed' })
+    }
   }
 }
 
@@ -204,13 +253,23 @@ export const HOST_STEAL_PCT = 10
  * something besides the load and the server, or the server's own I/O.
  * @param {Sample[]} samples @param {At} at @param {number} lastS @param {Observation[]} out
  */
-function hostStrain (samples, at, lastS, out) {
+function hostStrain(samples, at, lastS, out) {
   /** @type {{ from: number, to: number, iowait: number, steal: number } | null} */
   let span = null
   const close = () => {
     if (!span) return
-    const what = [span.iowait >= HOST_IOWAIT_PCT && `up to ${span.iowait} % of its CPU time waiting for I/O`, span.steal >= HOST_STEAL_PCT && `up to ${span.steal} % taken by the hypervisor`].filter(Boolean).join(', ')
-    out.push({ from_s: span.from, to_s: span.to >= lastS ? null : span.to, kind: 'host', label: `the machine strained: ${what}` })
+    const what = [
+      span.iowait >= HOST_IOWAIT_PCT && `up to ${span.iowait} % of its CPU time waiting for I/O`,
+      span.steal >= HOST_STEAL_PCT && `up to ${span.steal} % taken by the hypervisor`
+    ]
+      .filter(Boolean)
+      .join(', ')
+    out.push({
+      from_s: span.from,
+      to_s: span.to >= lastS ? null : span.to,
+      kind: 'host',
+      label: `the machine strained: ${what}`
+    })
     span = null
   }
   for (const sample of samples) {
@@ -233,16 +292,26 @@ function hostStrain (samples, at, lastS, out) {
  * checkpoints_timed or checkpoints_req between two polls.
  * @param {Sample[]} samples @param {At} at @param {Observation[]} out
  */
-function checkpointCounters (samples, at, out) {
+function checkpointCounters(samples, at, out) {
   /** @type {{ timed: number | null, requested: number | null } | null} */
   let last = null
   for (const sample of samples) {
     const now = sample.server?.checkpoints
     if (!now) continue
     if (last) {
-      for (const [key, reason] of /** @type {const} */ ([['timed', 'timed'], ['requested', 'requested']])) {
+      for (const [key, reason] of /** @type {const} */ ([
+        ['timed', 'timed'],
+        ['requested', 'requested']
+      ])) {
         const rise = (now[key] ?? 0) - (last[key] ?? 0)
-        if (rise > 0) out.push({ from_s: at(sample.server?.polled_at ?? sample.t), to_s: null, kind: 'checkpoint', label: `${rise > 1 ? `${rise} checkpoints` : 'checkpoint'} (${reason})` })
+        if (rise > 0) {
+          out.push({
+            from_s: at(sample.server?.polled_at ?? sample.t),
+            to_s: null,
+            kind: 'checkpoint',
+            label: `${rise > 1 ? `${rise} checkpoints` : 'checkpoint'} (${reason})`
+          })
+        }
       }
     }
     last = now
@@ -250,7 +319,8 @@ function checkpointCounters (samples, at, out) {
 }
 
 // "2026-11-25 17:00:00.123 UTC [123] LOG:  checkpoint starting: immediate force wait"
-const CHECKPOINT_LINE = /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?) (UTC|GMT|[+-]\d\d(?::?\d\d)?)\b.*LOG:\s+checkpoint starting: (.*)$/
+const CHECKPOINT_LINE =
+  /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?) (UTC|GMT|[+-]\d\d(?::?\d\d)?)\b.*LOG:\s+checkpoint starting: (.*)$/
 
 /**
  * Checkpoints the server logged (log_checkpoints, on by default since
@@ -258,7 +328,7 @@ const CHECKPOINT_LINE = /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?) (UTC|GMT|[+
  * @param {string} text
  * @returns {Array<{ ts: string, reason: string }>}
  */
-export function checkpointsInLog (text) {
+export function checkpointsInLog(text) {
   const out = []
   for (const line of text.split('\n')) {
     const match = CHECKPOINT_LINE.exec(line)
@@ -267,7 +337,13 @@ export function checkpointsInLog (text) {
     const ms = Date.parse(`${match[1].replace(' ', 'T')}${zone}`)
     if (!Number.isFinite(ms)) continue
     const words = match[3].trim().split(/\s+/)
-    const reason = words.includes('time') ? 'timed' : words.includes('wal') ? 'WAL volume' : words.includes('immediate') || words.includes('force') ? 'requested' : words.join(' ')
+    const reason = words.includes('time')
+      ? 'timed'
+      : words.includes('wal')
+        ? 'WAL volume'
+        : words.includes('immediate') || words.includes('force')
+          ? 'requested'
+          : words.join(' ')
     out.push({ ts: new Date(ms).toISOString(), reason })
   }
   return out
@@ -278,27 +354,49 @@ export function checkpointsInLog (text) {
  * server logged and a full disk, from the events file.
  * @param {LabEvent[]} events @param {At} at @param {Observation[]} out
  */
-function eventObservations (events, at, out) {
+function eventObservations(events, at, out) {
   for (const event of events) {
     const now = at(event.ts)
     const table = event.table ? ` of ${event.table}` : ''
     if (event.kind === 'start') {
       if (event.detail && 'phase' in event.detail) continue
-      out.push({ from_s: now, to_s: null, kind: event.action === 'disk_full' ? 'disk_full' : 'action', label: `${event.action}${table} starts` })
+      out.push({
+        from_s: now,
+        to_s: null,
+        kind: event.action === 'disk_full' ? 'disk_full' : 'action',
+        label: `${event.action}${table} starts`
+      })
     } else if (event.kind === 'end') {
-      out.push({ from_s: now, to_s: null, kind: event.action === 'disk_full' ? 'disk_full' : 'action', label: `${event.action}${table} ends${event.ok === false ? ' (failed)' : ''}` })
+      out.push({
+        from_s: now,
+        to_s: null,
+        kind: event.action === 'disk_full' ? 'disk_full' : 'action',
+        label: `${event.action}${table} ends${event.ok === false ? ' (failed)' : ''}`
+      })
     } else if (/^autovacuum/.test(event.action)) {
       // logged at its end: the samples' progress has its start
-      out.push({ from_s: now, to_s: null, kind: 'vacuum', label: `${event.action === 'autovacuum_wraparound' ? 'anti-wraparound autovacuum' : 'autovacuum'}${table} ends (server log)` })
+      out.push({
+        from_s: now,
+        to_s: null,
+        kind: 'vacuum',
+        label:
+          `${event.action === 'autovacuum_wraparound' ? 'anti-wraparound autovacuum' : 'autovacuum'}${table} ` +
+          `ends (server log)`
+      })
     } else if (event.action === 'concurrency' || event.action === 'pause' || event.action === 'resume') {
       // the samples show these second by second
     } else if (!(event.detail && 'phase' in event.detail)) {
-      out.push({ from_s: now, to_s: null, kind: event.action === 'disk_full' ? 'disk_full' : 'action', label: `${event.action}${table}` })
+      out.push({
+        from_s: now,
+        to_s: null,
+        kind: event.action === 'disk_full' ? 'disk_full' : 'action',
+        label: `${event.action}${table}`
+      })
     }
   }
 }
 
 /** @param {number} value */
-function round (value) {
+function round(value) {
   return Math.round(value * 10) / 10
 }

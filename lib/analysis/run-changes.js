@@ -15,7 +15,7 @@ import { readLogFrom } from '../recorder/vacuums.js'
  * @param {{ file: string, offset: number } | null} logMark   where the server log ended when the load began
  * @param {number} statsIntervalS   how often the server's figures were polled
  */
-export async function recordedChanges (recordDir, logMark, statsIntervalS) {
+export async function recordedChanges(recordDir, logMark, statsIntervalS) {
   const samples = /** @type {Sample[]} */ (await readNdjson(path.join(recordDir, 'samples.ndjson')))
   const events = /** @type {LabEvent[]} */ (await readNdjson(path.join(recordDir, 'events.ndjson')))
     .filter(e => typeof e?.ts === 'string' && typeof e?.action === 'string')

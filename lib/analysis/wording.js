@@ -6,9 +6,13 @@
  * The metric's name as a reader knows it.
  * @param {string} metric   throughput, p99_us:TYPE, rows_per_s, points_per_s, schedule_lag_p99_us
  */
-export function metricName (metric) {
+export function metricName(metric) {
   if (metric.startsWith('p99_us:')) return `p99 ${metric.slice(7)}`
-  return { throughput: 'throughput', rows_per_s: 'rows', points_per_s: 'points', schedule_lag_p99_us: 'schedule lag p99' }[metric] ?? metric
+  return (
+    { throughput: 'throughput', rows_per_s: 'rows', points_per_s: 'points', schedule_lag_p99_us: 'schedule lag p99' }[
+      metric
+    ] ?? metric
+  )
 }
 
 /**
@@ -16,8 +20,10 @@ export function metricName (metric) {
  * @param {string} metric
  * @param {number} value
  */
-export function metricValue (metric, value) {
-  if (metric.startsWith('p99_us:') || metric === 'schedule_lag_p99_us') return `${(value / 1000).toFixed(value < 10000 ? 2 : 1)} ms`
+export function metricValue(metric, value) {
+  if (metric.startsWith('p99_us:') || metric === 'schedule_lag_p99_us') {
+    return `${(value / 1000).toFixed(value < 10000 ? 2 : 1)} ms`
+  }
   return `${Math.round(value)}/s`
 }
 
@@ -25,9 +31,16 @@ export function metricValue (metric, value) {
  * "throughput 1830 → 412/s (−77 %)"
  * @param {{ metric: string, before: { median: number }, after: { median: number }, effect: number | null }} change
  */
-export function describeChange ({ metric, before, after, effect }) {
-  const from = metricValue(metric, before.median).replace(/\/s$|ms$/, '').trim()
-  const pct = effect === null ? 'from 0' : Math.abs(effect) >= 10 ? `×${(after.median / before.median).toFixed(0)}` : `${effect >= 0 ? '+' : '−'}${Math.round(Math.abs(effect) * 100)} %`
+export function describeChange({ metric, before, after, effect }) {
+  const from = metricValue(metric, before.median)
+    .replace(/\/s$|ms$/, '')
+    .trim()
+  const pct =
+    effect === null
+      ? 'from 0'
+      : Math.abs(effect) >= 10
+        ? `×${(after.median / before.median).toFixed(0)}`
+        : `${effect >= 0 ? '+' : '−'}${Math.round(Math.abs(effect) * 100)} %`
   return `${metricName(metric)} ${from} → ${metricValue(metric, after.median)} (${pct})`
 }
 
@@ -36,8 +49,11 @@ export function describeChange ({ metric, before, after, effect }) {
  * @param {Array<{ label: string }>} causes
  * @param {number} [most]
  */
-export function describeCauses (causes, most = 2) {
+export function describeCauses(causes, most = 2) {
   if (causes.length === 0) return 'no cause seen'
-  const named = causes.slice(0, most).map(c => c.label).join('; ')
+  const named = causes
+    .slice(0, most)
+    .map(c => c.label)
+    .join('; ')
   return causes.length > most ? `${named}; +${causes.length - most} more` : named
 }

@@ -35,7 +35,8 @@ const CONNECT_WAIT_MS = 15000
  */
 
 /**
- * @typedef {import('./step-measure.js').StepFigures & { step: number, phase: import('./search.js').Trial['phase'] }} CapacityStep
+ * @typedef {import('./step-measure.js').StepFigures & { step: number,
+ *     phase: import('./search.js').Trial['phase'] }} CapacityStep
  */
 
 /**
@@ -72,39 +73,51 @@ const CONNECT_WAIT_MS = 15000
  * @param {import('../log.js').Logger} options.log
  * @returns {Promise<CapacityOutcome>}
  */
-export async function runCapacity ({ target, run, capacity, reset, recordDir, describe, stop, onStep, log }) {
+export async function runCapacity({ target, run, capacity, reset, recordDir, describe, stop, onStep, log }) {
   const search = new CapacitySearch(capacity.search)
   const firstRate = /** @type {number} */ (search.next())
-  const session = await LoadSession.open(loadOptions({
-    target,
-    workload: run.workload,
-    mix: run.mix,
-    // open loop from the first step's rate; the search changes it
-    settings: { ...run.settings, rate: firstRate, maxLagMs: null, threads: 1 },
-    workloadChoice: run.workloadChoice,
-    reset,
-    connectTimeoutS: run.connectTimeoutS,
-    pgStats: recordDir ? { pgstattuple: false } : null,
-    recordDir,
-    describe: { command: 'capacity', ...describe },
-    registry: createRegistry(),
-    log
-  }))
+  const session = await LoadSession.open(
+    loadOptions({
+      target,
+      workload: run.workload,
+      mix: run.mix,
+      // open loop from the first step's rate; the search changes it
+      settings: { ...run.settings, rate: firstRate, maxLagMs: null, threads: 1 },
+      workloadChoice: run.workloadChoice,
+      reset,
+      connectTimeoutS: run.connectTimeoutS,
+      pgStats: recordDir ? { pgstattuple: false } : null,
+      recordDir,
+      describe: { command: 'capacity', ...describe },
+      registry: createRegistry(),
+      log
+    })
+  )
   /** @type {CapacityStep[]} */
   const steps = []
   /** @type {CapacityOutcome['summary']} */
   let summary = null
   try {
-    if (!await session.start({ interrupted: stop.promise })) {
+    if (!(await session.start({ interrupted: stop.promise }))) {
       search.stop()
       return { objective: describeObjectives(capacity.objectives), steps, result: search.result(), summary }
     }
     // one thread (the command refuses --threads): the generator is the one that owns the pacer
-    const generator = /** @type {import('../generator/generator.js').Generator} */ (/** @type {unknown} */ (session.generator))
-    log.info(`capacity: ${describeObjectives(capacity.objectives)}; steps of ${capacity.settleS} s settling and ${capacity.stepS} s measured, from ${firstRate} requests/s`)
+    const generator = /** @type {import('../generator/generator.js').Generator} */ (
+      /** @type {unknown} */ (session.generator)
+    )
+    log.info(
+      `capacity: ${describeObjectives(capacity.objectives)}; steps of ${capacity.settleS} s settling and ` +
+        `${capacity.stepS} s measured, from ${firstRate} requests/s`
+    )
     // the first step must not pay for opening the connections
     const opened = performance.now()
-    while (!stop.requested && generator.connections < generator.concurrency && performance.now() - opened < CONNECT_WAIT_MS) await stop.wait(0.05)
+    while (
+      !stop.requested &&
+      generator.connections < generator.concurrency &&
+      performance.now() - opened < CONNECT_WAIT_MS
+    )
+      await stop.wait(0.05)
     for (let rate = search.next(); rate !== null && !stop.requested; rate = search.next()) {
       generator.setRate(rate)
       // requests in flight from the step before end, and the server settles at the new rate
@@ -113,7 +126,11 @@ export async function runCapacity ({ target, run, capacity, reset, recordDir, de
       await stop.wait(capacity.stepS)
       if (stop.requested) break
       const phase = /** @type {CapacityStep['phase']} */ (search.phase)
-      const step = { step: steps.length + 1, phase, ...measureStep(session.stats, mark, performance.now(), rate, capacity.objectives) }
+      const step = {
+        step: steps.length + 1,
+        phase,
+        ...measureStep(session.stats, mark, performance.now(), rate, capacity.objectives)
+      }
       steps.push(step)
       search.record(step.held)
       onStep(step)
@@ -121,7 +138,12 @@ export async function runCapacity ({ target, run, capacity, reset, recordDir, de
     search.stop()
     summary = await session.finish({ shutdownTimeoutS: run.shutdownTimeoutS, verifyTimeoutS: run.verifyTimeoutS })
     const outcome = { objective: describeObjectives(capacity.objectives), steps, result: search.result(), summary }
-    if (recordDir) await writeFile(path.join(recordDir, 'capacity.json'), JSON.stringify(capacityJson(outcome, capacity), null, 2) + '\n')
+    if (recordDir) {
+      await writeFile(
+        path.join(recordDir, 'capacity.json'),
+        JSON.stringify(capacityJson(outcome, capacity), null, 2) + '\n'
+      )
+    }
     return outcome
   } finally {
     await session.close()
@@ -134,13 +156,20 @@ export async function runCapacity ({ target, run, capacity, reset, recordDir, de
  * @param {CapacityOutcome} outcome
  * @param {CapacitySettings} capacity
  */
-export function capacityJson ({ objective, steps, result, summary }, capacity) {
+export function capacityJson({ objective, steps, result, summary }, capacity) {
   const s = /** @type {Record<string, any> | null} */ (summary)
   return {
     objective,
     unit: 'requests/s',
     capacity: result.capacity,
-    interval: result.low === null ? null : { low: result.low, high: result.high, confidence: result.confidence === null ? null : round(result.confidence, 3) },
+    interval:
+      result.low === null
+        ? null
+        : {
+            low: result.low,
+            high: result.high,
+            confidence: result.confidence === null ? null : round(result.confidence, 3)
+          },
     verdict: result.verdict,
     boundary_steps: { low: result.lowSteps, high: result.highSteps },
     highest_held: result.highestHeld,
@@ -154,7 +183,9 @@ export function capacityJson ({ objective, steps, result, summary }, capacity) {
       repeats: capacity.search.repeats,
       step_s: capacity.stepS,
       settle_s: capacity.settleS,
-      interval: 'the rate at which a step holds the objective half the time lies in [low, high] with the confidence given (a sign test on the steps at each end, once per bracket confirmed: docs/capacity.md)'
+      interval:
+        'the rate at which a step holds the objective half the time lies in [low, high] with the confidence given ' +
+        '(a sign test on the steps at each end, once per bracket confirmed: docs/capacity.md)'
     },
     steps: steps.map(step => ({
       step: step.step,
@@ -190,7 +221,7 @@ export function capacityJson ({ objective, steps, result, summary }, capacity) {
  * @param {number} value
  * @param {number} digits
  */
-function round (value, digits) {
+function round(value, digits) {
   const f = 10 ** digits
   return Math.round(value * f) / f
 }

@@ -5,7 +5,7 @@ import { ms, rate as perSecond, count } from '../terminal/figures.js'
  * A rate asked: whole from 100 up, three significant figures below (the search's own rounding).
  * @param {number | null} rate
  */
-export function askedRate (rate) {
+export function askedRate(rate) {
   return rate === null ? '-' : rate >= 100 ? count(rate) : String(rate)
 }
 
@@ -19,10 +19,13 @@ export function askedRate (rate) {
  * A step as one log line, while the search runs.
  * @param {CapacityStep} step
  */
-export function stepLine (step) {
+export function stepLine(step) {
   const figures = step.objectives.map(o => `${o.objective.replace(/[<=].*$/, '')} ${ms(o.valueUs)} ms`).join(', ')
   const pace = step.keptPace ? '' : ', fell behind'
-  return `step ${step.step} (${step.phase}): ${askedRate(step.rate)} requests/s asked, ${perSecond(step.achieved)} ended; ${figures}${pace}: ${step.held ? 'held' : 'broke'}`
+  return (
+    `step ${step.step} (${step.phase}): ${askedRate(step.rate)} requests/s asked, ` +
+    `${perSecond(step.achieved)} ended; ${figures}${pace}: ${step.held ? 'held' : 'broke'}`
+  )
 }
 
 /**
@@ -31,7 +34,7 @@ export function stepLine (step) {
  * @param {{ width?: number }} [options]
  * @returns {string[]}
  */
-export function stepsTable (steps, { width = 100 } = {}) {
+export function stepsTable(steps, { width = 100 } = {}) {
   const objectives = steps[0]?.objectives.map(o => o.objective) ?? []
   // an objective on p99 or the lag p99 of every type is a column already
   const extra = objectives.filter(text => !/^(lag_)?p99<=?/.test(text))
@@ -69,22 +72,40 @@ export function stepsTable (steps, { width = 100 } = {}) {
  * @param {SearchResult} result
  * @param {string} objective
  */
-export function resultLine (result, objective) {
+export function resultLine(result, objective) {
   const confidence = result.confidence === null ? null : `${Math.floor(result.confidence * 100)}%`
   switch (result.verdict) {
     case 'above_max':
-      return `capacity: above ${askedRate(result.capacity)} requests/s for ${objective} (the highest rate tried held; raise --max-rate)`
+      return (
+        `capacity: above ${askedRate(result.capacity)} requests/s for ${objective} ` +
+        `(the highest rate tried held; raise --max-rate)`
+      )
     case 'below_min':
-      return `capacity: below ${askedRate(result.lowestBroken)} requests/s for ${objective} (the lowest rate tried broke)`
+      return (
+        `capacity: below ${askedRate(result.lowestBroken)} requests/s for ${objective} ` +
+        `(the lowest rate tried broke)`
+      )
     default:
-      if (result.capacity === null && result.verdict === 'unsettled') return `capacity: unsettled for ${objective}: rates that held earlier broke later (highest held ${askedRate(result.highestHeld)}, lowest broken ${askedRate(result.lowestBroken)} requests/s); the server changed during the search`
-      if (result.capacity === null) return `capacity: not found for ${objective} (the search stopped before a rate held and one broke)`
-      return `capacity: ${askedRate(result.capacity)} requests/s (${confidence} interval ${askedRate(result.low)}–${askedRate(result.high)}) for ${objective}${qualifier(result)}`
+      if (result.capacity === null && result.verdict === 'unsettled') {
+        return (
+          `capacity: unsettled for ${objective}: rates that held earlier broke later ` +
+          `(highest held ${askedRate(result.highestHeld)}, lowest broken ${askedRate(result.lowestBroken)} ` +
+          `requests/s); the server changed during the search`
+        )
+      }
+      if (result.capacity === null) {
+        return `capacity: not found for ${objective} (the search stopped before a rate held and one broke)`
+      }
+      return (
+        `capacity: ${askedRate(result.capacity)} requests/s ` +
+        `(${confidence} interval ${askedRate(result.low)}–${askedRate(result.high)}) for ` +
+        `${objective}${qualifier(result)}`
+      )
   }
 }
 
 /** @param {SearchResult} result */
-function qualifier (result) {
+function qualifier(result) {
   if (result.verdict === 'unsettled') return '; unsettled: the ends of the bracket did not agree with their first steps'
   if (result.verdict === 'stopped') return '; stopped before the boundary steps were all run'
   return ''

@@ -21,17 +21,35 @@ import { FIGURES, parseThreshold } from '../config/thresholds.js'
 /**
  * One objective, checked against the workload's request types.
  * @param {string} text
- * @param {readonly string[] | undefined} types   undefined: not checked yet (a plan's step, before its workload is known)
+ * @param {readonly string[] | undefined} types   undefined: not checked yet (a plan's step, before its workload is
+ *   known)
  * @returns {Objective}
  */
-export function parseObjective (text, types) {
+export function parseObjective(text, types) {
   const threshold = parseThreshold(text, { types, mode: 'open' }, '--objective')
   const spec = FIGURES[threshold.figure]
   const compact = threshold.expr.replace(/\s+/g, '')
   const quantile = spec.quantile ?? (threshold.figure.endsWith('max') ? 1 : null)
-  if (spec.kind !== 'latency' || quantile === null) throw new InputError(`--objective ${compact}: a step is judged on a latency or lag percentile, or max (p99<10ms, lag_p99<50ms), not on ${threshold.figure}`)
-  if (threshold.op !== '<' && threshold.op !== '<=') throw new InputError(`--objective ${compact}: an objective is an upper bound (< or <=): the search looks for the highest rate that stays under it`)
-  return { text: compact, type: threshold.type, figure: threshold.figure.startsWith('lag_') ? 'lag' : 'latency', quantile, op: threshold.op, limitUs: /** @type {number} */ (threshold.limit) }
+  if (spec.kind !== 'latency' || quantile === null) {
+    throw new InputError(
+      `--objective ${compact}: a step is judged on a latency or lag percentile, or max (p99<10ms, lag_p99<50ms), ` +
+        `not on ${threshold.figure}`
+    )
+  }
+  if (threshold.op !== '<' && threshold.op !== '<=') {
+    throw new InputError(
+      `--objective ${compact}: an objective is an upper bound (< or <=): the search looks for the highest rate that ` +
+        `stays under it`
+    )
+  }
+  return {
+    text: compact,
+    type: threshold.type,
+    figure: threshold.figure.startsWith('lag_') ? 'lag' : 'latency',
+    quantile,
+    op: threshold.op,
+    limitUs: /** @type {number} */ (threshold.limit)
+  }
 }
 
 /**
@@ -40,9 +58,13 @@ export function parseObjective (text, types) {
  * @param {readonly string[] | undefined} types
  * @returns {Objective[]}
  */
-export function parseObjectives (value, types) {
-  const given = (Array.isArray(value) ? value : value === undefined ? [] : [value]).flatMap(v => String(v).split(',')).filter(v => v.trim() !== '')
-  if (given.length === 0) throw new InputError('--objective: give what must hold, e.g. --objective \'p99<10ms\' or --objective \'lag_p99<50ms\'')
+export function parseObjectives(value, types) {
+  const given = (Array.isArray(value) ? value : value === undefined ? [] : [value])
+    .flatMap(v => String(v).split(','))
+    .filter(v => v.trim() !== '')
+  if (given.length === 0) {
+    throw new InputError("--objective: give what must hold, e.g. --objective 'p99<10ms' or --objective 'lag_p99<50ms'")
+  }
   return given.map(text => parseObjective(text, types))
 }
 
@@ -52,7 +74,7 @@ export function parseObjectives (value, types) {
  * @param {Objective} objective
  * @param {number | null} valueUs
  */
-export function keeps (objective, valueUs) {
+export function keeps(objective, valueUs) {
   if (valueUs === null) return false
   return objective.op === '<' ? valueUs < objective.limitUs : valueUs <= objective.limitUs
 }
@@ -61,6 +83,6 @@ export function keeps (objective, valueUs) {
  * The objectives as one phrase: p99<10ms and lag_p99<50ms.
  * @param {Objective[]} objectives
  */
-export function describeObjectives (objectives) {
+export function describeObjectives(objectives) {
   return objectives.map(o => o.text).join(' and ')
 }

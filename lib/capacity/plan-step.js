@@ -13,7 +13,17 @@ import { CAPACITY_DEFAULTS } from './defaults.js'
 // a session of its own on the same server, then resumes; the result is an
 // event of the variant and capacity-<n>.json in its directory.
 
-export const CAPACITY_STEP_FIELDS = ['capacity', 'start_rate', 'max_rate', 'step_factor', 'resolution', 'repeats', 'step', 'settle', 'concurrency']
+export const CAPACITY_STEP_FIELDS = [
+  'capacity',
+  'start_rate',
+  'max_rate',
+  'step_factor',
+  'resolution',
+  'repeats',
+  'step',
+  'settle',
+  'concurrency'
+]
 
 /**
  * @typedef {object} CapacityStepSpec
@@ -28,7 +38,7 @@ export const CAPACITY_STEP_FIELDS = ['capacity', 'start_rate', 'max_rate', 'step
  * @param {string} label
  * @returns {CapacityStepSpec}
  */
-export function parseCapacityStep (step, label) {
+export function parseCapacityStep(step, label) {
   /**
    * @param {string} field
    * @param {number} fallback
@@ -38,7 +48,12 @@ export function parseCapacityStep (step, label) {
     const value = step[field]
     if (value === undefined) return fallback
     const n = typeof value === 'number' ? value : /^\d+(\.\d+)?$/.test(String(value).trim()) ? Number(value) : NaN
-    if (!(n > above) || n > max || (integer && !Number.isInteger(n))) throw new InputError(`${label}.${field} must be ${integer ? 'a whole number' : 'a number'} above ${above}${max < Number.MAX_SAFE_INTEGER ? ` and at most ${max}` : ''}, got ${JSON.stringify(value)}`)
+    if (!(n > above) || n > max || (integer && !Number.isInteger(n))) {
+      throw new InputError(
+        `${label}.${field} must be ${integer ? 'a whole number' : 'a number'} above ` +
+          `${above}${max < Number.MAX_SAFE_INTEGER ? ` and at most ${max}` : ''}, got ${JSON.stringify(value)}`
+      )
+    }
     return n
   }
   const texts = Array.isArray(step.capacity) ? step.capacity.map(String) : [String(step.capacity)]
@@ -59,10 +74,19 @@ export function parseCapacityStep (step, label) {
         resolution: number('resolution', CAPACITY_DEFAULTS.resolution, { above: 0, max: 10 }),
         repeats: number('repeats', CAPACITY_DEFAULTS.repeats, { above: 0, max: 100, integer: true })
       },
-      stepS: step.step === undefined ? CAPACITY_DEFAULTS.stepS : parseDuration(step.step, `${label}.step`, { max: 3600 }),
-      settleS: step.settle === undefined || String(step.settle).trim() === '0' ? (step.settle === undefined ? CAPACITY_DEFAULTS.settleS : 0) : parseDuration(step.settle, `${label}.settle`, { max: 3600 })
+      stepS:
+        step.step === undefined ? CAPACITY_DEFAULTS.stepS : parseDuration(step.step, `${label}.step`, { max: 3600 }),
+      settleS:
+        step.settle === undefined || String(step.settle).trim() === '0'
+          ? step.settle === undefined
+            ? CAPACITY_DEFAULTS.settleS
+            : 0
+          : parseDuration(step.settle, `${label}.settle`, { max: 3600 })
     },
-    concurrency: step.concurrency === undefined ? CAPACITY_DEFAULTS.concurrency : /** @type {number} */ (checkSetting('concurrency', step.concurrency, `${label}.concurrency`))
+    concurrency:
+      step.concurrency === undefined
+        ? CAPACITY_DEFAULTS.concurrency
+        : /** @type {number} */ (checkSetting('concurrency', step.concurrency, `${label}.concurrency`))
   }
 }
 
@@ -73,8 +97,12 @@ export function parseCapacityStep (step, label) {
  * @param {import('../workloads/contract.js').Workload} workload
  * @param {string} label
  */
-export function checkCapacityWorkload (spec, workload, label) {
-  if (workload.pacing !== null) throw new InputError(`${label}: the ${workload.name} workload paces its clients itself; a capacity step needs an open loop`)
+export function checkCapacityWorkload(spec, workload, label) {
+  if (workload.pacing !== null) {
+    throw new InputError(
+      `${label}: the ${workload.name} workload paces its clients itself; a capacity step needs an open loop`
+    )
+  }
   spec.settings.objectives = relabel(label, () => parseObjectives(spec.objectiveTexts, workload.types))
 }
 
@@ -85,7 +113,7 @@ export function checkCapacityWorkload (spec, workload, label) {
  * @param {() => T} parse
  * @returns {T}
  */
-function relabel (label, parse) {
+function relabel(label, parse) {
   try {
     return parse()
   } catch (err) {
@@ -109,8 +137,11 @@ function relabel (label, parse) {
  * @param {import('./capacity-run.js').Stop} options.stop
  * @param {import('../log.js').Logger} options.log
  */
-export async function runCapacityStep ({ target, session, spec, label, dir, events, stop, log }) {
-  const [{ runCapacity, capacityJson }, { resultLine, stepLine }] = await Promise.all([import('./capacity-run.js'), import('./capacity-table.js')])
+export async function runCapacityStep({ target, session, spec, label, dir, events, stop, log }) {
+  const [{ runCapacity, capacityJson }, { resultLine, stepLine }] = await Promise.all([
+    import('./capacity-run.js'),
+    import('./capacity-table.js')
+  ])
   const { options } = session
   session.generator.pause()
   try {
@@ -119,7 +150,12 @@ export async function runCapacityStep ({ target, session, spec, label, dir, even
       run: {
         workload: options.workload,
         mix: options.mix,
-        settings: { protocol: options.protocol, concurrency: spec.concurrency, seed: options.clients?.seed ?? null, statsIntervalS: options.pgStats?.intervalS ?? 1 },
+        settings: {
+          protocol: options.protocol,
+          concurrency: spec.concurrency,
+          seed: options.clients?.seed ?? null,
+          statsIntervalS: options.pgStats?.intervalS ?? 1
+        },
         connectTimeoutS: options.connectTimeoutS,
         shutdownTimeoutS: 10,
         verifyTimeoutS: 60
@@ -129,15 +165,29 @@ export async function runCapacityStep ({ target, session, spec, label, dir, even
       recordDir: null,
       describe: {},
       stop,
-      onStep: (step) => log.info(`${label}: ${stepLine(step)}`),
+      onStep: step => log.info(`${label}: ${stepLine(step)}`),
       log
     })
     const line = resultLine(outcome.result, outcome.objective)
     log.info(`${label}: ${line}`)
     const n = /\[(\d+)\]$/.exec(label)?.[1] ?? '0'
-    await writeFile(path.join(dir, `capacity-${n}.json`), JSON.stringify(capacityJson(outcome, spec.settings), null, 2) + '\n')
+    await writeFile(
+      path.join(dir, `capacity-${n}.json`),
+      JSON.stringify(capacityJson(outcome, spec.settings), null, 2) + '\n'
+    )
     const { result } = outcome
-    await events.record({ kind: 'point', action: 'capacity', detail: { objective: outcome.objective, verdict: result.verdict, capacity: result.capacity, low: result.low, high: result.high, confidence: result.confidence } })
+    await events.record({
+      kind: 'point',
+      action: 'capacity',
+      detail: {
+        objective: outcome.objective,
+        verdict: result.verdict,
+        capacity: result.capacity,
+        low: result.low,
+        high: result.high,
+        confidence: result.confidence
+      }
+    })
     return outcome
   } finally {
     session.generator.resume()

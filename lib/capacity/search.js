@@ -58,7 +58,7 @@
 
 export class CapacitySearch {
   /** @param {SearchOptions} options */
-  constructor (options) {
+  constructor(options) {
     this.options = { maxShifts: 4, maxTrials: 80, ...options }
     /** @type {Trial[]} */
     this.trials = []
@@ -78,7 +78,7 @@ export class CapacitySearch {
   }
 
   /** The rate to try next; null when the search is over. */
-  next () {
+  next() {
     return this.phase === 'done' ? null : this.pending
   }
 
@@ -86,7 +86,7 @@ export class CapacitySearch {
    * The outcome of the step at the rate next() gave.
    * @param {boolean} held
    */
-  record (held) {
+  record(held) {
     const rate = this.pending
     if (rate === null || this.phase === 'done') throw new Error('no step is awaiting an outcome')
     this.trials.push({ rate, held, phase: this.phase })
@@ -101,7 +101,7 @@ export class CapacitySearch {
   }
 
   /** Stops the search where it is (a signal): the result says what is known. */
-  stop () {
+  stop() {
     if (this.phase !== 'done') this.finish('stopped')
   }
 
@@ -109,7 +109,7 @@ export class CapacitySearch {
    * @param {number} rate
    * @param {boolean} held
    */
-  widen (rate, held) {
+  widen(rate, held) {
     const { factor, maxRate, minRate } = this.options
     if (held && this.phase === 'climb') {
       this.climbHeld = rate
@@ -136,7 +136,7 @@ export class CapacitySearch {
   }
 
   /** Bisects the bracket, or starts confirming its ends once it is narrow. */
-  narrow () {
+  narrow() {
     const low = /** @type {number} */ (this.low)
     const high = /** @type {number} */ (this.high)
     const mid = roundRate(Math.sqrt(low * high))
@@ -149,7 +149,7 @@ export class CapacitySearch {
   }
 
   /** The next step at an end of the bracket, or a move of the bracket, or the end. */
-  confirm () {
+  confirm() {
     const { repeats, maxShifts, maxRate, minRate } = this.options
     const low = /** @type {number} */ (this.low)
     const high = /** @type {number} */ (this.high)
@@ -183,36 +183,56 @@ export class CapacitySearch {
   }
 
   /** @param {number} rate */
-  stepsAt (rate) {
+  stepsAt(rate) {
     const at = this.trials.filter(t => t.rate === rate)
     return { held: at.filter(t => t.held).length, steps: at.length }
   }
 
   /** @param {SearchResult['verdict']} verdict */
-  finish (verdict) {
+  finish(verdict) {
     this.phase = 'done'
     this.verdict = verdict
     this.pending = null
   }
 
   /** @returns {SearchResult} */
-  result () {
+  result() {
     const held = this.trials.filter(t => t.held).map(t => t.rate)
     const broken = this.trials.filter(t => !t.held).map(t => t.rate)
     const highestHeld = held.length ? Math.max(...held) : null
     const lowestBroken = broken.length ? Math.min(...broken) : null
     const verdict = /** @type {SearchResult['verdict']} */ (this.verdict ?? 'stopped')
     const common = { verdict, highestHeld, lowestBroken }
-    if (verdict === 'above_max') return { ...common, capacity: highestHeld, low: highestHeld, high: null, confidence: null, lowSteps: null, highSteps: null }
+    if (verdict === 'above_max') {
+      return {
+        ...common,
+        capacity: highestHeld,
+        low: highestHeld,
+        high: null,
+        confidence: null,
+        lowSteps: null,
+        highSteps: null
+      }
+    }
     // no bracket, or one the search left when it went down again and never found a new one
-    if (this.low === null || this.high === null || this.low >= this.high) return { ...common, capacity: null, low: null, high: null, confidence: null, lowSteps: null, highSteps: null }
+    if (this.low === null || this.high === null || this.low >= this.high) {
+      return { ...common, capacity: null, low: null, high: null, confidence: null, lowSteps: null, highSteps: null }
+    }
     const lowSteps = this.stepsAt(this.low)
     const highSteps = this.stepsAt(this.high)
     // each bracket confirmed was a chance to stop on a wrong one: the tails
     // are counted once per bracket (a union bound over them)
     const tails = signTail(lowSteps.held, lowSteps.steps) + signTail(highSteps.steps - highSteps.held, highSteps.steps)
     const confidence = 1 - (this.shifts + 1) * tails
-    return { ...common, capacity: this.low, low: this.low, high: this.high, confidence: Math.max(0, confidence), lowSteps, highSteps }
+    return {
+      ...common,
+      capacity: this.low,
+      low: this.low,
+      high: this.high,
+      confidence: Math.max(0, confidence),
+      lowSteps,
+      highSteps
+    }
   }
 }
 
@@ -222,13 +242,13 @@ export class CapacitySearch {
  * @param {number} k
  * @param {number} n
  */
-export function signTail (k, n) {
+export function signTail(k, n) {
   if (n === 0) return 1
   let sum = 0
   let term = 0.5 ** n // C(n, 0) / 2^n
   for (let i = 0; i <= n; i++) {
     if (i >= k) sum += term
-    term = term * (n - i) / (i + 1)
+    term = (term * (n - i)) / (i + 1)
   }
   return Math.min(1, sum)
 }
@@ -238,7 +258,7 @@ export function signTail (k, n) {
  * numbers from 100 up, so that the same rate comes out twice alike.
  * @param {number} rate
  */
-export function roundRate (rate) {
+export function roundRate(rate) {
   if (rate >= 100) {
     const step = 10 ** Math.max(0, Math.floor(Math.log10(rate)) - 2)
     return Math.round(rate / step) * step

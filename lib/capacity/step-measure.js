@@ -34,7 +34,8 @@ import { keeps } from './objective.js'
  * @property {number | null} lagP99Us  how late requests started after their intended time
  * @property {Array<{ objective: string, valueUs: number | null, kept: boolean }>} objectives
  * @property {boolean} keptPace     ended at least MIN_PACE of the arrivals asked, less 3 Poisson standard deviations
- * @property {boolean} held         every objective kept, the pace kept, and no more than MAX_UNEXPECTED of the requests failed unexpectedly
+ * @property {boolean} held         every objective kept, the pace kept, and no more than MAX_UNEXPECTED of the requests
+ *   failed unexpectedly
  */
 
 // A step whose clients end well under the rate asked is not holding it even
@@ -47,14 +48,14 @@ export const MIN_PACE = 0.8
 export const MAX_UNEXPECTED = 0.01
 
 /** @param {Float64Array} values */
-const sum = (values) => values.reduce((a, b) => a + b, 0)
+const sum = values => values.reduce((a, b) => a + b, 0)
 
 /**
  * @param {RequestStats} stats
  * @param {number} nowMs   performance.now()
  * @returns {StepMark}
  */
-export function markStep (stats, nowMs) {
+export function markStep(stats, nowMs) {
   return {
     atMs: nowMs,
     latency: stats.latency.map(h => Float64Array.from(h.counts)),
@@ -75,16 +76,18 @@ export function markStep (stats, nowMs) {
  * @param {Objective[]} objectives
  * @returns {StepFigures}
  */
-export function measureStep (stats, mark, nowMs, rate, objectives) {
+export function measureStep(stats, mark, nowMs, rate, objectives) {
   const seconds = Math.max(0.001, (nowMs - mark.atMs) / 1000)
   const now = new LogHistogram()
   const before = new LogHistogram()
   stats.latency.forEach((h, t) => {
     now.add(h)
-    before.counts.forEach((_, i) => { before.counts[i] += mark.latency[t][i] })
+    before.counts.forEach((_, i) => {
+      before.counts[i] += mark.latency[t][i]
+    })
   })
   /** @param {Objective} o */
-  const figure = (o) => {
+  const figure = o => {
     if (o.figure === 'lag') return stats.lag.quantileSince(mark.lag, o.quantile)
     if (o.type === null) return now.quantileSince(before.counts, o.quantile)
     const t = stats.types.indexOf(o.type)

@@ -26,7 +26,7 @@ export const EXIT_CODES = Object.freeze({
  * @param {unknown} err
  * @returns {number | null}
  */
-export function exitCodeFor (err) {
+export function exitCodeFor(err) {
   if (!(err instanceof PgloadgenError)) return null
   return Object.hasOwn(EXIT_CODES, err.code) ? EXIT_CODES[err.code] : null
 }
@@ -37,7 +37,7 @@ export function exitCodeFor (err) {
  * @param {unknown} err
  * @returns {string}
  */
-export function describeChain (err) {
+export function describeChain(err) {
   /** @type {string[]} */
   const parts = []
   const seen = new Set()
@@ -56,6 +56,6 @@ export function describeChain (err) {
  * @param {unknown} err
  * @returns {unknown}
  */
-function causeOf (err) {
+function causeOf(err) {
   return typeof err === 'object' ? /** @type {{ cause?: unknown }} */ (err)?.cause : undefined
 }

@@ -7,7 +7,7 @@
  * @param {NodeJS.WriteStream} [stream]
  * @returns {import('../embedded/install.js').FetchProgress}
  */
-export function fetchProgress (log, stream = process.stderr) {
+export function fetchProgress(log, stream = process.stderr) {
   return (line, stage) => {
     if (log.level === 'silent') return
     if (stream.isTTY) stream.write(`\r${line}\x1b[K${stage === 'end' ? '\n' : ''}`)

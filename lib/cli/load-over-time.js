@@ -15,20 +15,47 @@ export const STAGES_START_CLIENTS = 1
 /**
  * @param {import('./run-args.js').RunArgs & { stages?: unknown, warmup?: unknown }} args
  * @param {{ workload: import('../workloads/contract.js').Workload, rate: number | null }} run   rate: --rate, checked
- * @returns {{ stages: { stages: import('../config/stages.js').Stage[], profile: import('../config/stages.js').Profile } | null, warmupS: number | null, durationS: number | null, startClients: number | null }}
+ * @returns {{ stages: { stages: import('../config/stages.js').Stage[],
+ *     profile: import('../config/stages.js').Profile } | null, warmupS: number | null, durationS: number | null,
+ * startClients: number | null }}
  *   startClients: the clients a closed loop's stages start from (null: -c's)
  */
-export function loadOverTime (args, { workload, rate }) {
+export function loadOverTime(args, { workload, rate }) {
   const { warmup } = parseRunSettings('flag', /** @type {Record<string, unknown>} */ (args), { only: ['warmup'] })
   const warmupS = /** @type {number | null} */ (warmup) || null
   const givenS = args.duration === undefined ? null : parseDuration(args.duration, '--duration', { max: MAX_RUN_S })
-  if (args.stages === undefined) return { stages: null, warmupS: checkedWarmup(warmupS, givenS, '--duration'), durationS: givenS, startClients: null }
+  if (args.stages === undefined) {
+    return {
+      stages: null,
+      warmupS: checkedWarmup(warmupS, givenS, '--duration'),
+      durationS: givenS,
+      startClients: null
+    }
+  }
   const openLoop = rate !== null
-  if (!openLoop && args.concurrency !== undefined) throw new InputError('--stages with --concurrency: the stages set the clients (with --rate the stages are requests/s, and -c the clients that serve them)')
-  if (args.transactions !== undefined) throw new InputError('--stages with --transactions: a run of stages ends with them (or at -d), not after a count of requests')
-  if (args.instance !== undefined) throw new InputError('--stages with --instance: a load split over instances cannot ramp (give each instance its -c or its share of --rate)')
-  if (!openLoop && (workload.clients !== null || workload.ramp !== null)) throw new InputError(`--stages: the ${workload.name} workload starts its clients itself; see its options`)
-  const stages = /** @type {import('../config/stages.js').Stage[]} */ (checkSetting('stages', args.stages, 'flag', { openLoop }))
+  if (!openLoop && args.concurrency !== undefined) {
+    throw new InputError(
+      '--stages with --concurrency: the stages set the clients (with --rate the stages are requests/s, ' +
+        'and -c the clients that serve them)'
+    )
+  }
+  if (args.transactions !== undefined) {
+    throw new InputError(
+      '--stages with --transactions: a run of stages ends with them (or at -d), not after a count of requests'
+    )
+  }
+  if (args.instance !== undefined) {
+    throw new InputError(
+      '--stages with --instance: a load split over instances cannot ramp (give each instance its -c or its ' +
+        'share of --rate)'
+    )
+  }
+  if (!openLoop && (workload.clients !== null || workload.ramp !== null)) {
+    throw new InputError(`--stages: the ${workload.name} workload starts its clients itself; see its options`)
+  }
+  const stages = /** @type {import('../config/stages.js').Stage[]} */ (
+    checkSetting('stages', args.stages, 'flag', { openLoop })
+  )
   // -d cuts the stages short, or holds the last target after them
   const durationS = givenS ?? stagesSeconds(stages)
   return {
@@ -45,9 +72,12 @@ export function loadOverTime (args, { workload, rate }) {
  * @param {number | null} durationS   null: the run lasts until stopped
  * @param {string} source   what set the duration
  */
-function checkedWarmup (warmupS, durationS, source) {
+function checkedWarmup(warmupS, durationS, source) {
   if (warmupS !== null && durationS !== null && warmupS >= durationS) {
-    throw new InputError(`--warmup ${warmupS} s is not shorter than the run (${durationS} s, from ${source}): nothing would be left for the summary`)
+    throw new InputError(
+      `--warmup ${warmupS} s is not shorter than the run (${durationS} s, from ${source}): ` +
+        `nothing would be left for the summary`
+    )
   }
   return warmupS
 }

@@ -22,7 +22,7 @@ import { describeChain, exitCodeFor, UNEXPECTED_EXIT_CODE } from './exit-codes.j
  * @param {() => Promise<import('./commands/action-commands.js').CommandRun>} load
  * @returns {import('./commands/action-commands.js').CommandRun}
  */
-const lazy = (load) => async (args, io) => (await load())(args, io)
+const lazy = load => async (args, io) => (await load())(args, io)
 
 const runCommand = lazy(async () => (await import('./run-command.js')).runCommand)
 const initCommand = lazy(async () => (await import('./commands/init-command.js')).initCommand)
@@ -39,7 +39,7 @@ const mergeCommand = lazy(async () => (await import('./commands/merge-command.js
  * @param {string[]} argv
  * @returns {Promise<number>}
  */
-export async function main (argv) {
+export async function main(argv) {
   /** @type {import('../log.js').Logger} */
   let log = createLogger()
   /** @type {string | null} */
@@ -94,7 +94,7 @@ export async function main (argv) {
  *   the flags of the workload argv names
  * @param {(run: import('./commands/action-commands.js').CommandRun, args: any) => void} choose
  */
-export function cliParser (argv, workloadSpecs, choose) {
+export function cliParser(argv, workloadSpecs, choose) {
   const parser = yargs(argv)
     .scriptName('pgloadgen')
     .usage('$0 <command> [options]')
@@ -102,36 +102,101 @@ export function cliParser (argv, workloadSpecs, choose) {
     .help()
     .version(false)
     .wrap(100)
-    .option('log-level', { type: 'string', describe: 'trace, debug, info, warn, error or silent (also LOG_LEVEL)', global: true })
-    .command('run [pgUrl]', 'hammer PostgreSQL at a fixed concurrency with a workload: built-in, pgbench scripts or a module', (y) => runBuilder(y, workloadSpecs),
-    (args) => choose(runCommand, args))
-    .command('capacity [pgUrl]', 'the highest open-loop rate a workload holds an objective at (p99<10ms, lag_p99<50ms), in steps, with its interval', (y) => capacityBuilder(y, workloadSpecs),
-      (args) => choose(capacityCommand, args))
-    .command('init [pgUrl]', 'create and fill pgbench\'s tables, as pgbench -i does (for -b tpcb-like and the other built-in scripts)', initBuilder, (args) => choose(initCommand, args))
-    .command('workloads [module]', 'list the built-in workloads (request types, default mixes), or describe a workload module', workloadsBuilder, (args) => choose(workloadsCommand, args))
-    .command('stats [pgUrl]', 'export PostgreSQL statistics on /metrics, without load (the old exporter\'s drop-in)', statsBuilder, (args) => choose(statsCommand, args))
+    .option('log-level', {
+      type: 'string',
+      describe: 'trace, debug, info, warn, error or silent (also LOG_LEVEL)',
+      global: true
+    })
+    .command(
+      'run [pgUrl]',
+      'hammer PostgreSQL at a fixed concurrency with a workload: built-in, pgbench scripts or a module',
+      y => runBuilder(y, workloadSpecs),
+      args => choose(runCommand, args)
+    )
+    .command(
+      'capacity [pgUrl]',
+      'the highest open-loop rate a workload holds an objective at (p99<10ms, lag_p99<50ms), in steps, ' +
+        'with its interval',
+      y => capacityBuilder(y, workloadSpecs),
+      args => choose(capacityCommand, args)
+    )
+    .command(
+      'init [pgUrl]',
+      "create and fill pgbench's tables, as pgbench -i does (for -b tpcb-like and the other built-in scripts)",
+      initBuilder,
+      args => choose(initCommand, args)
+    )
+    .command(
+      'workloads [module]',
+      'list the built-in workloads (request types, default mixes), or describe a workload module',
+      workloadsBuilder,
+      args => choose(workloadsCommand, args)
+    )
+    .command(
+      'stats [pgUrl]',
+      "export PostgreSQL statistics on /metrics, without load (the old exporter's drop-in)",
+      statsBuilder,
+      args => choose(statsCommand, args)
+    )
 
   for (const command of actionCommands) {
-    parser.command(command.command, command.describe, command.builder, (args) => choose(command.run, args))
+    parser.command(command.command, command.describe, command.builder, args => choose(command.run, args))
   }
   parser
-    .command('sidecar [pgUrl]', 'run the actions of a schedule (VACUUM, FREEZE, CHECKPOINT, …) at times or when conditions on the stats hold', sidecarBuilder,
-      (args) => choose(sidecarCommand, args))
-    .command('experiment <plan>', 'run an experiment plan: prepare, snapshot, variants replayed from the snapshot, report', (y) => y
-      .positional('plan', { type: 'string', describe: 'plan file (JSON or YAML), e.g. notes/experiments/freeze-vs-vacuum.yaml' })
-      .option('out', { type: 'string', demandOption: 'give the output directory with --out', describe: 'new directory for samples, events, summary.json and report.html' })
-      .option('progress', progressOption),
-    (args) => choose(experimentCommand, args))
-    .command('report <dir>', 'write report.html (and summary.json for an experiment) for a recorded run or experiment', (y) => y
-      .positional('dir', { type: 'string', describe: 'a run --record directory or an experiment --out directory' }),
-    (args) => choose(reportCommand, args))
-    .command('merge <dirs..>', 'merge the run directories of a load\'s instances (run --instance I/N --record DIR) into one summary and report, exactly', mergeBuilder,
-      (args) => choose(mergeCommand, args))
-    .command(compare.command, compare.describe, compare.builder, (args) => choose(compare.run, args))
-    .command('snapshot', 'take, list, roll back and destroy snapshots of the data directory', (y) => snapshotSubcommands(y, choose))
-    .command('server', 'the PostgreSQL majors of the embedded server: install fetches them ahead of time, list shows them', (y) => serverSubcommands(y, choose))
-    .command('k8s', 'run a load on Kubernetes: render writes the manifests of N instances starting at one moment', (y) => k8sSubcommands(y, choose))
-    .demandCommand(1, 'give a command: run, capacity, init, workloads, stats, vacuum, analyze, checkpoint, reset-stats, evict-cache, drop-partitions, delete, snapshot, sidecar, experiment, report, merge, compare, server or k8s')
+    .command(
+      'sidecar [pgUrl]',
+      'run the actions of a schedule (VACUUM, FREEZE, CHECKPOINT, …) at times or when conditions on the stats hold',
+      sidecarBuilder,
+      args => choose(sidecarCommand, args)
+    )
+    .command(
+      'experiment <plan>',
+      'run an experiment plan: prepare, snapshot, variants replayed from the snapshot, report',
+      y =>
+        y
+          .positional('plan', {
+            type: 'string',
+            describe: 'plan file (JSON or YAML), e.g. notes/experiments/freeze-vs-vacuum.yaml'
+          })
+          .option('out', {
+            type: 'string',
+            demandOption: 'give the output directory with --out',
+            describe: 'new directory for samples, events, summary.json and report.html'
+          })
+          .option('progress', progressOption),
+      args => choose(experimentCommand, args)
+    )
+    .command(
+      'report <dir>',
+      'write report.html (and summary.json for an experiment) for a recorded run or experiment',
+      y =>
+        y.positional('dir', { type: 'string', describe: 'a run --record directory or an experiment --out directory' }),
+      args => choose(reportCommand, args)
+    )
+    .command(
+      'merge <dirs..>',
+      "merge the run directories of a load's instances (run --instance I/N --record DIR) into one summary and " +
+        'report, exactly',
+      mergeBuilder,
+      args => choose(mergeCommand, args)
+    )
+    .command(compare.command, compare.describe, compare.builder, args => choose(compare.run, args))
+    .command('snapshot', 'take, list, roll back and destroy snapshots of the data directory', y =>
+      snapshotSubcommands(y, choose)
+    )
+    .command(
+      'server',
+      'the PostgreSQL majors of the embedded server: install fetches them ahead of time, list shows them',
+      y => serverSubcommands(y, choose)
+    )
+    .command('k8s', 'run a load on Kubernetes: render writes the manifests of N instances starting at one moment', y =>
+      k8sSubcommands(y, choose)
+    )
+    .demandCommand(
+      1,
+      'give a command: run, capacity, init, workloads, stats, vacuum, analyze, checkpoint, reset-stats, ' +
+        'evict-cache, drop-partitions, delete, snapshot, sidecar, experiment, report, merge, compare, server or k8s'
+    )
   return parser
 }
 
@@ -140,7 +205,7 @@ export function cliParser (argv, workloadSpecs, choose) {
  * @param {string} message
  * @param {number} code
  */
-function fail (log, message, code) {
+function fail(log, message, code) {
   // yargs repeats stray arguments verbatim, and one may be a URL with a password.
   const line = withoutCamelCaseEchoes(message.split('\n')[0].replace(/(\/\/[^:/@\s]*):[^@\s]*@/g, '$1@'))
   if (log.level !== 'silent') process.stderr.write(`pgloadgen: ${line}\n`)
@@ -152,11 +217,13 @@ function fail (log, message, code) {
  * name it once, as it was typed.
  * @param {string} line
  */
-export function withoutCamelCaseEchoes (line) {
+export function withoutCamelCaseEchoes(line) {
   const match = /^(Unknown arguments?): (.*)$/.exec(line)
   if (!match) return line
   const names = match[2].split(', ')
-  const typed = new Set(names.filter(name => name.includes('-')).map(name => name.replace(/-+([^-])/g, (_, c) => c.toUpperCase())))
+  const typed = new Set(
+    names.filter(name => name.includes('-')).map(name => name.replace(/-+([^-])/g, (_, c) => c.toUpperCase()))
+  )
   const kept = names.filter(name => !typed.has(name))
   return `${kept.length === 1 ? 'Unknown argument' : 'Unknown arguments'}: ${kept.join(', ')}`
 }

@@ -75,15 +75,25 @@ import { loadOverTime } from './load-over-time.js'
  * @param {RunArgs} args
  * @param {readonly string[]} [argv]  the raw arguments: the order of -f and -b
  */
-export async function validateRunArgs (args, argv = []) {
-  if (args.maxLag !== undefined && args.rate === undefined) throw new InputError('--max-lag needs --rate (it bounds the lag behind the schedule)')
-  if (args.thresholdAbort && args.threshold === undefined) throw new InputError('--threshold-abort needs a --threshold (it stops the run when one fails)')
-  if (args.vacuum === true) throw new InputError('--vacuum: pgloadgen never vacuums before a run; run pgloadgen vacuum, or a schedule')
+export async function validateRunArgs(args, argv = []) {
+  if (args.maxLag !== undefined && args.rate === undefined) {
+    throw new InputError('--max-lag needs --rate (it bounds the lag behind the schedule)')
+  }
+  if (args.thresholdAbort && args.threshold === undefined) {
+    throw new InputError('--threshold-abort needs a --threshold (it stops the run when one fails)')
+  }
+  if (args.vacuum === true) {
+    throw new InputError('--vacuum: pgloadgen never vacuums before a run; run pgloadgen vacuum, or a schedule')
+  }
   const flags = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (args))
   // the run's settings (config/run-settings.js); -c and --mix once the workload is known
   const { protocol, seed } = parseRunSettings('flag', flags, { only: ['protocol', 'seed'] })
   const files = args.file ?? []
-  const builtins = [...(args.builtin ?? []), ...(args.selectOnly ? ['select-only'] : []), ...(args.skipSomeUpdates ? ['simple-update'] : [])]
+  const builtins = [
+    ...(args.builtin ?? []),
+    ...(args.selectOnly ? ['select-only'] : []),
+    ...(args.skipSomeUpdates ? ['simple-update'] : [])
+  ]
   /** @type {import('../workloads/choose.js').WorkloadChoice} */
   const workloadChoice = {
     workload: args.workload,
@@ -99,16 +109,31 @@ export async function validateRunArgs (args, argv = []) {
     taken: RUN_OPTION_NAMES
   }
   const workload = await chooseWorkload(workloadChoice)
-  if (args.reset && workload.scripts) throw new InputError('--reset drops a workload\'s tables; pgbench scripts have none of their own (pgloadgen init recreates pgbench\'s)')
-  if (workload.clients !== null && args.concurrency !== undefined) throw new InputError(`--concurrency: the ${workload.name} workload sets its number of clients itself (${workload.clients}); see its options`)
-  if (workload.pacing !== null && args.rate !== undefined) throw new InputError(`--rate: the ${workload.name} workload paces its clients itself`)
-  const settings = parseRunSettings('flag', flags, { only: ['concurrency', 'transactions', 'threads', 'rate', 'arrival', 'maxLag', 'statsInterval', 'requestTimeout'], defaults: { statsInterval: args.record === undefined ? 10 : 1, requestTimeout: DEFAULT_REQUEST_TIMEOUT_S } })
+  if (args.reset && workload.scripts) {
+    throw new InputError(
+      "--reset drops a workload's tables; pgbench scripts have none of their own (pgloadgen init recreates pgbench's)"
+    )
+  }
+  if (workload.clients !== null && args.concurrency !== undefined) {
+    throw new InputError(
+      `--concurrency: the ${workload.name} workload sets its number of clients itself (${workload.clients}); ` +
+        `see its options`
+    )
+  }
+  if (workload.pacing !== null && args.rate !== undefined) {
+    throw new InputError(`--rate: the ${workload.name} workload paces its clients itself`)
+  }
+  const settings = parseRunSettings('flag', flags, {
+    only: ['concurrency', 'transactions', 'threads', 'rate', 'arrival', 'maxLag', 'statsInterval', 'requestTimeout'],
+    defaults: { statsInterval: args.record === undefined ? 10 : 1, requestTimeout: DEFAULT_REQUEST_TIMEOUT_S }
+  })
   // --stages and --warmup, and the run's duration they make
   const overTime = loadOverTime(args, { workload, rate: /** @type {number | null} */ (settings.rate) })
   const split = instanceAndStart(args, workload.clients ?? overTime.startClients ?? settings.concurrency)
   return {
     // this instance's share; totalConcurrency is what all instances run together
-    concurrency: split.instance === null ? split.totalConcurrency : shareOfTotal(split.totalConcurrency, split.instance),
+    concurrency:
+      split.instance === null ? split.totalConcurrency : shareOfTotal(split.totalConcurrency, split.instance),
     ...split,
     threads: /** @type {number} */ (settings.threads),
     // each thread chooses the workload again from the same, checked, choice
@@ -117,7 +142,12 @@ export async function validateRunArgs (args, argv = []) {
     seed: /** @type {number | null} */ (seed),
     protocol: /** @type {import('../config/protocol.js').Protocol} */ (protocol),
     workload,
-    mix: args.mix === undefined ? mixOf(workload.types, workload.weights) : /** @type {import('../config/mix.js').Mix} */ (checkSetting('mix', args.mix, 'flag', { types: workload.types })),
+    mix:
+      args.mix === undefined
+        ? mixOf(workload.types, workload.weights)
+        : /** @type {import('../config/mix.js').Mix} */ (
+            checkSetting('mix', args.mix, 'flag', { types: workload.types })
+          ),
     httpPort: parseInteger(args.httpPort, '--http-port', { min: 0, max: 65535 }),
     pgPort: parseInteger(args.pgPort, '--pg-port', { min: 0, max: 65535 }),
     durationS: overTime.durationS,
@@ -127,19 +157,27 @@ export async function validateRunArgs (args, argv = []) {
     connectTimeoutS: parseDuration(args.connectTimeout, '--connect-timeout'),
     shutdownTimeoutS: parseDuration(args.shutdownTimeout, '--shutdown-timeout'),
     verifyTimeoutS: parseDuration(args.verifyTimeout, '--verify-timeout'),
-    ...await chooseTarget(args),
+    ...(await chooseTarget(args)),
     rate: /** @type {number | null} */ (settings.rate),
     arrival: /** @type {'poisson' | 'fixed'} */ (settings.arrival),
     maxLagMs: /** @type {number | null} */ (settings.maxLag),
     statsIntervalS: /** @type {number} */ (settings.statsInterval),
     // checked against the workload's types and loop (config/thresholds.js); judged at the end (summary/thresholds.js)
-    thresholds: /** @type {import('../config/thresholds.js').Threshold[]} */ (args.threshold === undefined ? [] : checkSetting('thresholds', args.threshold, 'flag', {
-      types: workload.types,
-      mode: settings.rate !== null ? 'open' : workload.pacing !== null ? 'paced' : 'closed',
-      audits: workload.idTable !== null || workload.auditTable !== null
-    })),
+    thresholds: /** @type {import('../config/thresholds.js').Threshold[]} */ (
+      args.threshold === undefined
+        ? []
+        : checkSetting('thresholds', args.threshold, 'flag', {
+            types: workload.types,
+            mode: settings.rate !== null ? 'open' : workload.pacing !== null ? 'paced' : 'closed',
+            audits: workload.idTable !== null || workload.auditTable !== null
+          })
+    ),
     thresholdAbort: args.thresholdAbort === true,
-    requestTimeoutS: requestTimeoutWithin(/** @type {number | null} */ (settings.requestTimeout), args.requestTimeout !== undefined, overTime.durationS),
+    requestTimeoutS: requestTimeoutWithin(
+      /** @type {number | null} */ (settings.requestTimeout),
+      args.requestTimeout !== undefined,
+      overTime.durationS
+    ),
     controlToken: parseControlToken(args.controlToken, process.env.PGLOADGEN_CONTROL_TOKEN),
     diskLimit: await checkedDiskLimit(args)
   }
@@ -153,9 +191,11 @@ export async function validateRunArgs (args, argv = []) {
  * @param {boolean} given     --request-timeout was given (not the default)
  * @param {number | null} durationS  the run's (-d, or the stages'); null: until stopped
  */
-function requestTimeoutWithin (timeoutS, given, durationS) {
+function requestTimeoutWithin(timeoutS, given, durationS) {
   if (given && timeoutS !== null && durationS !== null && timeoutS > durationS) {
-    throw new InputError(`--request-timeout ${timeoutS} s is longer than the run (${durationS} s): no request could time out`)
+    throw new InputError(
+      `--request-timeout ${timeoutS} s is longer than the run (${durationS} s): no request could time out`
+    )
   }
   return timeoutS
 }
@@ -164,9 +204,13 @@ function requestTimeoutWithin (timeoutS, given, durationS) {
  * --disk-limit: the values, and root with a cgroup controller to apply them.
  * @param {RunArgs} args
  */
-async function checkedDiskLimit (args) {
+async function checkedDiskLimit(args) {
   if (args.diskLimit === undefined) return null
-  if (chooseUrl(args.pgUrl)) throw new InputError('--disk-limit: only for the embedded server (pgloadgen cannot move a server it did not start into a cgroup)')
+  if (chooseUrl(args.pgUrl)) {
+    throw new InputError(
+      '--disk-limit: only for the embedded server (pgloadgen cannot move a server it did not start into a cgroup)'
+    )
+  }
   const limit = parseDiskLimit(args.diskLimit, '--disk-limit')
   await checkDiskThrottle(args.dataDir ?? '.')
   return limit
@@ -179,14 +223,19 @@ async function checkedDiskLimit (args) {
  * @param {RunArgs} args
  * @param {number} totalConcurrency
  */
-function instanceAndStart (args, totalConcurrency) {
+function instanceAndStart(args, totalConcurrency) {
   const instance = args.instance === undefined ? null : parseInstance(args.instance)
   const startAtMs = args.startAt === undefined ? null : parseStartAt(args.startAt)
   if (instance !== null && totalConcurrency < instance.parts) {
-    throw new InputError(`--instance ${args.instance}: ${totalConcurrency} clients cannot be shared by ${instance.parts} instances (each needs at least one)`)
+    throw new InputError(
+      `--instance ${args.instance}: ${totalConcurrency} clients cannot be shared by ${instance.parts} instances ` +
+        `(each needs at least one)`
+    )
   }
   if (instance !== null && instance.parts > 1 && args.rate !== undefined && startAtMs === null) {
-    throw new InputError('--instance with --rate needs --start-at: the instances share one schedule, which starts at that moment')
+    throw new InputError(
+      '--instance with --rate needs --start-at: the instances share one schedule, which starts at that moment'
+    )
   }
   if (startAtMs !== null) checkNotLate(startAtMs, instance)
   return { instance, startAtMs, totalConcurrency }
@@ -200,7 +249,7 @@ function instanceAndStart (args, totalConcurrency) {
  * @param {string | undefined} flag
  * @param {string | undefined} env
  */
-function parseControlToken (flag, env) {
+function parseControlToken(flag, env) {
   const [value, source] = flag !== undefined ? [flag, '--control-token'] : [env || undefined, 'PGLOADGEN_CONTROL_TOKEN']
   if (value === undefined) return null
   if (value === '') throw new InputError(`${source} must not be empty`)

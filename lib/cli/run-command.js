@@ -11,7 +11,7 @@ import { Screen } from '../terminal/screen.js'
  * @param {{ log: import('../log.js').Logger, stdout: { write: (s: string) => unknown }, argv?: readonly string[] }} io
  * @returns {Promise<number>} exit code
  */
-export async function runCommand (args, { log: plainLog, stdout, argv }) {
+export async function runCommand(args, { log: plainLog, stdout, argv }) {
   const options = await validateRunArgs(args, argv)
   // the schedule's parser (and YAML) only for a run that has a schedule
   const rules = args.schedule ? await (await import('../sidecar/schedule.js')).loadSchedule(args.schedule) : null
@@ -28,4 +28,3 @@ export async function runCommand (args, { log: plainLog, stdout, argv }) {
     screen.end()
   }
 }
-

@@ -31,9 +31,10 @@ import { abortLine, thresholdExitCode, thresholdFields } from '../summary/thresh
  * @param {Awaited<ReturnType<typeof import('./run-args.js').validateRunArgs>>} options
  * @param {import('../sidecar/schedule.js').Rule[] | null} rules
  * @param {import('../helpers/stop-signal.js').StopSignal} stop
- * @param {{ log: import('../log.js').Logger, stdout: { write: (s: string) => unknown }, screen: import('../terminal/screen.js').Screen }} io
+ * @param {{ log: import('../log.js').Logger, stdout: { write: (s: string) => unknown },
+ *     screen: import('../terminal/screen.js').Screen }} io
  */
-export async function runLoad (args, options, rules, stop, { log, stdout, screen }) {
+export async function runLoad(args, options, rules, stop, { log, stdout, screen }) {
   // checked before anything binds a port or starts a server
   const zfsIntervalS = parseZfsInterval(/** @type {{ zfsInterval?: unknown }} */ (args).zfsInterval)
   const registry = createRegistry()
@@ -45,7 +46,11 @@ export async function runLoad (args, options, rules, stop, { log, stdout, screen
   let stopControl = null
   const recordDir = args.record ? path.resolve(args.record) : null
   // A recorded run keeps its events with its samples.
-  const events = new EventLog({ file: recordDir && args.events === DEFAULT_EVENTS_FILE ? path.join(recordDir, 'events.ndjson') : args.events, registry, log })
+  const events = new EventLog({
+    file: recordDir && args.events === DEFAULT_EVENTS_FILE ? path.join(recordDir, 'events.ndjson') : args.events,
+    registry,
+    log
+  })
   /** @type {import('../http/http-server.js').Routes} */
   const routes = {
     '/metrics': {
@@ -70,24 +75,30 @@ export async function runLoad (args, options, rules, stop, { log, stdout, screen
     if (stop.requested) return 0
     // the data directory on ZFS: its pool's free space and metaslabs in the samples and on /metrics
     const zfs = await zfsSpaceProbeFor(localDataDir(target, args.dataDir), { intervalS: zfsIntervalS, registry, log })
-    session = await LoadSession.open(loadOptions({
-      target: { connectionString: target.connectionString, display: target.display, embedded: target.embedded !== null },
-      workload: options.workload,
-      mix: options.mix,
-      // the checked settings: protocol, concurrency, -t, --seed, the open loop, threads, the statistics' interval
-      settings: options,
-      split: { instance: options.instance, startAtMs: options.startAtMs, totalConcurrency: options.totalConcurrency },
-      workloadChoice: options.workloadChoice,
-      reset: args.reset,
-      connectTimeoutS: options.connectTimeoutS,
-      pgStats: args.pgStats ? { pgstattuple: args.pgstattuple } : null,
-      recordDir,
-      disk: { dataDir: args.pgStats ? localDataDir(target, args.dataDir) : null, events },
-      probes: zfs ? [zfs] : [],
-      describe: { command: 'run', args: describeArgs(args) },
-      registry,
-      log
-    }))
+    session = await LoadSession.open(
+      loadOptions({
+        target: {
+          connectionString: target.connectionString,
+          display: target.display,
+          embedded: target.embedded !== null
+        },
+        workload: options.workload,
+        mix: options.mix,
+        // the checked settings: protocol, concurrency, -t, --seed, the open loop, threads, the statistics' interval
+        settings: options,
+        split: { instance: options.instance, startAtMs: options.startAtMs, totalConcurrency: options.totalConcurrency },
+        workloadChoice: options.workloadChoice,
+        reset: args.reset,
+        connectTimeoutS: options.connectTimeoutS,
+        pgStats: args.pgStats ? { pgstattuple: args.pgstattuple } : null,
+        recordDir,
+        disk: { dataDir: args.pgStats ? localDataDir(target, args.dataDir) : null, events },
+        probes: zfs ? [zfs] : [],
+        describe: { command: 'run', args: describeArgs(args) },
+        registry,
+        log
+      })
+    )
     const running = session
     const control = controlRoutes({
       generator: session.generator,
@@ -95,7 +106,14 @@ export async function runLoad (args, options, rules, stop, { log, stdout, screen
       events,
       host: args.httpHost,
       token: options.controlToken,
-      describe: () => ({ workload: options.workload.name, types: options.workload.types, target: running.options.display, mode: options.rate === null ? 'closed' : 'open', rate: options.rate, ...(options.instance && { instance: formatShare(options.instance) }) }),
+      describe: () => ({
+        workload: options.workload.name,
+        types: options.workload.types,
+        target: running.options.display,
+        mode: options.rate === null ? 'closed' : 'open',
+        rate: options.rate,
+        ...(options.instance && { instance: formatShare(options.instance) })
+      }),
       share: options.instance,
       log
     })
@@ -105,9 +123,10 @@ export async function runLoad (args, options, rules, stop, { log, stdout, screen
 
     // ready: an instance that got here after the start moment cannot join the others
     if (options.startAtMs !== null) checkNotLate(options.startAtMs, options.instance)
-    if (!await session.start({ interrupted: stop.promise })) return 0
+    if (!(await session.start({ interrupted: stop.promise }))) return 0
     // A split load's schedule acts on the one server once: instance 0 runs it.
-    if (rules && options.instance && options.instance.index !== 0) log.info(`--schedule: its actions run on instance 0 of ${options.instance.parts}, not on this one`)
+    if (rules && options.instance && options.instance.index !== 0)
+      log.info(`--schedule: its actions run on instance 0 of ${options.instance.parts}, not on this one`)
     else if (rules) {
       // the sidecar's actions (and their node-postgres connections) only for a run with a schedule
       const { Sidecar } = await import('../sidecar/sidecar.js')
@@ -118,7 +137,9 @@ export async function runLoad (args, options, rules, stop, { log, stdout, screen
           events,
           log,
           // retention during the load: the row audit must not count its removals as missing
-          onRowsRemoved: (rows, table) => { if (isSameTable(table, options.workload.auditTable)) running.noteRowsRemoved(rows) }
+          onRowsRemoved: (rows, table) => {
+            if (isSameTable(table, options.workload.auditTable)) running.noteRowsRemoved(rows)
+          }
         },
         stats: () => statsView(running.latestStats()),
         diskPath: target.embedded?.dataDir ?? process.cwd(),
@@ -126,11 +147,24 @@ export async function runLoad (args, options, rules, stop, { log, stdout, screen
       })
       sidecar.start()
     }
-    const stopProgress = startRunProgress(screen, running, { everyS: options.progressS, scheduled: options.rate !== null || options.workload.pacing !== null, openLoop: options.rate !== null })
+    const stopProgress = startRunProgress(screen, running, {
+      everyS: options.progressS,
+      scheduled: options.rate !== null || options.workload.pacing !== null,
+      openLoop: options.rate !== null
+    })
     // --threshold-abort: the thresholds judged once a second on the running figures
-    const watch = options.thresholdAbort ? watchThresholds(running, options.thresholds, { scheduled: options.rate !== null || options.workload.pacing !== null, warmupS: options.warmupS }) : null
-    // The run ends at the duration, a signal, when every client did its -t requests, or when a threshold failed for good.
-    await stop.wait(options.durationS, watch ? Promise.race([running.generator.limitReached, watch.failed]) : running.generator.limitReached)
+    const watch = options.thresholdAbort
+      ? watchThresholds(running, options.thresholds, {
+          scheduled: options.rate !== null || options.workload.pacing !== null,
+          warmupS: options.warmupS
+        })
+      : null
+    // The run ends at the duration, a signal, when every client did its -t requests, or when a threshold failed for
+    // good.
+    await stop.wait(
+      options.durationS,
+      watch ? Promise.race([running.generator.limitReached, watch.failed]) : running.generator.limitReached
+    )
     watch?.stop()
     stopProgress()
     const aborted = watch?.failure ?? null
@@ -141,7 +175,9 @@ export async function runLoad (args, options, rules, stop, { log, stdout, screen
       shutdownTimeoutS: options.shutdownTimeoutS,
       verifyTimeoutS: options.verifyTimeoutS,
       // each --threshold judged on the summary itself, in summary.json too
-      ...(options.thresholds.length > 0 && { judge: (/** @type {Record<string, any>} */ s) => thresholdFields(options.thresholds, s, aborted) })
+      ...(options.thresholds.length > 0 && {
+        judge: (/** @type {Record<string, any>} */ s) => thresholdFields(options.thresholds, s, aborted)
+      })
     })
     if (args.json) stdout.write(summaryJson(summary))
     finished = summary
@@ -153,7 +189,9 @@ export async function runLoad (args, options, rules, stop, { log, stdout, screen
     stopControl?.()
     await events.flush()
     await http.close()
-    if (target?.embedded) await target.embedded.stop().catch(err => log.warn(`stopping the embedded server: ${err.message}`))
+    if (target?.embedded) {
+      await target.embedded.stop().catch(err => log.warn(`stopping the embedded server: ${err.message}`))
+    }
     // after the stop: a server pgloadgen did not start goes back to its own group
     await diskThrottle?.release().catch(err => log.warn(`disk limit: ${err.message}`))
     // last, under the log of the shutdown: the table on stderr whatever --json
@@ -167,7 +205,7 @@ export async function runLoad (args, options, rules, stop, { log, stdout, screen
  * The flags of a run as run.json keeps them: no secrets.
  * @param {RunArgs} args
  */
-function describeArgs (args) {
+function describeArgs(args) {
   /** @type {Record<string, unknown>} */
   const kept = {}
   for (const [key, value] of Object.entries(args)) {
@@ -176,4 +214,3 @@ function describeArgs (args) {
   }
   return kept
 }
-

@@ -14,53 +14,201 @@ import { settingFlagNames, settingFlagOptions } from '../config/run-settings.js'
  * @param {import('yargs').Argv} y
  * @param {Record<string, import('../workloads/options.js').OptionSpec>} [workloadSpecs]
  */
-export function runBuilder (y, workloadSpecs = {}) {
+export function runBuilder(y, workloadSpecs = {}) {
   const parser = y
-    .positional('pgUrl', { type: 'string', describe: 'postgres://user[:password]@host[:port]/database; default PGLOADGEN_PG_URL, DATABASE_URL, else an embedded server' })
-    // the run's settings (-c, -t, --seed, -M, --mix, -R, --arrival, --max-lag, -j, --stats-interval): config/run-settings.js
+    .positional('pgUrl', {
+      type: 'string',
+      describe:
+        'postgres://user[:password]@host[:port]/database; default PGLOADGEN_PG_URL, DATABASE_URL, ' +
+        'else an embedded server'
+    })
+    // the run's settings (-c, -t, --seed, -M, --mix, -R, --arrival, --max-lag, -j, --stats-interval):
+    // config/run-settings.js
     .options(settingFlagOptions())
-    .option('http-port', { alias: 'p', type: 'string', default: '9800', describe: 'port of /metrics (0: any free port)' })
+    .option('http-port', {
+      alias: 'p',
+      type: 'string',
+      default: '9800',
+      describe: 'port of /metrics (0: any free port)'
+    })
     .option('http-host', { type: 'string', default: '127.0.0.1', describe: 'address of /metrics' })
-    .option('workload', { alias: 'w', type: 'string', describe: 'manta (default), timeseries, pgbench, or the path of a workload module (see pgloadgen workloads)' })
-    .option('file', { alias: 'f', type: 'string', array: true, requiresArg: true, describe: 'pgbench script FILE[@WEIGHT]; one request type per script (repeatable)' })
-    .option('builtin', { alias: 'b', type: 'string', array: true, requiresArg: true, describe: 'pgbench built-in script NAME[@WEIGHT]: tpcb-like, simple-update, select-only (repeatable)' })
-    .option('select-only', { alias: 'S', type: 'boolean', describe: 'pgbench\'s -S: -b select-only' })
-    .option('skip-some-updates', { alias: 'N', type: 'boolean', describe: 'pgbench\'s -N: -b simple-update' })
-    .option('define', { alias: 'D', type: 'string', array: true, requiresArg: true, describe: 'NAME=VALUE: a variable of the scripts, or a setting of a workload module (repeatable)' })
-    .option('scale', { alias: 's', type: 'string', describe: ':scale of custom scripts (built-in scripts read it from pgbench_branches)' })
-    .option('random-seed', { type: 'string', describe: 'seed of the scripts\' random functions: time (default), rand, or a number' })
-    .option('n', { type: 'boolean', describe: 'pgbench\'s --no-vacuum, accepted: pgloadgen never vacuums before a run' })
+    .option('workload', {
+      alias: 'w',
+      type: 'string',
+      describe: 'manta (default), timeseries, pgbench, or the path of a workload module (see pgloadgen workloads)'
+    })
+    .option('file', {
+      alias: 'f',
+      type: 'string',
+      array: true,
+      requiresArg: true,
+      describe: 'pgbench script FILE[@WEIGHT]; one request type per script (repeatable)'
+    })
+    .option('builtin', {
+      alias: 'b',
+      type: 'string',
+      array: true,
+      requiresArg: true,
+      describe: 'pgbench built-in script NAME[@WEIGHT]: tpcb-like, simple-update, select-only (repeatable)'
+    })
+    .option('select-only', { alias: 'S', type: 'boolean', describe: "pgbench's -S: -b select-only" })
+    .option('skip-some-updates', { alias: 'N', type: 'boolean', describe: "pgbench's -N: -b simple-update" })
+    .option('define', {
+      alias: 'D',
+      type: 'string',
+      array: true,
+      requiresArg: true,
+      describe: 'NAME=VALUE: a variable of the scripts, or a setting of a workload module (repeatable)'
+    })
+    .option('scale', {
+      alias: 's',
+      type: 'string',
+      describe: ':scale of custom scripts (built-in scripts read it from pgbench_branches)'
+    })
+    .option('random-seed', {
+      type: 'string',
+      describe: "seed of the scripts' random functions: time (default), rand, or a number"
+    })
+    .option('n', { type: 'boolean', describe: "pgbench's --no-vacuum, accepted: pgloadgen never vacuums before a run" })
     .option('vacuum', { type: 'boolean', hidden: true })
-    .option('duration', { alias: ['d', 'T'], type: 'string', describe: 'seconds to run (or 15m, 2h); default until SIGINT/SIGTERM' })
-    .option('instance', { type: 'string', describe: 'I/N: run instance I\'s exact share (0-based, as JOB_COMPLETION_INDEX) of the concurrency and rate of N instances' })
-    .option('start-at', { type: 'string', describe: 'start the load at this moment (ISO 8601 with a zone, or epoch seconds); refused when it has passed' })
+    .option('duration', {
+      alias: ['d', 'T'],
+      type: 'string',
+      describe: 'seconds to run (or 15m, 2h); default until SIGINT/SIGTERM'
+    })
+    .option('instance', {
+      type: 'string',
+      describe:
+        "I/N: run instance I's exact share (0-based, as JOB_COMPLETION_INDEX) of the concurrency and rate " +
+        'of N instances'
+    })
+    .option('start-at', {
+      type: 'string',
+      describe: 'start the load at this moment (ISO 8601 with a zone, or epoch seconds); refused when it has passed'
+    })
     .option('json', { type: 'boolean', default: false, describe: 'print a JSON summary on stdout at exit' })
     .option('progress', progressOption)
-    .option('reset', { type: 'boolean', default: false, describe: 'drop and recreate the workload\'s tables first' })
+    .option('reset', { type: 'boolean', default: false, describe: "drop and recreate the workload's tables first" })
     .options(embeddedServerOptions)
-    .option('zfs-interval', { type: 'string', describe: 'seconds between two samples of the ZFS pool that holds the data directory (embedded server, or --data-dir), when it is on ZFS: zdb -mm and zpool get (default 10; 0: none)' })
-    .option('disk-limit', { type: 'string', describe: 'a slower disk for the embedded server: read_mbps=8,read_iops=400 (also write_mbps, write_iops; MB = 10^6 bytes; root and a cgroup blkio or io controller)' })
+    .option('zfs-interval', {
+      type: 'string',
+      describe:
+        'seconds between two samples of the ZFS pool that holds the data directory (embedded server, ' +
+        'or --data-dir), when it is on ZFS: zdb -mm and zpool get (default 10; 0: none)'
+    })
+    .option('disk-limit', {
+      type: 'string',
+      describe:
+        'a slower disk for the embedded server: read_mbps=8,read_iops=400 (also write_mbps, write_iops; ' +
+        'MB = 10^6 bytes; root and a cgroup blkio or io controller)'
+    })
     .option('connect-timeout', { type: 'string', default: '15', describe: 'seconds to wait for the server at start' })
-    .option('shutdown-timeout', { type: 'string', default: '10', describe: 'seconds to wait for requests in flight at exit' })
-    .option('verify-timeout', { type: 'string', default: '60', describe: 'seconds to spend checking acknowledged inserts at exit' })
-    .option('events', { type: 'string', default: DEFAULT_EVENTS_FILE, describe: 'file that actions and control changes are appended to (NDJSON)' })
-    .option('record', { type: 'string', describe: 'write per-second samples, events, run.json and summary.json to this directory' })
-    .option('schedule', { type: 'string', describe: 'run the actions of a schedule file (JSON or YAML) during the load' })
-    .option('control-token', { type: 'string', describe: 'bearer token that POST /concurrency, /pause, /resume require when --http-host is not loopback (also PGLOADGEN_CONTROL_TOKEN)' })
-    .option('threshold-abort', { type: 'boolean', default: false, describe: 'check the --threshold conditions every second while running, and stop the run when one has failed for good (exit 3)' })
-    .option('pg-stats', { type: 'boolean', default: true, describe: 'export PostgreSQL statistics on /metrics too (--no-pg-stats: do not)' })
+    .option('shutdown-timeout', {
+      type: 'string',
+      default: '10',
+      describe: 'seconds to wait for requests in flight at exit'
+    })
+    .option('verify-timeout', {
+      type: 'string',
+      default: '60',
+      describe: 'seconds to spend checking acknowledged inserts at exit'
+    })
+    .option('events', {
+      type: 'string',
+      default: DEFAULT_EVENTS_FILE,
+      describe: 'file that actions and control changes are appended to (NDJSON)'
+    })
+    .option('record', {
+      type: 'string',
+      describe: 'write per-second samples, events, run.json and summary.json to this directory'
+    })
+    .option('schedule', {
+      type: 'string',
+      describe: 'run the actions of a schedule file (JSON or YAML) during the load'
+    })
+    .option('control-token', {
+      type: 'string',
+      describe:
+        'bearer token that POST /concurrency, /pause, /resume require when --http-host is not loopback ' +
+        '(also PGLOADGEN_CONTROL_TOKEN)'
+    })
+    .option('threshold-abort', {
+      type: 'boolean',
+      default: false,
+      describe:
+        'check the --threshold conditions every second while running, and stop the run when one has failed ' +
+        'for good (exit 3)'
+    })
+    .option('pg-stats', {
+      type: 'boolean',
+      default: true,
+      describe: 'export PostgreSQL statistics on /metrics too (--no-pg-stats: do not)'
+    })
     .options(statsOptions)
   const settingFlags = new Set(Object.keys(settingFlagOptions()))
   for (const [name, spec] of Object.entries(workloadSpecs)) {
     if (settingFlags.has(name)) continue
     const shown = spec.default === undefined ? '' : ` (default ${spec.default})`
-    parser.option(name, { type: spec.type === 'boolean' ? 'boolean' : 'string', describe: `${spec.describe}${shown}`, group: 'Options of the workload:' })
+    parser.option(name, {
+      type: spec.type === 'boolean' ? 'boolean' : 'string',
+      describe: `${spec.describe}${shown}`,
+      group: 'Options of the workload:'
+    })
   }
   return parser
 }
 
 /** The names run uses itself: a workload's options may not take them. */
-export const RUN_OPTION_NAMES = new Set(['pg-url', 'http-port', 'p', 'http-host', 'workload', 'w', 'file', 'f', 'builtin', 'b',
-  'select-only', 'S', 'skip-some-updates', 'N', 'define', 'D', 'scale', 's', 'random-seed', 'n', 'vacuum', 'duration', 'd', 'T',
-  'instance', 'start-at', 'json', 'progress', 'P', 'reset', 'data-dir', 'profile', 'pg-port', 'pg-version', 'offline', 'disk-limit', 'zfs-interval', 'connect-timeout', 'shutdown-timeout',
-  'verify-timeout', 'events', 'record', 'schedule', 'control-token', 'threshold-abort', 'pg-stats', 'pgstattuple', 'log-level', 'help', 'version', ...settingFlagNames()])
+export const RUN_OPTION_NAMES = new Set([
+  'pg-url',
+  'http-port',
+  'p',
+  'http-host',
+  'workload',
+  'w',
+  'file',
+  'f',
+  'builtin',
+  'b',
+  'select-only',
+  'S',
+  'skip-some-updates',
+  'N',
+  'define',
+  'D',
+  'scale',
+  's',
+  'random-seed',
+  'n',
+  'vacuum',
+  'duration',
+  'd',
+  'T',
+  'instance',
+  'start-at',
+  'json',
+  'progress',
+  'P',
+  'reset',
+  'data-dir',
+  'profile',
+  'pg-port',
+  'pg-version',
+  'offline',
+  'disk-limit',
+  'zfs-interval',
+  'connect-timeout',
+  'shutdown-timeout',
+  'verify-timeout',
+  'events',
+  'record',
+  'schedule',
+  'control-token',
+  'threshold-abort',
+  'pg-stats',
+  'pgstattuple',
+  'log-level',
+  'help',
+  'version',
+  ...settingFlagNames()
+])

@@ -7,7 +7,7 @@
  * @param {{ files: string[], builtins: string[] }} parsed  -S and -N already turned into builtins
  * @returns {Array<{ file: string } | { builtin: string }>}
  */
-export function scriptOrder (argv, { files, builtins }) {
+export function scriptOrder(argv, { files, builtins }) {
   /** @type {Array<{ file: string } | { builtin: string }>} */
   const order = []
   for (let i = 0; i < argv.length; i++) {
@@ -27,9 +27,10 @@ export function scriptOrder (argv, { files, builtins }) {
       order.push({ builtin: 'simple-update' })
     }
   }
-  const same = (/** @type {string[]} */ a, /** @type {string[]} */ b) => a.length === b.length && [...a].sort().every((x, i) => x === [...b].sort()[i])
-  const scannedFiles = order.flatMap(spec => 'file' in spec ? [spec.file] : [])
-  const scannedBuiltins = order.flatMap(spec => 'builtin' in spec ? [spec.builtin] : [])
+  const same = (/** @type {string[]} */ a, /** @type {string[]} */ b) =>
+    a.length === b.length && [...a].sort().every((x, i) => x === [...b].sort()[i])
+  const scannedFiles = order.flatMap(spec => ('file' in spec ? [spec.file] : []))
+  const scannedBuiltins = order.flatMap(spec => ('builtin' in spec ? [spec.builtin] : []))
   if (same(scannedFiles, files) && same(scannedBuiltins, builtins)) return order
   return [...files.map(file => ({ file })), ...builtins.map(builtin => ({ builtin }))]
 }
@@ -42,9 +43,11 @@ export function scriptOrder (argv, { files, builtins }) {
  * @param {string} long
  * @returns {{ value: string, next: boolean } | null}  next: the value was the following argument
  */
-function valueOf (token, following, short, long) {
+function valueOf(token, following, short, long) {
   if (token === short || token === long) return following === undefined ? null : { value: following, next: true }
   if (token.startsWith(`${long}=`)) return { value: token.slice(long.length + 1), next: false }
-  if (token.startsWith(short) && !token.startsWith('--') && token.length > 2) return { value: token.slice(2).replace(/^=/, ''), next: false }
+  if (token.startsWith(short) && !token.startsWith('--') && token.length > 2) {
+    return { value: token.slice(2).replace(/^=/, ''), next: false }
+  }
   return null
 }

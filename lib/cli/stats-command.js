@@ -14,7 +14,7 @@ import { validateStatsArgs } from './stats-options.js'
  * @param {{ log: import('../log.js').Logger }} io
  * @returns {Promise<number>}
  */
-export async function statsCommand (args, { log }) {
+export async function statsCommand(args, { log }) {
   const options = await validateStatsArgs(args)
   const stop = new StopSignal(log)
   const registry = createRegistry()
@@ -29,12 +29,20 @@ export async function statsCommand (args, { log }) {
       host: args.httpHost,
       port: options.httpPort,
       log,
-      routes: { '/metrics': { GET: async (_req, res) => reply(res, 200, await registry.metrics(), registry.contentType) } }
+      routes: {
+        '/metrics': { GET: async (_req, res) => reply(res, 200, await registry.metrics(), registry.contentType) }
+      }
     })
     log.info(`metrics on http://${args.httpHost}:${http.port}/metrics`)
     target = await openTarget({ url: options.url, server: options.server, pgPort: options.pgPort, log })
     if (stop.requested) return 0
-    collector = new StatsCollector({ connectionString: target.connectionString, intervalS: options.statsIntervalS, registry, log, pgstattuple: args.pgstattuple })
+    collector = new StatsCollector({
+      connectionString: target.connectionString,
+      intervalS: options.statsIntervalS,
+      registry,
+      log,
+      pgstattuple: args.pgstattuple
+    })
     await collector.start()
     log.info(`exporting the statistics of ${target.display} every ${options.statsIntervalS} s`)
     await stop.wait(options.durationS)
@@ -42,7 +50,9 @@ export async function statsCommand (args, { log }) {
   } finally {
     await collector?.stop().catch(() => {})
     await http?.close()
-    if (target?.embedded) await target.embedded.stop().catch(err => log.warn(`stopping the embedded server: ${err.message}`))
+    if (target?.embedded) {
+      await target.embedded.stop().catch(err => log.warn(`stopping the embedded server: ${err.message}`))
+    }
     stop.dispose()
   }
 }

@@ -10,15 +10,29 @@ import { withTarget } from './target-options.js'
 /** Options of the stats collector, shared by run and stats. */
 export const statsOptions = {
   'stats-interval': settingFlagOption('statsInterval'),
-  pgstattuple: { type: /** @type {const} */ ('boolean'), default: false, describe: 'also exact bloat from the pgstattuple extension, if installed (scans every table and index, once a minute)' }
+  pgstattuple: {
+    type: /** @type {const} */ ('boolean'),
+    default: false,
+    describe:
+      'also exact bloat from the pgstattuple extension, if installed (scans every table and index, once a minute)'
+  }
 }
 
 /** @param {import('yargs').Argv} y */
-export function statsBuilder (y) {
+export function statsBuilder(y) {
   return withTarget(y)
-    .option('http-port', { alias: 'p', type: 'string', default: '9801', describe: 'port of /metrics (0: any free port)' })
+    .option('http-port', {
+      alias: 'p',
+      type: 'string',
+      default: '9801',
+      describe: 'port of /metrics (0: any free port)'
+    })
     .option('http-host', { type: 'string', default: '127.0.0.1', describe: 'address of /metrics' })
-    .option('duration', { alias: 'd', type: 'string', describe: 'seconds to run (or 15m, 2h); default until SIGINT/SIGTERM' })
+    .option('duration', {
+      alias: 'd',
+      type: 'string',
+      describe: 'seconds to run (or 15m, 2h); default until SIGINT/SIGTERM'
+    })
     .options(statsOptions)
 }
 
@@ -27,7 +41,7 @@ export function statsBuilder (y) {
  * @param {unknown} value
  * @returns {number}
  */
-export function parseStatsInterval (value) {
+export function parseStatsInterval(value) {
   return value === undefined ? 10 : checkSetting('statsInterval', value, 'flag')
 }
 
@@ -50,7 +64,7 @@ export function parseStatsInterval (value) {
  * Validates every input before anything starts (exit 2).
  * @param {StatsArgs} args
  */
-export async function validateStatsArgs (args) {
+export async function validateStatsArgs(args) {
   const target = await chooseTarget(args)
   return {
     httpPort: parseInteger(args.httpPort, '--http-port', { min: 0, max: 65535 }),

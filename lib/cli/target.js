@@ -24,7 +24,7 @@ import { chooseServer } from '../embedded/server-choice.js'
  * @param {string | undefined} argument
  * @returns {import('../config/pg-url.js').PgTarget | null} null: use the embedded server
  */
-export function chooseUrl (argument) {
+export function chooseUrl(argument) {
   const text = argument || process.env.PGLOADGEN_PG_URL || process.env.DATABASE_URL
   return text ? parsePgUrl(text) : null
 }
@@ -33,22 +33,35 @@ export function chooseUrl (argument) {
  * The URL, or the embedded server to start, checked whole (its major and
  * every setting of its profile) before anything is fetched or started.
  * @param {TargetArgs} args
- * @returns {Promise<{ url: import('../config/pg-url.js').PgTarget | null, server: import('../embedded/server-choice.js').ServerChoice | null }>}
+ * @returns {Promise<{ url: import('../config/pg-url.js').PgTarget | null,
+ *     server: import('../embedded/server-choice.js').ServerChoice | null }>}
  */
-export async function chooseTarget (args) {
+export async function chooseTarget(args) {
   const url = chooseUrl(args.pgUrl)
-  if (url && args.pgVersion !== undefined) throw new InputError('--pg-version: only for the embedded server (the server at the URL runs the version it runs)')
+  if (url && args.pgVersion !== undefined) {
+    throw new InputError('--pg-version: only for the embedded server (the server at the URL runs the version it runs)')
+  }
   if (url) return { url, server: null }
-  return { url: null, server: await chooseServer({ pgVersion: args.pgVersion, profile: args.profile, dataDir: args.dataDir, offline: args.offline }) }
+  return {
+    url: null,
+    server: await chooseServer({
+      pgVersion: args.pgVersion,
+      profile: args.profile,
+      dataDir: args.dataDir,
+      offline: args.offline
+    })
+  }
 }
 
 /**
  * Opens the target: the URL as is, or the embedded server started (when not
  * already running) in its data directory, its major fetched when missing.
- * @param {{ url: import('../config/pg-url.js').PgTarget | null, server: import('../embedded/server-choice.js').ServerChoice | null, pgPort: number, log: import('../log.js').Logger }} options
+ * @param {{ url: import('../config/pg-url.js').PgTarget | null,
+ *     server: import('../embedded/server-choice.js').ServerChoice | null, pgPort: number, log:
+ * import('../log.js').Logger }} options
  * @returns {Promise<Target>}
  */
-export async function openTarget ({ url, server, pgPort, log }) {
+export async function openTarget({ url, server, pgPort, log }) {
   if (url) return { connectionString: url.connectionString, display: url.display, embedded: null }
   if (!server) throw new Error('openTarget: neither a URL nor a server')
   // loaded only when a server is to be started: a URL or a refusal never needs it

@@ -9,7 +9,7 @@ import { camelCase } from '../workloads/options.js'
  * @param {readonly string[]} argv
  * @returns {Promise<Record<string, import('../workloads/options.js').OptionSpec>>}
  */
-export async function workloadOptionSpecs (argv) {
+export async function workloadOptionSpecs(argv) {
   // capacity takes run's workload flags too
   if (argv[0] !== 'run' && argv[0] !== 'capacity') return {}
   const spec = workloadArgument(argv)
@@ -17,7 +17,9 @@ export async function workloadOptionSpecs (argv) {
   try {
     const module = await rawWorkloadModule(spec)
     const options = /** @type {{ options?: unknown } | null} */ (module)?.options
-    return typeof options === 'object' && options !== null ? /** @type {Record<string, import('../workloads/options.js').OptionSpec>} */ (options) : {}
+    return typeof options === 'object' && options !== null
+      ? /** @type {Record<string, import('../workloads/options.js').OptionSpec>} */ (options)
+      : {}
   } catch {
     return {}
   }
@@ -27,7 +29,7 @@ export async function workloadOptionSpecs (argv) {
  * The value of -w/--workload in the raw arguments, or null.
  * @param {readonly string[]} argv
  */
-function workloadArgument (argv) {
+function workloadArgument(argv) {
   for (let i = 1; i < argv.length; i++) {
     const token = argv[i]
     if (token === '--') break
@@ -43,7 +45,7 @@ function workloadArgument (argv) {
  * @param {Record<string, import('../workloads/options.js').OptionSpec>} specs
  * @param {Record<string, unknown>} args
  */
-export function workloadFlagValues (specs, args) {
+export function workloadFlagValues(specs, args) {
   /** @type {Record<string, unknown>} */
   const values = {}
   for (const name of Object.keys(specs)) {

@@ -33,7 +33,8 @@ import { compareFigures, VERDICT_METHOD } from './verdicts.js'
  * @property {string} baseline      the baseline's letter (A)
  * @property {ComparedEntry[]} entries
  * @property {import('./figures.js').Figure[]} figures   in the order shown
- * @property {Array<{ entry: string, against: string, figures: Record<string, import('./verdicts.js').FigureComparison> }>} comparisons
+ * @property {Array<{ entry: string, against: string, figures: Record<string,
+ *     import('./verdicts.js').FigureComparison> }>} comparisons
  * @property {boolean} forced       --force: entries of different workloads
  * @property {Record<string, string>} method
  */
@@ -44,7 +45,7 @@ import { compareFigures, VERDICT_METHOD } from './verdicts.js'
  * @param {{ force?: boolean }} [options]
  * @returns {Promise<{ comparison: Comparison, entries: import('./read-entries.js').Entry[] }>}
  */
-export async function compareEntries (args, { force = false } = {}) {
+export async function compareEntries(args, { force = false } = {}) {
   const entries = await readEntries(args, { force })
   return { comparison: comparisonOf(entries, force), entries }
 }
@@ -54,7 +55,7 @@ export async function compareEntries (args, { force = false } = {}) {
  * @param {boolean} force
  * @returns {Comparison}
  */
-export function comparisonOf (entries, force) {
+export function comparisonOf(entries, force) {
   const figures = entries.map(entryFigures)
   const list = figureList(figures)
   const [baseline, ...others] = entries
@@ -72,14 +73,27 @@ export function comparisonOf (entries, force) {
       repetitions: entry.runs.length,
       elapsed_s: entry.summaries.map(s => Number(s.elapsed_s) || 0),
       figures: Object.fromEntries(list.map(f => [f.key, figures[i].values[f.key] ?? null])),
-      repetition_figures: Object.fromEntries(list.map(f => [f.key, figures[i].repetitions[f.key] ?? entry.runs.map(() => null)])),
+      repetition_figures: Object.fromEntries(
+        list.map(f => [f.key, figures[i].repetitions[f.key] ?? entry.runs.map(() => null)])
+      ),
       autovacuum_source: [...new Set(figures[i].autovacuum_sources.filter(s => s !== null))].join(', ') || null,
       changes: entry.summaries.some(s => Array.isArray(s.changes))
-        ? entry.summaries.flatMap((s, r) => Array.isArray(s.changes) ? s.changes.map((/** @type {import('../analysis/explain.js').Change} */ c) => ({ repetition: r + 1, ...c })) : [])
+        ? entry.summaries.flatMap((s, r) =>
+            Array.isArray(s.changes)
+              ? s.changes.map((/** @type {import('../analysis/explain.js').Change} */ c) => ({
+                  repetition: r + 1,
+                  ...c
+                }))
+              : []
+          )
         : null
     })),
     figures: list,
-    comparisons: others.map((entry, j) => ({ entry: entry.letter, against: baseline.letter, figures: compareFigures(list, figures[0], figures[j + 1]) })),
+    comparisons: others.map((entry, j) => ({
+      entry: entry.letter,
+      against: baseline.letter,
+      figures: compareFigures(list, figures[0], figures[j + 1])
+    })),
     forced: force && new Set(entries.map(e => e.workload)).size > 1,
     method: { ...FIGURES_METHOD, ...VERDICT_METHOD }
   }

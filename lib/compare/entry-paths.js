@@ -22,20 +22,28 @@ import { InputError } from '../errors.js'
  * @param {string} arg
  * @returns {Promise<EntryPath>}
  */
-export async function resolveEntryPath (arg) {
+export async function resolveEntryPath(arg) {
   if (arg.trim() === '') throw new InputError('compare: an empty argument: give a run directory or EXPDIR:VARIANT')
   const info = await stat(arg).catch(() => null)
   if (info) {
     if (!info.isDirectory()) throw new InputError(`compare: not a directory: ${arg}`)
-    if (await exists(path.join(arg, 'run.json'))) return { arg, kind: 'run', dir: arg, experiment: null, variant: null, runDirs: [await endedRun(arg, arg)] }
+    if (await exists(path.join(arg, 'run.json'))) {
+      return { arg, kind: 'run', dir: arg, experiment: null, variant: null, runDirs: [await endedRun(arg, arg)] }
+    }
     const parent = path.dirname(path.resolve(arg))
-    if (path.basename(parent) === 'variants' && await exists(path.join(path.dirname(parent), 'experiment.json'))) {
+    if (path.basename(parent) === 'variants' && (await exists(path.join(path.dirname(parent), 'experiment.json')))) {
       return variantEntry(arg, path.dirname(parent), path.basename(path.resolve(arg)))
     }
     if (await exists(path.join(arg, 'experiment.json'))) {
-      throw new InputError(`compare: ${arg} is an experiment: give one of its variants as ${arg}:NAME or ${path.join(arg, 'variants', 'NAME')} (${await variantList(arg)})`)
+      throw new InputError(
+        `compare: ${arg} is an experiment: give one of its variants as ${arg}:NAME or ` +
+          `${path.join(arg, 'variants', 'NAME')} (${await variantList(arg)})`
+      )
     }
-    throw new InputError(`compare: ${arg} is not a recorded run (no run.json: pgloadgen run --record DIR writes one) nor an experiment's variant`)
+    throw new InputError(
+      `compare: ${arg} is not a recorded run (no run.json: pgloadgen run --record DIR writes one) nor an ` +
+        `experiment's variant`
+    )
   }
   const colon = arg.lastIndexOf(':')
   if (colon > 0 && colon < arg.length - 1) {
@@ -44,14 +52,16 @@ export async function resolveEntryPath (arg) {
     const expInfo = await stat(experiment).catch(() => null)
     if (expInfo) {
       if (!expInfo.isDirectory() || !(await exists(path.join(experiment, 'experiment.json')))) {
-        throw new InputError(`compare: ${experiment} is not an experiment directory (no experiment.json), so ${arg} names no variant`)
+        throw new InputError(
+          `compare: ${experiment} is not an experiment directory (no experiment.json), so ${arg} names no variant`
+        )
       }
       return variantEntry(arg, experiment, name)
     }
   }
   // EXPDIR/variants/NAME of an experiment that has no such variant
   const parent = path.dirname(path.resolve(arg))
-  if (path.basename(parent) === 'variants' && await exists(path.join(path.dirname(parent), 'experiment.json'))) {
+  if (path.basename(parent) === 'variants' && (await exists(path.join(path.dirname(parent), 'experiment.json')))) {
     return variantEntry(arg, path.dirname(parent), path.basename(path.resolve(arg)))
   }
   throw new InputError(`compare: no such directory: ${arg}`)
@@ -64,17 +74,21 @@ export async function resolveEntryPath (arg) {
  * @param {string} name
  * @returns {Promise<EntryPath>}
  */
-async function variantEntry (arg, experiment, name) {
+async function variantEntry(arg, experiment, name) {
   const dir = path.join(experiment, 'variants', name)
   const info = await stat(dir).catch(() => null)
   if (!info || !info.isDirectory() || name.includes('/') || name === '.' || name === '..') {
-    throw new InputError(`compare: the experiment ${experiment} has no variant "${name}" (${await variantList(experiment)})`)
+    throw new InputError(
+      `compare: the experiment ${experiment} has no variant "${name}" (${await variantList(experiment)})`
+    )
   }
   const reps = (await readdir(dir, { withFileTypes: true }))
     .filter(e => e.isDirectory() && /^rep-\d+$/.test(e.name))
     .map(e => e.name)
     .sort((a, b) => Number(a.slice(4)) - Number(b.slice(4)))
-  if (reps.length === 0) throw new InputError(`compare: the variant ${name} of ${experiment} has no repetitions (no rep-1 directory)`)
+  if (reps.length === 0) {
+    throw new InputError(`compare: the variant ${name} of ${experiment} has no repetitions (no rep-1 directory)`)
+  }
   const runDirs = []
   for (const rep of reps) runDirs.push(await endedRun(path.join(dir, rep), arg))
   return { arg, kind: 'variant', dir, experiment, variant: name, runDirs }
@@ -85,9 +99,16 @@ async function variantEntry (arg, experiment, name) {
  * @param {string} dir
  * @param {string} arg   named in the refusal
  */
-async function endedRun (dir, arg) {
-  if (!(await exists(path.join(dir, 'run.json')))) throw new InputError(`compare: ${dir} has no run.json: not a recorded run (pgloadgen run --record DIR)${dir === arg ? '' : `, in ${arg}`}`)
-  if (!(await exists(path.join(dir, 'summary.json')))) throw new InputError(`compare: ${dir} has no summary.json: its run did not end${dir === arg ? '' : ` (in ${arg})`}`)
+async function endedRun(dir, arg) {
+  if (!(await exists(path.join(dir, 'run.json')))) {
+    throw new InputError(
+      `compare: ${dir} has no run.json: not a recorded run ` +
+        `(pgloadgen run --record DIR)${dir === arg ? '' : `, in ${arg}`}`
+    )
+  }
+  if (!(await exists(path.join(dir, 'summary.json')))) {
+    throw new InputError(`compare: ${dir} has no summary.json: its run did not end${dir === arg ? '' : ` (in ${arg})`}`)
+  }
   return dir
 }
 
@@ -95,13 +116,19 @@ async function endedRun (dir, arg) {
  * "its variants: a, b", or that it has none.
  * @param {string} experiment
  */
-async function variantList (experiment) {
+async function variantList(experiment) {
   const entries = await readdir(path.join(experiment, 'variants'), { withFileTypes: true }).catch(() => [])
-  const names = entries.filter(e => e.isDirectory()).map(e => e.name).sort()
+  const names = entries
+    .filter(e => e.isDirectory())
+    .map(e => e.name)
+    .sort()
   return names.length ? `its variants: ${names.join(', ')}` : 'it has no variants'
 }
 
 /** @param {string} file */
-async function exists (file) {
-  return stat(file).then(() => true, () => false)
+async function exists(file) {
+  return stat(file).then(
+    () => true,
+    () => false
+  )
 }

@@ -12,7 +12,8 @@ import { runFigures } from './run-figures.js'
  * @property {'load' | 'latency' | 'failures' | 'server'} group
  * @property {string} label
  * @property {'rate' | 'us' | 'count' | 'bytes' | 'seconds'} unit
- * @property {'higher' | 'lower' | null} better   which way is better; null: neither (a count of work done, of injected errors)
+ * @property {'higher' | 'lower' | null} better   which way is better; null: neither (a count of work done, of injected
+ *   errors)
  */
 
 /**
@@ -25,10 +26,22 @@ import { runFigures } from './run-figures.js'
 
 /** How each figure of an entry with repetitions is made, for --json and docs/experiments.md. */
 export const FIGURES_METHOD = {
-  throughput: 'a run\'s summary.json throughput; of repetitions, their requests done / their seconds of load together (each repetition\'s own for the interval)',
-  latency: 'percentiles of every request of every repetition, from their raw histograms added bucket by bucket (summary.json\'s histograms), never an average of percentiles; per request type and over all types',
-  failures: 'per run, the mean over the repetitions: failed (every failed request), unexpected (summary.json\'s unexpected_failures), expected (the others: injected errors)',
-  server: 'per run, the mean over the repetitions that recorded it: dead tuples of the workload\'s table (peak and last sample), its size (pg_total_relation_size, last sample), the WAL the whole server wrote over the load (its insert position at the start and the end; recorded runs since it was added), the WAL the run\'s vacuums wrote themselves (their reports), the sidecar\'s vacuums that ended and the seconds they took (events), autovacuums (the server log when it was read, else the samples\' vacuum progress); a figure not recorded is n/a, never 0'
+  throughput:
+    "a run's summary.json throughput; of repetitions, their requests done / their seconds of load together " +
+    "(each repetition's own for the interval)",
+  latency:
+    'percentiles of every request of every repetition, from their raw histograms added bucket by bucket ' +
+    "(summary.json's histograms), never an average of percentiles; per request type and over all types",
+  failures:
+    'per run, the mean over the repetitions: failed (every failed request), unexpected ' +
+    "(summary.json's unexpected_failures), expected (the others: injected errors)",
+  server:
+    "per run, the mean over the repetitions that recorded it: dead tuples of the workload's table " +
+    '(peak and last sample), its size (pg_total_relation_size, last sample), the WAL the whole server wrote over ' +
+    'the load (its insert position at the start and the end; recorded runs since it was added), ' +
+    "the WAL the run's vacuums wrote themselves (their reports), the sidecar's vacuums that ended and the " +
+    'seconds they took (events), autovacuums (the server log when it was read, ' +
+    "else the samples' vacuum progress); a figure not recorded is n/a, never 0"
 }
 
 /** @type {Figure[]} */
@@ -59,7 +72,7 @@ const SERVER = [
  * @param {string} type   a request type, or 'all'
  * @param {string} percentile   p50 … p99.9
  */
-export function latencyKey (type, percentile) {
+export function latencyKey(type, percentile) {
   return `latency.${type}.${percentile}`
 }
 
@@ -69,12 +82,19 @@ export function latencyKey (type, percentile) {
  * @param {EntryFigures[]} entries
  * @returns {Figure[]}
  */
-export function figureList (entries) {
+export function figureList(entries) {
   const types = [...new Set(entries.flatMap(e => e.types))]
   /** @type {Figure[]} */
   const latency = []
   for (const type of [ALL_TYPES, ...types]) {
-    for (const [name] of PERCENTILES) latency.push({ key: latencyKey(type, name), group: 'latency', label: `${type === ALL_TYPES ? 'all types' : type} ${name}`, unit: 'us', better: 'lower' })
+    for (const [name] of PERCENTILES)
+      latency.push({
+        key: latencyKey(type, name),
+        group: 'latency',
+        label: `${type === ALL_TYPES ? 'all types' : type} ${name}`,
+        unit: 'us',
+        better: 'lower'
+      })
   }
   return [...LOAD, ...latency, ...FAILURES, ...SERVER]
 }
@@ -84,7 +104,7 @@ export function figureList (entries) {
  * @param {import('./read-entries.js').Entry} entry
  * @returns {EntryFigures}
  */
-export function entryFigures (entry) {
+export function entryFigures(entry) {
   const latency = entryLatency(entry.summaries)
   const perRun = entry.runs.map((run, i) => runFigures(run, entry.summaries[i]))
   /** @type {Record<string, number | null>} */
@@ -93,7 +113,12 @@ export function entryFigures (entry) {
   const repetitions = {}
   const elapsed = perRun.reduce((n, r) => n + r.elapsed_s, 0)
   // one run: its summary's figure, exactly; repetitions: their requests over their seconds together
-  values.throughput = perRun.length === 1 ? perRun[0].throughput : elapsed > 0 ? roundOrNull(perRun.reduce((n, r) => n + r.done, 0) / elapsed, 1) : null
+  values.throughput =
+    perRun.length === 1
+      ? perRun[0].throughput
+      : elapsed > 0
+        ? roundOrNull(perRun.reduce((n, r) => n + r.done, 0) / elapsed, 1)
+        : null
   repetitions.throughput = perRun.map(r => r.throughput)
   for (const type of [ALL_TYPES, ...latency.types]) {
     for (const [name] of PERCENTILES) {
@@ -104,7 +129,7 @@ export function entryFigures (entry) {
   }
   for (const figure of [...FAILURES, ...SERVER]) {
     const key = /** @type {keyof import('./run-figures.js').RunFigures} */ (figure.key)
-    const reps = perRun.map(r => r[key]).map(v => isNumber(v) ? v : null)
+    const reps = perRun.map(r => r[key]).map(v => (isNumber(v) ? v : null))
     repetitions[figure.key] = reps
     values[figure.key] = roundOrNull(mean(reps), figure.unit === 'seconds' ? 3 : 1)
   }

@@ -8,7 +8,12 @@ import { histogramFromJson } from '../summary/histogram-field.js'
 // computed from.
 
 /** The percentiles compared, and their quantiles. */
-export const PERCENTILES = /** @type {const} */ ([['p50', 0.5], ['p95', 0.95], ['p99', 0.99], ['p99.9', 0.999]])
+export const PERCENTILES = /** @type {const} */ ([
+  ['p50', 0.5],
+  ['p95', 0.95],
+  ['p99', 0.99],
+  ['p99.9', 0.999]
+])
 
 /** @typedef {Record<string, number | null>} Percentiles  p50 … p99.9, µs; null: no request */
 
@@ -26,12 +31,15 @@ export const ALL_TYPES = 'all'
  * @param {Record<string, any>[]} summaries   one per repetition, checked (read-entries.js)
  * @returns {EntryLatency}
  */
-export function entryLatency (summaries) {
+export function entryLatency(summaries) {
   const merged = mergeHistograms(summaries)
   const types = [...merged.byType].filter(([, h]) => h.count > 0).map(([type]) => type)
   /** @type {Record<string, Percentiles>} */
   const mergedPercentiles = { [ALL_TYPES]: percentiles(merged.latency) }
-  for (const type of types) mergedPercentiles[type] = percentiles(/** @type {import('../metrics/log-histogram.js').LogHistogram} */ (merged.byType.get(type)))
+  for (const type of types)
+    mergedPercentiles[type] = percentiles(
+      /** @type {import('../metrics/log-histogram.js').LogHistogram} */ (merged.byType.get(type))
+    )
   const repetitions = summaries.map(summary => {
     const h = summary.histograms
     /** @type {Record<string, Percentiles>} */
@@ -49,7 +57,7 @@ export function entryLatency (summaries) {
  * @param {import('../metrics/log-histogram.js').LogHistogram} h
  * @returns {Percentiles}
  */
-function percentiles (h) {
+function percentiles(h) {
   /** @type {Percentiles} */
   const out = {}
   for (const [name, q] of PERCENTILES) {
@@ -60,6 +68,6 @@ function percentiles (h) {
 }
 
 /** @returns {Percentiles} */
-function empty () {
+function empty() {
   return Object.fromEntries(PERCENTILES.map(([name]) => [name, null]))
 }

@@ -25,8 +25,13 @@ import { resolveEntryPath } from './entry-paths.js'
  * @param {{ force?: boolean }} [options]
  * @returns {Promise<Entry[]>}
  */
-export async function readEntries (args, { force = false } = {}) {
-  if (args.length < 2) throw new InputError(`compare: give at least two entries (run directories or EXPDIR:VARIANT), the first the baseline; got ${args.length}`)
+export async function readEntries(args, { force = false } = {}) {
+  if (args.length < 2) {
+    throw new InputError(
+      `compare: give at least two entries (run directories or EXPDIR:VARIANT), the first the baseline; ` +
+        `got ${args.length}`
+    )
+  }
   const sources = []
   for (const arg of args) sources.push(await resolveEntryPath(arg))
   /** @type {Entry[]} */
@@ -36,8 +41,20 @@ export async function readEntries (args, { force = false } = {}) {
     for (const dir of source.runDirs) runs.push(await readRun(dir))
     const summaries = runs.map(run => checkedSummary(run))
     const workloads = [...new Set(runs.map((run, j) => String(summaries[j].workload ?? run.info.workload)))]
-    if (workloads.length > 1 && !force) throw new InputError(`compare: the repetitions of ${source.arg} ran different workloads (${workloads.join(', ')}); --force compares them anyway`)
-    entries.push({ letter: letterOf(i), source, name: entryName(source), workload: workloads.join(' | '), runs, summaries })
+    if (workloads.length > 1 && !force) {
+      throw new InputError(
+        `compare: the repetitions of ${source.arg} ran different workloads (${workloads.join(', ')}); ` +
+          `--force compares them anyway`
+      )
+    }
+    entries.push({
+      letter: letterOf(i),
+      source,
+      name: entryName(source),
+      workload: workloads.join(' | '),
+      runs,
+      summaries
+    })
   }
   checkTogether(entries, force)
   return entries
@@ -47,14 +64,15 @@ export async function readEntries (args, { force = false } = {}) {
  * A, B … Z, then A2, B2 …
  * @param {number} i
  */
-export function letterOf (i) {
+export function letterOf(i) {
   const letter = String.fromCharCode(65 + (i % 26))
   return i < 26 ? letter : `${letter}${Math.floor(i / 26) + 1}`
 }
 
 /** @param {import('./entry-paths.js').EntryPath} source */
-function entryName (source) {
-  if (source.kind === 'variant') return `${path.basename(path.resolve(/** @type {string} */ (source.experiment)))}:${source.variant}`
+function entryName(source) {
+  if (source.kind === 'variant')
+    return `${path.basename(path.resolve(/** @type {string} */ (source.experiment)))}:${source.variant}`
   return path.basename(path.resolve(source.dir))
 }
 
@@ -63,12 +81,18 @@ function entryName (source) {
  * @param {import('../results/read.js').RunData} run
  * @returns {Record<string, any>}
  */
-function checkedSummary (run) {
+function checkedSummary(run) {
   const summary = run.summary
   const where = path.join(run.dir, 'summary.json')
-  if (!summary || typeof summary !== 'object' || typeof summary.requests !== 'object' || summary.requests === null) throw new InputError(`compare: ${where} is not a run's summary`)
+  if (!summary || typeof summary !== 'object' || typeof summary.requests !== 'object' || summary.requests === null) {
+    throw new InputError(`compare: ${where} is not a run's summary`)
+  }
   const histograms = summary.histograms
-  if (!histograms || typeof histograms.scheme !== 'string') throw new InputError(`compare: ${where} keeps no raw histograms (written by an older pgloadgen): its percentiles cannot be merged`)
+  if (!histograms || typeof histograms.scheme !== 'string') {
+    throw new InputError(
+      `compare: ${where} keeps no raw histograms (written by an older pgloadgen): its percentiles cannot be merged`
+    )
+  }
   try {
     histogramFromJson(histograms.latency, 'latency')
     for (const [type, h] of Object.entries(histograms.latency_by_type ?? {})) histogramFromJson(h, `latency of ${type}`)
@@ -83,20 +107,26 @@ function checkedSummary (run) {
  * @param {Entry[]} entries
  * @param {boolean} force
  */
-function checkTogether (entries, force) {
+function checkTogether(entries, force) {
   const [first, ...others] = entries
   const scheme = first.summaries[0].histograms.scheme
   for (const entry of entries) {
     for (const [j, summary] of entry.summaries.entries()) {
       if (summary.histograms.scheme !== scheme) {
-        throw new InputError(`compare: ${entry.runs[j].dir} and ${first.runs[0].dir} have histograms of different bucket schemes (${summary.histograms.scheme}, ${scheme}): their percentiles do not compare`)
+        throw new InputError(
+          `compare: ${entry.runs[j].dir} and ${first.runs[0].dir} have histograms of different bucket schemes ` +
+            `(${summary.histograms.scheme}, ${scheme}): their percentiles do not compare`
+        )
       }
     }
   }
   if (force) return
   for (const other of others) {
     if (other.workload !== first.workload) {
-      throw new InputError(`compare: ${first.source.arg} ran the ${first.workload} workload, ${other.source.arg} ${other.workload}: --force compares them anyway`)
+      throw new InputError(
+        `compare: ${first.source.arg} ran the ${first.workload} workload, ${other.source.arg} ${other.workload}: ` +
+          `--force compares them anyway`
+      )
     }
   }
 }

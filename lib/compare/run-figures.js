@@ -18,7 +18,8 @@ import { runVacuumCosts } from '../results/vacuum-costs.js'
  * @property {number | null} dead_tuples_peak    highest dead-tuple count of the table in the samples
  * @property {number | null} dead_tuples_end     in the last sample that has it
  * @property {number | null} table_bytes_end     pg_total_relation_size in the last sample that has it
- * @property {number | null} server_wal_bytes    WAL the whole server wrote over the load (summary.json's server_wal_bytes)
+ * @property {number | null} server_wal_bytes    WAL the whole server wrote over the load (summary.json's
+ *   server_wal_bytes)
  * @property {number | null} vacuum_wal_bytes    WAL the run's vacuums wrote themselves (their reports)
  * @property {number} vacuums                    the sidecar's vacuums that ended (events)
  * @property {number} vacuum_s                   the seconds they took
@@ -31,14 +32,16 @@ import { runVacuumCosts } from '../results/vacuum-costs.js'
  * @param {Record<string, any>} summary   its summary.json, checked
  * @returns {RunFigures}
  */
-export function runFigures (run, summary) {
+export function runFigures(run, summary) {
   const requests = Object.values(/** @type {Record<string, any>} */ (summary.requests))
   const done = requests.reduce((n, r) => n + (Number(r?.done) || 0), 0)
   const failed = requests.reduce((n, r) => n + (Number(r?.failed) || 0), 0)
   const unexpected = isNumber(summary.unexpected_failures) ? summary.unexpected_failures : null
   const whole = runWhole(run)
   const ends = run.events.filter(e => e.kind === 'end' && /^vacuum/.test(e.action))
-  const costs = runVacuumCosts(run).map(v => v.cost?.wal_bytes).filter(isNumber)
+  const costs = runVacuumCosts(run)
+    .map(v => v.cost?.wal_bytes)
+    .filter(isNumber)
   const autovacuums = autovacuumCount(summary, whole)
   return {
     done,
@@ -68,12 +71,22 @@ export function runFigures (run, summary) {
  * @param {import('../results/whole-run.js').RunWhole} whole
  * @returns {{ count: number | null, source: string | null }}
  */
-function autovacuumCount (summary, whole) {
-  if (typeof summary.autovacuum_source === 'string' && summary.autovacuum_source.startsWith('the server log') && Array.isArray(summary.vacuums)) {
-    return { count: summary.vacuums.filter((/** @type {any} */ v) => /^autovacuum/.test(String(v?.action))).length, source: 'server log' }
+function autovacuumCount(summary, whole) {
+  if (
+    typeof summary.autovacuum_source === 'string' &&
+    summary.autovacuum_source.startsWith('the server log') &&
+    Array.isArray(summary.vacuums)
+  ) {
+    return {
+      count: summary.vacuums.filter((/** @type {any} */ v) => /^autovacuum/.test(String(v?.action))).length,
+      source: 'server log'
+    }
   }
   if (whole.autovacuum_runs === null) return { count: null, source: null }
-  return { count: whole.autovacuum_runs, source: whole.autovacuum_source === 'samples' ? 'samples (vacuum progress)' : whole.autovacuum_source }
+  return {
+    count: whole.autovacuum_runs,
+    source: whole.autovacuum_source === 'samples' ? 'samples (vacuum progress)' : whole.autovacuum_source
+  }
 }
 
 /**
@@ -81,7 +94,7 @@ function autovacuumCount (summary, whole) {
  * @param {unknown[]} values
  * @returns {number | null}
  */
-function lastOf (values) {
+function lastOf(values) {
   for (let i = values.length - 1; i >= 0; i--) {
     const value = values[i]
     if (isNumber(value)) return value

@@ -23,9 +23,16 @@ import { bootstrapMean, intervalSide, LEVEL, MIN_REPETITIONS, RESAMPLES, SEED } 
  */
 
 export const VERDICT_METHOD = {
-  ratio: 'the entry\'s figure / the baseline\'s (A\'s)',
-  interval: `${LEVEL * 100} % percentile bootstrap interval of the mean of an entry's per-repetition values (${RESAMPLES} resamples, seed ${SEED}: lib/results/statistics.js), divided by the baseline's figure; it needs at least ${MIN_REPETITIONS} repetitions with the figure`,
-  verdict: `better or worse only where the entry's interval and the baseline's do not overlap (higher or lower for a count that is neither better nor worse); "cannot tell apart" where they overlap; "no interval" where either has fewer than ${MIN_REPETITIONS} repetitions; "n/a" where either did not record the figure`
+  ratio: "the entry's figure / the baseline's (A's)",
+  interval:
+    `${LEVEL * 100} % percentile bootstrap interval of the mean of an entry's per-repetition values ` +
+    `(${RESAMPLES} resamples, seed ${SEED}: lib/results/statistics.js), divided by the baseline's figure; ` +
+    `it needs at least ${MIN_REPETITIONS} repetitions with the figure`,
+  verdict:
+    `better or worse only where the entry's interval and the baseline's do not overlap ` +
+    `(higher or lower for a count that is neither better nor worse); "cannot tell apart" where they overlap; ` +
+    `"no interval" where either has fewer than ${MIN_REPETITIONS} repetitions; "n/a" where either did not ` +
+    `record the figure`
 }
 
 /**
@@ -34,7 +41,7 @@ export const VERDICT_METHOD = {
  * @param {import('./figures.js').EntryFigures} entry
  * @returns {Record<string, FigureComparison>}
  */
-export function compareFigures (figures, baseline, entry) {
+export function compareFigures(figures, baseline, entry) {
   /** @type {Record<string, FigureComparison>} */
   const out = {}
   for (const figure of figures) {
@@ -44,7 +51,10 @@ export function compareFigures (figures, baseline, entry) {
     const ib = bootstrapMean(entry.repetitions[figure.key] ?? [])
     const scale = isNumber(a) && a !== 0 ? a : null
     /** @param {import('../results/statistics.js').Interval | null} i */
-    const scaled = (i) => i && i.low !== null && i.high !== null && scale !== null ? /** @type {[number, number]} */ ([roundOne(i.low / scale, 4), roundOne(i.high / scale, 4)]) : null
+    const scaled = i =>
+      i && i.low !== null && i.high !== null && scale !== null
+        ? /** @type {[number, number]} */ ([roundOne(i.low / scale, 4), roundOne(i.high / scale, 4)])
+        : null
     out[figure.key] = {
       ratio: isNumber(b) && scale !== null ? roundOne(b / scale, 4) : null,
       interval: scaled(ib),
@@ -63,7 +73,7 @@ export function compareFigures (figures, baseline, entry) {
  * @param {import('../results/statistics.js').Interval | null} b   the entry's
  * @returns {VerdictWord}
  */
-function verdict (figure, a, b) {
+function verdict(figure, a, b) {
   if (!a || !b) return 'n/a'
   if (a.low === null || a.high === null || b.low === null || b.high === null) return 'no interval'
   const side = intervalSide([a.low, a.high], [b.low, b.high])

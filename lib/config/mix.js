@@ -18,7 +18,7 @@ import { quote } from '../helpers/quote.js'
  * @param {string} [flag]  how the mix was given, for errors
  * @returns {Mix}
  */
-export function parseMix (text, types, flag = '--mix') {
+export function parseMix(text, types, flag = '--mix') {
   const weights = types.map(() => 0)
   const seen = new Set()
   for (const part of String(text).split(',')) {
@@ -32,7 +32,9 @@ export function parseMix (text, types, flag = '--mix') {
     if (seen.has(type)) throw new InputError(`${flag}: request type ${quote(type)} given twice`)
     seen.add(type)
     const weight = Number(weightText)
-    if (!Number.isFinite(weight) || weightText.trim() === '') throw new InputError(`${flag}: weight of ${type} is not a number: ${quote(weightText)}`)
+    if (!Number.isFinite(weight) || weightText.trim() === '') {
+      throw new InputError(`${flag}: weight of ${type} is not a number: ${quote(weightText)}`)
+    }
     if (weight < 0) throw new InputError(`${flag}: weight of ${type} is negative: ${weight}`)
     weights[index] = weight
   }
@@ -45,12 +47,16 @@ export function parseMix (text, types, flag = '--mix') {
  * @param {string} [flag]
  * @returns {Mix}
  */
-export function mixOf (types, weights, flag = '--mix') {
+export function mixOf(types, weights, flag = '--mix') {
   const total = weights.reduce((a, b) => a + b, 0)
   if (!(total > 0)) throw new InputError(`${flag}: all weights are zero`)
   // Shares are weights over their total: a total beyond the largest double
   // would make every share 0 (1e308 + 1e308 is Infinity).
-  if (!Number.isFinite(total)) throw new InputError(`${flag}: the weights add up to more than ${Number.MAX_VALUE}; give smaller ones (only their ratios count)`)
+  if (!Number.isFinite(total)) {
+    throw new InputError(
+      `${flag}: the weights add up to more than ${Number.MAX_VALUE}; give smaller ones (only their ratios count)`
+    )
+  }
   const cumulative = new Float64Array(weights.length)
   let sum = 0
   for (let i = 0; i < weights.length; i++) {
@@ -66,7 +72,7 @@ export function mixOf (types, weights, flag = '--mix') {
  * @param {Mix} mix
  * @param {number} r
  */
-export function pickType (mix, r) {
+export function pickType(mix, r) {
   const c = mix.cumulative
   let i = 0
   while (r >= c[i]) i++
@@ -77,6 +83,6 @@ export function pickType (mix, r) {
  * Every type with its weight, in the workload's order: "a=60,b=0,…".
  * @param {Mix} mix
  */
-export function formatMix (mix) {
+export function formatMix(mix) {
   return mix.types.map((type, i) => `${type}=${mix.weights[i]}`).join(',')
 }

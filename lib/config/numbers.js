@@ -7,11 +7,13 @@ import { quote } from '../helpers/quote.js'
  * @param {string} flag
  * @param {{ min?: number, max?: number }} [range]
  */
-export function parseInteger (value, flag, { min = 1, max = Number.MAX_SAFE_INTEGER } = {}) {
+export function parseInteger(value, flag, { min = 1, max = Number.MAX_SAFE_INTEGER } = {}) {
   const text = String(value).trim()
   if (!/^-?\d+$/.test(text)) throw new InputError(`${flag} must be a whole number, got ${quote(value)}`)
   const n = Number(text)
-  if (!(n >= min && n <= max)) throw new InputError(`${flag} must be between ${min} and ${max}, got ${quote(text, 40).slice(1, -1)}`)
+  if (!(n >= min && n <= max)) {
+    throw new InputError(`${flag} must be between ${min} and ${max}, got ${quote(text, 40).slice(1, -1)}`)
+  }
   return n
 }
 
@@ -28,11 +30,16 @@ export const MAX_RUN_S = 10 * 365 * 86400
  * @param {string} flag
  * @param {{ max?: number }} [limits]
  */
-export function parseDuration (value, flag, { max = MAX_TIMER_S } = {}) {
+export function parseDuration(value, flag, { max = MAX_TIMER_S } = {}) {
   const match = /^(\d+(?:\.\d+)?)\s*([smhd]?)$/.exec(String(value).trim())
   if (!match) throw new InputError(`${flag} must be a duration in seconds (or with s, m, h, d), got ${quote(value)}`)
   const seconds = Number(match[1]) * DURATION_UNITS[/** @type {keyof typeof DURATION_UNITS} */ (match[2])]
   if (!(seconds > 0)) throw new InputError(`${flag} must be positive, got ${quote(value)}`)
-  if (!(seconds <= max)) throw new InputError(`${flag} must be at most ${max} seconds (${max === MAX_TIMER_S ? 'about 24 days' : `${Math.round(max / 86400 / 365)} years`}), got ${quote(value)}`)
+  if (!(seconds <= max)) {
+    throw new InputError(
+      `${flag} must be at most ${max} seconds ` +
+        `(${max === MAX_TIMER_S ? 'about 24 days' : `${Math.round(max / 86400 / 365)} years`}), got ${quote(value)}`
+    )
+  }
   return seconds
 }

@@ -18,18 +18,24 @@ const SSL_FILES = ['sslrootcert', 'sslcert', 'sslkey']
  * @param {string} text
  * @returns {PgTarget}
  */
-export function parsePgUrl (text) {
-  if (typeof text !== 'string' || text.trim() === '') throw new InputError('PostgreSQL URL is empty (expected postgres://user@host:port/database)')
+export function parsePgUrl(text) {
+  if (typeof text !== 'string' || text.trim() === '') {
+    throw new InputError('PostgreSQL URL is empty (expected postgres://user@host:port/database)')
+  }
   /** @type {URL} */
   let url
   try {
     url = new URL(text)
   } catch (err) {
-    throw new InputError(`malformed PostgreSQL URL (expected postgres://user@host:port/database): ` +
-      printable(redactLoose(text)), { cause: err })
+    throw new InputError(
+      `malformed PostgreSQL URL (expected postgres://user@host:port/database): ` + printable(redactLoose(text)),
+      { cause: err }
+    )
   }
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-    throw new InputError(`PostgreSQL URL must start with postgres:// or postgresql://, got ${printable(url.protocol)}//…`)
+    throw new InputError(
+      `PostgreSQL URL must start with postgres:// or postgresql://, got ${printable(url.protocol)}//…`
+    )
   }
   if (url.hostname === '' && !url.searchParams.has('host')) {
     throw new InputError('PostgreSQL URL has no host')
@@ -45,14 +51,16 @@ export function parsePgUrl (text) {
  * The SSL parameters, checked before anything connects.
  * @param {URLSearchParams} params
  */
-function checkSsl (params) {
+function checkSsl(params) {
   const mode = params.get('sslmode')
   if (mode !== null && !SSL_MODES.has(mode)) {
     throw new InputError(`PostgreSQL URL has an unknown sslmode ${quote(mode)} (${[...SSL_MODES].join(', ')})`)
   }
   // As libpq: verify-ca without a root certificate has nothing to verify with.
   if (mode === 'verify-ca' && !params.has('sslrootcert')) {
-    throw new InputError('PostgreSQL URL has sslmode=verify-ca but no sslrootcert=FILE (the CA that signed the server\'s certificate)')
+    throw new InputError(
+      "PostgreSQL URL has sslmode=verify-ca but no sslrootcert=FILE (the CA that signed the server's certificate)"
+    )
   }
   for (const name of SSL_FILES) {
     const file = params.get(name)
@@ -73,7 +81,7 @@ function checkSsl (params) {
  * @param {string} text
  * @param {URLSearchParams} params
  */
-function withLibpqSsl (text, params) {
+function withLibpqSsl(text, params) {
   if (!params.has('sslmode') || params.has('uselibpqcompat')) return text
   const [beforeFragment, fragment] = text.split('#', 2)
   const query = `${beforeFragment.replace(/([?&])sslmode=allow(?=&|$)/, '$1sslmode=disable')}${beforeFragment.includes('?') ? '&' : '?'}uselibpqcompat=true`
@@ -84,7 +92,7 @@ function withLibpqSsl (text, params) {
  * @param {URL} url
  * @returns {string}
  */
-export function redactUrl (url) {
+export function redactUrl(url) {
   const copy = new URL(url.href)
   copy.password = ''
   for (const name of [...copy.searchParams.keys()]) {
@@ -101,7 +109,7 @@ export function redactUrl (url) {
  * parameter.
  * @param {string} text
  */
-function redactLoose (text) {
+function redactLoose(text) {
   const at = text.lastIndexOf('@')
   return (at === -1 ? text : `…${text.slice(at)}`).replace(/([?&](?:password|sslpassword)=)[^&#]*/gi, '$1…')
 }

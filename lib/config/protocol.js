@@ -11,7 +11,9 @@ import { quote } from '../helpers/quote.js'
  * @param {string} value
  * @returns {Protocol}
  */
-export function parseProtocol (value) {
-  if (value !== 'prepared' && value !== 'extended' && value !== 'simple') throw new InputError(`--protocol (-M) must be simple, extended or prepared, got ${quote(value)}`)
+export function parseProtocol(value) {
+  if (value !== 'prepared' && value !== 'extended' && value !== 'simple') {
+    throw new InputError(`--protocol (-M) must be simple, extended or prepared, got ${quote(value)}`)
+  }
   return value
 }

@@ -25,16 +25,21 @@ const STAGE = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?:(\d+(?:\.\d+)?)$/
  *   whole: targets are numbers of clients; max: the largest target; maxSeconds: the longest total
  * @returns {Stage[]}
  */
-export function parseStages (text, { whole, max, maxSeconds, refuse }) {
+export function parseStages(text, { whole, max, maxSeconds, refuse }) {
   const form = 'must be stages like 30s:8,2m:32,30s:0 (a duration and a target each)'
   if (typeof text !== 'string' || text.trim() === '') throw refuse(form)
   const stages = text.split(',').map((part, i) => {
     const match = STAGE.exec(part.trim())
     if (!match) throw refuse(`${form}; stage ${i + 1} is ${quote(part.trim(), 20)}`)
     const target = Number(match[3])
-    if (whole && !Number.isInteger(target)) throw refuse(`must have whole numbers of clients as targets (stage ${i + 1}; with --rate they are requests/s)`)
+    if (whole && !Number.isInteger(target)) {
+      throw refuse(`must have whole numbers of clients as targets (stage ${i + 1}; with --rate they are requests/s)`)
+    }
     if (target > max) throw refuse(`must have targets of at most ${max} (stage ${i + 1})`)
-    return { seconds: Number(match[1]) * DURATION_UNITS[/** @type {keyof typeof DURATION_UNITS} */ (match[2] ?? '')], target }
+    return {
+      seconds: Number(match[1]) * DURATION_UNITS[/** @type {keyof typeof DURATION_UNITS} */ (match[2] ?? '')],
+      target
+    }
   })
   const total = stagesSeconds(stages)
   if (!(total > 0)) throw refuse('must last more than 0 s in all')
@@ -43,7 +48,7 @@ export function parseStages (text, { whole, max, maxSeconds, refuse }) {
 }
 
 /** @param {readonly Stage[]} stages */
-export function stagesSeconds (stages) {
+export function stagesSeconds(stages) {
   return stages.reduce((sum, stage) => sum + stage.seconds, 0)
 }
 
@@ -53,7 +58,7 @@ export function stagesSeconds (stages) {
  * @param {number} from
  * @returns {Profile}
  */
-export function profileOf (stages, from) {
+export function profileOf(stages, from) {
   /** @type {Profile} */
   const points = [{ atS: 0, value: from }]
   let at = 0
@@ -69,11 +74,11 @@ export function profileOf (stages, from) {
  * @param {Profile} profile
  * @param {number} tS
  */
-export function valueAt (profile, tS) {
+export function valueAt(profile, tS) {
   for (let i = 1; i < profile.length; i++) {
     const a = profile[i - 1]
     const b = profile[i]
-    if (tS < b.atS) return tS <= a.atS ? a.value : a.value + (b.value - a.value) * (tS - a.atS) / (b.atS - a.atS)
+    if (tS < b.atS) return tS <= a.atS ? a.value : a.value + ((b.value - a.value) * (tS - a.atS)) / (b.atS - a.atS)
   }
   return profile[profile.length - 1].value
 }
@@ -83,14 +88,14 @@ export function valueAt (profile, tS) {
  * @param {Profile} profile
  * @param {number} tS
  */
-export function areaUntil (profile, tS) {
+export function areaUntil(profile, tS) {
   let area = 0
   for (let i = 1; i < profile.length; i++) {
     const a = profile[i - 1]
     const b = profile[i]
     if (tS <= a.atS) return area
     const end = Math.min(tS, b.atS)
-    area += (a.value + valueAt(profile, end)) / 2 * (end - a.atS)
+    area += ((a.value + valueAt(profile, end)) / 2) * (end - a.atS)
   }
   const last = profile[profile.length - 1]
   return tS > last.atS ? area + last.value * (tS - last.atS) : area
@@ -102,19 +107,19 @@ export function areaUntil (profile, tS) {
  * @param {Profile} profile
  * @param {number} area
  */
-export function timeOfArea (profile, area) {
+export function timeOfArea(profile, area) {
   if (area <= 0) return firstPositive(profile)
   let left = area
   for (let i = 1; i < profile.length; i++) {
     const a = profile[i - 1]
     const b = profile[i]
     const width = b.atS - a.atS
-    const piece = (a.value + b.value) / 2 * width
+    const piece = ((a.value + b.value) / 2) * width
     if (piece >= left && piece > 0) {
       // a.value·x + slope·x²/2 = left, solved in the form that stays exact when the slope is 0
       const slope = (b.value - a.value) / width
       const root = Math.sqrt(Math.max(0, a.value * a.value + 2 * slope * left))
-      return a.atS + Math.min(width, 2 * left / (a.value + root))
+      return a.atS + Math.min(width, (2 * left) / (a.value + root))
     }
     left -= piece
   }
@@ -126,7 +131,7 @@ export function timeOfArea (profile, area) {
  * Where the profile first rises above 0 (0 if it starts above).
  * @param {Profile} profile
  */
-function firstPositive (profile) {
+function firstPositive(profile) {
   if (profile[0].value > 0) return 0
   for (let i = 1; i < profile.length; i++) if (profile[i].value > 0) return profile[i - 1].atS
   return Infinity
@@ -145,7 +150,7 @@ export class ConcurrencyRamp {
    * @param {{ profile: Profile, apply: (clients: number) => void, current: () => number, originMs?: number }} options
    *   originMs: when the profile's second 0 is (Date.now() clock; default now)
    */
-  constructor ({ profile, apply, current, originMs = Date.now() }) {
+  constructor({ profile, apply, current, originMs = Date.now() }) {
     this.profile = profile
     this.apply = apply
     this.current = current
@@ -158,16 +163,16 @@ export class ConcurrencyRamp {
   }
 
   /** The clients the profile asks for now. */
-  target () {
+  target() {
     return Math.round(valueAt(this.profile, (Date.now() - this.originMs) / 1000))
   }
 
-  start () {
+  start() {
     this.follow()
     return this
   }
 
-  follow () {
+  follow() {
     const clients = this.target()
     if (clients !== this.applied) {
       this.applied = clients
@@ -179,7 +184,7 @@ export class ConcurrencyRamp {
     this.timer = setTimeout(() => this.follow(), Math.max(0, this.originMs + this.ticks * TICK_MS - Date.now()))
   }
 
-  stop () {
+  stop() {
     if (this.timer) clearTimeout(this.timer)
     this.timer = null
   }

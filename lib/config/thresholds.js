@@ -21,9 +21,11 @@ import { quote } from '../helpers/quote.js'
  * @typedef {object} FigureSpec
  * @property {FigureKind} kind
  * @property {boolean} perType     may be scoped to a request type (type:figure)
- * @property {boolean} [growing]   only ever grows during a run: once past an upper limit it cannot come back (--threshold-abort decides at once)
+ * @property {boolean} [growing]   only ever grows during a run: once past an upper limit it cannot come back
+ *   (--threshold-abort decides at once)
  * @property {number} [quantile]   a latency percentile: the quantile it is
- * @property {'lag' | 'open'} [needs]  lag: only runs on a schedule (open loop or paced clients) have it; open: only the open loop
+ * @property {'lag' | 'open'} [needs]  lag: only runs on a schedule (open loop or paced clients) have it; open: only the
+ *   open loop
  * @property {string} describe
  */
 
@@ -33,7 +35,8 @@ export const QUANTILES = Object.freeze({ p50: 0.5, p90: 0.9, p95: 0.95, p99: 0.9
 /** @type {Record<string, FigureSpec>} */
 const figures = {}
 // in the order a refusal lists them: latencies, counts, then the schedule's and the audit
-for (const [name, q] of Object.entries(QUANTILES)) figures[name] = { kind: 'latency', perType: true, quantile: q, describe: `${name} latency` }
+for (const [name, q] of Object.entries(QUANTILES))
+  figures[name] = { kind: 'latency', perType: true, quantile: q, describe: `${name} latency` }
 Object.assign(figures, {
   max: { kind: 'latency', perType: true, growing: true, describe: 'the longest latency' },
   mean: { kind: 'latency', perType: true, describe: 'the mean latency' },
@@ -41,15 +44,42 @@ Object.assign(figures, {
   done: { kind: 'count', perType: true, growing: true, describe: 'requests done, ok or not' },
   failed: { kind: 'count', perType: true, growing: true, describe: 'requests that failed' },
   failed_rate: { kind: 'ratio', perType: true, describe: 'failed requests over requests done' },
-  timeouts: { kind: 'count', perType: true, growing: true, describe: 'requests that got no answer within --request-timeout' },
-  unexpected_failures: { kind: 'count', perType: false, growing: true, describe: 'failures other than those a type expects' },
+  timeouts: {
+    kind: 'count',
+    perType: true,
+    growing: true,
+    describe: 'requests that got no answer within --request-timeout'
+  },
+  unexpected_failures: {
+    kind: 'count',
+    perType: false,
+    growing: true,
+    describe: 'failures other than those a type expects'
+  },
   reconnects: { kind: 'count', perType: false, growing: true, describe: 'connections opened again after one broke' }
 })
-for (const [name, q] of Object.entries(QUANTILES)) figures[`lag_${name}`] = { kind: 'latency', perType: false, quantile: q, needs: 'lag', describe: `${name} schedule lag` }
+for (const [name, q] of Object.entries(QUANTILES))
+  figures[`lag_${name}`] = {
+    kind: 'latency',
+    perType: false,
+    quantile: q,
+    needs: 'lag',
+    describe: `${name} schedule lag`
+  }
 Object.assign(figures, {
   lag_max: { kind: 'latency', perType: false, growing: true, needs: 'lag', describe: 'the longest schedule lag' },
-  skipped: { kind: 'count', perType: false, growing: true, needs: 'open', describe: 'open loop: intended starts skipped (--max-lag)' },
-  audit: { kind: 'verdict', perType: false, describe: 'the acknowledged-write audit: exact when it was checked and nothing acknowledged is missing or vanished' }
+  skipped: {
+    kind: 'count',
+    perType: false,
+    growing: true,
+    needs: 'open',
+    describe: 'open loop: intended starts skipped (--max-lag)'
+  },
+  audit: {
+    kind: 'verdict',
+    perType: false,
+    describe: 'the acknowledged-write audit: exact when it was checked and nothing acknowledged is missing or vanished'
+  }
 })
 
 /** Every figure a threshold may name, by name. */
@@ -91,7 +121,7 @@ const LATENCY_UNITS = Object.freeze({ us: 1, µs: 1, ms: 1000, s: 1e6 })
  * @param {ThresholdContext & { label?: string }} [context]
  * @returns {Threshold[]}
  */
-export function parseThresholds (value, { label = '--threshold', ...context } = {}) {
+export function parseThresholds(value, { label = '--threshold', ...context } = {}) {
   const list = Array.isArray(value) ? value : [value]
   const parsed = list.map(item => parseThreshold(item, context, label))
   const seen = new Set()
@@ -104,7 +134,7 @@ export function parseThresholds (value, { label = '--threshold', ...context } = 
 }
 
 /** @param {Threshold} t */
-function canonical (t) {
+function canonical(t) {
   return `${t.type ?? ''}:${t.figure}${t.op}${t.limit}`
 }
 
@@ -115,10 +145,11 @@ function canonical (t) {
  * @param {string} [label]
  * @returns {Threshold}
  */
-export function parseThreshold (text, context = {}, label = '--threshold') {
+export function parseThreshold(text, context = {}, label = '--threshold') {
   const expr = typeof text === 'string' ? text.trim() : ''
   /** @param {string} problem */
-  const refuse = problem => new InputError(`${label} ${quote(typeof text === 'string' ? expr : String(text), 80)}: ${problem}`)
+  const refuse = problem =>
+    new InputError(`${label} ${quote(typeof text === 'string' ? expr : String(text), 80)}: ${problem}`)
   const grammar = 'must be [type:]figure op value, like p99<5ms or insert_row:p95<=2ms'
   if (expr === '') throw refuse(grammar)
   const at = opAt(expr)
@@ -134,10 +165,16 @@ export function parseThreshold (text, context = {}, label = '--threshold') {
   if (!spec) throw refuse(`unknown figure ${quote(written, 40)}; figures: ${Object.keys(FIGURES).join(', ')}`)
   if (type !== null) {
     if (!spec.perType) throw refuse(`${figure} is a figure of the whole run, not of a request type`)
-    if (context.types && !context.types.includes(type)) throw refuse(`the workload has no request type ${quote(type, 40)}; its types: ${context.types.join(', ')}`)
+    if (context.types && !context.types.includes(type)) {
+      throw refuse(`the workload has no request type ${quote(type, 40)}; its types: ${context.types.join(', ')}`)
+    }
   }
-  if (spec.needs === 'lag' && context.mode === 'closed') throw refuse(`${figure} needs a schedule (--rate, or a paced workload): a closed loop has no lag`)
-  if (spec.needs === 'open' && context.mode !== undefined && context.mode !== 'open') throw refuse(`${figure} needs the open loop (--rate)`)
+  if (spec.needs === 'lag' && context.mode === 'closed') {
+    throw refuse(`${figure} needs a schedule (--rate, or a paced workload): a closed loop has no lag`)
+  }
+  if (spec.needs === 'open' && context.mode !== undefined && context.mode !== 'open') {
+    throw refuse(`${figure} needs the open loop (--rate)`)
+  }
   if (figure === 'audit' && context.audits === false) throw refuse('this workload audits no acknowledged writes')
   const { limit, unit } = parseLimit(right, figure, spec, at.op, refuse)
   return { expr, type, figure, op: at.op, limit, unit }
@@ -148,7 +185,7 @@ export function parseThreshold (text, context = {}, label = '--threshold') {
  * @param {string} expr
  * @returns {{ index: number, op: Op } | null}
  */
-function opAt (expr) {
+function opAt(expr) {
   for (let i = 0; i < expr.length; i++) {
     for (const op of OPS) if (expr.startsWith(op, i)) return { index: i, op }
   }
@@ -164,10 +201,12 @@ function opAt (expr) {
  * @param {(problem: string) => Error} refuse
  * @returns {{ limit: number | string, unit: Threshold['unit'] }}
  */
-function parseLimit (text, figure, spec, op, refuse) {
+function parseLimit(text, figure, spec, op, refuse) {
   if (spec.kind === 'verdict') {
     if (op !== '==' && op !== '!=') throw refuse(`${figure} is compared with == or != (audit==exact)`)
-    if (!AUDIT_VALUES.includes(text.toLowerCase())) throw refuse(`${figure} can be ${AUDIT_VALUES.join(', ')}, not ${quote(text, 40)}`)
+    if (!AUDIT_VALUES.includes(text.toLowerCase())) {
+      throw refuse(`${figure} can be ${AUDIT_VALUES.join(', ')}, not ${quote(text, 40)}`)
+    }
     return { limit: text.toLowerCase(), unit: 'verdict' }
   }
   // the unit starts with no digit, so the number's end is never in doubt (no backtracking on long input)
@@ -184,14 +223,18 @@ function parseLimit (text, figure, spec, op, refuse) {
       return { limit: n * factor, unit: 'us' }
     }
     case 'rate':
-      if (unit !== '' && unit !== '/s') throw refuse(`unit ${quote(unit, 20)} does not fit ${figure}, requests per second (a number, or with /s)`)
+      if (unit !== '' && unit !== '/s') {
+        throw refuse(`unit ${quote(unit, 20)} does not fit ${figure}, requests per second (a number, or with /s)`)
+      }
       return { limit: n, unit: 'req/s' }
     case 'count':
       if (unit !== '') throw refuse(`unit ${quote(unit, 20)} does not fit ${figure}, a count (a whole number, no unit)`)
       if (!Number.isInteger(n)) throw refuse(`${figure} is a count: the limit must be a whole number`)
       return { limit: n, unit: 'count' }
     case 'ratio': {
-      if (unit !== '' && unit !== '%') throw refuse(`unit ${quote(unit, 20)} does not fit ${figure}, a fraction (0.01) or a percentage (1%)`)
+      if (unit !== '' && unit !== '%') {
+        throw refuse(`unit ${quote(unit, 20)} does not fit ${figure}, a fraction (0.01) or a percentage (1%)`)
+      }
       const fraction = unit === '%' ? n / 100 : n
       if (fraction > 1) throw refuse(`${figure} is at most 1 (100%)`)
       return { limit: fraction, unit: 'ratio' }
@@ -204,7 +247,7 @@ function parseLimit (text, figure, spec, op, refuse) {
  * The limit as a person writes it: 5 ms, 5000 req/s, 1%, exact.
  * @param {Pick<Threshold, 'limit' | 'unit'>} threshold
  */
-export function formatLimit ({ limit, unit }) {
+export function formatLimit({ limit, unit }) {
   return formatValue(limit, unit)
 }
 
@@ -213,14 +256,22 @@ export function formatLimit ({ limit, unit }) {
  * @param {number | string | null} value
  * @param {Threshold['unit']} unit
  */
-export function formatValue (value, unit) {
+export function formatValue(value, unit) {
   if (value === null) return '-'
   if (typeof value === 'string') return value
   switch (unit) {
-    case 'us': return value >= 1e6 ? `${round(value / 1e6, 3)} s` : value >= 1000 ? `${round(value / 1000, 3)} ms` : `${round(value, 1)} µs`
-    case 'req/s': return `${round(value, 1)} req/s`
-    case 'ratio': return `${round(value * 100, 3)}%`
-    default: return String(value)
+    case 'us':
+      return value >= 1e6
+        ? `${round(value / 1e6, 3)} s`
+        : value >= 1000
+          ? `${round(value / 1000, 3)} ms`
+          : `${round(value, 1)} µs`
+    case 'req/s':
+      return `${round(value, 1)} req/s`
+    case 'ratio':
+      return `${round(value * 100, 3)}%`
+    default:
+      return String(value)
   }
 }
 
@@ -228,7 +279,7 @@ export function formatValue (value, unit) {
  * @param {number} value
  * @param {number} digits
  */
-function round (value, digits) {
+function round(value, digits) {
   const f = 10 ** digits
   return String(Math.round(value * f) / f)
 }

@@ -22,20 +22,22 @@ import { installMajor, packageName } from './install.js'
  * @param {import('./install.js').InstallOptions} [options]
  * @returns {Promise<PgBinaries>}
  */
-export async function findBinaries (major = DEFAULT_MAJOR, options = {}) {
+export async function findBinaries(major = DEFAULT_MAJOR, options = {}) {
   if (major === DEFAULT_MAJOR && !isCached(major)) return installedWithNpm()
   if (!isCached(major)) await installMajor(major, options)
   return binariesIn(majorDir(major))
 }
 
 /** @returns {Promise<PgBinaries>} the binaries of the package npm ci installed */
-export async function installedWithNpm () {
+export async function installedWithNpm() {
   const name = packageName()
   try {
     const { postgres, initdb, pg_ctl } = await import(name)
     return { postgres, initdb, pg_ctl }
   } catch (err) {
-    throw new MissingToolError(`the embedded PostgreSQL package ${name} is not installed; run npm ci, or give a ` +
-      `PostgreSQL URL`, { cause: err })
+    throw new MissingToolError(
+      `the embedded PostgreSQL package ${name} is not installed; run npm ci, or give a ` + `PostgreSQL URL`,
+      { cause: err }
+    )
   }
 }

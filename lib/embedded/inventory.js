@@ -18,22 +18,28 @@ import { installedWithNpm } from './binaries.js'
  */
 
 /** @returns {Promise<{ majors: MajorState[], stray: string[] }>} */
-export async function inventory () {
+export async function inventory() {
   const name = packageName()
   /** @type {MajorState[]} */
   const majors = []
   for (const major of MAJORS) {
-    const row = { major, release: releaseOf(major), package: `${name}@${PACKAGE_VERSIONS[major]}`, isDefault: major === DEFAULT_MAJOR }
+    const row = {
+      major,
+      release: releaseOf(major),
+      package: `${name}@${PACKAGE_VERSIONS[major]}`,
+      isDefault: major === DEFAULT_MAJOR
+    }
     if (UNSUPPORTED_MAJORS[major]) majors.push({ ...row, state: 'does not run here', path: null })
-    else if (isCached(major)) majors.push({ ...row, state: 'cache', path: path.dirname(binariesIn(majorDir(major)).postgres) })
-    else if (major === DEFAULT_MAJOR) majors.push({ ...row, ...await npmInstalled() })
+    else if (isCached(major))
+      majors.push({ ...row, state: 'cache', path: path.dirname(binariesIn(majorDir(major)).postgres) })
+    else if (major === DEFAULT_MAJOR) majors.push({ ...row, ...(await npmInstalled()) })
     else majors.push({ ...row, state: 'not installed', path: null })
   }
   return { majors, stray: strayVersions() }
 }
 
 /** @returns {Promise<{ state: 'npm' | 'not installed', path: string | null }>} */
-async function npmInstalled () {
+async function npmInstalled() {
   try {
     return { state: 'npm', path: path.dirname((await installedWithNpm()).postgres) }
   } catch {

@@ -35,7 +35,7 @@ export const MAJORS = Object.freeze(Object.keys(PACKAGE_VERSIONS).map(Number))
  * The server release a package version carries: 16.14.0-beta.17 → 16.14.
  * @param {number} major
  */
-export function releaseOf (major) {
+export function releaseOf(major) {
   const [, minor] = PACKAGE_VERSIONS[major].split(/[.-]/)
   return `${major}.${minor}`
 }
@@ -46,12 +46,14 @@ export function releaseOf (major) {
  * @param {string} [where]   the flag or field, for the message
  * @returns {number}
  */
-export function parseMajor (value, where = '--pg-version') {
+export function parseMajor(value, where = '--pg-version') {
   if (value === undefined || value === null || value === '') return DEFAULT_MAJOR
   const text = String(value).trim()
   const major = /^\d+$/.test(text) ? Number(text) : NaN
   if (!(major in PACKAGE_VERSIONS)) {
-    throw new InputError(`${where}: unknown PostgreSQL major ${JSON.stringify(text)}; the lab runs ${MAJORS.join(', ')}`)
+    throw new InputError(
+      `${where}: unknown PostgreSQL major ${JSON.stringify(text)}; the lab runs ${MAJORS.join(', ')}`
+    )
   }
   const why = UNSUPPORTED_MAJORS[major]
   if (why) throw new InputError(`${where}: PostgreSQL ${major} does not run here: ${why}`)

@@ -16,7 +16,7 @@ const OWNER_FILE = 'pgloadgen.owner'
  * @param {string} dataDir
  * @returns {Promise<number | null>}
  */
-export async function readOwner (dataDir) {
+export async function readOwner(dataDir) {
   try {
     const pid = Number((await readFile(path.join(dataDir, OWNER_FILE), 'utf8')).trim())
     return Number.isSafeInteger(pid) && pid > 0 ? pid : null
@@ -30,7 +30,7 @@ export async function readOwner (dataDir) {
  * @param {string} dataDir
  * @param {number | null} pid
  */
-export async function writeOwner (dataDir, pid) {
+export async function writeOwner(dataDir, pid) {
   const file = path.join(dataDir, OWNER_FILE)
   if (pid === null) await rm(file, { force: true })
   else await writeFile(file, `${pid}\n`)
@@ -42,7 +42,7 @@ export async function writeOwner (dataDir, pid) {
  * @param {string} dataDir
  * @returns {Promise<number | null>}
  */
-export async function goneOwner (dataDir) {
+export async function goneOwner(dataDir) {
   const pid = await readOwner(dataDir)
   if (pid === null || pid === process.pid) return null
   try {

@@ -11,17 +11,23 @@ const PROFILE_DIR = fileURLToPath(new URL('../../notes/postgres/', import.meta.u
  * The profiles of notes/postgres/, by name (lab, io-bound, vacuum-2018, …).
  * @returns {string[]}
  */
-export function profileNames () {
+export function profileNames() {
   try {
-    return readdirSync(PROFILE_DIR).filter(f => f.endsWith('.conf')).map(f => f.slice(0, -'.conf'.length)).sort()
+    return readdirSync(PROFILE_DIR)
+      .filter(f => f.endsWith('.conf'))
+      .map(f => f.slice(0, -'.conf'.length))
+      .sort()
   } catch {
     return []
   }
 }
 
 /** What --profile takes, for the help of the commands that have it. */
-export function profileHelp () {
-  return `PostgreSQL settings of the embedded server: a profile of notes/postgres/ (${profileNames().join(', ')}) or a .conf path`
+export function profileHelp() {
+  return (
+    `PostgreSQL settings of the embedded server: a profile of notes/postgres/ (${profileNames().join(', ')}) ` +
+    `or a .conf path`
+  )
 }
 
 /**
@@ -30,9 +36,16 @@ export function profileHelp () {
  * @param {string} nameOrPath
  * @returns {string} the file's path
  */
-export function resolveProfile (nameOrPath) {
-  const file = /[/\\]|\.conf$/.test(nameOrPath) ? path.resolve(nameOrPath) : path.join(PROFILE_DIR, `${nameOrPath}.conf`)
-  if (!existsSync(file)) throw new InputError(`unknown PostgreSQL profile ${quote(nameOrPath)} (notes/postgres/ has ${profileNames().join(', ')}; or give the path of a .conf file)`)
+export function resolveProfile(nameOrPath) {
+  const file = /[/\\]|\.conf$/.test(nameOrPath)
+    ? path.resolve(nameOrPath)
+    : path.join(PROFILE_DIR, `${nameOrPath}.conf`)
+  if (!existsSync(file)) {
+    throw new InputError(
+      `unknown PostgreSQL profile ${quote(nameOrPath)} (notes/postgres/ has ${profileNames().join(', ')}; ` +
+        `or give the path of a .conf file)`
+    )
+  }
   return file
 }
 
@@ -43,7 +56,7 @@ export function resolveProfile (nameOrPath) {
  * @param {number} [depth]
  * @returns {Promise<string>}
  */
-export async function readProfile (file, depth = 0) {
+export async function readProfile(file, depth = 0) {
   if (depth > 5) throw new InputError(`PostgreSQL profile includes nest too deep at ${file}`)
   const text = await readFile(file, 'utf8')
   const lines = []

@@ -32,28 +32,34 @@ export const DEFAULT_DATA_DIR = './.pgloadgen/pgdata'
  * @property {Record<string, string | number | boolean>} settings
  * @property {string} dataDir
  * @property {boolean} offline
- * @property {(text: string) => string} adaptProfile   the profile's text as the major takes it, with the settings after it
+ * @property {(text: string) => string} adaptProfile   the profile's text as the major takes it, with the settings after
+ *   it
  */
 
 /**
  * @param {ServerRequest} request
  * @returns {Promise<ServerChoice>}
  */
-export async function chooseServer ({ pgVersion, profile, settings = {}, dataDir, offline = false, where }) {
+export async function chooseServer({ pgVersion, profile, settings = {}, dataDir, offline = false, where }) {
   const major = parseMajor(pgVersion, where ? `${where}.version` : '--pg-version')
   const profileFile = resolveProfile(profile)
   const profileWhere = `profile ${profile}`
   const extra = settingsLines(settings, major, where ? `${where}.settings` : 'settings')
   /** @param {string} text */
-  const adaptProfile = (text) => {
+  const adaptProfile = text => {
     const adapted = adaptConf(text, major, profileWhere)
-    return extra.length === 0 ? adapted : `${adapted}\n# The run's own settings, over the profile's\n${extra.join('\n')}\n`
+    return extra.length === 0
+      ? adapted
+      : `${adapted}\n# The run's own settings, over the profile's\n${extra.join('\n')}\n`
   }
   adaptProfile(await profileText(profileFile)) // every setting checked now
   const dir = dataDir === undefined ? defaultDataDir(major) : dataDir
   if (dir !== null) assertDataDirMajor(dir, major)
   if (offline && major !== DEFAULT_MAJOR && !isCached(major)) {
-    throw new InputError(`PostgreSQL ${major} is not installed and --offline forbids fetching it (pgloadgen server install ${major} fetches it ahead of time)`)
+    throw new InputError(
+      `PostgreSQL ${major} is not installed and --offline forbids fetching it (pgloadgen server install ${major} ` +
+        `fetches it ahead of time)`
+    )
   }
   return { major, profile, profileFile, settings, dataDir: dir ?? defaultDataDir(major), offline, adaptProfile }
 }
@@ -64,10 +70,13 @@ export async function chooseServer ({ pgVersion, profile, settings = {}, dataDir
  * @param {string} dataDir
  * @param {number} major
  */
-export function assertDataDirMajor (dataDir, major) {
+export function assertDataDirMajor(dataDir, major) {
   const found = dataDirMajor(dataDir)
   if (found !== null && found !== major) {
-    throw new InputError(`the data directory ${path.resolve(dataDir)} holds a PostgreSQL ${found} cluster and cannot be started with PostgreSQL ${major}; give --pg-version ${found}, or another --data-dir`)
+    throw new InputError(
+      `the data directory ${path.resolve(dataDir)} holds a PostgreSQL ${found} cluster and cannot be started with ` +
+        `PostgreSQL ${major}; give --pg-version ${found}, or another --data-dir`
+    )
   }
 }
 
@@ -76,7 +85,7 @@ export function assertDataDirMajor (dataDir, major) {
  * @param {string} dataDir
  * @returns {number | null}
  */
-export function dataDirMajor (dataDir) {
+export function dataDirMajor(dataDir) {
   try {
     return Number(readFileSync(path.join(dataDir, 'PG_VERSION'), 'utf8').trim())
   } catch {
@@ -88,7 +97,7 @@ export function dataDirMajor (dataDir) {
 const checkedProfiles = new Map()
 
 /** @param {string} file */
-function profileText (file) {
+function profileText(file) {
   let text = checkedProfiles.get(file)
   if (!text) {
     text = readProfile(file)
@@ -102,6 +111,6 @@ function profileText (file) {
  * ./.pgloadgen/pgdata for the default major, as always; pgdata-N for another.
  * @param {number} major
  */
-export function defaultDataDir (major) {
+export function defaultDataDir(major) {
   return major === DEFAULT_MAJOR ? DEFAULT_DATA_DIR : `${DEFAULT_DATA_DIR}-${major}`
 }

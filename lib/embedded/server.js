@@ -38,10 +38,26 @@ const LOG_FILE = 'pgloadgen-server.log'
 // password kept in the data directory.
 export class EmbeddedServer {
   /** @param {EmbeddedServerOptions} options */
-  constructor ({ dataDir, profileFile, port = 0, log, major = DEFAULT_MAJOR, offline = false, progress, adaptProfile = text => text }) {
+  constructor({
+    dataDir,
+    profileFile,
+    port = 0,
+    log,
+    major = DEFAULT_MAJOR,
+    offline = false,
+    progress,
+    adaptProfile = text => text
+  }) {
     this.dataDir = path.resolve(dataDir)
     this.major = major
-    this.fetchOptions = { offline, progress: progress ?? ((/** @type {string} */ line, /** @type {string} */ stage) => { if (stage !== 'progress') log.info(line) }) }
+    this.fetchOptions = {
+      offline,
+      progress:
+        progress ??
+        ((/** @type {string} */ line, /** @type {string} */ stage) => {
+          if (stage !== 'progress') log.info(line)
+        })
+    }
     this.adaptProfile = adaptProfile
     this.profileFile = profileFile
     this.requestedPort = port
@@ -55,27 +71,27 @@ export class EmbeddedServer {
     this.user = undefined
   }
 
-  async owner () {
+  async owner() {
     if (this.user === undefined) this.user = await serverUser(this.log)
     return this.user
   }
 
   /** @param {string} file */
-  async giveToServer (file) {
+  async giveToServer(file) {
     const user = await this.owner()
     if (user) await chown(file, user.uid, user.gid)
   }
 
   /** The binaries of this server's major, fetched when missing. */
-  binaries () {
+  binaries() {
     return findBinaries(this.major, this.fetchOptions)
   }
 
-  isInitialised () {
+  isInitialised() {
     return existsSync(path.join(this.dataDir, 'PG_VERSION'))
   }
 
-  async initialise () {
+  async initialise() {
     const { initdb } = await this.binaries()
     await mkdir(path.dirname(this.dataDir), { recursive: true })
     await this.assertReachable()
@@ -91,31 +107,54 @@ export class EmbeddedServer {
       const pwfile = path.join(scratch, 'pw')
       await writeFile(pwfile, password + '\n', { mode: 0o600 })
       await this.giveToServer(pwfile)
-      await this.exec(initdb, ['-D', this.dataDir, '-U', SUPERUSER, '--auth=scram-sha-256', `--pwfile=${pwfile}`, '-E', 'UTF8', '--locale=C'])
+      await this.exec(initdb, [
+        '-D',
+        this.dataDir,
+        '-U',
+        SUPERUSER,
+        '--auth=scram-sha-256',
+        `--pwfile=${pwfile}`,
+        '-E',
+        'UTF8',
+        '--locale=C'
+      ])
     } finally {
       await rm(scratch, { recursive: true, force: true })
     }
     await writeFile(path.join(this.dataDir, SECRET_FILE), password + '\n', { mode: 0o600 })
-    await appendFile(path.join(this.dataDir, 'postgresql.conf'), `\n# Settings managed by pgloadgen (profile, port, addresses)\ninclude_if_exists = '${CONF_FILE}'\n`)
+    await appendFile(
+      path.join(this.dataDir, 'postgresql.conf'),
+      `\n# Settings managed by pgloadgen (profile, port, addresses)\ninclude_if_exists = '${CONF_FILE}'\n`
+    )
   }
 
   /**
    * As root, the server runs as "postgres", which must be able to enter every
    * directory above the data directory; say so before creating anything.
    */
-  async assertReachable () {
+  async assertReachable() {
     const user = await this.owner()
     if (!user) return
     for (let dir = path.dirname(this.dataDir); ; dir = path.dirname(dir)) {
       const info = await stat(dir)
-      const canEnter = info.uid === user.uid ? (info.mode & 0o100) !== 0 : info.gid === user.gid ? (info.mode & 0o010) !== 0 : (info.mode & 0o001) !== 0
-      if (!canEnter) throw new RuntimeError(`the postgres system user cannot enter ${dir}, so it cannot run a server in ${this.dataDir}; choose a --data-dir elsewhere`)
+      const canEnter =
+        info.uid === user.uid
+          ? (info.mode & 0o100) !== 0
+          : info.gid === user.gid
+            ? (info.mode & 0o010) !== 0
+            : (info.mode & 0o001) !== 0
+      if (!canEnter) {
+        throw new RuntimeError(
+          `the postgres system user cannot enter ${dir}, so it cannot run a server in ${this.dataDir}; ` +
+            `choose a --data-dir elsewhere`
+        )
+      }
       if (dir === path.dirname(dir)) return
     }
   }
 
   /** @returns {Promise<number | null>} the port of the server running on this data directory */
-  async runningPort () {
+  async runningPort() {
     let text
     try {
       text = await readFile(path.join(this.dataDir, 'postmaster.pid'), 'utf8')
@@ -139,7 +178,7 @@ export class EmbeddedServer {
    * directory and the lab database when missing.
    * @returns {Promise<string>} the connection string
    */
-  async start () {
+  async start() {
     if (this.isInitialised()) assertDataDirMajor(this.dataDir, this.major)
     else await this.initialise()
     const running = await this.runningPort()
@@ -148,9 +187,13 @@ export class EmbeddedServer {
       const gone = await goneOwner(this.dataDir) // a run killed outright left it: ours to stop
       this.startedHere = gone !== null
       if (gone !== null) await writeOwner(this.dataDir, process.pid)
-      this.log.info(`using the embedded PostgreSQL already running on port ${running} (data directory ${this.dataDir})${gone === null ? '' : `, left by a pgloadgen process that is gone (pid ${gone}): this run stops it at its end`}`)
+      this.log.info(
+        `using the embedded PostgreSQL already running on port ${running} ` +
+          `(data directory ` +
+          `${this.dataDir})${gone === null ? '' : `, left by a pgloadgen process that is gone (pid ${gone}): this run stops it at its end`}`
+      )
     } else {
-      this.port = this.requestedPort || await freePort()
+      this.port = this.requestedPort || (await freePort())
       await this.writeConf(this.port)
       await this.pgCtlStart()
       this.startedHere = true
@@ -166,71 +209,77 @@ export class EmbeddedServer {
    * the port it had, so that clients reconnect where they were: after a
    * snapshot or a rollback.
    */
-  async startInPlace () {
+  async startInPlace() {
     await this.pgCtlStart()
     this.port = await this.runningPort()
     // the owner it had before it was stopped: a rolled-back directory holds the snapshot's
     await writeOwner(this.dataDir, this.ownerBeforeStop)
   }
 
-  async pgCtlStart () {
+  async pgCtlStart() {
     const { pg_ctl: pgCtl } = await this.binaries()
     const logFile = path.join(this.dataDir, LOG_FILE)
     try {
       await this.exec(pgCtl, ['start', '-D', this.dataDir, '-l', logFile, '-w', '-t', '120', '-s'])
     } catch (err) {
-      throw new RuntimeError(`the embedded PostgreSQL did not start: ` +
-        (await lastServerError(logFile) ?? /** @type {Error} */ (err).message), { cause: err })
+      throw new RuntimeError(
+        `the embedded PostgreSQL did not start: ` +
+          ((await lastServerError(logFile)) ?? /** @type {Error} */ (err).message),
+        { cause: err }
+      )
     }
   }
 
   /** Connects and runs a trivial query: the server is up and accepts the lab's credentials. */
-  async check () {
+  async check() {
     if (this.port === null) this.port = await this.runningPort()
-    await withControlClient({ connectionString: this.connectionString('postgres'), log: this.log }, async (client) => {
+    await withControlClient({ connectionString: this.connectionString('postgres'), log: this.log }, async client => {
       await client.query('SELECT 1')
     })
   }
 
   /** @param {number} port */
-  async writeConf (port) {
+  async writeConf(port) {
     const profile = this.adaptProfile(await readProfile(this.profileFile))
     const file = path.join(this.dataDir, CONF_FILE)
-    await writeFile(file, [
-      `# Written by pgloadgen at every start: profile ${this.profileFile}`,
-      profile,
-      '# Where the lab server listens',
-      `port = ${port}`,
-      "listen_addresses = '127.0.0.1'",
-      "unix_socket_directories = ''",
-      ''
-    ].join('\n'))
+    await writeFile(
+      file,
+      [
+        `# Written by pgloadgen at every start: profile ${this.profileFile}`,
+        profile,
+        '# Where the lab server listens',
+        `port = ${port}`,
+        "listen_addresses = '127.0.0.1'",
+        "unix_socket_directories = ''",
+        ''
+      ].join('\n')
+    )
     await chmod(file, 0o644)
     await this.giveToServer(file)
   }
 
-  async ensureDatabase () {
-    await withControlClient({ connectionString: this.connectionString('postgres'), log: this.log }, async (client) => {
+  async ensureDatabase() {
+    await withControlClient({ connectionString: this.connectionString('postgres'), log: this.log }, async client => {
       const exists = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [EMBEDDED_DATABASE])
       if (exists.rowCount === 0) await client.query(`CREATE DATABASE ${EMBEDDED_DATABASE}`)
     })
   }
 
   /** @param {string} [database] */
-  connectionString (database = EMBEDDED_DATABASE) {
+  connectionString(database = EMBEDDED_DATABASE) {
     if (this.port === null) throw new Error('embedded server not started')
     const password = readSecret(this.dataDir)
     return `postgres://${SUPERUSER}:${encodeURIComponent(password)}@127.0.0.1:${this.port}/${database}`
   }
 
   /** Stops the server if this process started it. */
-  async stop () {
+  async stop() {
     if (!this.startedHere) return
     await this.shutdown()
   }
 
   /** Stops the server whoever started it (fast shutdown: sessions are ended). */
-  async shutdown () {
+  async shutdown() {
     const { pg_ctl: pgCtl } = await this.binaries()
     this.ownerBeforeStop = await readOwner(this.dataDir)
     await this.exec(pgCtl, ['stop', '-D', this.dataDir, '-m', 'fast', '-w', '-t', '120', '-s'])
@@ -240,12 +289,24 @@ export class EmbeddedServer {
   }
 
   /** Restarts in place, on the same port. */
-  async restart () {
+  async restart() {
     const { pg_ctl: pgCtl } = await this.binaries()
-    await this.exec(pgCtl, ['restart', '-D', this.dataDir, '-m', 'fast', '-w', '-t', '120', '-s', '-l', path.join(this.dataDir, LOG_FILE)])
+    await this.exec(pgCtl, [
+      'restart',
+      '-D',
+      this.dataDir,
+      '-m',
+      'fast',
+      '-w',
+      '-t',
+      '120',
+      '-s',
+      '-l',
+      path.join(this.dataDir, LOG_FILE)
+    ])
   }
 
-  async version () {
+  async version() {
     return (await readFile(path.join(this.dataDir, 'PG_VERSION'), 'utf8')).trim()
   }
 
@@ -254,7 +315,7 @@ export class EmbeddedServer {
    * @param {string} file
    * @param {string[]} args
    */
-  async exec (file, args) {
+  async exec(file, args) {
     const user = await this.owner()
     await new Promise((resolve, reject) => {
       const child = spawn(file, args, {
@@ -264,8 +325,12 @@ export class EmbeddedServer {
         ...(user ?? {})
       })
       let output = ''
-      child.stdout.on('data', chunk => { output += chunk })
-      child.stderr.on('data', chunk => { output += chunk })
+      child.stdout.on('data', chunk => {
+        output += chunk
+      })
+      child.stderr.on('data', chunk => {
+        output += chunk
+      })
       child.on('error', reject)
       child.on('close', code => {
         if (code === 0) resolve(undefined)
@@ -281,22 +346,23 @@ export class EmbeddedServer {
  * @param {string} dataDir
  * @returns {number}
  */
-export function majorOfDataDir (dataDir) {
+export function majorOfDataDir(dataDir) {
   return dataDirMajor(dataDir) ?? DEFAULT_MAJOR
 }
 
 /** @param {string} dataDir */
-function readSecret (dataDir) {
+function readSecret(dataDir) {
   try {
     return readFileSync(path.join(dataDir, SECRET_FILE), 'utf8').trim()
   } catch (err) {
-    throw new RuntimeError(`the data directory ${dataDir} was not created by pgloadgen (no ` +
-      `${SECRET_FILE})`, { cause: err })
+    throw new RuntimeError(`the data directory ${dataDir} was not created by pgloadgen (no ` + `${SECRET_FILE})`, {
+      cause: err
+    })
   }
 }
 
 /** @param {string} logFile */
-async function lastServerError (logFile) {
+async function lastServerError(logFile) {
   try {
     const lines = (await readFile(logFile, 'utf8')).trim().split('\n')
     return lines.reverse().find(line => /FATAL|PANIC|ERROR/.test(line)) ?? null
@@ -306,7 +372,7 @@ async function lastServerError (logFile) {
 }
 
 /** @returns {Promise<number>} a TCP port free on 127.0.0.1 right now */
-export function freePort () {
+export function freePort() {
   return new Promise((resolve, reject) => {
     const server = createServer()
     server.once('error', reject)

@@ -27,7 +27,7 @@ const RENAMES = [
  * @param {string} where   the profile or plan field, for the message
  * @returns {string}
  */
-export function settingName (name, major, where) {
+export function settingName(name, major, where) {
   if (name.includes('.')) return name
   const lower = name.toLowerCase()
   const span = SETTINGS[lower]
@@ -39,7 +39,12 @@ export function settingName (name, major, where) {
   if (!span) throw new InputError(`${where}: unknown PostgreSQL setting ${JSON.stringify(name)}`)
   const newest = Math.max(...Object.values(SETTINGS).map(s => s[1]))
   const oldest = Math.min(...Object.values(SETTINGS).map(s => s[0]))
-  const when = span[1] === newest ? `it came in PostgreSQL ${span[0]}` : span[0] === oldest ? `it was removed in PostgreSQL ${span[1] + 1}` : `PostgreSQL ${span[0]} to ${span[1]} have it`
+  const when =
+    span[1] === newest
+      ? `it came in PostgreSQL ${span[0]}`
+      : span[0] === oldest
+        ? `it was removed in PostgreSQL ${span[1] + 1}`
+        : `PostgreSQL ${span[0]} to ${span[1]} have it`
   throw new InputError(`${where}: PostgreSQL ${major} has no setting ${name} (${when})`)
 }
 
@@ -53,15 +58,18 @@ const SETTING_LINE = /^(\s*)([A-Za-z_][\w.]*)(\s*=?\s*)(.*)$/
  * @param {string} where
  * @returns {string}
  */
-export function adaptConf (text, major, where) {
-  return text.split('\n').map(line => {
-    const match = SETTING_LINE.exec(line)
-    if (!match || /^\s*#/.test(line)) return line
-    const [, indent, name, separator, rest] = match
-    if (name === 'include' || name === 'include_if_exists' || name === 'include_dir') return line
-    const known = settingName(name, major, where)
-    return known === name ? line : `${indent}${known}${separator}${rest}  # ${name} before PostgreSQL renamed it`
-  }).join('\n')
+export function adaptConf(text, major, where) {
+  return text
+    .split('\n')
+    .map(line => {
+      const match = SETTING_LINE.exec(line)
+      if (!match || /^\s*#/.test(line)) return line
+      const [, indent, name, separator, rest] = match
+      if (name === 'include' || name === 'include_if_exists' || name === 'include_dir') return line
+      const known = settingName(name, major, where)
+      return known === name ? line : `${indent}${known}${separator}${rest}  # ${name} before PostgreSQL renamed it`
+    })
+    .join('\n')
 }
 
 /**
@@ -72,12 +80,14 @@ export function adaptConf (text, major, where) {
  * @param {string} where
  * @returns {string[]}
  */
-export function settingsLines (settings, major, where) {
-  return Object.entries(settings).map(([name, value]) => `${settingName(name, major, `${where}.${name}`)} = ${confValue(value)}`)
+export function settingsLines(settings, major, where) {
+  return Object.entries(settings).map(
+    ([name, value]) => `${settingName(name, major, `${where}.${name}`)} = ${confValue(value)}`
+  )
 }
 
 /** @param {string | number | boolean} value */
-function confValue (value) {
+function confValue(value) {
   if (typeof value === 'number') return String(value)
   if (typeof value === 'boolean') return value ? 'on' : 'off'
   return `'${String(value).replace(/\\/g, '\\\\').replace(/'/g, "''")}'`

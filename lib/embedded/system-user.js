@@ -10,7 +10,7 @@ const run = promisify(execFile)
  * @param {import('../log.js').Logger} log
  * @returns {Promise<{ uid: number, gid: number } | null>} null when not root
  */
-export async function serverUser (log) {
+export async function serverUser(log) {
   if (os.userInfo().uid !== 0) return null
   try {
     return await lookup()
@@ -21,7 +21,7 @@ export async function serverUser (log) {
   }
 }
 
-async function lookup () {
+async function lookup() {
   const [uid, gid] = await Promise.all([run('id', ['-u', 'postgres']), run('id', ['-g', 'postgres'])])
   return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) }
 }

@@ -8,8 +8,10 @@ import { InputError, InvalidPlanError } from '../errors.js'
  * @param {string} field
  * @returns {Record<string, unknown>}
  */
-export function object (value, field) {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new InputError(`${field}: expected an object`)
+export function object(value, field) {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new InputError(`${field}: expected an object`)
+  }
   return /** @type {Record<string, unknown>} */ (value)
 }
 
@@ -17,8 +19,10 @@ export function object (value, field) {
  * @param {unknown} value
  * @param {string} field
  */
-export function string (value, field) {
-  if (typeof value !== 'string' || value === '') throw new InputError(`${field}: ${value === undefined ? 'missing' : 'expected a string'}`)
+export function string(value, field) {
+  if (typeof value !== 'string' || value === '') {
+    throw new InputError(`${field}: ${value === undefined ? 'missing' : 'expected a string'}`)
+  }
   return value
 }
 
@@ -29,7 +33,7 @@ export function string (value, field) {
  * @param {() => T} fn
  * @returns {T}
  */
-export function wrap (field, fn) {
+export function wrap(field, fn) {
   try {
     return fn()
   } catch (err) {

@@ -13,8 +13,11 @@ import { fieldNames } from './plan-table.js'
 
 /**
  * @typedef {Record<string, string | number | boolean>} Settings
- * @typedef {{ kind: 'embedded', profile: string, dataDir: string | null, diskLimit: import('../lab/disk-throttle.js').DiskLimit | null, version: number, settings: Settings }} EmbeddedPlanServer
- * @typedef {{ kind: 'url', url: string, dataDir: string, driver: 'zfs' | 'copy', dataset: string | null }} UrlPlanServer
+ * @typedef {{ kind: 'embedded', profile: string, dataDir: string | null,
+ *     diskLimit: import('../lab/disk-throttle.js').DiskLimit | null, version: number, settings: Settings }}
+ * EmbeddedPlanServer
+ * @typedef {{ kind: 'url', url: string, dataDir: string, driver: 'zfs' | 'copy',
+ *     dataset: string | null }} UrlPlanServer
  * @typedef {{ version?: number, profile?: string, settings?: Settings }} VariantServer   what a variant changes
  * @typedef {{ major: number, profile: string, settings: Settings }} EffectiveServer
  */
@@ -29,26 +32,51 @@ const VARIANT_FIELDS = fieldNames('variants[i].server')
  * @param {unknown} value
  * @returns {EmbeddedPlanServer | UrlPlanServer}
  */
-export function parsePlanServer (value) {
-  if (value === undefined) return { kind: 'embedded', profile: 'lab', dataDir: null, diskLimit: null, version: DEFAULT_MAJOR, settings: {} }
+export function parsePlanServer(value) {
+  if (value === undefined) {
+    return { kind: 'embedded', profile: 'lab', dataDir: null, diskLimit: null, version: DEFAULT_MAJOR, settings: {} }
+  }
   const server = object(value, 'server')
   if (server.url !== undefined) {
-    if (server.disk_limit !== undefined) throw new InputError('server.disk_limit: only for the embedded server (pgloadgen cannot move a server it did not start into a cgroup)')
-    for (const key of ['version', 'settings', 'profile']) if (server[key] !== undefined) throw new InputError(`server.${key}: only for the embedded server (the server at the URL runs as it was set up)`)
+    if (server.disk_limit !== undefined) {
+      throw new InputError(
+        'server.disk_limit: only for the embedded server (pgloadgen cannot move a server it did not start ' +
+          'into a cgroup)'
+      )
+    }
+    for (const key of ['version', 'settings', 'profile'])
+      if (server[key] !== undefined)
+        throw new InputError(
+          `server.${key}: only for the embedded server (the server at the URL runs as it was set up)`
+        )
     for (const key of Object.keys(server)) {
       if (!URL_FIELDS.includes(key)) throw new InputError(`server.${printable(key, 40)}: unknown field`)
     }
-    if (server.data_dir === undefined) throw new InputError('server.data_dir: missing: a server given by URL needs the data directory its snapshots are taken of')
-    const driver = server.snapshot_driver === undefined ? 'copy' : string(server.snapshot_driver, 'server.snapshot_driver')
+    if (server.data_dir === undefined) {
+      throw new InputError(
+        'server.data_dir: missing: a server given by URL needs the data directory its snapshots are taken of'
+      )
+    }
+    const driver =
+      server.snapshot_driver === undefined ? 'copy' : string(server.snapshot_driver, 'server.snapshot_driver')
     if (driver !== 'zfs' && driver !== 'copy') throw new InputError('server.snapshot_driver: zfs or copy')
     // checked now: the runner creates --out before it connects
     const url = string(server.url, 'server.url')
     wrap('server.url', () => parsePgUrl(url))
-    return { kind: 'url', url, dataDir: string(server.data_dir, 'server.data_dir'), driver, dataset: server.dataset === undefined ? null : string(server.dataset, 'server.dataset') }
+    return {
+      kind: 'url',
+      url,
+      dataDir: string(server.data_dir, 'server.data_dir'),
+      driver,
+      dataset: server.dataset === undefined ? null : string(server.dataset, 'server.dataset')
+    }
   }
-  for (const key of Object.keys(server)) if (!EMBEDDED_FIELDS.includes(key)) throw new InputError(`server.${printable(key, 40)}: unknown field (known: ${EMBEDDED_FIELDS.join(', ')})`)
+  for (const key of Object.keys(server))
+    if (!EMBEDDED_FIELDS.includes(key))
+      throw new InputError(`server.${printable(key, 40)}: unknown field (known: ${EMBEDDED_FIELDS.join(', ')})`)
   const profile = server.profile === undefined ? 'lab' : string(server.profile, 'server.profile')
-  // a slower disk for the server (lib/lab/disk-throttle.js); root and a cgroup controller are checked when the plan runs
+  // a slower disk for the server (lib/lab/disk-throttle.js); root and a cgroup controller are checked when the plan
+  // runs
   const diskLimit = server.disk_limit === undefined ? null : parseDiskLimit(server.disk_limit, 'server.disk_limit')
   return {
     kind: 'embedded',
@@ -66,10 +94,14 @@ export function parsePlanServer (value) {
  * @param {string} field
  * @returns {VariantServer | null}
  */
-export function parseVariantServer (value, field) {
+export function parseVariantServer(value, field) {
   if (value === undefined) return null
   const server = object(value, field)
-  for (const key of Object.keys(server)) if (!VARIANT_FIELDS.includes(key)) throw new InputError(`${field}.${printable(key, 40)}: unknown field (a variant's server takes ${VARIANT_FIELDS.join(', ')})`)
+  for (const key of Object.keys(server))
+    if (!VARIANT_FIELDS.includes(key))
+      throw new InputError(
+        `${field}.${printable(key, 40)}: unknown field (a variant's server takes ${VARIANT_FIELDS.join(', ')})`
+      )
   return {
     ...(server.version !== undefined && { version: parseMajor(server.version, `${field}.version`) }),
     ...(server.profile !== undefined && { profile: string(server.profile, `${field}.profile`) }),
@@ -82,12 +114,17 @@ export function parseVariantServer (value, field) {
  * @param {string} field
  * @returns {Settings}
  */
-function parseSettings (value, field) {
+function parseSettings(value, field) {
   if (value === undefined) return {}
   const settings = object(value, field)
   for (const [name, setting] of Object.entries(settings)) {
-    if (!/^[A-Za-z_][A-Za-z0-9_.]*$/.test(name)) throw new InputError(`${field}: ${quote(printable(name, 40))} is not a setting name`)
-    if (!['string', 'number', 'boolean'].includes(typeof setting) || (typeof setting === 'number' && !Number.isFinite(setting))) {
+    if (!/^[A-Za-z_][A-Za-z0-9_.]*$/.test(name)) {
+      throw new InputError(`${field}: ${quote(printable(name, 40))} is not a setting name`)
+    }
+    if (
+      !['string', 'number', 'boolean'].includes(typeof setting) ||
+      (typeof setting === 'number' && !Number.isFinite(setting))
+    ) {
       throw new InputError(`${field}.${name}: a string, number or boolean, got ${shown(setting)}`)
     }
   }
@@ -100,7 +137,7 @@ function parseSettings (value, field) {
  * @param {unknown} value
  * @returns {Array<{ server: VariantServer, suffix: string }>}
  */
-export function expandMatrix (value) {
+export function expandMatrix(value) {
   if (value === undefined) return [{ server: {}, suffix: '' }]
   const matrix = object(value, 'matrix')
   const axes = Object.entries(matrix)
@@ -113,15 +150,29 @@ export function expandMatrix (value) {
     if (key !== 'version' && key !== 'profile' && !/^settings\.[A-Za-z_][A-Za-z0-9_.]*$/.test(key)) {
       throw new InputError(`${field}: unknown key (a matrix takes version, profile and settings.NAME)`)
     }
-    if (combos.length * list.length > MAX_VARIANTS) throw new InputError(`matrix: more than ${MAX_VARIANTS} combinations`)
-    combos = combos.flatMap(combo => list.map((item, i) => {
-      const where = `${field}[${i}]`
-      if (key === 'version') return { server: { ...combo.server, version: parseMajor(item, where) }, suffix: `${combo.suffix}-pg${item}` }
-      if (key === 'profile') return { server: { ...combo.server, profile: string(item, where) }, suffix: `${combo.suffix}-${nameWord(item)}` }
-      const name = key.slice('settings.'.length)
-      const setting = parseSettings({ [name]: item }, field)[name]
-      return { server: { ...combo.server, settings: { ...combo.server.settings, [name]: setting } }, suffix: `${combo.suffix}-${name}-${nameWord(setting)}` }
-    }))
+    if (combos.length * list.length > MAX_VARIANTS) {
+      throw new InputError(`matrix: more than ${MAX_VARIANTS} combinations`)
+    }
+    combos = combos.flatMap(combo =>
+      list.map((item, i) => {
+        const where = `${field}[${i}]`
+        if (key === 'version') {
+          return { server: { ...combo.server, version: parseMajor(item, where) }, suffix: `${combo.suffix}-pg${item}` }
+        }
+        if (key === 'profile') {
+          return {
+            server: { ...combo.server, profile: string(item, where) },
+            suffix: `${combo.suffix}-${nameWord(item)}`
+          }
+        }
+        const name = key.slice('settings.'.length)
+        const setting = parseSettings({ [name]: item }, field)[name]
+        return {
+          server: { ...combo.server, settings: { ...combo.server.settings, [name]: setting } },
+          suffix: `${combo.suffix}-${name}-${nameWord(setting)}`
+        }
+      })
+    )
   }
   return combos
 }
@@ -134,19 +185,29 @@ export function expandMatrix (value) {
  * @param {string} field
  * @returns {Promise<EffectiveServer>}
  */
-export async function effectiveServer (plan, own, field) {
+export async function effectiveServer(plan, own, field) {
   const effective = {
     major: own?.version ?? plan.version,
     profile: own?.profile ?? plan.profile,
     settings: { ...plan.settings, ...own?.settings }
   }
-  await chooseServer({ pgVersion: effective.major, profile: effective.profile, settings: effective.settings, dataDir: null, where: field })
-    .catch(err => { throw err instanceof InputError && !err.message.startsWith(field) ? new InputError(`${field}: ` +
-      err.message, { cause: err }) : err })
+  await chooseServer({
+    pgVersion: effective.major,
+    profile: effective.profile,
+    settings: effective.settings,
+    dataDir: null,
+    where: field
+  }).catch(err => {
+    throw err instanceof InputError && !err.message.startsWith(field)
+      ? new InputError(`${field}: ` + err.message, { cause: err })
+      : err
+  })
   return effective
 }
 
 /** @param {unknown} value */
-function nameWord (value) {
-  return String(value).replace(/[^A-Za-z0-9._]+/g, '_').slice(0, 40)
+function nameWord(value) {
+  return String(value)
+    .replace(/[^A-Za-z0-9._]+/g, '_')
+    .slice(0, 40)
 }

@@ -30,7 +30,7 @@ import { RETENTION_FIELDS } from '../sidecar/retention-spec.js'
  * their wording there.
  * @returns {Record<string, PlanField>}
  */
-function runSettingFields () {
+function runSettingFields() {
   /** @type {Record<string, PlanField>} */
   const fields = {}
   for (const spec of Object.values(RUN_SETTINGS)) {
@@ -53,7 +53,7 @@ function runSettingFields () {
  * @param {Record<string, PlanField>} meanings
  * @returns {Record<string, PlanField>}
  */
-function owned (names, meanings) {
+function owned(names, meanings) {
   /** @type {Record<string, PlanField>} */
   const fields = {}
   for (const name of names) {
@@ -65,11 +65,12 @@ function owned (names, meanings) {
 }
 
 const LOAD_STEP = {
-  load: { type: 'duration', required: true, describe: 'how long the variant\'s load runs (20s, 2m)' },
+  load: { type: 'duration', required: true, describe: "how long the variant's load runs (20s, 2m)" },
   concurrency: { type: 'integer', describe: 'the clients for this step and after (absolute)' },
   ramp: {
     type: 'integer',
-    describe: 'the clients to reach, in a straight line from those running over the step, as --stages moves them; ' +
+    describe:
+      'the clients to reach, in a straight line from those running over the step, as --stages moves them; ' +
       'not with concurrency'
   }
 }
@@ -78,32 +79,33 @@ const CAPACITY_STEP = owned(CAPACITY_STEP_FIELDS, {
   capacity: {
     type: 'string or list of strings',
     required: true,
-    describe: 'the objectives, as --objective: p99<10ms, lag_p99<50ms; the variant\'s load is paused while the ' +
+    describe:
+      "the objectives, as --objective: p99<10ms, lag_p99<50ms; the variant's load is paused while the " +
       'search runs (docs/capacity.md)'
   },
-  start_rate: { type: 'number', default: 'the capacity command\'s', describe: 'the first rate tried, requests/s' },
-  max_rate: { type: 'number', default: 'the capacity command\'s', describe: 'the highest rate tried, requests/s' },
+  start_rate: { type: 'number', default: "the capacity command's", describe: 'the first rate tried, requests/s' },
+  max_rate: { type: 'number', default: "the capacity command's", describe: 'the highest rate tried, requests/s' },
   step_factor: {
     type: 'number',
-    default: 'the capacity command\'s',
+    default: "the capacity command's",
     describe: 'how much each step raises the rate, above 1, at most 100'
   },
   resolution: {
     type: 'number',
-    default: 'the capacity command\'s',
+    default: "the capacity command's",
     describe: 'the relative width the search narrows the capacity to, above 0, at most 10'
   },
-  repeats: { type: 'integer', default: 'the capacity command\'s', describe: 'measurements of each rate, 1 to 100' },
-  step: { type: 'duration', default: 'the capacity command\'s', describe: 'how long each rate is held' },
+  repeats: { type: 'integer', default: "the capacity command's", describe: 'measurements of each rate, 1 to 100' },
+  step: { type: 'duration', default: "the capacity command's", describe: 'how long each rate is held' },
   settle: {
     type: 'duration',
-    default: 'the capacity command\'s',
+    default: "the capacity command's",
     describe: 'how long each rate runs before it is measured'
   },
   concurrency: {
     type: 'integer',
-    default: 'the capacity command\'s',
-    describe: 'the clients of the search\'s open loop'
+    default: "the capacity command's",
+    describe: "the clients of the search's open loop"
   }
 })
 
@@ -143,7 +145,7 @@ const ACTION = owned(['action', ...ACTION_FIELDS, ...RETENTION_FIELDS], {
   verbose: { type: 'boolean', describe: 'vacuum, analyze: VERBOSE' },
   fillfactor: {
     type: 'integer',
-    describe: 'fillfactor: the table\'s new fillfactor (10 to 100); rows placed from then on get it'
+    describe: "fillfactor: the table's new fillfactor (10 to 100); rows placed from then on get it"
   },
   cost_delay: {
     type: 'number or duration',
@@ -161,7 +163,7 @@ const ACTION = owned(['action', ...ACTION_FIELDS, ...RETENTION_FIELDS], {
     describe: 'drop-partitions, delete: older than the newest time in the table, or than now'
   },
   batch: { type: 'integer', default: '10000', describe: 'delete: rows per transaction' },
-  time_column: { type: 'string', default: 'time', describe: 'delete: the column of the rows\' times' },
+  time_column: { type: 'string', default: 'time', describe: "delete: the column of the rows' times" },
   yes: { type: 'boolean', describe: 'drop-partitions, delete: must be true, since they remove data' }
 })
 
@@ -174,7 +176,7 @@ export const PLAN_SECTIONS = Object.freeze([
       name: {
         type: 'string',
         required: true,
-        describe: 'the experiment\'s name: letters, digits, dots, dashes and underscores'
+        describe: "the experiment's name: letters, digits, dots, dashes and underscores"
       },
       description: { type: 'string', describe: 'what the experiment asks, for people; not read' },
       server: {
@@ -185,13 +187,13 @@ export const PLAN_SECTIONS = Object.freeze([
       workload: {
         type: 'string',
         default: 'manta',
-        describe: 'a built-in workload or a module\'s path relative to the plan'
+        describe: "a built-in workload or a module's path relative to the plan"
       },
-      options: { type: 'object', describe: 'the workload\'s options, by name' },
+      options: { type: 'object', describe: "the workload's options, by name" },
       scripts: { type: 'list of strings', describe: 'pgbench script files, relative to the plan (as -f)' },
       builtins: { type: 'list of strings', describe: 'pgbench built-in scripts (as -b)' },
       defines: { type: 'object', describe: 'pgbench variables (as -D name=value)' },
-      scale: { type: 'integer', describe: 'pgbench\'s scale (as -s)' },
+      scale: { type: 'integer', describe: "pgbench's scale (as -s)" },
       prepare: {
         type: 'prepare',
         required: true,
@@ -223,7 +225,7 @@ export const PLAN_SECTIONS = Object.freeze([
         describe: 'a slower disk, as --disk-limit: read_mbps, read_iops, write_mbps, write_iops'
       },
       version: { type: 'integer', default: 'the default major', describe: 'the PostgreSQL major, as --pg-version' },
-      settings: { type: 'object', describe: 'server settings over the profile\'s, by name' }
+      settings: { type: 'object', describe: "server settings over the profile's, by name" }
     }
   },
   {
@@ -242,15 +244,15 @@ export const PLAN_SECTIONS = Object.freeze([
     fields: {
       pgbench_init: {
         type: 'pgbench_init',
-        describe: 'pgbench\'s tables, created and filled first (as pgloadgen init)'
+        describe: "pgbench's tables, created and filled first (as pgloadgen init)"
       },
-      rows: { type: 'integer', describe: 'until the workload\'s table holds this many rows' },
-      table_size: { type: 'size', describe: 'until the workload\'s table is this large (10GB)' },
+      rows: { type: 'integer', describe: "until the workload's table holds this many rows" },
+      table_size: { type: 'size', describe: "until the workload's table is this large (10GB)" },
       duration: { type: 'duration', describe: 'until this much time has passed' },
-      concurrency: { type: 'integer', default: 'the plan\'s', describe: 'the clients of the phase' },
-      mix: { type: 'mix', default: 'the workload\'s filling mix, else its default', describe: 'the phase\'s mix' },
+      concurrency: { type: 'integer', default: "the plan's", describe: 'the clients of the phase' },
+      mix: { type: 'mix', default: "the workload's filling mix, else its default", describe: "the phase's mix" },
       actions: { type: 'list of actions', describe: 'run after the load, before the snapshot (a VACUUM, say)' },
-      snapshot: { type: 'string', default: 'prepared', describe: 'the snapshot\'s name' }
+      snapshot: { type: 'string', default: 'prepared', describe: "the snapshot's name" }
     }
   },
   {
@@ -275,7 +277,7 @@ export const PLAN_SECTIONS = Object.freeze([
       description: { type: 'string', describe: 'for people; not read' },
       options: {
         type: 'object',
-        describe: 'the workload\'s options over the plan\'s: the variant runs on tables made afresh'
+        describe: "the workload's options over the plan's: the variant runs on tables made afresh"
       },
       server: { type: 'variant server', describe: 'what the variant changes of the server' }
     }
@@ -286,7 +288,7 @@ export const PLAN_SECTIONS = Object.freeze([
     fields: {
       version: { type: 'integer', describe: 'the PostgreSQL major' },
       profile: { type: 'string', describe: 'a settings profile' },
-      settings: { type: 'object', describe: 'server settings over the plan\'s' }
+      settings: { type: 'object', describe: "server settings over the plan's" }
     }
   },
   {
@@ -315,7 +317,7 @@ export const PLAN_SECTIONS = Object.freeze([
  * @param {string} path
  * @returns {string[]}
  */
-export function fieldNames (path) {
+export function fieldNames(path) {
   const section = PLAN_SECTIONS.find(s => s.path === path)
   if (!section) throw new Error(`plan-table.js: no section ${path}`)
   return Object.keys(section.fields)

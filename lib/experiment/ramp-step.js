@@ -9,14 +9,18 @@ import { ConcurrencyRamp } from '../config/stages.js'
 /**
  * @param {import('../generator/generator.js').LoadGenerator} generator
  * @param {{ to: number, seconds: number }} ramp
- * @param {{ events: import('../recorder/event-log.js').EventLog, log: import('../log.js').Logger, stop: import('../capacity/capacity-run.js').Stop }} context
+ * @param {{ events: import('../recorder/event-log.js').EventLog, log: import('../log.js').Logger,
+ *     stop: import('../capacity/capacity-run.js').Stop }} context
  */
-export async function rampStep (generator, { to, seconds }, { events, log, stop }) {
+export async function rampStep(generator, { to, seconds }, { events, log, stop }) {
   const from = generator.concurrency
   log.info(`concurrency ${from} → ${to} over ${seconds} s`)
   await events.timed({ action: 'ramp', detail: { from, to, seconds } }, async () => {
     const ramp = new ConcurrencyRamp({
-      profile: [{ atS: 0, value: from }, { atS: seconds, value: to }],
+      profile: [
+        { atS: 0, value: from },
+        { atS: seconds, value: to }
+      ],
       apply: clients => generator.setConcurrency(clients),
       current: () => generator.concurrency
     }).start()

@@ -35,7 +35,8 @@ const LIMITS = { shutdownTimeoutS: 10, verifyTimeoutS: 60 }
  * @property {boolean} embedded
  * @property {string} dataDir
  * @property {import('../snapshot/snapshots.js').Snapshots} snapshots
- * @property {import('../lab/disk-throttle.js').DiskThrottle | null} diskThrottle  the server's slower disk, set again after every restart
+ * @property {import('../lab/disk-throttle.js').DiskThrottle | null} diskThrottle  the server's slower disk, set again
+ *   after every restart
  * @property {import('./server-groups.js').ServerGroup} group   the server this phase runs on
  * @property {import('../helpers/stop-signal.js').StopSignal} stop
  * @property {import('../log.js').Logger} log
@@ -44,7 +45,8 @@ const LIMITS = { shutdownTimeoutS: 10, verifyTimeoutS: 60 }
 
 /**
  * Told when a phase's load starts: what shows the experiment's progress.
- * @typedef {(phase: { phase: 'prepare' | 'variant', variant?: string, repetition?: number, session: LoadSession }) => void} OnPhase
+ * @typedef {(phase: { phase: 'prepare' | 'variant', variant?: string, repetition?: number,
+ *     session: LoadSession }) => void} OnPhase
  */
 
 /**
@@ -52,11 +54,14 @@ const LIMITS = { shutdownTimeoutS: 10, verifyTimeoutS: 60 }
  * snapshot, then each variant and repetition from a rollback to that
  * snapshot, recording everything; then the report.
  * @param {import('./plan.js').Plan} plan
- * @param {{ out: string, stop: import('../helpers/stop-signal.js').StopSignal, log: import('../log.js').Logger, onPhase?: OnPhase }} options
+ * @param {{ out: string, stop: import('../helpers/stop-signal.js').StopSignal, log: import('../log.js').Logger,
+ *     onPhase?: OnPhase }} options
  */
-export async function runExperiment (plan, { out, stop, log, onPhase }) {
+export async function runExperiment(plan, { out, stop, log, onPhase }) {
   const outDir = path.resolve(out)
-  if (existsSync(outDir) && (await readdir(outDir)).length > 0) throw new InputError(`--out ${out} is not empty; give a new directory`)
+  if (existsSync(outDir) && (await readdir(outDir)).length > 0) {
+    throw new InputError(`--out ${out} is not empty; give a new directory`)
+  }
   // root, a cgroup controller and a block device, before anything is made
   if (plan.server.kind === 'embedded' && plan.server.diskLimit) await checkDiskThrottle(plan.server.dataDir ?? outDir)
   await mkdir(outDir, { recursive: true })
@@ -66,16 +71,45 @@ export async function runExperiment (plan, { out, stop, log, onPhase }) {
   try {
     await openServerGroups(plan, outDir, groups, log)
     /** @param {import('./server-groups.js').ServerGroup} group @returns {ExperimentContext} */
-    const contextOf = (group) => ({
-      plan, out: outDir, connectionString: group.connectionString, display: redactUrl(new URL(group.connectionString)), embedded: group.server !== null,
-      dataDir: group.dataDir, snapshots: group.snapshots, diskThrottle: group.diskThrottle, group, stop, log, onPhase
+    const contextOf = group => ({
+      plan,
+      out: outDir,
+      connectionString: group.connectionString,
+      display: redactUrl(new URL(group.connectionString)),
+      embedded: group.server !== null,
+      dataDir: group.dataDir,
+      snapshots: group.snapshots,
+      diskThrottle: group.diskThrottle,
+      group,
+      stop,
+      log,
+      onPhase
     })
     const servers = []
-    for (const group of groups) servers.push({ major: group.major, version: await showVersion(group.connectionString), variants: group.variants, prepare: path.relative(outDir, group.prepareDir) })
-    const info = { name: plan.name, plan: planForRecord(plan), started_at: startedAt.toISOString(), ended_at: null, pgloadgen_version: PGLOADGEN_VERSION, postgres_version: servers.map(s => s.version).join(', '), servers }
+    for (const group of groups)
+      servers.push({
+        major: group.major,
+        version: await showVersion(group.connectionString),
+        variants: group.variants,
+        prepare: path.relative(outDir, group.prepareDir)
+      })
+    const info = {
+      name: plan.name,
+      plan: planForRecord(plan),
+      started_at: startedAt.toISOString(),
+      ended_at: null,
+      pgloadgen_version: PGLOADGEN_VERSION,
+      postgres_version: servers.map(s => s.version).join(', '),
+      servers
+    }
     await writeFile(path.join(outDir, 'experiment.json'), JSON.stringify(info, null, 2) + '\n')
 
-    if (plan.repetitions < MIN_REPETITIONS) log.warn(`repetitions: ${plan.repetitions}, fewer than ${MIN_REPETITIONS}: the report gives no confidence interval and cannot tell the variants apart`)
+    if (plan.repetitions < MIN_REPETITIONS) {
+      log.warn(
+        `repetitions: ${plan.repetitions}, fewer than ${MIN_REPETITIONS}: the report gives no confidence interval ` +
+          `and cannot tell the variants apart`
+      )
+    }
     // one prepare phase per major, with the same row counts
     for (const group of groups) if (!stop.requested) await prepare(contextOf(group))
     // Variants interleaved per repetition (A1 B1 A2 B2), so that a drift
@@ -86,10 +120,15 @@ export async function runExperiment (plan, { out, stop, log, onPhase }) {
         await runVariant(contextOf(groupOf(groups, variant.name)), variant, rep)
       }
     }
-    await writeFile(path.join(outDir, 'experiment.json'), JSON.stringify({ ...info, ended_at: new Date().toISOString(), interrupted: stop.requested }, null, 2) + '\n')
+    await writeFile(
+      path.join(outDir, 'experiment.json'),
+      JSON.stringify({ ...info, ended_at: new Date().toISOString(), interrupted: stop.requested }, null, 2) + '\n'
+    )
     const written = await writeReport(outDir)
     // the verdicts in words: worse only when the intervals do not overlap
-    if (written.summary) for (const line of verdictLines(JSON.parse(await readFile(written.summary, 'utf8')))) log.info(line)
+    if (written.summary) {
+      for (const line of verdictLines(JSON.parse(await readFile(written.summary, 'utf8')))) log.info(line)
+    }
     log.info(`report: ${path.join(outDir, 'report.html')}`)
     return stop.requested ? 1 : 0
   } finally {
@@ -97,7 +136,12 @@ export async function runExperiment (plan, { out, stop, log, onPhase }) {
       await server?.stop().catch(err => log.warn(`stopping the embedded server: ${err.message}`))
       if (diskThrottle) {
         const io = await diskThrottle.counters().catch(() => null)
-        if (io) log.info(`disk limit: the server read ${(io.readBytes / 1e6).toFixed(0)} MB in ${io.reads} reads and wrote ${(io.writeBytes / 1e6).toFixed(0)} MB in ${io.writes} writes through it`)
+        if (io) {
+          log.info(
+            `disk limit: the server read ${(io.readBytes / 1e6).toFixed(0)} MB in ${io.reads} reads and wrote ` +
+              `${(io.writeBytes / 1e6).toFixed(0)} MB in ${io.writes} writes through it`
+          )
+        }
         await diskThrottle.release().catch(err => log.warn(`disk limit: ${err.message}`))
       }
     }
@@ -108,27 +152,46 @@ export async function runExperiment (plan, { out, stop, log, onPhase }) {
  * Loads until the plan's size, then takes the snapshot every variant starts from.
  * @param {ExperimentContext} context
  */
-async function prepare (context) {
+async function prepare(context) {
   const { plan, log, stop } = context
   const { prepare } = plan
   if (prepare.init) {
     log.info(`prepare: pgbench's tables at scale ${prepare.init.scale}`)
     await initPgbench(context.connectionString, prepare.init, { log }).catch(err => {
-      throw err instanceof InitError ? new RuntimeError(`prepare.pgbench_init: ` +
-        err.message.split('\n')[0], { cause: err }) : err
+      throw err instanceof InitError
+        ? new RuntimeError(`prepare.pgbench_init: ` + err.message.split('\n')[0], { cause: err })
+        : err
     })
   }
-  log.info(`prepare: loading until ${[prepare.rows && `${prepare.rows} rows`, prepare.tableBytes && `${prepare.tableBytes} bytes`, prepare.seconds && `${prepare.seconds} s`].filter(Boolean).join(' or ')}`)
+  log.info(
+    `prepare: ` +
+      `loading until ` +
+      `${[prepare.rows && `${prepare.rows} rows`, prepare.tableBytes && `${prepare.tableBytes} bytes`, prepare.seconds && `${prepare.seconds} s`].filter(Boolean).join(' or ')}`
+  )
   const prepareDir = context.group.prepareDir
   // With a seed, rows of a dense-id table are a fixed share per client, so
   // that every major's prepare phase writes the same rows: each client makes
   // that many requests of the fill mix, and the phase ends when all have,
   // not at the first look past the count (which the interleaving decides).
-  const share = plan.seed !== null && prepare.rows !== null && plan.workload.idTable !== null ? Math.ceil(prepare.rows / prepare.concurrency) : null
-  if (share !== null) log.info(`prepare: seed ${plan.seed}: each of ${prepare.concurrency} clients makes ${share} requests`)
-  const session = await openSession(context, prepareDir, { reset: true, workload: plan.workload, mix: prepare.mix, concurrency: prepare.concurrency, requestsPerClient: share, describe: { phase: 'prepare', server: serverRecord(context.group, null) } })
+  const share =
+    plan.seed !== null && prepare.rows !== null && plan.workload.idTable !== null
+      ? Math.ceil(prepare.rows / prepare.concurrency)
+      : null
+  if (share !== null) {
+    log.info(`prepare: seed ${plan.seed}: each of ${prepare.concurrency} clients makes ${share} requests`)
+  }
+  const session = await openSession(context, prepareDir, {
+    reset: true,
+    workload: plan.workload,
+    mix: prepare.mix,
+    concurrency: prepare.concurrency,
+    requestsPerClient: share,
+    describe: { phase: 'prepare', server: serverRecord(context.group, null) }
+  })
   let allDone = false
-  session.generator.limitReached.then(() => { allDone = true })
+  session.generator.limitReached.then(() => {
+    allDone = true
+  })
   try {
     await session.start()
     context.onPhase?.({ phase: 'prepare', session })
@@ -136,14 +199,17 @@ async function prepare (context) {
     while (!stop.requested) {
       const table = plan.workload.table === null ? null : statsView(session.latestStats())?.table(plan.workload.table)
       // Rows: the acknowledged inserts of a dense-id table, else what the statistics count.
-      const rows = plan.workload.idTable !== null ? session.state.acknowledged.size : table?.live ?? 0
+      const rows = plan.workload.idTable !== null ? session.state.acknowledged.size : (table?.live ?? 0)
       if (share !== null ? allDone : prepare.rows !== null && rows >= prepare.rows) break
       if (prepare.tableBytes !== null && table && table.bytes >= prepare.tableBytes) break
       if (prepare.seconds !== null && performance.now() - started >= prepare.seconds * 1000) break
       await stop.wait(1, share === null ? undefined : session.generator.limitReached)
     }
     const summary = await session.finish(LIMITS)
-    log.info(`prepare: ${plan.workload.idTable !== null ? summary.acknowledged_inserts : summary.rows_written} rows written in ${summary.elapsed_s} s`)
+    log.info(
+      `prepare: ${plan.workload.idTable !== null ? summary.acknowledged_inserts : summary.rows_written} rows ` +
+        `written in ${summary.elapsed_s} s`
+    )
   } finally {
     await session.close()
   }
@@ -154,7 +220,12 @@ async function prepare (context) {
     const outcome = await runAction(spec, { connectionString: context.connectionString, events, log })
     await events.flush()
     // Every variant would start from a state the plan did not ask for.
-    if (!outcome.ok) throw new RuntimeError(`prepare.actions[${i}] (${spec.action}${spec.table ? ` of ${spec.table}` : ''}) failed: ${outcome.error}; no snapshot taken`)
+    if (!outcome.ok) {
+      throw new RuntimeError(
+        `prepare.actions[${i}] (${spec.action}${spec.table ? ` of ${spec.table}` : ''}) failed: ${outcome.error}; ` +
+          `no snapshot taken`
+      )
+    }
   }
   await sql(context.connectionString, 'CHECKPOINT')
   await context.snapshots.create(prepare.snapshot)
@@ -168,21 +239,40 @@ async function prepare (context) {
  * @param {import('./plan.js').Plan['variants'][number]} variant
  * @param {number} rep
  */
-async function runVariant (context, variant, rep) {
+async function runVariant(context, variant, rep) {
   const { plan, log, stop } = context
   const dir = path.join(context.out, 'variants', variant.name, `rep-${rep}`)
   await mkdir(dir, { recursive: true })
   const events = new EventLog({ file: path.join(dir, 'events.ndjson'), log })
   log.info(`variant ${variant.name}, repetition ${rep}: rolling back to "${plan.prepare.snapshot}"`)
   const beforeStart = configureFor(context.group, variant)
-  await events.timed({ action: 'rollback', detail: { snapshot: plan.prepare.snapshot, ...(beforeStart && { own_settings: true }) } },
-    () => context.snapshots.rollback(plan.prepare.snapshot, { yes: true, beforeStart }))
+  await events.timed(
+    { action: 'rollback', detail: { snapshot: plan.prepare.snapshot, ...(beforeStart && { own_settings: true }) } },
+    () => context.snapshots.rollback(plan.prepare.snapshot, { yes: true, beforeStart })
+  )
   await context.diskThrottle?.attach()
   const t0 = new Date()
 
   // A variant with options of its own gets its tables made afresh, in its own shape.
-  if (variant.workload) log.info(`variant ${variant.name}: its own options; the ${variant.workload.name} tables are made afresh`)
-  const session = await openSession(context, dir, { reset: variant.workload !== null, workload: variant.workload ?? plan.workload, mix: plan.mix, concurrency: plan.concurrency, warmupS: plan.warmupS, describe: { phase: 'variant', variant: variant.name, repetition: rep, label: `${variant.name} #${rep}`, t0: t0.toISOString(), server: serverRecord(context.group, variant), ...(variant.workload && { options: variant.workload.options }) } })
+  if (variant.workload) {
+    log.info(`variant ${variant.name}: its own options; the ${variant.workload.name} tables are made afresh`)
+  }
+  const session = await openSession(context, dir, {
+    reset: variant.workload !== null,
+    workload: variant.workload ?? plan.workload,
+    mix: plan.mix,
+    concurrency: plan.concurrency,
+    warmupS: plan.warmupS,
+    describe: {
+      phase: 'variant',
+      variant: variant.name,
+      repetition: rep,
+      label: `${variant.name} #${rep}`,
+      t0: t0.toISOString(),
+      server: serverRecord(context.group, variant),
+      ...(variant.workload && { options: variant.workload.options })
+    }
+  })
   /** @type {Promise<unknown>[]} */
   const actions = []
   try {
@@ -190,12 +280,25 @@ async function runVariant (context, variant, rep) {
     context.onPhase?.({ phase: 'variant', variant: variant.name, repetition: rep, session })
     for (const step of variant.steps) {
       if (stop.requested) break
-      if (step.capacity) await runCapacityStep({ target: { connectionString: context.connectionString, display: context.display, embedded: context.embedded }, session, spec: step.capacity, label: step.label, dir, events, stop, log })
+      if (step.capacity)
+        await runCapacityStep({
+          target: { connectionString: context.connectionString, display: context.display, embedded: context.embedded },
+          session,
+          spec: step.capacity,
+          label: step.label,
+          dir,
+          events,
+          stop,
+          log
+        })
       else await runStep(context, session, events, step, actions)
     }
     await Promise.allSettled(actions)
     const summary = await session.finish(LIMITS)
-    log.info(`variant ${variant.name}, repetition ${rep}: ${summary.throughput} requests/s, ${summary.unexpected_failures} unexpected failures`)
+    log.info(
+      `variant ${variant.name}, repetition ${rep}: ${summary.throughput} requests/s, ${summary.unexpected_failures} ` +
+        `unexpected failures`
+    )
   } finally {
     await session.close()
     await events.flush()
@@ -209,27 +312,34 @@ async function runVariant (context, variant, rep) {
  * @param {import('./plan.js').Step} step
  * @param {Promise<unknown>[]} actions  started actions, awaited by wait: action
  */
-async function runStep (context, session, events, step, actions) {
+async function runStep(context, session, events, step, actions) {
   const { log, stop } = context
   switch (step.kind) {
     case 'load':
       if (step.concurrency) await setConcurrency(session, events, step.concurrency, log)
-      if (step.ramp) await rampStep(session.generator, { to: step.ramp, seconds: step.seconds ?? 0 }, { events, log, stop })
+      if (step.ramp)
+        await rampStep(session.generator, { to: step.ramp, seconds: step.seconds ?? 0 }, { events, log, stop })
       else await stop.wait(step.seconds ?? 0)
       return
     case 'concurrency': {
-      const next = step.factor ? Math.max(1, Math.round(session.generator.concurrency * step.factor)) : /** @type {number} */ (step.concurrency)
+      const next = step.factor
+        ? Math.max(1, Math.round(session.generator.concurrency * step.factor))
+        : /** @type {number} */ (step.concurrency)
       await setConcurrency(session, events, next, log)
       return
     }
     case 'action':
-      actions.push(runAction(/** @type {import('../sidecar/actions.js').ActionSpec} */ (step.action), {
-        connectionString: context.connectionString,
-        events,
-        log,
-        // retention during the load: the row audit must not count its removals as missing
-        onRowsRemoved: (rows, table) => { if (isSameTable(table, session.options.workload.auditTable)) session.noteRowsRemoved(rows) }
-      }))
+      actions.push(
+        runAction(/** @type {import('../sidecar/actions.js').ActionSpec} */ (step.action), {
+          connectionString: context.connectionString,
+          events,
+          log,
+          // retention during the load: the row audit must not count its removals as missing
+          onRowsRemoved: (rows, table) => {
+            if (isSameTable(table, session.options.workload.auditTable)) session.noteRowsRemoved(rows)
+          }
+        })
+      )
       return
     case 'wait': {
       const deadline = performance.now() + (step.timeoutS ?? 3600) * 1000
@@ -247,7 +357,9 @@ async function runStep (context, session, events, step, actions) {
         }
         await stop.wait(1)
       }
-      if (!stop.requested) log.warn(`${step.label}: "${condition.text}" did not hold within ${step.timeoutS} s; going on`)
+      if (!stop.requested) {
+        log.warn(`${step.label}: "${condition.text}" did not hold within ${step.timeoutS} s; going on`)
+      }
     }
   }
 }
@@ -258,7 +370,7 @@ async function runStep (context, session, events, step, actions) {
  * @param {number} next
  * @param {import('../log.js').Logger} log
  */
-async function setConcurrency (session, events, next, log) {
+async function setConcurrency(session, events, next, log) {
   const previous = session.generator.concurrency
   if (previous === next) return
   session.generator.setConcurrency(next)
@@ -269,29 +381,44 @@ async function setConcurrency (session, events, next, log) {
 /**
  * @param {ExperimentContext} context
  * @param {string} dir
- * @param {{ reset: boolean, workload: import('../workloads/contract.js').Workload, mix: string, concurrency: number, requestsPerClient?: number | null, warmupS?: number | null, describe: Record<string, unknown> }} options
+ * @param {{ reset: boolean, workload: import('../workloads/contract.js').Workload, mix: string, concurrency: number,
+ *     requestsPerClient?: number | null, warmupS?: number | null, describe: Record<string, unknown> }} options
  *   warmupS: a variant's warm-up (the prepare phase has none: it only fills the table)
  */
-async function openSession (context, dir, { reset, workload, mix, concurrency, requestsPerClient = null, warmupS = null, describe }) {
+async function openSession(
+  context,
+  dir,
+  { reset, workload, mix, concurrency, requestsPerClient = null, warmupS = null, describe }
+) {
   const { plan } = context
   const registry = new client.Registry()
   // the data directory on ZFS (the zfs snapshot driver's, or an embedded server's): its pool's free space and metaslabs
   const zfs = await zfsSpaceProbeFor(context.dataDir, { registry, log: context.log })
-  return LoadSession.open(loadOptions({
-    target: { connectionString: context.connectionString, display: context.display, embedded: context.embedded },
-    workload,
-    mix: parseMix(mix, workload.types),
-    settings: { protocol: plan.protocol, concurrency, requestsPerClient, seed: plan.seed, statsIntervalS: plan.statsIntervalS, requestTimeoutS: plan.requestTimeoutS, warmupS },
-    reset,
-    connectTimeoutS: 30,
-    pgStats: { pgstattuple: false },
-    recordDir: dir,
-    serverLogDir: context.dataDir,
-    probes: zfs ? [zfs] : [],
-    describe: { command: 'experiment', experiment: plan.name, ...describe },
-    registry,
-    log: context.log
-  }))
+  return LoadSession.open(
+    loadOptions({
+      target: { connectionString: context.connectionString, display: context.display, embedded: context.embedded },
+      workload,
+      mix: parseMix(mix, workload.types),
+      settings: {
+        protocol: plan.protocol,
+        concurrency,
+        requestsPerClient,
+        seed: plan.seed,
+        statsIntervalS: plan.statsIntervalS,
+        requestTimeoutS: plan.requestTimeoutS,
+        warmupS
+      },
+      reset,
+      connectTimeoutS: 30,
+      pgStats: { pgstattuple: false },
+      recordDir: dir,
+      serverLogDir: context.dataDir,
+      probes: zfs ? [zfs] : [],
+      describe: { command: 'experiment', experiment: plan.name, ...describe },
+      registry,
+      log: context.log
+    })
+  )
 }
 
 /**
@@ -301,7 +428,7 @@ async function openSession (context, dir, { reset, workload, mix, concurrency, r
  * @param {import('./server-groups.js').ServerGroup} group
  * @param {import('./plan.js').Plan['variants'][number] | null} variant   null: the prepare phase
  */
-function serverRecord (group, variant) {
+function serverRecord(group, variant) {
   const own = variant?.server ?? group.base
   return {
     major: group.major,
@@ -315,20 +442,30 @@ function serverRecord (group, variant) {
  * The plan as recorded: what was asked, without secrets.
  * @param {import('./plan.js').Plan} plan
  */
-function planForRecord (plan) {
+function planForRecord(plan) {
   const server = plan.server.kind === 'url' ? { ...plan.server, url: redactUrl(new URL(plan.server.url)) } : plan.server
-  return { ...plan, server, workload: plan.workload.name, options: plan.workload.options, variants: plan.variants.map(variant => ({ ...variant, workload: undefined, ...(variant.workload && { options: variant.workload.options }) })) }
+  return {
+    ...plan,
+    server,
+    workload: plan.workload.name,
+    options: plan.workload.options,
+    variants: plan.variants.map(variant => ({
+      ...variant,
+      workload: undefined,
+      ...(variant.workload && { options: variant.workload.options })
+    }))
+  }
 }
 
 /**
  * @param {string} connectionString
  * @param {string} text
  */
-async function sql (connectionString, text) {
+async function sql(connectionString, text) {
   return await withControlClient({ connectionString }, client => client.query(text))
 }
 
 /** @param {string} connectionString */
-async function showVersion (connectionString) {
+async function showVersion(connectionString) {
   return (await sql(connectionString, 'SHOW server_version')).rows[0].server_version
 }

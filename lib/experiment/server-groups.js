@@ -34,12 +34,27 @@ import { DiskThrottle } from '../lab/disk-throttle.js'
  * @param {ServerGroup[]} opened   filled as servers start
  * @param {import('../log.js').Logger} log
  */
-export async function openServerGroups (plan, outDir, opened, log) {
+export async function openServerGroups(plan, outDir, opened, log) {
   if (plan.server.kind === 'url') {
     const dataDir = path.resolve(plan.server.dataDir)
-    const snapshots = await Snapshots.open({ dataDir, driver: plan.server.driver, dataset: plan.server.dataset ?? undefined, log })
+    const snapshots = await Snapshots.open({
+      dataDir,
+      driver: plan.server.driver,
+      dataset: plan.server.dataset ?? undefined,
+      log
+    })
     await snapshots.init()
-    opened.push({ major: null, server: null, connectionString: parsePgUrl(plan.server.url).connectionString, dataDir, snapshots, diskThrottle: null, base: null, variants: plan.variants.map(v => v.name), prepareDir: path.join(outDir, 'prepare') })
+    opened.push({
+      major: null,
+      server: null,
+      connectionString: parsePgUrl(plan.server.url).connectionString,
+      dataDir,
+      snapshots,
+      diskThrottle: null,
+      base: null,
+      variants: plan.variants.map(v => v.name),
+      prepareDir: path.join(outDir, 'prepare')
+    })
     return
   }
   /** @type {Map<number, import('./plan.js').Plan['variants']>} */
@@ -53,12 +68,30 @@ export async function openServerGroups (plan, outDir, opened, log) {
   for (const [major, variants] of byMajor) {
     // the plan's own server where a variant runs on it, else the first variant's
     const planLevel = { major, profile: plan.server.profile, settings: plan.server.settings }
-    const base = /** @type {import('./plan-server.js').EffectiveServer} */ (variants.find(v => v.server && sameServer(v.server, planLevel))?.server ?? variants[0].server)
+    const base = /** @type {import('./plan-server.js').EffectiveServer} */ (
+      variants.find(v => v.server && sameServer(v.server, planLevel))?.server ?? variants[0].server
+    )
     const dataDir = several ? `${dataDirBase}-pg${major}` : dataDirBase
     const choice = await chooseServer({ pgVersion: major, profile: base.profile, settings: base.settings, dataDir })
-    const server = new EmbeddedServer({ dataDir, profileFile: choice.profileFile, log, major, adaptProfile: choice.adaptProfile })
+    const server = new EmbeddedServer({
+      dataDir,
+      profileFile: choice.profileFile,
+      log,
+      major,
+      adaptProfile: choice.adaptProfile
+    })
     /** @type {ServerGroup} */
-    const group = { major, server, connectionString: '', dataDir, snapshots: /** @type {any} */ (null), diskThrottle: null, base, variants: variants.map(v => v.name), prepareDir: path.join(outDir, several ? `prepare-pg${major}` : 'prepare') }
+    const group = {
+      major,
+      server,
+      connectionString: '',
+      dataDir,
+      snapshots: /** @type {any} */ (null),
+      diskThrottle: null,
+      base,
+      variants: variants.map(v => v.name),
+      prepareDir: path.join(outDir, several ? `prepare-pg${major}` : 'prepare')
+    }
     opened.push(group)
     group.connectionString = await server.start()
     if (plan.server.diskLimit) {
@@ -76,7 +109,7 @@ export async function openServerGroups (plan, outDir, opened, log) {
  * @param {ServerGroup[]} groups
  * @param {string} variant
  */
-export function groupOf (groups, variant) {
+export function groupOf(groups, variant) {
   const group = groups.find(g => g.variants.includes(variant))
   if (!group) throw new Error(`no server for variant ${variant}`)
   return group
@@ -89,12 +122,17 @@ export function groupOf (groups, variant) {
  * @param {import('./plan.js').Plan['variants'][number]} variant
  * @returns {(() => Promise<void>) | undefined}
  */
-export function configureFor (group, variant) {
+export function configureFor(group, variant) {
   const own = variant.server
   if (!own || !group.server || !group.base || sameServer(own, group.base)) return undefined
   const server = group.server
   return async () => {
-    const choice = await chooseServer({ pgVersion: own.major, profile: own.profile, settings: own.settings, dataDir: null })
+    const choice = await chooseServer({
+      pgVersion: own.major,
+      profile: own.profile,
+      settings: own.settings,
+      dataDir: null
+    })
     server.profileFile = choice.profileFile
     server.adaptProfile = choice.adaptProfile
     await server.writeConf(/** @type {number} */ (server.port))
@@ -105,11 +143,15 @@ export function configureFor (group, variant) {
  * @param {import('./plan-server.js').EffectiveServer} a
  * @param {import('./plan-server.js').EffectiveServer} b
  */
-export function sameServer (a, b) {
-  return a.major === b.major && a.profile === b.profile && JSON.stringify(sorted(a.settings)) === JSON.stringify(sorted(b.settings))
+export function sameServer(a, b) {
+  return (
+    a.major === b.major &&
+    a.profile === b.profile &&
+    JSON.stringify(sorted(a.settings)) === JSON.stringify(sorted(b.settings))
+  )
 }
 
 /** @param {Record<string, unknown>} settings */
-function sorted (settings) {
+function sorted(settings) {
   return Object.fromEntries(Object.entries(settings).sort(([x], [y]) => x.localeCompare(y)))
 }

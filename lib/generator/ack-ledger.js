@@ -23,12 +23,12 @@ const FINGERPRINTS = 65535
  * folded into a non-zero cell value, the same way here and at the check.
  * @param {number} fingerprint
  */
-export function foldFingerprint (fingerprint) {
-  return 1 + ((fingerprint % FINGERPRINTS) + FINGERPRINTS) % FINGERPRINTS
+export function foldFingerprint(fingerprint) {
+  return 1 + (((fingerprint % FINGERPRINTS) + FINGERPRINTS) % FINGERPRINTS)
 }
 
 export class AckLedger {
-  constructor () {
+  constructor() {
     /** @type {Map<number, Chunk>} */
     this.chunks = new Map()
     // the server incarnation acknowledgements are expected from (0, 1, …)
@@ -47,7 +47,7 @@ export class AckLedger {
    * @param {number} fingerprint  the written row's fingerprint (0 when the workload has none)
    * @param {number} [incarnation]  of the server that acknowledged it (default: the current one)
    */
-  add (id, fingerprint, incarnation = this.incarnation) {
+  add(id, fingerprint, incarnation = this.incarnation) {
     const chunkIndex = Math.floor(id / CHUNK_IDS)
     let chunk = this.chunks.get(chunkIndex)
     if (!chunk) {
@@ -68,7 +68,7 @@ export class AckLedger {
    * The server restarted (a crash, a rollback): every acknowledgement so
    * far came from an earlier incarnation.
    */
-  nextIncarnation () {
+  nextIncarnation() {
     this.incarnation++
     for (const { cells, earlier } of this.chunks.values()) {
       for (let slot = 0; slot < CHUNK_IDS; slot++) {
@@ -81,7 +81,7 @@ export class AckLedger {
    * The folded fingerprint expected under an id, 0 if none.
    * @param {number} id
    */
-  get (id) {
+  get(id) {
     const chunkIndex = Math.floor(id / CHUNK_IDS)
     const chunk = this.chunks.get(chunkIndex)
     return chunk ? chunk.cells[id - chunkIndex * CHUNK_IDS] : 0
@@ -92,7 +92,7 @@ export class AckLedger {
    * before the current one.
    * @param {number} id
    */
-  fromEarlierIncarnation (id) {
+  fromEarlierIncarnation(id) {
     const chunkIndex = Math.floor(id / CHUNK_IDS)
     const chunk = this.chunks.get(chunkIndex)
     if (!chunk) return false
@@ -101,7 +101,7 @@ export class AckLedger {
   }
 
   /** @param {number} id */
-  has (id) {
+  has(id) {
     return this.get(id) !== 0
   }
 
@@ -110,7 +110,7 @@ export class AckLedger {
    * @param {number} batchSize
    * @returns {Generator<number[]>}
    */
-  * batches (batchSize) {
+  *batches(batchSize) {
     let batch = []
     for (const chunkIndex of [...this.chunks.keys()].sort((a, b) => a - b)) {
       const { cells } = /** @type {Chunk} */ (this.chunks.get(chunkIndex))

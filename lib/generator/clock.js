@@ -5,7 +5,7 @@ import { performance } from 'node:perf_hooks'
  * across threads (each thread's performance.now() counts from its own
  * origin) and never stepped back by a change of the wall clock.
  */
-export function monotonicEpochMs () {
+export function monotonicEpochMs() {
   return performance.timeOrigin + performance.now()
 }
 
@@ -13,7 +13,7 @@ export function monotonicEpochMs () {
  * The latest of some moments, null when none is known.
  * @param {Array<number | null>} moments
  */
-export function latest (moments) {
+export function latest(moments) {
   const known = /** @type {number[]} */ (moments.filter(moment => moment !== null))
   return known.length > 0 ? Math.max(...known) : null
 }

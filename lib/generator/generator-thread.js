@@ -26,16 +26,32 @@ const setup = /** @type {ThreadSetup} */ (workerData)
 /** @param {'trace' | 'debug' | 'info' | 'warn' | 'error'} level */
 const sendLog = level => (/** @type {string} */ message) => port.postMessage({ kind: 'log', level, message })
 /** @type {import('../log.js').Logger} */
-const log = { trace: sendLog('trace'), debug: sendLog('debug'), info: sendLog('info'), warn: sendLog('warn'), error: sendLog('error'), level: setup.logLevel }
+const log = {
+  trace: sendLog('trace'),
+  debug: sendLog('debug'),
+  info: sendLog('info'),
+  warn: sendLog('warn'),
+  error: sendLog('error'),
+  level: setup.logLevel
+}
 const workload = await chooseWorkload(setup.workloadChoice)
 const stats = new RequestStats(workload.types, new Float64Array(setup.statsMemory))
 /** @type {Array<[string, boolean]>} */
 let errors = []
-stats.error = (/** @type {string} */ message, /** @type {boolean} */ expected) => { errors.push([message, expected]) }
+stats.error = (/** @type {string} */ message, /** @type {boolean} */ expected) => {
+  errors.push([message, expected])
+}
 const state = new ThreadRunState(setup.maxId)
 const { share } = setup
 const pacer = setup.openLoop
-  ? new Pacer({ rate: setup.openLoop.rate, arrival: setup.openLoop.arrival, maxLagMs: setup.openLoop.maxLagMs, share, seed: setup.openLoop.seed, profile: setup.openLoop.profile ?? null })
+  ? new Pacer({
+      rate: setup.openLoop.rate,
+      arrival: setup.openLoop.arrival,
+      maxLagMs: setup.openLoop.maxLagMs,
+      share,
+      seed: setup.openLoop.seed,
+      profile: setup.openLoop.profile ?? null
+    })
   : null
 const counters = new Float64Array(setup.counterMemory)
 const generator = new Generator({
@@ -53,7 +69,7 @@ const generator = new Generator({
   counters
 })
 
-function report () {
+function report() {
   counters[2] = pacer?.skipped ?? 0
   const stateReport = state.takeReport()
   if (errors.length === 0 && stateReport === null) return

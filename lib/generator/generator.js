@@ -3,7 +3,8 @@ import { performance } from 'node:perf_hooks'
 import { latest } from './clock.js'
 
 /**
- * @typedef {Omit<import('./worker.js').WorkerContext, 'onConnectionChange' | 'onReconnect' | 'gate' | 'onLimit'> & GeneratorPart} GeneratorOptions
+ * @typedef {Omit<import('./worker.js').WorkerContext,
+ *     'onConnectionChange' | 'onReconnect' | 'gate' | 'onLimit'> & GeneratorPart} GeneratorOptions
  */
 
 /**
@@ -18,14 +19,16 @@ import { latest } from './clock.js'
 /**
  * What the lab drives: one Generator, or the same load over threads
  * (threaded-generator.js).
- * @typedef {Pick<Generator, 'concurrency' | 'connections' | 'reconnects' | 'skipped' | 'paused' | 'pause' | 'resume' | 'setConcurrency' | 'stop' | 'limitReached' | 'requestsEndedMs'>} LoadGenerator
+ * @typedef {Pick<Generator,
+ *     'concurrency' | 'connections' | 'reconnects' | 'skipped' | 'paused' | 'pause' | 'resume' | 'setConcurrency' |
+ * 'stop' | 'limitReached' | 'requestsEndedMs'>} LoadGenerator
  */
 
 // Keeps N workers, each with its own connection, so that N requests are
 // outstanding at all times.
 export class Generator {
   /** @param {GeneratorOptions} options */
-  constructor (options) {
+  constructor(options) {
     this.options = options
     /** @type {Worker[]} */
     this.workers = []
@@ -45,7 +48,9 @@ export class Generator {
     /** @type {() => void} */
     let limitReached = () => {}
     /** @type {Promise<void>} settles when every client did its -t requests (clients.requestsPerClient) */
-    this.limitReached = new Promise(resolve => { limitReached = () => resolve(undefined) })
+    this.limitReached = new Promise(resolve => {
+      limitReached = () => resolve(undefined)
+    })
     /** @type {() => void} */
     this.openGate = () => {}
     /** @type {import('./worker.js').Gate} */
@@ -56,8 +61,12 @@ export class Generator {
     this.context = {
       ...options,
       gate: this.gate,
-      onConnectionChange: (delta) => { this.counters[0] += delta },
-      onReconnect: () => { this.counters[1]++ },
+      onConnectionChange: delta => {
+        this.counters[0] += delta
+      },
+      onReconnect: () => {
+        this.counters[1]++
+      },
       onLimit: () => {
         if (++this.clientsAtLimit >= this.workers.length) limitReached()
       }
@@ -68,35 +77,37 @@ export class Generator {
   // while or just after it stops describes the second before, when that many
   // clients ran (the closed connections are what `connections` counts), as
   // the threaded generator's concurrency does.
-  get concurrency () {
+  get concurrency() {
     return this.concurrencyAtStop ?? this.workers.length
   }
 
-  get connections () {
+  get connections() {
     return this.counters[0]
   }
 
-  get reconnects () {
+  get reconnects() {
     return this.counters[1]
   }
 
   /** Open loop: the intended starts skipped for being too late (--max-lag). */
-  get skipped () {
+  get skipped() {
     return this.options.pacer?.skipped ?? 0
   }
 
-  get paused () {
+  get paused() {
     return this.gate.paused
   }
 
   /** Workers finish the request in flight and then wait; connections stay open. */
-  pause () {
+  pause() {
     if (this.gate.paused) return
-    this.gate.resumed = new Promise(resolve => { this.openGate = () => resolve(undefined) })
+    this.gate.resumed = new Promise(resolve => {
+      this.openGate = () => resolve(undefined)
+    })
     this.gate.paused = true
   }
 
-  resume () {
+  resume() {
     if (!this.gate.paused) return
     this.gate.paused = false
     // An open-loop schedule restarts now rather than owing the paused time.
@@ -110,7 +121,7 @@ export class Generator {
    * the old rate's arrivals nor a wait for them spill into the new rate's.
    * @param {number} rate
    */
-  setRate (rate) {
+  setRate(rate) {
     const pacer = this.options.pacer
     if (!pacer) return
     pacer.setRate(rate)
@@ -118,15 +129,18 @@ export class Generator {
   }
 
   /** @param {number} concurrency */
-  setConcurrency (concurrency) {
+  setConcurrency(concurrency) {
     if (this.stopping) return
     this.sweepTimeouts()
-    while (this.workers.length < concurrency) this.workers.push(new Worker(this.clientId(this.nextId++), this.context).start())
+    while (this.workers.length < concurrency)
+      this.workers.push(new Worker(this.clientId(this.nextId++), this.context).start())
     while (this.workers.length > concurrency) {
       const worker = /** @type {Worker} */ (this.workers.pop())
       worker.stop()
       this.retiring.push(worker)
-      worker.done.then(() => { this.retiring.splice(this.retiring.indexOf(worker), 1) })
+      worker.done.then(() => {
+        this.retiring.splice(this.retiring.indexOf(worker), 1)
+      })
     }
   }
 
@@ -135,7 +149,7 @@ export class Generator {
    * request on the hot path. It looks often enough that a request is cut
    * within a tenth of the timeout after it (at most a second late).
    */
-  sweepTimeouts () {
+  sweepTimeouts() {
     const timeoutMs = this.options.clients.requestTimeoutMs ?? null
     if (timeoutMs === null || this.timeoutSweep !== null) return
     const check = () => {
@@ -153,7 +167,7 @@ export class Generator {
    * @param {number} graceMs
    * @returns {Promise<boolean>} false when some requests had to be abandoned
    */
-  async stop (graceMs) {
+  async stop(graceMs) {
     this.stopping = true
     this.concurrencyAtStop ??= this.workers.length
     const all = [...this.workers, ...this.retiring]
@@ -162,7 +176,9 @@ export class Generator {
     let timer
     const finished = await Promise.race([
       Promise.all(all.map(w => w.done)).then(() => true),
-      new Promise(resolve => { timer = setTimeout(resolve, graceMs, false) })
+      new Promise(resolve => {
+        timer = setTimeout(resolve, graceMs, false)
+      })
     ])
     clearTimeout(timer)
     if (!finished) {

@@ -30,9 +30,10 @@ export class Pacer {
    * @param {number | null} options.maxLagMs
    * @param {import('../scale/share.js').Share} [options.share]  the part of the schedule this pacer keeps
    * @param {number | null} [options.seed]  seeds the Poisson gaps (needed for parts to agree); null: Math.random
-   * @param {import('../config/stages.js').Profile | null} [options.profile]  the whole schedule's rate over the seconds since begin() (rate: where it starts)
+   * @param {import('../config/stages.js').Profile | null} [options.profile]  the whole schedule's rate over the seconds
+   *   since begin() (rate: where it starts)
    */
-  constructor ({ rate, arrival, maxLagMs, share = WHOLE, seed = null, profile = null }) {
+  constructor({ rate, arrival, maxLagMs, share = WHOLE, seed = null, profile = null }) {
     this.intervalMs = 1000 / rate
     // what this part starts a second, on average
     this.rate = rateShare(rate, share)
@@ -60,7 +61,7 @@ export class Pacer {
    * Starts the schedule, and a profile's time, at originMs (performance.now() clock).
    * @param {number} originMs
    */
-  begin (originMs) {
+  begin(originMs) {
     this.profileOriginMs = originMs
     this.restart(originMs)
   }
@@ -70,7 +71,7 @@ export class Pacer {
    * clock): parts that restart at the same origin stay one schedule.
    * @param {number} [originMs]
    */
-  restart (originMs = performance.now()) {
+  restart(originMs = performance.now()) {
     this.originMs = originMs
     // the next arrival of the whole schedule this part takes
     this.nextIndex = this.share.index
@@ -87,7 +88,7 @@ export class Pacer {
    * @param {number} rate  requests per second, above 0
    * @param {number} [originMs]
    */
-  setRate (rate, originMs = performance.now()) {
+  setRate(rate, originMs = performance.now()) {
     this.intervalMs = 1000 / rate
     this.rate = rateShare(rate, this.share)
     this.profile = null
@@ -95,7 +96,7 @@ export class Pacer {
   }
 
   /** The next intended start time (performance.now() clock, ms). */
-  take () {
+  take() {
     const k = this.nextIndex
     this.nextIndex += this.share.parts
     if (!this.poisson) return this.timeOf(k)
@@ -112,7 +113,7 @@ export class Pacer {
    * When the arrival `position` mean gaps after the origin is due.
    * @param {number} position
    */
-  timeOf (position) {
+  timeOf(position) {
     if (this.profile === null) return this.originMs + position * this.intervalMs
     const seconds = timeOfArea(this.profile, this.areaBase + position)
     return Number.isFinite(seconds) ? this.profileOriginMs + seconds * 1000 : performance.now() + NEVER_MS
@@ -122,7 +123,7 @@ export class Pacer {
    * The next intended time that is not hopelessly late: times more than
    * maxLagMs in the past are skipped and counted, like pgbench --latency-limit.
    */
-  takeOnTime () {
+  takeOnTime() {
     let at = this.take()
     if (this.maxLagMs !== null) {
       const oldest = performance.now() - this.maxLagMs

@@ -7,7 +7,8 @@ import { leavesOutcomeUnknown } from '../wire/errors.js'
  * table holds, so that the check at exit tells them from acknowledged ones.
  * @typedef {object} InDoubtWrite
  * @property {number} rows
- * @property {{ text: string, params: unknown[] } | null} probe  one row with a column n; null: an insert into the dense-id table, looked for among the ids nobody acknowledged
+ * @property {{ text: string, params: unknown[] } | null} probe  one row with a column n; null: an insert into the
+ *   dense-id table, looked for among the ids nobody acknowledged
  * @property {number} [fingerprint]  such an insert's row fingerprint (0: none known)
  */
 
@@ -17,7 +18,7 @@ import { leavesOutcomeUnknown } from '../wire/errors.js'
 // server acknowledged.
 export class RunState {
   /** @param {number} maxId  read from the table before the first request */
-  constructor (maxId) {
+  constructor(maxId) {
     this.maxId = maxId
     // ids above it were handed out during the run: where in-doubt inserts are looked for
     this.startMaxId = maxId
@@ -29,7 +30,7 @@ export class RunState {
   }
 
   /** The in-doubt inserts into the dense-id table (no probe: the ids nobody acknowledged are looked through). */
-  insertsInDoubt () {
+  insertsInDoubt() {
     return this.inDoubt.filter(write => write.probe === null)
   }
 
@@ -38,7 +39,7 @@ export class RunState {
    * data underneath the generator), and then reads must not aim above it.
    * @param {number} maxId
    */
-  noteMaxId (maxId) {
+  noteMaxId(maxId) {
     this.maxId = maxId
   }
 
@@ -48,7 +49,7 @@ export class RunState {
    * @param {number} [fingerprint]  of the row as written (see AckLedger); 0 or none: the id alone is checked
    * @param {number} [incarnation]  of the server that acknowledged it, when known
    */
-  noteInserted (id, fingerprint = 0, incarnation) {
+  noteInserted(id, fingerprint = 0, incarnation) {
     this.acknowledged.add(id, fingerprint, incarnation)
     if (id > this.maxId) this.maxId = id
   }
@@ -59,7 +60,7 @@ export class RunState {
    * crash, a rollback) and the acknowledgements so far are of an earlier one.
    * @param {string} startTime  pg_postmaster_start_time(), as text
    */
-  incarnationOf (startTime) {
+  incarnationOf(startTime) {
     let incarnation = this.incarnations.get(startTime)
     if (incarnation === undefined) {
       incarnation = this.incarnations.size
@@ -73,15 +74,18 @@ export class RunState {
    * ctx.ids for one connection's requests: inserts are noted with the
    * incarnation of the server the connection reached.
    * @param {() => number | undefined} incarnation
-   * @param {() => number} [random]  the client's random numbers (ctx.random): randomId is uniform in [1, maxId] (1 while the table is empty)
+   * @param {() => number} [random]  the client's random numbers (ctx.random): randomId is uniform in [1, maxId] (1
+   *   while the table is empty)
    * @returns {IdBookkeeping}
    */
-  forConnection (incarnation, random = Math.random) {
+  forConnection(incarnation, random = Math.random) {
     const state = this
     return {
-      get maxId () { return state.maxId },
+      get maxId() {
+        return state.maxId
+      },
       randomId: () => 1 + Math.floor(random() * state.maxId),
-      noteMaxId: (maxId) => state.noteMaxId(maxId),
+      noteMaxId: maxId => state.noteMaxId(maxId),
       noteInserted: (id, fingerprint = 0) => state.noteInserted(id, fingerprint, incarnation()),
       insertFailed: (err, fingerprint = 0) => {
         if (leavesOutcomeUnknown(err)) state.inDoubt.push({ rows: 1, probe: null, fingerprint })
@@ -97,7 +101,7 @@ export class RunState {
    * worker's insert may land between this read and its acknowledgement.
    * @param {number} maxId
    */
-  noteMaxIdAfterReconnect (maxId) {
+  noteMaxIdAfterReconnect(maxId) {
     this.noteMaxId(maxId)
   }
 }

@@ -12,7 +12,8 @@ import { RunState } from './run-state.js'
  * A thread's report: what happened since its last one, in order.
  * @typedef {object} StateReport
  * @property {string[]} startTimes   incarnations first seen since the last report, in the order seen
- * @property {number[]} incarnationIndex  per acknowledgement: its server start time, an index into the thread's start times so far
+ * @property {number[]} incarnationIndex  per acknowledgement: its server start time, an index into the thread's start
+ *   times so far
  * @property {number[]} ids
  * @property {number[]} fingerprints
  * @property {import('./run-state.js').InDoubtWrite[]} inDoubt
@@ -20,7 +21,7 @@ import { RunState } from './run-state.js'
 
 export class ThreadRunState extends RunState {
   /** @param {number} maxId */
-  constructor (maxId) {
+  constructor(maxId) {
     super(maxId)
     /** @type {string[]} the server start times of this thread's incarnation numbers */
     this.startTimes = []
@@ -35,7 +36,7 @@ export class ThreadRunState extends RunState {
   }
 
   /** @param {string} startTime */
-  incarnationOf (startTime) {
+  incarnationOf(startTime) {
     const incarnation = super.incarnationOf(startTime)
     if (incarnation === this.startTimes.length) this.startTimes.push(startTime)
     return incarnation
@@ -48,7 +49,7 @@ export class ThreadRunState extends RunState {
    * @param {number} [fingerprint]
    * @param {number} [incarnation]
    */
-  noteInserted (id, fingerprint = 0, incarnation = this.startTimes.length - 1) {
+  noteInserted(id, fingerprint = 0, incarnation = this.startTimes.length - 1) {
     this.pendingIds.push(id)
     this.pendingFingerprints.push(fingerprint)
     // -1: no incarnation known (a workload without a dense id table)
@@ -60,8 +61,11 @@ export class ThreadRunState extends RunState {
    * What happened since the last report, or null when nothing did.
    * @returns {StateReport | null}
    */
-  takeReport () {
-    const fresh = this.startTimes.length > this.reportedStartTimes || this.pendingIds.length > 0 || this.inDoubt.length > this.reportedInDoubt
+  takeReport() {
+    const fresh =
+      this.startTimes.length > this.reportedStartTimes ||
+      this.pendingIds.length > 0 ||
+      this.inDoubt.length > this.reportedInDoubt
     if (!fresh) return null
     const report = {
       startTimes: this.startTimes.slice(this.reportedStartTimes),
@@ -85,14 +89,14 @@ export class ThreadRunState extends RunState {
  */
 export class StateReplay {
   /** @param {RunState} state */
-  constructor (state) {
+  constructor(state) {
     this.state = state
     /** @type {string[]} this thread's start times so far */
     this.startTimes = []
   }
 
   /** @param {StateReport} report */
-  apply (report) {
+  apply(report) {
     const { state } = this
     for (const startTime of report.startTimes) {
       this.startTimes.push(startTime)

@@ -29,7 +29,8 @@ const THREAD_FILE = new URL('./generator-thread.js', import.meta.url)
  * @property {number} maxId
  * @property {SharedArrayBuffer} statsMemory
  * @property {SharedArrayBuffer} counterMemory  [connections, reconnects, skipped]
- * @property {{ rate: number, arrival: 'poisson' | 'fixed', maxLagMs: number | null, seed: number, profile?: import('../config/stages.js').Profile | null } | null} openLoop  rate: of the whole load
+ * @property {{ rate: number, arrival: 'poisson' | 'fixed', maxLagMs: number | null, seed: number,
+ *     profile?: import('../config/stages.js').Profile | null } | null} openLoop  rate: of the whole load
  * @property {import('../scale/share.js').Share} share  this thread's part of the whole load
  * @property {import('../config/run-settings.js').ClientSettings} clients
  * @property {import('../log.js').LevelName} logLevel
@@ -54,7 +55,8 @@ const THREAD_FILE = new URL('./generator-thread.js', import.meta.url)
  * @property {import('../config/mix.js').Mix} mix
  * @property {import('./run-state.js').RunState} state   the run's: acknowledgements are replayed into it
  * @property {RequestStats} stats    the run's: the threads' exact sum
- * @property {{ rate: number, arrival: 'poisson' | 'fixed', maxLagMs: number | null, seed?: number | null, profile?: import('../config/stages.js').Profile | null } | null} openLoop
+ * @property {{ rate: number, arrival: 'poisson' | 'fixed', maxLagMs: number | null, seed?: number | null,
+ *     profile?: import('../config/stages.js').Profile | null } | null} openLoop
  * @property {import('../scale/share.js').Share | null} instance  this process's part of a load split over instances
  * @property {import('../config/run-settings.js').ClientSettings} clients
  * @property {import('../log.js').Logger} log
@@ -77,7 +79,7 @@ const THREAD_FILE = new URL('./generator-thread.js', import.meta.url)
 
 export class ThreadedGenerator {
   /** @param {ThreadedOptions} options */
-  constructor (options) {
+  constructor(options) {
     this.options = options
     this.stopping = false
     this.paused = false
@@ -87,7 +89,9 @@ export class ThreadedGenerator {
     /** @type {() => void} */
     let limitReached = () => {}
     /** @type {Promise<void>} settles when every client did its -t requests */
-    this.limitReached = new Promise(resolve => { limitReached = () => resolve(undefined) })
+    this.limitReached = new Promise(resolve => {
+      limitReached = () => resolve(undefined)
+    })
     this.onLimit = limitReached
     const seed = options.openLoop?.seed ?? randomInt(2 ** 47)
     /** @type {ThreadHandle[]} */
@@ -124,10 +128,14 @@ export class ThreadedGenerator {
         counters: new Float64Array(counterMemory),
         replay: new StateReplay(options.state),
         atLimit: false,
-        stopped: new Promise(resolve => { onStopped = resolve }),
+        stopped: new Promise(resolve => {
+          onStopped = resolve
+        }),
         onStopped: finished => onStopped(finished),
         requestsEndedMs: null,
-        ready: new Promise(resolve => { onReady = () => resolve(undefined) }),
+        ready: new Promise(resolve => {
+          onReady = () => resolve(undefined)
+        }),
         onReady: () => onReady()
       }
       thread.on('message', message => this.receive(handle, message))
@@ -148,7 +156,7 @@ export class ThreadedGenerator {
    * @param {ThreadHandle} handle
    * @param {any} message
    */
-  receive (handle, message) {
+  receive(handle, message) {
     if (message.kind === 'ready') {
       handle.onReady()
     } else if (message.kind === 'report') {
@@ -166,30 +174,30 @@ export class ThreadedGenerator {
   }
 
   /** The run's stats become the threads' exact sum. */
-  merge () {
+  merge() {
     this.options.stats.mergeFrom(this.handles.map(handle => handle.stats))
   }
 
-  get concurrency () {
+  get concurrency() {
     return this.concurrencyNow
   }
 
-  get connections () {
+  get connections() {
     return this.handles.reduce((sum, handle) => sum + handle.counters[0], 0)
   }
 
-  get reconnects () {
+  get reconnects() {
     return this.handles.reduce((sum, handle) => sum + handle.counters[1], 0)
   }
 
-  get skipped () {
+  get skipped() {
     return this.handles.reduce((sum, handle) => sum + handle.counters[2], 0)
   }
 
   /**
    * @param {(handle: ThreadHandle) => ToThread} message
    */
-  tell (message) {
+  tell(message) {
     for (const handle of this.handles) handle.thread.postMessage(message(handle))
   }
 
@@ -198,7 +206,7 @@ export class ThreadedGenerator {
    * clients start), so that their parts stay one schedule.
    * @param {number} originEpochMs
    */
-  startSchedule (originEpochMs) {
+  startSchedule(originEpochMs) {
     this.tell(() => ({ kind: 'origin', originEpochMs }))
   }
 
@@ -206,17 +214,17 @@ export class ThreadedGenerator {
    * @param {number} concurrency
    * @param {ThreadHandle} handle
    */
-  own (concurrency, handle) {
+  own(concurrency, handle) {
     return shareOf(concurrency, handle.share.index, handle.share.parts)
   }
 
-  pause () {
+  pause() {
     if (this.paused) return
     this.paused = true
     this.tell(() => ({ kind: 'pause' }))
   }
 
-  resume () {
+  resume() {
     if (!this.paused) return
     this.paused = false
     const originEpochMs = Date.now()
@@ -224,7 +232,7 @@ export class ThreadedGenerator {
   }
 
   /** @param {number} concurrency */
-  setConcurrency (concurrency) {
+  setConcurrency(concurrency) {
     if (this.stopping) return
     this.concurrencyNow = concurrency
     this.tell(handle => ({ kind: 'concurrency', concurrency: this.own(concurrency, handle) }))
@@ -236,7 +244,7 @@ export class ThreadedGenerator {
    * @param {number} graceMs
    * @returns {Promise<boolean>} false when some requests had to be abandoned
    */
-  async stop (graceMs) {
+  async stop(graceMs) {
     if (!this.stopping) {
       this.stopping = true
       await this.ready

@@ -17,7 +17,8 @@ import { foldFingerprint } from './ack-ledger.js'
  * @property {number} present
  * @property {number} vanished
  * @property {number} missing
- * @property {number | null} inDoubtStored  of the inserts left in doubt, how many the table holds (null: too many ids to look through)
+ * @property {number | null} inDoubtStored  of the inserts left in doubt, how many the table holds (null: too many ids
+ *   to look through)
  */
 
 // The most ids between the run's first and the sequence's last that the
@@ -39,10 +40,14 @@ const BATCH_IDS = 1000
  * @param {import('pg').Client} client
  * @param {string} table
  */
-async function sequenceHighWater (client, table) {
-  const { rows: [{ seq }] } = await client.query("SELECT pg_get_serial_sequence($1, 'id') AS seq", [table])
+async function sequenceHighWater(client, table) {
+  const {
+    rows: [{ seq }]
+  } = await client.query("SELECT pg_get_serial_sequence($1, 'id') AS seq", [table])
   if (seq === null) return Infinity
-  const { rows: [state] } = await client.query(`SELECT last_value, is_called FROM ${seq}`)
+  const {
+    rows: [state]
+  } = await client.query(`SELECT last_value, is_called FROM ${seq}`)
   return Number(state.last_value) - (state.is_called ? 0 : 1)
 }
 
@@ -57,15 +62,26 @@ async function sequenceHighWater (client, table) {
  * @param {import('./ack-ledger.js').AckLedger} ledger
  * @param {number} timeoutMs
  * @param {Map<string, number>} [incarnations]  the server's start times the run saw, and their incarnations
- * @param {{ inDoubt?: Array<{ fingerprint?: number }>, startMaxId?: number }} [doubt]  inserts left in doubt, and the table's max id at the start
+ * @param {{ inDoubt?: Array<{ fingerprint?: number }>, startMaxId?: number }} [doubt]  inserts left in doubt, and the
+ *   table's max id at the start
  * @returns {Promise<InsertAudit | null>}
  */
-export async function auditInserts (client, table, fingerprintSql, ledger, timeoutMs, incarnations = new Map(), { inDoubt = [], startMaxId = 0 } = {}) {
+export async function auditInserts(
+  client,
+  table,
+  fingerprintSql,
+  ledger,
+  timeoutMs,
+  incarnations = new Map(),
+  { inDoubt = [], startMaxId = 0 } = {}
+) {
   const deadline = Date.now() + timeoutMs
   const audit = { present: 0, vanished: ledger.replaced, missing: 0, inDoubtStored: /** @type {number | null} */ (0) }
   const highWater = await sequenceHighWater(client, table)
   // a server restarted since the run's last connection: every acknowledgement is of an earlier incarnation
-  const { rows: [{ started }] } = await client.query('SELECT pg_postmaster_start_time()::text AS started')
+  const {
+    rows: [{ started }]
+  } = await client.query('SELECT pg_postmaster_start_time()::text AS started')
   const restartedSince = incarnations.size > 0 && incarnations.get(started) !== ledger.incarnation
   const select = `SELECT id, ${fingerprintSql ?? '0'} AS fp FROM ${table} WHERE id = ANY($1::bigint[])`
   for (const ids of ledger.batches(BATCH_IDS)) {
@@ -88,7 +104,17 @@ export async function auditInserts (client, table, fingerprintSql, ledger, timeo
       }
     }
   }
-  if (inDoubt.length > 0) audit.inDoubtStored = await findInDoubtInserts(client, table, fingerprintSql, ledger, inDoubt, startMaxId, highWater)
+  if (inDoubt.length > 0) {
+    audit.inDoubtStored = await findInDoubtInserts(
+      client,
+      table,
+      fingerprintSql,
+      ledger,
+      inDoubt,
+      startMaxId,
+      highWater
+    )
+  }
   return audit
 }
 
@@ -108,10 +134,12 @@ export async function auditInserts (client, table, fingerprintSql, ledger, timeo
  * @param {number} highWater  the sequence's last id (Infinity: no sequence)
  * @returns {Promise<number | null>}
  */
-async function findInDoubtInserts (client, table, fingerprintSql, ledger, inDoubt, startMaxId, highWater) {
+async function findInDoubtInserts(client, table, fingerprintSql, ledger, inDoubt, startMaxId, highWater) {
   let last = highWater
   if (!Number.isFinite(last)) {
-    const { rows: [{ max }] } = await client.query(`SELECT coalesce(max(id), 0) AS max FROM ${table}`)
+    const {
+      rows: [{ max }]
+    } = await client.query(`SELECT coalesce(max(id), 0) AS max FROM ${table}`)
     last = Number(max)
   }
   if (last - startMaxId > MAX_UNACKNOWLEDGED_SCAN) return null
@@ -122,7 +150,10 @@ async function findInDoubtInserts (client, table, fingerprintSql, ledger, inDoub
     unacknowledged.push(id)
   }
   if (unacknowledged.length === 0) return 0
-  const { rows } = await client.query(`SELECT ${fingerprintSql ?? '0'} AS fp FROM ${table} WHERE id = ANY($1::bigint[])`, [unacknowledged])
+  const { rows } = await client.query(
+    `SELECT ${fingerprintSql ?? '0'} AS fp FROM ${table} WHERE id = ANY($1::bigint[])`,
+    [unacknowledged]
+  )
   /** @type {Map<number, number>} in-doubt inserts by folded fingerprint */
   const wanted = new Map()
   let unknown = 0

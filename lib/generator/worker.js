@@ -25,7 +25,8 @@ const BACKOFF_MAX_MS = 5000
  * @property {(delta: number) => void} onConnectionChange
  * @property {() => void} onReconnect
  * @property {import('./pacer.js').Pacer | null} pacer  open loop when set
- * @property {import('../config/run-settings.js').ClientSettings} clients  what each client is given: -t (a client stops after that many requests) and the seed of its random numbers
+ * @property {import('../config/run-settings.js').ClientSettings} clients  what each client is given: -t (a client stops
+ *   after that many requests) and the seed of its random numbers
  * @property {() => void} onLimit  a client has done its -t requests
  * @property {Gate} gate  closed while the generator is paused
  */
@@ -43,7 +44,7 @@ export class Worker {
    * @param {number} id
    * @param {WorkerContext} context
    */
-  constructor (id, context) {
+  constructor(id, context) {
     this.id = id
     this.context = context
     this.stopping = false
@@ -53,7 +54,9 @@ export class Worker {
     /** @type {() => void} */
     this.signalStop = () => {}
     /** @type {Promise<void>} */
-    this.stopRequested = new Promise(resolve => { this.signalStop = () => resolve(undefined) })
+    this.stopRequested = new Promise(resolve => {
+      this.signalStop = () => resolve(undefined)
+    })
     /** @type {WireConnection | null} */
     this.client = null
     /** @type {Db | null} the workload's view of client */
@@ -85,7 +88,13 @@ export class Worker {
       writeFailed: (err, rows, probe) => {
         if (leavesOutcomeUnknown(err)) context.state.inDoubt.push({ rows, probe: probe() })
       },
-      connect: async () => new Db(await WireConnection.connect(context.connectionString, { protocol: context.protocol, applicationName: 'pgloadgen' }))
+      connect: async () =>
+        new Db(
+          await WireConnection.connect(context.connectionString, {
+            protocol: context.protocol,
+            applicationName: 'pgloadgen'
+          })
+        )
     }
     this.clientReady = false
     this.requestsDone = 0
@@ -112,31 +121,31 @@ export class Worker {
    * @param {number} now  performance.now()
    * @param {number} timeoutMs
    */
-  checkTimeout (now, timeoutMs) {
+  checkTimeout(now, timeoutMs) {
     if (this.waitingSince === 0 || now - this.waitingSince < timeoutMs) return
     this.waitingSince = 0
     this.timedOut = true
     this.waitingOn?.fail(new RequestTimeoutError(timeoutMs))
   }
 
-  start () {
+  start() {
     this.done = this.loop()
     return this
   }
 
   /** Open loop: the schedule started over; a wait for a time of the old one ends now. */
-  rescheduled () {
+  rescheduled() {
     if (this.waitingForSlot) this.wake?.()
   }
 
   /** Finish the request in flight, then leave the loop. */
-  stop () {
+  stop() {
     this.stopping = true
     this.wake?.()
     this.signalStop()
   }
 
-  async loop () {
+  async loop() {
     const { mix, stats, pacer, gate, workload } = this.context
     const { requestsPerClient } = this.context.clients
     const { requests, expectedErrors, pacing } = workload
@@ -153,7 +162,7 @@ export class Worker {
       // A connection the server closed while idle (a restart, a rollback
       // underneath) is replaced before it is used, not counted as a failure.
       if (this.client?.broken) this.drop('closed by the server')
-      const client = this.client ?? await this.connect()
+      const client = this.client ?? (await this.connect())
       if (client === null) continue
       const db = /** @type {Db} */ (this.db)
       let t0
@@ -201,10 +210,16 @@ export class Worker {
         if (found === false) stats.notFound[type]++
       } catch (err) {
         failure = err
-        const expected = expectedErrors[type] !== null && /** @type {{ code?: string }} */ (err)?.code === expectedErrors[type]
+        const expected =
+          expectedErrors[type] !== null && /** @type {{ code?: string }} */ (err)?.code === expectedErrors[type]
         if (this.timedOut) stats.timeouts[type]++
         // a workload that wraps the error still reports the timeout as one
-        stats.error(this.timedOut && !(err instanceof RequestTimeoutError) ? `${errorMessage(err)} (request timed out)` : errorMessage(err), expected)
+        stats.error(
+          this.timedOut && !(err instanceof RequestTimeoutError)
+            ? `${errorMessage(err)} (request timed out)`
+            : errorMessage(err),
+          expected
+        )
         if (isDiskFullError(err)) stats.diskFull[type]++
       }
       this.waitingSince = 0
@@ -228,7 +243,7 @@ export class Worker {
    * @param {Db} db
    * @param {unknown} err
    */
-  async afterFailure (client, db, err) {
+  async afterFailure(client, db, err) {
     if (client.broken || isConnectionError(err)) {
       this.drop(`request failed: ${errorMessage(err)}`)
       return
@@ -244,7 +259,7 @@ export class Worker {
    * @param {() => Promise<T>} work
    * @returns {Promise<T>}
    */
-  async waitOn (client, work) {
+  async waitOn(client, work) {
     this.waitingOn = client
     this.waitingSince = performance.now()
     try {
@@ -260,7 +275,7 @@ export class Worker {
    * rolled back underneath, and ids above the new max must not be aimed at.
    * @returns {Promise<WireConnection | null>} null: try again (or stopping)
    */
-  async connect () {
+  async connect() {
     const { log, state, workload } = this.context
     /** @type {WireConnection | null} */
     let client = null
@@ -271,7 +286,17 @@ export class Worker {
         // check at exit puts rows of earlier ones that went down to the
         // data going back) and, after a reconnect, the max id again.
         const connection = client
-        const { first } = await this.waitOn(connection, () => connection.run({ name: '', text: `SELECT pg_postmaster_start_time()::text || ' ' || coalesce(max(id), 0)::text FROM ${workload.idTable}` }, []))
+        const { first } = await this.waitOn(connection, () =>
+          connection.run(
+            {
+              name: '',
+              text:
+                `SELECT pg_postmaster_start_time()::text || ' ' || coalesce(max(id), ` +
+                `0)::text FROM ${workload.idTable}`
+            },
+            []
+          )
+        )
         const returned = String(first)
         const space = returned.lastIndexOf(' ')
         this.incarnation = state.incarnationOf(returned.slice(0, space))
@@ -293,7 +318,9 @@ export class Worker {
     } catch (err) {
       client?.destroy()
       this.timedOut = false
-      if (this.failedConnects++ === 0) log.warn(`connection ${this.id}: cannot connect: ${errorMessage(err)}; retrying with backoff`)
+      if (this.failedConnects++ === 0) {
+        log.warn(`connection ${this.id}: cannot connect: ${errorMessage(err)}; retrying with backoff`)
+      }
       await this.sleep(this.backoffMs * (0.5 + Math.random() / 2))
       this.backoffMs = Math.min(this.backoffMs * 2, BACKOFF_MAX_MS)
       return null
@@ -301,7 +328,7 @@ export class Worker {
   }
 
   /** @param {string} reason */
-  drop (reason) {
+  drop(reason) {
     if (this.client === null) return
     this.context.log.warn(`connection ${this.id} lost (${reason}); reconnecting`)
     const client = this.client
@@ -311,7 +338,7 @@ export class Worker {
     client.destroy()
   }
 
-  async close () {
+  async close() {
     if (this.client === null) return
     const client = this.client
     this.client = null
@@ -320,7 +347,7 @@ export class Worker {
   }
 
   /** Ends the connection without waiting: for requests stuck past the grace period. */
-  abort () {
+  abort() {
     this.stopping = true
     const client = this.client
     if (client === null) return
@@ -330,14 +357,16 @@ export class Worker {
   }
 
   /** @param {number} ms */
-  sleep (ms) {
+  sleep(ms) {
     return new Promise(resolve => {
       const timer = setTimeout(finish, ms)
       this.wake = finish
-      function finish () {
+      function finish() {
         clearTimeout(timer)
         resolve(undefined)
       }
-    }).finally(() => { this.wake = null })
+    }).finally(() => {
+      this.wake = null
+    })
   }
 }

@@ -13,12 +13,14 @@ export const MAX_TIMER_S = Math.floor((2 ** 31 - 1) / 1000)
  * @param {unknown} value
  * @param {string} field  named in the error
  */
-export function parseOffset (value, field) {
+export function parseOffset(value, field) {
   if (typeof value === 'number') {
     if (Number.isFinite(value) && value >= 0) return value
     throw new InputError(`${field}: not a duration: ${value} (like 90s, 10m, 1h30m)`)
   }
-  if (typeof value !== 'string') throw new InputError(`${field}: not a duration: ${shown(value)} (like 90s, 10m, 1h30m)`)
+  if (typeof value !== 'string') {
+    throw new InputError(`${field}: not a duration: ${shown(value)} (like 90s, 10m, 1h30m)`)
+  }
   const text = value.trim()
   if (text === '') throw new InputError(`${field}: empty duration`)
   let total = 0
@@ -43,10 +45,12 @@ const SIZE_UNITS = { '': 1, b: 1, kb: 1024, mb: 1024 ** 2, gb: 1024 ** 3, tb: 10
  * @param {string} text
  * @param {string} field
  */
-export function parseQuantity (text, field) {
+export function parseQuantity(text, field) {
   const match = /^(\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)\s*([a-zA-Z]*)$/.exec(String(text).trim())
   const unit = match?.[2].toLowerCase() ?? ''
-  if (!match || !Object.hasOwn(SIZE_UNITS, unit)) throw new InputError(`${field}: not a number or size: ${quote(text)} (like 0.2, 150000000, 2 GB)`)
+  if (!match || !Object.hasOwn(SIZE_UNITS, unit)) {
+    throw new InputError(`${field}: not a number or size: ${quote(text)} (like 0.2, 150000000, 2 GB)`)
+  }
   const value = Number(match[1]) * SIZE_UNITS[/** @type {keyof typeof SIZE_UNITS} */ (unit)]
   if (!Number.isFinite(value)) throw new InputError(`${field}: too large a number: ${quote(text)}`)
   return value

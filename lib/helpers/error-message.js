@@ -1,7 +1,7 @@
 // The text of an error for a one-line message, whatever was thrown.
 
 /** @param {unknown} err */
-export function errorMessage (err) {
+export function errorMessage(err) {
   if (err instanceof Error) {
     if (err.message) return err.message
     const code = /** @type {{ code?: unknown }} */ (err).code

@@ -10,11 +10,14 @@ const MAX_SHOWN = 120
  * @param {unknown} value
  * @param {number} [max]  characters kept of a longer text
  */
-export function printable (value, max = MAX_SHOWN) {
+export function printable(value, max = MAX_SHOWN) {
   const text = String(value)
   const cut = text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text
   // eslint-disable-next-line no-control-regex
-  return cut.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, escape)
+  return cut.replace(
+    /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g,
+    escape
+  )
 }
 
 /**
@@ -22,17 +25,21 @@ export function printable (value, max = MAX_SHOWN) {
  * @param {unknown} value
  * @param {number} [max]
  */
-export function quote (value, max = MAX_SHOWN) {
+export function quote(value, max = MAX_SHOWN) {
   return `"${printable(value, max)}"`
 }
 
 /** @param {string} c */
-function escape (c) {
+function escape(c) {
   switch (c) {
-    case '\n': return '\\n'
-    case '\r': return '\\r'
-    case '\t': return '\\t'
-    default: return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
+    case '\n':
+      return '\\n'
+    case '\r':
+      return '\\r'
+    case '\t':
+      return '\\t'
+    default:
+      return `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`
   }
 }
 
@@ -42,12 +49,14 @@ function escape (c) {
  * @param {unknown} value
  * @param {number} [max]
  */
-export function shown (value, max = MAX_SHOWN) {
+export function shown(value, max = MAX_SHOWN) {
   if (typeof value === 'string') return quote(value, max)
-  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value)
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) {
+    return String(value)
+  }
   let text
   try {
-    text = JSON.stringify(value, (_key, v) => typeof v === 'bigint' ? v.toString() : v)
+    text = JSON.stringify(value, (_key, v) => (typeof v === 'bigint' ? v.toString() : v))
   } catch {
     text = undefined
   }

@@ -6,14 +6,16 @@ const MAX_TIMER_MS = 2 ** 31 - 1
 
 export class StopSignal {
   /** @param {import('../log.js').Logger} log */
-  constructor (log) {
+  constructor(log) {
     this.requested = false
     /** @type {() => void} */
     let resolve = () => {}
     /** @type {Promise<void>} */
-    this.promise = new Promise(r => { resolve = () => r(undefined) })
+    this.promise = new Promise(r => {
+      resolve = () => r(undefined)
+    })
     /** @param {NodeJS.Signals} signal */
-    this.onSignal = (signal) => {
+    this.onSignal = signal => {
       if (this.requested) {
         log.warn(`${signal} again: exiting now`)
         process.exit(signal === 'SIGINT' ? 130 : 143)
@@ -32,7 +34,7 @@ export class StopSignal {
    * @param {number | null} seconds  null: no time limit
    * @param {Promise<unknown>} [until]
    */
-  wait (seconds, until) {
+  wait(seconds, until) {
     /** @type {NodeJS.Timeout | undefined} */
     let timer
     /** @type {Promise<unknown>[]} */
@@ -42,19 +44,21 @@ export class StopSignal {
       // One timer waits at most 2^31 - 1 ms (about 24.8 days; longer fires
       // at once): a longer run waits in pieces.
       const end = Date.now() + seconds * 1000
-      racers.push(new Promise(resolve => {
-        const next = () => {
-          const left = end - Date.now()
-          if (left <= 0) resolve(undefined)
-          else timer = setTimeout(next, Math.min(left, MAX_TIMER_MS))
-        }
-        next()
-      }))
+      racers.push(
+        new Promise(resolve => {
+          const next = () => {
+            const left = end - Date.now()
+            if (left <= 0) resolve(undefined)
+            else timer = setTimeout(next, Math.min(left, MAX_TIMER_MS))
+          }
+          next()
+        })
+      )
     }
     return Promise.race(racers).finally(() => clearTimeout(timer))
   }
 
-  dispose () {
+  dispose() {
     process.removeListener('SIGINT', this.onSignal)
     process.removeListener('SIGTERM', this.onSignal)
   }

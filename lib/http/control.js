@@ -10,7 +10,7 @@ const RATE_WINDOW_S = 10
  * Whether an address only this machine can reach.
  * @param {string} host
  */
-export function isLoopback (host) {
+export function isLoopback(host) {
   if (host === 'localhost') return true
   if (isIP(host) === 4) return host.startsWith('127.')
   return host === '::1'
@@ -22,7 +22,7 @@ export function isLoopback (host) {
  */
 export class RateWindow {
   /** @param {import('../metrics/request-stats.js').RequestStats} stats */
-  constructor (stats) {
+  constructor(stats) {
     this.stats = stats
     /** @type {Array<{ at: number, done: Float64Array }>} */
     this.samples = []
@@ -31,19 +31,21 @@ export class RateWindow {
     this.timer.unref()
   }
 
-  sample () {
+  sample() {
     this.samples.push({ at: Date.now(), done: Float64Array.from(this.stats.done) })
     if (this.samples.length > RATE_WINDOW_S + 1) this.samples.shift()
   }
 
   /** @returns {Record<string, number>} */
-  rates () {
+  rates() {
     const first = this.samples[0]
     const seconds = Math.max(0.001, (Date.now() - first.at) / 1000)
-    return Object.fromEntries(this.stats.types.map((type, i) => [type, Math.round(10 * (this.stats.done[i] - first.done[i]) / seconds) / 10]))
+    return Object.fromEntries(
+      this.stats.types.map((type, i) => [type, Math.round((10 * (this.stats.done[i] - first.done[i])) / seconds) / 10])
+    )
   }
 
-  stop () {
+  stop() {
     clearInterval(this.timer)
   }
 }
@@ -58,7 +60,8 @@ export class RateWindow {
  * @property {() => Record<string, unknown>} describe  fixed facts of the run for /status
  * @property {import('../log.js').Logger} log
  * @property {number} [maxBodyBytes]  largest body of a POST (default 64 KiB)
- * @property {import('../scale/share.js').Share | null} [share]  an instance of a split load: POST /concurrency gives the total, this instance runs its share
+ * @property {import('../scale/share.js').Share | null} [share]  an instance of a split load: POST /concurrency gives
+ *   the total, this instance runs its share
  */
 
 /**
@@ -66,7 +69,7 @@ export class RateWindow {
  * texts, so that comparing them in constant time says nothing of the length.
  * @param {string} text
  */
-function digest (text) {
+function digest(text) {
   return createHash('sha256').update(text, 'utf8').digest()
 }
 
@@ -76,7 +79,17 @@ function digest (text) {
  * @param {ControlOptions} options
  * @returns {{ routes: import('./http-server.js').Routes, stop: () => void }}
  */
-export function controlRoutes ({ generator, stats, events, host, token, describe, log, maxBodyBytes = DEFAULT_LIMITS.maxBodyBytes, share = null }) {
+export function controlRoutes({
+  generator,
+  stats,
+  events,
+  host,
+  token,
+  describe,
+  log,
+  maxBodyBytes = DEFAULT_LIMITS.maxBodyBytes,
+  share = null
+}) {
   const started = Date.now()
   const window = new RateWindow(stats)
   const needsToken = !isLoopback(host)
@@ -91,7 +104,14 @@ export function controlRoutes ({ generator, stats, events, host, token, describe
   const allowed = (req, res) => {
     if (!needsToken) return true
     if (secret === null) {
-      reply(res, 403, JSON.stringify({ error: 'control is disabled on a non-loopback address unless a token is given at start (--control-token)' }) + '\n', 'application/json')
+      reply(
+        res,
+        403,
+        JSON.stringify({
+          error: 'control is disabled on a non-loopback address unless a token is given at start (--control-token)'
+        }) + '\n',
+        'application/json'
+      )
       return false
     }
     // Only the Bearer scheme: a bare token in the header is not accepted.
@@ -129,7 +149,7 @@ export function controlRoutes ({ generator, stats, events, host, token, describe
    * @param {'pause' | 'resume'} action
    * @returns {Record<string, import('./http-server.js').Handler>}
    */
-  const pauseRoute = (action) => ({
+  const pauseRoute = action => ({
     POST: async (req, res) => {
       if (!allowed(req, res)) return
       const wasPaused = generator.paused
@@ -171,13 +191,26 @@ export function controlRoutes ({ generator, stats, events, host, token, describe
             if (err instanceof InputError) return json(res, 400, { error: err.message })
             throw err
           }
-          if (share && next < share.parts) return json(res, 400, { error: `concurrency is the total of ${share.parts} instances, each needs at least one client: at least ${share.parts}` })
+          if (share && next < share.parts) {
+            return json(res, 400, {
+              error:
+                `concurrency is the total of ${share.parts} instances, each needs at least one client: ` +
+                `at least ${share.parts}`
+            })
+          }
           const previous = generator.concurrency
           // an instance runs its exact share of the total, as at start
           const own = share ? shareOfTotal(next, share) : next
           generator.setConcurrency(own)
-          log.info(`concurrency changed from ${previous} to ${own}${share ? ` (of ${next} over ${share.parts} instances)` : ''}`)
-          await events.record({ kind: 'point', action: 'concurrency', detail: { from: previous, to: own, ...(share && { total: next }) } })
+          log.info(
+            `concurrency changed from ${previous} to ` +
+              `${own}${share ? ` (of ${next} over ${share.parts} instances)` : ''}`
+          )
+          await events.record({
+            kind: 'point',
+            action: 'concurrency',
+            detail: { from: previous, to: own, ...(share && { total: next }) }
+          })
           json(res, 200, { concurrency: own, previous, ...(share && { total: next }) })
         }
       },
@@ -186,4 +219,3 @@ export function controlRoutes ({ generator, stats, events, host, token, describe
     }
   }
 }
-

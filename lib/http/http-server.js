@@ -18,11 +18,16 @@ import { InputError } from '../errors.js'
  */
 
 /** @type {Limits} */
-export const DEFAULT_LIMITS = Object.freeze({ headersTimeoutMs: 10000, requestTimeoutMs: 30000, checkIntervalMs: 1000, maxBodyBytes: 64 * 1024 })
+export const DEFAULT_LIMITS = Object.freeze({
+  headersTimeoutMs: 10000,
+  requestTimeoutMs: 30000,
+  checkIntervalMs: 1000,
+  maxBodyBytes: 64 * 1024
+})
 
 export class BodyTooLarge extends Error {
   /** @param {number} limit */
-  constructor (limit) {
+  constructor(limit) {
     super(`request body too large: at most ${limit} bytes`)
     this.name = 'BodyTooLarge'
     this.limit = limit
@@ -35,10 +40,15 @@ export class BodyTooLarge extends Error {
  * @param {http.ServerResponse} res
  * @param {number} limit
  */
-export function replyTooLarge (res, limit) {
+export function replyTooLarge(res, limit) {
   if (res.headersSent || res.destroyed) return
   res.setHeader('Connection', 'close')
-  reply(res, 413, JSON.stringify({ error: `request body too large: at most ${limit} bytes` }) + '\n', 'application/json')
+  reply(
+    res,
+    413,
+    JSON.stringify({ error: `request body too large: at most ${limit} bytes` }) + '\n',
+    'application/json'
+  )
 }
 
 /**
@@ -48,7 +58,7 @@ export function replyTooLarge (res, limit) {
  * @param {http.IncomingMessage} req
  * @param {number} [limit]
  */
-export async function readBody (req, limit = DEFAULT_LIMITS.maxBodyBytes) {
+export async function readBody(req, limit = DEFAULT_LIMITS.maxBodyBytes) {
   const declared = Number(req.headers['content-length'])
   if (declared > limit) throw new BodyTooLarge(limit)
   /** @type {Buffer[]} */
@@ -66,44 +76,52 @@ export async function readBody (req, limit = DEFAULT_LIMITS.maxBodyBytes) {
 /**
  * Starts the HTTP server of a run. A port in use is a usage error, reported
  * before anything else starts.
- * @param {{ host: string, port: number, routes: Routes, log: import('../log.js').Logger, limits?: Partial<Limits> }} options
+ * @param {{ host: string, port: number, routes: Routes, log: import('../log.js').Logger,
+ *     limits?: Partial<Limits> }} options
  *   limits: DEFAULT_LIMITS unless given (tests give short ones)
  * @returns {Promise<{ server: http.Server, port: number, close: () => Promise<void>, limits: Limits }>}
  */
-export async function startHttpServer ({ host, port, routes, log, limits: given = {} }) {
+export async function startHttpServer({ host, port, routes, log, limits: given = {} }) {
   const limits = { ...DEFAULT_LIMITS, ...given }
-  const server = http.createServer({
-    headersTimeout: limits.headersTimeoutMs,
-    requestTimeout: limits.requestTimeoutMs,
-    connectionsCheckingInterval: limits.checkIntervalMs
-  }, (req, res) => {
-    // A declared body over the limit is refused before any route reads it.
-    if (Number(req.headers['content-length']) > limits.maxBodyBytes) return replyTooLarge(res, limits.maxBodyBytes)
-    const url = new URL(req.url ?? '/', 'http://localhost')
-    const methods = routes[url.pathname]
-    if (!methods) return reply(res, 404, 'not found\n')
-    const handler = methods[req.method ?? 'GET']
-    if (!handler) {
-      res.setHeader('Allow', Object.keys(methods).join(', '))
-      return reply(res, 405, 'method not allowed\n')
+  const server = http.createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      connectionsCheckingInterval: limits.checkIntervalMs
+    },
+    (req, res) => {
+      // A declared body over the limit is refused before any route reads it.
+      if (Number(req.headers['content-length']) > limits.maxBodyBytes) return replyTooLarge(res, limits.maxBodyBytes)
+      const url = new URL(req.url ?? '/', 'http://localhost')
+      const methods = routes[url.pathname]
+      if (!methods) return reply(res, 404, 'not found\n')
+      const handler = methods[req.method ?? 'GET']
+      if (!handler) {
+        res.setHeader('Allow', Object.keys(methods).join(', '))
+        return reply(res, 405, 'method not allowed\n')
+      }
+      Promise.resolve()
+        .then(() => handler(req, res))
+        .catch(err => {
+          if (err instanceof BodyTooLarge) return replyTooLarge(res, err.limit)
+          // aborted by the sender, or cut by the request timeout (408 sent): nothing to answer
+          if (req.destroyed || res.destroyed) return
+          log.warn(`HTTP ${req.method} ${url.pathname} failed: ${err.message}`)
+          if (!res.headersSent) reply(res, 500, 'internal error\n')
+        })
     }
-    Promise.resolve()
-      .then(() => handler(req, res))
-      .catch(err => {
-        if (err instanceof BodyTooLarge) return replyTooLarge(res, err.limit)
-        // aborted by the sender, or cut by the request timeout (408 sent): nothing to answer
-        if (req.destroyed || res.destroyed) return
-        log.warn(`HTTP ${req.method} ${url.pathname} failed: ${err.message}`)
-        if (!res.headersSent) reply(res, 500, 'internal error\n')
-      })
-  })
+  )
   server.keepAliveTimeout = 65000
   await new Promise((resolve, reject) => {
     server.once('error', (/** @type {NodeJS.ErrnoException} */ err) => {
-      if (err.code === 'EADDRINUSE') reject(new InputError(`HTTP port ${port} on ${host} is already in use (choose ` +
-        `another with --http-port)`, { cause: err }))
-      else if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND') reject(new InputError(`cannot listen on ` +
-        `${host}: no such local address`, { cause: err }))
+      if (err.code === 'EADDRINUSE')
+        reject(
+          new InputError(`HTTP port ${port} on ${host} is already in use (choose ` + `another with --http-port)`, {
+            cause: err
+          })
+        )
+      else if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND')
+        reject(new InputError(`cannot listen on ` + `${host}: no such local address`, { cause: err }))
       else if (err.code === 'EACCES') reject(new InputError(`not allowed to listen on ${host}:${port}`, { cause: err }))
       else reject(err)
     })
@@ -114,10 +132,11 @@ export async function startHttpServer ({ host, port, routes, log, limits: given 
     server,
     limits,
     port: address.port,
-    close: () => new Promise(resolve => {
-      server.close(() => resolve())
-      server.closeAllConnections()
-    })
+    close: () =>
+      new Promise(resolve => {
+        server.close(() => resolve())
+        server.closeAllConnections()
+      })
   }
 }
 
@@ -127,7 +146,7 @@ export async function startHttpServer ({ host, port, routes, log, limits: given 
  * @param {string} body
  * @param {string} [contentType]
  */
-export function reply (res, status, body, contentType = 'text/plain; charset=utf-8') {
+export function reply(res, status, body, contentType = 'text/plain; charset=utf-8') {
   res.writeHead(status, { 'Content-Type': contentType, 'Content-Length': Buffer.byteLength(body) })
   res.end(body)
 }

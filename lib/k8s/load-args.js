@@ -19,7 +19,11 @@ const SET_BY_RENDER = new Map([
   ['http-port', 'the pods serve /metrics on 0.0.0.0:9800'],
   ['p', 'the pods serve /metrics on 0.0.0.0:9800'],
   ['events', 'the pods write their events to their own volume'],
-  ['record', 'with --results-claim NAME each pod records to that volume (instance-I), for pgloadgen merge; without it each prints its summary (--json) to its log'],
+  [
+    'record',
+    'with --results-claim NAME each pod records to that volume (instance-I), for pgloadgen merge; ' +
+      'without it each prints its summary (--json) to its log'
+  ],
   ['data-dir', 'the pods run against the database of the Secret, never an embedded server'],
   ['profile', 'the pods run against the database of the Secret, never an embedded server'],
   ['pg-port', 'the pods run against the database of the Secret, never an embedded server'],
@@ -29,8 +33,10 @@ const SET_BY_RENDER = new Map([
 
 // The flags whose value names a file, by every name they are given with.
 const FILE_FLAGS = new Map([
-  ['workload', 'workload'], ['w', 'workload'],
-  ['file', 'file'], ['f', 'file'],
+  ['workload', 'workload'],
+  ['w', 'workload'],
+  ['file', 'file'],
+  ['f', 'file'],
   ['schedule', 'schedule']
 ])
 
@@ -51,7 +57,7 @@ const MAX_CONFIGMAP_BYTES = 1024 * 1024
  * @param {readonly string[]} args   flags of pgloadgen run, without "run"
  * @returns {{ args: string[], files: LoadFile[] }}
  */
-export function podLoadArgs (args) {
+export function podLoadArgs(args) {
   /** @type {LoadFile[]} */
   const files = []
   /** @type {string[]} */
@@ -59,10 +65,16 @@ export function podLoadArgs (args) {
   for (let i = 0; i < args.length; i++) {
     const token = args[i]
     // Wherever it stands: a URL may hold a password, and manifests are no place for one.
-    if (/postgres(ql)?:\/\//i.test(token)) throw new InputError('the run\'s flags after -- take no database URL: the pods read it from the Secret (--url-secret)')
+    if (/postgres(ql)?:\/\//i.test(token)) {
+      throw new InputError(
+        "the run's flags after -- take no database URL: the pods read it from the Secret (--url-secret)"
+      )
+    }
     const flag = flagOf(token)
     if (flag === null) {
-      if (i === 0 || !takesValue(args[i - 1])) throw new InputError(`the run's flags after -- take no argument ${quote(token)}`)
+      if (i === 0 || !takesValue(args[i - 1])) {
+        throw new InputError(`the run's flags after -- take no argument ${quote(token)}`)
+      }
       out.push(token)
       continue
     }
@@ -81,11 +93,15 @@ export function podLoadArgs (args) {
     out.push(`--${kind}=${moveFile(kind, value, files)}`)
   }
   if (files.some(file => file.key.endsWith('.js'))) {
-    if (files.some(file => file.key === 'package.json')) throw new InputError('a file named package.json cannot go with a workload module: the pods need their own')
+    if (files.some(file => file.key === 'package.json')) {
+      throw new InputError('a file named package.json cannot go with a workload module: the pods need their own')
+    }
     files.push({ key: 'package.json', source: '(added)', content: Buffer.from('{ "type": "module" }\n') })
   }
   const bytes = files.reduce((sum, file) => sum + file.key.length + file.content.length, 0)
-  if (bytes > MAX_CONFIGMAP_BYTES) throw new InputError(`the load's files hold ${bytes} bytes, more than a ConfigMap holds (1 MiB)`)
+  if (bytes > MAX_CONFIGMAP_BYTES) {
+    throw new InputError(`the load's files hold ${bytes} bytes, more than a ConfigMap holds (1 MiB)`)
+  }
   return { args: out, files }
 }
 
@@ -95,7 +111,7 @@ export function podLoadArgs (args) {
  * @param {string} token
  * @returns {{ name: string, typed: string, value: string | null } | null}
  */
-function flagOf (token) {
+function flagOf(token) {
   const long = /^--([^=]+)(?:=(.*))?$/s.exec(token)
   if (long) {
     const name = long[1].replace(/^no-/, '')
@@ -113,7 +129,7 @@ function flagOf (token) {
  * one was already refused there.
  * @param {string} token
  */
-function takesValue (token) {
+function takesValue(token) {
   const flag = flagOf(token)
   return flag !== null && flag.value === null
 }
@@ -124,7 +140,7 @@ function takesValue (token) {
  * @param {string} value
  * @param {LoadFile[]} files
  */
-function moveFile (kind, value, files) {
+function moveFile(kind, value, files) {
   if (kind === 'workload' && !isWorkloadPath(value)) return value // a built-in
   let path = value
   let weight = ''
@@ -139,11 +155,21 @@ function moveFile (kind, value, files) {
   } catch (err) {
     throw new InputError(`cannot read ${quote(path)} (--${kind}): no such file`, { cause: err })
   }
-  if (!stat.isFile()) throw new InputError(`--${kind} ${quote(path)} is not a file: a ConfigMap holds files, not directories; give the module's one file`)
+  if (!stat.isFile()) {
+    throw new InputError(
+      `--${kind} ${quote(path)} is not a file: a ConfigMap holds files, not directories; give the module's one file`
+    )
+  }
   const key = basename(path)
-  if (!/^[-._a-zA-Z0-9]+$/.test(key) || key === '.' || key === '..') throw new InputError(`${quote(key)} cannot be a ConfigMap key: rename it to letters, digits, -, _ and .`)
+  if (!/^[-._a-zA-Z0-9]+$/.test(key) || key === '.' || key === '..') {
+    throw new InputError(`${quote(key)} cannot be a ConfigMap key: rename it to letters, digits, -, _ and .`)
+  }
   const same = files.find(file => file.key === key)
-  if (same && same.source !== path) throw new InputError(`two files named ${quote(key)} (${quote(same.source)} and ${quote(path)}): a ConfigMap holds one of each name`)
+  if (same && same.source !== path) {
+    throw new InputError(
+      `two files named ${quote(key)} (${quote(same.source)} and ${quote(path)}): a ConfigMap holds one of each name`
+    )
+  }
   if (!same) files.push({ key, source: path, content: readFileSync(path) })
   return `${LOAD_MOUNT}/${key}${weight}`
 }

@@ -13,7 +13,7 @@ import { quote } from '../helpers/quote.js'
  * with an earlier one's files.
  * @param {string} dir
  */
-export function checkOutputDir (dir) {
+export function checkOutputDir(dir) {
   if (!existsSync(dir)) return
   let entries
   try {
@@ -28,7 +28,7 @@ export function checkOutputDir (dir) {
  * @param {string} dir
  * @param {Map<string, string | Buffer>} files   by relative path
  */
-export async function writeDirectory (dir, files) {
+export async function writeDirectory(dir, files) {
   for (const [path, content] of files) {
     const target = join(dir, path)
     await mkdir(dirname(target), { recursive: true })
@@ -41,13 +41,16 @@ export async function writeDirectory (dir, files) {
  * @param {Map<string, string | Buffer>} files
  * @param {{ write: (s: string) => unknown }} stdout
  */
-export async function writeBuilt (files, stdout) {
+export async function writeBuilt(files, stdout) {
   const dir = await mkdtemp(join(tmpdir(), 'pgloadgen-k8s-'))
   try {
     await writeDirectory(dir, files)
     const { code, out, err } = await run('kubectl', ['kustomize', dir])
-    if (code === null) throw new MissingToolError(`without --out the manifests are built by kubectl kustomize, and ` +
-      `kubectl cannot be run (${err}): install kubectl or give --out DIR`)
+    if (code === null)
+      throw new MissingToolError(
+        `without --out the manifests are built by kubectl kustomize, and ` +
+          `kubectl cannot be run (${err}): install kubectl or give --out DIR`
+      )
     if (code !== 0) throw new RuntimeError(`kubectl kustomize failed: ${err.trim().split('\n')[0]}`)
     stdout.write(out)
   } finally {
@@ -60,14 +63,20 @@ export async function writeBuilt (files, stdout) {
  * @param {string[]} args
  * @returns {Promise<{ code: number | null, out: string, err: string }>}
  */
-function run (command, args) {
+function run(command, args) {
   return new Promise(resolve => {
     const child = spawn(command, args, { stdio: ['ignore', 'pipe', 'pipe'] })
     let out = ''
     let err = ''
-    child.stdout.setEncoding('utf8').on('data', chunk => { out += chunk })
-    child.stderr.setEncoding('utf8').on('data', chunk => { err += chunk })
-    child.on('error', error => resolve({ code: null, out, err: /** @type {NodeJS.ErrnoException} */ (error).code ?? error.message }))
+    child.stdout.setEncoding('utf8').on('data', chunk => {
+      out += chunk
+    })
+    child.stderr.setEncoding('utf8').on('data', chunk => {
+      err += chunk
+    })
+    child.on('error', error =>
+      resolve({ code: null, out, err: /** @type {NodeJS.ErrnoException} */ (error).code ?? error.message })
+    )
     child.on('close', code => resolve({ code: code ?? 1, out, err }))
   })
 }

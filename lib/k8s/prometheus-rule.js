@@ -10,7 +10,7 @@ export const RULES_FILE = new URL('../../deploy/prometheus/pgloadgen-rules.yml',
  * The PrometheusRule's YAML for a rules file's text.
  * @param {string} rulesText
  */
-export function prometheusRuleYaml (rulesText) {
+export function prometheusRuleYaml(rulesText) {
   const { groups } = parse(rulesText)
   const rule = {
     apiVersion: 'monitoring.coreos.com/v1',
@@ -27,6 +27,6 @@ export function prometheusRuleYaml (rulesText) {
 }
 
 /** The PrometheusRule of the shipped rules file. */
-export async function shippedPrometheusRule () {
+export async function shippedPrometheusRule() {
   return prometheusRuleYaml(await readFile(RULES_FILE, 'utf8'))
 }

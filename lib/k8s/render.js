@@ -44,25 +44,26 @@ export const POD_ARGS = Object.freeze([
  * @param {RenderOptions} options
  * @returns {Promise<Map<string, string | Buffer>>}
  */
-export async function renderManifests (options) {
+export async function renderManifests(options) {
   /** @type {Map<string, string | Buffer>} */
   const out = new Map()
   out.set('kustomization.yaml', kustomization(await base('kustomization.yaml'), options))
   out.set('job.yaml', job(await base('job.yaml'), options))
   out.set('service.yaml', await readFile(new URL('service.yaml', BASE), 'utf8'))
   for (const file of options.files) out.set(`load/${file.key}`, file.content)
-  for (const name of COMPONENT_FILES) out.set(`${COMPONENT_DIR}/${name}`, await readFile(new URL(`${COMPONENT_DIR}/${name}`, BASE), 'utf8'))
+  for (const name of COMPONENT_FILES)
+    out.set(`${COMPONENT_DIR}/${name}`, await readFile(new URL(`${COMPONENT_DIR}/${name}`, BASE), 'utf8'))
   out.set(`${COMPONENT_DIR}/prometheus-rule.yaml`, await shippedPrometheusRule())
   return out
 }
 
 /** The start time as the pods get it: ISO 8601 in UTC, whole seconds. */
-export function formatStartAt (/** @type {Date} */ date) {
+export function formatStartAt(/** @type {Date} */ date) {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z')
 }
 
 /** @param {string} name */
-async function base (name) {
+async function base(name) {
   return parseDocument(await readFile(new URL(name, BASE), 'utf8'))
 }
 
@@ -70,7 +71,7 @@ async function base (name) {
  * @param {import('yaml').Document} doc
  * @param {RenderOptions} options
  */
-function kustomization (doc, options) {
+function kustomization(doc, options) {
   // The base's header (on its first key) says how to use the base: replaced.
   if (isMap(doc.contents) && doc.contents.items.length > 0) {
     const firstKey = /** @type {any} */ (doc.contents.items[0].key)
@@ -79,7 +80,8 @@ function kustomization (doc, options) {
   }
   doc.commentBefore = [
     ` Written by: ${options.command}`,
-    ` ${options.instances} instance${options.instances === 1 ? '' : 's'} of pgloadgen, starting at ${formatStartAt(options.startAt)};`,
+    ` ${options.instances} instance${options.instances === 1 ? '' : 's'} of pgloadgen, ` +
+      `starting at ${formatStartAt(options.startAt)};`,
     ` the database URL is the key "url" of the Secret ${options.urlSecret}.`,
     '',
     `   kubectl create secret generic ${options.urlSecret} --from-literal=url='postgres://user:password@host:5432/db'`,
@@ -90,10 +92,10 @@ function kustomization (doc, options) {
   const generators = /** @type {any[]} */ (doc.toJS().configMapGenerator)
   const run = generators.findIndex(g => g.name === 'pgloadgen-run')
   const load = generators.findIndex(g => g.name === 'pgloadgen-load')
-  doc.setIn(['configMapGenerator', run, 'literals'], doc.createNode([
-    `PGLOADGEN_INSTANCES=${options.instances}`,
-    `PGLOADGEN_START_AT=${formatStartAt(options.startAt)}`
-  ]))
+  doc.setIn(
+    ['configMapGenerator', run, 'literals'],
+    doc.createNode([`PGLOADGEN_INSTANCES=${options.instances}`, `PGLOADGEN_START_AT=${formatStartAt(options.startAt)}`])
+  )
   if (options.files.length > 0) {
     doc.setIn(['configMapGenerator', load, 'files'], doc.createNode(options.files.map(file => `load/${file.key}`)))
   } else {
@@ -110,7 +112,7 @@ function kustomization (doc, options) {
  * @param {import('yaml').Document} doc
  * @param {RenderOptions} options
  */
-function job (doc, options) {
+function job(doc, options) {
   doc.setIn(['spec', 'parallelism'], options.instances)
   doc.setIn(['spec', 'completions'], options.instances)
   const containers = doc.getIn(['spec', 'template', 'spec', 'containers'])
@@ -122,13 +124,20 @@ function job (doc, options) {
   container.set('image', options.image)
   // With a results volume, each pod records its run there (its events go
   // with it), so that the runs can be merged; else its summary goes to its log.
-  const podArgs = options.resultsClaim ? [...POD_ARGS.filter(arg => !arg.startsWith('--events=')), `--record=${RESULTS_MOUNT}/instance-$(JOB_COMPLETION_INDEX)`] : [...POD_ARGS]
+  const podArgs = options.resultsClaim
+    ? [
+        ...POD_ARGS.filter(arg => !arg.startsWith('--events=')),
+        `--record=${RESULTS_MOUNT}/instance-$(JOB_COMPLETION_INDEX)`
+      ]
+    : [...POD_ARGS]
   const args = doc.createNode([...podArgs, ...options.loadArgs])
   args.items[podArgs.length - 1].comment = ' the load, as given to k8s render after --'
   container.set('args', args)
   const env = /** @type {import('yaml').YAMLSeq} */ (container.get('env'))
   for (const item of env.items) {
-    if (isMap(item) && item.get('name') === 'PGLOADGEN_PG_URL') item.setIn(['valueFrom', 'secretKeyRef', 'name'], options.urlSecret)
+    if (isMap(item) && item.get('name') === 'PGLOADGEN_PG_URL') {
+      item.setIn(['valueFrom', 'secretKeyRef', 'name'], options.urlSecret)
+    }
   }
   if (options.resultsClaim) {
     const mounts = /** @type {import('yaml').YAMLSeq} */ (container.get('volumeMounts'))

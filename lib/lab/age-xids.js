@@ -65,11 +65,17 @@ export const MAX_PARALLEL = 16
  * @param {unknown} value
  * @param {string} field
  */
-export function parseXidCount (value, field, { min = 1, max = MAX_BY } = {}) {
+export function parseXidCount(value, field, { min = 1, max = MAX_BY } = {}) {
   const text = String(value ?? '').trim()
   const match = /^(\d+(?:\.\d+)?(?:e\d+)?)\s*([kKmM]?)$/.exec(text)
-  const n = match ? Number(match[1]) * ({ '': 1, k: 1e3, m: 1e6 }[/** @type {'' | 'k' | 'm'} */ (match[2].toLowerCase())]) : NaN
-  if (!Number.isInteger(n)) throw new InputError(`${field}: expected a whole number of transaction IDs (2000000, 2M, 500k), got ${quote(value, 40)}`)
+  const n = match
+    ? Number(match[1]) * { '': 1, k: 1e3, m: 1e6 }[/** @type {'' | 'k' | 'm'} */ (match[2].toLowerCase())]
+    : NaN
+  if (!Number.isInteger(n)) {
+    throw new InputError(
+      `${field}: expected a whole number of transaction IDs (2000000, 2M, 500k), got ${quote(value, 40)}`
+    )
+  }
   if (n < min || n > max) throw new InputError(`${field}: expected ${min} to ${max}, got ${n}`)
   return n
 }
@@ -84,27 +90,53 @@ export function parseXidCount (value, field, { min = 1, max = MAX_BY } = {}) {
  * @param {{ by: number, holdLock?: string | null }} options
  * @returns {Promise<{ xidFunction: string, database: string }>}
  */
-export async function checkAgeRights (client, { by, holdLock = null }) {
-  const { rows: [info] } = await client.query(`SELECT current_setting('server_version_num')::int AS version, pg_is_in_recovery() AS standby,
+export async function checkAgeRights(client, { by, holdLock = null }) {
+  const {
+    rows: [info]
+  } = await client.query(`SELECT current_setting('server_version_num')::int AS version, pg_is_in_recovery() AS standby,
     current_user AS role, current_database() AS database,
     EXISTS (SELECT 1 FROM pg_language WHERE lanname = 'plpgsql') AS has_plpgsql,
     (SELECT max(age(datfrozenxid)) FROM pg_database) AS oldest_age`)
   const xidFunction = info.version >= 130000 ? 'pg_current_xact_id' : 'txid_current'
   const where = `role ${info.role} on database ${info.database}`
-  if (info.standby) throw new InputError(`age-xids: the server is a standby (in recovery): it assigns no transaction IDs`)
-  if (!info.has_plpgsql) throw new InputError(`age-xids: database ${info.database} has no PL/pgSQL, which age-xids runs its loops in`)
-  const { rows: [rights] } = await client.query(`SELECT has_language_privilege('plpgsql', 'USAGE') AS plpgsql,
+  if (info.standby) {
+    throw new InputError(`age-xids: the server is a standby (in recovery): it assigns no transaction IDs`)
+  }
+  if (!info.has_plpgsql) {
+    throw new InputError(`age-xids: database ${info.database} has no PL/pgSQL, which age-xids runs its loops in`)
+  }
+  const {
+    rows: [rights]
+  } = await client.query(`SELECT has_language_privilege('plpgsql', 'USAGE') AS plpgsql,
     has_function_privilege('${xidFunction}()', 'EXECUTE') AS xid_function`)
-  if (!rights.plpgsql) throw new InputError(`age-xids: ${where} lacks USAGE on language plpgsql (GRANT USAGE ON LANGUAGE plpgsql TO ${info.role})`)
+  if (!rights.plpgsql) {
+    throw new InputError(
+      `age-xids: ${where} lacks USAGE on language plpgsql (GRANT USAGE ON LANGUAGE plpgsql TO ${info.role})`
+    )
+  }
   if (!rights.xid_function) throw new InputError(`age-xids: ${where} lacks EXECUTE on ${xidFunction}()`)
   if (holdLock) {
     const table = quoteTable(holdLock)
-    const { rows: [lock] } = await client.query(`SELECT to_regclass($1) AS oid,
-      CASE WHEN to_regclass($1) IS NULL THEN false ELSE has_table_privilege(to_regclass($1), 'UPDATE, DELETE, TRUNCATE') END AS lockable`, [table])
-    if (lock.oid === null) throw new InputError(`age-xids: no table ${holdLock} to hold the lock of in database ${info.database}`)
-    if (!lock.lockable) throw new InputError(`age-xids: ${where} may not lock ${holdLock} (needs UPDATE, DELETE or TRUNCATE on it)`)
+    const {
+      rows: [lock]
+    } = await client.query(
+      `SELECT to_regclass($1) AS oid,
+      CASE WHEN to_regclass($1) IS NULL THEN false ELSE has_table_privilege(to_regclass($1), 'UPDATE, DELETE, TRUNCATE') END AS lockable`,
+      [table]
+    )
+    if (lock.oid === null) {
+      throw new InputError(`age-xids: no table ${holdLock} to hold the lock of in database ${info.database}`)
+    }
+    if (!lock.lockable) {
+      throw new InputError(`age-xids: ${where} may not lock ${holdLock} (needs UPDATE, DELETE or TRUNCATE on it)`)
+    }
   }
-  if (Number(info.oldest_age) + by > MAX_AGE_AFTER) throw new InputError(`age-xids: the server's oldest database is ${info.oldest_age} transactions old; ${by} more would pass ${MAX_AGE_AFTER}, too close to the failsafe and wraparound`)
+  if (Number(info.oldest_age) + by > MAX_AGE_AFTER) {
+    throw new InputError(
+      `age-xids: the server's oldest database is ${info.oldest_age} transactions old; ` +
+        `${by} more would pass ${MAX_AGE_AFTER}, too close to the failsafe and wraparound`
+    )
+  }
   return { xidFunction, database: info.database }
 }
 
@@ -114,7 +146,10 @@ export async function checkAgeRights (client, { by, holdLock = null }) {
  * @param {AgeXidsOptions} options
  * @returns {Promise<AgeXidsResult>}
  */
-export async function ageXids (connectionString, { by: asked, toAge, table = null, rate = null, parallel = 2, holdLock = null, onBackend, onProgress }) {
+export async function ageXids(
+  connectionString,
+  { by: asked, toAge, table = null, rate = null, parallel = 2, holdLock = null, onBackend, onProgress }
+) {
   const options = { connectionString, applicationName: 'pgloadgen-age-xids' }
   /** @type {import('pg').Client | null} */
   let control = null
@@ -126,7 +161,9 @@ export async function ageXids (connectionString, { by: asked, toAge, table = nul
     control = await openControlClient(options)
     // with toAge, at most toAge more: the bound the rights check guards
     const { xidFunction, database } = await checkAgeRights(control, { by: asked ?? toAge ?? 0, holdLock })
-    if (table && (await control.query('SELECT to_regclass($1) AS oid', [quoteTable(table)])).rows[0].oid === null) throw new InputError(`age-xids: no table ${table} in database ${database}`)
+    if (table && (await control.query('SELECT to_regclass($1) AS oid', [quoteTable(table)])).rows[0].oid === null) {
+      throw new InputError(`age-xids: no table ${table} in database ${database}`)
+    }
     const ageBefore = await databaseAge(control)
     const nextBefore = await nextXid(control)
     if (holdLock) {
@@ -151,23 +188,27 @@ export async function ageXids (connectionString, { by: asked, toAge, table = nul
     let issued = 0
     let done = 0
     let reported = started
-    await Promise.all(workers.map(async client => {
-      while (issued < by) {
-        const n = Math.min(chunk, by - issued)
-        // the moment this chunk is due: the pace's schedule, not the last chunk's end
-        const due = rate ? started + issued / rate * 1000 : 0
-        issued += n
-        const wait = due - performance.now()
-        if (wait > 0) await new Promise(resolve => setTimeout(resolve, wait))
-        await client.query(`DO $age_xids$ BEGIN FOR i IN 1..${n} LOOP PERFORM ${xidFunction}(); COMMIT; END LOOP; END $age_xids$`)
-        done += n
-        const now = performance.now()
-        if (now - reported >= 5000) {
-          reported = now
-          onProgress?.(done, (now - started) / 1000)
+    await Promise.all(
+      workers.map(async client => {
+        while (issued < by) {
+          const n = Math.min(chunk, by - issued)
+          // the moment this chunk is due: the pace's schedule, not the last chunk's end
+          const due = rate ? started + (issued / rate) * 1000 : 0
+          issued += n
+          const wait = due - performance.now()
+          if (wait > 0) await new Promise(resolve => setTimeout(resolve, wait))
+          await client.query(
+            `DO $age_xids$ BEGIN FOR i IN 1..${n} LOOP PERFORM ${xidFunction}(); COMMIT; END LOOP; END $age_xids$`
+          )
+          done += n
+          const now = performance.now()
+          if (now - reported >= 5000) {
+            reported = now
+            onProgress?.(done, (now - started) / 1000)
+          }
         }
-      }
-    }))
+      })
+    )
     const seconds = (performance.now() - started) / 1000
     if (locker) {
       await locker.query('COMMIT')
@@ -197,13 +238,22 @@ export async function ageXids (connectionString, { by: asked, toAge, table = nul
  * @param {import('pg').Client} client
  * @param {string} table
  */
-async function tableAge (client, table) {
-  return Number((await client.query('SELECT age(relfrozenxid) AS age FROM pg_class WHERE oid = to_regclass($1)', [quoteTable(table)])).rows[0].age)
+async function tableAge(client, table) {
+  return Number(
+    (
+      await client.query('SELECT age(relfrozenxid) AS age FROM pg_class WHERE oid = to_regclass($1)', [
+        quoteTable(table)
+      ])
+    ).rows[0].age
+  )
 }
 
 /** @param {import('pg').Client} client */
-async function databaseAge (client) {
-  return Number((await client.query('SELECT age(datfrozenxid) AS age FROM pg_database WHERE datname = current_database()')).rows[0].age)
+async function databaseAge(client) {
+  return Number(
+    (await client.query('SELECT age(datfrozenxid) AS age FROM pg_database WHERE datname = current_database()')).rows[0]
+      .age
+  )
 }
 
 /**
@@ -211,6 +261,6 @@ async function databaseAge (client) {
  * txid_current_snapshot() is there in every major from 9.6 to 18.
  * @param {import('pg').Client} client
  */
-async function nextXid (client) {
+async function nextXid(client) {
   return Number((await client.query('SELECT txid_snapshot_xmax(txid_current_snapshot()) AS xid')).rows[0].xid)
 }

@@ -20,14 +20,27 @@ import { auditInserts } from '../generator/verify-inserts.js'
  * @param {import('../log.js').Logger} log
  * @returns {Promise<import('../generator/verify-inserts.js').InsertAudit | null>}
  */
-export async function verifyInserts (connectionString, table, fingerprintSql, state, timeoutMs, log) {
+export async function verifyInserts(connectionString, table, fingerprintSql, state, timeoutMs, log) {
   try {
-    const client = await connectWithin({ connectionString, applicationName: 'pgloadgen-verify' }, Math.min(timeoutMs, 10000))
+    const client = await connectWithin(
+      { connectionString, applicationName: 'pgloadgen-verify' },
+      Math.min(timeoutMs, 10000)
+    )
     try {
-      const audit = await auditInserts(client, table, fingerprintSql, state.acknowledged, timeoutMs, state.incarnations, { inDoubt: state.insertsInDoubt(), startMaxId: state.startMaxId })
+      const audit = await auditInserts(
+        client,
+        table,
+        fingerprintSql,
+        state.acknowledged,
+        timeoutMs,
+        state.incarnations,
+        { inDoubt: state.insertsInDoubt(), startMaxId: state.startMaxId }
+      )
       if (audit === null) log.warn('checking acknowledged inserts took too long; not all were checked')
       else {
-        if (audit.vanished > 0) log.warn(`${audit.vanished} acknowledged inserts of ${table} vanished: the data went back underneath the run`)
+        if (audit.vanished > 0) {
+          log.warn(`${audit.vanished} acknowledged inserts of ${table} vanished: the data went back underneath the run`)
+        }
         if (audit.missing > 0) log.warn(`${audit.missing} acknowledged inserts are not in ${table}`)
       }
       return audit
@@ -48,9 +61,12 @@ export async function verifyInserts (connectionString, table, fingerprintSql, st
  * @param {import('../log.js').Logger} log
  * @returns {Promise<number | null>}
  */
-export async function countTableRows (connectionString, table, timeoutMs, log) {
+export async function countTableRows(connectionString, table, timeoutMs, log) {
   try {
-    const client = await connectWithin({ connectionString, applicationName: 'pgloadgen-verify', statementTimeoutMs: timeoutMs }, Math.min(timeoutMs, 10000))
+    const client = await connectWithin(
+      { connectionString, applicationName: 'pgloadgen-verify', statementTimeoutMs: timeoutMs },
+      Math.min(timeoutMs, 10000)
+    )
     try {
       return Number((await client.query(`SELECT count(*) AS n FROM ${table}`)).rows[0].n)
     } finally {
@@ -72,11 +88,14 @@ export async function countTableRows (connectionString, table, timeoutMs, log) {
  * @param {import('../log.js').Logger} log
  * @returns {Promise<number | null>}
  */
-export async function countInDoubtRows (connectionString, writes, timeoutMs, log) {
+export async function countInDoubtRows(connectionString, writes, timeoutMs, log) {
   writes = writes.filter(write => write.probe !== null)
   if (writes.length === 0) return 0
   try {
-    const client = await connectWithin({ connectionString, applicationName: 'pgloadgen-verify', statementTimeoutMs: timeoutMs }, Math.min(timeoutMs, 10000))
+    const client = await connectWithin(
+      { connectionString, applicationName: 'pgloadgen-verify', statementTimeoutMs: timeoutMs },
+      Math.min(timeoutMs, 10000)
+    )
     try {
       const deadline = Date.now() + timeoutMs
       let stored = 0

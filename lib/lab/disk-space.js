@@ -38,7 +38,7 @@ const POLL_MS = 1000
 
 export class DiskSpaceWatch {
   /** @param {DiskSpaceOptions} options */
-  constructor ({ dataDir, stats, events, registry, log }) {
+  constructor({ dataDir, stats, events, registry, log }) {
     this.dataDir = dataDir
     this.stats = stats
     this.events = events
@@ -65,60 +65,79 @@ export class DiskSpaceWatch {
   }
 
   /** @param {import('prom-client').Registry} registry */
-  register (registry) {
+  register(registry) {
     const watch = this
     /** @param {string} name @param {string} help @param {keyof SpaceFigures} field */
-    const spaceGauge = (name, help, field) => new client.Gauge({
-      name,
-      help,
-      labelNames: ['directory'],
-      registers: [registry],
-      collect () {
-        this.reset()
-        for (const [directory, figures] of watch.space) this.set({ directory }, figures[field])
-      }
-    })
+    const spaceGauge = (name, help, field) =>
+      new client.Gauge({
+        name,
+        help,
+        labelNames: ['directory'],
+        registers: [registry],
+        collect() {
+          this.reset()
+          for (const [directory, figures] of watch.space) this.set({ directory }, figures[field])
+        }
+      })
     // no series to give for a server elsewhere: not even the families
     if (this.paths !== null) {
-      spaceGauge('pg_data_directory_free_bytes', 'Space left for the server on the filesystem of its data directory (directory="data") and of its pg_wal (directory="pg_wal"), from statfs: f_bavail × f_bsize; a ZFS dataset\'s quota counts', 'freeBytes')
-      spaceGauge('pg_data_directory_size_bytes', 'Size of the filesystem of the data directory and of pg_wal, from statfs (a ZFS dataset with a quota: the quota)', 'sizeBytes')
+      spaceGauge(
+        'pg_data_directory_free_bytes',
+        'Space left for the server on the filesystem of its data directory (directory="data") and of its pg_wal ' +
+          '(directory="pg_wal"), from statfs: f_bavail × f_bsize; a ZFS dataset\'s quota counts',
+        'freeBytes'
+      )
+      spaceGauge(
+        'pg_data_directory_size_bytes',
+        'Size of the filesystem of the data directory and of pg_wal, from statfs (a ZFS dataset with a ' +
+          'quota: the quota)',
+        'sizeBytes'
+      )
     }
     new client.Gauge({
       name: 'pgloadgen_disk_full',
-      help: '1 from the first request that failed for want of disk space (or the data directory\'s free space near zero) until writes succeed again',
+      help:
+        "1 from the first request that failed for want of disk space (or the data directory's free space near " +
+        'zero) until writes succeed again',
       registers: [registry],
-      collect () { this.set(watch.episode ? 1 : 0) }
+      collect() {
+        this.set(watch.episode ? 1 : 0)
+      }
     })
     const types = this.stats.types
     new client.Counter({
       name: 'pgloadgen_disk_full_failures_total',
-      help: 'Requests that failed because the server could not write for want of space (SQLSTATE 53100, ENOSPC, EDQUOT), by type',
+      help:
+        'Requests that failed because the server could not write for want of space (SQLSTATE 53100, ENOSPC, ' +
+        'EDQUOT), by type',
       labelNames: ['type'],
       registers: [registry],
-      collect () {
+      collect() {
         this.reset()
         for (let i = 0; i < types.length; i++) this.inc({ type: types[i] }, watch.stats.diskFull[i])
       }
     })
   }
 
-  async start () {
+  async start() {
     await this.pollSpace()
-    this.timer = setInterval(() => { this.tick() }, POLL_MS)
+    this.timer = setInterval(() => {
+      this.tick()
+    }, POLL_MS)
     this.timer.unref()
   }
 
-  stop () {
+  stop() {
     if (this.timer) clearInterval(this.timer)
     this.timer = null
   }
 
-  tick () {
+  tick() {
     this.check()
     this.pollSpace()
   }
 
-  async pollSpace () {
+  async pollSpace() {
     if (this.paths === null || this.polling) return
     this.polling = true
     try {
@@ -131,7 +150,8 @@ export class DiskSpaceWatch {
       if (this.statfsFailing) this.log.info('disk space: statfs of the data directory succeeds again')
       this.statfsFailing = false
     } catch (err) {
-      if (!this.statfsFailing) this.log.warn(`disk space: cannot statfs the data directory: ${/** @type {Error} */ (err).message}`)
+      if (!this.statfsFailing)
+        this.log.warn(`disk space: cannot statfs the data directory: ${/** @type {Error} */ (err).message}`)
       this.statfsFailing = true
     } finally {
       this.polling = false
@@ -139,7 +159,7 @@ export class DiskSpaceWatch {
   }
 
   /** Whether a watched filesystem has next to no space left now. */
-  nearlyFull () {
+  nearlyFull() {
     for (const figures of this.space.values()) if (figures.freeBytes < NEARLY_FULL_BYTES) return true
     return false
   }
@@ -149,7 +169,7 @@ export class DiskSpaceWatch {
    * the free space runs out; ends it when a second passes with no such
    * failure, writes of the types that failed succeeding, and space free.
    */
-  check () {
+  check() {
     const { stats } = this
     let failures = 0
     let recovered = false
@@ -157,7 +177,7 @@ export class DiskSpaceWatch {
     const failingTypes = new Set()
     for (let i = 0; i < stats.types.length; i++) {
       const newFailures = stats.diskFull[i] - this.previousDiskFull[i]
-      const successes = (stats.done[i] - this.previousDone[i]) - (stats.failed[i] - this.previousFailed[i])
+      const successes = stats.done[i] - this.previousDone[i] - (stats.failed[i] - this.previousFailed[i])
       if (newFailures > 0) failingTypes.add(i)
       failures += newFailures
       if (this.episode?.types.has(i) && successes > 0) recovered = true
@@ -170,9 +190,16 @@ export class DiskSpaceWatch {
       if (failures === 0 && !nearlyFull) return
       this.episode = { since: Date.now(), failures, types: failingTypes }
       this.episodes++
-      const cause = failures > 0 ? `${failures} request${failures === 1 ? '' : 's'} failed for want of disk space` : 'the free space ran out'
+      const cause =
+        failures > 0
+          ? `${failures} request${failures === 1 ? '' : 's'} failed for want of disk space`
+          : 'the free space ran out'
       this.log.warn(`disk full: ${cause}${this.describeSpace()}; the load goes on`)
-      this.events?.record({ kind: 'start', action: 'disk_full', detail: { cause: failures > 0 ? 'failures' : 'free_space', failures, ...this.spaceDetail() } })
+      this.events?.record({
+        kind: 'start',
+        action: 'disk_full',
+        detail: { cause: failures > 0 ? 'failures' : 'free_space', failures, ...this.spaceDetail() }
+      })
       return
     }
     const episode = this.episode
@@ -185,11 +212,20 @@ export class DiskSpaceWatch {
     const durationS = Math.round(Date.now() - episode.since) / 1000
     this.fullMs += Date.now() - episode.since
     this.episode = null
-    this.log.info(`disk full no more: writes succeed again after ${durationS} s and ${episode.failures} failed requests${this.describeSpace()}`)
-    this.events?.record({ kind: 'end', action: 'disk_full', duration_s: durationS, ok: true, detail: { failures: episode.failures, ...this.spaceDetail() } })
+    this.log.info(
+      `disk full no more: writes succeed again after ${durationS} s and ${episode.failures} failed ` +
+        `requests${this.describeSpace()}`
+    )
+    this.events?.record({
+      kind: 'end',
+      action: 'disk_full',
+      duration_s: durationS,
+      ok: true,
+      detail: { failures: episode.failures, ...this.spaceDetail() }
+    })
   }
 
-  spaceDetail () {
+  spaceDetail() {
     /** @type {Record<string, number>} */
     const detail = {}
     for (const [directory, figures] of this.space) {
@@ -199,16 +235,19 @@ export class DiskSpaceWatch {
     return detail
   }
 
-  describeSpace () {
+  describeSpace() {
     const data = this.space.get('data')
     if (!data) return ''
     const wal = this.space.get('pg_wal')
     const mib = (/** @type {number} */ bytes) => `${(bytes / 1048576).toFixed(1)} MiB`
-    return ` (data directory: ${mib(data.freeBytes)} free of ${mib(data.sizeBytes)}${wal && wal.sizeBytes !== data.sizeBytes ? `; pg_wal: ${mib(wal.freeBytes)} free` : ''})`
+    return (
+      ` (data directory: ${mib(data.freeBytes)} free of ` +
+      `${mib(data.sizeBytes)}${wal && wal.sizeBytes !== data.sizeBytes ? `; pg_wal: ${mib(wal.freeBytes)} free` : ''})`
+    )
   }
 
   /** The figures of the last poll, for the recorded samples; null when not local. */
-  sample () {
+  sample() {
     if (this.paths === null && this.episode === null) return null
     const data = this.space.get('data')
     const wal = this.space.get('pg_wal')
@@ -226,13 +265,13 @@ export class DiskSpaceWatch {
    * The disk_full part of the summary.
    * @returns {import('../summary/summary.js').DiskFullFigures}
    */
-  summary () {
+  summary() {
     const { stats } = this
     /** @type {Record<string, number>} */
     const byType = {}
     for (let i = 0; i < stats.types.length; i++) byType[stats.types[i]] = stats.diskFull[i]
     /** @param {Map<string, number>} values */
-    const figures = (values) => this.paths === null ? null : Object.fromEntries(values)
+    const figures = values => (this.paths === null ? null : Object.fromEntries(values))
     return {
       failures: sum(stats.diskFull),
       by_type: byType,
@@ -248,7 +287,7 @@ export class DiskSpaceWatch {
 }
 
 /** @param {Float64Array} values */
-function sum (values) {
+function sum(values) {
   let total = 0
   for (let i = 0; i < values.length; i++) total += values[i]
   return total
@@ -261,7 +300,7 @@ function sum (values) {
  * @param {{ embedded: { dataDir: string } | null }} target
  * @param {string | undefined} dataDir   --data-dir, when given
  */
-export function localDataDir (target, dataDir) {
+export function localDataDir(target, dataDir) {
   if (target.embedded) return target.embedded.dataDir
   if (dataDir === undefined || !existsSync(path.join(dataDir, 'PG_VERSION'))) return null
   return path.resolve(dataDir)

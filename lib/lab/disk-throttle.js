@@ -22,7 +22,12 @@ import { printable, quote, shown } from '../helpers/quote.js'
  */
 
 // The fields as a plan and --disk-limit name them; MB is 10^6 bytes.
-const FIELDS = /** @type {const} */ ({ read_mbps: 'readBps', read_iops: 'readIops', write_mbps: 'writeBps', write_iops: 'writeIops' })
+const FIELDS = /** @type {const} */ ({
+  read_mbps: 'readBps',
+  read_iops: 'readIops',
+  write_mbps: 'writeBps',
+  write_iops: 'writeIops'
+})
 const MB = 1e6
 // Far above any disk; a larger number is a typo (and would overflow the kernel's field for iops).
 const MAX_MBPS = 1e6
@@ -36,14 +41,16 @@ const GROUP_PREFIX = 'pgloadgen-disk-'
  * @param {string} field  server.disk_limit, --disk-limit
  * @returns {DiskLimit}
  */
-export function parseDiskLimit (value, field) {
+export function parseDiskLimit(value, field) {
   /** @type {Record<string, unknown>} */
   let entries
   if (typeof value === 'string') {
     entries = {}
     for (const part of value.split(',')) {
       const match = /^\s*([a-z_]+)\s*=\s*(\S+)\s*$/.exec(part)
-      if (!match) throw new InputError(`${field}: expected key=value pairs like read_mbps=8,read_iops=400, got ${quote(value)}`)
+      if (!match) {
+        throw new InputError(`${field}: expected key=value pairs like read_mbps=8,read_iops=400, got ${quote(value)}`)
+      }
       entries[match[1]] = match[2]
     }
   } else if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
@@ -54,26 +61,40 @@ export function parseDiskLimit (value, field) {
   /** @type {DiskLimit} */
   const limit = { readBps: null, readIops: null, writeBps: null, writeIops: null }
   for (const [key, raw] of Object.entries(entries)) {
-    if (!Object.hasOwn(FIELDS, key)) throw new InputError(`${field}.${printable(key, 40)}: unknown field (known: ${Object.keys(FIELDS).join(', ')})`)
+    if (!Object.hasOwn(FIELDS, key)) {
+      throw new InputError(`${field}.${printable(key, 40)}: unknown field (known: ${Object.keys(FIELDS).join(', ')})`)
+    }
     const n = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN
     const name = /** @type {keyof typeof FIELDS} */ (key)
     if (name.endsWith('_mbps')) {
       // below 10 kB/s a single page would take most of a second
-      if (!Number.isFinite(n) || n < 0.01 || n > MAX_MBPS) throw new InputError(`${field}.${key}: megabytes (10^6 bytes) a second, from 0.01 to ${MAX_MBPS}, got ${shown(raw)}`)
+      if (!Number.isFinite(n) || n < 0.01 || n > MAX_MBPS) {
+        throw new InputError(
+          `${field}.${key}: megabytes (10^6 bytes) a second, from 0.01 to ${MAX_MBPS}, got ${shown(raw)}`
+        )
+      }
       limit[FIELDS[name]] = Math.round(n * MB)
     } else {
-      if (!Number.isInteger(n) || n < 1 || n > MAX_IOPS) throw new InputError(`${field}.${key}: I/O operations a second, a whole number from 1 to ${MAX_IOPS}, got ${shown(raw)}`)
+      if (!Number.isInteger(n) || n < 1 || n > MAX_IOPS) {
+        throw new InputError(
+          `${field}.${key}: I/O operations a second, a whole number from 1 to ${MAX_IOPS}, got ${shown(raw)}`
+        )
+      }
       limit[FIELDS[name]] = n
     }
   }
-  if (Object.values(limit).every(v => v === null)) throw new InputError(`${field}: give at least one of ${Object.keys(FIELDS).join(', ')}`)
+  if (Object.values(limit).every(v => v === null)) {
+    throw new InputError(`${field}: give at least one of ${Object.keys(FIELDS).join(', ')}`)
+  }
   return limit
 }
 
 /** @param {DiskLimit} limit  @returns {string} "read 8 MB/s, 400 IOPS" */
-export function describeDiskLimit (limit) {
+export function describeDiskLimit(limit) {
   const side = (/** @type {string} */ name, /** @type {number | null} */ bps, /** @type {number | null} */ iops) =>
-    bps === null && iops === null ? [] : [`${name} ${[bps !== null && `${bps / MB} MB/s`, iops !== null && `${iops} IOPS`].filter(Boolean).join(', ')}`]
+    bps === null && iops === null
+      ? []
+      : [`${name} ${[bps !== null && `${bps / MB} MB/s`, iops !== null && `${iops} IOPS`].filter(Boolean).join(', ')}`]
   return [...side('read', limit.readBps, limit.readIops), ...side('write', limit.writeBps, limit.writeIops)].join('; ')
 }
 
@@ -90,15 +111,24 @@ export function describeDiskLimit (limit) {
  * @param {string} dir  the data directory, or where it will be made
  * @returns {Promise<{ controller: Controller, device: string }>}
  */
-export async function checkDiskThrottle (dir) {
-  if (process.getuid?.() !== 0) throw new InputError('disk limit: needs root (it puts the server into a throttled cgroup); run as root or leave the disk limit out')
+export async function checkDiskThrottle(dir) {
+  if (process.getuid?.() !== 0) {
+    throw new InputError(
+      'disk limit: needs root (it puts the server into a throttled cgroup); run as root or leave the disk limit out'
+    )
+  }
   const controller = await findController()
-  if (!controller) throw new InputError('disk limit: this machine has no cgroup blkio (v1) or io (v2) controller to throttle the disk with; leave the disk limit out')
+  if (!controller) {
+    throw new InputError(
+      'disk limit: this machine has no cgroup blkio (v1) or io (v2) controller to throttle the disk with; ' +
+        'leave the disk limit out'
+    )
+  }
   return { controller, device: await blockDevice(dir) }
 }
 
 /** @returns {Promise<Controller | null>} */
-async function findController () {
+async function findController() {
   const mounts = (await readFile('/proc/self/mountinfo', 'utf8')).split('\n').map(line => {
     const [before, after = ''] = line.split(' - ')
     const [type, , options = ''] = after.split(' ')
@@ -122,7 +152,7 @@ async function findController () {
 }
 
 /** @param {string} text  a mountinfo path, \040 for a space */
-function unescapeMount (text) {
+function unescapeMount(text) {
   return text.replace(/\\([0-7]{3})/g, (_, octal) => String.fromCharCode(parseInt(octal, 8)))
 }
 
@@ -131,7 +161,7 @@ function unescapeMount (text) {
  * kernel throttles disks, not partitions).
  * @param {string} dir
  */
-async function blockDevice (dir) {
+async function blockDevice(dir) {
   let existing = path.resolve(dir)
   while (!existsSync(existing)) existing = path.dirname(existing)
   const dev = (await stat(existing, { bigint: true })).dev
@@ -139,7 +169,12 @@ async function blockDevice (dir) {
   const major = Number(((dev >> 8n) & 0xfffn) | ((dev >> 32n) & ~0xfffn))
   const minor = Number((dev & 0xffn) | ((dev >> 12n) & ~0xffn))
   const sys = `/sys/dev/block/${major}:${minor}`
-  if (!existsSync(sys)) throw new InputError(`disk limit: ${existing} is not on a block device (device ${major}:${minor}: tmpfs, overlay or a network filesystem?); put the data directory on a disk or leave the disk limit out`)
+  if (!existsSync(sys)) {
+    throw new InputError(
+      `disk limit: ${existing} is not on a block device (device ${major}:${minor}: tmpfs, ` +
+        `overlay or a network filesystem?); put the data directory on a disk or leave the disk limit out`
+    )
+  }
   const real = await realpath(sys)
   if (!existsSync(path.join(real, 'partition'))) return `${major}:${minor}`
   return (await readFile(path.join(path.dirname(real), 'dev'), 'utf8')).trim()
@@ -151,7 +186,7 @@ export class DiskThrottle {
    * Makes the group and sets its limits; attach() puts the server in.
    * @param {{ dataDir: string, limit: DiskLimit, log: import('../log.js').Logger }} options
    */
-  static async create ({ dataDir, limit, log }) {
+  static async create({ dataDir, limit, log }) {
     const { controller, device } = await checkDiskThrottle(dataDir)
     await removeStaleGroups(controller, log)
     const group = path.join(controller.parent, `${GROUP_PREFIX}${process.pid}-${++created}`)
@@ -159,26 +194,39 @@ export class DiskThrottle {
       if (controller.version === 2) await writeFile(path.join(controller.parent, 'cgroup.subtree_control'), '+io')
       await mkdir(group)
       if (controller.version === 1) {
-        const files = { readBps: 'read_bps_device', readIops: 'read_iops_device', writeBps: 'write_bps_device', writeIops: 'write_iops_device' }
+        const files = {
+          readBps: 'read_bps_device',
+          readIops: 'read_iops_device',
+          writeBps: 'write_bps_device',
+          writeIops: 'write_iops_device'
+        }
         for (const [key, file] of Object.entries(files)) {
           const value = limit[/** @type {keyof DiskLimit} */ (key)]
           if (value !== null) await writeFile(path.join(group, `blkio.throttle.${file}`), `${device} ${value}`)
         }
       } else {
-        const max = (/** @type {number | null} */ v) => v === null ? 'max' : String(v)
-        await writeFile(path.join(group, 'io.max'), `${device} rbps=${max(limit.readBps)} riops=${max(limit.readIops)} wbps=${max(limit.writeBps)} wiops=${max(limit.writeIops)}`)
+        const max = (/** @type {number | null} */ v) => (v === null ? 'max' : String(v))
+        await writeFile(
+          path.join(group, 'io.max'),
+          `${device} rbps=${max(limit.readBps)} riops=${max(limit.readIops)} wbps=${max(limit.writeBps)} ` +
+            `wiops=${max(limit.writeIops)}`
+        )
       }
     } catch (err) {
       await rmdir(group).catch(() => {})
-      throw new RuntimeError(`disk limit: cannot set up the cgroup ${group}: ` +
-        /** @type {Error} */ (err).message, { cause: err })
+      throw new RuntimeError(`disk limit: cannot set up the cgroup ${group}: ` + /** @type {Error} */ (err).message, {
+        cause: err
+      })
     }
-    log.info(`disk limit: the embedded server's I/O to device ${device} limited to ${describeDiskLimit(limit)} (cgroup v${controller.version} ${group})`)
+    log.info(
+      `disk limit: the embedded server's I/O to device ${device} limited to ${describeDiskLimit(limit)} ` +
+        `(cgroup v${controller.version} ${group})`
+    )
     return new DiskThrottle({ dataDir: path.resolve(dataDir), controller, device, group, log })
   }
 
   /** @param {{ dataDir: string, controller: Controller, device: string, group: string, log: import('../log.js').Logger }} options */
-  constructor ({ dataDir, controller, device, group, log }) {
+  constructor({ dataDir, controller, device, group, log }) {
     this.dataDir = dataDir
     this.controller = controller
     this.device = device
@@ -194,14 +242,16 @@ export class DiskThrottle {
    * server: a restart (a snapshot's rollback) makes a new postmaster.
    * @returns {Promise<number>} processes moved
    */
-  async attach () {
-    const postmaster = Number((await readFile(path.join(this.dataDir, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0])
+  async attach() {
+    const postmaster = Number(
+      (await readFile(path.join(this.dataDir, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]
+    )
     if (!(postmaster > 0)) throw new RuntimeError(`disk limit: no server running on ${this.dataDir} to throttle`)
     this.home ??= await this.groupOf(postmaster)
     // The postmaster first: what it forks from then on is born in the group;
     // what it forked before is found below.
     let moved = 0
-    for (const pid of [postmaster, ...await descendants(postmaster)]) if (await this.move(pid, this.group)) moved++
+    for (const pid of [postmaster, ...(await descendants(postmaster))]) if (await this.move(pid, this.group)) moved++
     if (moved === 0) throw new RuntimeError(`disk limit: the server on ${this.dataDir} (pid ${postmaster}) is gone`)
     return moved
   }
@@ -210,7 +260,7 @@ export class DiskThrottle {
    * Puts whatever is still in the group back where the server was, and
    * removes the group. Safe to call twice.
    */
-  async release () {
+  async release() {
     if (!existsSync(this.group)) return
     const home = this.home ?? this.controller.parent
     // A process forking while it is moved can leave a child behind: a few rounds.
@@ -232,40 +282,51 @@ export class DiskThrottle {
    * What the group's processes read and wrote on the device since it was made.
    * @returns {Promise<{ readBytes: number, writeBytes: number, reads: number, writes: number }>}
    */
-  async counters () {
+  async counters() {
     const totals = { readBytes: 0, writeBytes: 0, reads: 0, writes: 0 }
     if (this.controller.version === 1) {
       const read = async (/** @type {string} */ file) => {
         const text = await readFile(path.join(this.group, file), 'utf8')
-        const n = (/** @type {string} */ op) => Number(new RegExp(`^${this.device} ${op} (\\d+)$`, 'm').exec(text)?.[1] ?? 0)
+        const n = (/** @type {string} */ op) =>
+          Number(new RegExp(`^${this.device} ${op} (\\d+)$`, 'm').exec(text)?.[1] ?? 0)
         return [n('Read'), n('Write')]
       }
       ;[totals.readBytes, totals.writeBytes] = await read('blkio.throttle.io_service_bytes')
       ;[totals.reads, totals.writes] = await read('blkio.throttle.io_serviced')
     } else {
-      const line = (await readFile(path.join(this.group, 'io.stat'), 'utf8')).split('\n').find(l => l.startsWith(`${this.device} `)) ?? ''
+      const line =
+        (await readFile(path.join(this.group, 'io.stat'), 'utf8'))
+          .split('\n')
+          .find(l => l.startsWith(`${this.device} `)) ?? ''
       const field = (/** @type {string} */ name) => Number(new RegExp(`\\b${name}=(\\d+)`).exec(line)?.[1] ?? 0)
-      Object.assign(totals, { readBytes: field('rbytes'), writeBytes: field('wbytes'), reads: field('rios'), writes: field('wios') })
+      Object.assign(totals, {
+        readBytes: field('rbytes'),
+        writeBytes: field('wbytes'),
+        reads: field('rios'),
+        writes: field('wios')
+      })
     }
     return totals
   }
 
   /** @param {number} pid  @returns {Promise<string>} the process's group for this controller */
-  async groupOf (pid) {
+  async groupOf(pid) {
     const text = await readFile(`/proc/${pid}/cgroup`, 'utf8')
     const pattern = this.controller.version === 1 ? /^\d+:[^:]*\bblkio\b[^:]*:(.*)$/m : /^0::(.*)$/m
     return path.join(this.controller.mount, pattern.exec(text)?.[1] ?? '/')
   }
 
   /** @param {number} pid  @param {string} group  @returns {Promise<boolean>} false: the process had ended */
-  async move (pid, group) {
+  async move(pid, group) {
     try {
       await writeFile(path.join(group, 'cgroup.procs'), String(pid))
       return true
     } catch (err) {
       if (/** @type {NodeJS.ErrnoException} */ (err).code === 'ESRCH') return false
-      throw new RuntimeError(`disk limit: cannot move process ${pid} into ${group}: ` +
-        /** @type {Error} */ (err).message, { cause: err })
+      throw new RuntimeError(
+        `disk limit: cannot move process ${pid} into ${group}: ` + /** @type {Error} */ (err).message,
+        { cause: err }
+      )
     }
   }
 }
@@ -273,14 +334,14 @@ export class DiskThrottle {
 let created = 0
 
 /** Every process under pid (PostgreSQL's are its children; deeper ones too). @param {number} pid */
-async function descendants (pid) {
+async function descendants(pid) {
   const children = /** @type {Map<number, number[]>} */ (new Map())
   for (const name of await readdir('/proc')) {
     if (!/^\d+$/.test(name)) continue
     const text = await readFile(`/proc/${name}/stat`, 'utf8').catch(() => null)
     // the command name in parentheses may hold spaces: the fields follow the last ")"
     const ppid = text === null ? NaN : Number(text.slice(text.lastIndexOf(')') + 2).split(' ')[1])
-    children.set(ppid, [...children.get(ppid) ?? [], Number(name)])
+    children.set(ppid, [...(children.get(ppid) ?? []), Number(name)])
   }
   const found = []
   for (let queue = [pid]; queue.length > 0;) {
@@ -292,7 +353,7 @@ async function descendants (pid) {
 }
 
 /** @param {string} file */
-async function readPids (file) {
+async function readPids(file) {
   return (await readFile(file, 'utf8').catch(() => '')).split('\n').filter(Boolean).map(Number)
 }
 
@@ -302,7 +363,7 @@ async function readPids (file) {
  * @param {Controller} controller
  * @param {import('../log.js').Logger} log
  */
-async function removeStaleGroups (controller, log) {
+async function removeStaleGroups(controller, log) {
   for (const name of await readdir(controller.parent).catch(() => [])) {
     const owner = new RegExp(`^${GROUP_PREFIX}(\\d+)-\\d+$`).exec(name)?.[1]
     if (!owner || isAlive(Number(owner))) continue
@@ -310,12 +371,15 @@ async function removeStaleGroups (controller, log) {
     for (const pid of await readPids(path.join(group, 'cgroup.procs'))) {
       await writeFile(path.join(controller.parent, 'cgroup.procs'), String(pid)).catch(() => {})
     }
-    await rmdir(group).then(() => log.info(`disk limit: removed the cgroup ${group} left by an earlier run`), () => {})
+    await rmdir(group).then(
+      () => log.info(`disk limit: removed the cgroup ${group} left by an earlier run`),
+      () => {}
+    )
   }
 }
 
 /** @param {number} pid  @returns {boolean} */
-function isAlive (pid) {
+function isAlive(pid) {
   try {
     process.kill(pid, 0)
     return true

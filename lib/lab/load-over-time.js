@@ -21,7 +21,7 @@ export class LoadOverTime {
    * @param {import('../generator/generator.js').LoadGenerator} options.generator
    * @param {import('../log.js').Logger} options.log
    */
-  constructor (options) {
+  constructor(options) {
     this.options = options
     /** @type {ConcurrencyRamp | null} */
     this.ramp = null
@@ -35,10 +35,15 @@ export class LoadOverTime {
    * @param {number} startedAtMs   the load's start (Date.now() clock)
    * @param {LoadClock} clock
    */
-  start (startedAtMs, clock) {
+  start(startedAtMs, clock) {
     const { stages, warmupS, openLoop, stats, generator, log } = this.options
     if (stages && !openLoop) {
-      this.ramp = new ConcurrencyRamp({ profile: stages.profile, apply: n => generator.setConcurrency(n), current: () => generator.concurrency, originMs: startedAtMs }).start()
+      this.ramp = new ConcurrencyRamp({
+        profile: stages.profile,
+        apply: n => generator.setConcurrency(n),
+        current: () => generator.concurrency,
+        originMs: startedAtMs
+      }).start()
     }
     if (warmupS) {
       this.timer = setTimeout(() => {
@@ -49,7 +54,7 @@ export class LoadOverTime {
     }
   }
 
-  stop () {
+  stop() {
     this.ramp?.stop()
     clearTimeout(this.timer)
   }
@@ -60,7 +65,7 @@ export class LoadOverTime {
    * summary's figures.
    * @param {LoadClock} clock   read now: the load's end
    */
-  markAtEnd (clock) {
+  markAtEnd(clock) {
     const { warmupS, stats, generator, log } = this.options
     if (!warmupS || this.mark) return this.mark
     log.warn(`the load ended during its ${warmupS} s warm-up: the summary has no figures after it`)

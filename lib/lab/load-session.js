@@ -40,23 +40,32 @@ const vacuumsModule = () => import('../recorder/vacuums.js')
  * @property {import('../config/mix.js').Mix} mix
  * @property {'prepared' | 'extended' | 'simple'} protocol
  * @property {number} concurrency
- * @property {import('../config/run-settings.js').ClientSettings} [clients]  what each client is given: -t and the seed of its random numbers (default: neither)
- * @property {{ rate: number, arrival: 'poisson' | 'fixed', maxLagMs: number | null, seed?: number | null, profile?: import('../config/stages.js').Profile | null } | null} openLoop  rate: of all instances together (profile: --stages)
- * @property {import('../scale/share.js').Share | null} [instance]  --instance: this process runs that share of the load (concurrency is the share already)
+ * @property {import('../config/run-settings.js').ClientSettings} [clients]  what each client is given: -t and the seed
+ *   of its random numbers (default: neither)
+ * @property {{ rate: number, arrival: 'poisson' | 'fixed', maxLagMs: number | null, seed?: number | null,
+ *     profile?: import('../config/stages.js').Profile | null } | null} openLoop  rate: of all instances together
+ * (profile: --stages)
+ * @property {import('../scale/share.js').Share | null} [instance]  --instance: this process runs that share of the load
+ *   (concurrency is the share already)
  * @property {number | null} [startAtMs]     --start-at: the load starts at that moment (epoch ms)
  * @property {number} [totalConcurrency]     the clients of all instances together
  * @property {number} [threads]              --threads: the load over that many worker threads
- * @property {{ stages: import('../config/stages.js').Stage[], profile: import('../config/stages.js').Profile } | null} [stages]
+ * @property {{ stages: import('../config/stages.js').Stage[],
+ *     profile: import('../config/stages.js').Profile } | null} [stages]
  *   --stages: a closed loop's clients follow the profile (an open loop's rate does: openLoop.profile)
  * @property {number | null} [warmupS]      --warmup: the first seconds of load are kept out of the summary
- * @property {import('../workloads/choose.js').WorkloadChoice} [workloadChoice]  how the workload was chosen: each thread loads it again
+ * @property {import('../workloads/choose.js').WorkloadChoice} [workloadChoice]  how the workload was chosen: each
+ *   thread loads it again
  * @property {boolean} reset                  drop and recreate the workload's tables first
  * @property {number} connectTimeoutS
  * @property {{ intervalS: number, pgstattuple: boolean } | null} pgStats  null: no collector
  * @property {string | null} recordDir        samples, run.json and summary.json go there
- * @property {{ dataDir: string | null, events: import('../recorder/event-log.js').EventLog | null }} [disk]  watch for a full disk (lib/lab/disk-space.js)
- * @property {string | null} [serverLogDir]  the server's data directory, when local: autovacuums are read from its log (else disk.dataDir)
- * @property {Probe[]} [probes]              more figures for the samples, each under its name (started and stopped with the session)
+ * @property {{ dataDir: string | null, events: import('../recorder/event-log.js').EventLog | null }} [disk]  watch for
+ *   a full disk (lib/lab/disk-space.js)
+ * @property {string | null} [serverLogDir]  the server's data directory, when local: autovacuums are read from its log
+ *   (else disk.dataDir)
+ * @property {Probe[]} [probes]              more figures for the samples, each under its name (started and stopped with
+ *   the session)
  * @property {Record<string, unknown>} describe  more facts for run.json (flags, plan step, label)
  * @property {import('prom-client').Registry} registry
  * @property {import('../log.js').Logger} log
@@ -82,28 +91,37 @@ export class LoadSession {
    * Nothing is sent until start().
    * @param {LoadOptions} options
    */
-  static async open (options) {
+  static async open(options) {
     const { connectionString, display, workload, log } = options
     let setup
     try {
-      setup = await connectWithin({ connectionString, applicationName: 'pgloadgen-setup' }, options.connectTimeoutS * 1000)
+      setup = await connectWithin(
+        { connectionString, applicationName: 'pgloadgen-setup' },
+        options.connectTimeoutS * 1000
+      )
     } catch (err) {
       throw new ServerUnavailableError(`cannot connect to ${display}: ${errorMessage(err)}`, { cause: err })
     }
     let maxId, serverVersion, settings, shared, rowsBefore
     try {
       try {
-        if (options.reset && workload.dropSql !== null) log.warn(`--reset: dropping and recreating the ${workload.name} tables`)
+        if (options.reset && workload.dropSql !== null) {
+          log.warn(`--reset: dropping and recreating the ${workload.name} tables`)
+        }
         await prepareSchema(setup, workload, { reset: options.reset })
         maxId = workload.idTable === null ? 0 : await readMaxId(setup, workload.idTable)
         serverVersion = (await setup.query('SHOW server_version')).rows[0].server_version
         settings = options.recordDir ? await (await runInfo()).readSettings(setup) : {}
       } catch (err) {
-        throw new RuntimeError(`cannot prepare the ${workload.name} schema on ${display}: ` +
-          errorMessage(err), { cause: err })
+        throw new RuntimeError(`cannot prepare the ${workload.name} schema on ${display}: ` + errorMessage(err), {
+          cause: err
+        })
       }
       shared = await workloadSetup(setup, options)
-      rowsBefore = workload.auditTable === null ? null : Number((await setup.query(`SELECT count(*) AS n FROM ${workload.auditTable}`)).rows[0].n)
+      rowsBefore =
+        workload.auditTable === null
+          ? null
+          : Number((await setup.query(`SELECT count(*) AS n FROM ${workload.auditTable}`)).rows[0].n)
     } finally {
       await setup.end().catch(() => {})
     }
@@ -112,8 +130,9 @@ export class LoadSession {
       await session.services.open()
     } catch (err) {
       await session.services.stop()
-      throw new RuntimeError(`the ${workload.name} workload's maintenance failed on ${display}: ` +
-        errorMessage(err), { cause: err })
+      throw new RuntimeError(`the ${workload.name} workload's maintenance failed on ${display}: ` + errorMessage(err), {
+        cause: err
+      })
     }
     await session.collector?.start()
     await session.disk?.start()
@@ -129,14 +148,23 @@ export class LoadSession {
    * @param {unknown} shared   what the workload's setup returned
    * @param {number | null} rowsBefore  the audited table's rows before the load
    */
-  constructor (options, maxId, serverVersion, settings, shared, rowsBefore) {
+  constructor(options, maxId, serverVersion, settings, shared, rowsBefore) {
     this.options = options
     this.serverVersion = serverVersion
     this.settings = settings
     this.stats = new RequestStats(options.workload.types)
     this.state = new RunState(maxId)
     const { openLoop } = options
-    this.pacer = openLoop ? new Pacer({ rate: openLoop.rate, arrival: openLoop.arrival, maxLagMs: openLoop.maxLagMs, share: options.instance ?? undefined, seed: openLoop.seed ?? null, profile: openLoop.profile ?? null }) : null
+    this.pacer = openLoop
+      ? new Pacer({
+          rate: openLoop.rate,
+          arrival: openLoop.arrival,
+          maxLagMs: openLoop.maxLagMs,
+          share: options.instance ?? undefined,
+          seed: openLoop.seed ?? null,
+          profile: openLoop.profile ?? null
+        })
+      : null
     /** @type {import('../generator/generator.js').LoadGenerator} */
     this.generator = makeGenerator(options, { shared, state: this.state, stats: this.stats, pacer: this.pacer })
     const generator = this.generator
@@ -151,9 +179,19 @@ export class LoadSession {
       registry: options.registry,
       log: options.log
     })
-    registerGeneratorMetrics(options.registry, { stats: this.stats, connections: () => generator.connections, target: options.display })
+    registerGeneratorMetrics(options.registry, {
+      stats: this.stats,
+      connections: () => generator.connections,
+      target: options.display
+    })
     this.collector = options.pgStats
-      ? new StatsCollector({ connectionString: options.connectionString, intervalS: options.pgStats.intervalS, registry: options.registry, log: options.log, pgstattuple: options.pgStats.pgstattuple })
+      ? new StatsCollector({
+          connectionString: options.connectionString,
+          intervalS: options.pgStats.intervalS,
+          registry: options.registry,
+          log: options.log,
+          pgstattuple: options.pgStats.pgstattuple
+        })
       : null
     /** @type {import('../recorder/recorder.js').Recorder | null} */
     this.recorder = null
@@ -161,16 +199,25 @@ export class LoadSession {
     this.logMark = null
     /** @type {string | null} the server's WAL insert position when the load started (recorded runs) */
     this.walAtStart = null
-    this.disk = options.disk ? new DiskSpaceWatch({ ...options.disk, stats: this.stats, registry: options.registry, log: options.log }) : null
+    this.disk = options.disk
+      ? new DiskSpaceWatch({ ...options.disk, stats: this.stats, registry: options.registry, log: options.log })
+      : null
     this.startedAt = new Date()
     this.started = 0
     this.cpuAtStart = process.cpuUsage()
     this.closed = false
-    this.overTime = new LoadOverTime({ stages: options.stages ?? null, warmupS: options.warmupS ?? null, openLoop: this.pacer !== null, stats: this.stats, generator, log: options.log })
+    this.overTime = new LoadOverTime({
+      stages: options.stages ?? null,
+      warmupS: options.warmupS ?? null,
+      openLoop: this.pacer !== null,
+      stats: this.stats,
+      generator,
+      log: options.log
+    })
   }
 
   /** What the stats held when --warmup ended (null: none, or not yet). */
-  get warmupMark () {
+  get warmupMark() {
     return this.overTime.mark
   }
 
@@ -178,7 +225,7 @@ export class LoadSession {
   loadClock = () => ({ seconds: (performance.now() - this.started) / 1000, cpu: process.cpuUsage(this.cpuAtStart) })
 
   /** The collector's last snapshot, for conditions and the recorder. */
-  latestStats () {
+  latestStats() {
     return this.collector?.latest() ?? null
   }
 
@@ -188,7 +235,7 @@ export class LoadSession {
    * @param {{ interrupted?: Promise<unknown> }} [options]
    * @returns {Promise<boolean>} false when interrupted before the start
    */
-  async start ({ interrupted } = {}) {
+  async start({ interrupted } = {}) {
     const { options } = this
     const at = options.startAtMs ?? null
     // Threads load the workload before they can run a client (a quarter of
@@ -202,11 +249,26 @@ export class LoadSession {
       // the server's WAL over the load, for a recorded run's summary (server-wal.js):
       // read before waiting for --start-at, so that the load starts on time
       this.walAtStart = await walPosition(options.connectionString)
-      this.recorder = new Recorder(options.recordDir, { stats: this.stats, generator: this.generator, pgStats: () => this.latestStats(), table: options.workload.table, workloadStats: options.workload.statistics.length > 0 ? () => this.services.latest() : null, disk: this.disk && (() => this.disk?.sample() ?? null), probes: options.probes ?? [], warmupS: options.warmupS ?? 0 }, options.log)
+      this.recorder = new Recorder(
+        options.recordDir,
+        {
+          stats: this.stats,
+          generator: this.generator,
+          pgStats: () => this.latestStats(),
+          table: options.workload.table,
+          workloadStats: options.workload.statistics.length > 0 ? () => this.services.latest() : null,
+          disk: this.disk && (() => this.disk?.sample() ?? null),
+          probes: options.probes ?? [],
+          warmupS: options.warmupS ?? 0
+        },
+        options.log
+      )
     }
     if (at !== null) {
-      options.log.info(`ready; the load starts at ${new Date(at).toISOString()}, in ${((at - Date.now()) / 1000).toFixed(1)} s`)
-      if (!await untilMoment(at, interrupted)) return false
+      options.log.info(
+        `ready; the load starts at ${new Date(at).toISOString()}, in ${((at - Date.now()) / 1000).toFixed(1)} s`
+      )
+      if (!(await untilMoment(at, interrupted))) return false
     }
     this.startedAt = new Date()
     this.started = performance.now()
@@ -218,8 +280,16 @@ export class LoadSession {
     this.overTime.start(this.startedAt.getTime(), this.loadClock)
     await this.recorder?.start()
     const maxId = options.workload.idTable === null ? '' : `; max id ${this.state.maxId}`
-    const share = options.instance ? ` (instance ${formatShare(options.instance)} of ${options.totalConcurrency} clients${this.pacer ? ` and ${options.openLoop?.rate} requests/s` : ''})` : ''
-    options.log.info(`running ${options.workload.name} ${this.pacer ? `at ${this.pacer.rate} requests/s (${options.openLoop?.arrival}) on` : 'at'} concurrency ${options.concurrency}${share} against ${options.display} (PostgreSQL ${this.serverVersion}, protocol ${options.protocol})${maxId}`)
+    const share = options.instance
+      ? ` (instance ${formatShare(options.instance)} of ${options.totalConcurrency} ` +
+        `clients${this.pacer ? ` and ${options.openLoop?.rate} requests/s` : ''})`
+      : ''
+    options.log.info(
+      `running ${options.workload.name} ` +
+        `${this.pacer ? `at ${this.pacer.rate} requests/s (${options.openLoop?.arrival}) on` : 'at'} concurrency ` +
+        `${options.concurrency}${share} against ${options.display} (PostgreSQL ${this.serverVersion}, ` +
+        `protocol ${options.protocol})${maxId}`
+    )
     return true
   }
 
@@ -227,7 +297,7 @@ export class LoadSession {
    * Rows a retention action removed from the audited table during the load.
    * @param {number} rows
    */
-  noteRowsRemoved (rows) {
+  noteRowsRemoved(rows) {
     this.rowsRemoved += rows
   }
 
@@ -237,9 +307,10 @@ export class LoadSession {
    * directory, also writes summary.json and the end time into run.json.
    * judge: fields the summary gains from a look at itself (the thresholds'
    * verdicts), before summary.json is written.
-   * @param {{ shutdownTimeoutS: number, verifyTimeoutS: number, judge?: (summary: Record<string, any>) => Record<string, unknown> }} limits
+   * @param {{ shutdownTimeoutS: number, verifyTimeoutS: number, judge?: (summary: Record<string,
+   *     any>) => Record<string, unknown> }} limits
    */
-  async finish ({ shutdownTimeoutS, verifyTimeoutS, judge }) {
+  async finish({ shutdownTimeoutS, verifyTimeoutS, judge }) {
     const { options, generator, state } = this
     const finalConcurrency = generator.concurrency
     this.overTime.stop()
@@ -259,69 +330,118 @@ export class LoadSession {
     this.disk?.check()
     this.disk?.stop()
     const { idTable, auditTable } = options.workload
-    const insertAudit = idTable === null ? null : await verifyInserts(options.connectionString, idTable, options.workload.idFingerprint, state, verifyTimeoutS * 1000, options.log)
-    const rowsAfter = auditTable === null ? null : await countTableRows(options.connectionString, auditTable, verifyTimeoutS * 1000, options.log)
-    const inDoubtStored = auditTable === null ? null : await countInDoubtRows(options.connectionString, state.inDoubt, verifyTimeoutS * 1000, options.log)
-    const summary = buildSummary(withoutWarmup({
-      stats: this.stats,
-      elapsedS,
-      workload: options.workload.name,
-      protocol: options.protocol,
-      concurrency: options.concurrency,
-      finalConcurrency,
-      target: options.display,
-      mix: formatMix(options.mix),
-      reconnects: generator.reconnects,
-      // every acknowledgement, including those whose rows went since
-      acknowledgedInserts: state.acknowledged.acknowledged,
-      acknowledgedMissing: insertAudit?.missing ?? null,
-      // without the check, what the run itself proved: ids acknowledged twice
-      acknowledgedVanished: insertAudit?.vanished ?? state.acknowledged.replaced,
-      insertsInDoubt: idTable === null ? null : { writes: state.insertsInDoubt().length, stored: insertAudit?.inDoubtStored ?? null },
-      serverVersion: this.serverVersion,
-      embedded: options.embedded,
-      abandonedInFlight: !finished,
-      cpuUsage,
-      // an instance's rate is its share of the schedule's
-      openLoop: this.pacer && options.openLoop ? { ...options.openLoop, rate: this.pacer.rate, skipped: this.generator.skipped } : null,
-      startedAt: this.startedAt,
-      endedAt,
-      instance: options.instance ? { share: options.instance, totalConcurrency: options.totalConcurrency ?? options.concurrency, totalRate: options.openLoop?.rate ?? null } : null,
-      startAtMs: options.startAtMs ?? null,
-      pacing: options.workload.pacing,
-      diskFull: this.disk?.summary() ?? null,
-      rowAudit: auditTable === null
+    const insertAudit =
+      idTable === null
         ? null
-        : {
-            table: auditTable,
-            before: this.rowsBefore,
-            after: rowsAfter,
-            removed: this.rowsRemoved,
-            inDoubt: { writes: state.inDoubt.length, rows: state.inDoubt.reduce((sum, write) => sum + write.rows, 0), stored: inDoubtStored }
-          },
-      stages: options.stages?.stages ?? null
-    }, this.overTime.markAtEnd(() => ({ seconds: elapsedS, cpu: cpuUsage }))))
+        : await verifyInserts(
+            options.connectionString,
+            idTable,
+            options.workload.idFingerprint,
+            state,
+            verifyTimeoutS * 1000,
+            options.log
+          )
+    const rowsAfter =
+      auditTable === null
+        ? null
+        : await countTableRows(options.connectionString, auditTable, verifyTimeoutS * 1000, options.log)
+    const inDoubtStored =
+      auditTable === null
+        ? null
+        : await countInDoubtRows(options.connectionString, state.inDoubt, verifyTimeoutS * 1000, options.log)
+    const summary = buildSummary(
+      withoutWarmup(
+        {
+          stats: this.stats,
+          elapsedS,
+          workload: options.workload.name,
+          protocol: options.protocol,
+          concurrency: options.concurrency,
+          finalConcurrency,
+          target: options.display,
+          mix: formatMix(options.mix),
+          reconnects: generator.reconnects,
+          // every acknowledgement, including those whose rows went since
+          acknowledgedInserts: state.acknowledged.acknowledged,
+          acknowledgedMissing: insertAudit?.missing ?? null,
+          // without the check, what the run itself proved: ids acknowledged twice
+          acknowledgedVanished: insertAudit?.vanished ?? state.acknowledged.replaced,
+          insertsInDoubt:
+            idTable === null
+              ? null
+              : { writes: state.insertsInDoubt().length, stored: insertAudit?.inDoubtStored ?? null },
+          serverVersion: this.serverVersion,
+          embedded: options.embedded,
+          abandonedInFlight: !finished,
+          cpuUsage,
+          // an instance's rate is its share of the schedule's
+          openLoop:
+            this.pacer && options.openLoop
+              ? { ...options.openLoop, rate: this.pacer.rate, skipped: this.generator.skipped }
+              : null,
+          startedAt: this.startedAt,
+          endedAt,
+          instance: options.instance
+            ? {
+                share: options.instance,
+                totalConcurrency: options.totalConcurrency ?? options.concurrency,
+                totalRate: options.openLoop?.rate ?? null
+              }
+            : null,
+          startAtMs: options.startAtMs ?? null,
+          pacing: options.workload.pacing,
+          diskFull: this.disk?.summary() ?? null,
+          rowAudit:
+            auditTable === null
+              ? null
+              : {
+                  table: auditTable,
+                  before: this.rowsBefore,
+                  after: rowsAfter,
+                  removed: this.rowsRemoved,
+                  inDoubt: {
+                    writes: state.inDoubt.length,
+                    rows: state.inDoubt.reduce((sum, write) => sum + write.rows, 0),
+                    stored: inDoubtStored
+                  }
+                },
+          stages: options.stages?.stages ?? null
+        },
+        this.overTime.markAtEnd(() => ({ seconds: elapsedS, cpu: cpuUsage }))
+      )
+    )
     if (judge) Object.assign(summary, judge(summary))
     if (options.recordDir) {
       const { recordVacuums } = await vacuumsModule()
       const { recordedChanges } = await import('../analysis/run-changes.js')
       const { recordWraparound } = await import('../recorder/wraparound.js')
       // what each vacuum cost (lib/recorder/vacuums.js)
-      const vacuums = await recordVacuums(options.recordDir, this.logMark ?? null).catch(err => ({ vacuums: [], autovacuum_source: `none: ${errorMessage(err)}` }))
+      const vacuums = await recordVacuums(options.recordDir, this.logMark ?? null).catch(err => ({
+        vacuums: [],
+        autovacuum_source: `none: ${errorMessage(err)}`
+      }))
       // when the load changed and what the lab saw then (lib/analysis/explain.js)
-      const changes = await recordedChanges(options.recordDir, this.logMark ?? null, options.pgStats?.intervalS ?? 10)
-        .catch(err => ({ changes: null, changes_method: { error: errorMessage(err) } }))
+      const changes = await recordedChanges(
+        options.recordDir,
+        this.logMark ?? null,
+        options.pgStats?.intervalS ?? 10
+      ).catch(err => ({ changes: null, changes_method: { error: errorMessage(err) } }))
       Object.assign(summary, changes)
       // the anti-wraparound autovacuums of the table, the failsafes and their latency cost (lib/recorder/wraparound.js)
-      const wraparound = await recordWraparound(options.recordDir, this.logMark ?? null, options.workload.table).catch(err => ({ error: errorMessage(err) }))
-      await writeFile(path.join(options.recordDir, 'summary.json'), summaryJson({ ...summary, server_wal_bytes: serverWalBytes, ...vacuums, ...(wraparound && { wraparound }) }))
+      const wraparound = await recordWraparound(options.recordDir, this.logMark ?? null, options.workload.table).catch(
+        err => ({ error: errorMessage(err) })
+      )
+      await writeFile(
+        path.join(options.recordDir, 'summary.json'),
+        summaryJson({ ...summary, server_wal_bytes: serverWalBytes, ...vacuums, ...(wraparound && { wraparound }) })
+      )
       await this.writeRunInfo(new Date())
     }
     return summary
   }
 
   /** @param {Date | null} endedAt */
-  async writeRunInfo (endedAt) {
+  async writeRunInfo(endedAt) {
     const { options } = this
     const { writeRunInfo } = await runInfo()
     await writeRunInfo(/** @type {string} */ (options.recordDir), {
@@ -345,7 +465,7 @@ export class LoadSession {
   }
 
   /** Stops whatever still runs; safe to call more than once. */
-  async close () {
+  async close() {
     if (this.closed) return
     this.closed = true
     this.overTime.stop()
@@ -364,7 +484,7 @@ export class LoadSession {
  * @param {import('pg').Client} client
  * @param {LoadOptions} options
  */
-async function workloadSetup (client, { workload, display, concurrency, log }) {
+async function workloadSetup(client, { workload, display, concurrency, log }) {
   try {
     return await workload.setup({
       sql: async (text, params) => (await client.query(text, params)).rows,
@@ -376,7 +496,8 @@ async function workloadSetup (client, { workload, display, concurrency, log }) {
   } catch (err) {
     // the workload's own verdict (a refused setting, say) is already worded for the user
     if (err instanceof PgloadgenError) throw err
-    throw new RuntimeError(`the ${workload.name} workload's setup failed on ${display}: ` +
-      errorMessage(err), { cause: err })
+    throw new RuntimeError(`the ${workload.name} workload's setup failed on ${display}: ` + errorMessage(err), {
+      cause: err
+    })
   }
 }

@@ -18,7 +18,8 @@ import { DEFAULT_REQUEST_TIMEOUT_S } from '../config/run-settings.js'
  * @property {'poisson' | 'fixed'} [arrival]
  * @property {number | null} [maxLagMs]
  * @property {number} [threads]
- * @property {import('./load-session.js').LoadOptions['stages']} [stages]  --stages: the clients', or with rate the rate's, profile
+ * @property {import('./load-session.js').LoadOptions['stages']} [stages]  --stages: the clients', or with rate the
+ *   rate's, profile
  * @property {number | null} [warmupS]   --warmup
  */
 
@@ -28,15 +29,18 @@ import { DEFAULT_REQUEST_TIMEOUT_S } from '../config/run-settings.js'
  * @property {import('../workloads/contract.js').Workload} workload
  * @property {import('../config/mix.js').Mix} mix
  * @property {LoadSettings} settings
- * @property {{ instance: import('../scale/share.js').Share | null, startAtMs: number | null, totalConcurrency: number }} [split]  --instance and --start-at
- * @property {import('../workloads/choose.js').WorkloadChoice} [workloadChoice]  how the workload was chosen: what threads load again
+ * @property {{ instance: import('../scale/share.js').Share | null, startAtMs: number | null,
+ *     totalConcurrency: number }} [split]  --instance and --start-at
+ * @property {import('../workloads/choose.js').WorkloadChoice} [workloadChoice]  how the workload was chosen: what
+ *   threads load again
  * @property {boolean} reset
  * @property {number} connectTimeoutS
  * @property {{ pgstattuple: boolean } | null} pgStats   null: no statistics collector
  * @property {string | null} recordDir
  * @property {import('./load-session.js').LoadOptions['disk']} [disk]
  * @property {string | null} [serverLogDir]
- * @property {import('./load-session.js').Probe[]} [probes]   more figures for the samples (a ZFS pool's: lib/snapshot/zfs-space.js)
+ * @property {import('./load-session.js').Probe[]} [probes]   more figures for the samples (a ZFS pool's:
+ *   lib/snapshot/zfs-space.js)
  * @property {Record<string, unknown>} describe   more facts for run.json
  * @property {import('prom-client').Registry} registry
  * @property {import('../log.js').Logger} log
@@ -45,7 +49,7 @@ import { DEFAULT_REQUEST_TIMEOUT_S } from '../config/run-settings.js'
 /**
  * @param {number | null | undefined} timeoutS  undefined: the default
  */
-function requestTimeoutMs (timeoutS) {
+function requestTimeoutMs(timeoutS) {
   if (timeoutS === undefined) return DEFAULT_REQUEST_TIMEOUT_S * 1000
   return timeoutS === null ? null : Math.round(timeoutS * 1000)
 }
@@ -54,7 +58,24 @@ function requestTimeoutMs (timeoutS) {
  * @param {LoadAssembly} load
  * @returns {import('./load-session.js').LoadOptions}
  */
-export function loadOptions ({ target, workload, mix, settings, split, workloadChoice, reset, connectTimeoutS, pgStats, recordDir, disk, serverLogDir, probes, describe, registry, log }) {
+export function loadOptions({
+  target,
+  workload,
+  mix,
+  settings,
+  split,
+  workloadChoice,
+  reset,
+  connectTimeoutS,
+  pgStats,
+  recordDir,
+  disk,
+  serverLogDir,
+  probes,
+  describe,
+  registry,
+  log
+}) {
   const seed = settings.seed ?? null
   const startAtMs = split?.startAtMs ?? null
   return {
@@ -65,9 +86,22 @@ export function loadOptions ({ target, workload, mix, settings, split, workloadC
     mix,
     protocol: settings.protocol,
     concurrency: settings.concurrency,
-    clients: { requestsPerClient: settings.requestsPerClient ?? null, seed, requestTimeoutMs: requestTimeoutMs(settings.requestTimeoutS) },
+    clients: {
+      requestsPerClient: settings.requestsPerClient ?? null,
+      seed,
+      requestTimeoutMs: requestTimeoutMs(settings.requestTimeoutS)
+    },
     // the start moment seeds the Poisson schedule, so that every instance draws the same one
-    openLoop: settings.rate === undefined || settings.rate === null ? null : { rate: settings.rate, arrival: settings.arrival ?? 'poisson', maxLagMs: settings.maxLagMs ?? null, seed: startAtMs, profile: settings.stages?.profile ?? null },
+    openLoop:
+      settings.rate === undefined || settings.rate === null
+        ? null
+        : {
+            rate: settings.rate,
+            arrival: settings.arrival ?? 'poisson',
+            maxLagMs: settings.maxLagMs ?? null,
+            seed: startAtMs,
+            profile: settings.stages?.profile ?? null
+          },
     stages: settings.stages ?? null,
     warmupS: settings.warmupS ?? null,
     ...(split && { instance: split.instance, startAtMs, totalConcurrency: split.totalConcurrency }),

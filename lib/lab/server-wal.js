@@ -9,9 +9,12 @@ import { connectWithin } from '../pg/connection.js'
  * @param {string} connectionString
  * @returns {Promise<string | null>} an LSN
  */
-export async function walPosition (connectionString) {
+export async function walPosition(connectionString) {
   try {
-    const client = await connectWithin({ connectionString, applicationName: 'pgloadgen-wal', statementTimeoutMs: 5000 }, 5000)
+    const client = await connectWithin(
+      { connectionString, applicationName: 'pgloadgen-wal', statementTimeoutMs: 5000 },
+      5000
+    )
     try {
       return String((await client.query('SELECT pg_current_wal_insert_lsn() AS lsn')).rows[0].lsn)
     } finally {
@@ -28,7 +31,7 @@ export async function walPosition (connectionString) {
  * @param {string | null} from
  * @returns {Promise<number | null>}
  */
-export async function walSince (connectionString, from) {
+export async function walSince(connectionString, from) {
   if (from === null) return null
   const to = await walPosition(connectionString)
   return to === null ? null : lsnBytes(to) - lsnBytes(from)
@@ -38,7 +41,7 @@ export async function walSince (connectionString, from) {
  * An LSN (hi/lo in hexadecimal) as a byte position.
  * @param {string} lsn
  */
-export function lsnBytes (lsn) {
+export function lsnBytes(lsn) {
   const [hi, lo] = lsn.split('/')
   return parseInt(hi, 16) * 2 ** 32 + parseInt(lo, 16)
 }

@@ -13,10 +13,11 @@ import { RuntimeError } from '../errors.js'
 
 /**
  * @param {LoadOptions} options
- * @param {{ shared: unknown, state: RunState, stats: RequestStats, pacer: import('../generator/pacer.js').Pacer | null }} run
+ * @param {{ shared: unknown, state: RunState, stats: RequestStats,
+ *     pacer: import('../generator/pacer.js').Pacer | null }} run
  * @returns {import('../generator/generator.js').LoadGenerator}
  */
-export function makeGenerator (options, { shared, state, stats, pacer }) {
+export function makeGenerator(options, { shared, state, stats, pacer }) {
   if (options.threads !== undefined && options.threads > 1) return threadedGenerator(options, { shared, state, stats })
   return new Generator({
     connectionString: options.connectionString,
@@ -39,7 +40,7 @@ export function makeGenerator (options, { shared, state, stats, pacer }) {
  * whole belongs to part k mod parts (lib/scale/share.js).
  * @param {import('../scale/share.js').Share} share
  */
-function clientNumbering ({ index, parts }) {
+function clientNumbering({ index, parts }) {
   return (/** @type {number} */ k) => index + parts * k
 }
 
@@ -49,14 +50,19 @@ function clientNumbering ({ index, parts }) {
  * @param {LoadOptions} options
  * @param {{ shared: unknown, state: RunState, stats: RequestStats }} run
  */
-function threadedGenerator (options, { shared, state, stats }) {
+function threadedGenerator(options, { shared, state, stats }) {
   const workloadChoice = options.workloadChoice
-  if (!workloadChoice) throw new RuntimeError('--threads: this load cannot be split over threads (its workload was not chosen by name)')
+  if (!workloadChoice) {
+    throw new RuntimeError('--threads: this load cannot be split over threads (its workload was not chosen by name)')
+  }
   try {
     structuredClone(shared)
   } catch (err) {
-    throw new RuntimeError(`--threads: the ${options.workload.name} workload's setup returned what cannot go to ` +
-      `another thread (${errorMessage(err)}); run it with --threads 1`, { cause: err })
+    throw new RuntimeError(
+      `--threads: the ${options.workload.name} workload's setup returned what cannot go to ` +
+        `another thread (${errorMessage(err)}); run it with --threads 1`,
+      { cause: err }
+    )
   }
   return new ThreadedGenerator({
     threads: /** @type {number} */ (options.threads),
@@ -74,4 +80,3 @@ function threadedGenerator (options, { shared, state, stats }) {
     log: options.log
   })
 }
-

@@ -27,11 +27,13 @@ import { statsAfterWarmup } from '../summary/warmup.js'
  *   warmupS: --warmup; its seconds are left out of the summary, so they are not judged either
  * @returns {{ failed: Promise<ThresholdAbort>, readonly failure: ThresholdAbort | null, stop: () => void }}
  */
-export function watchThresholds (load, thresholds, { scheduled, warmupS = null, everyMs = 1000 }) {
+export function watchThresholds(load, thresholds, { scheduled, warmupS = null, everyMs = 1000 }) {
   /** @type {(abort: ThresholdAbort) => void} */
   let resolve = () => {}
   /** @type {Promise<ThresholdAbort>} */
-  const failed = new Promise(r => { resolve = r })
+  const failed = new Promise(r => {
+    resolve = r
+  })
   /** @type {ThresholdAbort | null} */
   let failure = null
   const check = () => {
@@ -54,5 +56,11 @@ export function watchThresholds (load, thresholds, { scheduled, warmupS = null, 
   }
   const timer = setInterval(check, everyMs)
   timer.unref()
-  return { failed, get failure () { return failure }, stop: () => clearInterval(timer) }
+  return {
+    failed,
+    get failure() {
+      return failure
+    },
+    stop: () => clearInterval(timer)
+  }
 }

@@ -22,7 +22,7 @@ const STATEMENT_TIMEOUT_MS = 30000
 
 export class WorkloadServices {
   /** @param {ServicesOptions} options */
-  constructor (options) {
+  constructor(options) {
     this.options = options
     /** @type {import('pg').Client | null} */
     this.client = null
@@ -39,10 +39,17 @@ export class WorkloadServices {
   }
 
   /** Opens the connection and does a first maintenance pass before any request. */
-  async open () {
+  async open() {
     const { workload } = this.options
     if (workload.maintain === null && workload.statistics.length === 0) return
-    this.client = await connectWithin({ connectionString: this.options.connectionString, applicationName: 'pgloadgen-maintenance', statementTimeoutMs: STATEMENT_TIMEOUT_MS }, 15000)
+    this.client = await connectWithin(
+      {
+        connectionString: this.options.connectionString,
+        applicationName: 'pgloadgen-maintenance',
+        statementTimeoutMs: STATEMENT_TIMEOUT_MS
+      },
+      15000
+    )
     await this.maintain(true)
   }
 
@@ -52,7 +59,7 @@ export class WorkloadServices {
    * @param {number} concurrency   the clients to reach (this part's share of them)
    * @param {import('../scale/share.js').Share} [share]  the part of a split load this process runs
    */
-  start (generator, concurrency, share = WHOLE) {
+  start(generator, concurrency, share = WHOLE) {
     const { workload, statsIntervalS } = this.options
     if (workload.maintain !== null) this.every(workload.maintainEveryS, () => this.maintain(false))
     if (workload.statistics.length > 0) {
@@ -76,11 +83,16 @@ export class WorkloadServices {
       if (this.stopped || k >= total || generator.concurrency >= concurrency) return
       const jitter = (ramp.jitterS ?? 0) * (2 * Math.random() - 1)
       const due = started + (k * ramp.everyS + jitter) * 1000
-      this.timers.push(setTimeout(() => {
-        if (this.stopped) return
-        if (own(k + 1) > generator.concurrency) generator.setConcurrency(own(k + 1))
-        next(k + 1)
-      }, Math.max(0, due - Date.now())))
+      this.timers.push(
+        setTimeout(
+          () => {
+            if (this.stopped) return
+            if (own(k + 1) > generator.concurrency) generator.setConcurrency(own(k + 1))
+            next(k + 1)
+          },
+          Math.max(0, due - Date.now())
+        )
+      )
     }
     next(1)
   }
@@ -92,19 +104,24 @@ export class WorkloadServices {
    * @param {number} seconds
    * @param {() => Promise<unknown>} fn
    */
-  every (seconds, fn) {
+  every(seconds, fn) {
     let pending = false
     const timer = setInterval(() => {
       if (pending) return
       pending = true
-      this.busy = this.busy.then(fn).catch(() => {}).finally(() => { pending = false })
+      this.busy = this.busy
+        .then(fn)
+        .catch(() => {})
+        .finally(() => {
+          pending = false
+        })
     }, seconds * 1000)
     timer.unref()
     this.timers.push(timer)
   }
 
   /** @param {boolean} first  the pass before the load: its failure ends the run */
-  async maintain (first) {
+  async maintain(first) {
     const { workload, shared, log } = this.options
     if (workload.maintain === null || this.client === null || this.stopped) return
     try {
@@ -117,7 +134,7 @@ export class WorkloadServices {
     }
   }
 
-  async poll () {
+  async poll() {
     const { workload, log } = this.options
     if (this.client === null || this.stopped) return
     for (const statistic of workload.statistics) {
@@ -145,7 +162,7 @@ export class WorkloadServices {
     return (await this.client.query(text, params)).rows
   }
 
-  registerStatistics () {
+  registerStatistics() {
     const { workload, registry } = this.options
     for (const statistic of workload.statistics) {
       const values = this.values
@@ -153,7 +170,7 @@ export class WorkloadServices {
         name: statistic.name,
         help: statistic.help,
         registers: [registry],
-        collect () {
+        collect() {
           const value = values[statistic.name]
           if (value === null || value === undefined) this.reset()
           else this.set(value)
@@ -163,11 +180,11 @@ export class WorkloadServices {
   }
 
   /** The statistics' last values, for the recorder. */
-  latest () {
+  latest() {
     return { ...this.values }
   }
 
-  async stop () {
+  async stop() {
     this.stopped = true
     for (const timer of this.timers) clearTimeout(timer)
     this.timers = []

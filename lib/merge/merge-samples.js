@@ -21,7 +21,7 @@
  * @param {number} originMs   the merged run's start: second k ends at originMs + k s
  * @returns {import('../results/read.js').Sample[]}
  */
-export function mergeSamples (runs, originMs) {
+export function mergeSamples(runs, originMs) {
   /** @type {Map<number, import('../results/read.js').Sample[]>} */
   const bySecond = new Map()
   for (const r of runs) {
@@ -32,7 +32,9 @@ export function mergeSamples (runs, originMs) {
       bySecond.set(i + 1, list)
     })
   }
-  return [...bySecond.keys()].sort((a, b) => a - b).map(k => mergeSecond(k, originMs, /** @type {import('../results/read.js').Sample[]} */ (bySecond.get(k))))
+  return [...bySecond.keys()]
+    .sort((a, b) => a - b)
+    .map(k => mergeSecond(k, originMs, /** @type {import('../results/read.js').Sample[]} */ (bySecond.get(k))))
 }
 
 /**
@@ -41,8 +43,9 @@ export function mergeSamples (runs, originMs) {
  * @param {import('../results/read.js').Sample[]} samples
  * @returns {import('../results/read.js').Sample & { instances: number }}
  */
-function mergeSecond (k, originMs, samples) {
-  const add = (/** @type {(s: import('../results/read.js').Sample) => unknown} */ pick) => samples.reduce((n, s) => n + (Number(pick(s)) || 0), 0)
+function mergeSecond(k, originMs, samples) {
+  const add = (/** @type {(s: import('../results/read.js').Sample) => unknown} */ pick) =>
+    samples.reduce((n, s) => n + (Number(pick(s)) || 0), 0)
   /** @type {Record<string, import('../results/read.js').RequestFigures>} */
   const requests = {}
   for (const s of samples) {
@@ -56,7 +59,8 @@ function mergeSecond (k, originMs, samples) {
     }
   }
   const lags = samples.map(s => s.lag).filter(l => l !== undefined && l !== null)
-  const firstOf = (/** @type {'pg' | 'workload' | 'disk'} */ key) => samples.map(s => /** @type {Record<string, unknown>} */ (s)[key]).find(v => v !== undefined && v !== null)
+  const firstOf = (/** @type {'pg' | 'workload' | 'disk'} */ key) =>
+    samples.map(s => /** @type {Record<string, unknown>} */ (s)[key]).find(v => v !== undefined && v !== null)
   const workload = firstOf('workload')
   const disk = firstOf('disk')
   return {
@@ -69,7 +73,12 @@ function mergeSecond (k, originMs, samples) {
     rows: add(s => s.rows),
     points: add(s => s.points),
     requests,
-    ...(lags.length > 0 && { lag: { p50_us: lags.reduce((m, l) => highest(m, l?.p50_us), /** @type {number | null} */ (null)), p99_us: lags.reduce((m, l) => highest(m, l?.p99_us), /** @type {number | null} */ (null)) } }),
+    ...(lags.length > 0 && {
+      lag: {
+        p50_us: lags.reduce((m, l) => highest(m, l?.p50_us), /** @type {number | null} */ (null)),
+        p99_us: lags.reduce((m, l) => highest(m, l?.p99_us), /** @type {number | null} */ (null))
+      }
+    }),
     cpu_us: { user: add(s => s.cpu_us?.user), system: add(s => s.cpu_us?.system) },
     pg: /** @type {import('../results/read.js').PgFigures | null} */ (firstOf('pg') ?? null),
     ...(workload !== undefined && { workload: /** @type {Record<string, number | null>} */ (workload) }),
@@ -82,7 +91,7 @@ function mergeSecond (k, originMs, samples) {
  * @param {number | null | undefined} b
  * @returns {number | null}
  */
-function highest (a, b) {
+function highest(a, b) {
   if (typeof a !== 'number') return typeof b === 'number' ? b : null
   if (typeof b !== 'number') return a
   return Math.max(a, b)

@@ -8,14 +8,15 @@ import { mergeHistograms, mergedHistogramsField } from '../results/merge-histogr
 /**
  * @param {import('./read-runs.js').InstanceRun[]} runs  checked, in instance order
  */
-export function mergeSummaries (runs) {
+export function mergeSummaries(runs) {
   const summaries = runs.map(r => r.summary)
   const first = summaries[0]
   const startedMs = Math.min(...runs.map(r => r.startedMs))
   const endedMs = Math.max(...runs.map(r => r.endedMs))
   const elapsedS = Math.max(0.001, (endedMs - startedMs) / 1000)
   const histograms = mergeHistograms(summaries)
-  const sum = (/** @type {(s: Record<string, any>) => unknown} */ pick) => summaries.reduce((n, s) => n + (Number(pick(s)) || 0), 0)
+  const sum = (/** @type {(s: Record<string, any>) => unknown} */ pick) =>
+    summaries.reduce((n, s) => n + (Number(pick(s)) || 0), 0)
   const requests = mergeRequests(summaries, histograms, elapsedS)
   const done = Object.values(requests).reduce((n, r) => n + r.done, 0)
   const rows = sum(s => s.rows_written)
@@ -46,7 +47,12 @@ export function mergeSummaries (runs) {
     latency_kind: first.latency_kind,
     ...(open && {
       // the instances' shares add up to the rate they were given together
-      rate: common(summaries.map(s => s.instance?.total_rate ?? null)) ?? round(sum(s => s.rate), 3),
+      rate:
+        common(summaries.map(s => s.instance?.total_rate ?? null)) ??
+        round(
+          sum(s => s.rate),
+          3
+        ),
       arrival: commonOrList(summaries.map(s => s.arrival)),
       max_lag_ms: first.max_lag_ms,
       skipped: sum(s => s.skipped)
@@ -67,22 +73,29 @@ export function mergeSummaries (runs) {
     reconnects: sum(s => s.reconnects),
     // every instance checks its own acknowledged ids: they are disjoint, so the counts add up
     acknowledged_inserts: sum(s => s.acknowledged_inserts),
-    acknowledged_missing: summaries.every(s => typeof s.acknowledged_missing === 'number') ? sum(s => s.acknowledged_missing) : null,
+    acknowledged_missing: summaries.every(s => typeof s.acknowledged_missing === 'number')
+      ? sum(s => s.acknowledged_missing)
+      : null,
     acknowledged_vanished: sum(s => s.acknowledged_vanished),
     inserts_in_doubt: sum(s => s.inserts_in_doubt ?? 0),
-    inserts_in_doubt_stored: summaries.every(s => typeof s.inserts_in_doubt_stored === 'number' || !s.inserts_in_doubt) ? sum(s => s.inserts_in_doubt_stored ?? 0) : null,
+    inserts_in_doubt_stored: summaries.every(s => typeof s.inserts_in_doubt_stored === 'number' || !s.inserts_in_doubt)
+      ? sum(s => s.inserts_in_doubt_stored ?? 0)
+      : null,
     ...mergeRowAudit(summaries, rows),
     abandoned_in_flight: summaries.some(s => s.abandoned_in_flight === true),
     process: {
       cpu_user_s: round(cpuUserS, 3),
       cpu_system_s: round(cpuSystemS, 3),
-      cpu_us_per_request: round(done ? (cpuUserS + cpuSystemS) * 1e6 / done : null, 1),
+      cpu_us_per_request: round(done ? ((cpuUserS + cpuSystemS) * 1e6) / done : null, 1),
       // of the largest instance: each is a process of its own
       peak_rss_bytes: Math.max(...summaries.map(s => Number(s.process?.peak_rss_bytes) || 0))
     },
     histograms: mergedHistogramsField(first.histograms.scheme, histograms),
     // every instance reads the same server's log: the vacuums of one of them
-    ...(vacuumSource.vacuums !== undefined && { vacuums: vacuumSource.vacuums, autovacuum_source: vacuumSource.autovacuum_source })
+    ...(vacuumSource.vacuums !== undefined && {
+      vacuums: vacuumSource.vacuums,
+      autovacuum_source: vacuumSource.autovacuum_source
+    })
   }
 }
 
@@ -91,7 +104,7 @@ export function mergeSummaries (runs) {
  * @param {import('../results/merge-histograms.js').MergedHistograms} histograms
  * @param {number} elapsedS
  */
-function mergeRequests (summaries, histograms, elapsedS) {
+function mergeRequests(summaries, histograms, elapsedS) {
   /** @type {Record<string, { started: number, done: number, failed: number, not_found: number, timeouts: number, rate: number | null, rows: number, points: number, latency_us: ReturnType<typeof latencySummary> }>} */
   const requests = {}
   const types = [...new Set(summaries.flatMap(s => Object.keys(s.requests ?? {})))]
@@ -119,7 +132,7 @@ function mergeRequests (summaries, histograms, elapsedS) {
  * Which runs the merge covers, and which instances of the split are missing.
  * @param {import('./read-runs.js').InstanceRun[]} runs
  */
-function mergedFrom (runs) {
+function mergedFrom(runs) {
   const parts = runs.find(r => r.instance)?.instance?.parts ?? null
   const present = new Set(runs.map(r => r.instance?.index))
   return {
@@ -135,7 +148,7 @@ function mergedFrom (runs) {
 /**
  * @param {Record<string, number>[]} counts
  */
-function addCounts (counts) {
+function addCounts(counts) {
   /** @type {Record<string, number>} */
   const out = {}
   for (const c of counts) for (const [key, n] of Object.entries(c)) out[key] = (out[key] ?? 0) + Number(n)
@@ -146,15 +159,15 @@ function addCounts (counts) {
  * The value all share, else null.
  * @param {unknown[]} values
  */
-function common (values) {
-  return values.every(v => v === values[0]) ? values[0] ?? null : null
+function common(values) {
+  return values.every(v => v === values[0]) ? (values[0] ?? null) : null
 }
 
 /**
  * The value all share, else the distinct values joined.
  * @param {unknown[]} values
  */
-function commonOrList (values) {
+function commonOrList(values) {
   const distinct = [...new Set(values)]
   return distinct.length === 1 ? distinct[0] : distinct.join(' | ')
 }
@@ -163,7 +176,7 @@ function commonOrList (values) {
  * Requests that found no disk space, over the instances.
  * @param {(Record<string, any> | null)[]} all
  */
-function mergeDiskFull (all) {
+function mergeDiskFull(all) {
   const present = all.filter(d => d !== null)
   if (present.length === 0) return null
   return {
@@ -185,19 +198,28 @@ function mergeDiskFull (all) {
  * @param {Record<string, any>[]} summaries
  * @param {number} written
  */
-function mergeRowAudit (summaries, written) {
+function mergeRowAudit(summaries, written) {
   const audits = summaries.map(s => s.row_audit).filter(Boolean)
-  if (audits.length === 0 || audits.length !== summaries.length) return { acknowledged_rows: written, rows_missing: null }
+  if (audits.length === 0 || audits.length !== summaries.length) {
+    return { acknowledged_rows: written, rows_missing: null }
+  }
   const numbers = (/** @type {string} */ field) => audits.map(a => a[field])
   const known = (/** @type {unknown[]} */ values) => values.every(v => typeof v === 'number')
   const before = known(numbers('rows_before')) ? Math.min(...numbers('rows_before')) : null
   const after = known(numbers('rows_after')) ? Math.max(...numbers('rows_after')) : null
   const add = (/** @type {string} */ field) => numbers(field).reduce((n, v) => n + (Number(v) || 0), 0)
-  return rowAudit({
-    table: audits[0].table,
-    before,
-    after,
-    removed: add('rows_removed_by_retention'),
-    inDoubt: { writes: add('writes_in_doubt'), rows: add('rows_in_doubt'), stored: known(numbers('rows_in_doubt_stored')) ? add('rows_in_doubt_stored') : null }
-  }, written)
+  return rowAudit(
+    {
+      table: audits[0].table,
+      before,
+      after,
+      removed: add('rows_removed_by_retention'),
+      inDoubt: {
+        writes: add('writes_in_doubt'),
+        rows: add('rows_in_doubt'),
+        stored: known(numbers('rows_in_doubt_stored')) ? add('rows_in_doubt_stored') : null
+      }
+    },
+    written
+  )
 }

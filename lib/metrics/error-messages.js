@@ -9,7 +9,7 @@ const MAX_LENGTH = 160
  * @param {string} message
  * @returns {string}
  */
-export function normaliseErrorMessage (message) {
+export function normaliseErrorMessage(message) {
   // A script's error starts with where it happened (FILE:LINE:): that place
   // is kept whole, there are only so many lines in a script.
   const located = /^([^\s:"']+:\d+): ([^]*)$/.exec(String(message))
@@ -27,21 +27,21 @@ export function normaliseErrorMessage (message) {
 
 export class ErrorMessageCounts {
   /** @param {number} [limit] distinct messages kept before folding into OTHER_ERRORS */
-  constructor (limit = 50) {
+  constructor(limit = 50) {
     this.limit = limit
     /** @type {Map<string, number>} */
     this.counts = new Map()
   }
 
   /** @param {string} message raw message */
-  add (message) {
+  add(message) {
     let key = normaliseErrorMessage(message)
     if (!this.counts.has(key) && this.counts.size >= this.limit) key = OTHER_ERRORS
     this.counts.set(key, (this.counts.get(key) ?? 0) + 1)
   }
 
   /** @returns {Record<string, number>} */
-  toJSON () {
+  toJSON() {
     return Object.fromEntries(this.counts)
   }
 }

@@ -19,14 +19,16 @@ const RESULTS = /** @type {const} */ (['ok', 'error'])
  * @param {client.Registry} registry
  * @param {GeneratorMetricSources} sources
  */
-export function registerGeneratorMetrics (registry, { stats, connections, target }) {
+export function registerGeneratorMetrics(registry, { stats, connections, target }) {
   const types = stats.types
   new client.Gauge({
     name: 'pgloadgen_nconns',
     help: 'Open connections to PostgreSQL',
     labelNames: ['pgUrl'],
     registers: [registry],
-    collect () { this.set({ pgUrl: target }, connections()) }
+    collect() {
+      this.set({ pgUrl: target }, connections())
+    }
   })
 
   /**
@@ -34,29 +36,42 @@ export function registerGeneratorMetrics (registry, { stats, connections, target
    * @param {string} help
    * @param {Float64Array} values
    */
-  const perTypeCounter = (name, help, values) => new client.Counter({
-    name,
-    help,
-    labelNames: ['type'],
-    registers: [registry],
-    collect () {
-      this.reset()
-      for (let i = 0; i < types.length; i++) this.inc({ type: types[i] }, values[i])
-    }
-  })
+  const perTypeCounter = (name, help, values) =>
+    new client.Counter({
+      name,
+      help,
+      labelNames: ['type'],
+      registers: [registry],
+      collect() {
+        this.reset()
+        for (let i = 0; i < types.length; i++) this.inc({ type: types[i] }, values[i])
+      }
+    })
   perTypeCounter('pgloadgen_nqueries_started', 'Requests started, by type', stats.started)
   perTypeCounter('pgloadgen_nqueries_done', 'Requests completed (successfully or not), by type', stats.done)
   perTypeCounter('pgloadgen_nqueries_failed', 'Requests that failed, by type', stats.failed)
-  perTypeCounter('pgloadgen_request_timeouts_total', 'Requests that got no answer within --request-timeout (their connection was replaced), by type', stats.timeouts)
-  perTypeCounter('pgloadgen_rows_written_total', 'Rows the requests wrote and the server acknowledged, by type', stats.rows)
-  perTypeCounter('pgloadgen_points_written_total', 'Points (metric values) the requests wrote and the server acknowledged, by type', stats.points)
+  perTypeCounter(
+    'pgloadgen_request_timeouts_total',
+    'Requests that got no answer within --request-timeout (their connection was replaced), by type',
+    stats.timeouts
+  )
+  perTypeCounter(
+    'pgloadgen_rows_written_total',
+    'Rows the requests wrote and the server acknowledged, by type',
+    stats.rows
+  )
+  perTypeCounter(
+    'pgloadgen_points_written_total',
+    'Points (metric values) the requests wrote and the server acknowledged, by type',
+    stats.points
+  )
 
   new client.Gauge({
     name: 'pgloadgen_query_latency_max_us',
     help: 'Highest request latency observed since start, in microseconds, by type',
     labelNames: ['type'],
     registers: [registry],
-    collect () {
+    collect() {
       for (let i = 0; i < types.length; i++) this.set({ type: types[i] }, stats.maxUs[i])
     }
   })
@@ -66,48 +81,58 @@ export function registerGeneratorMetrics (registry, { stats, connections, target
     help: 'Failed requests by normalised error message',
     labelNames: ['errorMessage'],
     registers: [registry],
-    collect () {
+    collect() {
       this.reset()
       for (const [message, count] of stats.errors.counts) this.inc({ errorMessage: message }, count)
     }
   })
 
-  registry.registerMetric(/** @type {any} */ (new HistogramView({
-    name: 'pgloadgen_query_latency_us',
-    help: 'Request latency in microseconds, by type and result',
-    bounds: LATENCY_BUCKETS_US,
-    series: () => {
-      const series = []
-      for (let r = 0; r < RESULTS.length; r++) {
-        for (let t = 0; t < types.length; t++) {
-          series.push({
-            labels: { type: types[t], result: RESULTS[r] },
-            buckets: stats.buckets[r].subarray(t * LATENCY_BUCKET_COUNT, (t + 1) * LATENCY_BUCKET_COUNT),
-            sum: stats.sums[r][t],
-            count: stats.counts[r][t]
-          })
+  registry.registerMetric(
+    /** @type {any} */ (
+      new HistogramView({
+        name: 'pgloadgen_query_latency_us',
+        help: 'Request latency in microseconds, by type and result',
+        bounds: LATENCY_BUCKETS_US,
+        series: () => {
+          const series = []
+          for (let r = 0; r < RESULTS.length; r++) {
+            for (let t = 0; t < types.length; t++) {
+              series.push({
+                labels: { type: types[t], result: RESULTS[r] },
+                buckets: stats.buckets[r].subarray(t * LATENCY_BUCKET_COUNT, (t + 1) * LATENCY_BUCKET_COUNT),
+                sum: stats.sums[r][t],
+                count: stats.counts[r][t]
+              })
+            }
+          }
+          return series
         }
-      }
-      return series
-    }
-  })))
+      })
+    )
+  )
 
   new client.Counter({
     name: 'pgloadgen_cpu_user_us',
     help: 'User CPU time of the generator process, in microseconds',
     registers: [registry],
-    collect () { this.reset(); this.inc(process.cpuUsage().user) }
+    collect() {
+      this.reset()
+      this.inc(process.cpuUsage().user)
+    }
   })
   new client.Counter({
     name: 'pgloadgen_cpu_system_us',
     help: 'System CPU time of the generator process, in microseconds',
     registers: [registry],
-    collect () { this.reset(); this.inc(process.cpuUsage().system) }
+    collect() {
+      this.reset()
+      this.inc(process.cpuUsage().system)
+    }
   })
 }
 
 /** @returns {client.Registry} a registry with Node's default process metrics */
-export function createRegistry () {
+export function createRegistry() {
   const registry = new client.Registry()
   client.collectDefaultMetrics({ register: registry })
   return registry

@@ -14,7 +14,7 @@ export class HistogramView {
   /**
    * @param {{ name: string, help: string, bounds: readonly number[], series: () => HistogramSeries[] }} options
    */
-  constructor ({ name, help, bounds, series }) {
+  constructor({ name, help, bounds, series }) {
     this.name = name
     this.help = help
     this.type = 'histogram'
@@ -23,7 +23,7 @@ export class HistogramView {
     this.series = series
   }
 
-  async get () {
+  async get() {
     const values = []
     const bucketName = `${this.name}_bucket`
     for (const s of this.series()) {
@@ -40,5 +40,5 @@ export class HistogramView {
     return { name: this.name, help: this.help, type: this.type, aggregator: this.aggregator, values }
   }
 
-  reset () {}
+  reset() {}
 }

@@ -14,7 +14,7 @@ export const LOG_HISTOGRAM_SCHEME = `log-linear-us:sub_bits=${SUB_BITS},max_magn
 export const LOG_HISTOGRAM_SIZE = SIZE
 
 /** @param {number} value non-negative */
-function indexOf (value) {
+function indexOf(value) {
   const v = Math.floor(value)
   if (v < LINEAR) return v < 0 ? 0 : v
   let magnitude, sub
@@ -31,11 +31,11 @@ function indexOf (value) {
 }
 
 /** Highest value that falls into bucket index. @param {number} index */
-function upperBoundOf (index) {
+function upperBoundOf(index) {
   if (index < LINEAR) return index
   const k = index - LINEAR
   const magnitude = Math.floor(k / SUB) + SUB_BITS + 1
-  const sub = k % SUB + SUB
+  const sub = (k % SUB) + SUB
   const shift = magnitude - SUB_BITS
   return (sub + 1) * 2 ** shift - 1
 }
@@ -50,20 +50,32 @@ const MAX = SIZE + 2
 
 export class LogHistogram {
   /** @param {Float64Array} [memory]  LOG_HISTOGRAM_FLOATS floats, zeroed */
-  constructor (memory = new Float64Array(LOG_HISTOGRAM_FLOATS)) {
+  constructor(memory = new Float64Array(LOG_HISTOGRAM_FLOATS)) {
     this.memory = memory
     this.counts = memory.subarray(0, SIZE)
   }
 
-  get count () { return this.memory[COUNT] }
-  set count (n) { this.memory[COUNT] = n }
-  get sum () { return this.memory[SUM] }
-  set sum (n) { this.memory[SUM] = n }
-  get max () { return this.memory[MAX] }
-  set max (n) { this.memory[MAX] = n }
+  get count() {
+    return this.memory[COUNT]
+  }
+  set count(n) {
+    this.memory[COUNT] = n
+  }
+  get sum() {
+    return this.memory[SUM]
+  }
+  set sum(n) {
+    this.memory[SUM] = n
+  }
+  get max() {
+    return this.memory[MAX]
+  }
+  set max(n) {
+    this.memory[MAX] = n
+  }
 
   /** @param {number} us */
-  record (us) {
+  record(us) {
     const memory = this.memory
     memory[indexOf(us)]++
     memory[COUNT]++
@@ -76,7 +88,7 @@ export class LogHistogram {
    * never above the observed max. Null when empty.
    * @param {number} q
    */
-  quantile (q) {
+  quantile(q) {
     if (this.count === 0) return null
     const rank = Math.max(1, Math.ceil(q * this.count))
     let seen = 0
@@ -94,7 +106,7 @@ export class LogHistogram {
    * @param {number} q
    * @returns {number | null}
    */
-  quantileSince (previous, q) {
+  quantileSince(previous, q) {
     let total = 0
     for (let i = 0; i < SIZE; i++) total += this.counts[i] - previous[i]
     if (total <= 0) return null
@@ -108,14 +120,14 @@ export class LogHistogram {
   }
 
   /** @param {LogHistogram} other */
-  add (other) {
+  add(other) {
     for (let i = 0; i < SIZE; i++) this.counts[i] += other.counts[i]
     this.count += other.count
     this.sum += other.sum
     if (other.max > this.max) this.max = other.max
   }
 
-  reset () {
+  reset() {
     this.memory.fill(0)
   }
 }

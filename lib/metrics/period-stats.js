@@ -22,14 +22,14 @@ import { LogHistogram } from './log-histogram.js'
  */
 
 /** @param {Float64Array} values */
-const sum = (values) => values.reduce((a, b) => a + b, 0)
+const sum = values => values.reduce((a, b) => a + b, 0)
 
 export class PeriodStats {
   /**
    * @param {import('./request-stats.js').RequestStats} stats
    * @param {number} startedMs   performance.now() when the load started
    */
-  constructor (stats, startedMs) {
+  constructor(stats, startedMs) {
     this.stats = stats
     this.startedMs = startedMs
     this.previous = this.totals(startedMs, 0)
@@ -39,7 +39,7 @@ export class PeriodStats {
    * @param {number} nowMs
    * @param {number} skipped
    */
-  totals (nowMs, skipped) {
+  totals(nowMs, skipped) {
     const stats = this.stats
     const latency = new LogHistogram()
     for (const h of stats.latency) latency.add(h)
@@ -62,7 +62,7 @@ export class PeriodStats {
    * @param {number} skipped   the generator's skipped count so far
    * @returns {Period}
    */
-  next (nowMs, skipped) {
+  next(nowMs, skipped) {
     const was = this.previous
     const now = this.totals(nowMs, skipped)
     this.previous = now

@@ -18,7 +18,7 @@ export class RequestStats {
    * How many floats the stats of these types take.
    * @param {readonly string[]} types
    */
-  static floatsFor (types) {
+  static floatsFor(types) {
     const n = types.length
     return n * (9 + 2 * NBUCKETS + 4) + (n + 1) * LOG_HISTOGRAM_FLOATS
   }
@@ -27,7 +27,7 @@ export class RequestStats {
    * @param {readonly string[]} types  the workload's request types
    * @param {Float64Array} [memory]  floatsFor(types) zeroed floats, maybe shared
    */
-  constructor (types, memory = new Float64Array(RequestStats.floatsFor(types))) {
+  constructor(types, memory = new Float64Array(RequestStats.floatsFor(types))) {
     this.types = types
     this.memory = memory
     const n = types.length
@@ -58,7 +58,7 @@ export class RequestStats {
    * counts added, maxima taken. Error messages are not theirs to merge.
    * @param {RequestStats[]} sources  stats of the same types
    */
-  mergeFrom (sources) {
+  mergeFrom(sources) {
     const memory = this.memory
     memory.fill(0)
     for (const source of sources) {
@@ -72,7 +72,7 @@ export class RequestStats {
   }
 
   /** @param {number} type */
-  start (type) {
+  start(type) {
     this.started[type]++
   }
 
@@ -81,7 +81,7 @@ export class RequestStats {
    * @param {number} us
    * @param {boolean} ok
    */
-  finish (type, us, ok) {
+  finish(type, us, ok) {
     this.done[type]++
     const result = ok ? 0 : 1
     if (!ok) this.failed[type]++
@@ -96,13 +96,13 @@ export class RequestStats {
    * @param {string} message
    * @param {boolean} expected  an injected error, as opposed to a real problem
    */
-  error (message, expected) {
+  error(message, expected) {
     this.errors.add(message)
     if (!expected) this.unexpectedFailures++
   }
 
   /** @param {number} type */
-  outstanding (type) {
+  outstanding(type) {
     return this.started[type] - this.done[type]
   }
 }

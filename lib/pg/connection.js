@@ -16,7 +16,7 @@ import { KEEPALIVE_IDLE_MS } from '../wire/dead-peer.js'
  * @param {{ connectionString: string, applicationName?: string, connectTimeoutMs?: number }} options
  * @returns {pg.ClientConfig}
  */
-export function clientConfig ({ connectionString, applicationName, connectTimeoutMs }) {
+export function clientConfig({ connectionString, applicationName, connectTimeoutMs }) {
   return {
     connectionString,
     ...(applicationName !== undefined && { application_name: applicationName }),
@@ -33,15 +33,26 @@ export function clientConfig ({ connectionString, applicationName, connectTimeou
  * @param {ConnectionOptions} options
  * @returns {Promise<pg.Client & { broken: boolean }>}
  */
-export async function openConnection ({ connectionString, connectTimeoutMs = 5000, applicationName = 'pgloadgen', statementTimeoutMs }) {
-  const client = /** @type {pg.Client & { broken: boolean }} */ (new pg.Client({
-    ...clientConfig({ connectionString, applicationName, connectTimeoutMs }),
-    ...(statementTimeoutMs !== undefined && { statement_timeout: statementTimeoutMs })
-  }))
+export async function openConnection({
+  connectionString,
+  connectTimeoutMs = 5000,
+  applicationName = 'pgloadgen',
+  statementTimeoutMs
+}) {
+  const client = /** @type {pg.Client & { broken: boolean }} */ (
+    new pg.Client({
+      ...clientConfig({ connectionString, applicationName, connectTimeoutMs }),
+      ...(statementTimeoutMs !== undefined && { statement_timeout: statementTimeoutMs })
+    })
+  )
   client.broken = false
   // Without a listener an 'error' event would crash the process.
-  client.on('error', () => { client.broken = true })
-  client.on('end', () => { client.broken = true })
+  client.on('error', () => {
+    client.broken = true
+  })
+  client.on('end', () => {
+    client.broken = true
+  })
   try {
     await client.connect()
   } catch (err) {
@@ -60,9 +71,10 @@ export async function openConnection ({ connectionString, connectTimeoutMs = 500
  * division by zero, a module's exception) leaves it usable.
  * @param {unknown} err
  */
-export function isConnectionError (err) {
+export function isConnectionError(err) {
   const code = /** @type {{ code?: unknown }} */ (err)?.code
-  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return /** @type {{ name?: unknown }} */ (err)?.name === 'ConnectionLostError'
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code))
+    return /** @type {{ name?: unknown }} */ (err)?.name === 'ConnectionLostError'
   return code.startsWith('08') || code.startsWith('57')
 }
 
@@ -72,12 +84,15 @@ export function isConnectionError (err) {
  * @param {ConnectionOptions} options
  * @param {number} waitMs
  */
-export async function connectWithin (options, waitMs) {
+export async function connectWithin(options, waitMs) {
   const deadline = Date.now() + waitMs
   let delay = 100
   for (;;) {
     try {
-      return await openConnection({ ...options, connectTimeoutMs: Math.max(1000, Math.min(5000, deadline - Date.now())) })
+      return await openConnection({
+        ...options,
+        connectTimeoutMs: Math.max(1000, Math.min(5000, deadline - Date.now()))
+      })
     } catch (err) {
       if (Date.now() + delay >= deadline || !isRetryableConnectError(err)) throw err
       await new Promise(resolve => setTimeout(resolve, delay))
@@ -90,7 +105,7 @@ export async function connectWithin (options, waitMs) {
  * Authentication or a missing database will not fix themselves by waiting.
  * @param {unknown} err
  */
-function isRetryableConnectError (err) {
+function isRetryableConnectError(err) {
   const code = /** @type {{ code?: unknown }} */ (err)?.code
   return !(code === '28P01' || code === '28000' || code === '3D000')
 }

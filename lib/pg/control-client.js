@@ -27,7 +27,7 @@ import { clientConfig } from './connection.js'
  * @returns {Promise<pg.Client>}
  * @throws {ServerUnavailableError} when the connection cannot be made (the driver's error is its cause)
  */
-export async function openControlClient ({ connectionString, applicationName, connectTimeoutMs, log }) {
+export async function openControlClient({ connectionString, applicationName, connectTimeoutMs, log }) {
   const client = new pg.Client(clientConfig({ connectionString, applicationName, connectTimeoutMs }))
   // node-postgres emits 'error' when the connection breaks (a socket error,
   // or the server ending the session: a restart, pg_terminate_backend). With
@@ -36,8 +36,8 @@ export async function openControlClient ({ connectionString, applicationName, co
   // one is refused, so the caller learns of it where it can act. A
   // connection lost while idle has no statement to fail, and would otherwise
   // leave no trace: it is reported as a warning, naming the connection.
-  client.on('error', (err) => {
-    (log ?? createLogger()).warn(`control connection ${applicationName ?? 'pgloadgen'} lost: ${errorMessage(err)}`)
+  client.on('error', err => {
+    ;(log ?? createLogger()).warn(`control connection ${applicationName ?? 'pgloadgen'} lost: ${errorMessage(err)}`)
   })
   try {
     await client.connect()
@@ -56,7 +56,7 @@ export async function openControlClient ({ connectionString, applicationName, co
  * closed by the server anyway.
  * @param {pg.Client | null | undefined} client
  */
-export async function closeControlClient (client) {
+export async function closeControlClient(client) {
   if (!client) return
   await client.end().catch(() => {})
 }
@@ -68,7 +68,7 @@ export async function closeControlClient (client) {
  * @param {(client: pg.Client) => Promise<T>} work
  * @returns {Promise<T>}
  */
-export async function withControlClient (options, work) {
+export async function withControlClient(options, work) {
   const client = await openControlClient(options)
   try {
     return await work(client)

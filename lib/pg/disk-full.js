@@ -8,7 +8,7 @@
  * the errno in the detail.
  * @param {unknown} err
  */
-export function isDiskFullError (err) {
+export function isDiskFullError(err) {
   const error = /** @type {{ code?: unknown, message?: unknown, detail?: unknown }} */ (err)
   if (error?.code === '53100') return true
   return DISK_FULL_TEXT.test(String(error?.message ?? '')) || DISK_FULL_TEXT.test(String(error?.detail ?? ''))

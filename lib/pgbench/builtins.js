@@ -61,24 +61,31 @@ SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
  * @param {string} name
  * @returns {BuiltinScript}
  */
-export function findBuiltin (name) {
+export function findBuiltin(name) {
   const found = BUILTIN_SCRIPTS.filter(script => script.name.startsWith(name))
   if (found.length === 1) return found[0]
   const available = `available: ${BUILTIN_SCRIPTS.map(script => script.name).join(', ')}`
-  if (found.length === 0) throw new ScriptLoadError(`no builtin script found for name "${printable(name)}" (${available})`)
-  throw new ScriptLoadError(`ambiguous builtin name: ${found.length} builtin scripts found for prefix "${printable(name)}" (${available})`)
+  if (found.length === 0) {
+    throw new ScriptLoadError(`no builtin script found for name "${printable(name)}" (${available})`)
+  }
+  throw new ScriptLoadError(
+    `ambiguous builtin name: ${found.length} builtin scripts found for prefix "${printable(name)}" (${available})`
+  )
 }
 
 /** pgbench's listing of the built-in scripts (-b list). */
-export function listBuiltins () {
-  return `Available builtin scripts:\n${BUILTIN_SCRIPTS.map(script => `  ${script.name.padStart(13)}: ${script.description}\n`).join('')}\n`
+export function listBuiltins() {
+  return (
+    `Available builtin ` +
+    `scripts:\n${BUILTIN_SCRIPTS.map(script => `  ${script.name.padStart(13)}: ${script.description}\n`).join('')}\n`
+  )
 }
 
 /**
  * pgbench's --show-script=NAME: the built-in script, under a comment line.
  * @param {string} name  a unique prefix, as for -b
  */
-export function showBuiltin (name) {
+export function showBuiltin(name) {
   const script = findBuiltin(name)
   return `-- ${script.name}: ${script.description}\n${script.text}\n`
 }

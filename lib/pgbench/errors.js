@@ -9,7 +9,7 @@ export class ScriptSyntaxError extends Error {
    * @param {{ column?: number, cause?: unknown }} [where]  0-based offset in the text that was parsed, when
    *   known; the error this one reports, if any
    */
-  constructor (message, { column, cause } = {}) {
+  constructor(message, { column, cause } = {}) {
     super(message, cause === undefined ? undefined : { cause })
     this.name = 'ScriptSyntaxError'
     this.column = column
@@ -21,7 +21,7 @@ export class ScriptRuntimeError extends Error {
    * @param {string} message  pgbench's wording, e.g. 'undefined variable "aid"'
    * @param {{ cause?: unknown }} [options]
    */
-  constructor (message, options) {
+  constructor(message, options) {
     super(message, options)
     this.name = 'ScriptRuntimeError'
   }
@@ -34,7 +34,7 @@ export class ScriptLoadError extends ScriptSyntaxError {
    * @param {string} message
    * @param {{ cause?: unknown }} [options]
    */
-  constructor (message, options) {
+  constructor(message, options) {
     super(message, options)
     this.name = 'ScriptLoadError'
   }
@@ -42,7 +42,7 @@ export class ScriptLoadError extends ScriptSyntaxError {
 
 export class RandomSeedError extends Error {
   /** @param {string} message  pgbench's wording for a bad --random-seed value */
-  constructor (message) {
+  constructor(message) {
     super(message)
     this.name = 'RandomSeedError'
   }

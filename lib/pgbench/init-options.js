@@ -12,7 +12,7 @@ const INT_MAX = 2147483647
 /** A bad initialisation option: one line, nothing has been sent to the server. */
 export class InitOptionError extends Error {
   /** @param {string} message */
-  constructor (message) {
+  constructor(message) {
     super(message)
     this.name = 'InitOptionError'
   }
@@ -27,7 +27,7 @@ export class InitError extends Error {
    * @param {string} message
    * @param {{ cause?: unknown, code?: string }} [details]  code: the server's SQLSTATE, when it sent one
    */
-  constructor (message, { cause, code } = {}) {
+  constructor(message, { cause, code } = {}) {
     super(message, { cause })
     this.name = 'InitError'
     this.code = code
@@ -44,7 +44,8 @@ export class InitError extends Error {
  * @property {number} scale              branches; tellers are 10 ×, accounts 100000 × this
  * @property {number} fillfactor         10..100, on branches, tellers and accounts
  * @property {boolean} unlogged
- * @property {string} initSteps          the steps to run, in order, spaces and any 'v' dropped by noVacuum removed, 'f' appended by foreignKeys
+ * @property {string} initSteps          the steps to run, in order, spaces and any 'v' dropped by noVacuum removed, 'f'
+ *   appended by foreignKeys
  * @property {number} partitions         0: pgbench_accounts is not partitioned
  * @property {PartitionMethod} partitionMethod  'none' exactly when partitions is 0
  * @property {boolean} quiet             progress every 5 s instead of every 100000 rows
@@ -72,7 +73,7 @@ export class InitError extends Error {
  * @param {InitOptionsInput} [input]
  * @returns {InitOptions}
  */
-export function parseInitOptions (input = {}) {
+export function parseInitOptions(input = {}) {
   const scale = parseIntOption(input.scale, '-s/--scale', 1, INT_MAX, 1)
   const fillfactor = parseIntOption(input.fillfactor, '-F/--fillfactor', 10, 100, 100)
   let steps = input.initSteps === undefined ? DEFAULT_INIT_STEPS : checkInitSteps(input.initSteps)
@@ -106,7 +107,7 @@ export function parseInitOptions (input = {}) {
  * @param {number} max
  * @param {number} fallback
  */
-function parseIntOption (value, name, min, max, fallback) {
+function parseIntOption(value, name, min, max, fallback) {
   if (value === undefined) return fallback
   const text = String(value)
   if (typeof value === 'number' ? !Number.isInteger(value) : !/^\s*[+-]?\d+\s*$/.test(text)) {
@@ -121,17 +122,21 @@ function parseIntOption (value, name, min, max, fallback) {
  * @param {string} steps
  * @returns {string}
  */
-function checkInitSteps (steps) {
+function checkInitSteps(steps) {
   if (typeof steps !== 'string' || steps === '') throw new InitOptionError('no initialization steps specified')
   for (const step of steps) {
     if (step !== ' ' && !ALL_INIT_STEPS.includes(step)) {
-      throw new InitOptionError(`unrecognized initialization step "${printable(step)}" (allowed step characters are: "${ALL_INIT_STEPS}")`)
+      throw new InitOptionError(
+        `unrecognized initialization step "${printable(step)}" (allowed step characters are: "${ALL_INIT_STEPS}")`
+      )
     }
   }
   // pgbench would generate twice, the second run replacing the first; asking
   // for both is a mistake worth pointing out before a long load starts.
   if (steps.includes('g') && steps.includes('G')) {
-    throw new InitOptionError('initialization steps "g" (client-side) and "G" (server-side) generate the same data: give only one of them')
+    throw new InitOptionError(
+      'initialization steps "g" (client-side) and "G" (server-side) generate the same data: give only one of them'
+    )
   }
   return steps
 }
@@ -140,7 +145,7 @@ function checkInitSteps (steps) {
  * @param {string | undefined} method
  * @returns {PartitionMethod}
  */
-function parsePartitionMethod (method) {
+function parsePartitionMethod(method) {
   if (method === undefined) return 'none'
   const lower = String(method).toLowerCase()
   if (lower === 'range' || lower === 'hash') return lower
@@ -151,7 +156,7 @@ function parsePartitionMethod (method) {
  * @param {string | undefined} name
  * @param {string} option
  */
-function optionalName (name, option) {
+function optionalName(name, option) {
   if (name === undefined) return null
   if (typeof name !== 'string' || name === '') throw new InitOptionError(`${option} needs a tablespace name`)
   return name

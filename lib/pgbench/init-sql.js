@@ -72,7 +72,7 @@ export const FOREIGN_KEYS = [
  * @param {number} serverVersion  server_version_num
  * @returns {string[]}
  */
-export function createTables (options, serverVersion) {
+export function createTables(options, serverVersion) {
   const partitioned = options.partitionMethod !== 'none'
   const tablespace = options.tablespace === null ? '' : ` tablespace ${pg.escapeIdentifier(options.tablespace)}`
   const statements = TABLES.map(ddl => {
@@ -80,7 +80,9 @@ export function createTables (options, serverVersion) {
     // Since PostgreSQL 18 a partitioned table cannot be unlogged: only its
     // partitions are. Before 18 pgbench marked the parent too.
     const unlogged = options.unlogged && !(isAccounts && partitioned && serverVersion >= 180000)
-    let sql = `create${unlogged ? ' unlogged' : ''} table ${ddl.table}(${options.scale >= SCALE_BIGINT_AID ? ddl.bigAidColumns : ddl.columns})`
+    let sql =
+      `create${unlogged ? ' unlogged' : ''} table ` +
+      `${ddl.table}(${options.scale >= SCALE_BIGINT_AID ? ddl.bigAidColumns : ddl.columns})`
     if (isAccounts && partitioned) sql += ` partition by ${options.partitionMethod} (aid)`
     else if (ddl.fillfactor) sql += ` with (fillfactor=${options.fillfactor})`
     return sql + tablespace
@@ -95,7 +97,7 @@ export function createTables (options, serverVersion) {
  * @param {import('./init-options.js').InitOptions} options
  * @param {number} p  1-based
  */
-function createPartition (options, p) {
+function createPartition(options, p) {
   const { partitions } = options
   let bounds
   if (options.partitionMethod === 'range') {
@@ -106,15 +108,19 @@ function createPartition (options, p) {
   } else {
     bounds = `for values with (modulus ${partitions}, remainder ${p - 1})`
   }
-  return `create${options.unlogged ? ' unlogged' : ''} table pgbench_accounts_${p}\n  partition of pgbench_accounts\n  ${bounds} with (fillfactor=${options.fillfactor})`
+  return (
+    `create${options.unlogged ? ' unlogged' : ''} table pgbench_accounts_${p}\n  partition of ` +
+    `pgbench_accounts\n  ${bounds} with (fillfactor=${options.fillfactor})`
+  )
 }
 
 /**
  * @param {import('./init-options.js').InitOptions} options
  * @returns {string[]}
  */
-export function primaryKeys (options) {
-  const where = options.indexTablespace === null ? '' : ` using index tablespace ${pg.escapeIdentifier(options.indexTablespace)}`
+export function primaryKeys(options) {
+  const where =
+    options.indexTablespace === null ? '' : ` using index tablespace ${pg.escapeIdentifier(options.indexTablespace)}`
   return [
     `alter table pgbench_branches add primary key (bid)${where}`,
     `alter table pgbench_tellers add primary key (tid)${where}`,
@@ -128,11 +134,13 @@ export function primaryKeys (options) {
  * @param {number} scale
  * @returns {string[]}
  */
-export function serverSideInserts (scale) {
+export function serverSideInserts(scale) {
   return [
     `insert into pgbench_branches(bid,bbalance) select bid, 0 from generate_series(1, ${scale}) as bid`,
-    `insert into pgbench_tellers(tid,bid,tbalance) select tid, (tid - 1) / ${TELLERS_PER_BRANCH} + 1, 0 from generate_series(1, ${TELLERS_PER_BRANCH * scale}) as tid`,
-    `insert into pgbench_accounts(aid,bid,abalance,filler) select aid, (aid - 1) / ${ACCOUNTS_PER_BRANCH} + 1, 0, '' from generate_series(1, ${ACCOUNTS_PER_BRANCH * scale}) as aid`
+    `insert into pgbench_tellers(tid,bid,tbalance) select tid, (tid - 1) / ${TELLERS_PER_BRANCH} + 1, ` +
+      `0 from generate_series(1, ${TELLERS_PER_BRANCH * scale}) as tid`,
+    `insert into pgbench_accounts(aid,bid,abalance,filler) select aid, (aid - 1) / ${ACCOUNTS_PER_BRANCH} + 1, 0, ` +
+      `'' from generate_series(1, ${ACCOUNTS_PER_BRANCH * scale}) as aid`
   ]
 }
 
@@ -148,7 +156,7 @@ export function serverSideInserts (scale) {
 
 /** @type {ReadonlyArray<CopyTable>} in the order of loading: foreign keys may already exist */
 export const COPY_TABLES = [
-  { table: 'pgbench_branches', perBranch: 1, row: (bid) => `${bid}\t0\t\\N\n` },
+  { table: 'pgbench_branches', perBranch: 1, row: bid => `${bid}\t0\t\\N\n` },
   { table: 'pgbench_tellers', perBranch: TELLERS_PER_BRANCH, row: (tid, bid) => `${tid}\t${bid}\t0\t\\N\n` },
   { table: 'pgbench_accounts', perBranch: ACCOUNTS_PER_BRANCH, row: (aid, bid) => `${aid}\t${bid}\t0\t\n` }
 ]
@@ -160,7 +168,7 @@ export const COPY_TABLES = [
  * @param {string} table
  * @param {boolean} freeze
  */
-export function copyStatement (table, freeze) {
+export function copyStatement(table, freeze) {
   return `copy ${table} from stdin${freeze ? ' with (freeze on)' : ''}`
 }
 
@@ -173,7 +181,7 @@ export function copyStatement (table, freeze) {
  * @param {{ chunkBytes?: number, onChunk?: (rows: number) => void }} [options]
  * @returns {Generator<string>}
  */
-export function * copyRows (spec, scale, { chunkBytes = 65536, onChunk } = {}) {
+export function* copyRows(spec, scale, { chunkBytes = 65536, onChunk } = {}) {
   const total = spec.perBranch * scale
   const { perBranch, row } = spec
   let key = 1

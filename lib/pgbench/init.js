@@ -8,8 +8,18 @@ import { closeControlClient, openControlClient } from '../pg/control-client.js'
 import { WireConnection } from '../wire/wire-connection.js'
 import { InitError } from './init-options.js'
 import {
-  ACCOUNTS_PER_BRANCH, COPY_TABLES, DROP_TABLES, FOREIGN_KEYS, TELLERS_PER_BRANCH, TRUNCATE_TABLES, VACUUM,
-  copyRows, copyStatement, createTables, primaryKeys, serverSideInserts
+  ACCOUNTS_PER_BRANCH,
+  COPY_TABLES,
+  DROP_TABLES,
+  FOREIGN_KEYS,
+  TELLERS_PER_BRANCH,
+  TRUNCATE_TABLES,
+  VACUUM,
+  copyRows,
+  copyStatement,
+  createTables,
+  primaryKeys,
+  serverSideInserts
 } from './init-sql.js'
 
 export { DEFAULT_INIT_STEPS, InitError, InitOptionError, parseInitOptions } from './init-options.js'
@@ -55,15 +65,26 @@ const PROGRESS_ROWS = 100000
  * @param {{ log: import('../log.js').Logger }} io
  * @returns {Promise<InitResult>}
  */
-export async function initPgbench (connectionString, options, { log }) {
+export async function initPgbench(connectionString, options, { log }) {
   const client = await connect(connectionString)
   // "table … does not exist, skipping" and the like: worth a debug line only.
   client.on('notice', notice => log.debug(`server notice: ${notice.message}`))
   try {
-    const serverVersion = await client.query('show server_version_num')
-      .then(result => Number(result.rows[0].server_version_num), err => { throw stepFailed('reading the server version', err) })
+    const serverVersion = await client.query('show server_version_num').then(
+      result => Number(result.rows[0].server_version_num),
+      err => {
+        throw stepFailed('reading the server version', err)
+      }
+    )
     /** @type {StepContext} */
-    const context = { client, connectionString, options, serverVersion, log, rows: { branches: 0, tellers: 0, accounts: 0, history: 0 } }
+    const context = {
+      client,
+      connectionString,
+      options,
+      serverVersion,
+      log,
+      rows: { branches: 0, tellers: 0, accounts: 0, history: 0 }
+    }
     /** @type {InitResult['steps']} */
     const steps = []
     for (const step of options.initSteps) {
@@ -87,11 +108,11 @@ export async function initPgbench (connectionString, options, { log }) {
 
 /** @type {Record<keyof typeof STEP_NAMES, (context: StepContext) => Promise<void>>} */
 const STEPS = {
-  async d ({ client, log }) {
+  async d({ client, log }) {
     log.info('dropping old tables...')
     await client.query(DROP_TABLES)
   },
-  async t ({ client, options, serverVersion, log }) {
+  async t({ client, options, serverVersion, log }) {
     log.info('creating tables...')
     const statements = createTables(options, serverVersion)
     for (let i = 0; i < statements.length; i++) {
@@ -100,7 +121,7 @@ const STEPS = {
     }
   },
   g: generateClientSide,
-  async G ({ client, options, log, rows }) {
+  async G({ client, options, log, rows }) {
     log.info('generating data (server-side)...')
     // One transaction, the truncate included, lets the server skip WAL for
     // the new data when wal_level is minimal.
@@ -116,15 +137,15 @@ const STEPS = {
       throw err
     }
   },
-  async v ({ client, log }) {
+  async v({ client, log }) {
     log.info('vacuuming...')
     for (const sql of VACUUM) await client.query(sql)
   },
-  async p ({ client, options, log }) {
+  async p({ client, options, log }) {
     log.info('creating primary keys...')
     for (const sql of primaryKeys(options)) await client.query(sql)
   },
-  async f ({ client, log }) {
+  async f({ client, log }) {
     log.info('creating foreign keys...')
     for (const sql of FOREIGN_KEYS) await client.query(sql)
   }
@@ -136,11 +157,13 @@ const STEPS = {
  * the truncate so that COPY can freeze the rows it writes.
  * @param {StepContext} context
  */
-async function generateClientSide ({ client, connectionString, options, serverVersion, log, rows }) {
+async function generateClientSide({ client, connectionString, options, serverVersion, log, rows }) {
   log.info('generating data (client-side)...')
   const kinds = await client.query(
-    'select t.name, c.relkind from unnest($1::text[]) as t(name) left join pg_catalog.pg_class c on c.oid = to_regclass(t.name)',
-    [COPY_TABLES.map(spec => spec.table)])
+    'select t.name, c.relkind from unnest($1::text[]) as t(name) left join pg_catalog.pg_class c on c.oid = ' +
+      'to_regclass(t.name)',
+    [COPY_TABLES.map(spec => spec.table)]
+  )
   /** @type {Map<string, string | null>} */
   const relkind = new Map(kinds.rows.map(row => [row.name, row.relkind]))
   const wire = await WireConnection.connect(connectionString, { applicationName: 'pgloadgen-init' })
@@ -151,7 +174,10 @@ async function generateClientSide ({ client, connectionString, options, serverVe
     for (const spec of COPY_TABLES) {
       const freeze = serverVersion >= 140000 && relkind.get(spec.table) === 'r'
       const progress = progressReporter(spec.table, spec.perBranch * options.scale, options.quiet, log)
-      const result = await wire.copyFrom(copyStatement(spec.table, freeze), copyRows(spec, options.scale, { onChunk: progress }))
+      const result = await wire.copyFrom(
+        copyStatement(spec.table, freeze),
+        copyRows(spec, options.scale, { onChunk: progress })
+      )
       counts.push(result.rowCount)
     }
     await wire.simpleQuery('commit')
@@ -171,11 +197,11 @@ async function generateClientSide ({ client, connectionString, options, serverVe
  * @param {import('../log.js').Logger} log
  * @returns {(sent: number) => void}
  */
-function progressReporter (table, total, quiet, log) {
+function progressReporter(table, total, quiet, log) {
   const started = performance.now()
   let reportedBlocks = 0
   let nextReportS = QUIET_INTERVAL_S
-  return (sent) => {
+  return sent => {
     const elapsed = (performance.now() - started) / 1000
     if (quiet) {
       if (sent < total && elapsed < nextReportS) return
@@ -185,8 +211,11 @@ function progressReporter (table, total, quiet, log) {
       if (blocks === reportedBlocks) return
       reportedBlocks = blocks
     }
-    const remaining = (total - sent) * elapsed / sent
-    log.info(`${sent} of ${total} tuples (${Math.floor(sent * 100 / total)}%) of ${table} done (elapsed ${elapsed.toFixed(2)} s, remaining ${remaining.toFixed(2)} s)`)
+    const remaining = ((total - sent) * elapsed) / sent
+    log.info(
+      `${sent} of ${total} tuples (${Math.floor((sent * 100) / total)}%) of ${table} done ` +
+        `(elapsed ${elapsed.toFixed(2)} s, remaining ${remaining.toFixed(2)} s)`
+    )
   }
 }
 
@@ -194,7 +223,7 @@ function progressReporter (table, total, quiet, log) {
  * @param {string} connectionString
  * @returns {Promise<import('pg').Client>}
  */
-async function connect (connectionString) {
+async function connect(connectionString) {
   try {
     return await openControlClient({ connectionString, applicationName: 'pgloadgen-init' })
   } catch (err) {
@@ -208,13 +237,14 @@ async function connect (connectionString) {
  * @param {string} name
  * @param {unknown} err
  */
-function stepFailed (name, err) {
-  const code = typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined
+function stepFailed(name, err) {
+  const code =
+    typeof err === 'object' && err !== null && 'code' in err && typeof err.code === 'string' ? err.code : undefined
   return new InitError(`${name} failed: ${oneLine(err)}`, { cause: err, code })
 }
 
 /** @param {unknown} err */
-function oneLine (err) {
+function oneLine(err) {
   const message = err instanceof Error ? err.message : String(err)
   return message.replace(/\s*\n\s*/g, ' ')
 }

@@ -21,7 +21,7 @@ const MAX_ZIPFIAN_PARAM = 1000.0
  * @param {bigint} lb
  * @param {bigint} ub
  */
-export function checkRandomRange (lb, ub) {
+export function checkRandomRange(lb, ub) {
   if (lb > ub) throw new ScriptRuntimeError('empty range given to random')
   if (ub - lb >= INT64_MAX) throw new ScriptRuntimeError('random range is too large')
 }
@@ -33,14 +33,14 @@ export class Random extends PgPrng {
    * @param {bigint} seed  the base seed (see parseRandomSeed)
    * @param {number} clientId
    */
-  static forClient (seed, clientId) {
+  static forClient(seed, clientId) {
     const base = new PgPrng(seed)
     for (let i = 0; i < clientId; i++) base.step()
     return new Random(base.uint64())
   }
 
   /** A copy with the same state: it draws what this one would. */
-  clone () {
+  clone() {
     return /** @type {Random} */ (new Random().copyFrom(this))
   }
 
@@ -50,7 +50,7 @@ export class Random extends PgPrng {
    * @param {bigint} ub
    * @returns {bigint}
    */
-  uniform (lb, ub) {
+  uniform(lb, ub) {
     checkRandomRange(lb, ub)
     return lb + this.offsetBig(ub - lb)
   }
@@ -60,7 +60,7 @@ export class Random extends PgPrng {
    * @param {number} lb
    * @param {number} ub  lb <= ub, ub - lb < 2^53
    */
-  uniformNumber (lb, ub) {
+  uniformNumber(lb, ub) {
     return lb + this.offset(ub - lb)
   }
 
@@ -71,7 +71,7 @@ export class Random extends PgPrng {
    * @param {number} parameter  > 0
    * @returns {bigint}
    */
-  exponential (lb, ub, parameter) {
+  exponential(lb, ub, parameter) {
     checkRandomRange(lb, ub)
     if (!(parameter > 0)) {
       throw new ScriptRuntimeError(`exponential parameter must be greater than zero (not ${formatFixed(parameter)})`)
@@ -90,10 +90,12 @@ export class Random extends PgPrng {
    * @param {number} parameter  >= 2 and finite
    * @returns {bigint}
    */
-  gaussian (lb, ub, parameter) {
+  gaussian(lb, ub, parameter) {
     checkRandomRange(lb, ub)
     if (!(parameter >= MIN_GAUSSIAN_PARAM && parameter < Infinity)) {
-      throw new ScriptRuntimeError(`gaussian parameter must be at least ${formatFixed(MIN_GAUSSIAN_PARAM)} (not ${formatFixed(parameter)})`)
+      throw new ScriptRuntimeError(
+        `gaussian parameter must be at least ${formatFixed(MIN_GAUSSIAN_PARAM)} (not ${formatFixed(parameter)})`
+      )
     }
     let stdev
     do {
@@ -112,7 +114,7 @@ export class Random extends PgPrng {
    * @param {number} parameter  in [1.001, 1000]
    * @returns {bigint}
    */
-  zipfian (lb, ub, parameter) {
+  zipfian(lb, ub, parameter) {
     checkRandomRange(lb, ub)
     if (!(parameter >= MIN_ZIPFIAN_PARAM && parameter <= MAX_ZIPFIAN_PARAM)) {
       throw new ScriptRuntimeError(`zipfian parameter must be in range [1.001, 1000] (not ${formatFixed(parameter)})`)
@@ -125,7 +127,7 @@ export class Random extends PgPrng {
    * @param {number} n
    * @param {number} s
    */
-  iterativeZipfian (n, s) {
+  iterativeZipfian(n, s) {
     if (n <= 1) return 1
     const b = Math.pow(2.0, s - 1.0)
     for (;;) {
@@ -133,7 +135,7 @@ export class Random extends PgPrng {
       const v = this.double()
       const x = Math.floor(Math.pow(u, -1.0 / (s - 1.0)))
       const t = Math.pow(1.0 + 1.0 / x, s - 1.0)
-      if (v * x * (t - 1.0) / (b - 1.0) <= t / b && x <= n) return x
+      if ((v * x * (t - 1.0)) / (b - 1.0) <= t / b && x <= n) return x
     }
   }
 
@@ -142,7 +144,7 @@ export class Random extends PgPrng {
    * transactions under --rate, in microseconds).
    * @param {number} center
    */
-  poisson (center) {
+  poisson(center) {
     const uniform = 1.0 - this.double()
     return Math.trunc(-Math.log(uniform) * center + 0.5)
   }
@@ -156,13 +158,18 @@ export class Random extends PgPrng {
  * @param {bigint} seed  the base seed (see parseRandomSeed)
  * @param {{ clients: number, threads?: number }} counts
  */
-export function deriveRandomStates (seed, { clients, threads = 1 }) {
+export function deriveRandomStates(seed, { clients, threads = 1 }) {
   const base = new PgPrng(seed)
   const next = () => new Random(base.uint64())
   const clientRandoms = Array.from({ length: clients }, next)
   const defaultSeed = BigInt.asIntN(64, base.uint64())
   const threadRandoms = Array.from({ length: threads }, () => ({ choose: next(), throttle: next(), sample: next() }))
-  return { clients: clientRandoms, defaultSeed, randomSeed: BigInt.asIntN(64, BigInt.asUintN(64, seed)), threads: threadRandoms }
+  return {
+    clients: clientRandoms,
+    defaultSeed,
+    randomSeed: BigInt.asIntN(64, BigInt.asUintN(64, seed)),
+    threads: threadRandoms
+  }
 }
 
 /**
@@ -171,7 +178,7 @@ export function deriveRandomStates (seed, { clients, threads = 1 }) {
  * @param {bigint} seed
  * @param {number} clients
  */
-export function defaultSeedFor (seed, clients) {
+export function defaultSeedFor(seed, clients) {
   const base = new PgPrng(seed)
   for (let i = 0; i < clients; i++) base.step()
   return BigInt.asIntN(64, base.uint64())
@@ -185,7 +192,7 @@ export function defaultSeedFor (seed, clients) {
  * @param {string | undefined} text
  * @returns {bigint}  an unsigned 64-bit seed
  */
-export function parseRandomSeed (text) {
+export function parseRandomSeed(text) {
   if (text === undefined || text === 'time') return process.hrtime.bigint() / 1000n
   if (text === 'rand') {
     const bytes = getRandomValues(new BigUint64Array(1))
@@ -193,7 +200,9 @@ export function parseRandomSeed (text) {
   }
   const match = /^[ \t\n\v\f\r]*([+-]?)([0-9]+)$/.exec(text)
   if (match === null) {
-    throw new RandomSeedError(`unrecognized random seed option "${printable(text)}": expecting an unsigned integer, "time" or "rand"`)
+    throw new RandomSeedError(
+      `unrecognized random seed option "${printable(text)}": expecting an unsigned integer, "time" or "rand"`
+    )
   }
   const magnitude = BigInt(match[2])
   if (magnitude > UINT64_MASK) return UINT64_MASK

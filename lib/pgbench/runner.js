@@ -2,7 +2,18 @@ import { ScriptRuntimeError } from './errors.js'
 import { PipelineAbortedError } from '../wire/errors.js'
 import { valueToBoolean } from './expression/values.js'
 import {
-  ELIF, ELSE, END_PIPELINE, ENDIF, IF, KEEP_NONE, KEEP_ONE, SET, SLEEP, SQL, START_PIPELINE, SYNC_PIPELINE
+  ELIF,
+  ELSE,
+  END_PIPELINE,
+  ENDIF,
+  IF,
+  KEEP_NONE,
+  KEEP_ONE,
+  SET,
+  SLEEP,
+  SQL,
+  START_PIPELINE,
+  SYNC_PIPELINE
 } from './script/commands.js'
 import { keepResults } from './runner/results.js'
 import { sleep, sleepMicroseconds } from './runner/sleep.js'
@@ -30,7 +41,7 @@ export class ScriptClient {
    * @param {{ clientId: number, variables: Variables, random: Random }} options
    *   variables: this client's own, with -D's and pgbench's automatic ones
    */
-  constructor ({ clientId, variables, random }) {
+  constructor({ clientId, variables, random }) {
     this.clientId = clientId
     this.variables = variables
     this.random = random
@@ -48,7 +59,7 @@ export class ScriptClient {
    * @param {WireConnection} conn
    * @returns {Promise<void>}
    */
-  async run (script, conn) {
+  async run(script, conn) {
     const commands = script.commands
     const parameters = this.parameters.get(script) ?? this.parametersOf(script)
     const simple = conn.protocol === 'simple'
@@ -61,7 +72,8 @@ export class ScriptClient {
         switch (command.kind) {
           case SQL:
             if (simple) await this.simpleSql(command, conn)
-            else if (command.keep === KEEP_NONE && this.pipeline === null) await conn.run(command.statement, this.bind(command, parameters[pc]))
+            else if (command.keep === KEEP_NONE && this.pipeline === null)
+              await conn.run(command.statement, this.bind(command, parameters[pc]))
             else await this.extendedSql(command, parameters[pc], conn)
             pc++
             break
@@ -121,11 +133,13 @@ export class ScriptClient {
         }
       }
       if (this.pipeline !== null) throw new ScriptRuntimeError('end of script reached with pipeline open')
-      if (conn.transactionStatus !== 'I') throw new ScriptRuntimeError('end of script reached without completing the last transaction')
+      if (conn.transactionStatus !== 'I') {
+        throw new ScriptRuntimeError('end of script reached without completing the last transaction')
+      }
     } catch (err) {
       await this.recover(conn)
-      if (err instanceof ScriptRuntimeError) throw new ScriptRuntimeError(`${script.file}:${commands[at].line}: ` +
-        err.message, { cause: err })
+      if (err instanceof ScriptRuntimeError)
+        throw new ScriptRuntimeError(`${script.file}:${commands[at].line}: ` + err.message, { cause: err })
       throw err
     }
   }
@@ -134,8 +148,10 @@ export class ScriptClient {
    * @param {Script} script
    * @returns {Array<Array<string | null>>}
    */
-  parametersOf (script) {
-    const parameters = script.commands.map(command => command.kind === SQL ? new Array(command.variables.length).fill(null) : [])
+  parametersOf(script) {
+    const parameters = script.commands.map(command =>
+      command.kind === SQL ? new Array(command.variables.length).fill(null) : []
+    )
     this.parameters.set(script, parameters)
     return parameters
   }
@@ -146,7 +162,7 @@ export class ScriptClient {
    * @param {SqlCommand} command
    * @param {Array<string | null>} params
    */
-  bind (command, params) {
+  bind(command, params) {
     if (command.paramsError !== null) throw new ScriptRuntimeError(command.paramsError)
     const names = command.variables
     const variables = this.variables
@@ -160,9 +176,11 @@ export class ScriptClient {
    * @param {Array<string | null>} params
    * @param {WireConnection} conn
    */
-  async extendedSql (command, params, conn) {
+  async extendedSql(command, params, conn) {
     if (this.pipeline !== null) {
-      if (command.keep !== KEEP_NONE) throw new ScriptRuntimeError(`\\${command.keep === KEEP_ONE ? 'gset' : 'aset'} is not allowed in pipeline mode`)
+      if (command.keep !== KEEP_NONE) {
+        throw new ScriptRuntimeError(`\\${command.keep === KEEP_ONE ? 'gset' : 'aset'} is not allowed in pipeline mode`)
+      }
       this.pipeline.push(quiet(conn.run(command.statement, this.bind(command, params), PIPELINED)))
       return
     }
@@ -176,7 +194,7 @@ export class ScriptClient {
    * @param {SqlCommand} command
    * @param {WireConnection} conn
    */
-  async simpleSql (command, conn) {
+  async simpleSql(command, conn) {
     const { variables: names, pieces, references } = command
     const variables = this.variables
     let text = pieces[0]
@@ -194,7 +212,7 @@ export class ScriptClient {
    * it only say so).
    * @param {WireConnection} conn
    */
-  async endPipeline (conn) {
+  async endPipeline(conn) {
     const pending = this.pipeline
     if (pending === null) throw new ScriptRuntimeError('not in pipeline mode')
     pending.push(quiet(conn.sync()))
@@ -205,7 +223,9 @@ export class ScriptClient {
       try {
         await result
       } catch (err) {
-        if (failure === null || (failure instanceof PipelineAbortedError && !(err instanceof PipelineAbortedError))) failure = err
+        if (failure === null || (failure instanceof PipelineAbortedError && !(err instanceof PipelineAbortedError))) {
+          failure = err
+        }
       }
     }
     if (failure !== null) throw failure
@@ -216,7 +236,7 @@ export class ScriptClient {
    * is broken (the caller reconnects).
    * @param {WireConnection} conn
    */
-  async recover (conn) {
+  async recover(conn) {
     const pending = this.pipeline
     this.pipeline = null
     if (conn.broken) return
@@ -239,7 +259,7 @@ export class ScriptClient {
  * @template T
  * @param {Promise<T>} promise
  */
-function quiet (promise) {
+function quiet(promise) {
   promise.catch(noop)
   return promise
 }

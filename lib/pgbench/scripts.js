@@ -35,7 +35,7 @@ const LONG_MAX = 2n ** 63n - 1n
  * @param {LoadOptions} options
  * @returns {Promise<Script[]>}
  */
-export async function loadScripts ({ files = [], builtins = [], specs, baseDir, protocol } = {}) {
+export async function loadScripts({ files = [], builtins = [], specs, baseDir, protocol } = {}) {
   const order = specs ?? [...files.map(file => ({ file })), ...builtins.map(builtin => ({ builtin }))]
   /** @type {Script[]} */
   const scripts = []
@@ -65,9 +65,15 @@ export async function loadScripts ({ files = [], builtins = [], specs, baseDir, 
  * @param {number} [weight]
  * @returns {Script}
  */
-export function builtinScript (name, weight = 1) {
+export function builtinScript(name, weight = 1) {
   const builtin = findBuiltin(name)
-  return parseScript(builtin.text, { file: builtin.name, name: builtin.name, description: builtin.description, weight, usesBuiltin: true })
+  return parseScript(builtin.text, {
+    file: builtin.name,
+    name: builtin.name,
+    description: builtin.description,
+    weight,
+    usesBuiltin: true
+  })
 }
 
 /**
@@ -76,15 +82,19 @@ export function builtinScript (name, weight = 1) {
  * @param {string} option
  * @returns {{ name: string, weight: number }}
  */
-export function parseScriptWeight (option) {
+export function parseScriptWeight(option) {
   const at = option.lastIndexOf('@')
   if (at < 0) return { name: option, weight: 1 }
   const spec = option.slice(at)
   const match = /^[ \t\n\v\f\r]*([+-]?[0-9]+)$/.exec(spec.slice(1))
   if (match === null) throw new ScriptLoadError(`invalid weight specification: ${printable(spec)}`)
   const value = BigInt(match[1])
-  if (value < LONG_MIN || value > LONG_MAX) throw new ScriptLoadError(`invalid weight specification: ${printable(spec)}`)
-  if (value < 0n || value > INT_MAX) throw new ScriptLoadError(`weight specification out of range (0 .. ${INT_MAX}): ${value}`)
+  if (value < LONG_MIN || value > LONG_MAX) {
+    throw new ScriptLoadError(`invalid weight specification: ${printable(spec)}`)
+  }
+  if (value < 0n || value > INT_MAX) {
+    throw new ScriptLoadError(`weight specification out of range (0 .. ${INT_MAX}): ${value}`)
+  }
   return { name: option.slice(0, at), weight: Number(value) }
 }
 
@@ -92,19 +102,22 @@ export function parseScriptWeight (option) {
  * @param {string} file   as given; "-" is the standard input
  * @param {string} [baseDir]
  */
-async function readScript (file, baseDir) {
+async function readScript(file, baseDir) {
   try {
     if (file === '-') return await readStdin()
     return await readFile(path.resolve(baseDir ?? '.', file), 'utf8')
   } catch (err) {
     const code = /** @type {NodeJS.ErrnoException} */ (err).code ?? ''
     const verb = code === 'EISDIR' ? 'read' : 'open'
-    throw new ScriptLoadError(`could not ${verb} file "${printable(file)}": ` +
-      (SYSTEM_ERRORS[code] ?? (code || /** @type {Error} */ (err).message)), { cause: err })
+    throw new ScriptLoadError(
+      `could not ${verb} file "${printable(file)}": ` +
+        (SYSTEM_ERRORS[code] ?? (code || /** @type {Error} */ (err).message)),
+      { cause: err }
+    )
   }
 }
 
-async function readStdin () {
+async function readStdin() {
   const chunks = []
   for await (const chunk of process.stdin) chunks.push(chunk)
   return Buffer.concat(chunks).toString('utf8')
@@ -115,9 +128,11 @@ async function readStdin () {
  * than 255 variables.
  * @param {Script} script
  */
-function checkParameters (script) {
+function checkParameters(script) {
   for (const command of script.commands) {
-    if (command.kind === SQL && command.paramsError !== null) throw new ScriptLoadError(`${script.file}:${command.line}: ${command.paramsError}`)
+    if (command.kind === SQL && command.paramsError !== null) {
+      throw new ScriptLoadError(`${script.file}:${command.line}: ${command.paramsError}`)
+    }
   }
 }
 

@@ -18,7 +18,7 @@ import { valueToText } from './expression/values.js'
  * and underscores, and any non-ASCII character, not starting with a digit.
  * @param {string} name
  */
-export function isValidVariableName (name) {
+export function isValidVariableName(name) {
   if (typeof name !== 'string' || name.length === 0) return false
   for (let i = 0; i < name.length; i++) {
     const code = name.charCodeAt(i)
@@ -32,7 +32,7 @@ export class Variables {
   /**
    * @param {Iterable<[string, Value | string]>} [entries]  initial variables, as set() takes them
    */
-  constructor (entries = []) {
+  constructor(entries = []) {
     /** @type {Map<string, Slot>} */
     this.slots = new Map()
     for (const [name, value] of entries) this.set(name, value)
@@ -45,7 +45,7 @@ export class Variables {
    * @param {Value | string} value
    * @param {string} [context]  what sets it, prefixed to the error as pgbench does ("set", "startup")
    */
-  set (name, value, context) {
+  set(name, value, context) {
     let slot = this.slots.get(name)
     if (slot === undefined) {
       if (!isValidVariableName(name)) {
@@ -70,7 +70,7 @@ export class Variables {
    * @param {string} name
    * @returns {Value}
    */
-  get (name) {
+  get(name) {
     const slot = this.slots.get(name)
     if (slot === undefined) throw new ScriptRuntimeError(`undefined variable "${name}"`)
     if (!slot.parsed) {
@@ -86,7 +86,7 @@ export class Variables {
    * @param {string} name
    * @returns {string | undefined}
    */
-  text (name) {
+  text(name) {
     const slot = this.slots.get(name)
     if (slot === undefined) return undefined
     if (slot.text === undefined) slot.text = valueToText(slot.value)
@@ -94,17 +94,17 @@ export class Variables {
   }
 
   /** @param {string} name */
-  has (name) {
+  has(name) {
     return this.slots.has(name)
   }
 
   /** The names of the variables, in the order they were first set. */
-  names () {
+  names() {
     return this.slots.keys()
   }
 
   /** An independent copy: a client's variables from the initial ones. */
-  clone () {
+  clone() {
     const copy = new Variables()
     for (const [name, slot] of this.slots) copy.slots.set(name, { ...slot })
     return copy

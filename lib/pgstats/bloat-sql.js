@@ -30,12 +30,14 @@ const COLUMN_AGGREGATES = `count(*) AS natts,
     bool_or(coalesce(s.null_frac, 0) > 0) AS has_nulls`
 
 /** @param {string} fallback  fillfactor when the relation has none */
-const fillfactor = (fallback) => `coalesce((SELECT split_part(o, '=', 2)::numeric FROM unnest(c.reloptions) o WHERE o LIKE 'fillfactor=%'), ${fallback})`
+const fillfactor = fallback =>
+  `coalesce((SELECT split_part(o, '=', 2)::numeric FROM unnest(c.reloptions) o WHERE o LIKE ` +
+  `'fillfactor=%'), ${fallback})`
 
 // The dead-tuple share of a table, 0 when it has no tuples.
 const DEAD_SHARE = 'coalesce(t.n_dead_tup::numeric / nullif(t.n_live_tup + t.n_dead_tup, 0), 0)'
 
-export function tableBloatSql () {
+export function tableBloatSql() {
   return `WITH cols AS (
   SELECT a.attrelid AS relid, ${COLUMN_AGGREGATES}
   FROM pg_stat_user_tables t
@@ -68,7 +70,7 @@ SELECT current_database() AS datname, schemaname, relname,
 FROM bloat`
 }
 
-export function indexBloatSql () {
+export function indexBloatSql() {
   return `WITH idx AS (
   SELECT i.schemaname, i.relname, i.indexrelname, x.indexrelid, x.indrelid, x.indkey
   FROM pg_stat_user_indexes i

@@ -30,7 +30,7 @@ import { FIND_EXTENSION, EXACT_EVERY_MS, scanExactBloat } from './pgstattuple.js
 
 export class StatsCollector {
   /** @param {StatsCollectorOptions} options */
-  constructor ({ connectionString, intervalS = 10, registry, log, pgstattuple = false }) {
+  constructor({ connectionString, intervalS = 10, registry, log, pgstattuple = false }) {
     if (!(intervalS > 0)) throw new Error(`intervalS must be positive, got ${intervalS}`)
     this.connectionString = connectionString
     this.display = display(connectionString)
@@ -72,15 +72,17 @@ export class StatsCollector {
   }
 
   /** Starts polling; resolves after the first poll (whether it succeeded or not). */
-  async start () {
+  async start() {
     if (this.timer || this.stopping) return
-    this.timer = setInterval(() => { this.tick() }, this.intervalMs)
+    this.timer = setInterval(() => {
+      this.tick()
+    }, this.intervalMs)
     this.timer.unref()
     await this.tick()
   }
 
   /** Stops polling, cuts a poll under way short and closes the connection. */
-  async stop () {
+  async stop() {
     this.stopping = true
     if (this.timer) clearInterval(this.timer)
     this.timer = null
@@ -93,24 +95,32 @@ export class StatsCollector {
    * The last figures, or null before any poll returned data.
    * @returns {import('./snapshot.js').StatsSnapshot | null}
    */
-  latest () {
+  latest() {
     if (this.lastPollAt === null) return null
-    return buildSnapshot({ rows: section => this.rows(section), time: this.lastPollAt, serverVersionNum: this.serverVersionNum, datname: this.datname })
+    return buildSnapshot({
+      rows: section => this.rows(section),
+      time: this.lastPollAt,
+      serverVersionNum: this.serverVersionNum,
+      datname: this.datname
+    })
   }
 
   /**
    * Fresh rows of a section; [] when it never succeeded or is stale.
    * @param {string} section
    */
-  rows (section) {
+  rows(section) {
     const entry = this.sections.get(section)
     if (!entry) return []
-    const limit = this.staleMs + (section.startsWith('pgstattuple') ? EXACT_EVERY_MS : 0) + (this.queries.find(q => q.name === section)?.everyMs ?? 0)
+    const limit =
+      this.staleMs +
+      (section.startsWith('pgstattuple') ? EXACT_EVERY_MS : 0) +
+      (this.queries.find(q => q.name === section)?.everyMs ?? 0)
     return Date.now() - entry.at > limit ? [] : entry.rows
   }
 
   /** Starts a poll, or counts a skip when the previous one still runs. */
-  tick () {
+  tick() {
     if (this.stopping) return Promise.resolve()
     if (this.polling) {
       this.metrics.skipped.inc()
@@ -119,11 +129,13 @@ export class StatsCollector {
     }
     this.polling = this.poll()
       .catch(err => this.log.warn(`pg stats: poll failed unexpectedly: ${this.clean(err)}`))
-      .finally(() => { this.polling = null })
+      .finally(() => {
+        this.polling = null
+      })
     return this.polling
   }
 
-  async poll () {
+  async poll() {
     const started = performance.now()
     let failures = 0
     try {
@@ -160,7 +172,11 @@ export class StatsCollector {
       }
       if (this.pgstattupleSchema !== null && Date.now() - this.lastExactAt >= EXACT_EVERY_MS) {
         this.lastExactAt = Date.now()
-        const exact = await scanExactBloat({ schema: this.pgstattupleSchema, datname: this.datname, run: (sql, params) => run('pgstattuple', sql, params) })
+        const exact = await scanExactBloat({
+          schema: this.pgstattupleSchema,
+          datname: this.datname,
+          run: (sql, params) => run('pgstattuple', sql, params)
+        })
         if (exact) {
           this.store('pgstattuple_tables', exact.tables)
           this.store('pgstattuple_indexes', exact.indexes)
@@ -179,7 +195,7 @@ export class StatsCollector {
    * @param {string} section
    * @param {import('./rows.js').Row[]} rows
    */
-  store (section, rows) {
+  store(section, rows) {
     this.sections.set(section, { rows, at: Date.now() })
     this.lastPollAt = Date.now() / 1000
   }
@@ -189,33 +205,54 @@ export class StatsCollector {
    * version; null when connecting failed (counted as query="connect").
    * @returns {Promise<import('./connection.js').StatsClient | null>}
    */
-  async connection () {
+  async connection() {
     if (this.client && !this.client.broken) return this.client
     await this.dropConnection()
     /** @type {import('./connection.js').StatsClient | null} */
     let client = null
     try {
-      client = await openStatsConnection({ connectionString: this.connectionString, statementTimeoutMs: this.statementTimeoutMs, connectTimeoutMs: Math.max(this.statementTimeoutMs, 1000) })
-      const [info] = await timedQuery(client, "SELECT current_setting('server_version_num')::int AS version, current_database() AS datname", [], this.guardMs)
+      client = await openStatsConnection({
+        connectionString: this.connectionString,
+        statementTimeoutMs: this.statementTimeoutMs,
+        connectTimeoutMs: Math.max(this.statementTimeoutMs, 1000)
+      })
+      const [info] = await timedQuery(
+        client,
+        "SELECT current_setting('server_version_num')::int AS version, current_database() AS datname",
+        [],
+        this.guardMs
+      )
       const version = Number(info.version)
       /** @type {string | null} */
       let schema = null
       if (this.pgstattuple) {
         const [extension] = await timedQuery(client, FIND_EXTENSION, [], this.guardMs)
         schema = extension ? String(extension.schema) : null
-        if (schema === null) this.log.warn(`pg stats: --pgstattuple asked for, but the pgstattuple extension is not installed in ${info.datname} (CREATE EXTENSION pgstattuple); exact bloat figures are not collected`)
+        if (schema === null) {
+          this.log.warn(
+            `pg stats: --pgstattuple asked for, but the pgstattuple extension is not installed in ${info.datname} ` +
+              `(CREATE EXTENSION pgstattuple); exact bloat figures are not collected`
+          )
+        }
       }
       if (this.stopping) {
         await client.end().catch(() => {})
         return null
       }
-      if (version < OLDEST_SUPPORTED) this.log.warn(`pg stats: PostgreSQL ${version} is older than 12, which is not supported; statements that fail are counted`)
+      if (version < OLDEST_SUPPORTED) {
+        this.log.warn(
+          `pg stats: PostgreSQL ${version} is older than 12, which is not supported; statements that fail are counted`
+        )
+      }
       this.serverVersionNum = version
       this.datname = String(info.datname)
       this.queries = pollQueries(version)
       this.pgstattupleSchema = schema
       this.client = client
-      this.log.info(`pg stats: ${this.connectedOnce ? 'reconnected' : 'connected'} to ${this.display} (server_version_num ${version}), polling every ${this.intervalMs / 1000} s`)
+      this.log.info(
+        `pg stats: ${this.connectedOnce ? 'reconnected' : 'connected'} to ${this.display} ` +
+          `(server_version_num ${version}), polling every ${this.intervalMs / 1000} s`
+      )
       this.connectedOnce = true
       this.recovered('connect')
       return client
@@ -229,7 +266,7 @@ export class StatsCollector {
   }
 
   /** Closes the connection, if any, without waiting long. */
-  async dropConnection () {
+  async dropConnection() {
     const client = this.client
     this.client = null
     if (!client) return
@@ -241,7 +278,7 @@ export class StatsCollector {
    * @param {string} name
    * @param {unknown} err
    */
-  failed (name, err) {
+  failed(name, err) {
     const message = `pg stats: ${name} failed: ${this.clean(err)}`
     if (this.failing.has(name)) return this.log.debug(message)
     this.failing.add(name)
@@ -249,7 +286,7 @@ export class StatsCollector {
   }
 
   /** @param {string} name */
-  recovered (name) {
+  recovered(name) {
     if (this.failing.delete(name)) this.log.info(`pg stats: ${name} succeeds again`)
   }
 
@@ -257,7 +294,7 @@ export class StatsCollector {
    * An error's message on one line, never with the password.
    * @param {unknown} err
    */
-  clean (err) {
+  clean(err) {
     const error = /** @type {{ message?: unknown, code?: unknown }} */ (err)
     let text = String(error?.message || error?.code || err).split('\n')[0]
     if (this.password) text = text.replaceAll(this.password, '***')
@@ -266,7 +303,7 @@ export class StatsCollector {
 }
 
 /** @param {string} connectionString */
-function display (connectionString) {
+function display(connectionString) {
   try {
     return redactUrl(new URL(connectionString))
   } catch {
@@ -275,7 +312,7 @@ function display (connectionString) {
 }
 
 /** @param {string} connectionString */
-function password (connectionString) {
+function password(connectionString) {
   try {
     const url = new URL(connectionString)
     return url.password ? decodeURIComponent(url.password) : ''

@@ -11,7 +11,7 @@ export const APPLICATION_NAME = 'pgloadgen-stats'
  * @param {{ connectionString: string, statementTimeoutMs: number, connectTimeoutMs: number }} options
  * @returns {Promise<StatsClient>}
  */
-export function openStatsConnection ({ connectionString, statementTimeoutMs, connectTimeoutMs }) {
+export function openStatsConnection({ connectionString, statementTimeoutMs, connectTimeoutMs }) {
   return openConnection({ connectionString, statementTimeoutMs, connectTimeoutMs, applicationName: APPLICATION_NAME })
 }
 
@@ -25,7 +25,7 @@ export function openStatsConnection ({ connectionString, statementTimeoutMs, con
  * @param {number} guardMs
  * @returns {Promise<import('./rows.js').Row[]>}
  */
-export async function timedQuery (client, sql, params, guardMs) {
+export async function timedQuery(client, sql, params, guardMs) {
   /** @type {NodeJS.Timeout | undefined} */
   let timer
   const guard = new Promise((_resolve, reject) => {
@@ -51,7 +51,7 @@ export async function timedQuery (client, sql, params, guardMs) {
  * @param {StatsClient} client
  * @param {unknown} err
  */
-export function isDeadConnection (client, err) {
+export function isDeadConnection(client, err) {
   if (client.broken) return true
   const code = /** @type {{ code?: unknown }} */ (err)?.code
   if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code)) return true

@@ -8,7 +8,9 @@
 export const EXACT_EVERY_MS = 60000
 
 // The extension's schema in the connected database, or no row.
-export const FIND_EXTENSION = `SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pgstattuple'`
+export const FIND_EXTENSION =
+  `SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = ` +
+  `e.extnamespace WHERE e.extname = 'pgstattuple'`
 
 // The relations to scan: user tables, and their B-tree indexes.
 export const TARGETS = `SELECT t.relid AS oid, t.schemaname, t.relname, NULL AS indexrelname
@@ -18,8 +20,11 @@ SELECT i.indexrelid, i.schemaname, i.relname, i.indexrelname
 FROM pg_stat_user_indexes i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am am ON am.oid = c.relam AND am.amname = 'btree'`
 
 /** @param {string} schema */
-export function scanSql (schema) {
-  return `SELECT table_len, dead_tuple_len + free_space AS bloat_bytes FROM "${schema.replaceAll('"', '""')}".pgstattuple($1::oid::regclass)`
+export function scanSql(schema) {
+  return (
+    `SELECT table_len, dead_tuple_len + free_space AS bloat_bytes FROM ` +
+    `"${schema.replaceAll('"', '""')}".pgstattuple($1::oid::regclass)`
+  )
 }
 
 /**
@@ -29,9 +34,10 @@ export function scanSql (schema) {
  *   datname: string,
  *   run: (sql: string, params?: unknown[]) => Promise<import('./rows.js').Row[] | null>
  * }} options  run returns null when the statement failed (and was counted)
- * @returns {Promise<{ tables: import('./rows.js').Row[], indexes: import('./rows.js').Row[] } | null>} null: the target list could not be read
+ * @returns {Promise<{ tables: import('./rows.js').Row[], indexes: import('./rows.js').Row[] } | null>} null: the target
+ *   list could not be read
  */
-export async function scanExactBloat ({ schema, datname, run }) {
+export async function scanExactBloat({ schema, datname, run }) {
   const targets = await run(TARGETS)
   if (targets === null) return null
   const sql = scanSql(schema)

@@ -8,14 +8,17 @@
 //   pg_stat_bgwriter_checkpoints_timed       pg_stat_bgwriter.checkpoints_timed pg_stat_checkpointer.num_timed
 //   pg_stat_bgwriter_checkpoints_req         pg_stat_bgwriter.checkpoints_req   pg_stat_checkpointer.num_requested
 //   pg_stat_bgwriter_buffers_checkpoint      pg_stat_bgwriter.buffers_checkpoint pg_stat_checkpointer.buffers_written
-//   pg_stat_bgwriter_buffers_backend         pg_stat_bgwriter.buffers_backend   sum(pg_stat_io.writes) WHERE object = 'relation'
-//                                                                               AND backend_type NOT IN ('checkpointer', 'background writer')
+//   pg_stat_bgwriter_buffers_backend         pg_stat_bgwriter.buffers_backend   sum(pg_stat_io.writes) WHERE object =
+// 'relation'
+//                                                                               AND backend_type NOT IN
+// ('checkpointer', 'background writer')
 //   pg_stat_bgwriter_buffers_alloc, _buffers_clean, _maxwritten_clean: pg_stat_bgwriter on every version
 //   pg_stat_progress_vacuum_num_dead_tuples  num_dead_tuples                    num_dead_item_ids
 //   pg_stat_progress_vacuum_max_dead_tuples  max_dead_tuples (tuples)           (absent: 17 sizes the store in bytes)
 //   pg_stat_progress_vacuum_max_dead_tuple_bytes, _dead_tuple_bytes   (absent)  max_dead_tuple_bytes, dead_tuple_bytes
 //   pg_stat_progress_vacuum_indexes_total, _indexes_processed         (absent)  indexes_total, indexes_processed
-//   pg_stat_progress_vacuum_delay_time_seconds  (absent)                         PG 18: delay_time / 1000, when track_cost_delay_timing is on
+//   pg_stat_progress_vacuum_delay_time_seconds  (absent)                         PG 18: delay_time / 1000, when
+// track_cost_delay_timing is on
 //   pg_stat_user_tables_vacuum_time_seconds_total      (absent)                 PG 18: total_vacuum_time / 1000
 //   pg_stat_user_tables_autovacuum_time_seconds_total  (absent)                 PG 18: total_autovacuum_time / 1000
 //   pg_stat_user_tables_analyze_time_seconds_total     (absent)                 PG 18: total_analyze_time / 1000
@@ -60,9 +63,24 @@ const SLOW_MS = 10000
 
 /** Every statement name, for zero-filled error counters. */
 export const QUERY_NAMES = /** @type {const} */ ([
-  'connect', 'user_tables', 'statio_user_tables', 'statio_user_indexes', 'relation_size',
-  'activity', 'bgwriter', 'progress_vacuum', 'xid_tables', 'xid_databases', 'database',
-  'settings', 'bloat_tables', 'bloat_indexes', 'partitions', 'wal', 'horizon', 'locks'
+  'connect',
+  'user_tables',
+  'statio_user_tables',
+  'statio_user_indexes',
+  'relation_size',
+  'activity',
+  'bgwriter',
+  'progress_vacuum',
+  'xid_tables',
+  'xid_databases',
+  'database',
+  'settings',
+  'bloat_tables',
+  'bloat_indexes',
+  'partitions',
+  'wal',
+  'horizon',
+  'locks'
 ])
 
 /**
@@ -73,7 +91,7 @@ export const QUERY_NAMES = /** @type {const} */ ([
  * @param {number} version   server_version_num
  * @returns {PollQuery[]}
  */
-export function pollQueries (version) {
+export function pollQueries(version) {
   return [
     { name: 'user_tables', sql: userTablesSql(version) },
     { name: 'statio_user_tables', sql: STATIO_TABLES },
@@ -97,17 +115,18 @@ export function pollQueries (version) {
 
 // Timestamps as epoch seconds, 0 when never.
 /** @param {string} column */
-const epoch = (column) => `coalesce(extract(epoch FROM ${column}), 0)::float8 AS ${column}`
+const epoch = column => `coalesce(extract(epoch FROM ${column}), 0)::float8 AS ${column}`
 
 /** @param {number} version */
-export function userTablesSql (version) {
-  const timing = version >= PG18
-    ? `,
+export function userTablesSql(version) {
+  const timing =
+    version >= PG18
+      ? `,
   total_vacuum_time / 1000.0 AS vacuum_time_seconds,
   total_autovacuum_time / 1000.0 AS autovacuum_time_seconds,
   total_analyze_time / 1000.0 AS analyze_time_seconds,
   total_autoanalyze_time / 1000.0 AS autoanalyze_time_seconds`
-    : ''
+      : ''
   return `SELECT current_database() AS datname, schemaname, relname,
   coalesce(seq_scan, 0) AS seq_scan, coalesce(idx_scan, 0) AS idx_scan,
   n_tup_ins, n_tup_upd, n_tup_del, n_tup_hot_upd, n_live_tup, n_dead_tup,
@@ -143,7 +162,7 @@ WHERE d.datallowconn
 GROUP BY d.datname, a.state`
 
 /** @param {number} version */
-export function bgwriterSql (version) {
+export function bgwriterSql(version) {
   if (version < PG17) {
     return `SELECT buffers_alloc, buffers_clean, buffers_backend, buffers_checkpoint,
   checkpoints_timed, checkpoints_req, maxwritten_clean
@@ -163,20 +182,23 @@ FROM pg_stat_bgwriter b CROSS JOIN pg_stat_checkpointer c`
 // "autovacuum: VACUUM schema.table (to prevent wraparound)" for an
 // anti-wraparound vacuum.
 /** @param {number} version */
-export function progressVacuumSql (version) {
+export function progressVacuumSql(version) {
   // num_dead_item_ids (17) counts what num_dead_tuples counted: the dead
   // item identifiers collected so far. max_dead_tuple_bytes is the memory
   // the store may use, no longer a number of tuples: a metric of its own.
-  const dead = version >= PG17
-    ? `NULL::bigint AS max_dead_tuples, p.num_dead_item_ids AS num_dead_tuples,
+  const dead =
+    version >= PG17
+      ? `NULL::bigint AS max_dead_tuples, p.num_dead_item_ids AS num_dead_tuples,
   p.max_dead_tuple_bytes, p.dead_tuple_bytes, p.indexes_total, p.indexes_processed`
-    : `p.max_dead_tuples, p.num_dead_tuples,
+      : `p.max_dead_tuples, p.num_dead_tuples,
   NULL::bigint AS max_dead_tuple_bytes, NULL::bigint AS dead_tuple_bytes, NULL::bigint AS indexes_total, NULL::bigint AS indexes_processed`
   // delay_time stays 0 while track_cost_delay_timing is off (the vacuum's
   // session may have turned it on): a 0 is a figure only when it is on here
-  const delay = version >= PG18
-    ? "CASE WHEN p.delay_time > 0 OR current_setting('track_cost_delay_timing')::bool THEN p.delay_time / 1000.0 END::float8 AS delay_time_seconds"
-    : 'NULL::float8 AS delay_time_seconds'
+  const delay =
+    version >= PG18
+      ? "CASE WHEN p.delay_time > 0 OR current_setting('track_cost_delay_timing')::bool THEN p.delay_time / 1000.0 " +
+        'END::float8 AS delay_time_seconds'
+      : 'NULL::float8 AS delay_time_seconds'
   return `SELECT p.pid, p.datname, coalesce(c.relname, p.relid::text) AS relname, n.nspname AS schemaname,
   p.phase, p.heap_blks_total, p.heap_blks_scanned, p.heap_blks_vacuumed, p.index_vacuum_count, ${dead}, ${delay},
   coalesce(extract(epoch FROM a.query_start), 0)::float8 AS query_start, a.backend_type, a.query
@@ -288,12 +310,13 @@ ORDER BY xmin_age DESC NULLS LAST, kind, pid, name`
 export const WAITERS_EXAMINED = 10
 export const BLOCKERS = 5
 /** @param {number} version */
-export function locksSql (version) {
-  const waitstart = version >= PG14
-    ? `LEFT JOIN (SELECT l.pid, min(l.waitstart) AS waitstart FROM pg_locks l
+export function locksSql(version) {
+  const waitstart =
+    version >= PG14
+      ? `LEFT JOIN (SELECT l.pid, min(l.waitstart) AS waitstart FROM pg_locks l
     WHERE NOT l.granted AND EXISTS (SELECT 1 FROM activity WHERE wait_event_type = 'Lock')
     GROUP BY l.pid) s ON s.pid = a.pid`
-    : 'LEFT JOIN (SELECT NULL::int AS pid, NULL::timestamptz AS waitstart) s ON false'
+      : 'LEFT JOIN (SELECT NULL::int AS pid, NULL::timestamptz AS waitstart) s ON false'
   return `WITH activity AS MATERIALIZED (
   SELECT pid, datname::text AS datname, application_name, state, wait_event_type, state_change
   FROM pg_stat_activity WHERE pid <> pg_backend_pid()
@@ -329,12 +352,13 @@ ORDER BY b.wait_s DESC NULLS LAST, b.pid LIMIT ${BLOCKERS})`
  * NULL before.
  * @param {number} version
  */
-export function databaseSql (version) {
-  const sessions = version >= PG14
-    ? `s.sessions, s.sessions_abandoned, s.sessions_fatal, s.sessions_killed,
+export function databaseSql(version) {
+  const sessions =
+    version >= PG14
+      ? `s.sessions, s.sessions_abandoned, s.sessions_fatal, s.sessions_killed,
   s.session_time / 1000.0 AS session_time_seconds, s.active_time / 1000.0 AS active_time_seconds,
   s.idle_in_transaction_time / 1000.0 AS idle_in_transaction_time_seconds`
-    : `NULL::bigint AS sessions, NULL::bigint AS sessions_abandoned, NULL::bigint AS sessions_fatal, NULL::bigint AS sessions_killed,
+      : `NULL::bigint AS sessions, NULL::bigint AS sessions_abandoned, NULL::bigint AS sessions_fatal, NULL::bigint AS sessions_killed,
   NULL::float8 AS session_time_seconds, NULL::float8 AS active_time_seconds, NULL::float8 AS idle_in_transaction_time_seconds`
   return `SELECT d.datname,
   CASE WHEN has_database_privilege(d.oid, 'CONNECT') OR pg_has_role('pg_read_all_stats', 'MEMBER') THEN pg_database_size(d.oid) END AS size_bytes,
@@ -347,8 +371,16 @@ WHERE d.datallowconn`
 }
 
 export const SETTING_NAMES = [
-  'autovacuum', 'autovacuum_freeze_max_age', 'autovacuum_vacuum_threshold', 'autovacuum_vacuum_scale_factor',
-  'autovacuum_naptime', 'autovacuum_vacuum_cost_delay', 'vacuum_cost_delay', 'autovacuum_max_workers'
+  'autovacuum',
+  'autovacuum_freeze_max_age',
+  'autovacuum_vacuum_threshold',
+  'autovacuum_vacuum_scale_factor',
+  'autovacuum_naptime',
+  'autovacuum_vacuum_cost_delay',
+  'vacuum_cost_delay',
+  'autovacuum_max_workers'
 ]
 
-const SETTINGS = `SELECT name, setting, unit FROM pg_settings WHERE name IN (${SETTING_NAMES.map(name => `'${name}'`).join(', ')})`
+const SETTINGS =
+  `SELECT name, setting, unit FROM pg_settings WHERE name IN ` +
+  `(${SETTING_NAMES.map(name => `'${name}'`).join(', ')})`

@@ -7,7 +7,12 @@
 
 /** Connection states zero-filled for every database. */
 export const CONNECTION_STATES = /** @type {const} */ ([
-  'active', 'idle', 'idle in transaction', 'idle in transaction (aborted)', 'fastpath function call', 'disabled'
+  'active',
+  'idle',
+  'idle in transaction',
+  'idle in transaction (aborted)',
+  'fastpath function call',
+  'disabled'
 ])
 
 /**
@@ -15,18 +20,42 @@ export const CONNECTION_STATES = /** @type {const} */ ([
  * a phase this list does not know.
  */
 export const VACUUM_PHASES = /** @type {const} */ ([
-  'initializing', 'scanning heap', 'vacuuming indexes', 'vacuuming heap',
-  'cleaning up indexes', 'truncating heap', 'performing final cleanup'
+  'initializing',
+  'scanning heap',
+  'vacuuming indexes',
+  'vacuuming heap',
+  'cleaning up indexes',
+  'truncating heap',
+  'performing final cleanup'
 ])
 
 // Columns that are labels (strings), whatever the statement.
-const LABELS = new Set(['datname', 'schemaname', 'relname', 'root_schemaname', 'root_relname', 'indexrelname', 'state', 'method', 'vacuum_mode', 'phase_name', 'name', 'setting', 'unit', 'backend_type', 'query', 'kind', 'application_name', 'part'])
+const LABELS = new Set([
+  'datname',
+  'schemaname',
+  'relname',
+  'root_schemaname',
+  'root_relname',
+  'indexrelname',
+  'state',
+  'method',
+  'vacuum_mode',
+  'phase_name',
+  'name',
+  'setting',
+  'unit',
+  'backend_type',
+  'query',
+  'kind',
+  'application_name',
+  'part'
+])
 
 /**
  * @param {unknown} value
  * @returns {number | null}
  */
-export function toNumber (value) {
+export function toNumber(value) {
   if (value === null || value === undefined) return null
   const n = Number(value)
   return Number.isFinite(n) ? n : null
@@ -37,11 +66,12 @@ export function toNumber (value) {
  * @param {Row[]} rows
  * @returns {Row[]}
  */
-export function numericRows (rows) {
+export function numericRows(rows) {
   return rows.map(row => {
     /** @type {Row} */
     const out = {}
-    for (const [key, value] of Object.entries(row)) out[key] = LABELS.has(key) ? (value === null ? null : String(value)) : toNumber(value)
+    for (const [key, value] of Object.entries(row))
+      out[key] = LABELS.has(key) ? (value === null ? null : String(value)) : toNumber(value)
     return out
   })
 }
@@ -54,21 +84,21 @@ export function numericRows (rows) {
  * @param {{ backend_type?: unknown, query?: unknown }} row
  * @returns {'manual' | 'autovacuum' | 'wraparound'}
  */
-export function vacuumMode ({ backend_type: backendType, query }) {
+export function vacuumMode({ backend_type: backendType, query }) {
   const text = typeof query === 'string' ? query : ''
   if (backendType !== 'autovacuum worker' && !text.startsWith('autovacuum:')) return 'manual'
   return text.includes('(to prevent wraparound)') ? 'wraparound' : 'autovacuum'
 }
 
 /** @param {unknown} phase */
-export function vacuumPhase (phase) {
+export function vacuumPhase(phase) {
   return VACUUM_PHASES.indexOf(/** @type {any} */ (phase))
 }
 
 /**
  * @param {Row[]} rows   pid, datname, relname, phase (text), counters, query_start, backend_type, query
  */
-export function parseVacuums (rows) {
+export function parseVacuums(rows) {
   return rows.map(row => {
     const n = numericRows([row])[0]
     return {
@@ -102,7 +132,7 @@ export function parseVacuums (rows) {
  * is kept too.
  * @param {Row[]} rows   datname, state (null: no backend), connections
  */
-export function parseActivity (rows) {
+export function parseActivity(rows) {
   /** @type {Map<string, Map<string, number>>} */
   const byDatabase = new Map()
   for (const row of rows) {
@@ -112,7 +142,9 @@ export function parseActivity (rows) {
       states = new Map(CONNECTION_STATES.map(state => [state, 0]))
       byDatabase.set(datname, states)
     }
-    if (row.state !== null) states.set(String(row.state), (states.get(String(row.state)) ?? 0) + (toNumber(row.connections) ?? 0))
+    if (row.state !== null) {
+      states.set(String(row.state), (states.get(String(row.state)) ?? 0) + (toNumber(row.connections) ?? 0))
+    }
   }
   const out = []
   for (const [datname, states] of byDatabase) {
@@ -129,24 +161,36 @@ const UNIT_SECONDS = /** @type {Record<string, number>} */ ({ us: 1e-6, ms: 1e-3
  * effective value is exported.
  * @param {Row[]} rows   name, setting, unit from pg_settings
  */
-export function parseSettings (rows) {
+export function parseSettings(rows) {
   /** @type {Record<string, number | null>} */
   const values = {}
   for (const row of rows) {
     const text = String(row.setting)
-    const factor = row.unit ? UNIT_SECONDS[String(row.unit)] ?? 1 : 1
-    values[String(row.name)] = text === 'on' ? 1 : text === 'off' ? 0 : (toNumber(text) === null ? null : /** @type {number} */ (toNumber(text)) * factor)
+    const factor = row.unit ? (UNIT_SECONDS[String(row.unit)] ?? 1) : 1
+    values[String(row.name)] =
+      text === 'on'
+        ? 1
+        : text === 'off'
+          ? 0
+          : toNumber(text) === null
+            ? null
+            : /** @type {number} */ (toNumber(text)) * factor
   }
   const costDelay = values.autovacuum_vacuum_cost_delay
-  return [{
-    autovacuum: values.autovacuum ?? null,
-    autovacuum_freeze_max_age: values.autovacuum_freeze_max_age ?? null,
-    autovacuum_vacuum_threshold: values.autovacuum_vacuum_threshold ?? null,
-    autovacuum_vacuum_scale_factor: values.autovacuum_vacuum_scale_factor ?? null,
-    autovacuum_naptime_seconds: values.autovacuum_naptime ?? null,
-    autovacuum_vacuum_cost_delay_seconds: costDelay !== undefined && costDelay !== null && costDelay < 0 ? values.vacuum_cost_delay ?? null : costDelay ?? null,
-    autovacuum_max_workers: values.autovacuum_max_workers ?? null
-  }]
+  return [
+    {
+      autovacuum: values.autovacuum ?? null,
+      autovacuum_freeze_max_age: values.autovacuum_freeze_max_age ?? null,
+      autovacuum_vacuum_threshold: values.autovacuum_vacuum_threshold ?? null,
+      autovacuum_vacuum_scale_factor: values.autovacuum_vacuum_scale_factor ?? null,
+      autovacuum_naptime_seconds: values.autovacuum_naptime ?? null,
+      autovacuum_vacuum_cost_delay_seconds:
+        costDelay !== undefined && costDelay !== null && costDelay < 0
+          ? (values.vacuum_cost_delay ?? null)
+          : (costDelay ?? null),
+      autovacuum_max_workers: values.autovacuum_max_workers ?? null
+    }
+  ]
 }
 
 /**
@@ -154,7 +198,7 @@ export function parseSettings (rows) {
  * per-database series share one metric with one set of labels.
  * @param {Row[]} rows
  */
-export function parseXidDatabases (rows) {
+export function parseXidDatabases(rows) {
   return numericRows(rows).map(row => ({ ...row, schemaname: '', relname: '' }))
 }
 
@@ -167,15 +211,17 @@ export const HORIZON_KINDS = /** @type {const} */ (['backend', 'prepared', 'slot
  * (part 'kind', column kind_oldest_age), then the oldest of all (part
  * 'oldest', column oldest_age): the per-kind figures exist whenever the
  * statement succeeded, so that "nothing holds it" is a 0 and not a gap.
- * @param {Row[]} rows   kind, pid, application_name, state, backend_type, datname, name, xact_age_s, xmin_age, slot_xmin_age, slot_catalog_xmin_age
+ * @param {Row[]} rows   kind, pid, application_name, state, backend_type, datname, name, xact_age_s, xmin_age,
+ *   slot_xmin_age, slot_catalog_xmin_age
  */
-export function parseHorizon (rows) {
+export function parseHorizon(rows) {
   /** @type {Row[]} */
   const holders = numericRows(rows).map(row => ({ part: 'holder', ...row }))
   /** @param {unknown} kind */
-  const oldestOf = (kind) => Math.max(0, ...holders.flatMap(h => h.kind === kind && typeof h.xmin_age === 'number' ? [h.xmin_age] : []))
+  const oldestOf = kind =>
+    Math.max(0, ...holders.flatMap(h => (h.kind === kind && typeof h.xmin_age === 'number' ? [h.xmin_age] : [])))
   // a kind the list does not know is kept too
-  const kinds = [...new Set([...HORIZON_KINDS, ...holders.flatMap(h => h.kind === null ? [] : [String(h.kind)])])]
+  const kinds = [...new Set([...HORIZON_KINDS, ...holders.flatMap(h => (h.kind === null ? [] : [String(h.kind)]))])]
   /** @type {Row[]} */
   const perKind = kinds.map(kind => ({ part: 'kind', kind, kind_oldest_age: oldestOf(kind) }))
   return [...holders, ...perKind, { part: 'oldest', oldest_age: Math.max(0, ...kinds.map(oldestOf)) }]
@@ -191,14 +237,23 @@ export function parseHorizon (rows) {
  * @param {Row[]} rows   part, datname, waiting, wait_s, pid, application_name, state
  * @returns {Row[]}
  */
-export function parseLocks (rows) {
+export function parseLocks(rows) {
   return numericRows(rows).map(row => {
     /** @type {Row} */
-    const out = row.part === 'database'
-      ? { part: 'database', datname: row.datname, waiting_backends: row.waiting ?? 0, wait_s: row.wait_s }
-      : row.part === 'total'
-        ? { part: 'total', waiting: row.waiting ?? 0, wait_s: row.wait_s, longest_wait_seconds: row.wait_s ?? 0 }
-        : { part: row.part, pid: row.pid, application_name: row.application_name, state: row.state, datname: row.datname, blocked: row.waiting, wait_s: row.wait_s }
+    const out =
+      row.part === 'database'
+        ? { part: 'database', datname: row.datname, waiting_backends: row.waiting ?? 0, wait_s: row.wait_s }
+        : row.part === 'total'
+          ? { part: 'total', waiting: row.waiting ?? 0, wait_s: row.wait_s, longest_wait_seconds: row.wait_s ?? 0 }
+          : {
+              part: row.part,
+              pid: row.pid,
+              application_name: row.application_name,
+              state: row.state,
+              datname: row.datname,
+              blocked: row.waiting,
+              wait_s: row.wait_s
+            }
     return out
   })
 }
@@ -218,6 +273,6 @@ const PARSERS = {
  * @param {Row[]} rows
  * @returns {Row[]}
  */
-export function parseRows (query, rows) {
+export function parseRows(query, rows) {
   return (PARSERS[query] ?? numericRows)(rows)
 }

@@ -15,7 +15,7 @@ import client from 'prom-client'
  * @param {readonly string[]} queryNames   error series zero-filled for each
  * @returns {SelfMetrics}
  */
-export function registerSelfMetrics (registry, queryNames) {
+export function registerSelfMetrics(registry, queryNames) {
   const errors = new client.Counter({
     name: 'pgloadgen_pgstats_poll_errors_total',
     help: 'Statistics statements that failed or timed out, by statement ("connect": connection attempts)',

@@ -60,8 +60,10 @@
  * @property {string | null} state             a backend's state; 'active' / 'inactive' for a slot
  * @property {string | null} name              a prepared transaction's gid, a slot's name
  * @property {string | null} datname
- * @property {number | null} xactAgeS          seconds the transaction has been open (prepared: since PREPARE); null for slots
- * @property {number | null} xminAge           transactions: greatest(age(backend_xid), age(backend_xmin)), age(transaction), greatest(age(xmin), age(catalog_xmin))
+ * @property {number | null} xactAgeS          seconds the transaction has been open (prepared: since PREPARE); null for
+ *   slots
+ * @property {number | null} xminAge           transactions: greatest(age(backend_xid), age(backend_xmin)),
+ *   age(transaction), greatest(age(xmin), age(catalog_xmin))
  */
 
 /**
@@ -100,18 +102,19 @@
  */
 
 /**
- * @param {{ rows: (section: string) => import('./rows.js').Row[], time: number, serverVersionNum: number | null, datname: string }} source
+ * @param {{ rows: (section: string) => import('./rows.js').Row[], time: number, serverVersionNum: number | null,
+ *     datname: string }} source
  * @returns {StatsSnapshot}
  */
-export function buildSnapshot ({ rows, time, serverVersionNum, datname }) {
+export function buildSnapshot({ rows, time, serverVersionNum, datname }) {
   /** @param {import('./rows.js').Row} row */
-  const tableKey = (row) => `${row.datname}\u0000${row.schemaname}\u0000${row.relname}`
+  const tableKey = row => `${row.datname}\u0000${row.schemaname}\u0000${row.relname}`
   /** @param {string} section */
-  const byTable = (section) => new Map(rows(section).map(row => [tableKey(row), row]))
+  const byTable = section => new Map(rows(section).map(row => [tableKey(row), row]))
   const sizes = byTable('relation_size')
   const xids = byTable('xid_tables')
   const bloat = byTable('bloat_tables')
-  const num = (/** @type {unknown} */ value) => typeof value === 'number' ? value : null
+  const num = (/** @type {unknown} */ value) => (typeof value === 'number' ? value : null)
 
   // Every table any section knows, user_tables first.
   /** @type {Map<string, import('./rows.js').Row>} */
@@ -130,7 +133,7 @@ export function buildSnapshot ({ rows, time, serverVersionNum, datname }) {
       relname: String(row.relname),
       liveTuples: live,
       deadTuples: dead,
-      deadFraction: live === null || dead === null ? null : (live + dead > 0 ? dead / (live + dead) : 0),
+      deadFraction: live === null || dead === null ? null : live + dead > 0 ? dead / (live + dead) : 0,
       totalBytes: num(sizes.get(key)?.total_bytes),
       indexBytes: num(sizes.get(key)?.index_bytes),
       xidAge: num(xids.get(key)?.xid_age),
@@ -155,7 +158,15 @@ export function buildSnapshot ({ rows, time, serverVersionNum, datname }) {
     })
   }
   for (const row of dbSizes.values()) {
-    if (!databases.has(row.datname)) databases.set(row.datname, { datname: String(row.datname), xidAge: null, txUntilWraparoundAutovacuum: null, mxidAge: null, sizeBytes: num(row.size_bytes) })
+    if (!databases.has(row.datname)) {
+      databases.set(row.datname, {
+        datname: String(row.datname),
+        xidAge: null,
+        txUntilWraparoundAutovacuum: null,
+        mxidAge: null,
+        sizeBytes: num(row.size_bytes)
+      })
+    }
   }
 
   const vacuums = rows('progress_vacuum').map(row => ({
@@ -179,50 +190,68 @@ export function buildSnapshot ({ rows, time, serverVersionNum, datname }) {
   }))
 
   rollUpPartitions(tables, rows('partitions'), vacuums)
-  return { time, serverVersionNum, datname, tables, databases: [...databases.values()], vacuums, horizon: horizonOf(rows('horizon')), locks: locksOf(rows('locks')), checkpoints: checkpointsOf(rows('bgwriter')) }
+  return {
+    time,
+    serverVersionNum,
+    datname,
+    tables,
+    databases: [...databases.values()],
+    vacuums,
+    horizon: horizonOf(rows('horizon')),
+    locks: locksOf(rows('locks')),
+    checkpoints: checkpointsOf(rows('bgwriter'))
+  }
 }
 
-const str = (/** @type {unknown} */ value) => value === null || value === undefined ? null : String(value)
-const num = (/** @type {unknown} */ value) => typeof value === 'number' ? value : null
+const str = (/** @type {unknown} */ value) => (value === null || value === undefined ? null : String(value))
+const num = (/** @type {unknown} */ value) => (typeof value === 'number' ? value : null)
 
 /**
  * @param {import('./rows.js').Row[]} rows   of the horizon section (rows.js parseHorizon)
  * @returns {HorizonHolder[]}
  */
-function horizonOf (rows) {
-  return rows.filter(row => row.part === 'holder').map(row => ({
-    kind: /** @type {'backend' | 'prepared' | 'slot'} */ (row.kind),
-    pid: num(row.pid),
-    applicationName: str(row.application_name),
-    state: str(row.state),
-    name: str(row.name),
-    datname: str(row.datname),
-    xactAgeS: num(row.xact_age_s),
-    xminAge: num(row.xmin_age)
-  }))
+function horizonOf(rows) {
+  return rows
+    .filter(row => row.part === 'holder')
+    .map(row => ({
+      kind: /** @type {'backend' | 'prepared' | 'slot'} */ (row.kind),
+      pid: num(row.pid),
+      applicationName: str(row.application_name),
+      state: str(row.state),
+      name: str(row.name),
+      datname: str(row.datname),
+      xactAgeS: num(row.xact_age_s),
+      xminAge: num(row.xmin_age)
+    }))
 }
 
 /**
  * @param {import('./rows.js').Row[]} rows   of the locks section (rows.js parseLocks)
  * @returns {LocksSnapshot | null}
  */
-function locksOf (rows) {
+function locksOf(rows) {
   const total = rows.find(row => row.part === 'total')
   if (!total) return null
   const waiting = num(total.waiting) ?? 0
   return {
     waiting,
     longestWaitS: waiting > 0 ? num(total.wait_s) : null,
-    blockers: rows.filter(row => row.part === 'blocker' && typeof row.pid === 'number').map(row => ({
-      pid: /** @type {number} */ (row.pid),
-      applicationName: str(row.application_name),
-      state: str(row.state),
-      datname: str(row.datname)
-    })),
-    byDatabase: Object.fromEntries(rows.filter(row => row.part === 'database' && row.datname !== null).map(row => {
-      const n = num(row.waiting_backends) ?? 0
-      return [String(row.datname), { waiting: n, longestWaitS: n > 0 ? num(row.wait_s) : null }]
-    }))
+    blockers: rows
+      .filter(row => row.part === 'blocker' && typeof row.pid === 'number')
+      .map(row => ({
+        pid: /** @type {number} */ (row.pid),
+        applicationName: str(row.application_name),
+        state: str(row.state),
+        datname: str(row.datname)
+      })),
+    byDatabase: Object.fromEntries(
+      rows
+        .filter(row => row.part === 'database' && row.datname !== null)
+        .map(row => {
+          const n = num(row.waiting_backends) ?? 0
+          return [String(row.datname), { waiting: n, longestWaitS: n > 0 ? num(row.wait_s) : null }]
+        })
+    )
   }
 }
 
@@ -230,7 +259,7 @@ function locksOf (rows) {
  * @param {import('./rows.js').Row[]} rows   of the bgwriter section
  * @returns {CheckpointsSnapshot | null}
  */
-function checkpointsOf (rows) {
+function checkpointsOf(rows) {
   const row = rows[0]
   return row ? { timed: num(row.checkpoints_timed), requested: num(row.checkpoints_req) } : null
 }
@@ -243,7 +272,7 @@ function checkpointsOf (rows) {
  * @param {import('./rows.js').Row[]} partitions  from the partitions section
  * @param {VacuumSnapshot[]} vacuums  changed in place
  */
-function rollUpPartitions (tables, partitions, vacuums) {
+function rollUpPartitions(tables, partitions, vacuums) {
   if (partitions.length === 0) return
   const key = (/** @type {unknown} */ schema, /** @type {unknown} */ name) => `${schema}\u0000${name}`
   const byKey = new Map(tables.map(table => [key(table.schemaname, table.relname), table]))
@@ -254,24 +283,34 @@ function rollUpPartitions (tables, partitions, vacuums) {
   for (const row of partitions) {
     const part = byKey.get(key(row.schemaname, row.relname))
     const rootKey = key(row.root_schemaname, row.root_relname)
-    const root = roots.get(rootKey) ?? { schemaname: String(row.root_schemaname), relname: String(row.root_relname), parts: [] }
+    const root = roots.get(rootKey) ?? {
+      schemaname: String(row.root_schemaname),
+      relname: String(row.root_relname),
+      parts: []
+    }
     roots.set(rootKey, root)
     if (part) root.parts.push(part)
     rootOf.set(String(row.relname), String(row.root_relname))
   }
-  const add = (/** @type {Array<number | null>} */ values) => values.some(v => v !== null) ? values.reduce((a, b) => (a ?? 0) + (b ?? 0), 0) : null
-  const max = (/** @type {Array<number | null>} */ values) => values.some(v => v !== null) ? Math.max(...values.filter(v => v !== null)) : null
+  const add = (/** @type {Array<number | null>} */ values) =>
+    values.some(v => v !== null) ? values.reduce((a, b) => (a ?? 0) + (b ?? 0), 0) : null
+  const max = (/** @type {Array<number | null>} */ values) =>
+    values.some(v => v !== null) ? Math.max(...values.filter(v => v !== null)) : null
   for (const [rootKey, { schemaname, relname, parts }] of roots) {
     const live = add(parts.map(p => p.liveTuples))
     const dead = add(parts.map(p => p.deadTuples))
     const figures = {
       liveTuples: live,
       deadTuples: dead,
-      deadFraction: live === null || dead === null ? null : (live + dead > 0 ? dead / (live + dead) : 0),
+      deadFraction: live === null || dead === null ? null : live + dead > 0 ? dead / (live + dead) : 0,
       totalBytes: add(parts.map(p => p.totalBytes)),
       indexBytes: add(parts.map(p => p.indexBytes)),
       xidAge: max(parts.map(p => p.xidAge)),
-      txUntilWraparoundAutovacuum: parts.some(p => p.txUntilWraparoundAutovacuum !== null) ? Math.min(...parts.flatMap(p => p.txUntilWraparoundAutovacuum === null ? [] : [p.txUntilWraparoundAutovacuum])) : null,
+      txUntilWraparoundAutovacuum: parts.some(p => p.txUntilWraparoundAutovacuum !== null)
+        ? Math.min(
+            ...parts.flatMap(p => (p.txUntilWraparoundAutovacuum === null ? [] : [p.txUntilWraparoundAutovacuum]))
+          )
+        : null,
       mxidAge: max(parts.map(p => p.mxidAge)),
       lastVacuum: max(parts.map(p => p.lastVacuum)),
       lastAutovacuum: max(parts.map(p => p.lastAutovacuum)),

@@ -11,15 +11,20 @@
  * @param {import('./snapshot.js').StatsSnapshot | null} snapshot
  * @returns {StatsView | null}
  */
-export function statsView (snapshot) {
+export function statsView(snapshot) {
   if (!snapshot) return null
   return {
-    table (name) {
+    table(name) {
       const table = findTable(snapshot.tables, name)
       if (!table || table.liveTuples === null || table.deadTuples === null) return null
-      return { live: table.liveTuples, dead: table.deadTuples, bytes: table.totalBytes ?? NaN, xidAge: table.xidAge ?? NaN }
+      return {
+        live: table.liveTuples,
+        dead: table.deadTuples,
+        bytes: table.totalBytes ?? NaN,
+        xidAge: table.xidAge ?? NaN
+      }
     },
-    databaseXidAge () {
+    databaseXidAge() {
       return snapshot.databases.find(db => db.datname === snapshot.datname)?.xidAge ?? null
     }
   }
@@ -30,9 +35,11 @@ export function statsView (snapshot) {
  * @param {import('./snapshot.js').TableSnapshot[]} tables
  * @param {string} name
  */
-export function findTable (tables, name) {
+export function findTable(tables, name) {
   const dot = name.indexOf('.')
-  if (dot >= 0) return tables.find(t => t.schemaname === name.slice(0, dot) && t.relname === name.slice(dot + 1)) ?? null
+  if (dot >= 0) {
+    return tables.find(t => t.schemaname === name.slice(0, dot) && t.relname === name.slice(dot + 1)) ?? null
+  }
   const matches = tables.filter(t => t.relname === name)
   return matches.find(t => t.schemaname === 'public') ?? matches[0] ?? null
 }

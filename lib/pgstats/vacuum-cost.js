@@ -46,7 +46,7 @@ import { ensureVisibility, needs, readCounters } from './vacuum-counters.js'
  * resolution is the polling interval.
  */
 export class PhaseClock {
-  constructor () {
+  constructor() {
     this.startedMs = performance.now()
     /** @type {{ phase: string, atMs: number }[]} */
     this.seen = []
@@ -56,7 +56,7 @@ export class PhaseClock {
    * @param {string} phase
    * @param {number} [atMs]  performance.now()
    */
-  observe (phase, atMs = performance.now()) {
+  observe(phase, atMs = performance.now()) {
     const last = this.seen[this.seen.length - 1]
     if (!last || last.phase !== phase) this.seen.push({ phase, atMs })
   }
@@ -66,7 +66,7 @@ export class PhaseClock {
    * @param {number} [endMs]
    * @returns {Record<string, number> | null}
    */
-  durations (endMs = performance.now()) {
+  durations(endMs = performance.now()) {
     if (this.seen.length === 0) return null
     /** @type {Record<string, number>} */
     const out = {}
@@ -88,7 +88,8 @@ export class PhaseClock {
  * @property {number | null} heap_pages          the table's pages after the vacuum
  * @property {number | null} pages_scanned
  * @property {number | null} pages_skipped       skipped by the visibility map
- * @property {number | null} pages_frozen        pages on which it froze tuples (PostgreSQL 16+; 15: all-frozen pages gained)
+ * @property {number | null} pages_frozen        pages on which it froze tuples (PostgreSQL 16+; 15: all-frozen pages
+ *   gained)
  * @property {number | null} tuples_frozen
  * @property {number | null} pages_removed       truncated off the end
  * @property {number | null} pages_with_dead_items_removed
@@ -111,16 +112,22 @@ export class PhaseClock {
 
 /**
  * The cost of one vacuum from its report and the counters around it.
- * @param {{ report: VacuumReport | null, before: CounterSnapshot | null, after: CounterSnapshot | null, phases: Record<string, number> | null, source: 'VACUUM VERBOSE' | 'server log' }} input
+ * @param {{ report: VacuumReport | null, before: CounterSnapshot | null, after: CounterSnapshot | null,
+ *     phases: Record<string, number> | null, source: 'VACUUM VERBOSE' | 'server log' }} input
  * @returns {VacuumCost}
  */
-export function vacuumCost ({ report, before, after, phases, source }) {
+export function vacuumCost({ report, before, after, phases, source }) {
   /** @type {Record<string, string>} */
   const unavailable = { ...before?.unavailable, ...after?.unavailable }
   const r = report
-  if (!r) unavailable.report = source === 'VACUUM VERBOSE' ? 'the vacuum sent no report (VACUUM FULL reports no pages)' : 'no autovacuum entry in the server log'
+  if (!r) {
+    unavailable.report =
+      source === 'VACUUM VERBOSE'
+        ? 'the vacuum sent no report (VACUUM FULL reports no pages)'
+        : 'no autovacuum entry in the server log'
+  }
   /** @param {keyof VacuumReport} key */
-  const pick = (key) => r ? /** @type {number | null} */ (r[key]) : null
+  const pick = key => (r ? /** @type {number | null} */ (r[key]) : null)
   const vmBefore = before?.vm ?? null
   const vmAfter = after?.vm ?? null
   let pagesFrozen = pick('pages_frozen')
@@ -128,31 +135,57 @@ export function vacuumCost ({ report, before, after, phases, source }) {
     // the reports of PostgreSQL 15 and older do not count the pages frozen
     if (vmBefore && vmAfter) {
       pagesFrozen = Math.max(0, vmAfter.all_frozen - vmBefore.all_frozen)
-      unavailable.pages_frozen = needs(16, 'older majors\' vacuum reports do not count frozen pages; shown is the visibility map\'s all-frozen pages gained')
+      unavailable.pages_frozen = needs(
+        16,
+        "older majors' vacuum reports do not count frozen pages; shown is the visibility map's all-frozen pages gained"
+      )
     } else {
-      unavailable.pages_frozen = needs(16, 'older majors\' vacuum reports do not count frozen pages, and the visibility map could not be read')
+      unavailable.pages_frozen = needs(
+        16,
+        "older majors' vacuum reports do not count frozen pages, and the visibility map could not be read"
+      )
     }
   }
-  if (r && r.pages_frozen === null) unavailable.tuples_frozen = needs(16, 'older majors\' vacuum reports do not count frozen tuples')
+  if (r && r.pages_frozen === null) {
+    unavailable.tuples_frozen = needs(16, "older majors' vacuum reports do not count frozen tuples")
+  }
   if (r) {
     // what the reports of PostgreSQL 13 and 14 leave out: VERBOSE its WAL and
     // buffers, the server log the pages scanned (and, on 13, the dead items)
     for (const [key, first, what] of /** @type {const} */ ([
-      ['pages_scanned', 15, 'the pages scanned'], ['pages_skipped', 15, 'the pages skipped'],
-      ['pages_with_dead_items_removed', 14, 'the pages whose dead items were removed'], ['dead_items_removed', 14, 'the dead items removed'],
-      ['wal_records', 15, 'the WAL written'], ['wal_fpi', 15, 'the WAL written'], ['wal_bytes', 15, 'the WAL written'],
-      ['buffer_hits', 15, 'the buffers used'], ['buffer_misses', 15, 'the buffers used'], ['buffer_dirtied', 15, 'the buffers used']
+      ['pages_scanned', 15, 'the pages scanned'],
+      ['pages_skipped', 15, 'the pages skipped'],
+      ['pages_with_dead_items_removed', 14, 'the pages whose dead items were removed'],
+      ['dead_items_removed', 14, 'the dead items removed'],
+      ['wal_records', 15, 'the WAL written'],
+      ['wal_fpi', 15, 'the WAL written'],
+      ['wal_bytes', 15, 'the WAL written'],
+      ['buffer_hits', 15, 'the buffers used'],
+      ['buffer_misses', 15, 'the buffers used'],
+      ['buffer_dirtied', 15, 'the buffers used']
     ])) {
-      if (r[key] === null && !unavailable[key]) unavailable[key] = needs(first, `${source === 'VACUUM VERBOSE' ? 'the VACUUM VERBOSE of older majors does' : 'the autovacuum log entries of older majors do'} not give ${what}`)
+      if (r[key] === null && !unavailable[key]) {
+        unavailable[key] = needs(
+          first,
+          `${source === 'VACUUM VERBOSE' ? 'the VACUUM VERBOSE of older majors does' : 'the autovacuum log entries of older majors do'} not give ${what}`
+        )
+      }
     }
   }
   /** @param {'wal' | 'io'} key */
-  const delta = (key) => {
+  const delta = key => {
     const a = before?.[key]
     const b = after?.[key]
     if (!a || !b) return null
     const was = /** @type {Record<string, number | null>} */ (a)
-    return /** @type {any} */ (Object.fromEntries(Object.entries(b).map(([k, v]) => [k, v === null || was[k] === null ? null : Math.max(0, v - /** @type {number} */ (was[k]))])))
+    return /** @type {any} */ (
+      Object.fromEntries(
+        Object.entries(b).map(([k, v]) => [
+          k,
+          v === null || was[k] === null ? null : Math.max(0, v - /** @type {number} */ (was[k]))
+        ])
+      )
+    )
   }
   return {
     source: r ? source : null,
@@ -193,7 +226,7 @@ export class VacuumAccount {
    * @param {import('pg').Client} client   the connection that runs the VACUUM
    * @param {string} table                 quoted (quoteTable)
    */
-  constructor (client, table) {
+  constructor(client, table) {
     this.client = client
     this.table = table
     this.clock = new PhaseClock()
@@ -210,19 +243,22 @@ export class VacuumAccount {
     /** @type {string | undefined} */
     this.datname = undefined
     /** @param {{ message?: string, detail?: string }} notice */
-    this.onNotice = (notice) => {
+    this.onNotice = notice => {
       const report = parseVacuumReport(String(notice.message ?? ''))
       if (report) this.reports.push(report)
       else if (this.notices.length < 10000) this.notices.push({ message: notice.message, detail: notice.detail })
     }
   }
 
-  async start () {
+  async start() {
     this.client.on('notice', this.onNotice)
     try {
       this.datname = String((await this.client.query('SELECT current_database() AS datname')).rows[0].datname)
       this.visibility = await ensureVisibility(this.client)
-      this.before = await readCounters(this.client, this.table, { backendType: 'client backend', visibility: this.visibility })
+      this.before = await readCounters(this.client, this.table, {
+        backendType: 'client backend',
+        visibility: this.visibility
+      })
     } catch (err) {
       this.failed = /** @type {Error} */ (err).message
     }
@@ -234,7 +270,7 @@ export class VacuumAccount {
    * @param {number} [endMs]   when the VACUUM returned (performance.now())
    * @returns {Promise<VacuumCost>}
    */
-  async finish (endMs = performance.now()) {
+  async finish(endMs = performance.now()) {
     this.client.off('notice', this.onNotice)
     const phases = this.clock.durations(endMs)
     /** @type {CounterSnapshot | null} */
@@ -245,14 +281,25 @@ export class VacuumAccount {
       if (this.before && this.before.version >= 150000) {
         await this.client.query('SELECT pg_stat_force_next_flush()')
       }
-      after = await readCounters(this.client, this.table, { backendType: 'client backend', visibility: this.visibility })
+      after = await readCounters(this.client, this.table, {
+        backendType: 'client backend',
+        visibility: this.visibility
+      })
     } catch (err) {
       this.failed ??= /** @type {Error} */ (err).message
     }
     const reports = this.reports.length > 0 ? this.reports : parseLegacyVerbose(this.notices, this.datname)
-    const cost = vacuumCost({ report: addReports(reports), before: this.before, after, phases, source: 'VACUUM VERBOSE' })
+    const cost = vacuumCost({
+      report: addReports(reports),
+      before: this.before,
+      after,
+      phases,
+      source: 'VACUUM VERBOSE'
+    })
     if (this.failed) cost.unavailable.counters = `could not read the counters: ${this.failed}`
-    if (phases === null) cost.unavailable.phases = 'the vacuum ended before the progress follower\'s first poll (every 250 ms)'
+    if (phases === null) {
+      cost.unavailable.phases = "the vacuum ended before the progress follower's first poll (every 250 ms)"
+    }
     return cost
   }
 }

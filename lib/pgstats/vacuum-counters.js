@@ -17,14 +17,13 @@
  * @property {Record<string, string>} unavailable  figure → why it is missing
  */
 
-
 /**
  * The pg_visibility extension in the connected database: created when
  * missing and permitted. Returns why not, or null when it is there.
  * @param {import('pg').Client} client
  * @returns {Promise<string | null>}
  */
-export async function ensureVisibility (client) {
+export async function ensureVisibility(client) {
   const present = await client.query("SELECT 1 FROM pg_extension WHERE extname = 'pg_visibility'")
   if (present.rowCount) return null
   try {
@@ -44,20 +43,25 @@ export async function ensureVisibility (client) {
  *   why pg_visibility cannot be used (ensureVisibility), null when it can
  * @returns {Promise<CounterSnapshot>}
  */
-export async function readCounters (client, table, { backendType, visibility }) {
+export async function readCounters(client, table, { backendType, visibility }) {
   const version = Number((await client.query('SHOW server_version_num')).rows[0].server_version_num)
   /** @type {Record<string, string>} */
   const unavailable = {}
   // the table's leaves: itself, or the partitions of a partitioned table
   const leaves = `SELECT c.oid AS relid FROM pg_class c WHERE c.relkind IN ('r', 'm')
   AND (c.oid = to_regclass($1) OR c.oid IN (SELECT p.relid FROM pg_partition_tree(to_regclass($1)) p WHERE p.isleaf))`
-  const size = await client.query(`SELECT (sum(pg_relation_size(relid, 'main')) / current_setting('block_size')::int)::bigint AS pages FROM (${leaves}) l`, [table])
+  const size = await client.query(
+    `SELECT (sum(pg_relation_size(relid, 'main')) / current_setting('block_size')::int)::bigint AS pages ` +
+      `FROM (${leaves}) l`,
+    [table]
+  )
   const heapPages = size.rows[0].pages === null ? null : Number(size.rows[0].pages)
   // The insert position moves with every WAL record, at once, on every
   // major; pg_stat_wal's counters (14+) reach the view when a backend
   // reports them: forced on 15+ (VacuumAccount.finish), but on 14 up to
   // half a second or more late, so its records would often count nothing.
-  const position = (await client.query("SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::float8 AS bytes")).rows[0]
+  const position = (await client.query("SELECT pg_wal_lsn_diff(pg_current_wal_insert_lsn(), '0/0')::float8 AS bytes"))
+    .rows[0]
   /** @type {WalCounts} */
   const wal = { records: null, fpi: null, bytes: Number(position.bytes) }
   if (version >= 150000) {
@@ -65,14 +69,22 @@ export async function readCounters (client, table, { backendType, visibility }) 
     wal.records = Number(row.wal_records)
     wal.fpi = Number(row.wal_fpi)
   } else {
-    unavailable.server_wal_records = needs(15, version < 140000 ? 'pg_stat_wal came in 14' : 'pg_stat_wal\'s counters reach the view late on 14')
+    unavailable.server_wal_records = needs(
+      15,
+      version < 140000 ? 'pg_stat_wal came in 14' : "pg_stat_wal's counters reach the view late on 14"
+    )
   }
   /** @type {IoCounts | null} */
   let io = null
   if (version >= 160000) {
-    const row = (await client.query(`SELECT coalesce(sum(reads), 0) AS reads, coalesce(sum(writes), 0) AS writes,
+    const row = (
+      await client.query(
+        `SELECT coalesce(sum(reads), 0) AS reads, coalesce(sum(writes), 0) AS writes,
   coalesce(sum(extends), 0) AS extends, coalesce(sum(hits), 0) AS hits
-FROM pg_stat_io WHERE backend_type = $1 AND object = 'relation' AND context = 'vacuum'`, [backendType])).rows[0]
+FROM pg_stat_io WHERE backend_type = $1 AND object = 'relation' AND context = 'vacuum'`,
+        [backendType]
+      )
+    ).rows[0]
     io = { reads: Number(row.reads), writes: Number(row.writes), extends: Number(row.extends), hits: Number(row.hits) }
   } else {
     unavailable.io = needs(16, 'pg_stat_io')
@@ -83,8 +95,13 @@ FROM pg_stat_io WHERE backend_type = $1 AND object = 'relation' AND context = 'v
     unavailable.vm = visibility
   } else {
     try {
-      const row = (await client.query(`SELECT coalesce(sum(v.all_visible), 0) AS all_visible, coalesce(sum(v.all_frozen), 0) AS all_frozen
-FROM (${leaves}) l CROSS JOIN LATERAL pg_visibility_map_summary(l.relid) v`, [table])).rows[0]
+      const row = (
+        await client.query(
+          `SELECT coalesce(sum(v.all_visible), 0) AS all_visible, coalesce(sum(v.all_frozen), 0) AS all_frozen
+FROM (${leaves}) l CROSS JOIN LATERAL pg_visibility_map_summary(l.relid) v`,
+          [table]
+        )
+      ).rows[0]
       vm = { all_visible: Number(row.all_visible), all_frozen: Number(row.all_frozen) }
     } catch (err) {
       unavailable.vm = `pg_visibility_map_summary failed: ${/** @type {Error} */ (err).message}`
@@ -98,6 +115,6 @@ FROM (${leaves}) l CROSS JOIN LATERAL pg_visibility_map_summary(l.relid) v`, [ta
  * @param {number} major   the first major that gives it
  * @param {string} why
  */
-export function needs (major, why) {
+export function needs(major, why) {
   return `needs PostgreSQL ${major}: ${why}`
 }

@@ -15,7 +15,8 @@
  * @property {number | null} pages_removed           truncated off the end
  * @property {number | null} pages_remain
  * @property {number | null} pages_scanned
- * @property {number | null} pages_skipped           not scanned: all-visible per the visibility map (all-frozen, when aggressive)
+ * @property {number | null} pages_skipped           not scanned: all-visible per the visibility map (all-frozen, when
+ *   aggressive)
  * @property {number | null} pages_eagerly_scanned  PostgreSQL 18
  * @property {number | null} tuples_removed
  * @property {number | null} tuples_remain
@@ -34,7 +35,8 @@
  * @property {number | null} wal_bytes
  */
 
-const REPORT_HEAD = /^(finished vacuuming|automatic (aggressive )?vacuum (to prevent wraparound )?of table) "([^"]*)": index scans: (\d+)/
+const REPORT_HEAD =
+  /^(finished vacuuming|automatic (aggressive )?vacuum (to prevent wraparound )?of table) "([^"]*)": index scans: (\d+)/
 
 /**
  * Reads the text of one vacuum report (VERBOSE's INFO message, or the
@@ -42,7 +44,7 @@ const REPORT_HEAD = /^(finished vacuuming|automatic (aggressive )?vacuum (to pre
  * @param {string} text
  * @returns {(VacuumReport & { relation: string }) | null}
  */
-export function parseVacuumReport (text) {
+export function parseVacuumReport(text) {
   const lines = text.split('\n').map(line => line.replace(/^\t/, '').trim())
   const head = REPORT_HEAD.exec(lines[0] ?? '')
   if (!head) return null
@@ -60,7 +62,12 @@ export function parseVacuumReport (text) {
   }
   for (const line of lines.slice(1)) {
     let m
-    if ((m = /^pages: (\d+) removed, (\d+) remain, (\d+) scanned(?: \([\d.]+% of total\))?(?:, (\d+) eagerly scanned)?/.exec(line))) {
+    if (
+      (m =
+        /^pages: (\d+) removed, (\d+) remain, (\d+) scanned(?: \([\d.]+% of total\))?(?:, (\d+) eagerly scanned)?/.exec(
+          line
+        ))
+    ) {
       report.pages_removed = Number(m[1])
       report.pages_remain = Number(m[2])
       report.pages_scanned = Number(m[3])
@@ -82,7 +89,12 @@ export function parseVacuumReport (text) {
     } else if ((m = /^visibility map: (\d+) pages set all-visible, (\d+) pages set all-frozen/.exec(line))) {
       report.vm_set_all_visible = Number(m[1])
       report.vm_set_all_frozen = Number(m[2])
-    } else if ((m = /^index scan (?:not needed|needed): (\d+) pages from table \([\d.]+% of total\) had (\d+) dead item identifiers removed/.exec(line))) {
+    } else if (
+      (m =
+        /^index scan (?:not needed|needed): (\d+) pages from table \([\d.]+% of total\) had (\d+) dead item identifiers removed/.exec(
+          line
+        ))
+    ) {
       report.pages_with_dead_items_removed = Number(m[1])
       report.dead_items_removed = Number(m[2])
     } else if (/index scan bypassed(?: by failsafe)?: \d+ pages from table/.test(line)) {
@@ -115,7 +127,7 @@ export function parseVacuumReport (text) {
  * @param {string} [datname]   the database, to name the relations as the newer reports do
  * @returns {(VacuumReport & { relation: string })[]}
  */
-export function parseLegacyVerbose (notices, datname) {
+export function parseLegacyVerbose(notices, datname) {
   /** @type {(VacuumReport & { relation: string })[]} */
   const reports = []
   /** @type {(VacuumReport & { relation: string, indexes: boolean, passes: number }) | null} */
@@ -151,7 +163,9 @@ export function parseLegacyVerbose (notices, datname) {
       continue
     } else if (/^scanned index "/.test(message)) {
       current.indexes = true
-    } else if ((m = /^(?:table )?"[^"]*": removed (\d+) (?:row versions|dead item identifiers) in (\d+) pages$/.exec(message))) {
+    } else if (
+      (m = /^(?:table )?"[^"]*": removed (\d+) (?:row versions|dead item identifiers) in (\d+) pages$/.exec(message))
+    ) {
       current.passes++
       current.dead_items_removed = (current.dead_items_removed ?? 0) + Number(m[1])
       current.pages_with_dead_items_removed = (current.pages_with_dead_items_removed ?? 0) + Number(m[2])
@@ -162,7 +176,12 @@ export function parseLegacyVerbose (notices, datname) {
     } else if ((m = /^(?:table )?"[^"]*": truncated (\d+) to (\d+) pages$/.exec(message))) {
       current.pages_removed = Math.max(0, Number(m[1]) - Number(m[2]))
       current.pages_remain = Number(m[2])
-    } else if ((m = /^(?:table )?"[^"]*": found (\d+) removable, (\d+) nonremovable row versions in (\d+) out of (\d+) pages$/.exec(message))) {
+    } else if (
+      (m =
+        /^(?:table )?"[^"]*": found (\d+) removable, (\d+) nonremovable row versions in (\d+) out of (\d+) pages$/.exec(
+          message
+        ))
+    ) {
       current.tuples_removed = Number(m[1])
       current.tuples_remain = Number(m[2])
       current.pages_scanned = Number(m[3])
@@ -186,15 +205,18 @@ export function parseLegacyVerbose (notices, datname) {
  * @param {VacuumReport[]} reports
  * @returns {VacuumReport | null}
  */
-export function addReports (reports) {
+export function addReports(reports) {
   if (reports.length === 0) return null
   /** @param {(number | null)[]} values */
-  const add = (values) => values.every(v => v === null) ? null : values.reduce((/** @type {number} */ sum, v) => sum + (v ?? 0), 0)
+  const add = values =>
+    values.every(v => v === null) ? null : values.reduce((/** @type {number} */ sum, v) => sum + (v ?? 0), 0)
   /** @type {Record<string, unknown>} */
   const total = { ...reports[0], relations: reports.flatMap(r => r.relations) }
   for (const [key, value] of Object.entries(reports[0])) {
-    if (key === 'index_scans') total[key] = reports.every(r => r.index_scans === null) ? null : Math.max(...reports.map(r => r.index_scans ?? 0))
-    else if (typeof value === 'number' || value === null) total[key] = add(reports.map(r => /** @type {number | null} */ (/** @type {Record<string, unknown>} */ (r)[key])))
+    if (key === 'index_scans')
+      total[key] = reports.every(r => r.index_scans === null) ? null : Math.max(...reports.map(r => r.index_scans ?? 0))
+    else if (typeof value === 'number' || value === null)
+      total[key] = add(reports.map(r => /** @type {number | null} */ (/** @type {Record<string, unknown>} */ (r)[key])))
   }
   delete total.relation
   return /** @type {VacuumReport} */ (total)
@@ -207,7 +229,7 @@ export function addReports (reports) {
  * @param {string} text   the log, or the part of it written meanwhile
  * @returns {{ ts: string | null, report: VacuumReport & { relation: string } }[]}
  */
-export function autovacuumsInLog (text) {
+export function autovacuumsInLog(text) {
   const out = []
   const lines = text.split('\n')
   for (let i = 0; i < lines.length; i++) {
@@ -217,7 +239,9 @@ export function autovacuumsInLog (text) {
     while (i + 1 < lines.length && lines[i + 1].startsWith('\t')) body.push(lines[++i])
     const report = parseVacuumReport(body.join('\n'))
     if (!report) continue
-    const time = /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?)(?: ([A-Z]{2,5}|[+-]\d\d(?::?\d\d)?))?/.exec(lines[i - body.length + 1] ?? '')
+    const time = /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?)(?: ([A-Z]{2,5}|[+-]\d\d(?::?\d\d)?))?/.exec(
+      lines[i - body.length + 1] ?? ''
+    )
     out.push({ ts: time ? logTime(time[1], time[2]) : null, report })
   }
   return out
@@ -228,7 +252,7 @@ export function autovacuumsInLog (text) {
  * @param {string} local
  * @param {string | undefined} zone
  */
-export function logTime (local, zone) {
+export function logTime(local, zone) {
   const iso = local.replace(' ', 'T')
   const suffix = zone === undefined || zone === 'UTC' || zone === 'GMT' ? 'Z' : /^[+-]/.test(zone) ? zone : null
   if (suffix === null) return null
@@ -240,7 +264,7 @@ export function logTime (local, zone) {
  * A vacuum report's figures before any line gave them: null, since older
  * majors leave some out.
  */
-function unreportedFigures () {
+function unreportedFigures() {
   return {
     pages_removed: /** @type {number | null} */ (null),
     pages_remain: /** @type {number | null} */ (null),

@@ -15,7 +15,7 @@ export class EventLog {
   /**
    * @param {{ file: string | null, registry?: client.Registry, log: import('../log.js').Logger }} options
    */
-  constructor ({ file, registry, log }) {
+  constructor({ file, registry, log }) {
     this.file = file
     this.log = log
     /** @type {LabEvent[]} */
@@ -46,7 +46,7 @@ export class EventLog {
    * @param {Omit<LabEvent, 'ts'>} event
    * @returns {Promise<LabEvent>}
    */
-  record (event) {
+  record(event) {
     /** @type {LabEvent} */
     const full = { ts: new Date().toISOString(), ...event }
     this.recent.push(full)
@@ -76,7 +76,7 @@ export class EventLog {
    * @param {() => Promise<T>} change
    * @returns {Promise<T>}
    */
-  async timed (base, change) {
+  async timed(base, change) {
     const started = performance.now()
     const took = () => Math.round(performance.now() - started) / 1000
     await this.record({ kind: 'start', ...base })
@@ -91,7 +91,7 @@ export class EventLog {
   }
 
   /** Waits for pending appends. */
-  flush () {
+  flush() {
     return this.writing
   }
 }

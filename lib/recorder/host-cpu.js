@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs'
 const STAT = '/proc/stat'
 
 export class HostCpu {
-  constructor () {
+  constructor() {
     /** @type {number[] | null} */
     this.last = read()
   }
@@ -19,7 +19,7 @@ export class HostCpu {
    * /proc/stat cannot be read.
    * @returns {{ busy_pct: number, iowait_pct: number, steal_pct: number } | null}
    */
-  sample () {
+  sample() {
     const now = read()
     const last = this.last
     this.last = now
@@ -29,13 +29,17 @@ export class HostCpu {
     const [user, nice, system, , iowait, irq, softirq, steal] = delta
     const total = delta.slice(0, 8).reduce((a, b) => a + b, 0)
     if (!(total > 0)) return null
-    const pct = (/** @type {number} */ ticks) => Math.round(1000 * ticks / total) / 10
-    return { busy_pct: pct(user + nice + system + irq + softirq + steal), iowait_pct: pct(iowait), steal_pct: pct(steal) }
+    const pct = (/** @type {number} */ ticks) => Math.round((1000 * ticks) / total) / 10
+    return {
+      busy_pct: pct(user + nice + system + irq + softirq + steal),
+      iowait_pct: pct(iowait),
+      steal_pct: pct(steal)
+    }
   }
 }
 
 /** The first line of /proc/stat as numbers, or null. */
-function read () {
+function read() {
   try {
     const line = readFileSync(STAT, 'utf8').split('\n', 1)[0]
     if (!line.startsWith('cpu ')) return null

@@ -7,7 +7,7 @@ import { readFile } from 'node:fs/promises'
  * @param {string} file
  * @returns {Promise<any[]>}
  */
-export async function readNdjson (file) {
+export async function readNdjson(file) {
   const text = await readFile(file, 'utf8').catch(() => '')
   const out = []
   for (const line of text.split('\n')) {

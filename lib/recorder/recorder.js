@@ -10,8 +10,10 @@ import { HostCpu } from './host-cpu.js'
  * @property {(() => import('../pgstats/snapshot.js').StatsSnapshot | null) | null} pgStats
  * @property {string | null} table   the workload's table (null: none)
  * @property {(() => Record<string, number | null>) | null} [workloadStats]  the workload's own statistics
- * @property {(() => Record<string, number | boolean | null> | null) | null} [disk]  the data directory's free space and the disk-full state
- * @property {Array<{ name: string, sample: () => unknown }>} [probes]  more figures, each under its name (lib/lab/load-session.js Probe)
+ * @property {(() => Record<string, number | boolean | null> | null) | null} [disk]  the data directory's free space and
+ *   the disk-full state
+ * @property {Array<{ name: string, sample: () => unknown }>} [probes]  more figures, each under its name
+ *   (lib/lab/load-session.js Probe)
  * @property {number} [warmupS]   --warmup: the samples of its seconds are marked (warmup: true)
  */
 
@@ -26,7 +28,7 @@ export class Recorder {
    * @param {RecorderSources} sources
    * @param {import('../log.js').Logger} log
    */
-  constructor (dir, sources, log) {
+  constructor(dir, sources, log) {
     this.dir = dir
     this.file = path.join(dir, 'samples.ndjson')
     this.sources = sources
@@ -47,7 +49,7 @@ export class Recorder {
     this.writing = Promise.resolve()
   }
 
-  async start () {
+  async start() {
     // the samples count from the start of the load, which may come long after the recorder was made (--start-at)
     this.started = Date.now()
     this.previousCpu = process.cpuUsage()
@@ -58,7 +60,7 @@ export class Recorder {
     this.timer = setInterval(() => this.sample(), 1000)
   }
 
-  sample () {
+  sample() {
     const { stats, generator, pgStats, table } = this.sources
     /** @type {Record<string, { done: number, failed: number, p50_us: number | null, p99_us: number | null }>} */
     const requests = {}
@@ -80,9 +82,13 @@ export class Recorder {
     const rows = sum(stats.rows)
     const points = sum(stats.points)
     // open loop and paced clients: how late the requests of that second started
-    const lag = stats.lag.count > this.previousLagCount
-      ? { p50_us: roundOrNull(stats.lag.quantileSince(this.previousLag, 0.5)), p99_us: roundOrNull(stats.lag.quantileSince(this.previousLag, 0.99)) }
-      : null
+    const lag =
+      stats.lag.count > this.previousLagCount
+        ? {
+            p50_us: roundOrNull(stats.lag.quantileSince(this.previousLag, 0.5)),
+            p99_us: roundOrNull(stats.lag.quantileSince(this.previousLag, 0.99))
+          }
+        : null
     this.previousLag.set(stats.lag.counts)
     this.previousLagCount = stats.lag.count
     const cpu = process.cpuUsage(this.previousCpu)
@@ -120,7 +126,7 @@ export class Recorder {
       .catch(err => this.log.warn(`cannot write a sample to ${this.file}: ${err.message}`))
   }
 
-  async stop () {
+  async stop() {
     if (this.timer) clearInterval(this.timer)
     this.timer = null
     await this.writing
@@ -128,14 +134,14 @@ export class Recorder {
 }
 
 /** @param {Float64Array} values */
-function sum (values) {
+function sum(values) {
   let total = 0
   for (let i = 0; i < values.length; i++) total += values[i]
   return total
 }
 
 /** @param {number | null} value */
-function roundOrNull (value) {
+function roundOrNull(value) {
   return value === null ? null : Math.round(value)
 }
 
@@ -152,7 +158,7 @@ const MAX_HOLDERS = 5
  * run's database.
  * @param {import('../pgstats/snapshot.js').StatsSnapshot | null} snapshot
  */
-export function serverFigures (snapshot) {
+export function serverFigures(snapshot) {
   if (!snapshot) return null
   // A session holds back the vacuum of this database's tables only when it
   // is connected to it (or is a replication slot, which holds every
@@ -177,20 +183,25 @@ export function serverFigures (snapshot) {
     // how close the run's database is to an anti-wraparound vacuum
     database: databaseAges(snapshot),
     checkpoints: snapshot.checkpoints ?? null,
-    horizon: snapshot.horizon.filter(h => h.kind === 'slot' || here(h.datname)).slice(0, MAX_HOLDERS).map(h => ({
-      kind: h.kind,
-      pid: h.pid,
-      application_name: h.applicationName,
-      name: h.name,
-      state: h.state,
-      xact_age_s: h.xactAgeS,
-      xmin_age: h.xminAge
-    })),
+    horizon: snapshot.horizon
+      .filter(h => h.kind === 'slot' || here(h.datname))
+      .slice(0, MAX_HOLDERS)
+      .map(h => ({
+        kind: h.kind,
+        pid: h.pid,
+        application_name: h.applicationName,
+        name: h.name,
+        state: h.state,
+        xact_age_s: h.xactAgeS,
+        xmin_age: h.xminAge
+      })),
     locks: snapshot.locks
       ? {
           waiting: locksHere?.waiting ?? 0,
           longest_wait_s: locksHere?.longestWaitS ?? null,
-          blockers: snapshot.locks.blockers.filter(b => here(b.datname)).map(b => ({ pid: b.pid, application_name: b.applicationName })),
+          blockers: snapshot.locks.blockers
+            .filter(b => here(b.datname))
+            .map(b => ({ pid: b.pid, application_name: b.applicationName })),
           waiting_on_server: snapshot.locks.waiting
         }
       : null
@@ -201,7 +212,7 @@ export function serverFigures (snapshot) {
  * age(datfrozenxid) and mxid_age(datminmxid) of the run's database.
  * @param {import('../pgstats/snapshot.js').StatsSnapshot} snapshot
  */
-function databaseAges (snapshot) {
+function databaseAges(snapshot) {
   const database = snapshot.databases.find(d => d.datname === snapshot.datname)
   return database ? { xid_age: database.xidAge, mxid_age: database.mxidAge } : null
 }
@@ -210,11 +221,14 @@ function databaseAges (snapshot) {
  * @param {import('../pgstats/snapshot.js').StatsSnapshot | null} snapshot
  * @param {string | null} table
  */
-function pgFigures (snapshot, table) {
+function pgFigures(snapshot, table) {
   if (!snapshot || table === null) return null
   const row = findTable(snapshot.tables, table)
   // a vacuum of the table, or of one of its partitions
-  const vacuum = snapshot.vacuums.find(v => (v.relname === row?.relname && v.schemaname === row?.schemaname) || (row && v.rootRelname === row.relname)) ?? null
+  const vacuum =
+    snapshot.vacuums.find(
+      v => (v.relname === row?.relname && v.schemaname === row?.schemaname) || (row && v.rootRelname === row.relname)
+    ) ?? null
   return {
     table,
     live_tuples: row?.liveTuples ?? null,

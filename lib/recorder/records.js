@@ -46,22 +46,29 @@
  * @property {PgFigures | null} [pg]
  * @property {number} [rows]          rows the requests reported written in that second
  * @property {number} [points]        points (metric values) they reported written
- * @property {{ p50_us?: number | null, p99_us?: number | null }} [lag]  paced or open loop: how late the requests started
+ * @property {{ p50_us?: number | null, p99_us?: number | null }} [lag]  paced or open loop: how late the requests
+ *   started
  * @property {Record<string, number | null>} [workload]  the workload's own statistics
  * @property {number} [connections]   the generator's open connections
  * @property {number} [reconnects]    the generator's reconnects so far (cumulative)
  * @property {ServerFigures | null} [server]  the whole server as of the last poll (recorder.js serverFigures)
- * @property {{ busy_pct: number, iowait_pct: number, steal_pct: number } | null} [host]  the machine's CPU in that second (recorder/host-cpu.js)
+ * @property {{ busy_pct: number, iowait_pct: number, steal_pct: number } | null} [host]  the machine's CPU in that
+ *   second (recorder/host-cpu.js)
  */
 
 /**
  * @typedef {object} ServerFigures
  * @property {string} [polled_at]
- * @property {Array<{ pid: number | null, table: string, mode: string, phase_name: string, started_at: number | null, dead_tuple_bytes?: number | null, max_dead_tuple_bytes?: number | null, indexes_total?: number | null, indexes_processed?: number | null, delay_time_s?: number | null }>} [vacuums]
- * @property {{ xid_age: number | null, mxid_age: number | null } | null} [database]  the run's database's age(datfrozenxid) and mxid_age(datminmxid)
+ * @property {Array<{ pid: number | null, table: string, mode: string, phase_name: string, started_at: number | null,
+ *     dead_tuple_bytes?: number | null, max_dead_tuple_bytes?: number | null, indexes_total?: number | null,
+ * indexes_processed?: number | null, delay_time_s?: number | null }>} [vacuums]
+ * @property {{ xid_age: number | null, mxid_age: number | null } | null} [database]  the run's database's
+ *   age(datfrozenxid) and mxid_age(datminmxid)
  * @property {{ timed: number | null, requested: number | null } | null} [checkpoints]
- * @property {Array<{ kind: string, pid: number | null, application_name: string | null, name: string | null, state: string | null, xact_age_s: number | null, xmin_age: number | null }>} [horizon]
- * @property {{ waiting: number, longest_wait_s: number | null, blockers: Array<{ pid: number, application_name: string | null }>, waiting_on_server?: number } | null} [locks]  the run's database's
+ * @property {Array<{ kind: string, pid: number | null, application_name: string | null, name: string | null,
+ *     state: string | null, xact_age_s: number | null, xmin_age: number | null }>} [horizon]
+ * @property {{ waiting: number, longest_wait_s: number | null, blockers: Array<{ pid: number,
+ *     application_name: string | null }>, waiting_on_server?: number } | null} [locks]  the run's database's
  */
 
 /**

@@ -21,7 +21,7 @@ const MAX_AUTOVACUUMS = 200
  * @param {string | null} dataDir
  * @returns {Promise<{ file: string, offset: number } | null>}
  */
-export async function serverLogMark (dataDir) {
+export async function serverLogMark(dataDir) {
   if (!dataDir) return null
   const file = path.join(dataDir, SERVER_LOG)
   const info = await stat(file).catch(() => null)
@@ -44,7 +44,7 @@ export async function serverLogMark (dataDir) {
  * @param {{ file: string, offset: number } | null} logMark   serverLogMark at the start of the run
  * @returns {Promise<{ vacuums: VacuumEntry[], autovacuum_source: string }>}
  */
-export async function recordVacuums (recordDir, logMark) {
+export async function recordVacuums(recordDir, logMark) {
   const eventsFile = path.join(recordDir, 'events.ndjson')
   const text = await readFile(eventsFile, 'utf8').catch(() => '')
   /** @type {VacuumEntry[]} */
@@ -57,25 +57,44 @@ export async function recordVacuums (recordDir, logMark) {
       continue
     }
     if (event?.kind !== 'end' || !/^vacuum/.test(String(event.action)) || !event.detail?.cost) continue
-    vacuums.push({ ts: event.ts, action: event.action, table: event.table ?? null, duration_s: event.duration_s ?? null, cost: event.detail.cost })
+    vacuums.push({
+      ts: event.ts,
+      action: event.action,
+      table: event.table ?? null,
+      duration_s: event.duration_s ?? null,
+      cost: event.detail.cost
+    })
   }
-  if (!logMark) return { vacuums, autovacuum_source: 'none: the server log is not local (autovacuums show in the samples\' vacuum progress only)' }
+  if (!logMark) {
+    return {
+      vacuums,
+      autovacuum_source: "none: the server log is not local (autovacuums show in the samples' vacuum progress only)"
+    }
+  }
   const logged = await readLogFrom(logMark)
-  const autos = autovacuumsInLog(logged).filter(a => !/^[^.]*\.(pg_catalog|pg_toast|information_schema)\./.test(a.report.relation)).slice(0, MAX_AUTOVACUUMS)
+  const autos = autovacuumsInLog(logged)
+    .filter(a => !/^[^.]*\.(pg_catalog|pg_toast|information_schema)\./.test(a.report.relation))
+    .slice(0, MAX_AUTOVACUUMS)
   const lines = []
   for (const { ts, report } of autos) {
     const cost = vacuumCost({ report, before: null, after: null, phases: null, source: 'server log' })
     cost.unavailable.vm = 'an autovacuum: the visibility map is not read around it'
     cost.unavailable.io = 'an autovacuum: pg_stat_io is not read around it'
-    cost.unavailable.phases = 'an autovacuum: phases show in the samples\' vacuum progress'
-    if (cost.pages_frozen === null) cost.unavailable.pages_frozen = needs(16, 'older majors\' autovacuum log entries do not count frozen pages')
+    cost.unavailable.phases = "an autovacuum: phases show in the samples' vacuum progress"
+    if (cost.pages_frozen === null) {
+      cost.unavailable.pages_frozen = needs(16, "older majors' autovacuum log entries do not count frozen pages")
+    }
     const action = report.mode === 'wraparound' ? 'autovacuum_wraparound' : 'autovacuum'
     const table = report.relation.split('.').slice(1).join('.')
     vacuums.push({ ts, action, table, duration_s: null, cost })
     if (ts) lines.push(JSON.stringify({ ts, kind: 'point', action, table, detail: { cost } }) + '\n')
   }
   if (lines.length) await appendFile(eventsFile, lines.join(''))
-  return { vacuums, autovacuum_source: `the server log (${SERVER_LOG}; autovacuums shorter than log_autovacuum_min_duration are not in it)` }
+  return {
+    vacuums,
+    autovacuum_source:
+      `the server log (${SERVER_LOG}; autovacuums shorter than log_autovacuum_min_duration ` + `are not in it)`
+  }
 }
 
 /**
@@ -83,7 +102,7 @@ export async function recordVacuums (recordDir, logMark) {
  * truncated), at most 64 MiB.
  * @param {{ file: string, offset: number }} mark
  */
-export async function readLogFrom ({ file, offset }) {
+export async function readLogFrom({ file, offset }) {
   const handle = await open(file, 'r').catch(() => null)
   if (!handle) return ''
   try {

@@ -14,8 +14,10 @@ import { readNdjson } from './ndjson.js'
 // `wraparound`; each failsafe is also appended to the run's events as a point.
 
 const PREFIX_TIME = /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?)(?: ([A-Z]{2,5}|[+-]\d\d(?::?\d\d)?))?/
-const WRAPAROUND_HEAD = /LOG:\s+automatic (?:aggressive )?vacuum to prevent wraparound of table "([^"]+)": index scans: (\d+)/
-const FAILSAFE = /WARNING:\s+bypassing nonessential maintenance of table "([^"]+)" as a failsafe after (\d+) index scans/
+const WRAPAROUND_HEAD =
+  /LOG:\s+automatic (?:aggressive )?vacuum to prevent wraparound of table "([^"]+)": index scans: (\d+)/
+const FAILSAFE =
+  /WARNING:\s+bypassing nonessential maintenance of table "([^"]+)" as a failsafe after (\d+) index scans/
 
 /**
  * @typedef {object} Failsafe
@@ -52,7 +54,7 @@ const FAILSAFE = /WARNING:\s+bypassing nonessential maintenance of table "([^"]+
  * Anti-wraparound autovacuums (with their window) and failsafes in a log.
  * @param {string} text
  */
-export function wraparoundInLog (text) {
+export function wraparoundInLog(text) {
   /** @type {{ relation: string, end: string, duration_s: number, index_scans: number }[]} */
   const vacuums = []
   /** @type {Failsafe[]} */
@@ -70,7 +72,9 @@ export function wraparoundInLog (text) {
       const m = /elapsed: ([\d.]+) s/.exec(lines[++i])
       if (m) elapsed = Number(m[1])
     }
-    if (elapsed !== null) vacuums.push({ relation: head[1], end: ts, duration_s: elapsed, index_scans: Number(head[2]) })
+    if (elapsed !== null) {
+      vacuums.push({ relation: head[1], end: ts, duration_s: elapsed, index_scans: Number(head[2]) })
+    }
   }
   return { vacuums, failsafes }
 }
@@ -79,7 +83,7 @@ export function wraparoundInLog (text) {
  * @param {string} relation   database.schema.table
  * @param {string} table      table or schema.table
  */
-function isTable (relation, table) {
+function isTable(relation, table) {
   const parts = relation.split('.')
   const wanted = table.includes('.') ? table : `public.${table}`
   return parts.slice(1).join('.') === wanted
@@ -92,7 +96,7 @@ function isTable (relation, table) {
  * @param {{ file: string, offset: number } | null} logMark
  * @param {string | null} table   the watched table
  */
-export async function recordWraparound (recordDir, logMark, table) {
+export async function recordWraparound(recordDir, logMark, table) {
   if (!logMark || !table) return null
   const found = wraparoundInLog(await readLogFrom(logMark))
   const mine = found.vacuums.filter(v => isTable(v.relation, table))
@@ -101,7 +105,8 @@ export async function recordWraparound (recordDir, logMark, table) {
   const samples = await readSamples(path.join(recordDir, 'samples.ndjson'))
   const windows = mine.map(v => ({ v, endMs: Date.parse(v.end), startMs: Date.parse(v.end) - v.duration_s * 1000 }))
   // a second overlaps a vacuum when any of it falls within the vacuum
-  const overlaps = (/** @type {Sample} */ s, /** @type {{ startMs: number, endMs: number }} */ w) => s.endMs > w.startMs && s.endMs - 1000 < w.endMs
+  const overlaps = (/** @type {Sample} */ s, /** @type {{ startMs: number, endMs: number }} */ w) =>
+    s.endMs > w.startMs && s.endMs - 1000 < w.endMs
   const outside = figures(samples.filter(s => !windows.some(w => overlaps(s, w))))
   // the load alone: neither an anti-wraparound vacuum nor age-xids (whose
   // bursts take CPU from the load too) ran in those seconds
@@ -113,12 +118,16 @@ export async function recordWraparound (recordDir, logMark, table) {
   // vacuum's own entry): each goes to the one vacuum nearest it, within the
   // second the log's times are rounded to, not to every vacuum that near
   // (two short vacuums can end and start within a second)
-  const trippedBy = new Set(found.failsafes.filter(f => f.watched && f.ts !== null).map(f => {
-    const at = Date.parse(/** @type {string} */ (f.ts))
-    const distances = windows.map(w => Math.max(0, w.startMs - at, at - w.endMs))
-    const nearest = distances.indexOf(Math.min(...distances))
-    return distances[nearest] <= 1000 ? nearest : -1
-  }))
+  const trippedBy = new Set(
+    found.failsafes
+      .filter(f => f.watched && f.ts !== null)
+      .map(f => {
+        const at = Date.parse(/** @type {string} */ (f.ts))
+        const distances = windows.map(w => Math.max(0, w.startMs - at, at - w.endMs))
+        const nearest = distances.indexOf(Math.min(...distances))
+        return distances[nearest] <= 1000 ? nearest : -1
+      })
+  )
   /** @type {WraparoundVacuum[]} */
   const vacuums = windows.map(({ v, startMs, endMs }, index) => {
     const during = figures(samples.filter(s => overlaps(s, { startMs, endMs })))
@@ -139,7 +148,18 @@ export async function recordWraparound (recordDir, logMark, table) {
   })
   const watched = found.failsafes.filter(f => f.watched)
   const others = found.failsafes.filter(f => !f.watched)
-  const lines = watched.filter(f => f.ts).map(f => JSON.stringify({ ts: f.ts, kind: 'point', action: 'failsafe', table, detail: { relation: f.relation, index_scans: f.index_scans } }) + '\n')
+  const lines = watched
+    .filter(f => f.ts)
+    .map(
+      f =>
+        JSON.stringify({
+          ts: f.ts,
+          kind: 'point',
+          action: 'failsafe',
+          table,
+          detail: { relation: f.relation, index_scans: f.index_scans }
+        }) + '\n'
+    )
   if (lines.length) await appendFile(path.join(recordDir, 'events.ndjson'), lines.join(''))
   return {
     table,
@@ -150,7 +170,10 @@ export async function recordWraparound (recordDir, logMark, table) {
     other_failsafes: { count: others.length, by_database: countBy(others.map(f => f.relation.split('.')[0])) },
     outside,
     quiet,
-    ratios_against: baseline === quiet ? 'quiet: seconds with neither an anti-wraparound vacuum of the table nor age-xids running' : 'outside: seconds with no anti-wraparound vacuum of the table (fewer than 5 quiet ones)',
+    ratios_against:
+      baseline === quiet
+        ? 'quiet: seconds with neither an anti-wraparound vacuum of the table nor age-xids running'
+        : 'outside: seconds with no anti-wraparound vacuum of the table (fewer than 5 quiet ones)',
     vacuums
   }
 }
@@ -164,7 +187,7 @@ export async function recordWraparound (recordDir, logMark, table) {
  * @param {string} action
  * @returns {Promise<{ startMs: number, endMs: number }[]>}
  */
-async function actionWindows (file, action) {
+async function actionWindows(file, action) {
   /** @type {{ startMs: number, endMs: number }[]} */
   const windows = []
   /** @type {number[]} */
@@ -172,7 +195,8 @@ async function actionWindows (file, action) {
   for (const e of await readNdjson(file)) {
     if (e?.action !== action) continue
     if (e.kind === 'start') open.push(Date.parse(e.ts))
-    else if (e.kind === 'end' && open.length) windows.push({ startMs: /** @type {number} */ (open.shift()), endMs: Date.parse(e.ts) })
+    else if (e.kind === 'end' && open.length)
+      windows.push({ startMs: /** @type {number} */ (open.shift()), endMs: Date.parse(e.ts) })
   }
   for (const startMs of open) windows.push({ startMs, endMs: Infinity })
   return windows
@@ -184,7 +208,7 @@ async function actionWindows (file, action) {
  * @param {string} file
  * @returns {Promise<Sample[]>}
  */
-async function readSamples (file) {
+async function readSamples(file) {
   /** @type {Sample[]} */
   const out = []
   for (const s of await readNdjson(file)) {
@@ -205,7 +229,7 @@ async function readSamples (file) {
  * @param {Sample[]} samples
  * @returns {WindowFigures}
  */
-function figures (samples) {
+function figures(samples) {
   const p99s = /** @type {number[]} */ (samples.map(s => s.p99).filter(p => p !== null))
   return {
     samples: samples.length,
@@ -219,12 +243,12 @@ function figures (samples) {
  * @param {number | null} a
  * @param {number | null} b
  */
-function ratio (a, b) {
-  return a === null || b === null || b === 0 ? null : Math.round(a / b * 100) / 100
+function ratio(a, b) {
+  return a === null || b === null || b === 0 ? null : Math.round((a / b) * 100) / 100
 }
 
 /** @param {string[]} names */
-function countBy (names) {
+function countBy(names) {
   /** @type {Record<string, number>} */
   const counts = {}
   for (const name of names) counts[name] = (counts[name] ?? 0) + 1

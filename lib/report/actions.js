@@ -8,7 +8,7 @@ import { fmtBytes, fmtNumber, fmtSeconds } from './html.js'
  * variants' line colours (charts.js).
  * @param {string} action
  */
-export function actionColor (action) {
+export function actionColor(action) {
   if (/freeze|wraparound/.test(action)) return '#e8590c'
   if (/^autovacuum/.test(action)) return '#0b7285'
   if (/^vacuum/.test(action)) return '#1971c2'
@@ -31,7 +31,7 @@ export function actionColor (action) {
  * @param {boolean} failed
  * @param {import('../results/read.js').LabEvent | null} [start]
  */
-export function actionLabel (action, failed, start = null) {
+export function actionLabel(action, failed, start = null) {
   let name = action.replace(/[_-]/g, ' ')
   const sql = typeof start?.detail?.sql === 'string' ? start.detail.sql : ''
   if (action === 'vacuum' && /^VACUUM \([^)]*\bFULL\b/.test(sql)) name = 'vacuum full'
@@ -46,7 +46,7 @@ export function actionLabel (action, failed, start = null) {
  * @param {import('../results/read.js').LabEvent | null} start
  * @param {import('../results/read.js').LabEvent | null} end   null: not ended
  */
-export function actionDetail (start, end) {
+export function actionDetail(start, end) {
   const action = (end ?? start)?.action ?? ''
   const startDetail = /** @type {Record<string, any>} */ (start?.detail ?? {})
   const d = /** @type {Record<string, any>} */ (end?.detail ?? {})
@@ -54,14 +54,26 @@ export function actionDetail (start, end) {
   if (action === 'drop-partitions' && end) {
     if (typeof d.skipped === 'string') parts.push(`skipped: ${d.skipped}`)
     else if (d.note) parts.push(`nothing dropped: ${d.note}`)
-    else parts.push(`${fmtNumber(d.dropped ?? 0)} partition${d.dropped === 1 ? '' : 's'} dropped: ${fmtNumber(d.rows ?? 0)} rows, ${fmtBytes(d.bytes ?? 0)}`)
+    else
+      parts.push(
+        `${fmtNumber(d.dropped ?? 0)} partition${d.dropped === 1 ? '' : 's'} dropped: ` +
+          `${fmtNumber(d.rows ?? 0)} rows, ${fmtBytes(d.bytes ?? 0)}`
+      )
   } else if (action === 'delete' && end) {
     if (typeof d.skipped === 'string') parts.push(`skipped: ${d.skipped}`)
     else if (d.note) parts.push(`nothing deleted: ${d.note}`)
-    else parts.push(`${fmtNumber(d.rows_deleted ?? 0)} rows deleted in ${fmtNumber(d.batches ?? 0)} batch${d.batches === 1 ? '' : 'es'}${d.batch ? ` of ${fmtNumber(d.batch)}` : ''}`)
+    else
+      parts.push(
+        `${fmtNumber(d.rows_deleted ?? 0)} rows deleted in ${fmtNumber(d.batches ?? 0)} ` +
+          `batch${d.batches === 1 ? '' : 'es'}${d.batch ? ` of ${fmtNumber(d.batch)}` : ''}`
+      )
   } else if (action === 'evict-cache' && end && typeof d.files === 'number') {
     const page = typeof d.page_size === 'number' ? d.page_size : 4096
-    parts.push(`${fmtNumber(d.files)} file${d.files === 1 ? '' : 's'} (${fmtBytes(d.bytes ?? 0)}) evicted from the page cache: ${fmtBytes((d.resident_pages_before ?? 0) * page)} resident before, ${fmtBytes((d.resident_pages_after ?? 0) * page)} after`)
+    parts.push(
+      `${fmtNumber(d.files)} file${d.files === 1 ? '' : 's'} (${fmtBytes(d.bytes ?? 0)}) evicted from the page ` +
+        `cache: ${fmtBytes((d.resident_pages_before ?? 0) * page)} resident before, ` +
+        `${fmtBytes((d.resident_pages_after ?? 0) * page)} after`
+    )
   } else if (typeof startDetail.sql === 'string') {
     parts.push(startDetail.sql)
   }

@@ -26,7 +26,7 @@ export const MIN_SMOOTHING_S = 3
  * @param {'points' | 'rows'} unit
  * @returns {LinePoint[]}
  */
-export function series (run, unit) {
+export function series(run, unit) {
   const points = timeline(run)
   /** @type {LinePoint[]} */
   const line = []
@@ -55,7 +55,7 @@ export function series (run, unit) {
  * @param {LinePoint[]} line
  * @param {number} windowS
  */
-export function smoothed (line, windowS) {
+export function smoothed(line, windowS) {
   return line.map((p, i) => {
     const values = []
     for (let j = i; j >= 0 && line[j].x > p.x - windowS; j--) {
@@ -77,15 +77,22 @@ export function smoothed (line, windowS) {
  * @param {number} crossing
  * @param {number} boundUs
  */
-export function climbStart (line, from, crossing, boundUs) {
-  const before = /** @type {number[]} */ (line.slice(from, crossing).map(p => p.lag).filter(v => v !== null))
+export function climbStart(line, from, crossing, boundUs) {
+  const before = /** @type {number[]} */ (
+    line
+      .slice(from, crossing)
+      .map(p => p.lag)
+      .filter(v => v !== null)
+  )
   if (before.length === 0) return crossing
   const level = median(before)
   const spread = 1.4826 * median(before.map(v => Math.abs(v - level)))
   const threshold = level + Math.max(3 * spread, 0.05 * (boundUs - level))
   let knee = crossing
   while (knee - 1 >= from) {
-    const around = /** @type {number[]} */ ([line[knee - 2]?.lag, line[knee - 1].lag, line[knee]?.lag].filter(v => typeof v === 'number'))
+    const around = /** @type {number[]} */ (
+      [line[knee - 2]?.lag, line[knee - 1].lag, line[knee]?.lag].filter(v => typeof v === 'number')
+    )
     if (around.length === 0 || median(around) <= threshold) break
     knee--
   }
@@ -99,7 +106,7 @@ export function climbStart (line, from, crossing, boundUs) {
  * @param {number} from
  * @param {number} to
  */
-export function lagSlope (line, from, to) {
+export function lagSlope(line, from, to) {
   let n = 0
   let sx = 0
   let sy = 0
@@ -115,12 +122,12 @@ export function lagSlope (line, from, to) {
     sxx += x * x
     sxy += x * y
   }
-  const varX = sxx - sx * sx / n
-  return n < 3 || varX <= 0 ? null : (sxy - sx * sy / n) / varX
+  const varX = sxx - (sx * sx) / n
+  return n < 3 || varX <= 0 ? null : (sxy - (sx * sy) / n) / varX
 }
 
 /** @param {number[]} values  not empty */
-export function median (values) {
+export function median(values) {
   const sorted = [...values].sort((a, b) => a - b)
   const mid = sorted.length >> 1
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
@@ -132,7 +139,7 @@ export function median (values) {
  * @param {number} fromX
  * @param {number} toX
  */
-export function meanRate (line, fromX, toX) {
+export function meanRate(line, fromX, toX) {
   let delivered = 0
   let seconds = 0
   for (const p of line) {
@@ -149,7 +156,7 @@ export function meanRate (line, fromX, toX) {
  * @param {LinePoint[]} line
  * @param {number} windowS
  */
-export function peakWindow (line, windowS) {
+export function peakWindow(line, windowS) {
   const first = line[0].x - line[0].dt
   let best = null
   for (const p of line) {

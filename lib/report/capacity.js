@@ -9,12 +9,20 @@ import { climbStart, lagSlope, meanRate, MIN_SMOOTHING_S, peakWindow, series, sm
 // the line it is found on, and the arithmetic along it, are capacity-line.js.
 
 export const CAPACITY_METHOD = {
-  lag: 'per second, the p99 of how late paced requests ended, from when they were due (their latency); of how late they started when the samples carry it',
+  lag:
+    'per second, the p99 of how late paced requests ended, from when they were due (their latency); ' +
+    'of how late they started when the samples carry it',
   bound: 'the pacing interval: a request ending later than one interval after it was due delays the next',
   smoothed_lag: 'median of the lag over a trailing window of one interval (at least 3 s)',
-  knee: 'where the climb of the last excursion of the smoothed lag above the bound (lasting to the end) began: back from where it crossed the bound, the first second of the climb above the level before it (median + 3 × 1.4826 × MAD, at least 5 % of the way to the bound)',
-  unbounded: 'that excursion lasted at least 2 intervals (at least 10 s) and the lag rose from the knee to the end (least-squares slope above 0)',
-  capacity: 'mean points (else rows) per second delivered in the window ending at the knee, 2 intervals long (at least 5 s)',
+  knee:
+    'where the climb of the last excursion of the smoothed lag above the bound (lasting to the end) began: ' +
+    'back from where it crossed the bound, the first second of the climb above the level before it ' +
+    '(median + 3 × 1.4826 × MAD, at least 5 % of the way to the bound)',
+  unbounded:
+    'that excursion lasted at least 2 intervals (at least 10 s) and the lag rose from the knee to the end ' +
+    '(least-squares slope above 0)',
+  capacity:
+    'mean points (else rows) per second delivered in the window ending at the knee, 2 intervals long (at least 5 s)',
   peak: 'highest mean over such a window during the load',
   after_knee: 'mean delivered from the knee to the end of the load'
 }
@@ -59,12 +67,16 @@ const MIN_EXCURSION_S = 10
  * @param {import('../results/read.js').RunData} run
  * @returns {RunCapacity | null}
  */
-export function runCapacity (run) {
+export function runCapacity(run) {
   const intervalS = Number(run.summary?.pacing_interval_s)
   const mode = run.summary?.mode ?? run.info.mode
   if (mode !== 'paced' || !(intervalS > 0)) return null
   /** @type {'points' | 'rows' | null} */
-  const unit = run.samples.some(s => Number(s.points) > 0) ? 'points' : run.samples.some(s => Number(s.rows) > 0) ? 'rows' : null
+  const unit = run.samples.some(s => Number(s.points) > 0)
+    ? 'points'
+    : run.samples.some(s => Number(s.rows) > 0)
+      ? 'rows'
+      : null
   if (unit === null) return null
   const line = series(run, unit)
   if (line.length === 0) return null
@@ -80,15 +92,31 @@ export function runCapacity (run) {
     peak_per_s: round(peakWindow(line, windowS)),
     max_clients: maxOf(line.map(p => p.clients))
   }
-  const empty = { capacity_per_s: null, knee_s: null, clients_at_knee: null, lag_at_knee_us: null, lag_at_end_us: null, lag_growth: null, after_knee_per_s: null, stats: null }
-  const known = smooth.flatMap((v, i) => v === null ? [] : [i])
+  const empty = {
+    capacity_per_s: null,
+    knee_s: null,
+    clients_at_knee: null,
+    lag_at_knee_us: null,
+    lag_at_end_us: null,
+    lag_growth: null,
+    after_knee_per_s: null,
+    stats: null
+  }
+  const known = smooth.flatMap((v, i) => (v === null ? [] : [i]))
   if (known.length === 0) return { verdict: 'no_lag', ...base, ...empty }
   const last = known[known.length - 1]
   const endLag = round(smooth[last])
-  if (/** @type {number} */ (smooth[last]) <= boundUs) return { verdict: 'kept_up', ...base, ...empty, lag_at_end_us: endLag }
+  if (/** @type {number} */ (smooth[last]) <= boundUs)
+    return { verdict: 'kept_up', ...base, ...empty, lag_at_end_us: endLag }
   const within = known.filter(i => /** @type {number} */ (smooth[i]) <= boundUs)
   if (within.length === 0) {
-    return { verdict: 'overloaded_throughout', ...base, ...empty, lag_at_end_us: endLag, after_knee_per_s: round(meanRate(line, line[0].x - 1, line[line.length - 1].x)) }
+    return {
+      verdict: 'overloaded_throughout',
+      ...base,
+      ...empty,
+      lag_at_end_us: endLag,
+      after_knee_per_s: round(meanRate(line, line[0].x - 1, line[line.length - 1].x))
+    }
   }
   const lastWithin = within[within.length - 1]
   const crossing = known.find(i => i > lastWithin) ?? last
@@ -122,7 +150,7 @@ export function runCapacity (run) {
  * @param {number} windowS
  * @returns {CapacityStats}
  */
-function statsAround (line, knee, windowS) {
+function statsAround(line, knee, windowS) {
   const kneeX = line[knee].x
   const before = line.filter(p => p.x > kneeX - windowS && p.x <= kneeX)
   const start = before[0] ?? line[knee]
@@ -130,7 +158,11 @@ function statsAround (line, knee, windowS) {
   /** @type {CapacityStats['workload']} */
   const workload = {}
   for (const name of Object.keys({ ...start.workload, ...line[knee].workload, ...end.workload })) {
-    workload[name] = { before: start.workload[name] ?? null, at_knee: line[knee].workload[name] ?? null, at_end: end.workload[name] ?? null }
+    workload[name] = {
+      before: start.workload[name] ?? null,
+      at_knee: line[knee].workload[name] ?? null,
+      at_end: end.workload[name] ?? null
+    }
   }
   const cpu = before.map(p => p.cpuPct).filter(v => v !== null)
   return {
@@ -145,7 +177,7 @@ function statsAround (line, knee, windowS) {
  * Capacity across the repetitions of a variant.
  * @param {Array<RunCapacity | null>} reps
  */
-export function capacitySpread (reps) {
+export function capacitySpread(reps) {
   const found = /** @type {RunCapacity[]} */ (reps.filter(r => r !== null))
   if (found.length === 0) return null
   const knees = found.filter(r => r.verdict === 'knee').map(r => /** @type {number} */ (r.capacity_per_s))
@@ -153,12 +185,13 @@ export function capacitySpread (reps) {
   return {
     unit: found[0].unit,
     verdicts: found.map(r => r.verdict),
-    capacity_per_s: mean === null ? null : { mean: round(mean), min: Math.min(...knees), max: Math.max(...knees), n: knees.length }
+    capacity_per_s:
+      mean === null ? null : { mean: round(mean), min: Math.min(...knees), max: Math.max(...knees), n: knees.length }
   }
 }
 
 /** @param {Array<number | null>} values */
-function maxOf (values) {
+function maxOf(values) {
   const known = /** @type {number[]} */ (values.filter(v => v !== null))
   return known.length ? Math.max(...known) : null
 }
@@ -167,8 +200,7 @@ function maxOf (values) {
  * @param {number | null | undefined} value
  * @param {number} [digits]
  */
-function round (value, digits = 1) {
+function round(value, digits = 1) {
   const f = 10 ** digits
   return value === null || value === undefined || !Number.isFinite(value) ? null : Math.round(value * f) / f
 }
-

@@ -15,10 +15,14 @@ const CHANGE_COLOR = '#d62728'
  * @param {import('../results/read.js').RunData} run
  * @returns {import('../analysis/explain.js').Change[]}
  */
-export function runChanges (run) {
+export function runChanges(run) {
   if (Array.isArray(run.summary?.changes)) return run.summary.changes
   if (run.samples.length === 0) return []
-  return explainRun({ samples: run.samples, events: run.events, statsIntervalS: Number(run.info.args?.statsInterval) || 1 }).changes
+  return explainRun({
+    samples: run.samples,
+    events: run.events,
+    statsIntervalS: Number(run.info.args?.statsInterval) || 1
+  }).changes
 }
 
 /**
@@ -26,7 +30,7 @@ export function runChanges (run) {
  * the changes count from.
  * @param {import('../results/read.js').RunData} run
  */
-function loadOffsetS (run) {
+function loadOffsetS(run) {
   // to a tenth of a second, as the changes are
   return run.samples.length === 0 ? 0 : Math.round((loadStartMs(run.samples) - run.t0) / 100) / 10
 }
@@ -37,12 +41,14 @@ function loadOffsetS (run) {
  * @param {string} [prefix]   the variant's name, on pages of several runs
  * @returns {import('./marks.js').EventMark[]}
  */
-export function changeMarks (run, prefix = '') {
+export function changeMarks(run, prefix = '') {
   const offset = loadOffsetS(run)
   return groupChanges(runChanges(run)).map(group => ({
     from: Math.round((group.at_s + offset) * 1000) / 1000,
     to: null,
-    label: short(`${prefix}changed: ${group.changes.map(describeChange).join(', ')} (${describeCauses(group.causes, 1)})`),
+    label: short(
+      `${prefix}changed: ${group.changes.map(describeChange).join(', ')} (${describeCauses(group.causes, 1)})`
+    ),
     color: CHANGE_COLOR,
     detail: describeCauses(group.causes, 5)
   }))
@@ -54,14 +60,23 @@ export function changeMarks (run, prefix = '') {
  * @param {import('../results/read.js').RunData} run
  * @param {{ heading?: string }} [options]
  */
-export function changesSection (run, { heading = '<h2>What changed</h2>' } = {}) {
+export function changesSection(run, { heading = '<h2>What changed</h2>' } = {}) {
   const changes = runChanges(run)
   const offset = loadOffsetS(run)
-  const method = '<p class="lead">Each per-second series is cut into segments where its level moved by at least a fifth (two fifths for a latency) for at least 10 s, by binary segmentation with a rank test corrected for autocorrelation; a cause is named when what the lab saw began, ended or changed within a few seconds of the change (see docs/change-points.md). Times are seconds from the time axis\' zero.</p>'
+  const method =
+    '<p class="lead">Each per-second series is cut into segments where its level moved by at least a fifth ' +
+    '(two fifths for a latency) for at least 10 s, by binary segmentation with a rank test corrected for ' +
+    'autocorrelation; a cause is named when what the lab saw began, ended or changed within a few seconds of ' +
+    "the change (see docs/change-points.md). Times are seconds from the time axis' zero.</p>"
   if (changes.length === 0) {
     return `${heading}${run.samples.length ? '<p class="lead">Nothing: no series of this run moved beyond the noise.</p>' : '<p class="lead">No samples: nothing to segment.</p>'}${method}`
   }
-  const moments = groupChanges(changes).map(group => `<tr><td>${fmtSeconds(group.at_s + offset)}</td><td style="text-align:left">${group.changes.map(c => esc(describeChange(c))).join('<br>')}</td><td style="text-align:left">${group.causes.length === 0 ? '<span class="muted">no cause seen</span>' : group.causes.map(c => `${esc(c.label)} <span class="muted">(${fmtSeconds(c.at_s + offset)})</span>`).join('<br>')}</td></tr>`)
+  const moments = groupChanges(changes).map(
+    group =>
+      `<tr><td>${fmtSeconds(group.at_s + offset)}</td><td ` +
+      `style="text-align:left">${group.changes.map(c => esc(describeChange(c))).join('<br>')}</td><td ` +
+      `style="text-align:left">${group.causes.length === 0 ? '<span class="muted">no cause seen</span>' : group.causes.map(c => `${esc(c.label)} <span class="muted">(${fmtSeconds(c.at_s + offset)})</span>`).join('<br>')}</td></tr>`
+  )
   /** @type {Map<string, import('../analysis/explain.js').Change[]>} */
   const byMetric = new Map()
   for (const change of changes) byMetric.set(change.metric, [...(byMetric.get(change.metric) ?? []), change])
@@ -70,8 +85,13 @@ export function changesSection (run, { heading = '<h2>What changed</h2>' } = {})
     list.sort((a, b) => a.at_s - b.at_s)
     const levels = [list[0].before, ...list.map(c => c.after)]
     const starts = [0, ...list.map(c => c.at_s)]
-    const cells = levels.map((level, i) => `${fmtSeconds(starts[i] + offset)}${i + 1 < starts.length ? `–${fmtSeconds(starts[i + 1] + offset)}` : '–end'}: <b>${esc(metricValue(metric, level.median))}</b> <span class="muted">[${esc(metricValue(metric, level.low))}, ${esc(metricValue(metric, level.high))}]</span>`)
-    segmentRows.push(`<tr><td>${esc(metricName(metric))}</td><td style="text-align:left">${cells.join(' → ')}</td></tr>`)
+    const cells = levels.map(
+      (level, i) =>
+        `${fmtSeconds(starts[i] + offset)}${i + 1 < starts.length ? `–${fmtSeconds(starts[i + 1] + offset)}` : '–end'}: <b>${esc(metricValue(metric, level.median))}</b> <span class="muted">[${esc(metricValue(metric, level.low))}, ${esc(metricValue(metric, level.high))}]</span>`
+    )
+    segmentRows.push(
+      `<tr><td>${esc(metricName(metric))}</td><td style="text-align:left">${cells.join(' → ')}</td></tr>`
+    )
   }
   return `${heading}${method}
 <div class="tablewrap"><table class="changes">
@@ -86,6 +106,6 @@ export function changesSection (run, { heading = '<h2>What changed</h2>' } = {})
 const MARK_LABEL_CHARS = 90
 
 /** @param {string} text */
-function short (text) {
+function short(text) {
   return text.length > MARK_LABEL_CHARS ? `${text.slice(0, MARK_LABEL_CHARS - 1)}…` : text
 }

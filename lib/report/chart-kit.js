@@ -11,10 +11,21 @@ const TYPE_COLORS = /** @type {Record<string, string>} */ ({
 })
 // Repetitions and variants: colours that the action bands (orange, blue,
 // green, purple at low opacity) do not drown.
-const PALETTE = ['#1c7ed6', '#c2255c', '#2b8a3e', '#7048e8', '#0b7285', '#e67700', '#5c940d', '#862e9c', '#495057', '#a61e4d']
+const PALETTE = [
+  '#1c7ed6',
+  '#c2255c',
+  '#2b8a3e',
+  '#7048e8',
+  '#0b7285',
+  '#e67700',
+  '#5c940d',
+  '#862e9c',
+  '#495057',
+  '#a61e4d'
+]
 
 /** @param {number} i */
-export function paletteColor (i) {
+export function paletteColor(i) {
   return PALETTE[i % PALETTE.length]
 }
 
@@ -22,7 +33,7 @@ export function paletteColor (i) {
  * @param {string} type
  * @param {number} i
  */
-export function typeColor (type, i) {
+export function typeColor(type, i) {
   return TYPE_COLORS[type] ?? paletteColor(i + 5)
 }
 
@@ -31,7 +42,7 @@ export function typeColor (type, i) {
  * @param {string} dir
  * @param {number} i
  */
-export function repNumber (dir, i) {
+export function repNumber(dir, i) {
   const match = /rep-(\d+)$/.exec(dir)
   return match ? match[1] : String(i + 1)
 }
@@ -40,7 +51,7 @@ export function repNumber (dir, i) {
  * A value as a chart holds it: whole from 100 up, else two decimals.
  * @param {number | null} value
  */
-export function chartValue (value) {
+export function chartValue(value) {
   if (value === null || !Number.isFinite(value)) return null
   const magnitude = Math.abs(value)
   return magnitude >= 100 ? Math.round(value) : round(value, 2)
@@ -50,7 +61,7 @@ export function chartValue (value) {
  * @param {number} value
  * @param {number} digits
  */
-export function round (value, digits) {
+export function round(value, digits) {
   const f = 10 ** digits
   return Math.round(value * f) / f
 }

@@ -51,7 +51,7 @@ export { paletteColor } from './chart-kit.js'
  * @param {string} prefix   unique per page
  * @returns {ChartSpec[]}
  */
-export function runCharts (run, prefix) {
+export function runCharts(run, prefix) {
   const points = timeline(run)
   const x = points.map(p => round(p.x, 3))
   const events = [...eventMarks(run), ...changeMarks(run)]
@@ -64,13 +64,19 @@ export function runCharts (run, prefix) {
    * @param {Partial<SeriesSpec>} [extra]
    * @returns {SeriesSpec}
    */
-  const series = (label, color, pick, extra = {}) => ({ label, color, x, y: points.map(p => roundOrNull(pick(p))), ...extra })
+  const series = (label, color, pick, extra = {}) => ({
+    label,
+    color,
+    x,
+    y: points.map(p => roundOrNull(pick(p))),
+    ...extra
+  })
   /**
    * One percentile per request type, on a log scale.
    * @param {'p50' | 'p99'} q
    * @returns {ChartSpec}
    */
-  const latencyChart = (q) => ({
+  const latencyChart = q => ({
     id: `${prefix}-${q}`,
     title: `Latency ${q} per request type`,
     note: 'log scale',
@@ -164,29 +170,90 @@ export function runCharts (run, prefix) {
  * @param {string} prefix
  * @returns {ChartSpec[]}
  */
-export function variantCharts (variant, prefix) {
+export function variantCharts(variant, prefix) {
   const reps = variant.repetitions.map((run, i) => {
     const points = timeline(run)
-    return { run, i, points, x: points.map(p => round(p.x, 3)), label: `rep ${repNumber(run.dir, i)}`, color: paletteColor(i) }
+    return {
+      run,
+      i,
+      points,
+      x: points.map(p => round(p.x, 3)),
+      label: `rep ${repNumber(run.dir, i)}`,
+      color: paletteColor(i)
+    }
   })
-  const events = reps.flatMap(rep => [...eventMarks(rep.run), ...changeMarks(rep.run, reps.length > 1 ? `${rep.label} ` : '')])
+  const events = reps.flatMap(rep => [
+    ...eventMarks(rep.run),
+    ...changeMarks(rep.run, reps.length > 1 ? `${rep.label} ` : '')
+  ])
   /**
    * @param {(p: import('../results/timeline.js').Point) => number | null} pick
    * @param {Partial<SeriesSpec>} [extra]
    * @returns {SeriesSpec[]}
    */
-  const perRep = (pick, extra = {}) => reps.map(rep => ({ label: rep.label, color: rep.color, x: rep.x, y: rep.points.map(p => roundOrNull(pick(p))), width: 1.5, ...extra }))
+  const perRep = (pick, extra = {}) =>
+    reps.map(rep => ({
+      label: rep.label,
+      color: rep.color,
+      x: rep.x,
+      y: rep.points.map(p => roundOrNull(pick(p))),
+      width: 1.5,
+      ...extra
+    }))
   const more = variantSeriesCharts(reps, prefix, events)
   return [
-    { id: `${prefix}-throughput`, title: 'Throughput, all request types', format: 'rate', zero: true, series: perRep(p => p.rate), events },
+    {
+      id: `${prefix}-throughput`,
+      title: 'Throughput, all request types',
+      format: 'rate',
+      zero: true,
+      series: perRep(p => p.rate),
+      events
+    },
     ...more.filter(chart => !chart.id.endsWith('-lag')),
-    { id: `${prefix}-p50`, title: 'Latency p50, all request types', note: 'log scale; done-weighted mean of the per-type p50', format: 'us', log: true, series: perRep(p => p.p50), events },
-    { id: `${prefix}-p99`, title: 'Latency p99, all request types', note: 'log scale; done-weighted mean of the per-type p99', format: 'us', log: true, series: perRep(p => p.p99), events },
+    {
+      id: `${prefix}-p50`,
+      title: 'Latency p50, all request types',
+      note: 'log scale; done-weighted mean of the per-type p50',
+      format: 'us',
+      log: true,
+      series: perRep(p => p.p50),
+      events
+    },
+    {
+      id: `${prefix}-p99`,
+      title: 'Latency p99, all request types',
+      note: 'log scale; done-weighted mean of the per-type p99',
+      format: 'us',
+      log: true,
+      series: perRep(p => p.p99),
+      events
+    },
     ...more.filter(chart => chart.id.endsWith('-lag')),
     { id: `${prefix}-dead`, title: 'Dead tuples', format: 'count', zero: true, series: perRep(p => p.dead), events },
-    { id: `${prefix}-size`, title: 'Relation size', note: 'pg_total_relation_size: heap, indexes, TOAST', format: 'bytes', series: perRep(p => p.tableBytes), events },
-    { id: `${prefix}-xid`, title: 'Transaction ID age of the table', format: 'count', zero: true, series: perRep(p => p.xidAge), events },
-    { id: `${prefix}-vacuum`, title: 'Vacuum phase', format: 'phase', series: perRep(p => p.vacuumPhase, { step: true }), events }
+    {
+      id: `${prefix}-size`,
+      title: 'Relation size',
+      note: 'pg_total_relation_size: heap, indexes, TOAST',
+      format: 'bytes',
+      series: perRep(p => p.tableBytes),
+      events
+    },
+    {
+      id: `${prefix}-xid`,
+      title: 'Transaction ID age of the table',
+      format: 'count',
+      zero: true,
+      series: perRep(p => p.xidAge),
+      events
+    },
+    {
+      id: `${prefix}-vacuum`,
+      title: 'Vacuum phase',
+      format: 'phase',
+      series: perRep(p => p.vacuumPhase, { step: true }),
+      events
+    }
   ]
 }
 
@@ -197,7 +264,7 @@ export function variantCharts (variant, prefix) {
  * @param {string} prefix
  * @returns {ChartSpec}
  */
-export function overviewChart (variants, prefix) {
+export function overviewChart(variants, prefix) {
   /** @type {SeriesSpec[]} */
   const series = []
   /** @type {EventMark[]} */
@@ -217,11 +284,25 @@ export function overviewChart (variants, prefix) {
       if (action) {
         const from = round((action.startMs - run.t0) / 1000, 3)
         const to = action.endMs === null ? from : round((action.endMs - run.t0) / 1000, 3)
-        events.push({ from, to, label: `${variant.name}: ${actionLabel(action.name, action.ok === false)}`, color: paletteColor(v) })
+        events.push({
+          from,
+          to,
+          label: `${variant.name}: ${actionLabel(action.name, action.ok === false)}`,
+          color: paletteColor(v)
+        })
       }
     })
   })
-  return { id: `${prefix}-throughput`, wide: true, title: 'Throughput of every variant, all request types', note: 'dashed: repetitions after the first; bands: each run\'s action, in its variant\'s colour', format: 'rate', zero: true, series, events }
+  return {
+    id: `${prefix}-throughput`,
+    wide: true,
+    title: 'Throughput of every variant, all request types',
+    note: "dashed: repetitions after the first; bands: each run's action, in its variant's colour",
+    format: 'rate',
+    zero: true,
+    series,
+    events
+  }
 }
 
 /**
@@ -230,7 +311,7 @@ export function overviewChart (variants, prefix) {
  * @param {string} prefix
  * @returns {ChartSpec[]}
  */
-export function prepareCharts (run, prefix) {
+export function prepareCharts(run, prefix) {
   const all = runCharts(run, prefix)
   return all.filter(c => /-(throughput|written|tuples|size)$/.test(c.id))
 }

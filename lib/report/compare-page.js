@@ -5,7 +5,18 @@ import { comparisonCharts } from './series-charts.js'
 import { groupChanges } from '../analysis/explain.js'
 import { describeCauses, describeChange } from '../analysis/wording.js'
 import { PGLOADGEN_VERSION } from '../recorder/run-info.js'
-import { chartGrid, esc, fmtBytes, fmtNumber, fmtSeconds, fmtUs, keyValueTable, metaList, pageHtml, xRange } from './html.js'
+import {
+  chartGrid,
+  esc,
+  fmtBytes,
+  fmtNumber,
+  fmtSeconds,
+  fmtUs,
+  keyValueTable,
+  metaList,
+  pageHtml,
+  xRange
+} from './html.js'
 
 // The page of `pgloadgen compare --html FILE`: the entries, the table of
 // every figure with each entry's ratio to the baseline, its interval and
@@ -29,9 +40,13 @@ const GROUP_TITLES = { load: 'Load', latency: 'Latency', failures: 'Failures, pe
  * @param {ChartEntry[]} entries   in the comparison's order
  * @returns {{ title: string, headerHtml: string, bodyHtml: string, charts: import('./charts.js').ChartSpec[] }}
  */
-export function comparePage (comparison, entries) {
+export function comparePage(comparison, entries) {
   const variants = entries.map(e => ({ name: `${e.letter} ${e.name}`, repetitions: e.runs }))
-  const overview = { ...overviewChart(variants, 'cmp'), title: 'Throughput of every entry, all request types', note: 'dashed: repetitions after the first; bands: each run\'s action, in its entry\'s colour' }
+  const overview = {
+    ...overviewChart(variants, 'cmp'),
+    title: 'Throughput of every entry, all request types',
+    note: "dashed: repetitions after the first; bands: each run's action, in its entry's colour"
+  }
   const charts = [overview, ...comparisonCharts(variants, 'cmp')]
   const range = xRange(charts)
   for (const chart of charts) Object.assign(chart, { xRange: range })
@@ -39,11 +54,11 @@ export function comparePage (comparison, entries) {
   const title = comparison.entries.map(e => `${e.letter} ${e.name}`).join(' vs ')
   const headerHtml = `<h1>${esc(title)}</h1>
 ${metaList([
-    ['baseline', esc(`${baseline.letter} ${baseline.name}`)],
-    ['entries', String(comparison.entries.length)],
-    ['workload', esc([...new Set(comparison.entries.map(e => e.workload))].join(', '))],
-    ['pgloadgen', esc(comparison.pgloadgen_version)]
-  ])}
+  ['baseline', esc(`${baseline.letter} ${baseline.name}`)],
+  ['entries', String(comparison.entries.length)],
+  ['workload', esc([...new Set(comparison.entries.map(e => e.workload))].join(', '))],
+  ['pgloadgen', esc(comparison.pgloadgen_version)]
+])}
 ${comparison.forced ? '<p class="warning">--force: the entries ran different workloads.</p>' : ''}`
   const bodyHtml = `
 <h2>Entries</h2>
@@ -65,9 +80,11 @@ ${chartGrid(charts)}
  * @param {Comparison} comparison
  * @param {ChartEntry[]} entries
  */
-export async function writeComparePage (file, comparison, entries) {
+export async function writeComparePage(file, comparison, entries) {
   const page = comparePage(comparison, entries)
-  const footer = `Written by pgloadgen ${esc(PGLOADGEN_VERSION)} at ${esc(new Date().toISOString())}. Charts: uPlot (MIT licence), inlined.`
+  const footer =
+    `Written by pgloadgen ${esc(PGLOADGEN_VERSION)} at ${esc(new Date().toISOString())}. Charts: uPlot ` +
+    `(MIT licence), inlined.`
   const html = await pageHtml({ ...page, kind: 'comparison', footer })
   await mkdir(path.dirname(path.resolve(file)), { recursive: true })
   const temporary = `${file}.${process.pid}.tmp`
@@ -76,15 +93,19 @@ export async function writeComparePage (file, comparison, entries) {
 }
 
 /** @param {Comparison} comparison */
-function entriesTable (comparison) {
-  const rows = comparison.entries.map((e, i) => `<tr><td><span class="swatch" style="display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px;background:${paletteColor(i)}"></span>${esc(e.letter)}</td><td style="text-align:left">${esc(e.name)}</td><td style="text-align:left">${esc(e.kind)}</td><td style="text-align:left">${esc(e.workload)}</td><td>${e.repetitions}</td><td>${fmtSeconds(e.elapsed_s.reduce((a, b) => a + b, 0))}</td><td style="text-align:left" class="muted">${esc(e.path)}</td></tr>`)
+function entriesTable(comparison) {
+  const rows = comparison.entries.map(
+    (e, i) =>
+      `<tr><td><span class="swatch" ` +
+      `style="display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px;background:${paletteColor(i)}"></span>${esc(e.letter)}</td><td style="text-align:left">${esc(e.name)}</td><td style="text-align:left">${esc(e.kind)}</td><td style="text-align:left">${esc(e.workload)}</td><td>${e.repetitions}</td><td>${fmtSeconds(e.elapsed_s.reduce((a, b) => a + b, 0))}</td><td style="text-align:left" class="muted">${esc(e.path)}</td></tr>`
+  )
   return `<div class="tablewrap"><table class="entries">
 <thead><tr><th></th><th style="text-align:left">name</th><th style="text-align:left">kind</th><th style="text-align:left">workload</th><th>repetitions</th><th>load</th><th style="text-align:left">directory</th></tr></thead>
 <tbody>${rows.join('')}</tbody></table></div>`
 }
 
 /** @param {Comparison} comparison */
-function figuresTable (comparison) {
+function figuresTable(comparison) {
   const [baseline, ...others] = comparison.entries
   const head = `<tr><th>figure</th><th>${esc(baseline.letter)}</th>${others.map(e => `<th class="sep">${esc(e.letter)}</th><th>${esc(e.letter)} / ${esc(baseline.letter)}</th><th>verdict</th>`).join('')}</tr>`
   const width = 2 + others.length * 3
@@ -99,13 +120,21 @@ function figuresTable (comparison) {
       const c = comparison.comparisons.find(x => x.entry === e.letter)?.figures[figure.key]
       const a = baseline.figures[figure.key]
       const b = e.figures[figure.key]
-      const ratio = a === null || b === null ? NA : c?.ratio === null || c === undefined ? '–' : `${c.ratio.toFixed(2)}×`
-      const interval = c?.interval ? `<span class="range">${c.interval[0].toFixed(2)} – ${c.interval[1].toFixed(2)}</span>` : ''
+      const ratio =
+        a === null || b === null ? NA : c?.ratio === null || c === undefined ? '–' : `${c.ratio.toFixed(2)}×`
+      const interval = c?.interval
+        ? `<span class="range">${c.interval[0].toFixed(2)} – ${c.interval[1].toFixed(2)}</span>`
+        : ''
       const verdict = c?.verdict ?? NA
       const cls = verdict === 'worse' ? 'worse' : verdict === 'better' ? 'better' : 'muted'
-      return `<td class="sep">${formatFigure(figure, b)}</td><td>${ratio}${interval}</td><td class="${cls}">${esc(verdict)}</td>`
+      return (
+        `<td class="sep">${formatFigure(figure, b)}</td><td>${ratio}${interval}</td><td ` +
+        `class="${cls}">${esc(verdict)}</td>`
+      )
     })
-    rows.push(`<tr><td>${esc(figure.label)}</td><td>${formatFigure(figure, baseline.figures[figure.key])}</td>${cells.join('')}</tr>`)
+    rows.push(
+      `<tr><td>${esc(figure.label)}</td><td>${formatFigure(figure, baseline.figures[figure.key])}</td>${cells.join('')}</tr>`
+    )
   }
   return `<div class="tablewrap"><table class="compare">
 <thead>${head}</thead>
@@ -116,14 +145,19 @@ function figuresTable (comparison) {
  * @param {import('../compare/figures.js').Figure} figure
  * @param {number | null | undefined} value
  */
-function formatFigure (figure, value) {
+function formatFigure(figure, value) {
   if (typeof value !== 'number' || !Number.isFinite(value)) return NA
   switch (figure.unit) {
-    case 'us': return fmtUs(value)
-    case 'rate': return fmtNumber(value, 1)
-    case 'bytes': return fmtBytes(value)
-    case 'seconds': return fmtSeconds(value)
-    default: return fmtNumber(value, Number.isInteger(value) ? 0 : 1)
+    case 'us':
+      return fmtUs(value)
+    case 'rate':
+      return fmtNumber(value, 1)
+    case 'bytes':
+      return fmtBytes(value)
+    case 'seconds':
+      return fmtSeconds(value)
+    default:
+      return fmtNumber(value, Number.isInteger(value) ? 0 : 1)
   }
 }
 
@@ -132,14 +166,30 @@ function formatFigure (figure, value) {
  * (each run's summary.json changes).
  * @param {import('../compare/compare.js').Comparison} comparison
  */
-function changesTable (comparison) {
+function changesTable(comparison) {
   if (comparison.entries.every(e => e.changes === null)) return ''
   const rows = comparison.entries.flatMap(entry => {
-    if (entry.changes === null) return [`<tr><td>${esc(entry.letter)}</td><td></td><td></td><td style="text-align:left" class="muted">not recorded</td><td></td></tr>`]
-    if (entry.changes.length === 0) return [`<tr><td>${esc(entry.letter)}</td><td></td><td></td><td style="text-align:left" class="muted">nothing: steady</td><td></td></tr>`]
+    if (entry.changes === null) {
+      return [
+        `<tr><td>${esc(entry.letter)}</td><td></td><td></td><td style="text-align:left" class="muted">not ` +
+          `recorded</td><td></td></tr>`
+      ]
+    }
+    if (entry.changes.length === 0) {
+      return [
+        `<tr><td>${esc(entry.letter)}</td><td></td><td></td><td style="text-align:left" class="muted">nothing: ` +
+          `steady</td><td></td></tr>`
+      ]
+    }
     const reps = [...new Set(entry.changes.map(c => c.repetition))]
-    return reps.flatMap(rep => groupChanges(entry.changes?.filter(c => c.repetition === rep) ?? []).map(group =>
-      `<tr><td>${esc(entry.letter)}</td><td>${rep}</td><td>${fmtSeconds(group.at_s)}</td><td style="text-align:left">${group.changes.map(c => esc(describeChange(c))).join('<br>')}</td><td style="text-align:left">${esc(describeCauses(group.causes, 5))}</td></tr>`))
+    return reps.flatMap(rep =>
+      groupChanges(entry.changes?.filter(c => c.repetition === rep) ?? []).map(
+        group =>
+          `<tr><td>${esc(entry.letter)}</td><td>${rep}</td><td>${fmtSeconds(group.at_s)}</td><td ` +
+          `style="text-align:left">${group.changes.map(c => esc(describeChange(c))).join('<br>')}</td><td ` +
+          `style="text-align:left">${esc(describeCauses(group.causes, 5))}</td></tr>`
+      )
+    )
   })
   return `<h2>What changed within the runs</h2>
 <p class="lead">Seconds from each run's start of load; the causes are what the lab saw within a few seconds of each change (docs/change-points.md).</p>

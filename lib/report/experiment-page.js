@@ -10,9 +10,29 @@ import { wholeRunComparison, wholeRunRepetitions } from './whole-run-section.js'
 import { experimentVacuumCostSection } from './vacuum-cost-section.js'
 import { experimentWraparoundSection } from './wraparound-section.js'
 import { serversSection } from './servers-section.js'
-import { duringFlag, shortDuring, fmtInterval, intervalCell, noiseCell, statisticsLead, statisticsNotes, verdictCell } from './statistics-section.js'
 import {
-  chartGrid, esc, fmtNumber, fmtPct, fmtRatio, fmtSeconds, fmtTime, fmtUs, keyValueTable, metaList, ratioClass, xRange
+  duringFlag,
+  shortDuring,
+  fmtInterval,
+  intervalCell,
+  noiseCell,
+  statisticsLead,
+  statisticsNotes,
+  verdictCell
+} from './statistics-section.js'
+import {
+  chartGrid,
+  esc,
+  fmtNumber,
+  fmtPct,
+  fmtRatio,
+  fmtSeconds,
+  fmtTime,
+  fmtUs,
+  keyValueTable,
+  metaList,
+  ratioClass,
+  xRange
 } from './html.js'
 
 // The report of an experiment directory: the variants compared, then one
@@ -24,7 +44,7 @@ import {
  * @param {ReturnType<typeof import('./phases.js').experimentSummary>} summary
  * @returns {{ title: string, headerHtml: string, bodyHtml: string, charts: import('./charts.js').ChartSpec[] }}
  */
-export function experimentPage (experiment, summary) {
+export function experimentPage(experiment, summary) {
   const info = redact(experiment.info)
   const plan = /** @type {Record<string, any>} */ (info.plan ?? {})
   const name = summary.name
@@ -35,7 +55,16 @@ export function experimentPage (experiment, summary) {
   const perVariant = experiment.variants.map((variant, i) => variantCharts(variant, `variant-${i}`))
   const comparison = experiment.variants.length > 0 ? comparisonCharts(experiment.variants, 'compare') : []
   const shared = [...(overview ? [overview] : []), ...comparison, ...perVariant.flat()]
-  const capacity = capacitySection(experiment.variants.flatMap((variant, i) => variant.repetitions.map((run, r) => ({ label: `${variant.name} ${summary.variants[i].repetitions[r].dir.split('/').pop()}`, run, capacity: summary.variants[i].repetitions[r].capacity }))), 'capacity')
+  const capacity = capacitySection(
+    experiment.variants.flatMap((variant, i) =>
+      variant.repetitions.map((run, r) => ({
+        label: `${variant.name} ${summary.variants[i].repetitions[r].dir.split('/').pop()}`,
+        run,
+        capacity: summary.variants[i].repetitions[r].capacity
+      }))
+    ),
+    'capacity'
+  )
   shared.push(...capacity.charts)
   const range = xRange(shared)
   for (const chart of shared) Object.assign(chart, { xRange: range })
@@ -51,16 +80,16 @@ export function experimentPage (experiment, summary) {
 ${plan.description ? `<p class="lead">${esc(plan.description)}</p>` : ''}
 ${experiment.info.interrupted ? '<p class="warning">Interrupted: the experiment was stopped before all its repetitions ran.</p>' : ''}
 ${metaList([
-    ['pgloadgen', esc(info.pgloadgen_version ?? '?')],
-    ['PostgreSQL', esc(info.postgres_version ?? '?')],
-    ['started', fmtTime(info.started_at)],
-    ['ended', fmtTime(info.ended_at)],
-    ['duration', Number.isFinite(ended - started) ? fmtSeconds((ended - started) / 1000) : '–'],
-    ['variants', String(experiment.variants.length)],
-    ['repetitions', repCounts.length ? esc([...new Set(repCounts)].join(' / ')) : '0'],
-    ['workload', esc(firstRun?.info.workload ?? plan.workload?.name ?? plan.workload ?? '?')],
-    ['table', esc(firstRun?.info.table ?? '?')]
-  ])}`
+  ['pgloadgen', esc(info.pgloadgen_version ?? '?')],
+  ['PostgreSQL', esc(info.postgres_version ?? '?')],
+  ['started', fmtTime(info.started_at)],
+  ['ended', fmtTime(info.ended_at)],
+  ['duration', Number.isFinite(ended - started) ? fmtSeconds((ended - started) / 1000) : '–'],
+  ['variants', String(experiment.variants.length)],
+  ['repetitions', repCounts.length ? esc([...new Set(repCounts)].join(' / ')) : '0'],
+  ['workload', esc(firstRun?.info.workload ?? plan.workload?.name ?? plan.workload ?? '?')],
+  ['table', esc(firstRun?.info.table ?? '?')]
+])}`
 
   const variantSections = experiment.variants.map((variant, i) => {
     const figures = summary.variants[i]
@@ -81,7 +110,7 @@ ${variant.repetitions.map((run, r) => `<h3 style="margin-top:12px">${esc(figures
 
   const aroundAction = `
 <h2 id="around-action">Variants compared${actionFirst ? '' : ' around the first action'}</h2>
-<p class="lead">Means over the repetitions; under each ratio, its confidence interval and min – max. Spread: (max − min) / mean. Throughput in requests/s, all request types. Red: more than 10 % worse during the action than before it.${actionFirst ? '' : ' The action: each run\'s first vacuum, else analyze or checkpoint, else retention run, else autovacuum (see below).'}</p>
+<p class="lead">Means over the repetitions; under each ratio, its confidence interval and min – max. Spread: (max − min) / mean. Throughput in requests/s, all request types. Red: more than 10 % worse during the action than before it.${actionFirst ? '' : " The action: each run's first vacuum, else analyze or checkpoint, else retention run, else autovacuum (see below)."}</p>
 <p class="lead">${esc(statisticsLead())}</p>
 ${overviewTable(summary)}
 ${experimentVacuumCostSection(experiment)}
@@ -117,11 +146,17 @@ ${serversSection(summary.variants)}
  * @param {import('../results/read.js').ExperimentData} experiment
  * @param {ReturnType<typeof import('./phases.js').experimentSummary>} summary
  */
-function aboutOneAction (experiment, summary) {
+function aboutOneAction(experiment, summary) {
   const reps = summary.variants.flatMap(v => v.repetitions)
-  const oneAction = experiment.variants.flatMap(v => v.repetitions)
+  const oneAction = experiment.variants
+    .flatMap(v => v.repetitions)
     .every(run => run.events.filter(e => e.kind === 'start' && e.action !== 'rollback').length === 1)
-  return oneAction && reps.every(r => r.action?.source === 'events' && /^(vacuum|analyze|checkpoint)/.test(r.action.name) && r.samples.before > 0)
+  return (
+    oneAction &&
+    reps.every(
+      r => r.action?.source === 'events' && /^(vacuum|analyze|checkpoint)/.test(r.action.name) && r.samples.before > 0
+    )
+  )
 }
 
 /**
@@ -129,10 +164,12 @@ function aboutOneAction (experiment, summary) {
  * @param {string} name
  * @returns {Record<string, any> | null}
  */
-function planVariant (plan, name) {
+function planVariant(plan, name) {
   const variants = plan.variants
   if (Array.isArray(variants)) return variants.find(v => v && v.name === name) ?? null
-  if (variants && typeof variants === 'object' && variants[name]) return { name, ...(Array.isArray(variants[name]) ? { steps: variants[name] } : variants[name]) }
+  if (variants && typeof variants === 'object' && variants[name]) {
+    return { name, ...(Array.isArray(variants[name]) ? { steps: variants[name] } : variants[name]) }
+  }
   return null
 }
 
@@ -140,22 +177,30 @@ function planVariant (plan, name) {
  * One line per plan: "load 60s at 8 → action vacuum freeze → wait …".
  * @param {unknown} steps
  */
-function describeSteps (steps) {
+function describeSteps(steps) {
   if (!Array.isArray(steps)) return JSON.stringify(steps)
-  return steps.map(step => {
-    if (!step || typeof step !== 'object') return String(step)
-    if (typeof step.kind === 'string') return describeStep(step)
-    return Object.entries(step).map(([k, v]) => typeof v === 'object' && v !== null
-      ? `${k} ${Object.entries(v).map(([a, b]) => `${a}=${typeof b === 'object' ? JSON.stringify(b) : b}`).join(' ')}`
-      : `${k} ${v}`).join(', ')
-  }).join(' → ')
+  return steps
+    .map(step => {
+      if (!step || typeof step !== 'object') return String(step)
+      if (typeof step.kind === 'string') return describeStep(step)
+      return Object.entries(step)
+        .map(([k, v]) =>
+          typeof v === 'object' && v !== null
+            ? `${k} ${Object.entries(v)
+                .map(([a, b]) => `${a}=${typeof b === 'object' ? JSON.stringify(b) : b}`)
+                .join(' ')}`
+            : `${k} ${v}`
+        )
+        .join(', ')
+    })
+    .join(' → ')
 }
 
 /**
  * A step of a validated plan ({ kind, label, … }).
  * @param {Record<string, any>} step
  */
-function describeStep (step) {
+function describeStep(step) {
   const rest = Object.fromEntries(Object.entries(step).filter(([k]) => k !== 'kind' && k !== 'label'))
   const kind = step.kind
   if (kind === 'load' && typeof rest.seconds === 'number') {
@@ -164,19 +209,25 @@ function describeStep (step) {
   }
   if (kind === 'action' && rest.action && typeof rest.action === 'object') {
     const { action, table, ...flags } = rest.action
-    const on = Object.entries(flags).filter(([, v]) => v === true).map(([k]) => k)
+    const on = Object.entries(flags)
+      .filter(([, v]) => v === true)
+      .map(([k]) => k)
     return `${action}${on.length ? ` (${on.join(', ')})` : ''}${table ? ` of ${table}` : ''}`
   }
   if (kind === 'wait') {
     const { until, timeoutS, ...more } = rest
-    return `wait until ${typeof until === 'object' ? JSON.stringify(until) : until}${typeof timeoutS === 'number' ? ` (at most ${fmtSeconds(timeoutS)})` : ''}${plainFields(more)}`
+    return (
+      `wait until ` +
+      `${typeof until === 'object' ? JSON.stringify(until) : until}${typeof timeoutS === 'number' ? ` (at most ${fmtSeconds(timeoutS)})` : ''}${plainFields(more)}`
+    )
   }
   return `${kind}${plainFields(rest)}`
 }
 
 /** @param {Record<string, unknown>} fields */
-function plainFields (fields) {
-  const parts = Object.entries(fields).filter(([, v]) => v !== null && v !== undefined)
+function plainFields(fields) {
+  const parts = Object.entries(fields)
+    .filter(([, v]) => v !== null && v !== undefined)
     .map(([k, v]) => `${k} ${typeof v === 'object' ? JSON.stringify(v) : v}`)
   return parts.length ? ` ${parts.join(', ')}` : ''
 }
@@ -185,7 +236,7 @@ function plainFields (fields) {
  * @param {import('./phases.js').Spread} s
  * @param {(v: number | null) => string} format
  */
-function meanRange (s, format) {
+function meanRange(s, format) {
   if (!s) return '–'
   return s.n > 1 ? `${format(s.mean)}<span class="range">${format(s.min)} – ${format(s.max)}</span>` : format(s.mean)
 }
@@ -194,7 +245,7 @@ function meanRange (s, format) {
  * One row per variant.
  * @param {ReturnType<typeof import('./phases.js').experimentSummary>} summary
  */
-function overviewTable (summary) {
+function overviewTable(summary) {
   const rate = (/** @type {number | null} */ v) => fmtNumber(v, 1)
   const baseline = summary.variants[0]?.name ?? ''
   const rows = summary.variants.map((v, i) => {
@@ -220,45 +271,58 @@ ${summary.variants.length > 1 ? `${verdictCell(summary.comparisons, v.name, 'deg
  * Each repetition's figures, then their mean, min, max and spread.
  * @param {ReturnType<typeof import('./phases.js').experimentSummary>['variants'][number]} variant
  */
-function variantTable (variant) {
+function variantTable(variant) {
   const rate = (/** @type {number | null} */ v) => fmtNumber(v, 1)
   const ratio = fmtRatio
   /**
    * @param {string} label
    * @param {string} cls
-   * @param {{ duration: string, thr: string[], thrRatio: [string, string], p50: string[], p99: string[], p99Ratio: [string, string] }} c
+   * @param {{ duration: string, thr: string[], thrRatio: [string, string], p50: string[], p99: string[],
+   *     p99Ratio: [string, string] }} c
    */
   const row = (label, cls, c) => `<tr class="${cls}"><td>${esc(label)}</td><td>${c.duration}</td>
 <td class="sep">${c.thr[0]}</td><td>${c.thr[1]}</td><td>${c.thr[2]}</td><td class="${c.thrRatio[1]}">${c.thrRatio[0]}</td>
 <td class="sep">${c.p50[0]}</td><td>${c.p50[1]}</td><td>${c.p50[2]}</td>
 <td class="sep">${c.p99[0]}</td><td>${c.p99[1]}</td><td>${c.p99[2]}</td><td class="${c.p99Ratio[1]}">${c.p99Ratio[0]}</td></tr>`
-  const reps = variant.repetitions.map(r => row(r.dir.split('/').pop() ?? r.dir, '', {
-    duration: r.action ? `${fmtSeconds(r.action.duration_s)}${r.action.completed ? '' : ' (not ended)'}${r.action.ok === false ? ' (failed)' : ''}${duringFlag(shortDuring(r))}` : 'no action',
-    thr: [rate(r.throughput.before), rate(r.throughput.during), rate(r.throughput.after)],
-    thrRatio: [ratio(r.degradation_ratio), ratioClass(r.degradation_ratio, false)],
-    p50: [fmtUs(r.latency_us.p50.before), fmtUs(r.latency_us.p50.during), fmtUs(r.latency_us.p50.after)],
-    p99: [fmtUs(r.latency_us.p99.before), fmtUs(r.latency_us.p99.during), fmtUs(r.latency_us.p99.after)],
-    p99Ratio: [ratio(r.p99_ratio), ratioClass(r.p99_ratio, true)]
-  }))
+  const reps = variant.repetitions.map(r =>
+    row(r.dir.split('/').pop() ?? r.dir, '', {
+      duration: r.action
+        ? `${fmtSeconds(r.action.duration_s)}${r.action.completed ? '' : ' (not ended)'}${r.action.ok === false ? ' (failed)' : ''}${duringFlag(shortDuring(r))}`
+        : 'no action',
+      thr: [rate(r.throughput.before), rate(r.throughput.during), rate(r.throughput.after)],
+      thrRatio: [ratio(r.degradation_ratio), ratioClass(r.degradation_ratio, false)],
+      p50: [fmtUs(r.latency_us.p50.before), fmtUs(r.latency_us.p50.during), fmtUs(r.latency_us.p50.after)],
+      p99: [fmtUs(r.latency_us.p99.before), fmtUs(r.latency_us.p99.during), fmtUs(r.latency_us.p99.after)],
+      p99Ratio: [ratio(r.p99_ratio), ratioClass(r.p99_ratio, true)]
+    })
+  )
   const a = variant.aggregate
   /**
    * @param {'mean' | 'min' | 'max'} key
    * @returns {string}
    */
-  const aggRow = (key) => {
+  const aggRow = key => {
     /** @param {import('./phases.js').Spread} s */
-    const pick = (s) => s ? s[key] : null
+    const pick = s => (s ? s[key] : null)
     return row(key, key === 'mean' ? 'agg first' : 'agg', {
       duration: fmtSeconds(pick(a.action_duration_s)),
       thr: [rate(pick(a.throughput.before)), rate(pick(a.throughput.during)), rate(pick(a.throughput.after))],
       thrRatio: [ratio(pick(a.degradation_ratio)), key === 'mean' ? ratioClass(pick(a.degradation_ratio), false) : ''],
-      p50: [fmtUs(pick(a.latency_us.p50.before)), fmtUs(pick(a.latency_us.p50.during)), fmtUs(pick(a.latency_us.p50.after))],
-      p99: [fmtUs(pick(a.latency_us.p99.before)), fmtUs(pick(a.latency_us.p99.during)), fmtUs(pick(a.latency_us.p99.after))],
+      p50: [
+        fmtUs(pick(a.latency_us.p50.before)),
+        fmtUs(pick(a.latency_us.p50.during)),
+        fmtUs(pick(a.latency_us.p50.after))
+      ],
+      p99: [
+        fmtUs(pick(a.latency_us.p99.before)),
+        fmtUs(pick(a.latency_us.p99.during)),
+        fmtUs(pick(a.latency_us.p99.after))
+      ],
       p99Ratio: [ratio(pick(a.p99_ratio)), key === 'mean' ? ratioClass(pick(a.p99_ratio), true) : '']
     })
   }
   /** @param {import('./phases.js').Spread} s */
-  const sp = (s) => fmtPct(s?.spread)
+  const sp = s => fmtPct(s?.spread)
   const spreadRow = row('spread', 'agg', {
     duration: sp(a.action_duration_s),
     thr: [sp(a.throughput.before), sp(a.throughput.during), sp(a.throughput.after)],
@@ -269,7 +333,7 @@ function variantTable (variant) {
   })
   // the ratios' confidence intervals, and the noise (CV) of the before windows
   const st = variant.statistics
-  const cv = (/** @type {{ cv: number } | null} */ n) => n ? fmtPct(n.cv) : '–'
+  const cv = (/** @type {{ cv: number } | null} */ n) => (n ? fmtPct(n.cv) : '–')
   const ciRow = row('95 % CI', 'agg ci', {
     duration: '',
     thr: ['', '', ''],

@@ -8,8 +8,11 @@ import { createRequire } from 'node:module'
 const require = createRequire(import.meta.url)
 
 /** @param {unknown} value */
-export function esc (value) {
-  return String(value ?? '').replace(/[&<>"']/g, c => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c)
+export function esc(value) {
+  return String(value ?? '').replace(
+    /[&<>"']/g,
+    c => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c
+  )
 }
 
 /**
@@ -17,7 +20,7 @@ export function esc (value) {
  * it) and no "<!--".
  * @param {unknown} value
  */
-export function scriptJson (value) {
+export function scriptJson(value) {
   return JSON.stringify(value).replace(/<\//g, '<\\/').replace(/<!--/g, '<\\u0021--')
 }
 
@@ -25,13 +28,13 @@ export function scriptJson (value) {
  * @param {number | null | undefined} value
  * @param {number} [digits]
  */
-export function fmtNumber (value, digits = 0) {
+export function fmtNumber(value, digits = 0) {
   if (value === null || value === undefined || !Number.isFinite(value)) return '–'
   return value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
 }
 
 /** @param {number | null | undefined} us */
-export function fmtUs (us) {
+export function fmtUs(us) {
   if (us === null || us === undefined || !Number.isFinite(us)) return '–'
   if (us >= 1e6) return `${(us / 1e6).toFixed(2)} s`
   if (us >= 1e3) return `${(us / 1e3).toFixed(us >= 1e5 ? 0 : us >= 1e4 ? 1 : 2)} ms`
@@ -39,19 +42,19 @@ export function fmtUs (us) {
 }
 
 /** @param {number | null | undefined} value */
-export function fmtRatio (value) {
+export function fmtRatio(value) {
   if (value === null || value === undefined || !Number.isFinite(value)) return '–'
   return `${value.toFixed(2)}×`
 }
 
 /** @param {number | null | undefined} value  a fraction */
-export function fmtPct (value) {
+export function fmtPct(value) {
   if (value === null || value === undefined || !Number.isFinite(value)) return '–'
   return `${(value * 100).toFixed(1)} %`
 }
 
 /** @param {number | null | undefined} value */
-export function fmtBytes (value) {
+export function fmtBytes(value) {
   if (value === null || value === undefined || !Number.isFinite(value)) return '–'
   const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB']
   let v = value
@@ -67,14 +70,14 @@ export function fmtBytes (value) {
  * A figure of any size: whole above 100, else with the decimals it needs.
  * @param {number | null | undefined} value
  */
-export function fmtFigure (value) {
+export function fmtFigure(value) {
   if (value === null || value === undefined || !Number.isFinite(value)) return '–'
   const abs = Math.abs(value)
   return fmtNumber(value, abs >= 100 || Number.isInteger(value) ? 0 : abs >= 1 ? 2 : 3)
 }
 
 /** @param {number | null | undefined} seconds */
-export function fmtSeconds (seconds) {
+export function fmtSeconds(seconds) {
   if (seconds === null || seconds === undefined || !Number.isFinite(seconds)) return '–'
   if (Math.abs(seconds) < 10) return `${seconds.toFixed(Math.abs(seconds) < 1 && seconds !== 0 ? 2 : 1)} s`
   if (Math.abs(seconds) < 120) return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`
@@ -84,11 +87,14 @@ export function fmtSeconds (seconds) {
 }
 
 /** @param {string | null | undefined} iso */
-export function fmtTime (iso) {
+export function fmtTime(iso) {
   if (!iso) return '–'
   const ms = Date.parse(iso)
   if (!Number.isFinite(ms)) return esc(iso)
-  return new Date(ms).toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC')
+  return new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' UTC')
 }
 
 /**
@@ -96,7 +102,7 @@ export function fmtTime (iso) {
  * @param {number | null | undefined} ratio
  * @param {boolean} higherIsWorse
  */
-export function ratioClass (ratio, higherIsWorse) {
+export function ratioClass(ratio, higherIsWorse) {
   if (ratio === null || ratio === undefined || !Number.isFinite(ratio)) return ''
   const worse = higherIsWorse ? ratio > 1.1 : ratio < 0.9
   const better = higherIsWorse ? ratio < 0.9 : ratio > 1.1
@@ -107,7 +113,7 @@ export function ratioClass (ratio, higherIsWorse) {
  * A definition list of label → value (values are HTML).
  * @param {[string, string][]} items
  */
-export function metaList (items) {
+export function metaList(items) {
   return `<dl class="meta">${items.map(([k, v]) => `<div><dt>${esc(k)}</dt><dd>${v}</dd></div>`).join('')}</dl>`
 }
 
@@ -116,9 +122,11 @@ export function metaList (items) {
  * @param {Record<string, unknown>} object
  * @param {string} [className]
  */
-export function keyValueTable (object, className = 'kv') {
-  const rows = Object.entries(object)
-    .map(([k, v]) => `<tr><th scope="row">${esc(k)}</th><td>${esc(typeof v === 'object' && v !== null ? JSON.stringify(v) : v)}</td></tr>`)
+export function keyValueTable(object, className = 'kv') {
+  const rows = Object.entries(object).map(
+    ([k, v]) =>
+      `<tr><th scope="row">${esc(k)}</th><td>${esc(typeof v === 'object' && v !== null ? JSON.stringify(v) : v)}</td></tr>`
+  )
   return `<table class="${className}"><tbody>${rows.join('')}</tbody></table>`
 }
 
@@ -126,12 +134,16 @@ export function keyValueTable (object, className = 'kv') {
  * Chart containers, filled by the page's script.
  * @param {import('./charts.js').ChartSpec[]} charts
  */
-export function chartGrid (charts) {
-  return `<div class="grid">${charts.map(chart => `
+export function chartGrid(charts) {
+  return `<div class="grid">${charts
+    .map(
+      chart => `
 <figure class="chart${chart.wide ? ' wide' : ''}" data-chart="${esc(chart.id)}" id="${esc(chart.id)}">
   <figcaption><h3>${esc(chart.title)}${chart.note ? ` <span class="note">${esc(chart.note)}</span>` : ''}</h3></figcaption>
   <div class="plot"></div>
-</figure>`).join('')}
+</figure>`
+    )
+    .join('')}
 </div>`
 }
 
@@ -141,7 +153,7 @@ export function chartGrid (charts) {
  * @param {import('./charts.js').ChartSpec[]} charts
  * @returns {[number, number] | null}
  */
-export function xRange (charts) {
+export function xRange(charts) {
   let min = Infinity
   let max = -Infinity
   for (const chart of charts) {
@@ -220,9 +232,10 @@ footer { color: var(--muted); font-size: 12px; padding: 0 32px 30px; }
 
 /**
  * The whole page.
- * @param {{ title: string, kind: string, headerHtml: string, bodyHtml: string, charts: import('./charts.js').ChartSpec[], footer: string }} page
+ * @param {{ title: string, kind: string, headerHtml: string, bodyHtml: string,
+ *     charts: import('./charts.js').ChartSpec[], footer: string }} page
  */
-export async function pageHtml ({ title, kind, headerHtml, bodyHtml, charts, footer }) {
+export async function pageHtml({ title, kind, headerHtml, bodyHtml, charts, footer }) {
   const [uplotJs, uplotCss, eventsJs, drawJs] = await Promise.all([
     readFile(require.resolve('uplot/dist/uPlot.iife.min.js'), 'utf8'),
     readFile(require.resolve('uplot/dist/uPlot.min.css'), 'utf8'),
@@ -265,7 +278,7 @@ ${bodyHtml}
  * @param {string} text
  * @param {'script' | 'style'} element
  */
-function inlineText (text, element) {
+function inlineText(text, element) {
   const closing = new RegExp(`</${element}`, 'gi')
   return text.replace(closing, `<\\/${element}`)
 }

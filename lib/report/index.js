@@ -8,7 +8,11 @@ export { experimentSummary, runPhases, aggregate, METHOD } from './phases.js'
 export { findAction } from '../results/actions.js'
 export { runWhole, wholeSpread, WHOLE_RUN_METHOD } from '../results/whole-run.js'
 export {
-  bootstrapMean, compareVariants, variantStatistics, verdictLines, STATISTICS_METHOD
+  bootstrapMean,
+  compareVariants,
+  variantStatistics,
+  verdictLines,
+  STATISTICS_METHOD
 } from '../results/statistics.js'
 
 /**
@@ -19,13 +23,17 @@ export {
  * @param {{ log: import('../log.js').Logger, stdout: { write: (s: string) => unknown } }} io
  * @returns {Promise<number>}
  */
-export async function reportCommand (args, { log, stdout }) {
+export async function reportCommand(args, { log, stdout }) {
   const dir = args.dir
   if (typeof dir !== 'string' || dir.trim() === '') throw new InputError('report: give a run or experiment directory')
   const written = await writeReport(dir)
   // an experiment's verdicts in words (statistics.js), on stderr with the log
-  if (written.summary) for (const line of verdictLines(JSON.parse(await readFile(written.summary, 'utf8')))) log.info(line)
-  log.info(`${written.kind} report written to ${written.report}${written.summary ? `, summary to ${written.summary}` : ''}`)
+  if (written.summary) {
+    for (const line of verdictLines(JSON.parse(await readFile(written.summary, 'utf8')))) log.info(line)
+  }
+  log.info(
+    `${written.kind} report written to ${written.report}${written.summary ? `, summary to ${written.summary}` : ''}`
+  )
   stdout.write(`${written.report}\n`)
   return 0
 }

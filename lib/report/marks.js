@@ -21,7 +21,7 @@ import { vacuumsInSamples } from '../results/actions.js'
  * @param {import('../results/read.js').RunData} run
  * @returns {EventMark[]}
  */
-export function eventMarks (run) {
+export function eventMarks(run) {
   const at = (/** @type {string} */ ts) => round((Date.parse(ts) - run.t0) / 1000)
   /** @type {EventMark[]} */
   const marks = []
@@ -39,11 +39,19 @@ export function eventMarks (run) {
       open.delete(key)
       const to = at(event.ts)
       const from = start ? at(start.ts) : round(to - (event.duration_s ?? 0))
-      marks.push({ from, to, label: actionLabel(event.action, event.ok === false, start), color: actionColor(event.action), detail: actionDetail(start, event) })
+      marks.push({
+        from,
+        to,
+        label: actionLabel(event.action, event.ok === false, start),
+        color: actionColor(event.action),
+        detail: actionDetail(start, event)
+      })
     } else if (event.action === 'pause') {
       pausedAt ??= event
     } else if (event.action === 'resume') {
-      if (pausedAt) marks.push({ from: at(pausedAt.ts), to: at(event.ts), label: 'paused', color: actionColor('pause') })
+      if (pausedAt) {
+        marks.push({ from: at(pausedAt.ts), to: at(event.ts), label: 'paused', color: actionColor('pause') })
+      }
       pausedAt = null
     } else if (!(open.has(key) && event.detail && 'phase' in event.detail)) {
       marks.push({ from: at(event.ts), to: null, label: pointLabel(event), color: actionColor(event.action) })
@@ -52,15 +60,33 @@ export function eventMarks (run) {
   // Still running when the load ended: a band to the last sample.
   for (const start of open.values()) {
     const from = at(start.ts)
-    marks.push({ from, to: Math.max(from, lastX ?? from), label: `${actionLabel(start.action, false, start)} (not ended)`, color: actionColor(start.action), detail: actionDetail(start, null) })
+    marks.push({
+      from,
+      to: Math.max(from, lastX ?? from),
+      label: `${actionLabel(start.action, false, start)} (not ended)`,
+      color: actionColor(start.action),
+      detail: actionDetail(start, null)
+    })
   }
-  if (pausedAt) marks.push({ from: at(pausedAt.ts), to: Math.max(at(pausedAt.ts), lastX ?? 0), label: 'paused', color: actionColor('pause') })
+  if (pausedAt) {
+    marks.push({
+      from: at(pausedAt.ts),
+      to: Math.max(at(pausedAt.ts), lastX ?? 0),
+      label: 'paused',
+      color: actionColor('pause')
+    })
+  }
   // Vacuums nobody asked for (autovacuums) show in the samples only.
   if (!run.events.some(e => e.kind === 'start' && /^vacuum/.test(e.action))) {
     for (const span of vacuumsInSamples(run.samples)) {
       const from = round((span.startMs - run.t0) / 1000)
       const to = span.endMs === null ? Math.max(from, lastX ?? from) : round((span.endMs - run.t0) / 1000)
-      marks.push({ from, to, label: `${actionLabel(span.name, false)}${span.endMs === null ? ' (not ended)' : ''}`, color: actionColor(span.name) })
+      marks.push({
+        from,
+        to,
+        label: `${actionLabel(span.name, false)}${span.endMs === null ? ' (not ended)' : ''}`,
+        color: actionColor(span.name)
+      })
     }
   }
   return marks
@@ -76,7 +102,7 @@ export function eventMarks (run) {
  * @param {string} color
  * @returns {EventMark[]}
  */
-export function actionMarks (run, name, color) {
+export function actionMarks(run, name, color) {
   // only the bands from start and end events carry a detail
   return eventMarks(run)
     .filter(mark => mark.to !== null && mark.detail !== undefined && !mark.label.startsWith('rollback'))
@@ -84,13 +110,13 @@ export function actionMarks (run, name, color) {
 }
 
 /** @param {import('../results/read.js').LabEvent} event */
-function pointLabel (event) {
+function pointLabel(event) {
   const detail = /** @type {Record<string, any>} */ (event.detail ?? {})
   if (event.action === 'concurrency' && 'to' in detail) return `concurrency → ${detail.to}`
   return event.action.replace(/_/g, ' ')
 }
 
 /** @param {number} value  seconds, to the millisecond */
-function round (value) {
+function round(value) {
   return Math.round(value * 1000) / 1000
 }

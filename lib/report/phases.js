@@ -37,13 +37,20 @@ import { variantServer } from './servers-section.js'
 const BEFORE_MIN_S = 10
 
 export const METHOD = {
-  action: 'the first vacuum the sidecar ran (start to end event); else its first analyze or checkpoint; else its first retention run (drop-partitions or delete); else the first vacuum seen in the PostgreSQL figures of the samples (an autovacuum, to the resolution of the stats polls)',
+  action:
+    'the first vacuum the sidecar ran (start to end event); else its first analyze or checkpoint; ' +
+    'else its first retention run (drop-partitions or delete); else the first vacuum seen in the PostgreSQL ' +
+    'figures of the samples (an autovacuum, to the resolution of the stats polls)',
   before: `samples ending by the action start, within a window as long as the action (at least ${BEFORE_MIN_S} s)`,
-  during: 'samples whose middle falls between the action start and end (those overlapping it when the action is shorter than a sample)',
+  during:
+    'samples whose middle falls between the action start and end (those overlapping it when the action is shorter ' +
+    'than a sample)',
   after: 'samples starting after the action end, to the end of the load',
   excluded: 'the first sample of each run and paused seconds',
   throughput: 'mean of per-second rates, requests done per second, all types',
-  latency_us: 'mean of per-second all-type percentiles; a second\'s all-type percentile is the done-weighted mean of the per-type percentiles',
+  latency_us:
+    "mean of per-second all-type percentiles; a second's all-type percentile is the done-weighted mean of the " +
+    'per-type percentiles',
   degradation_ratio: 'throughput during / before',
   p99_ratio: 'p99 latency during / before',
   spread: '(max - min) / mean across repetitions'
@@ -62,12 +69,21 @@ export const METHOD = {
  * @param {import('../results/read.js').RunData} run
  * @returns {RunPhases}
  */
-export function runPhases (run) {
-  const points = timeline(run).slice(1).filter(p => !p.paused)
+export function runPhases(run) {
+  const points = timeline(run)
+    .slice(1)
+    .filter(p => !p.paused)
   const action = findAction(run)
   const empty = { before: null, during: null, after: null }
   if (!action) {
-    return { action: null, samples: { before: 0, during: 0, after: 0 }, throughput: empty, latency_us: { p50: empty, p99: empty }, degradation_ratio: null, p99_ratio: null }
+    return {
+      action: null,
+      samples: { before: 0, during: 0, after: 0 },
+      throughput: empty,
+      latency_us: { p50: empty, p99: empty },
+      degradation_ratio: null,
+      p99_ratio: null
+    }
   }
   const lastMs = points.length ? points[points.length - 1].endMs : action.startMs
   const endMs = action.endMs ?? Math.max(lastMs, action.startMs)
@@ -83,7 +99,11 @@ export function runPhases (run) {
   const after = action.endMs === null ? [] : points.filter(p => p.startMs >= endMs)
 
   /** @param {(p: import('../results/timeline.js').Point) => number | null} pick */
-  const phased = (pick) => ({ before: mean(before.map(pick)), during: mean(during.map(pick)), after: mean(after.map(pick)) })
+  const phased = pick => ({
+    before: mean(before.map(pick)),
+    during: mean(during.map(pick)),
+    after: mean(after.map(pick))
+  })
   const throughput = phased(p => p.rate)
   const p50 = phased(p => p.p50)
   const p99 = phased(p => p.p99)
@@ -109,9 +129,9 @@ export function runPhases (run) {
  * Mean, min, max and spread of the repetitions' figures.
  * @param {RunPhases[]} reps
  */
-export function aggregate (reps) {
+export function aggregate(reps) {
   /** @param {(r: RunPhases) => Phased} pick */
-  const phased = (pick) => ({
+  const phased = pick => ({
     before: spread(reps.map(r => pick(r).before)),
     during: spread(reps.map(r => pick(r).during)),
     after: spread(reps.map(r => pick(r).after))
@@ -131,7 +151,7 @@ export function aggregate (reps) {
  * repetition and their aggregate.
  * @param {import('../results/read.js').ExperimentData} experiment
  */
-export function experimentSummary (experiment) {
+export function experimentSummary(experiment) {
   const { info } = experiment
   const variants = experiment.variants.map(variant => {
     const phases = variant.repetitions.map(runPhases)
@@ -177,7 +197,7 @@ export function experimentSummary (experiment) {
  * @param {number} digits
  * @returns {Phased}
  */
-function round (phased, digits) {
+function round(phased, digits) {
   return {
     before: phased.before === null ? null : roundOne(phased.before, digits),
     during: phased.during === null ? null : roundOne(phased.during, digits),

@@ -15,16 +15,17 @@ const SECRET_QUERY = /([?&](?:password|sslpassword|sslkey|sslcert|sslrootcert)=)
  * @param {unknown} value
  * @returns {any}
  */
-export function redact (value) {
+export function redact(value) {
   if (typeof value === 'string') return redactString(value)
   if (Array.isArray(value)) return value.map(redact)
   if (value && typeof value === 'object') {
     /** @type {Record<string, unknown>} */
     const out = {}
     for (const [key, item] of Object.entries(value)) {
-      out[key] = SECRET_KEY.test(key) && item !== null && item !== undefined && item !== false && item !== ''
-        ? '[redacted]'
-        : redact(item)
+      out[key] =
+        SECRET_KEY.test(key) && item !== null && item !== undefined && item !== false && item !== ''
+          ? '[redacted]'
+          : redact(item)
     }
     return out
   }
@@ -32,7 +33,7 @@ export function redact (value) {
 }
 
 /** @param {string} text */
-export function redactString (text) {
+export function redactString(text) {
   if (!text.includes('://') && !/[?&](password|sslpassword|sslkey|sslcert|sslrootcert)=/i.test(text)) return text
   const trimmed = text.trim()
   if (/^postgres(ql)?:\/\/\S*$/i.test(trimmed)) {

@@ -13,11 +13,14 @@ import { PGLOADGEN_VERSION } from '../recorder/run-info.js'
  * The report of a run or experiment directory, and for an experiment its
  * summary.json object.
  * @param {string} dir
- * @returns {Promise<{ kind: 'run' | 'experiment', html: string, summary: ReturnType<typeof experimentSummary> | null }>}
+ * @returns {Promise<{ kind: 'run' | 'experiment', html: string,
+ *     summary: ReturnType<typeof experimentSummary> | null }>}
  */
-export async function buildReport (dir) {
+export async function buildReport(dir) {
   const kind = await directoryKind(dir)
-  const footer = `Written by pgloadgen ${esc(PGLOADGEN_VERSION)} at ${esc(new Date().toISOString())} from ${esc(path.basename(path.resolve(dir)))}/. Charts: uPlot (MIT licence), inlined.`
+  const footer =
+    `Written by pgloadgen ${esc(PGLOADGEN_VERSION)} at ${esc(new Date().toISOString())} from ` +
+    `${esc(path.basename(path.resolve(dir)))}/. Charts: uPlot (MIT licence), inlined.`
   if (kind === 'experiment') {
     const experiment = await readExperiment(dir)
     const summary = withWraparound(withVacuumCosts(experimentSummary(experiment), experiment), experiment)
@@ -34,7 +37,7 @@ export async function buildReport (dir) {
  * @param {string} dir
  * @returns {Promise<string>}
  */
-export async function renderReport (dir) {
+export async function renderReport(dir) {
   return (await buildReport(dir)).html
 }
 
@@ -43,7 +46,7 @@ export async function renderReport (dir) {
  * @param {string} dir
  * @returns {Promise<{ kind: 'run' | 'experiment', report: string, summary: string | null }>}
  */
-export async function writeReport (dir) {
+export async function writeReport(dir) {
   const { kind, html, summary } = await buildReport(dir)
   const report = path.join(dir, 'report.html')
   await writeAtomically(report, html)
@@ -60,7 +63,7 @@ export async function writeReport (dir) {
  * @param {string} file
  * @param {string} text
  */
-async function writeAtomically (file, text) {
+async function writeAtomically(file, text) {
   const temporary = `${file}.${process.pid}.tmp`
   await writeFile(temporary, text)
   await rename(temporary, file)

@@ -11,7 +11,17 @@ import { runWraparoundSection } from './wraparound-section.js'
 import { zfsSection } from './zfs-section.js'
 import { changesSection } from './changes-section.js'
 import {
-  chartGrid, esc, fmtNumber, fmtRatio, fmtSeconds, fmtTime, fmtUs, keyValueTable, metaList, ratioClass, xRange
+  chartGrid,
+  esc,
+  fmtNumber,
+  fmtRatio,
+  fmtSeconds,
+  fmtTime,
+  fmtUs,
+  keyValueTable,
+  metaList,
+  ratioClass,
+  xRange
 } from './html.js'
 
 // The report of one run directory: what ran, the action's effect, the charts,
@@ -21,7 +31,7 @@ import {
  * @param {import('../results/read.js').RunData} run
  * @returns {{ title: string, headerHtml: string, bodyHtml: string, charts: import('./charts.js').ChartSpec[] }}
  */
-export function runPage (run) {
+export function runPage(run) {
   const info = redact(run.info)
   const name = info.label || `${info.workload ?? 'load'} on ${info.table ?? 'its table'}`
   const charts = runCharts(run, 'run')
@@ -30,7 +40,10 @@ export function runPage (run) {
   const range = xRange([...charts, ...capacity.charts, ...zfs.charts])
   for (const chart of [...charts, ...capacity.charts, ...zfs.charts]) Object.assign(chart, { xRange: range })
   const phases = runPhases(run)
-  const t0Note = info.t0 && info.t0 !== info.started_at ? `seconds from ${fmtTime(info.t0)} (t0)` : 'seconds from the start of the run'
+  const t0Note =
+    info.t0 && info.t0 !== info.started_at
+      ? `seconds from ${fmtTime(info.t0)} (t0)`
+      : 'seconds from the start of the run'
   const headerHtml = `<h1>${esc(name)}</h1>
 ${runMeta(run, info)}`
   const bodyHtml = `
@@ -54,14 +67,19 @@ ${eventsSection(run)}
 ${info.settings && Object.keys(info.settings).length ? keyValueTable(info.settings) : '<p class="lead">No server settings recorded.</p>'}
 ${info.args ? keyValueTable(cleanArgs(info.args)) : ''}
 </div>`
-  return { title: `pgloadgen run: ${name}`, headerHtml, bodyHtml, charts: [...charts, ...capacity.charts, ...zfs.charts] }
+  return {
+    title: `pgloadgen run: ${name}`,
+    headerHtml,
+    bodyHtml,
+    charts: [...charts, ...capacity.charts, ...zfs.charts]
+  }
 }
 
 /**
  * @param {import('../results/read.js').RunData} run
  * @param {import('../results/read.js').RunInfo} info  redacted
  */
-export function runMeta (run, info) {
+export function runMeta(run, info) {
   const started = Date.parse(info.started_at ?? '')
   const ended = Date.parse(info.ended_at ?? '')
   /** @type {[string, string][]} */
@@ -76,7 +94,15 @@ export function runMeta (run, info) {
     ['table', esc(info.table ?? '?')],
     ['concurrency', esc(info.concurrency ?? '?')],
     ['mode', esc(info.mode ?? '?')],
-    ...(/** @type {[string, string][]} */ ([['target', info.target], ['mix', info.mix], ['label', info.label]].filter(([, v]) => typeof v === 'string' && v !== '').map(([k, v]) => [k, esc(v)])))
+    .../** @type {[string, string][]} */ (
+      [
+        ['target', info.target],
+        ['mix', info.mix],
+        ['label', info.label]
+      ]
+        .filter(([, v]) => typeof v === 'string' && v !== '')
+        .map(([k, v]) => [k, esc(v)])
+    )
   ]
   return metaList(items)
 }
@@ -85,9 +111,12 @@ export function runMeta (run, info) {
  * The before / during / after table of one run.
  * @param {import('./phases.js').RunPhases} phases
  */
-function phasesTable (phases) {
+function phasesTable(phases) {
   if (!phases.action) {
-    return '<p class="lead">No vacuum, analyze, checkpoint or retention run in this run\'s events, and no vacuum of the table in its statistics: nothing to compare before and after.</p>'
+    return (
+      '<p class="lead">No vacuum, analyze, checkpoint or retention run in this run\'s events, ' +
+      'and no vacuum of the table in its statistics: nothing to compare before and after.</p>'
+    )
   }
   const a = phases.action
   const lead = `<p class="lead">${esc(a.name.replace(/[_-]/g, ' '))}${a.source === 'samples' ? ' (seen in the PostgreSQL statistics, to the resolution of their polls)' : ''} from ${fmtSeconds(a.start_s)} ${a.completed ? `to ${fmtSeconds(a.end_s)} (${fmtSeconds(a.duration_s)})` : `until the end of the load (not ended, ${fmtSeconds(a.duration_s)} so far)`}${a.ok === false ? ', failed' : ''}.
@@ -99,7 +128,8 @@ Before: ${phases.samples.before} s, during: ${phases.samples.during} s, after: $
    * @param {number | null} ratio
    * @param {boolean} higherIsWorse
    */
-  const row = (label, figures, format, ratio, higherIsWorse) => `<tr><td>${esc(label)}</td><td>${format(figures.before)}</td><td>${format(figures.during)}</td><td>${format(figures.after)}</td><td class="sep ${ratioClass(ratio, higherIsWorse)}">${fmtRatio(ratio)}</td></tr>`
+  const row = (label, figures, format, ratio, higherIsWorse) =>
+    `<tr><td>${esc(label)}</td><td>${format(figures.before)}</td><td>${format(figures.during)}</td><td>${format(figures.after)}</td><td class="sep ${ratioClass(ratio, higherIsWorse)}">${fmtRatio(ratio)}</td></tr>`
   const p50Ratio = figureRatio(phases.latency_us.p50.during, phases.latency_us.p50.before)
   return `${lead}<div class="tablewrap"><table class="phases">
 <thead><tr><th></th><th>before</th><th>during</th><th>after</th><th class="sep">during / before</th></tr></thead>
@@ -114,7 +144,7 @@ ${row('latency p99', phases.latency_us.p99, fmtUs, phases.p99_ratio, true)}
  * @param {number | null} a
  * @param {number | null} b
  */
-function figureRatio (a, b) {
+function figureRatio(a, b) {
   return a === null || b === null || b === 0 ? null : a / b
 }
 
@@ -122,11 +152,14 @@ function figureRatio (a, b) {
  * The run's totals from summary.json, per request type.
  * @param {Record<string, any> | null} summary
  */
-function totalsSection (summary) {
+function totalsSection(summary) {
   if (!summary || typeof summary.requests !== 'object') return ''
   const rows = Object.entries(/** @type {Record<string, any>} */ (summary.requests))
     .filter(([, r]) => r && (r.done > 0 || r.failed > 0))
-    .map(([type, r]) => `<tr><td>${esc(type)}</td><td>${fmtNumber(r.done)}</td><td>${fmtNumber(r.failed)}</td><td>${fmtNumber(r.rate, 1)}</td><td>${fmtUs(r.latency_us?.p50)}</td><td>${fmtUs(r.latency_us?.p99)}</td><td>${fmtUs(r.latency_us?.max)}</td></tr>`)
+    .map(
+      ([type, r]) =>
+        `<tr><td>${esc(type)}</td><td>${fmtNumber(r.done)}</td><td>${fmtNumber(r.failed)}</td><td>${fmtNumber(r.rate, 1)}</td><td>${fmtUs(r.latency_us?.p50)}</td><td>${fmtUs(r.latency_us?.p99)}</td><td>${fmtUs(r.latency_us?.max)}</td></tr>`
+    )
   const all = summary.latency_us ?? {}
   return `<h2>Totals</h2>
 <p class="lead">From the run's summary: ${fmtNumber(summary.elapsed_s, 1)} s of load, ${fmtNumber(summary.throughput, 1)} requests/s on average, ${fmtNumber(summary.reconnects)} reconnects, ${fmtNumber(summary.unexpected_failures)} unexpected failures.</p>
@@ -141,18 +174,24 @@ function totalsSection (summary) {
  * @param {import('../results/read.js').RunData} run
  * @param {{ heading?: boolean }} [options]
  */
-export function eventsSection (run, { heading = true } = {}) {
+export function eventsSection(run, { heading = true } = {}) {
   if (run.events.length === 0) return heading ? '<h2>Events</h2><p class="lead">No events recorded.</p>' : ''
   const LIMIT = 300
   const rows = run.events.slice(0, LIMIT).map(e => {
     const detail = /** @type {Record<string, any>} */ (redact(e.detail ?? {}))
-    const shown = e.kind === 'point' && 'phase' in detail
-      ? `phase: ${detail.phase}`
-      : Object.entries(detail).filter(([k]) => k !== 'sql').map(([k, v]) => `${k}: ${detailValue(v)}`).join(', ') || (detail.sql ?? '')
+    const shown =
+      e.kind === 'point' && 'phase' in detail
+        ? `phase: ${detail.phase}`
+        : Object.entries(detail)
+            .filter(([k]) => k !== 'sql')
+            .map(([k, v]) => `${k}: ${detailValue(v)}`)
+            .join(', ') ||
+          (detail.sql ?? '')
     const outcome = e.kind === 'end' ? (e.ok === false ? `failed: ${e.error ?? ''}` : 'ok') : ''
     return `<tr><td>${fmtSeconds((Date.parse(e.ts) - run.t0) / 1000)}</td><td>${esc(e.kind)}</td><td>${esc(e.action)}</td><td>${esc(e.table ?? '')}</td><td>${e.duration_s === undefined ? '' : fmtSeconds(e.duration_s)}</td><td class="${e.ok === false ? 'worse' : ''}">${esc(outcome)}</td><td class="muted" style="text-align:left">${esc(shown)}</td></tr>`
   })
-  const more = run.events.length > LIMIT ? `<p class="lead">… and ${run.events.length - LIMIT} more in events.ndjson.</p>` : ''
+  const more =
+    run.events.length > LIMIT ? `<p class="lead">… and ${run.events.length - LIMIT} more in events.ndjson.</p>` : ''
   return `${heading ? '<h2>Events</h2>' : ''}<div class="tablewrap"><table>
 <thead><tr><th>time</th><th>kind</th><th>action</th><th>table</th><th>duration</th><th>outcome</th><th style="text-align:left">detail</th></tr></thead>
 <tbody>${rows.join('')}</tbody></table></div>${more}`
@@ -163,8 +202,10 @@ export function eventsSection (run, { heading = true } = {}) {
  * named things (the partitions a retention run dropped) by their names.
  * @param {unknown} value
  */
-function detailValue (value) {
-  if (Array.isArray(value) && value.every(v => v && typeof v === 'object' && typeof v.name === 'string')) return value.map(v => v.name).join(' ')
+function detailValue(value) {
+  if (Array.isArray(value) && value.every(v => v && typeof v === 'object' && typeof v.name === 'string')) {
+    return value.map(v => v.name).join(' ')
+  }
   return typeof value === 'object' ? JSON.stringify(value) : String(value)
 }
 
@@ -173,7 +214,7 @@ function detailValue (value) {
  * kebab-case flags left out.
  * @param {Record<string, unknown>} args
  */
-function cleanArgs (args) {
+function cleanArgs(args) {
   /** @type {Record<string, unknown>} */
   const out = {}
   for (const [key, value] of Object.entries(args)) {

@@ -21,7 +21,7 @@ import { redact } from './redact.js'
  * @param {import('../results/read.js').RunData[]} repetitions
  * @returns {VariantServer | null}
  */
-export function variantServer (repetitions) {
+export function variantServer(repetitions) {
   const info = /** @type {Record<string, any> | undefined} */ (repetitions[0]?.info)
   if (!info) return null
   const server = info.server ?? {}
@@ -42,12 +42,14 @@ export function variantServer (repetitions) {
  * what they share.
  * @param {Array<{ name: string, server?: VariantServer | null }>} variants   the summary's
  */
-export function serversSection (variants) {
+export function serversSection(variants) {
   const known = variants.filter(v => v.server)
   if (known.length === 0) return '<p class="lead">No server settings recorded.</p>'
   const rows = rowsOf(known)
   const differing = rows.filter(row => new Set(row.values).size > 1)
-  const shared = Object.fromEntries(rows.filter(row => new Set(row.values).size === 1).map(row => [row.name, row.values[0]]))
+  const shared = Object.fromEntries(
+    rows.filter(row => new Set(row.values).size === 1).map(row => [row.name, row.values[0]])
+  )
   if (differing.length === 0) return keyValueTable(redact(shared))
   const snapshots = groupsLine(known)
   return `<p class="lead">The variants ran on different servers. ${esc(snapshots)}</p>
@@ -62,7 +64,7 @@ ${keyValueTable(redact(shared))}`
  * The version, the snapshot and every setting, a value per variant ("–": not reported).
  * @param {Array<{ name: string, server?: VariantServer | null }>} variants
  */
-function rowsOf (variants) {
+function rowsOf(variants) {
   const servers = variants.map(v => /** @type {VariantServer} */ (v.server))
   const names = [...new Set(servers.flatMap(s => Object.keys(s.settings)))].filter(n => n !== 'server_version').sort()
   return [
@@ -74,12 +76,18 @@ function rowsOf (variants) {
 }
 
 /** @param {Array<{ name: string, server?: VariantServer | null }>} variants */
-function groupsLine (variants) {
+function groupsLine(variants) {
   /** @type {Map<string, string[]>} */
   const groups = new Map()
   for (const v of variants) {
     const key = v.server?.snapshot ?? '?'
     groups.set(key, [...(groups.get(key) ?? []), v.name])
   }
-  return [...groups.values()].map(names => names.length > 1 ? `${names.join(', ')} shared one prepared snapshot.` : `${names[0]} had a prepared snapshot of its own.`).join(' ')
+  return [...groups.values()]
+    .map(names =>
+      names.length > 1
+        ? `${names.join(', ')} shared one prepared snapshot.`
+        : `${names[0]} had a prepared snapshot of its own.`
+    )
+    .join(' ')
 }

@@ -1,6 +1,12 @@
 import { esc, fmtPct, fmtRatio } from './html.js'
 import {
-  LEVEL, MIN_DURING_SAMPLES, MIN_REPETITIONS, NOISE_FACTOR, RATIOS, RESAMPLES, SEED
+  LEVEL,
+  MIN_DURING_SAMPLES,
+  MIN_REPETITIONS,
+  NOISE_FACTOR,
+  RATIOS,
+  RESAMPLES,
+  SEED
 } from '../results/statistics.js'
 
 // The statistics of statistics.js on the experiment page: each ratio's
@@ -18,7 +24,7 @@ const PCT = `${Math.round(LEVEL * 100)} %`
  * "0.55× – 0.62×", or why there is none.
  * @param {Interval | null} interval
  */
-export function fmtInterval (interval) {
+export function fmtInterval(interval) {
   if (!interval) return '–'
   if (interval.low === null || interval.high === null) return `no CI (${interval.n} rep.)`
   return `${fmtRatio(interval.low)} – ${fmtRatio(interval.high)}`
@@ -29,11 +35,15 @@ export function fmtInterval (interval) {
  * @param {Interval | null} interval
  * @param {string} cls
  */
-export function intervalCell (interval, cls) {
+export function intervalCell(interval, cls) {
   if (!interval) return `<td class="${cls}">–</td>`
-  const ci = interval.low === null ? `no CI: ${interval.n} rep. &lt; ${MIN_REPETITIONS}` : `${PCT} CI ${fmtInterval(interval)}`
+  const ci =
+    interval.low === null ? `no CI: ${interval.n} rep. &lt; ${MIN_REPETITIONS}` : `${PCT} CI ${fmtInterval(interval)}`
   const range = interval.n > 1 ? ` · min – max ${fmtRatio(interval.min)} – ${fmtRatio(interval.max)}` : ''
-  return `<td class="${cls} ci" data-ci-low="${interval.low ?? ''}" data-ci-high="${interval.high ?? ''}">${fmtRatio(interval.mean)}<span class="range">${ci}${range}</span></td>`
+  return (
+    `<td class="${cls} ci" data-ci-low="${interval.low ?? ''}" ` +
+    `data-ci-high="${interval.high ?? ''}">${fmtRatio(interval.mean)}<span class="range">${ci}${range}</span></td>`
+  )
 }
 
 /**
@@ -42,13 +52,19 @@ export function intervalCell (interval, cls) {
  * @param {VariantStatistics} stats
  * @param {'degradation_ratio' | 'p99_ratio'} key
  */
-export function noiseCell (stats, key) {
+export function noiseCell(stats, key) {
   const ratio = RATIOS.find(r => r.key === key)
   const noise = stats.noise[/** @type {NonNullable<typeof ratio>} */ (ratio).noise]
   const effect = stats.effect[key]
-  if (!noise) return `<td class="noise muted">– <span class="range">${stats.repetitions < 2 ? 'fewer than 2 repetitions' : 'no before window'}</span></td>`
+  if (!noise) {
+    return (
+      `<td class="noise muted">– <span ` +
+      `class="range">${stats.repetitions < 2 ? 'fewer than 2 repetitions' : 'no before window'}</span></td>`
+    )
+  }
   const against = effect
-    ? `effect ${fmtPct(effect.size)} ${effect.above_noise ? `&gt; ${NOISE_FACTOR}× noise` : `≤ ${NOISE_FACTOR}× noise: not clearly above it`}`
+    ? `effect ${fmtPct(effect.size)} ` +
+      `${effect.above_noise ? `&gt; ${NOISE_FACTOR}× noise` : `≤ ${NOISE_FACTOR}× noise: not clearly above it`}`
     : ''
   return `<td class="noise" data-noise-cv="${noise.cv}">±${fmtPct(noise.cv)}<span class="range">${against}</span></td>`
 }
@@ -60,7 +76,7 @@ export function noiseCell (stats, key) {
  * @param {string} metric
  * @param {boolean} first
  */
-export function verdictCell (comparisons, variant, metric, first) {
+export function verdictCell(comparisons, variant, metric, first) {
   if (first) return '<td class="verdict muted">baseline</td>'
   const verdict = comparisons.find(c => c.variant === variant && c.metric === metric)
   if (!verdict) return '<td class="verdict">–</td>'
@@ -73,27 +89,40 @@ export function verdictCell (comparisons, variant, metric, first) {
  * Under the comparison table: the verdicts in words, then the warnings.
  * @param {{ comparisons: Verdict[], variants: Array<{ name: string, statistics: VariantStatistics }> }} summary
  */
-export function statisticsNotes (summary) {
+export function statisticsNotes(summary) {
   const verdicts = summary.comparisons.length
-    ? `<ul class="verdicts" id="verdicts">${summary.comparisons.map(c => `<li class="verdict-${c.verdict.replace(/\s+/g, '-')}">${esc(c.text)}</li>`).join('')}</ul>`
+    ? `<ul class="verdicts" ` +
+      `id="verdicts">${summary.comparisons.map(c => `<li class="verdict-${c.verdict.replace(/\s+/g, '-')}">${esc(c.text)}</li>`).join('')}</ul>`
     : ''
-  const warnings = summary.variants.flatMap(v => v.statistics.notes.map(note => `<p class="warning">${esc(v.name)}: ${esc(note)}</p>`))
+  const warnings = summary.variants.flatMap(v =>
+    v.statistics.notes.map(note => `<p class="warning">${esc(v.name)}: ${esc(note)}</p>`)
+  )
   return `${verdicts}${warnings.join('\n')}`
 }
 
 /** The method in one paragraph, for the lead of the comparison. */
-export function statisticsLead () {
-  return `Confidence intervals (CI): ${PCT} percentile bootstrap of the mean of the repetitions' ratios (${RESAMPLES} resamples, seed ${SEED}); with ${MIN_REPETITIONS} repetitions it is their min – max, with fewer there is none. A variant is called worse or better than the first only when the two intervals do not overlap; otherwise the data cannot tell them apart. Noise: the coefficient of variation of the "before" windows across the repetitions, beside the effect |ratio − 1|. A "during" window shorter than ${MIN_DURING_SAMPLES} samples is flagged.`
+export function statisticsLead() {
+  return (
+    `Confidence intervals (CI): ${PCT} percentile bootstrap of the mean of the repetitions' ratios ` +
+    `(${RESAMPLES} resamples, seed ${SEED}); with ${MIN_REPETITIONS} repetitions it is their min – max, ` +
+    `with fewer there is none. A variant is called worse or better than the first only when the two intervals do ` +
+    `not overlap; otherwise the data cannot tell them apart. Noise: the coefficient of variation of the ` +
+    `"before" windows across the repetitions, beside the effect |ratio − 1|. A "during" window shorter than ` +
+    `${MIN_DURING_SAMPLES} samples is flagged.`
+  )
 }
 
 /**
  * The warning of "during" windows too short to trust, or ''.
  * @param {number[]} short   their samples, one figure per repetition flagged
  */
-export function duringFlag (short) {
+export function duringFlag(short) {
   if (short.length === 0) return ''
   const many = short.length > 1 || short[0] !== 1
-  return `<span class="warning short-during" style="display:block;font-size:11.5px">during window: ${short.join(', ')} sample${many ? 's' : ''} &lt; ${MIN_DURING_SAMPLES}: too short to trust</span>`
+  return (
+    `<span class="warning short-during" style="display:block;font-size:11.5px">during window: ` +
+    `${short.join(', ')} sample${many ? 's' : ''} &lt; ${MIN_DURING_SAMPLES}: too short to trust</span>`
+  )
 }
 
 /**
@@ -101,6 +130,6 @@ export function duringFlag (short) {
  * @param {{ action: unknown, samples: { during: number } }} rep
  * @returns {number[]}
  */
-export function shortDuring (rep) {
+export function shortDuring(rep) {
   return rep.action && rep.samples.during < MIN_DURING_SAMPLES ? [rep.samples.during] : []
 }

@@ -22,13 +22,43 @@ const FIGURES = [
   { label: 'pool size', pick: z => z.size_bytes, format: fmtBytes, means: 'zpool get size' },
   { label: 'pool free', pick: z => z.free_bytes, format: fmtBytes, means: 'zpool get free' },
   { label: 'pool allocated', pick: z => z.allocated_bytes, format: fmtBytes, means: 'zpool get allocated' },
-  { label: 'metaslabs\' free space', pick: z => z.metaslab_free_bytes, format: fmtBytes, means: 'zdb -mm: the free space of every metaslab added up' },
-  { label: 'metaslabs', pick: z => z.metaslabs, format: fmtFigure, means: 'zdb -mm: the pool\'s metaslabs' },
-  { label: 'free segments', pick: z => z.free_segments, format: fmtFigure, means: 'zdb -mm: free segments of all metaslabs together (more for the same free space: more fragmented)' },
-  { label: 'largest free segment', pick: z => z.largest_free_segment_bytes, format: fmtBytes, means: 'zdb -mm: the largest free segment of any metaslab' },
-  { label: 'median metaslab free share', pick: z => z.median_metaslab_free_share, format: fmtPct, means: 'the median over the metaslabs of their free space / their size' },
-  { label: 'fragmentation', pick: z => z.fragmentation_pct === null ? null : z.fragmentation_pct / 100, format: fmtPct, means: 'zpool get fragmentation' },
-  { label: 'sampling wall time', pick: z => z.sample_s, format: v => fmtSeconds(v), means: 'one round: zpool get and zdb -mm' }
+  {
+    label: "metaslabs' free space",
+    pick: z => z.metaslab_free_bytes,
+    format: fmtBytes,
+    means: 'zdb -mm: the free space of every metaslab added up'
+  },
+  { label: 'metaslabs', pick: z => z.metaslabs, format: fmtFigure, means: "zdb -mm: the pool's metaslabs" },
+  {
+    label: 'free segments',
+    pick: z => z.free_segments,
+    format: fmtFigure,
+    means: 'zdb -mm: free segments of all metaslabs together (more for the same free space: more fragmented)'
+  },
+  {
+    label: 'largest free segment',
+    pick: z => z.largest_free_segment_bytes,
+    format: fmtBytes,
+    means: 'zdb -mm: the largest free segment of any metaslab'
+  },
+  {
+    label: 'median metaslab free share',
+    pick: z => z.median_metaslab_free_share,
+    format: fmtPct,
+    means: 'the median over the metaslabs of their free space / their size'
+  },
+  {
+    label: 'fragmentation',
+    pick: z => (z.fragmentation_pct === null ? null : z.fragmentation_pct / 100),
+    format: fmtPct,
+    means: 'zpool get fragmentation'
+  },
+  {
+    label: 'sampling wall time',
+    pick: z => z.sample_s,
+    format: v => fmtSeconds(v),
+    means: 'one round: zpool get and zdb -mm'
+  }
 ]
 
 /**
@@ -37,7 +67,7 @@ const FIGURES = [
  * @param {import('../results/read.js').RunData} run
  * @returns {{ x: number, zfs: ZfsSample }[]}
  */
-export function zfsPoints (run) {
+export function zfsPoints(run) {
   /** @type {{ x: number, zfs: ZfsSample }[]} */
   const points = []
   let previous = null
@@ -57,7 +87,7 @@ export function zfsPoints (run) {
  * @param {(number | null)[]} values
  * @returns {number | null}
  */
-function lowest (values) {
+function lowest(values) {
   const known = /** @type {number[]} */ (values.filter(v => v !== null && Number.isFinite(v)))
   return known.length ? Math.min(...known) : null
 }
@@ -68,7 +98,7 @@ function lowest (values) {
  * @param {string} prefix   unique per page
  * @returns {{ html: string, charts: import('./charts.js').ChartSpec[] }}
  */
-export function zfsSection (run, prefix) {
+export function zfsSection(run, prefix) {
   const points = zfsPoints(run)
   if (points.length === 0) return { html: '', charts: [] }
   const first = points[0].zfs
@@ -76,34 +106,61 @@ export function zfsSection (run, prefix) {
   const events = eventMarks(run)
   const x = points.map(p => p.x)
   /** @param {(z: ZfsSample) => number | null} pick */
-  const ys = (pick) => points.map(p => pick(p.zfs))
+  const ys = pick => points.map(p => pick(p.zfs))
   /** @type {import('./charts.js').ChartSpec[]} */
-  const all = [{
-    id: `${prefix}-space`,
-    title: `ZFS pool ${last.pool}: free space and largest free segment`,
-    note: 'zpool get free; zdb -mm (right axis: the largest free segment of any metaslab)',
-    format: 'bytes',
-    rightFormat: 'bytes',
-    rightLabel: 'largest free segment',
-    series: [
-      { label: 'pool free', color: '#1c7ed6', x, y: ys(z => z.free_bytes), width: 2, step: true },
-      { label: 'metaslabs\' free space', color: '#0b7285', x, y: ys(z => z.metaslab_free_bytes), width: 1.25, dash: [6, 3], step: true },
-      { label: 'largest free segment (right axis)', color: '#c2255c', x, y: ys(z => z.largest_free_segment_bytes), axis: 1, width: 2, step: true }
-    ],
-    events
-  }, {
-    id: `${prefix}-segments`,
-    title: `ZFS pool ${last.pool}: free segments`,
-    note: 'zdb -mm, all metaslabs together; right axis: the median metaslab\'s free share',
-    format: 'count',
-    rightFormat: 'pct',
-    rightLabel: 'median free share',
-    series: [
-      { label: 'free segments', color: '#e67700', x, y: ys(z => z.free_segments), width: 2, step: true },
-      { label: 'median metaslab free share (right axis)', color: '#5f3dc4', x, y: ys(z => z.median_metaslab_free_share === null ? null : round(z.median_metaslab_free_share * 100, 2)), axis: 1, width: 1.25, step: true }
-    ],
-    events
-  }]
+  const all = [
+    {
+      id: `${prefix}-space`,
+      title: `ZFS pool ${last.pool}: free space and largest free segment`,
+      note: 'zpool get free; zdb -mm (right axis: the largest free segment of any metaslab)',
+      format: 'bytes',
+      rightFormat: 'bytes',
+      rightLabel: 'largest free segment',
+      series: [
+        { label: 'pool free', color: '#1c7ed6', x, y: ys(z => z.free_bytes), width: 2, step: true },
+        {
+          label: "metaslabs' free space",
+          color: '#0b7285',
+          x,
+          y: ys(z => z.metaslab_free_bytes),
+          width: 1.25,
+          dash: [6, 3],
+          step: true
+        },
+        {
+          label: 'largest free segment (right axis)',
+          color: '#c2255c',
+          x,
+          y: ys(z => z.largest_free_segment_bytes),
+          axis: 1,
+          width: 2,
+          step: true
+        }
+      ],
+      events
+    },
+    {
+      id: `${prefix}-segments`,
+      title: `ZFS pool ${last.pool}: free segments`,
+      note: "zdb -mm, all metaslabs together; right axis: the median metaslab's free share",
+      format: 'count',
+      rightFormat: 'pct',
+      rightLabel: 'median free share',
+      series: [
+        { label: 'free segments', color: '#e67700', x, y: ys(z => z.free_segments), width: 2, step: true },
+        {
+          label: 'median metaslab free share (right axis)',
+          color: '#5f3dc4',
+          x,
+          y: ys(z => (z.median_metaslab_free_share === null ? null : round(z.median_metaslab_free_share * 100, 2))),
+          axis: 1,
+          width: 1.25,
+          step: true
+        }
+      ],
+      events
+    }
+  ]
   const charts = all.filter(chart => chart.series.some(s => s.y.some(v => v !== null)))
   const rows = FIGURES.map(figure => {
     const values = points.map(p => figure.pick(p.zfs))
@@ -115,10 +172,20 @@ export function zfsSection (run, prefix) {
   const zdbTimes = /** @type {number[]} */ (points.map(p => p.zfs.zdb_s).filter(v => v !== null))
   const meanZdb = zdbTimes.length ? zdbTimes.reduce((a, b) => a + b, 0) / zdbTimes.length : null
   const notes = [
-    `${fmtNumber(last.rounds)} rounds of zpool get and zdb -mm, ${fmtSeconds(last.sampling_s_total)} of wall time in all; zdb took ${fmtSeconds(meanZdb)} on average, ${fmtSeconds(zdbTimes.length ? Math.max(...zdbTimes) : null)} at most.`,
-    last.errors > 0 ? `${fmtNumber(last.errors)} runs of the tools failed${last.error ? ` (last: ${last.error})` : ''}: their round kept the figures before, marked stale.` : 'No run of the tools failed.',
-    last.fragmentation_pct === null && last.fragmentation_unknown ? `Fragmentation: unknown: ${last.fragmentation_unknown}.` : '',
-    last.pool_bytes_rounded ? 'zpool printed the pool\'s sizes rounded (it has no -p), and zdb the metaslabs\' too: about three significant digits.' : ''
+    `${fmtNumber(last.rounds)} rounds of zpool get and zdb -mm, ${fmtSeconds(last.sampling_s_total)} of wall time ` +
+      `in all; zdb took ${fmtSeconds(meanZdb)} on average, ` +
+      `${fmtSeconds(zdbTimes.length ? Math.max(...zdbTimes) : null)} at most.`,
+    last.errors > 0
+      ? `${fmtNumber(last.errors)} runs of the tools failed${last.error ? ` (last: ${last.error})` : ''}: ` +
+        `their round kept the figures before, marked stale.`
+      : 'No run of the tools failed.',
+    last.fragmentation_pct === null && last.fragmentation_unknown
+      ? `Fragmentation: unknown: ${last.fragmentation_unknown}.`
+      : '',
+    last.pool_bytes_rounded
+      ? "zpool printed the pool's sizes rounded (it has no -p), and zdb the metaslabs' too: " +
+        'about three significant digits.'
+      : ''
   ].filter(Boolean)
   const html = `<h2 id="zfs">ZFS pool</h2>
 <p class="lead">The pool ${esc(last.pool)}, which holds the data directory, sampled during the load: its free space (zpool get) and, per metaslab, the free space, the free segments and the largest of them (zdb -mm). ${esc(notes.join(' '))}</p>

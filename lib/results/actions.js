@@ -24,9 +24,14 @@ const RETENTION = /^(drop-partitions|delete)$/
  * @param {import('./read.js').RunData} run
  * @returns {ActionSpan | null}
  */
-export function findAction (run) {
-  return fromEvents(run.events, VACUUM) ?? fromEvents(run.events, OTHER) ?? fromEvents(run.events, RETENTION) ??
-    vacuumsInSamples(run.samples)[0] ?? null
+export function findAction(run) {
+  return (
+    fromEvents(run.events, VACUUM) ??
+    fromEvents(run.events, OTHER) ??
+    fromEvents(run.events, RETENTION) ??
+    vacuumsInSamples(run.samples)[0] ??
+    null
+  )
 }
 
 /**
@@ -34,18 +39,27 @@ export function findAction (run) {
  * @param {RegExp} pattern
  * @returns {ActionSpan | null}
  */
-function fromEvents (events, pattern) {
+function fromEvents(events, pattern) {
   const start = events.find(e => e.kind === 'start' && pattern.test(e.action))
   if (!start) return null
   const startMs = Date.parse(start.ts)
-  const end = events.find(e => e.kind === 'end' && e.action === start.action &&
-    (e.table ?? null) === (start.table ?? null) && Date.parse(e.ts) >= startMs)
+  const end = events.find(
+    e =>
+      e.kind === 'end' &&
+      e.action === start.action &&
+      (e.table ?? null) === (start.table ?? null) &&
+      Date.parse(e.ts) >= startMs
+  )
   return {
     name: start.action,
     table: start.table ?? null,
     startMs,
     endMs: end ? Date.parse(end.ts) : null,
-    duration_s: end ? (typeof end.duration_s === 'number' ? end.duration_s : (Date.parse(end.ts) - startMs) / 1000) : null,
+    duration_s: end
+      ? typeof end.duration_s === 'number'
+        ? end.duration_s
+        : (Date.parse(end.ts) - startMs) / 1000
+      : null,
     ok: end ? end.ok !== false : null,
     source: 'events'
   }
@@ -58,7 +72,7 @@ function fromEvents (events, pattern) {
  * @param {import('./read.js').Sample[]} samples
  * @returns {ActionSpan[]}
  */
-export function vacuumsInSamples (samples) {
+export function vacuumsInSamples(samples) {
   /** @type {ActionSpan[]} */
   const spans = []
   /** @type {ActionSpan | null} */
@@ -93,7 +107,7 @@ export function vacuumsInSamples (samples) {
  * Shorter ones, between two polls, are not seen.
  * @param {import('./read.js').Sample[]} samples
  */
-export function autovacuumsSeen (samples) {
+export function autovacuumsSeen(samples) {
   let count = 0
   /** @type {import('./read.js').VacuumFigures | null} */
   let previous = null
@@ -111,7 +125,7 @@ export function autovacuumsSeen (samples) {
  * @param {import('./read.js').VacuumFigures} before
  * @param {import('./read.js').VacuumFigures} now
  */
-function startsAnother (before, now) {
+function startsAnother(before, now) {
   if (before.mode !== now.mode) return true
   if ((before.heap_blks_total ?? null) !== (now.heap_blks_total ?? null)) return true
   if (before.phase >= 0 && now.phase >= 0 && now.phase < before.phase) return true
@@ -137,11 +151,21 @@ function startsAnother (before, now) {
  * @param {import('./read.js').LabEvent[]} events
  * @returns {RetentionTotals | null}  null: no retention action ended
  */
-export function retentionTotals (events) {
+export function retentionTotals(events) {
   const ends = events.filter(e => e.kind === 'end' && RETENTION.test(e.action))
   if (ends.length === 0) return null
   /** @type {RetentionTotals} */
-  const totals = { runs: 0, failed: 0, skipped: 0, rows_removed: 0, partitions_dropped: 0, bytes_dropped: 0, batches: 0, seconds: 0, max_seconds: null }
+  const totals = {
+    runs: 0,
+    failed: 0,
+    skipped: 0,
+    rows_removed: 0,
+    partitions_dropped: 0,
+    bytes_dropped: 0,
+    batches: 0,
+    seconds: 0,
+    max_seconds: null
+  }
   for (const end of ends) {
     const d = /** @type {Record<string, unknown>} */ (end.detail ?? {})
     totals.runs++
@@ -168,11 +192,13 @@ export function retentionTotals (events) {
  * @param {import('./read.js').LabEvent[]} events
  * @returns {number | null}
  */
-export function fillfactorSet (events) {
+export function fillfactorSet(events) {
   let value = null
   for (const event of events) {
     if (event.kind !== 'start' || event.action !== 'fillfactor') continue
-    const end = events.find(e => e.kind === 'end' && e.action === 'fillfactor' && Date.parse(e.ts) >= Date.parse(event.ts))
+    const end = events.find(
+      e => e.kind === 'end' && e.action === 'fillfactor' && Date.parse(e.ts) >= Date.parse(event.ts)
+    )
     const match = /fillfactor = (\d+)/.exec(String(event.detail?.sql ?? ''))
     if (match && end?.ok !== false) value = Number(match[1])
   }
@@ -180,6 +206,6 @@ export function fillfactorSet (events) {
 }
 
 /** @param {unknown} value */
-function count (value) {
+function count(value) {
   return typeof value === 'number' && Number.isFinite(value) ? value : 0
 }

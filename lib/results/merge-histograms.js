@@ -16,7 +16,7 @@ import { histogramFromJson, histogramsFieldOf } from '../summary/histogram-field
  * @param {Record<string, any>[]} summaries  checked by read-runs.js: one scheme
  * @returns {MergedHistograms}
  */
-export function mergeHistograms (summaries) {
+export function mergeHistograms(summaries) {
   const latency = new LogHistogram()
   /** @type {Map<string, LogHistogram>} */
   const byType = new Map()
@@ -41,6 +41,6 @@ export function mergeHistograms (summaries) {
  * @param {MergedHistograms} merged
  * @returns {import('../summary/histogram-field.js').HistogramsField}
  */
-export function mergedHistogramsField (scheme, merged) {
+export function mergedHistogramsField(scheme, merged) {
   return histogramsFieldOf(merged.latency, [...merged.byType], merged.lag, scheme)
 }

@@ -10,7 +10,7 @@
  * @param {unknown} value
  * @returns {value is number}
  */
-export function isNumber (value) {
+export function isNumber(value) {
   return typeof value === 'number' && Number.isFinite(value)
 }
 
@@ -19,7 +19,7 @@ export function isNumber (value) {
  * @param {(number | null | undefined)[]} values
  * @returns {number | null}
  */
-export function mean (values) {
+export function mean(values) {
   const present = values.filter(isNumber)
   if (present.length === 0) return null
   return present.reduce((a, b) => a + b, 0) / present.length
@@ -30,7 +30,7 @@ export function mean (values) {
  * @param {(number | null | undefined)[]} values
  * @returns {number | null}
  */
-export function maxOf (values) {
+export function maxOf(values) {
   let best = null
   for (const v of values) if (isNumber(v) && (best === null || v > best)) best = v
   return best
@@ -40,7 +40,7 @@ export function maxOf (values) {
  * @param {(number | null | undefined)[]} values
  * @returns {Spread}
  */
-export function spread (values) {
+export function spread(values) {
   const present = values.filter(isNumber)
   if (present.length === 0) return null
   const avg = present.reduce((a, b) => a + b, 0) / present.length
@@ -60,7 +60,7 @@ export function spread (values) {
  * Decimal places of the most precise value (at most 3).
  * @param {number[]} values
  */
-function decimals (values) {
+function decimals(values) {
   let most = 0
   for (const v of values) {
     const text = String(v)
@@ -74,7 +74,7 @@ function decimals (values) {
  * @param {number | null} a
  * @param {number | null} b
  */
-export function ratio (a, b) {
+export function ratio(a, b) {
   if (a === null || b === null || b === 0) return null
   return roundOne(a / b, 3)
 }
@@ -83,7 +83,7 @@ export function ratio (a, b) {
  * @param {number} value
  * @param {number} digits
  */
-export function roundOne (value, digits) {
+export function roundOne(value, digits) {
   const f = 10 ** digits
   return Math.round(value * f) / f
 }
@@ -93,6 +93,6 @@ export function roundOne (value, digits) {
  * @param {number} digits
  * @returns {number | null}
  */
-export function roundOrNull (value, digits) {
+export function roundOrNull(value, digits) {
   return isNumber(value) ? roundOne(value, digits) : null
 }

@@ -72,7 +72,7 @@ import { InputError } from '../errors.js'
  * @param {string} dir
  * @returns {Promise<'experiment' | 'run'>}
  */
-export async function directoryKind (dir) {
+export async function directoryKind(dir) {
   const info = await stat(dir).catch(() => null)
   if (!info) throw new InputError(`no such directory: ${dir}`)
   if (!info.isDirectory()) throw new InputError(`not a directory: ${dir}`)
@@ -85,7 +85,7 @@ export async function directoryKind (dir) {
  * @param {string} dir
  * @returns {Promise<RunData>}
  */
-export async function readRun (dir) {
+export async function readRun(dir) {
   const info = /** @type {RunInfo} */ (await readJson(path.join(dir, 'run.json')))
   const samples = /** @type {Sample[]} */ (await readNdjson(path.join(dir, 'samples.ndjson')))
     .filter(s => s && typeof s.t === 'string' && Number.isFinite(Date.parse(s.t)))
@@ -94,7 +94,7 @@ export async function readRun (dir) {
     .filter(e => e && typeof e.ts === 'string' && Number.isFinite(Date.parse(e.ts)) && typeof e.action === 'string')
     .sort((a, b) => Date.parse(a.ts) - Date.parse(b.ts))
   const summaryFile = path.join(dir, 'summary.json')
-  const summary = await exists(summaryFile) ? await readJson(summaryFile) : null
+  const summary = (await exists(summaryFile)) ? await readJson(summaryFile) : null
   const t0 = firstTime(info.t0, info.started_at, samples[0]?.t, events[0]?.ts) ?? 0
   return { dir, info, samples, events, summary, t0 }
 }
@@ -103,14 +103,16 @@ export async function readRun (dir) {
  * @param {string} dir
  * @returns {Promise<ExperimentData>}
  */
-export async function readExperiment (dir) {
+export async function readExperiment(dir) {
   const info = /** @type {ExperimentInfo} */ (await readJson(path.join(dir, 'experiment.json')))
   const prepareDir = path.join(dir, 'prepare')
-  const prepare = await exists(path.join(prepareDir, 'run.json')) ? await readRun(prepareDir) : null
+  const prepare = (await exists(path.join(prepareDir, 'run.json'))) ? await readRun(prepareDir) : null
   const variantsDir = path.join(dir, 'variants')
-  const names = await exists(variantsDir) ? await subdirectories(variantsDir) : []
+  const names = (await exists(variantsDir)) ? await subdirectories(variantsDir) : []
   // The plan's order when the plan lists its variants; others after, by name.
-  const planned = Array.isArray(info.plan?.variants) ? info.plan.variants.map((/** @type {any} */ v) => String(v?.name)) : []
+  const planned = Array.isArray(info.plan?.variants)
+    ? info.plan.variants.map((/** @type {any} */ v) => String(v?.name))
+    : []
   names.sort((a, b) => rank(planned, a) - rank(planned, b) || a.localeCompare(b))
   /** @type {VariantData[]} */
   const variants = []
@@ -133,13 +135,13 @@ export async function readExperiment (dir) {
  * @param {string[]} order
  * @param {string} name
  */
-function rank (order, name) {
+function rank(order, name) {
   const i = order.indexOf(name)
   return i === -1 ? order.length : i
 }
 
 /** @param {(string | undefined)[]} candidates */
-function firstTime (...candidates) {
+function firstTime(...candidates) {
   for (const c of candidates) {
     const ms = typeof c === 'string' ? Date.parse(c) : NaN
     if (Number.isFinite(ms)) return ms
@@ -148,12 +150,15 @@ function firstTime (...candidates) {
 }
 
 /** @param {string} file */
-async function exists (file) {
-  return stat(file).then(() => true, () => false)
+async function exists(file) {
+  return stat(file).then(
+    () => true,
+    () => false
+  )
 }
 
 /** @param {string} dir */
-async function subdirectories (dir) {
+async function subdirectories(dir) {
   const entries = await readdir(dir, { withFileTypes: true })
   return entries.filter(e => e.isDirectory()).map(e => e.name)
 }
@@ -162,7 +167,7 @@ async function subdirectories (dir) {
  * @param {string} file
  * @returns {Promise<any>}
  */
-async function readJson (file) {
+async function readJson(file) {
   const text = await readFile(file, 'utf8').catch(err => {
     throw new InputError(`cannot read ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`, { cause: err })
   })
@@ -179,7 +184,7 @@ async function readJson (file) {
  * @param {string} file
  * @returns {Promise<any[]>}
  */
-async function readNdjson (file) {
+async function readNdjson(file) {
   const text = await readFile(file, 'utf8').catch(err => {
     if (err.code === 'ENOENT') return ''
     throw new InputError(`cannot read ${file}: ${err.message}`, { cause: err })

@@ -30,11 +30,25 @@ export const MIN_DURING_SAMPLES = 30
 export const NOISE_FACTOR = 2
 
 export const STATISTICS_METHOD = {
-  interval: `percentile bootstrap of the mean of a variant's per-repetition ratios: ${RESAMPLES} resamples with replacement of the repetitions, the mean of each, the ${roundOne((1 - LEVEL) / 2 * 100, 1)}th to ${roundOne((1 + LEVEL) / 2 * 100, 1)}th percentile of those means (linear interpolation); a seeded generator (mulberry32, seed ${SEED}): the same data gives the same interval`,
-  small_samples: `with n repetitions there are only C(2n-1, n) distinct resamples (10 for n = 3); with n = 3 the ${LEVEL * 100} % interval is the min - max of the three ratios and covers less than ${LEVEL * 100} %; fewer than ${MIN_REPETITIONS} repetitions: no interval`,
-  verdict: `each variant against the first (the baseline), per ratio: "worse" or "better" only when the two intervals do not overlap (a conservative test); else the data cannot tell them apart`,
-  worse: 'degradation_ratio (throughput during / before): lower is worse; p99_ratio (p99 during / before): higher is worse',
-  noise: `the machine's noise: the coefficient of variation (sample standard deviation / mean) of the "before" windows' throughput and p99 across the variant's repetitions; an effect (|ratio - 1|) of at most ${NOISE_FACTOR} times that is not clearly above the noise`,
+  interval:
+    `percentile bootstrap of the mean of a variant's per-repetition ratios: ` +
+    `${RESAMPLES} resamples with replacement of the repetitions, the mean of each, ` +
+    `the ${roundOne(((1 - LEVEL) / 2) * 100, 1)}th to ${roundOne(((1 + LEVEL) / 2) * 100, 1)}th percentile of ` +
+    `those means (linear interpolation); a seeded generator (mulberry32, seed ${SEED}): ` +
+    `the same data gives the same interval`,
+  small_samples:
+    `with n repetitions there are only C(2n-1, n) distinct resamples (10 for n = 3); ` +
+    `with n = 3 the ${LEVEL * 100} % interval is the min - max of the three ratios and covers less than ` +
+    `${LEVEL * 100} %; fewer than ${MIN_REPETITIONS} repetitions: no interval`,
+  verdict:
+    `each variant against the first (the baseline), per ratio: "worse" or "better" only when the two ` +
+    `intervals do not overlap (a conservative test); else the data cannot tell them apart`,
+  worse:
+    'degradation_ratio (throughput during / before): lower is worse; p99_ratio (p99 during / before): higher is worse',
+  noise:
+    `the machine's noise: the coefficient of variation (sample standard deviation / mean) of the "before" ` +
+    `windows' throughput and p99 across the variant's repetitions; an effect ` +
+    `(|ratio - 1|) of at most ${NOISE_FACTOR} times that is not clearly above the noise`,
   short_during: `a "during" window of fewer than ${MIN_DURING_SAMPLES} samples is flagged: too short to trust`
 }
 
@@ -45,7 +59,8 @@ export const STATISTICS_METHOD = {
 
 /**
  * @typedef {object} RunPhases
- * @property {{ name: string, duration_s: number | null, start_s: number, end_s: number | null, ok: boolean | null, completed: boolean, source: 'events' | 'samples' } | null} action
+ * @property {{ name: string, duration_s: number | null, start_s: number, end_s: number | null, ok: boolean | null,
+ *     completed: boolean, source: 'events' | 'samples' } | null} action
  * @property {{ before: number, during: number, after: number }} samples
  * @property {Phased} throughput
  * @property {{ p50: Phased, p99: Phased }} latency_us
@@ -58,10 +73,10 @@ export const STATISTICS_METHOD = {
  * @param {number} seed
  * @returns {() => number}
  */
-export function mulberry32 (seed) {
+export function mulberry32(seed) {
   let a = seed >>> 0
   return () => {
-    a = (a + 0x6D2B79F5) >>> 0
+    a = (a + 0x6d2b79f5) >>> 0
     let t = a
     t = Math.imul(t ^ (t >>> 15), t | 1)
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
@@ -75,7 +90,7 @@ export function mulberry32 (seed) {
  * @param {number[]} sorted
  * @param {number} q
  */
-export function quantile (sorted, q) {
+export function quantile(sorted, q) {
   const h = (sorted.length - 1) * q
   const lo = Math.floor(h)
   const hi = Math.ceil(h)
@@ -86,9 +101,9 @@ export function quantile (sorted, q) {
  * Distinct resamples with replacement of n values (multisets): C(2n − 1, n).
  * @param {number} n
  */
-export function distinctResamples (n) {
+export function distinctResamples(n) {
   let c = 1
-  for (let k = 1; k <= n; k++) c = c * (n - 1 + k) / k
+  for (let k = 1; k <= n; k++) c = (c * (n - 1 + k)) / k
   return Math.round(c)
 }
 
@@ -114,14 +129,31 @@ export function distinctResamples (n) {
  * @param {{ level?: number, resamples?: number, seed?: number, minimum?: number }} [options]
  * @returns {Interval | null}
  */
-export function bootstrapMean (values, { level = LEVEL, resamples = RESAMPLES, seed = SEED, minimum = MIN_REPETITIONS } = {}) {
+export function bootstrapMean(
+  values,
+  { level = LEVEL, resamples = RESAMPLES, seed = SEED, minimum = MIN_REPETITIONS } = {}
+) {
   const xs = values.filter(isNumber)
   const n = xs.length
   if (n === 0) return null
   const mean = meanOf(xs)
-  const base = { n, mean, min: Math.min(...xs), max: Math.max(...xs), level, resamples, seed, distinct_resamples: distinctResamples(n) }
+  const base = {
+    n,
+    mean,
+    min: Math.min(...xs),
+    max: Math.max(...xs),
+    level,
+    resamples,
+    seed,
+    distinct_resamples: distinctResamples(n)
+  }
   if (n < minimum) {
-    return { ...base, low: null, high: null, note: `${n} repetition${n === 1 ? '' : 's'}: fewer than ${minimum}, no confidence interval` }
+    return {
+      ...base,
+      low: null,
+      high: null,
+      note: `${n} repetition${n === 1 ? '' : 's'}: fewer than ${minimum}, no confidence interval`
+    }
   }
   const next = mulberry32(seed)
   const means = new Float64Array(resamples)
@@ -140,14 +172,17 @@ export function bootstrapMean (values, { level = LEVEL, resamples = RESAMPLES, s
     // repeats, in the last bit (another order of the sum): kept within them
     low: Math.max(base.min, Math.min(low, mean)),
     high: Math.min(base.max, Math.max(high, mean)),
-    note: n === 3 ? 'with 3 repetitions only 10 distinct resamples: the interval is the min - max, and covers less than it says' : null
+    note:
+      n === 3
+        ? 'with 3 repetitions only 10 distinct resamples: the interval is the min - max, and covers less than it says'
+        : null
   }
 }
 
 /**
  * @param {number[]} xs
  */
-function meanOf (xs) {
+function meanOf(xs) {
   let sum = 0
   for (const x of xs) sum += x
   return sum / xs.length
@@ -159,7 +194,7 @@ function meanOf (xs) {
  * @param {(number | null | undefined)[]} values
  * @returns {{ n: number, mean: number, sd: number, cv: number } | null}
  */
-export function variation (values) {
+export function variation(values) {
   const xs = values.filter(isNumber)
   if (xs.length < 2) return null
   const mean = meanOf(xs)
@@ -181,7 +216,8 @@ export const RATIOS = /** @type {const} */ ([
  * @property {Interval | null} p99_ratio
  * @property {{ throughput_before: ReturnType<typeof variation>, p99_before: ReturnType<typeof variation> }} noise
  * @property {{ degradation_ratio: Effect | null, p99_ratio: Effect | null }} effect
- * @property {Array<{ repetition: number, samples: number }>} short_during   repetitions (1, 2, …) whose during window is too short
+ * @property {Array<{ repetition: number, samples: number }>} short_during   repetitions (1, 2, …) whose during window
+ *   is too short
  * @property {string[]} notes
  */
 
@@ -197,7 +233,7 @@ export const RATIOS = /** @type {const} */ ([
  * @param {RunPhases[]} reps
  * @returns {VariantStatistics}
  */
-export function variantStatistics (reps) {
+export function variantStatistics(reps) {
   const degradation = bootstrapMean(reps.map(r => r.degradation_ratio))
   const p99 = bootstrapMean(reps.map(r => r.p99_ratio))
   const noise = {
@@ -214,16 +250,26 @@ export function variantStatistics (reps) {
     const size = roundOne(Math.abs(interval.mean - 1), 4)
     return { size, noise: cv ? cv.cv : null, above_noise: cv ? size > NOISE_FACTOR * cv.cv : null }
   }
-  const shortDuring = reps.flatMap((r, i) => r.action && r.samples.during < MIN_DURING_SAMPLES ? [{ repetition: i + 1, samples: r.samples.during }] : [])
+  const shortDuring = reps.flatMap((r, i) =>
+    r.action && r.samples.during < MIN_DURING_SAMPLES ? [{ repetition: i + 1, samples: r.samples.during }] : []
+  )
   const notes = []
-  if (reps.length < MIN_REPETITIONS) notes.push(`${reps.length} repetition${reps.length === 1 ? '' : 's'}: a confidence interval needs at least ${MIN_REPETITIONS}; the data cannot tell this variant from another`)
+  if (reps.length < MIN_REPETITIONS) {
+    notes.push(
+      `${reps.length} repetition${reps.length === 1 ? '' : 's'}: a confidence interval needs at least ` +
+        `${MIN_REPETITIONS}; the data cannot tell this variant from another`
+    )
+  }
   for (const s of shortDuring) notes.push(duringNote(s.samples, s.repetition))
   return {
     repetitions: reps.length,
     degradation_ratio: roundInterval(degradation),
     p99_ratio: roundInterval(p99),
     noise,
-    effect: { degradation_ratio: effect(degradation, noise.throughput_before), p99_ratio: effect(p99, noise.p99_before) },
+    effect: {
+      degradation_ratio: effect(degradation, noise.throughput_before),
+      p99_ratio: effect(p99, noise.p99_before)
+    },
     short_during: shortDuring,
     notes
   }
@@ -233,8 +279,11 @@ export function variantStatistics (reps) {
  * @param {number} samples
  * @param {number} [repetition]
  */
-export function duringNote (samples, repetition) {
-  return `${repetition === undefined ? '' : `rep-${repetition}: `}during window: ${samples} sample${samples === 1 ? '' : 's'} < ${MIN_DURING_SAMPLES}: too short to trust`
+export function duringNote(samples, repetition) {
+  return (
+    `${repetition === undefined ? '' : `rep-${repetition}: `}during window: ` +
+    `${samples} sample${samples === 1 ? '' : 's'} < ${MIN_DURING_SAMPLES}: too short to trust`
+  )
 }
 
 /**
@@ -255,7 +304,7 @@ export function duringNote (samples, repetition) {
  * @param {[number, number]} b
  * @returns {'above' | 'below' | null}
  */
-export function intervalSide (a, b) {
+export function intervalSide(a, b) {
   if (b[0] > a[1]) return 'above'
   if (b[1] < a[0]) return 'below'
   return null
@@ -267,7 +316,7 @@ export function intervalSide (a, b) {
  * @param {Array<{ name: string, statistics: VariantStatistics }>} variants
  * @returns {Verdict[]}
  */
-export function compareVariants (variants) {
+export function compareVariants(variants) {
   if (variants.length < 2) return []
   const [first, ...others] = variants
   /** @type {Verdict[]} */
@@ -280,20 +329,46 @@ export function compareVariants (variants) {
       if (!a && !b) continue
       const ia = a && a.low !== null && a.high !== null ? /** @type {[number, number]} */ ([a.low, a.high]) : null
       const ib = b && b.low !== null && b.high !== null ? /** @type {[number, number]} */ ([b.low, b.high]) : null
-      const base = { metric: ratio.key, baseline: first.name, variant: other.name, baseline_interval: ia, variant_interval: ib }
+      const base = {
+        metric: ratio.key,
+        baseline: first.name,
+        variant: other.name,
+        baseline_interval: ia,
+        variant_interval: ib
+      }
       if (!ia || !ib) {
         const missing = [...(!ia ? [first] : []), ...(!ib ? [other] : [])]
-        const why = missing.map(v => `${v.name} has ${v.statistics[ratio.key]?.n ?? 0} repetition${v.statistics[ratio.key]?.n === 1 ? '' : 's'} with a ratio`).join(', ')
-        out.push({ ...base, verdict: 'no interval', text: `${ratio.label}: cannot tell ${other.name} from ${first.name}: ${why}, fewer than ${MIN_REPETITIONS}: no confidence interval` })
+        const why = missing
+          .map(
+            v =>
+              `${v.name} has ${v.statistics[ratio.key]?.n ?? 0} ` +
+              `repetition${v.statistics[ratio.key]?.n === 1 ? '' : 's'} with a ratio`
+          )
+          .join(', ')
+        out.push({
+          ...base,
+          verdict: 'no interval',
+          text:
+            `${ratio.label}: cannot tell ${other.name} from ${first.name}: ${why}, ` +
+            `fewer than ${MIN_REPETITIONS}: no confidence interval`
+        })
         continue
       }
       const side = intervalSide(ia, ib)
       if (side !== null) {
         const bWorse = (side === 'above') === ratio.higherIsWorse
         const [worse, better] = bWorse ? [other.name, first.name] : [first.name, other.name]
-        out.push({ ...base, verdict: bWorse ? 'worse' : 'better', text: `${ratio.label}: ${worse} is worse than ${better} (intervals do not overlap)` })
+        out.push({
+          ...base,
+          verdict: bWorse ? 'worse' : 'better',
+          text: `${ratio.label}: ${worse} is worse than ${better} (intervals do not overlap)`
+        })
       } else {
-        out.push({ ...base, verdict: 'cannot tell apart', text: `${ratio.label}: cannot tell ${other.name} and ${first.name} apart (intervals overlap)` })
+        out.push({
+          ...base,
+          verdict: 'cannot tell apart',
+          text: `${ratio.label}: cannot tell ${other.name} and ${first.name} apart (intervals overlap)`
+        })
       }
     }
   }
@@ -302,10 +377,11 @@ export function compareVariants (variants) {
 
 /**
  * One line per verdict, for a log or a terminal.
- * @param {{ comparisons?: Verdict[] | null, variants: Array<{ name: string, statistics?: VariantStatistics }> }} summary
+ * @param {{ comparisons?: Verdict[] | null, variants: Array<{ name: string,
+ *     statistics?: VariantStatistics }> }} summary
  * @returns {string[]}
  */
-export function verdictLines (summary) {
+export function verdictLines(summary) {
   const lines = (summary.comparisons ?? []).map(v => v.text)
   for (const variant of summary.variants) {
     for (const note of variant.statistics?.notes ?? []) lines.push(`${variant.name}: ${note}`)
@@ -317,16 +393,21 @@ export function verdictLines (summary) {
  * @param {Interval | null} interval
  * @returns {Interval | null}
  */
-function roundInterval (interval) {
+function roundInterval(interval) {
   if (!interval) return null
   const r = (/** @type {number} */ v) => roundOne(v, 4)
-  return { ...interval, mean: r(interval.mean), low: interval.low === null ? null : r(interval.low), high: interval.high === null ? null : r(interval.high) }
+  return {
+    ...interval,
+    mean: r(interval.mean),
+    low: interval.low === null ? null : r(interval.low),
+    high: interval.high === null ? null : r(interval.high)
+  }
 }
 
 /**
  * @param {ReturnType<typeof variation>} v
  */
-function rounded (v) {
+function rounded(v) {
   if (!v) return null
   return { n: v.n, mean: roundOne(v.mean, 2), sd: roundOne(v.sd, 2), cv: roundOne(v.cv, 4) }
 }

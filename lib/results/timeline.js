@@ -42,7 +42,7 @@
  * @param {import('./read.js').RunData} run
  * @returns {Point[]}
  */
-export function timeline (run) {
+export function timeline(run) {
   /** @type {Point[]} */
   const points = []
   let previousEnd = NaN
@@ -81,9 +81,10 @@ export function timeline (run) {
       indexBytes: numOrNull(pg?.index_bytes),
       xidAge: numOrNull(pg?.xid_age),
       vacuumPhase: pg ? (vacuum ? phaseStep(vacuum.phase) : 0) : null,
-      heapScannedPct: vacuum && num(vacuum.heap_blks_total) > 0
-        ? 100 * num(vacuum.heap_blks_scanned) / num(vacuum.heap_blks_total)
-        : null,
+      heapScannedPct:
+        vacuum && num(vacuum.heap_blks_total) > 0
+          ? (100 * num(vacuum.heap_blks_scanned)) / num(vacuum.heap_blks_total)
+          : null,
       rowsRate: typeof sample.rows === 'number' ? num(sample.rows) / dt : null,
       pointsRate: typeof sample.points === 'number' ? num(sample.points) / dt : null,
       lagP50: numOrNull(sample.lag?.p50_us),
@@ -100,7 +101,7 @@ export function timeline (run) {
  * @param {import('./read.js').RunData[]} runs
  * @returns {string[]}
  */
-export function activeTypes (runs) {
+export function activeTypes(runs) {
   const seen = new Set()
   for (const run of runs) {
     for (const sample of run.samples) {
@@ -125,7 +126,7 @@ export function activeTypes (runs) {
  * @param {'p50_us' | 'p99_us'} key
  * @returns {number | null}
  */
-export function allTypes (sample, key) {
+export function allTypes(sample, key) {
   let weight = 0
   let sum = 0
   for (const figures of Object.values(sample.requests ?? {})) {
@@ -147,7 +148,7 @@ export function allTypes (sample, key) {
  * @param {number} sincePrevious
  * @param {boolean} first
  */
-function intervalSeconds (sample, sincePrevious, first) {
+function intervalSeconds(sample, sincePrevious, first) {
   if (first || !Number.isFinite(sincePrevious)) {
     const elapsed = num(sample.elapsed_s, 1)
     return elapsed >= 0.5 && elapsed <= 1.5 ? elapsed : 1
@@ -160,7 +161,7 @@ function intervalSeconds (sample, sincePrevious, first) {
  * other) as a step of the vacuum phase chart.
  * @param {unknown} phase
  */
-function phaseStep (phase) {
+function phaseStep(phase) {
   const n = num(phase, -1)
   return n >= 0 && n <= 6 ? n + 1 : 8
 }
@@ -169,11 +170,11 @@ function phaseStep (phase) {
  * @param {unknown} value
  * @param {number} [fallback]
  */
-function num (value, fallback = 0) {
+function num(value, fallback = 0) {
   return typeof value === 'number' && Number.isFinite(value) ? value : fallback
 }
 
 /** @param {unknown} value */
-function numOrNull (value) {
+function numOrNull(value) {
   return typeof value === 'number' && Number.isFinite(value) ? value : null
 }

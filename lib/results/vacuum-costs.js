@@ -10,11 +10,23 @@
  * @param {import('../results/read.js').RunData} run
  * @returns {VacuumEntry[]}
  */
-export function runVacuumCosts (run) {
+export function runVacuumCosts(run) {
   if (Array.isArray(run.summary?.vacuums)) return run.summary.vacuums.filter((/** @type {any} */ v) => v && v.cost)
   return run.events
-    .filter(e => (e.kind === 'end' || e.kind === 'point') && /^(auto)?vacuum/.test(e.action) && e.detail && typeof e.detail.cost === 'object')
-    .map(e => ({ ts: e.ts, action: e.action, table: e.table ?? null, duration_s: e.duration_s ?? null, cost: /** @type {VacuumCost} */ (e.detail?.cost) }))
+    .filter(
+      e =>
+        (e.kind === 'end' || e.kind === 'point') &&
+        /^(auto)?vacuum/.test(e.action) &&
+        e.detail &&
+        typeof e.detail.cost === 'object'
+    )
+    .map(e => ({
+      ts: e.ts,
+      action: e.action,
+      table: e.table ?? null,
+      duration_s: e.duration_s ?? null,
+      cost: /** @type {VacuumCost} */ (e.detail?.cost)
+    }))
 }
 
 /**
@@ -25,9 +37,11 @@ export function runVacuumCosts (run) {
  * @param {import('../results/read.js').RunData} run
  * @returns {VacuumEntry | null}
  */
-export function actionVacuumCost (run) {
+export function actionVacuumCost(run) {
   const all = runVacuumCosts(run)
   const watched = run.samples.find(s => s.pg?.table)?.pg?.table
-  const ofWatched = watched ? all.find(v => v.table !== null && String(v.table).split('.').pop() === String(watched).split('.').pop()) : undefined
+  const ofWatched = watched
+    ? all.find(v => v.table !== null && String(v.table).split('.').pop() === String(watched).split('.').pop())
+    : undefined
   return all.find(v => /^vacuum/.test(v.action)) ?? ofWatched ?? all[0] ?? null
 }

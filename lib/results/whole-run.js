@@ -10,27 +10,49 @@ import { isNumber, maxOf, mean, roundOrNull, spread } from './numbers.js'
 // written into the experiment's summary.json.
 
 export const WHOLE_RUN_METHOD = {
-  samples: 'rates and latencies: the samples of the load but the first (connections being set up) and paused seconds; the table\'s figures and the workload\'s statistics: every sample that holds them',
+  samples:
+    'rates and latencies: the samples of the load but the first (connections being set up) and paused seconds; ' +
+    "the table's figures and the workload's statistics: every sample that holds them",
   seconds: 'seconds the counted samples cover',
   requests_per_s: 'requests done in the counted samples / the seconds they cover, all request types',
   failed_per_s: 'requests failed in the counted samples / the seconds they cover, all request types',
-  rows_per_s: 'rows the requests reported written (acknowledged by the server) in the counted samples / the seconds they cover; null when the workload reported none',
+  rows_per_s:
+    'rows the requests reported written (acknowledged by the server) in the counted samples / the seconds they ' +
+    'cover; null when the workload reported none',
   points_per_s: 'points (metric values) written, likewise',
-  latency_p99_us: 'mean of the per-second all-type p99 (a second\'s all-type p99 is the done-weighted mean of the per-type p99)',
-  latency_p99_us_by_type: 'per request type, mean of its per-second p99 over the counted seconds in which it completed requests',
-  start_lag_p99_us: 'mean of the per-second p99 of how late paced (or open-loop) requests started against their schedule; null when the samples hold none',
-  dead_tuples_peak: 'highest dead-tuple count of the workload\'s table in the samples (a partitioned table: its partitions added up)',
-  table_bytes_end: 'pg_total_relation_size of the table (heap, indexes, TOAST; partitions added up) in the last sample that has it',
+  latency_p99_us:
+    "mean of the per-second all-type p99 (a second's all-type p99 is the done-weighted mean of the per-type p99)",
+  latency_p99_us_by_type:
+    'per request type, mean of its per-second p99 over the counted seconds in which it completed requests',
+  start_lag_p99_us:
+    'mean of the per-second p99 of how late paced (or open-loop) requests started against their schedule; ' +
+    'null when the samples hold none',
+  dead_tuples_peak:
+    "highest dead-tuple count of the workload's table in the samples (a partitioned table: its partitions added up)",
+  table_bytes_end:
+    'pg_total_relation_size of the table (heap, indexes, TOAST; partitions added up) in the last sample that has it',
   table_bytes_peak: 'the highest such size in the samples',
   partitions_end: 'partitions of the table in the last sample that counts them',
-  xid_age_end: 'age of the table\'s relfrozenxid in the last sample that has it',
-  autovacuum_runs: 'when the workload has a statistic counting autovacuums (the first whose name holds "autovacuum"): its rises from sample to sample, added up over the run; else autovacuums_seen',
-  autovacuum_source: 'what autovacuum_runs counted: the statistic\'s name, or samples',
-  autovacuums_seen: 'distinct autovacuums of the table (or its partitions) in the samples\' vacuum progress: a new one where a sample shows an autovacuum after one that showed none, or another mode, another heap size, an earlier phase or fewer blocks scanned; one that starts and ends between two polls is missed',
-  retention: 'from the end events of the drop-partitions and delete actions: runs (skipped and failed ones too), failed, skipped, rows_removed (the rows of the partitions dropped, counted right before each drop, plus the rows deleted; a failed run counts what it committed), partitions_dropped, bytes_dropped (their pg_total_relation_size), batches (DELETE transactions), seconds (all runs) and max_seconds (the longest run)',
-  fillfactor: 'the fillfactor the run\'s last successful fillfactor action set',
-  rows_missing: 'from the run\'s summary.json: rows reported written that the table did not gain, rows removed by retention accounted for',
-  workload: 'each of the workload\'s own statistics over the samples that hold it: first, last, mean, max',
+  xid_age_end: "age of the table's relfrozenxid in the last sample that has it",
+  autovacuum_runs:
+    'when the workload has a statistic counting autovacuums (the first whose name holds "autovacuum"): ' +
+    'its rises from sample to sample, added up over the run; else autovacuums_seen',
+  autovacuum_source: "what autovacuum_runs counted: the statistic's name, or samples",
+  autovacuums_seen:
+    "distinct autovacuums of the table (or its partitions) in the samples' vacuum progress: " +
+    'a new one where a sample shows an autovacuum after one that showed none, or another mode, another heap size, ' +
+    'an earlier phase or fewer blocks scanned; one that starts and ends between two polls is missed',
+  retention:
+    'from the end events of the drop-partitions and delete actions: runs (skipped and failed ones too), failed, ' +
+    'skipped, rows_removed (the rows of the partitions dropped, counted right before each drop, ' +
+    'plus the rows deleted; a failed run counts what it committed), partitions_dropped, bytes_dropped ' +
+    '(their pg_total_relation_size), batches (DELETE transactions), seconds (all runs) and max_seconds ' +
+    '(the longest run)',
+  fillfactor: "the fillfactor the run's last successful fillfactor action set",
+  rows_missing:
+    "from the run's summary.json: rows reported written that the table did not gain, " +
+    'rows removed by retention accounted for',
+  workload: "each of the workload's own statistics over the samples that hold it: first, last, mean, max",
   across_repetitions: 'mean, min, max and spread = (max - min) / mean of each figure over the repetitions that have it'
 }
 
@@ -70,12 +92,15 @@ export const WHOLE_RUN_METHOD = {
  * @param {import('./read.js').RunData} run
  * @returns {RunWhole}
  */
-export function runWhole (run) {
-  const counted = timeline(run).slice(1).filter(p => !p.paused)
+export function runWhole(run) {
+  const counted = timeline(run)
+    .slice(1)
+    .filter(p => !p.paused)
   const seconds = counted.reduce((sum, p) => sum + p.dt, 0)
   /** @param {(p: import('./timeline.js').Point) => number | null} pick */
-  const perSecond = (pick) => seconds > 0 ? counted.reduce((sum, p) => sum + (pick(p) ?? 0) * p.dt, 0) / seconds : null
-  const wrote = (/** @type {'rows' | 'points'} */ key) => run.samples.some(s => isNumber(s[key]) && /** @type {number} */ (s[key]) > 0)
+  const perSecond = pick => (seconds > 0 ? counted.reduce((sum, p) => sum + (pick(p) ?? 0) * p.dt, 0) / seconds : null)
+  const wrote = (/** @type {'rows' | 'points'} */ key) =>
+    run.samples.some(s => isNumber(s[key]) && /** @type {number} */ (s[key]) > 0)
   /** @type {Record<string, number | null>} */
   const byType = {}
   for (const type of activeTypes([run])) {
@@ -95,10 +120,26 @@ export function runWhole (run) {
   const missing = run.summary?.rows_missing
   return {
     seconds: roundOrNull(seconds, 1) ?? 0,
-    requests_per_s: roundOrNull(perSecond(p => p.rate), 1),
-    failed_per_s: roundOrNull(perSecond(p => Object.values(p.types).reduce((n, type) => n + type.failedRate, 0)), 1),
-    rows_per_s: wrote('rows') ? roundOrNull(perSecond(p => p.rowsRate), 1) : null,
-    points_per_s: wrote('points') ? roundOrNull(perSecond(p => p.pointsRate), 1) : null,
+    requests_per_s: roundOrNull(
+      perSecond(p => p.rate),
+      1
+    ),
+    failed_per_s: roundOrNull(
+      perSecond(p => Object.values(p.types).reduce((n, type) => n + type.failedRate, 0)),
+      1
+    ),
+    rows_per_s: wrote('rows')
+      ? roundOrNull(
+          perSecond(p => p.rowsRate),
+          1
+        )
+      : null,
+    points_per_s: wrote('points')
+      ? roundOrNull(
+          perSecond(p => p.pointsRate),
+          1
+        )
+      : null,
     latency_p99_us: roundOrNull(mean(counted.map(p => p.p99)), 0),
     latency_p99_us_by_type: byType,
     start_lag_p99_us: roundOrNull(mean(counted.map(p => p.lagP99)), 0),
@@ -122,7 +163,7 @@ export function runWhole (run) {
  * @param {import('./read.js').Sample[]} samples
  * @returns {Record<string, StatisticFigures>}
  */
-function workloadFigures (samples) {
+function workloadFigures(samples) {
   /** @type {Map<string, number[]>} */
   const values = new Map()
   for (const sample of samples) {
@@ -147,7 +188,7 @@ function workloadFigures (samples) {
  * @param {import('./read.js').Sample[]} samples
  * @param {string} name
  */
-function rises (samples, name) {
+function rises(samples, name) {
   let total = 0
   /** @type {number | null} */
   let previous = null
@@ -161,10 +202,34 @@ function rises (samples, name) {
 }
 
 const PLAIN = /** @type {const} */ ([
-  'seconds', 'requests_per_s', 'failed_per_s', 'rows_per_s', 'points_per_s', 'latency_p99_us', 'start_lag_p99_us', 'dead_tuples_peak',
-  'table_bytes_end', 'table_bytes_peak', 'partitions_end', 'xid_age_end', 'autovacuum_runs', 'autovacuums_seen', 'fillfactor', 'rows_missing'
+  'seconds',
+  'requests_per_s',
+  'failed_per_s',
+  'rows_per_s',
+  'points_per_s',
+  'latency_p99_us',
+  'start_lag_p99_us',
+  'dead_tuples_peak',
+  'table_bytes_end',
+  'table_bytes_peak',
+  'partitions_end',
+  'xid_age_end',
+  'autovacuum_runs',
+  'autovacuums_seen',
+  'fillfactor',
+  'rows_missing'
 ])
-const RETENTION_KEYS = /** @type {const} */ (['runs', 'failed', 'skipped', 'rows_removed', 'partitions_dropped', 'bytes_dropped', 'batches', 'seconds', 'max_seconds'])
+const RETENTION_KEYS = /** @type {const} */ ([
+  'runs',
+  'failed',
+  'skipped',
+  'rows_removed',
+  'partitions_dropped',
+  'bytes_dropped',
+  'batches',
+  'seconds',
+  'max_seconds'
+])
 const STATISTIC_KEYS = /** @type {const} */ (['first', 'last', 'mean', 'max'])
 
 /**
@@ -182,7 +247,7 @@ const STATISTIC_KEYS = /** @type {const} */ (['first', 'last', 'mean', 'max'])
  * @param {RunWhole[]} reps
  * @returns {WholeSpread}
  */
-export function wholeSpread (reps) {
+export function wholeSpread(reps) {
   const out = /** @type {WholeSpread} */ (/** @type {unknown} */ ({ repetitions: reps.length }))
   for (const key of PLAIN) out[key] = spread(reps.map(r => r[key]))
   const sources = [...new Set(reps.map(r => r.autovacuum_source).filter(s => s !== null))]

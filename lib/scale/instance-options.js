@@ -14,13 +14,23 @@ export const MAX_INSTANCES = 10000
  * @param {unknown} value
  * @returns {import('./share.js').Share}
  */
-export function parseInstance (value) {
+export function parseInstance(value) {
   const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(String(value))
-  if (!match) throw new InputError(`--instance must be I/N, the 0-based index I of N instances (0/3, 1/3, 2/3), got ${quote(value)}`)
+  if (!match) {
+    throw new InputError(
+      `--instance must be I/N, the 0-based index I of N instances (0/3, 1/3, 2/3), got ${quote(value)}`
+    )
+  }
   const index = Number(match[1])
   const parts = Number(match[2])
-  if (!(parts >= 1 && parts <= MAX_INSTANCES)) throw new InputError(`--instance ${match[1]}/${match[2]}: N must be from 1 to ${MAX_INSTANCES}`)
-  if (!(index < parts)) throw new InputError(`--instance ${match[1]}/${match[2]}: the index is 0-based and must be below N (0 to ${parts - 1})`)
+  if (!(parts >= 1 && parts <= MAX_INSTANCES)) {
+    throw new InputError(`--instance ${match[1]}/${match[2]}: N must be from 1 to ${MAX_INSTANCES}`)
+  }
+  if (!(index < parts)) {
+    throw new InputError(
+      `--instance ${match[1]}/${match[2]}: the index is 0-based and must be below N (0 to ${parts - 1})`
+    )
+  }
   return { index, parts }
 }
 
@@ -34,10 +44,12 @@ const ISO = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d+))?)
  * @param {unknown} value
  * @param {number} [now]  epoch ms; the moment may not be further than a timer waits
  */
-export function parseStartAt (value, now = Date.now()) {
+export function parseStartAt(value, now = Date.now()) {
   const text = String(value).trim()
   const ms = /^\d+(\.\d+)?$/.test(text) ? epochSeconds(text, value) : isoMoment(text, value)
-  if (ms - now > MAX_TIMER_S * 1000) throw new InputError(`--start-at ${quote(value)} is more than ${Math.floor(MAX_TIMER_S / 86400)} days away`)
+  if (ms - now > MAX_TIMER_S * 1000) {
+    throw new InputError(`--start-at ${quote(value)} is more than ${Math.floor(MAX_TIMER_S / 86400)} days away`)
+  }
   return ms
 }
 
@@ -45,10 +57,14 @@ export function parseStartAt (value, now = Date.now()) {
  * @param {string} text
  * @param {unknown} value
  */
-function epochSeconds (text, value) {
+function epochSeconds(text, value) {
   const seconds = Number(text)
   // 13 digits are milliseconds, a common slip: a start 50 000 years away
-  if (seconds >= 1e11) throw new InputError(`--start-at takes seconds since the epoch (or ISO 8601), got ${quote(value)}, which looks like milliseconds`)
+  if (seconds >= 1e11) {
+    throw new InputError(
+      `--start-at takes seconds since the epoch (or ISO 8601), got ${quote(value)}, which looks like milliseconds`
+    )
+  }
   return Math.round(seconds * 1000)
 }
 
@@ -56,14 +72,28 @@ function epochSeconds (text, value) {
  * @param {string} text
  * @param {unknown} value
  */
-function isoMoment (text, value) {
+function isoMoment(text, value) {
   const m = ISO.exec(text)
-  if (!m) throw new InputError(`--start-at must be ISO 8601 with a time zone (2030-01-01T12:00:00Z, 2030-01-01T14:00:00+02:00) or seconds since the epoch, got ${quote(value)}`)
+  if (!m) {
+    throw new InputError(
+      `--start-at must be ISO 8601 with a time zone (2030-01-01T12:00:00Z, 2030-01-01T14:00:00+02:00) or seconds ` +
+        `since the epoch, got ${quote(value)}`
+    )
+  }
   const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map(i => Number(m[i] ?? 0))
   const fraction = Number(`0.${m[7] ?? '0'}`)
   const offsetMin = m[9] ? (m[9] === '-' ? -1 : 1) * (Number(m[10]) * 60 + Number(m[11])) : 0
   const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate()
-  if (month < 1 || month > 12 || day < 1 || day > daysInMonth || hour > 23 || minute > 59 || second > 59 || Math.abs(offsetMin) > 18 * 60) {
+  if (
+    month < 1 ||
+    month > 12 ||
+    day < 1 ||
+    day > daysInMonth ||
+    hour > 23 ||
+    minute > 59 ||
+    second > 59 ||
+    Math.abs(offsetMin) > 18 * 60
+  ) {
     throw new InputError(`--start-at ${quote(value)} is not a valid date and time`)
   }
   const utc = Date.UTC(year, month - 1, day, hour, minute, second) + Math.round(fraction * 1000)
@@ -77,8 +107,11 @@ function isoMoment (text, value) {
  * @param {import('./share.js').Share | null} instance
  * @param {number} [now]
  */
-export function checkNotLate (startAtMs, instance, now = Date.now()) {
+export function checkNotLate(startAtMs, instance, now = Date.now()) {
   if (now <= startAtMs) return
   const who = instance ? `instance ${formatShare(instance)}` : 'this run'
-  throw new InputError(`--start-at ${new Date(startAtMs).toISOString()} passed ${((now - startAtMs) / 1000).toFixed(3)} s ago: ${who} came up too late to start with the others`)
+  throw new InputError(
+    `--start-at ${new Date(startAtMs).toISOString()} passed ${((now - startAtMs) / 1000).toFixed(3)} s ago: ` +
+      `${who} came up too late to start with the others`
+  )
 }

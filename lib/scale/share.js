@@ -26,7 +26,7 @@ export const WHOLE = Object.freeze({ index: 0, parts: 1 })
  * @param {number} index
  * @param {number} parts
  */
-export function shareOf (total, index, parts) {
+export function shareOf(total, index, parts) {
   return Math.floor(total / parts) + (index < total % parts ? 1 : 0)
 }
 
@@ -35,7 +35,7 @@ export function shareOf (total, index, parts) {
  * @param {number} total
  * @param {Share} share
  */
-export function shareOfTotal (total, share) {
+export function shareOfTotal(total, share) {
   return shareOf(total, share.index, share.parts)
 }
 
@@ -45,7 +45,7 @@ export function shareOfTotal (total, share) {
  * @param {number} rate
  * @param {Share} share
  */
-export function rateShare (rate, share) {
+export function rateShare(rate, share) {
   return rate / share.parts
 }
 
@@ -58,7 +58,7 @@ export function rateShare (rate, share) {
  * @param {Share} inner
  * @returns {Share}
  */
-export function nestShare (outer, inner) {
+export function nestShare(outer, inner) {
   return { index: outer.index + outer.parts * inner.index, parts: outer.parts * inner.parts }
 }
 
@@ -66,14 +66,20 @@ export function nestShare (outer, inner) {
  * Whether share is a valid part: integers, 0 ≤ index < parts.
  * @param {Share} share
  */
-export function isShare (share) {
-  return Number.isSafeInteger(share.index) && Number.isSafeInteger(share.parts) && share.parts >= 1 && share.index >= 0 && share.index < share.parts
+export function isShare(share) {
+  return (
+    Number.isSafeInteger(share.index) &&
+    Number.isSafeInteger(share.parts) &&
+    share.parts >= 1 &&
+    share.index >= 0 &&
+    share.index < share.parts
+  )
 }
 
 /**
  * "I/N" as --instance writes it, 0-based like Kubernetes' JOB_COMPLETION_INDEX.
  * @param {Share} share
  */
-export function formatShare (share) {
+export function formatShare(share) {
   return `${share.index}/${share.parts}`
 }

@@ -12,13 +12,13 @@ const MAX_TIMER_MS = 2 ** 31 - 1
  * @param {Promise<unknown>} [interrupted]
  * @returns {Promise<boolean>}
  */
-export function untilMoment (epochMs, interrupted) {
+export function untilMoment(epochMs, interrupted) {
   return new Promise(resolve => {
     /** @type {NodeJS.Timeout | undefined} */
     let timer
     let settled = false
     /** @param {boolean} reached */
-    const finish = (reached) => {
+    const finish = reached => {
       if (settled) return
       settled = true
       clearTimeout(timer)
@@ -29,7 +29,10 @@ export function untilMoment (epochMs, interrupted) {
       if (left <= 0) finish(true)
       else timer = setTimeout(next, Math.min(left, MAX_TIMER_MS))
     }
-    interrupted?.then(() => finish(false), () => finish(false))
+    interrupted?.then(
+      () => finish(false),
+      () => finish(false)
+    )
     next()
   })
 }

@@ -18,8 +18,10 @@ import { AGE_XIDS_FIELDS, ageXidsOptions, runAgeXids } from './age-xids-action.j
  * @property {boolean} [full]
  * @property {boolean} [analyze]
  * @property {boolean} [verbose]
- * @property {number} [fillfactor]              fillfactor: the table's new fillfactor (10 to 100); rows placed from then on get it
- * @property {string | number} [cost_delay]     vacuum: its vacuum_cost_delay (0 to 100 ms; "20ms" or a number of ms): throttled as autovacuum is
+ * @property {number} [fillfactor]              fillfactor: the table's new fillfactor (10 to 100); rows placed from
+ *   then on get it
+ * @property {string | number} [cost_delay]     vacuum: its vacuum_cost_delay (0 to 100 ms; "20ms" or a number of ms):
+ *   throttled as autovacuum is
  * @property {string | number} [older_than]     retention: a duration (10m, 1h30m, 600)
  * @property {'data' | 'clock'} [relative_to]   retention: the newest time in the table (default) or now
  * @property {number} [batch]                   delete: rows per transaction (default 10000)
@@ -38,7 +40,8 @@ import { AGE_XIDS_FIELDS, ageXidsOptions, runAgeXids } from './age-xids-action.j
  * @property {import('../recorder/event-log.js').EventLog} events
  * @property {import('../log.js').Logger} log
  * @property {number} [progressIntervalMs]
- * @property {(rows: number, table: string) => void} [onRowsRemoved]  retention: told the rows of each commit that removed some
+ * @property {(rows: number, table: string) => void} [onRowsRemoved]  retention: told the rows of each commit that
+ *   removed some
  */
 
 /**
@@ -47,24 +50,54 @@ import { AGE_XIDS_FIELDS, ageXidsOptions, runAgeXids } from './age-xids-action.j
  * @property {number} duration_s
  * @property {string} [error]
  * @property {number} [removed_rows]   retention: rows removed (committed), also when it failed part way
- * @property {Record<string, unknown>} [detail]   retention: what was removed; evict-cache: what was evicted; vacuum: cost, what it cost (lib/pgstats/vacuum-cost.js) (as the end event says)
+ * @property {Record<string, unknown>} [detail]   retention: what was removed; evict-cache: what was evicted; vacuum:
+ *   cost, what it cost (lib/pgstats/vacuum-cost.js) (as the end event says)
  */
 
-export const ACTIONS = /** @type {const} */ (['vacuum', 'checkpoint', 'analyze', 'reset-stats', 'fillfactor', 'evict-cache', 'drop-partitions', 'delete', 'age-xids'])
+export const ACTIONS = /** @type {const} */ ([
+  'vacuum',
+  'checkpoint',
+  'analyze',
+  'reset-stats',
+  'fillfactor',
+  'evict-cache',
+  'drop-partitions',
+  'delete',
+  'age-xids'
+])
 // Fields of an action besides its name, retention's aside.
-export const ACTION_FIELDS = ['table', 'freeze', 'full', 'analyze', 'verbose', 'fillfactor', 'cost_delay', ...AGE_XIDS_FIELDS]
+export const ACTION_FIELDS = [
+  'table',
+  'freeze',
+  'full',
+  'analyze',
+  'verbose',
+  'fillfactor',
+  'cost_delay',
+  ...AGE_XIDS_FIELDS
+]
 
-const PHASES = ['initializing', 'scanning heap', 'vacuuming indexes', 'vacuuming heap', 'cleaning up indexes', 'truncating heap', 'performing final cleanup']
+const PHASES = [
+  'initializing',
+  'scanning heap',
+  'vacuuming indexes',
+  'vacuuming heap',
+  'cleaning up indexes',
+  'truncating heap',
+  'performing final cleanup'
+]
 
 /**
  * The SQL of an action, validated.
  * @param {ActionSpec} spec
  */
-export function actionSql (spec) {
+export function actionSql(spec) {
   switch (spec.action) {
     case 'vacuum': {
       if (!spec.table) throw new InputError('vacuum needs a table (--table)')
-      const options = ['FREEZE', 'FULL', 'ANALYZE', 'VERBOSE'].filter(o => spec[/** @type {'freeze'} */ (o.toLowerCase())])
+      const options = ['FREEZE', 'FULL', 'ANALYZE', 'VERBOSE'].filter(
+        o => spec[/** @type {'freeze'} */ (o.toLowerCase())]
+      )
       return `VACUUM ${options.length ? `(${options.join(', ')}) ` : ''}${quoteTable(spec.table)}`
     }
     case 'analyze':
@@ -76,7 +109,12 @@ export function actionSql (spec) {
     case 'fillfactor':
       // Rows placed from then on get it; VACUUM FULL repacks those already there.
       if (!spec.table) throw new InputError('fillfactor needs a table (--table)')
-      if (!Number.isInteger(spec.fillfactor) || /** @type {number} */ (spec.fillfactor) < 10 || /** @type {number} */ (spec.fillfactor) > 100) throw new InputError(`fillfactor: a whole number from 10 to 100, got ${shown(spec.fillfactor)}`)
+      if (
+        !Number.isInteger(spec.fillfactor) ||
+        /** @type {number} */ (spec.fillfactor) < 10 ||
+        /** @type {number} */ (spec.fillfactor) > 100
+      )
+        throw new InputError(`fillfactor: a whole number from 10 to 100, got ${shown(spec.fillfactor)}`)
       return `ALTER TABLE ${quoteTable(spec.table)} SET (fillfactor = ${spec.fillfactor})`
     case 'drop-partitions':
     case 'delete':
@@ -85,7 +123,9 @@ export function actionSql (spec) {
     case 'age-xids':
       throw new InputError(`${spec.action} runs no statement of its own: check it with checkAction`)
     default:
-      throw new InputError(`unknown action ${shown(/** @type {{ action: unknown }} */ (spec).action)} (known: ${ACTIONS.join(', ')})`)
+      throw new InputError(
+        `unknown action ${shown(/** @type {{ action: unknown }} */ (spec).action)} (known: ${ACTIONS.join(', ')})`
+      )
   }
 }
 
@@ -95,18 +135,25 @@ export function actionSql (spec) {
  * @param {ActionSpec} spec
  * @param {string} field   where the spec is
  */
-export function checkAction (spec, field) {
+export function checkAction(spec, field) {
   if (isRetentionAction(spec.action)) {
     checkRetentionSpec(spec, field)
     return
   }
   const foreign = RETENTION_FIELDS.find(key => /** @type {Record<string, unknown>} */ (spec)[key] !== undefined)
   if (foreign) throw new InputError(`${field}.${foreign}: only for drop-partitions and delete`)
-  if (spec.fillfactor !== undefined && spec.action !== 'fillfactor') throw new InputError(`${field}.fillfactor: only for the fillfactor action`)
+  if (spec.fillfactor !== undefined && spec.action !== 'fillfactor') {
+    throw new InputError(`${field}.fillfactor: only for the fillfactor action`)
+  }
   const ageField = AGE_XIDS_FIELDS.find(key => /** @type {Record<string, unknown>} */ (spec)[key] !== undefined)
   if (ageField && spec.action !== 'age-xids') throw new InputError(`${field}.${ageField}: only for age-xids`)
   if (spec.action === 'age-xids') {
-    const other = ACTION_FIELDS.find(key => !AGE_XIDS_FIELDS.includes(key) && key !== 'table' && /** @type {Record<string, unknown>} */ (spec)[key] !== undefined)
+    const other = ACTION_FIELDS.find(
+      key =>
+        !AGE_XIDS_FIELDS.includes(key) &&
+        key !== 'table' &&
+        /** @type {Record<string, unknown>} */ (spec)[key] !== undefined
+    )
     if (other) throw new InputError(`${field}.${other}: not a field of age-xids (${AGE_XIDS_FIELDS.join(', ')})`)
     ageXidsOptions(spec, field)
     return
@@ -141,15 +188,22 @@ export function checkAction (spec, field) {
  * @param {unknown} value
  * @param {string} field
  */
-export function costDelayMs (value, field) {
-  const match = typeof value === 'number' ? [String(value), String(value)] : typeof value === 'string' ? /^\s*(\d+(?:\.\d+)?)\s*(?:ms)?\s*$/.exec(value) : null
+export function costDelayMs(value, field) {
+  const match =
+    typeof value === 'number'
+      ? [String(value), String(value)]
+      : typeof value === 'string'
+        ? /^\s*(\d+(?:\.\d+)?)\s*(?:ms)?\s*$/.exec(value)
+        : null
   const ms = match ? Number(match[1]) : NaN
-  if (!(ms >= 0 && ms <= 100)) throw new InputError(`${field}: expected a delay from 0 to 100 ms, such as 20ms, got ${shown(value)}`)
+  if (!(ms >= 0 && ms <= 100)) {
+    throw new InputError(`${field}: expected a delay from 0 to 100 ms, such as 20ms, got ${shown(value)}`)
+  }
   return ms
 }
 
 /** @param {ActionSpec} spec */
-function describe (spec) {
+function describe(spec) {
   if (spec.action !== 'vacuum') return spec.action
   const flags = ['freeze', 'full', 'analyze'].filter(f => spec[/** @type {'freeze'} */ (f)])
   if (spec.cost_delay !== undefined) flags.push(`cost delay ${costDelayMs(spec.cost_delay, 'cost_delay')} ms`)
@@ -167,7 +221,7 @@ function describe (spec) {
  * @param {(pid: number) => void} [onBackend]  told the backend running it, so that it can be cancelled
  * @returns {Promise<ActionOutcome>}
  */
-export async function runAction (spec, context, onBackend) {
+export async function runAction(spec, context, onBackend) {
   if (isRetentionAction(spec.action)) return runRetention(spec, context, onBackend)
   if (spec.action === 'evict-cache') return runEvictCache(spec, context)
   // a refusal (a right the role lacks) is the action's failure here; the command exits 2 on it
@@ -193,11 +247,28 @@ export async function runAction (spec, context, onBackend) {
     const pid = (await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid
     onBackend?.(pid)
     // throttled as autovacuum is, by this session's setting
-    if (spec.cost_delay !== undefined) await client.query(`SET vacuum_cost_delay = '${costDelayMs(spec.cost_delay, 'cost_delay')}ms'`)
+    if (spec.cost_delay !== undefined) {
+      await client.query(`SET vacuum_cost_delay = '${costDelayMs(spec.cost_delay, 'cost_delay')}ms'`)
+    }
     await account?.start()
-    await events.record({ kind: 'start', ...base, detail: { sql, ...(spec.cost_delay !== undefined && { cost_delay_ms: costDelayMs(spec.cost_delay, 'cost_delay') }) } })
+    await events.record({
+      kind: 'start',
+      ...base,
+      detail: {
+        sql,
+        ...(spec.cost_delay !== undefined && { cost_delay_ms: costDelayMs(spec.cost_delay, 'cost_delay') })
+      }
+    })
     log.info(`${describe(spec)}${spec.table ? ` of ${spec.table}` : ''} started`)
-    if (spec.action === 'vacuum') follower = followVacuum(connectionString, pid, { events, log, base, intervalMs: progressIntervalMs, clock: account?.clock })
+    if (spec.action === 'vacuum') {
+      follower = followVacuum(connectionString, pid, {
+        events,
+        log,
+        base,
+        intervalMs: progressIntervalMs,
+        clock: account?.clock
+      })
+    }
     await client.query(account ? actionSql({ ...spec, verbose: true }) : sql)
     const endMs = performance.now()
     const duration = (endMs - started) / 1000
@@ -223,9 +294,11 @@ export async function runAction (spec, context, onBackend) {
  * each phase change.
  * @param {string} connectionString
  * @param {number} pid
- * @param {{ events: import('../recorder/event-log.js').EventLog, log: import('../log.js').Logger, base: { action: string, table?: string }, intervalMs: number, clock?: import('../pgstats/vacuum-cost.js').PhaseClock }} options
+ * @param {{ events: import('../recorder/event-log.js').EventLog, log: import('../log.js').Logger,
+ *     base: { action: string, table?: string }, intervalMs: number, clock?:
+ * import('../pgstats/vacuum-cost.js').PhaseClock }} options
  */
-function followVacuum (connectionString, pid, { events, log, base, intervalMs, clock }) {
+function followVacuum(connectionString, pid, { events, log, base, intervalMs, clock }) {
   /** @type {import('pg').Client | null} */
   let client = null
   let stopped = false
@@ -236,18 +309,34 @@ function followVacuum (connectionString, pid, { events, log, base, intervalMs, c
     try {
       client = await openControlClient({ connectionString, applicationName: 'pgloadgen-sidecar-progress', log })
       while (!stopped) {
-        const { rows } = await client.query('SELECT phase, heap_blks_total, heap_blks_scanned, heap_blks_vacuumed FROM pg_stat_progress_vacuum WHERE pid = $1', [pid])
+        const { rows } = await client.query(
+          'SELECT phase, heap_blks_total, heap_blks_scanned, heap_blks_vacuumed FROM pg_stat_progress_vacuum ' +
+            'WHERE pid = $1',
+          [pid]
+        )
         const row = rows[0]
         if (row) clock?.observe(row.phase)
         if (row && row.phase !== lastPhase) {
           lastPhase = row.phase
-          const scanned = row.heap_blks_total > 0 ? Math.round(100 * row.heap_blks_scanned / row.heap_blks_total) : 0
+          const scanned = row.heap_blks_total > 0 ? Math.round((100 * row.heap_blks_scanned) / row.heap_blks_total) : 0
           log.info(`${base.action}: ${row.phase} (${scanned} % of heap scanned)`)
-          await events.record({ kind: 'point', ...base, detail: { phase: row.phase, phase_number: PHASES.indexOf(row.phase), heap_blks_total: Number(row.heap_blks_total), heap_blks_scanned: Number(row.heap_blks_scanned) } })
+          await events.record({
+            kind: 'point',
+            ...base,
+            detail: {
+              phase: row.phase,
+              phase_number: PHASES.indexOf(row.phase),
+              heap_blks_total: Number(row.heap_blks_total),
+              heap_blks_scanned: Number(row.heap_blks_scanned)
+            }
+          })
         }
         await new Promise(resolve => {
           const timer = setTimeout(resolve, intervalMs)
-          wake = () => { clearTimeout(timer); resolve(undefined) }
+          wake = () => {
+            clearTimeout(timer)
+            resolve(undefined)
+          }
         })
       }
     } catch {
@@ -270,14 +359,14 @@ function followVacuum (connectionString, pid, { events, log, base, intervalMs, c
  * @param {string} connectionString
  * @param {number[]} pids
  */
-export async function cancelBackends (connectionString, pids) {
+export async function cancelBackends(connectionString, pids) {
   if (pids.length === 0) return
-  await withControlClient({ connectionString, applicationName: 'pgloadgen-sidecar' }, async (client) => {
+  await withControlClient({ connectionString, applicationName: 'pgloadgen-sidecar' }, async client => {
     await client.query('SELECT pg_cancel_backend(pid) FROM unnest($1::int[]) AS pid', [pids])
   })
 }
 
 /** @param {number} n */
-function round (n) {
+function round(n) {
   return Math.round(n * 1000) / 1000
 }

@@ -16,14 +16,22 @@ export const AGE_XIDS_FIELDS = ['by', 'to_age', 'rate', 'parallel', 'hold_lock']
  * @param {import('./actions.js').ActionSpec} spec
  * @param {string} field   where the spec is ('' for the command line)
  */
-export function ageXidsOptions (spec, field) {
+export function ageXidsOptions(spec, field) {
   // a plan's field, or the command's flag
-  const at = (/** @type {string} */ name) => field ? `${field}.${name}` : `--${name.replace('_', '-')}`
-  if (spec.by === undefined && spec.to_age === undefined) throw new InputError(`${at('by')}: missing: age-xids needs the transaction IDs to spend (like 2M), or ${at('to_age')}`)
-  if (spec.by !== undefined && spec.to_age !== undefined) throw new InputError(`${at('to_age')}: give ${at('by')} or ${at('to_age')}, not both`)
+  const at = (/** @type {string} */ name) => (field ? `${field}.${name}` : `--${name.replace('_', '-')}`)
+  if (spec.by === undefined && spec.to_age === undefined) {
+    throw new InputError(
+      `${at('by')}: missing: age-xids needs the transaction IDs to spend (like 2M), or ${at('to_age')}`
+    )
+  }
+  if (spec.by !== undefined && spec.to_age !== undefined) {
+    throw new InputError(`${at('to_age')}: give ${at('by')} or ${at('to_age')}, not both`)
+  }
   const by = spec.by === undefined ? undefined : parseXidCount(spec.by, at('by'))
   const toAge = spec.to_age === undefined ? undefined : parseXidCount(spec.to_age, at('to_age'))
-  if (spec.table !== undefined && toAge === undefined) throw new InputError(`${at('table')}: only with ${at('to_age')} (the table whose age it means)`)
+  if (spec.table !== undefined && toAge === undefined) {
+    throw new InputError(`${at('table')}: only with ${at('to_age')} (the table whose age it means)`)
+  }
   const table = spec.table === undefined ? null : String(spec.table)
   if (table !== null) {
     try {
@@ -33,8 +41,10 @@ export function ageXidsOptions (spec, field) {
       throw err
     }
   }
-  const rate = spec.rate === undefined || spec.rate === null ? null : parseXidCount(spec.rate, at('rate'), { max: 10_000_000 })
-  const parallel = spec.parallel === undefined ? 2 : parseInteger(spec.parallel, at('parallel'), { min: 1, max: MAX_PARALLEL })
+  const rate =
+    spec.rate === undefined || spec.rate === null ? null : parseXidCount(spec.rate, at('rate'), { max: 10_000_000 })
+  const parallel =
+    spec.parallel === undefined ? 2 : parseInteger(spec.parallel, at('parallel'), { min: 1, max: MAX_PARALLEL })
   const holdLock = spec.hold_lock === undefined ? null : String(spec.hold_lock)
   if (holdLock !== null) {
     try {
@@ -56,7 +66,7 @@ export function ageXidsOptions (spec, field) {
  * @param {(pid: number) => void} [onBackend]
  * @returns {Promise<import('./actions.js').ActionOutcome>}
  */
-export async function runAgeXids (spec, { connectionString, events, log }, onBackend) {
+export async function runAgeXids(spec, { connectionString, events, log }, onBackend) {
   const options = ageXidsOptions(spec, '')
   const base = { action: 'age-xids', ...(options.holdLock && { table: options.holdLock }) }
   const started = performance.now()
@@ -64,20 +74,40 @@ export async function runAgeXids (spec, { connectionString, events, log }, onBac
   try {
     const result = await ageXids(connectionString, {
       ...options,
-      onBackend: (pid) => {
+      onBackend: pid => {
         onBackend?.(pid)
         // the rights were checked by then: the start is recorded once, with the first backend
         if (!recorded) {
           recorded = true
-          log.info(`age-xids: spending ${options.by !== undefined ? `${options.by} transaction IDs` : `transaction IDs until ${options.table ?? 'the database'} is ${options.toAge} old`}${options.rate ? ` at ${options.rate}/s` : ''}${options.holdLock ? ` holding ${options.holdLock}'s SHARE UPDATE EXCLUSIVE lock` : ''}`)
-          events.record({ kind: 'start', ...base, detail: { by: options.by ?? null, to_age: options.toAge ?? null, table: options.table, rate: options.rate, parallel: options.parallel, hold_lock: options.holdLock } }).catch(() => {})
+          log.info(
+            `age-xids: ` +
+              `spending ` +
+              `${options.by !== undefined ? `${options.by} transaction IDs` : `transaction IDs until ${options.table ?? 'the database'} is ${options.toAge} old`}${options.rate ? ` at ${options.rate}/s` : ''}${options.holdLock ? ` holding ${options.holdLock}'s SHARE UPDATE EXCLUSIVE lock` : ''}`
+          )
+          events
+            .record({
+              kind: 'start',
+              ...base,
+              detail: {
+                by: options.by ?? null,
+                to_age: options.toAge ?? null,
+                table: options.table,
+                rate: options.rate,
+                parallel: options.parallel,
+                hold_lock: options.holdLock
+              }
+            })
+            .catch(() => {})
         }
       },
       onProgress: (done, seconds) => log.info(`age-xids: ${done} spent (${Math.round(done / seconds)} XIDs/s)`)
     })
     const duration = round((performance.now() - started) / 1000)
     await events.record({ kind: 'end', ...base, duration_s: duration, ok: true, detail: { ...result } })
-    log.info(`age-xids: ${result.consumed} transaction IDs in ${result.seconds.toFixed(1)} s, ${result.xids_per_s} XIDs/s; database ${result.database} age ${result.age_before} → ${result.age_after}`)
+    log.info(
+      `age-xids: ${result.consumed} transaction IDs in ${result.seconds.toFixed(1)} s, ${result.xids_per_s} XIDs/s; ` +
+        `database ${result.database} age ${result.age_before} → ${result.age_after}`
+    )
     return { ok: true, duration_s: duration, detail: { ...result } }
   } catch (err) {
     if (err instanceof InputError) throw err
@@ -90,6 +120,6 @@ export async function runAgeXids (spec, { connectionString, events, log }, onBac
 }
 
 /** @param {number} n */
-function round (n) {
+function round(n) {
   return Math.round(n * 1000) / 1000
 }

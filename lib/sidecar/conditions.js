@@ -6,7 +6,14 @@ import { parseQuantity } from '../helpers/durations.js'
 // What a condition can look at. Table metrics read the stats collector's
 // latest snapshot (nothing is polled twice); disk_free reads the
 // filesystem of the data directory (or the working directory).
-export const CONDITION_METRICS = /** @type {const} */ (['dead_fraction', 'dead_tuples', 'live_tuples', 'table_bytes', 'xid_age', 'disk_free'])
+export const CONDITION_METRICS = /** @type {const} */ ([
+  'dead_fraction',
+  'dead_tuples',
+  'live_tuples',
+  'table_bytes',
+  'xid_age',
+  'disk_free'
+])
 const TABLE_METRICS = new Set(['dead_fraction', 'dead_tuples', 'live_tuples', 'table_bytes'])
 
 /**
@@ -25,16 +32,27 @@ const TABLE_METRICS = new Set(['dead_fraction', 'dead_tuples', 'live_tuples', 't
  * @param {string} field
  * @returns {Condition}
  */
-export function parseCondition (text, field) {
+export function parseCondition(text, field) {
   // trimmed first: a lazy (.+?) before \s*$ would backtrack over a long run of blanks
   const trimmed = String(text).trim()
   const match = /^([a-z_]+)\s*(?:\(\s*([A-Za-z0-9_.$]+)\s*\))?\s*(>=|<=|>|<)\s*(\S.*)$/s.exec(trimmed)
-  if (!match) throw new InputError(`${field}: cannot read condition ${quote(text)} (like "dead_fraction(test_table) > 0.2")`)
+  if (!match) {
+    throw new InputError(`${field}: cannot read condition ${quote(text)} (like "dead_fraction(test_table) > 0.2")`)
+  }
   const [, metric, table, op, value] = match
-  if (!CONDITION_METRICS.includes(/** @type {any} */ (metric))) throw new InputError(`${field}: unknown metric ${quote(metric)} (known: ${CONDITION_METRICS.join(', ')})`)
-  if (TABLE_METRICS.has(metric) && !table) throw new InputError(`${field}: ${metric} needs a table, as ${metric}(table)`)
+  if (!CONDITION_METRICS.includes(/** @type {any} */ (metric)))
+    throw new InputError(`${field}: unknown metric ${quote(metric)} (known: ${CONDITION_METRICS.join(', ')})`)
+  if (TABLE_METRICS.has(metric) && !table) {
+    throw new InputError(`${field}: ${metric} needs a table, as ${metric}(table)`)
+  }
   if (metric === 'disk_free' && table) throw new InputError(`${field}: disk_free takes no table`)
-  return { metric: /** @type {Condition['metric']} */ (metric), table: table ?? null, op: /** @type {Condition['op']} */ (op), value: parseQuantity(value, field), text: trimmed }
+  return {
+    metric: /** @type {Condition['metric']} */ (metric),
+    table: table ?? null,
+    op: /** @type {Condition['op']} */ (op),
+    value: parseQuantity(value, field),
+    text: trimmed
+  }
 }
 
 /** @typedef {import('../pgstats/stats-view.js').StatsView} StatsView */
@@ -47,7 +65,7 @@ export function parseCondition (text, field) {
  * @param {string} diskPath
  * @returns {Promise<number | null>}
  */
-export async function currentValue (condition, stats, diskPath) {
+export async function currentValue(condition, stats, diskPath) {
   if (condition.metric === 'disk_free') {
     const fs = await statfs(diskPath)
     return fs.bavail * fs.bsize
@@ -57,11 +75,16 @@ export async function currentValue (condition, stats, diskPath) {
   const table = stats.table(/** @type {string} */ (condition.table))
   if (!table) return null
   switch (condition.metric) {
-    case 'dead_fraction': return table.live + table.dead > 0 ? table.dead / (table.live + table.dead) : 0
-    case 'dead_tuples': return table.dead
-    case 'live_tuples': return table.live
-    case 'table_bytes': return table.bytes
-    case 'xid_age': return table.xidAge
+    case 'dead_fraction':
+      return table.live + table.dead > 0 ? table.dead / (table.live + table.dead) : 0
+    case 'dead_tuples':
+      return table.dead
+    case 'live_tuples':
+      return table.live
+    case 'table_bytes':
+      return table.bytes
+    case 'xid_age':
+      return table.xidAge
   }
   return null
 }
@@ -70,11 +93,15 @@ export async function currentValue (condition, stats, diskPath) {
  * @param {Condition} condition
  * @param {number} value
  */
-export function holds (condition, value) {
+export function holds(condition, value) {
   switch (condition.op) {
-    case '>': return value > condition.value
-    case '>=': return value >= condition.value
-    case '<': return value < condition.value
-    case '<=': return value <= condition.value
+    case '>':
+      return value > condition.value
+    case '>=':
+      return value >= condition.value
+    case '<':
+      return value < condition.value
+    case '<=':
+      return value <= condition.value
   }
 }

@@ -75,23 +75,36 @@ FROM rels r WHERE pg_relation_filepath(r.oid) IS NOT NULL ORDER BY r.kind DESC, 
  * @param {import('pg').Client} client
  * @returns {Promise<string>}
  */
-export async function localDataDirectory (client) {
-  const { rows } = await client.query("SELECT current_setting('data_directory') AS dir, current_setting('port') AS port, (SELECT system_identifier::text FROM pg_control_system()) AS sysid")
+export async function localDataDirectory(client) {
+  const { rows } = await client.query(
+    "SELECT current_setting('data_directory') AS dir, current_setting('port') AS port, " +
+      '(SELECT system_identifier::text FROM pg_control_system()) AS sysid'
+  )
   const { dir, port, sysid } = rows[0]
-  const why = 'evict-cache drops a local server\'s files from this machine\'s page cache'
+  const why = "evict-cache drops a local server's files from this machine's page cache"
   let control
   try {
     control = await readFile(path.join(dir, 'global', 'pg_control'))
   } catch (err) {
     const code = /** @type {NodeJS.ErrnoException} */ (err).code
-    if (code === 'ENOENT' || code === 'ENOTDIR') throw new InputError(`the server's data directory ${dir} is not on ` +
-      `this machine (a remote server?): ${why}`, { cause: err })
-    if (code === 'EACCES' || code === 'EPERM') throw new InputError(`cannot read the server's data directory ${dir} ` +
-      `as ${os.userInfo().username}: run as root or as the server's user (${why})`, { cause: err })
+    if (code === 'ENOENT' || code === 'ENOTDIR')
+      throw new InputError(
+        `the server's data directory ${dir} is not on ` + `this machine (a remote server?): ${why}`,
+        { cause: err }
+      )
+    if (code === 'EACCES' || code === 'EPERM')
+      throw new InputError(
+        `cannot read the server's data directory ${dir} ` +
+          `as ${os.userInfo().username}: run as root or as the server's user (${why})`,
+        { cause: err }
+      )
     throw new InputError(`cannot read the server's data directory ${dir}: ${errorMessage(err)}`, { cause: err })
   }
   // ControlFileData starts with the cluster's system identifier (uint64, native byte order).
-  const here = control.length >= 8 ? (os.endianness() === 'LE' ? control.readBigUInt64LE(0) : control.readBigUInt64BE(0)).toString() : ''
+  const here =
+    control.length >= 8
+      ? (os.endianness() === 'LE' ? control.readBigUInt64LE(0) : control.readBigUInt64BE(0)).toString()
+      : ''
   let pidPort = ''
   try {
     pidPort = (await readFile(path.join(dir, 'postmaster.pid'), 'utf8')).split('\n')[3]?.trim() ?? ''
@@ -99,7 +112,11 @@ export async function localDataDirectory (client) {
     // no postmaster.pid: no server runs on this directory here
   }
   if (here !== sysid || pidPort !== String(port)) {
-    throw new InputError(`the data directory ${dir} on this machine is not the server's (${here !== sysid ? 'another system identifier' : 'no server on its port runs there'}): a remote server? ${why}`)
+    throw new InputError(
+      `the data directory ${dir} on this machine is not the server's ` +
+        `(${here !== sysid ? 'another system identifier' : 'no server on its port runs there'}): ` +
+        `a remote server? ${why}`
+    )
   }
   return dir
 }
@@ -112,7 +129,7 @@ export async function localDataDirectory (client) {
  * @param {string} dataDir
  * @returns {Promise<{ relations: number, files: RelationFile[] }>}
  */
-export async function relationFiles (client, table, dataDir) {
+export async function relationFiles(client, table, dataDir) {
   const { rows } = await client.query(RELATIONS_SQL, [quoteTable(table)])
   /** @type {RelationFile[]} */
   const files = []
@@ -142,7 +159,7 @@ export async function relationFiles (client, table, dataDir) {
  * @param {string[]} files
  * @returns {Promise<{ resident: number, total: number }>}
  */
-async function vmtouch (options, files) {
+async function vmtouch(options, files) {
   let resident = 0
   let total = 0
   for (let i = 0; i < files.length; i += FILES_PER_RUN) {
@@ -163,12 +180,17 @@ async function vmtouch (options, files) {
  * @param {string[]} args
  * @returns {Promise<string>} its stdout
  */
-function run (command, args) {
+function run(command, args) {
   return new Promise((resolve, reject) => {
     execFile(command, args, { maxBuffer: 1 << 20 }, (err, stdout, stderr) => {
       if (err && /** @type {NodeJS.ErrnoException} */ (err).code === 'ENOENT') {
-        reject(new MissingToolError(`evict-cache needs ${command}, which is not installed (Debian package ${command}: ` +
-          `apt-get install ${command})`, { cause: err }))
+        reject(
+          new MissingToolError(
+            `evict-cache needs ${command}, which is not installed (Debian package ${command}: ` +
+              `apt-get install ${command})`,
+            { cause: err }
+          )
+        )
       } else if (err) {
         reject(new Error(`${command} failed: ${(stderr || err.message).trim().split('\n')[0]}`, { cause: err }))
       } else {
@@ -181,7 +203,7 @@ function run (command, args) {
 /** @type {number | null} */
 let pageSize = null
 /** The kernel's page size, vmtouch's unit. */
-async function kernelPageSize () {
+async function kernelPageSize() {
   if (pageSize === null) {
     const size = Number((await run('getconf', ['PAGESIZE']).catch(() => '')).trim())
     pageSize = Number.isInteger(size) && size > 0 ? size : 4096
@@ -196,7 +218,7 @@ async function kernelPageSize () {
  * when the server's files cannot be found (one line; exit 1 and 2 for the CLI).
  * @param {string} connectionString
  */
-export async function checkEvictable (connectionString) {
+export async function checkEvictable(connectionString) {
   await run(EVICT_TOOL, ['-q', '/dev/null'])
   /** @type {import('pg').Client | null} */
   let client = null
@@ -209,8 +231,8 @@ export async function checkEvictable (connectionString) {
     await localDataDirectory(client)
   } catch (err) {
     // SHOW data_directory needs a superuser or pg_read_all_settings
-    if (/** @type {{ code?: string }} */ (err).code === '42501') throw new InputError(`evict-cache cannot find the ` +
-      `server's files: ${errorMessage(err)}`, { cause: err })
+    if (/** @type {{ code?: string }} */ (err).code === '42501')
+      throw new InputError(`evict-cache cannot find the ` + `server's files: ${errorMessage(err)}`, { cause: err })
     if (err instanceof InputError) throw err
     // anything else fails the action itself, recorded as such
   } finally {
@@ -224,7 +246,7 @@ export async function checkEvictable (connectionString) {
  * @param {string} table
  * @returns {Promise<EvictResult>}
  */
-export async function evictTable (client, table) {
+export async function evictTable(client, table) {
   const dataDir = await localDataDirectory(client)
   const { relations, files } = await relationFiles(client, table, dataDir)
   const paths = files.map(f => f.file)
@@ -263,7 +285,7 @@ export async function evictTable (client, table) {
  * @param {import('./actions.js').ActionContext} context
  * @returns {Promise<import('./actions.js').ActionOutcome>}
  */
-export async function runEvictCache (spec, context) {
+export async function runEvictCache(spec, context) {
   const { connectionString, events, log } = context
   const table = /** @type {string} */ (spec.table)
   const base = { action: 'evict-cache', table }
@@ -278,7 +300,11 @@ export async function runEvictCache (spec, context) {
     const detail = await evictTable(client, table)
     const duration = took()
     await events.record({ kind: 'end', ...base, duration_s: duration, ok: true, detail: { ...detail } })
-    log.info(`evict-cache of ${table}: ${detail.files} files of ${detail.relations} relations, ${mb(detail.bytes)}; resident ${mb(detail.resident_pages_before * detail.page_size)} before, ${mb(detail.resident_pages_after * detail.page_size)} after (${duration.toFixed(2)} s)`)
+    log.info(
+      `evict-cache of ${table}: ${detail.files} files of ${detail.relations} relations, ${mb(detail.bytes)}; ` +
+        `resident ${mb(detail.resident_pages_before * detail.page_size)} before, ` +
+        `${mb(detail.resident_pages_after * detail.page_size)} after (${duration.toFixed(2)} s)`
+    )
     return { ok: true, duration_s: duration, detail: { ...detail } }
   } catch (err) {
     const duration = took()
@@ -292,6 +318,6 @@ export async function runEvictCache (spec, context) {
 }
 
 /** @param {number} bytes */
-function mb (bytes) {
+function mb(bytes) {
   return `${(bytes / 1048576).toFixed(1)} MiB`
 }

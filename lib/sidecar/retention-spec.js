@@ -34,7 +34,7 @@ const OWN_FIELDS = {
  * @param {string | null | undefined} a
  * @param {string | null | undefined} b
  */
-export function isSameTable (a, b) {
+export function isSameTable(a, b) {
   if (!a || !b) return false
   const bare = (/** @type {string} */ name) => name.replace(/^(public|"public")\./, '').replaceAll('"', '')
   return bare(a) === bare(b)
@@ -44,7 +44,7 @@ export function isSameTable (a, b) {
  * @param {unknown} action
  * @returns {action is 'drop-partitions' | 'delete'}
  */
-export function isRetentionAction (action) {
+export function isRetentionAction(action) {
   return RETENTION_ACTIONS.includes(/** @type {any} */ (action))
 }
 
@@ -55,31 +55,52 @@ export function isRetentionAction (action) {
  * @param {string} field   where the spec is, e.g. actions[2] or variants[0].steps[1].action
  * @returns {Retention}
  */
-export function checkRetentionSpec (spec, field) {
-  if (!isRetentionAction(spec.action)) throw new InputError(`${field ? `${field}.action` : 'action'}: ${RETENTION_ACTIONS.join(' or ')}, got ${shown(spec.action)}`)
+export function checkRetentionSpec(spec, field) {
+  if (!isRetentionAction(spec.action)) {
+    throw new InputError(
+      `${field ? `${field}.action` : 'action'}: ${RETENTION_ACTIONS.join(' or ')}, got ${shown(spec.action)}`
+    )
+  }
   const action = spec.action
-  const at = (/** @type {string} */ key) => field ? `${field}.${key}` : key
+  const at = (/** @type {string} */ key) => (field ? `${field}.${key}` : key)
   for (const key of Object.keys(spec)) {
     if (/** @type {Record<string, unknown>} */ (spec)[key] === undefined) continue
-    if (!OWN_FIELDS[action].includes(key)) throw new InputError(`${at(key)}: not a field of ${action}${key === 'time_column' ? ' (its partitions are of the partition key)' : ''}`)
+    if (!OWN_FIELDS[action].includes(key)) {
+      throw new InputError(
+        `${at(key)}: ` +
+          `not a field of ${action}${key === 'time_column' ? ' (its partitions are of the partition key)' : ''}`
+      )
+    }
   }
-  if (typeof spec.table !== 'string' || spec.table === '') throw new InputError(`${at('table')}: ${action} needs a table`)
+  if (typeof spec.table !== 'string' || spec.table === '') {
+    throw new InputError(`${at('table')}: ${action} needs a table`)
+  }
   try {
     quoteTable(spec.table)
   } catch (err) {
     throw new InputError(`${at('table')}: ${/** @type {Error} */ (err).message}`, { cause: err })
   }
-  if (spec.older_than === undefined || spec.older_than === null || spec.older_than === '') throw new InputError(`${at('older_than')}: ${action} needs older_than, a duration (like 10m)`)
+  if (spec.older_than === undefined || spec.older_than === null || spec.older_than === '') {
+    throw new InputError(`${at('older_than')}: ${action} needs older_than, a duration (like 10m)`)
+  }
   const olderThanS = parseOffset(spec.older_than, at('older_than'))
   if (!(olderThanS > 0)) throw new InputError(`${at('older_than')}: must be more than 0`)
   const relativeTo = spec.relative_to ?? 'data'
-  if (relativeTo !== 'data' && relativeTo !== 'clock') throw new InputError(`${at('relative_to')}: data (the newest time in the table) or clock, got ${shown(relativeTo)}`)
+  if (relativeTo !== 'data' && relativeTo !== 'clock') {
+    throw new InputError(`${at('relative_to')}: data (the newest time in the table) or clock, got ${shown(relativeTo)}`)
+  }
   const batch = spec.batch ?? DEFAULT_BATCH
-  if (!Number.isInteger(batch) || batch < 1 || batch > MAX_BATCH) throw new InputError(`${at('batch')}: expected a whole number from 1 to ${MAX_BATCH}, got ${shown(spec.batch)}`)
+  if (!Number.isInteger(batch) || batch < 1 || batch > MAX_BATCH) {
+    throw new InputError(`${at('batch')}: expected a whole number from 1 to ${MAX_BATCH}, got ${shown(spec.batch)}`)
+  }
   const timeColumn = spec.time_column ?? 'time'
-  if (typeof timeColumn !== 'string' || !/^[A-Za-z_][A-Za-z0-9_$]*$/.test(timeColumn)) throw new InputError(`${at('time_column')}: not a column name: ${shown(spec.time_column)}`)
-  if (spec.yes !== true) throw new RefusedActionError(`${at('yes')}: ${action} ` +
-    `${action === 'delete' ? 'deletes rows' : 'drops partitions'} of ${spec.table}: say yes: true to let it run`)
+  if (typeof timeColumn !== 'string' || !/^[A-Za-z_][A-Za-z0-9_$]*$/.test(timeColumn)) {
+    throw new InputError(`${at('time_column')}: not a column name: ${shown(spec.time_column)}`)
+  }
+  if (spec.yes !== true)
+    throw new RefusedActionError(
+      `${at('yes')}: ${action} ` +
+        `${action === 'delete' ? 'deletes rows' : 'drops partitions'} of ${spec.table}: say yes: true to let it run`
+    )
   return { action, table: spec.table, olderThanS, relativeTo, batch, timeColumn }
 }
-

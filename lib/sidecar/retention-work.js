@@ -25,12 +25,18 @@ const TIME_TYPES = ['timestamp with time zone', 'timestamp without time zone', '
  * @param {Record<string, unknown>} detail   filled as it goes: the end event's
  * @param {(rows: number) => void} removed   told after each commit
  */
-export async function dropOldPartitions (sql, retention, detail, removed) {
+export async function dropOldPartitions(sql, retention, detail, removed) {
   const parent = await readPartitionedTable(sql, retention.table)
   const finite = parent.partitions.filter(p => p.from !== null && p.to !== null)
-  const widthMs = Math.max(0, ...finite.map(p => /** @type {Date} */ (p.to).getTime() - /** @type {Date} */ (p.from).getTime()))
+  const widthMs = Math.max(
+    0,
+    ...finite.map(p => /** @type {Date} */ (p.to).getTime() - /** @type {Date} */ (p.from).getTime())
+  )
   if (retention.olderThanS * 1000 < widthMs) {
-    throw new RuntimeError(`older_than (${retention.olderThanS} s) is shorter than one partition of ${retention.table} (${widthMs / 1000} s): give at least ${widthMs / 1000} s`)
+    throw new RuntimeError(
+      `older_than (${retention.olderThanS} s) is shorter than one partition of ${retention.table} ` +
+        `(${widthMs / 1000} s): give at least ${widthMs / 1000} s`
+    )
   }
   Object.assign(detail, { dropped: 0, rows: 0, bytes: 0, rows_counted_by: 'count(*)', partitions: [] })
   const reference = await referenceTime(sql, retention, parent, parent.column)
@@ -46,13 +52,23 @@ export async function dropOldPartitions (sql, retention, detail, removed) {
     const name = qualifiedName(partition.schema, partition.name)
     await sql('BEGIN')
     try {
-      const [size] = await sql(`SELECT (SELECT count(*) FROM ${name})::int8 AS rows, pg_total_relation_size(to_regclass($1))::int8 AS bytes`, [name])
+      const [size] = await sql(
+        `SELECT (SELECT count(*) FROM ${name})::int8 AS rows, pg_total_relation_size(to_regclass($1))::int8 AS bytes`,
+        [name]
+      )
       const dropStarted = performance.now()
       await sql(`DROP TABLE ${name}`)
       await sql('COMMIT')
       const rows = Number(size.rows)
       const bytes = Number(size.bytes)
-      dropped.push({ name: partition.name, from: partition.from?.toISOString() ?? null, to: partition.to?.toISOString(), rows, bytes, drop_ms: Math.round(performance.now() - dropStarted) })
+      dropped.push({
+        name: partition.name,
+        from: partition.from?.toISOString() ?? null,
+        to: partition.to?.toISOString(),
+        rows,
+        bytes,
+        drop_ms: Math.round(performance.now() - dropStarted)
+      })
       detail.dropped = dropped.length
       detail.rows = /** @type {number} */ (detail.rows) + rows
       detail.bytes = /** @type {number} */ (detail.bytes) + bytes
@@ -74,7 +90,7 @@ export async function dropOldPartitions (sql, retention, detail, removed) {
  * @param {Record<string, unknown>} detail
  * @param {(rows: number) => void} removed
  */
-export async function deleteOldRows (sql, retention, detail, removed) {
+export async function deleteOldRows(sql, retention, detail, removed) {
   const target = await describeTable(sql, retention.table, retention.timeColumn)
   Object.assign(detail, { rows_deleted: 0, batches: 0, batch: retention.batch })
   const partitioned = target.kind === 'p' ? await readPartitionedTable(sql, retention.table).catch(() => null) : null
@@ -90,9 +106,14 @@ export async function deleteOldRows (sql, retention, detail, removed) {
   const column = `"${retention.timeColumn}"`
   const bound = cutoffSql(target.type)
   for (const leaf of await leavesBefore(sql, target, byTime, cutoff)) {
-    const statement = `DELETE FROM ${leaf} WHERE ctid = ANY (ARRAY(SELECT ctid FROM ${leaf} WHERE ${column} < ${bound} LIMIT $2)) AND ${column} < ${bound}`
+    const statement =
+      `DELETE FROM ${leaf} WHERE ctid = ANY (ARRAY(SELECT ctid FROM ${leaf} WHERE ${column} < ` +
+      `${bound} LIMIT $2)) AND ${column} < ${bound}`
     for (;;) {
-      const result = await sql(`WITH gone AS (${statement} RETURNING 1) SELECT count(*)::int8 AS n FROM gone`, [cutoff / 1000, retention.batch])
+      const result = await sql(`WITH gone AS (${statement} RETURNING 1) SELECT count(*)::int8 AS n FROM gone`, [
+        cutoff / 1000,
+        retention.batch
+      ])
       const rows = Number(result[0].n)
       if (rows === 0) break
       detail.rows_deleted = /** @type {number} */ (detail.rows_deleted) + rows
@@ -111,14 +132,19 @@ export async function deleteOldRows (sql, retention, detail, removed) {
  * @param {string} table
  * @param {string} timeColumn
  */
-async function describeTable (sql, table, timeColumn) {
-  const [row] = await sql(`SELECT c.oid::int8 AS oid, c.relkind AS kind,
+async function describeTable(sql, table, timeColumn) {
+  const [row] = await sql(
+    `SELECT c.oid::int8 AS oid, c.relkind AS kind,
   (SELECT format_type(a.atttypid, a.atttypmod) FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = $2 AND a.attnum > 0 AND NOT a.attisdropped) AS type
-FROM pg_class c WHERE c.oid = to_regclass($1)`, [quoteTable(table), timeColumn])
+FROM pg_class c WHERE c.oid = to_regclass($1)`,
+    [quoteTable(table), timeColumn]
+  )
   if (!row) throw new RuntimeError(`table ${table} does not exist`)
   if (row.kind !== 'r' && row.kind !== 'p') throw new RuntimeError(`${table} is not a table`)
   if (row.type === null) throw new RuntimeError(`table ${table} has no column ${timeColumn}`)
-  if (!TIME_TYPES.includes(String(row.type))) throw new RuntimeError(`column ${timeColumn} of ${table} is ${row.type}, not a time`)
+  if (!TIME_TYPES.includes(String(row.type))) {
+    throw new RuntimeError(`column ${timeColumn} of ${table} is ${row.type}, not a time`)
+  }
   return { table, oid: Number(row.oid), kind: String(row.kind), type: String(row.type) }
 }
 
@@ -127,19 +153,27 @@ FROM pg_class c WHERE c.oid = to_regclass($1)`, [quoteTable(table), timeColumn])
  * but those known to start at or after the cutoff.
  * @param {Sql} sql
  * @param {{ table: string, kind: string }} target
- * @param {import('../workloads/partitions.js').PartitionedTable | null} byTime  its partitions, when partitioned by the time column
+ * @param {import('../workloads/partitions.js').PartitionedTable | null} byTime  its partitions, when partitioned by the
+ *   time column
  * @param {number} cutoff  ms
  * @returns {Promise<string[]>}  quoted names
  */
-async function leavesBefore (sql, target, byTime, cutoff) {
+async function leavesBefore(sql, target, byTime, cutoff) {
   if (target.kind !== 'p') return [quoteTable(target.table)]
-  const young = new Set((byTime?.partitions ?? []).filter(p => p.from !== null && p.from.getTime() >= cutoff).map(p => `${p.schema}.${p.name}`))
-  const rows = await sql(`SELECT n.nspname AS schema, c.relname AS name
+  const young = new Set(
+    (byTime?.partitions ?? [])
+      .filter(p => p.from !== null && p.from.getTime() >= cutoff)
+      .map(p => `${p.schema}.${p.name}`)
+  )
+  const rows = await sql(
+    `SELECT n.nspname AS schema, c.relname AS name
 FROM pg_partition_tree(to_regclass($1)) t
 JOIN pg_class c ON c.oid = t.relid
 JOIN pg_namespace n ON n.oid = c.relnamespace
 WHERE t.isleaf
-ORDER BY t.level, c.relname`, [quoteTable(target.table)])
+ORDER BY t.level, c.relname`,
+    [quoteTable(target.table)]
+  )
   return rows.filter(r => !young.has(`${r.schema}.${r.name}`)).map(r => qualifiedName(String(r.schema), String(r.name)))
 }
 
@@ -156,16 +190,27 @@ ORDER BY t.level, c.relname`, [quoteTable(target.table)])
  * @param {string} [whole]   the quoted table, read as a whole when not partitioned by the time
  * @returns {Promise<number | null>}
  */
-async function referenceTime (sql, retention, byTime, column, whole) {
-  if (retention.relativeTo === 'clock') return Number((await sql('SELECT extract(epoch FROM now())::float8 AS now'))[0].now) * 1000
+async function referenceTime(sql, retention, byTime, column, whole) {
+  if (retention.relativeTo === 'clock') {
+    return Number((await sql('SELECT extract(epoch FROM now())::float8 AS now'))[0].now) * 1000
+  }
   const newest = `SELECT extract(epoch FROM max("${column}"))::float8 AS newest FROM`
   if (byTime === null) return epochMs((await sql(`${newest} ${whole}`))[0].newest)
-  const sizes = new Map((await sql(`SELECT n.nspname AS schema, c.relname AS name, pg_relation_size(c.oid)::int8 AS bytes
+  const sizes = new Map(
+    (
+      await sql(
+        `SELECT n.nspname AS schema, c.relname AS name, pg_relation_size(c.oid)::int8 AS bytes
 FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-WHERE i.inhparent = to_regclass($1)`, [qualifiedName(byTime.schema, byTime.name)]))
-    .map(r => [`${r.schema}.${r.name}`, Number(r.bytes)]))
+WHERE i.inhparent = to_regclass($1)`,
+        [qualifiedName(byTime.schema, byTime.name)]
+      )
+    ).map(r => [`${r.schema}.${r.name}`, Number(r.bytes)])
+  )
   // A DEFAULT partition may hold anything: read first; then newest first.
-  const order = [...byTime.partitions.filter(p => p.isDefault), ...byTime.partitions.filter(p => !p.isDefault).reverse()]
+  const order = [
+    ...byTime.partitions.filter(p => p.isDefault),
+    ...byTime.partitions.filter(p => !p.isDefault).reverse()
+  ]
   /** @type {number | null} */
   let best = null
   for (const p of order) {
@@ -183,18 +228,18 @@ WHERE i.inhparent = to_regclass($1)`, [qualifiedName(byTime.schema, byTime.name)
  * timestamp without time zone holds UTC here, as the partitions do.
  * @param {string} type
  */
-function cutoffSql (type) {
+function cutoffSql(type) {
   if (type === 'timestamp with time zone') return 'to_timestamp($1)'
   if (type === 'date') return "(to_timestamp($1) AT TIME ZONE 'UTC')::date"
   return "(to_timestamp($1) AT TIME ZONE 'UTC')"
 }
 
 /** @param {unknown} value */
-function epochMs (value) {
+function epochMs(value) {
   return value === null || value === undefined ? null : Number(value) * 1000
 }
 
 /** @param {number} ms */
-function iso (ms) {
+function iso(ms) {
   return new Date(ms).toISOString()
 }

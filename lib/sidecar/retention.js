@@ -26,7 +26,7 @@ const RETENTION_LOCK = 0x70676c72
  * @param {(pid: number) => void} [onBackend]
  * @returns {Promise<import('./actions.js').ActionOutcome>}
  */
-export async function runRetention (spec, { connectionString, events, log, onRowsRemoved }, onBackend) {
+export async function runRetention(spec, { connectionString, events, log, onRowsRemoved }, onBackend) {
   const retention = checkRetentionSpec(spec, '')
   const { action, table } = retention
   const base = { action, table }
@@ -40,7 +40,7 @@ export async function runRetention (spec, { connectionString, events, log, onRow
   const detail = {}
   let removedRows = 0
   /** @param {number} rows */
-  const removed = (rows) => {
+  const removed = rows => {
     removedRows += rows
     if (rows > 0) onRowsRemoved?.(rows, table)
   }
@@ -57,7 +57,10 @@ export async function runRetention (spec, { connectionString, events, log, onRow
     // One line per action on the console: its end says what it did.
     log.debug(`${action} of ${table} (older than ${retention.olderThanS} s) started`)
     // A missing table locks nothing (NULL): the work then says it is missing.
-    const [lock] = await sql('SELECT pg_try_advisory_lock($1, to_regclass($2)::oid::int4) IS NOT FALSE AS got', [RETENTION_LOCK, quoteTable(table)])
+    const [lock] = await sql('SELECT pg_try_advisory_lock($1, to_regclass($2)::oid::int4) IS NOT FALSE AS got', [
+      RETENTION_LOCK,
+      quoteTable(table)
+    ])
     if (!lock.got) {
       detail.skipped = `another retention action on ${table} is running`
       const duration = took()
@@ -77,7 +80,10 @@ export async function runRetention (spec, { connectionString, events, log, onRow
     // An end always follows a start, also when the server could not be reached.
     if (!recordedStart) await recordStart()
     await events.record({ kind: 'end', ...base, duration_s: duration, ok: false, error: message, detail })
-    log.warn(`${action} of ${table} failed after ${duration.toFixed(1)} s: ${message}${removedRows > 0 ? ` (${summaryLine(action, detail)} before)` : ''}`)
+    log.warn(
+      `${action} of ${table} failed after ${duration.toFixed(1)} s: ` +
+        `${message}${removedRows > 0 ? ` (${summaryLine(action, detail)} before)` : ''}`
+    )
     return { ok: false, duration_s: duration, error: message, removed_rows: removedRows, detail }
   } finally {
     await closeControlClient(client)
@@ -85,7 +91,7 @@ export async function runRetention (spec, { connectionString, events, log, onRow
 }
 
 /** @param {import('./retention-spec.js').Retention} r */
-function startDetail (r) {
+function startDetail(r) {
   return r.action === 'delete'
     ? { older_than_s: r.olderThanS, relative_to: r.relativeTo, batch: r.batch, time_column: r.timeColumn }
     : { older_than_s: r.olderThanS, relative_to: r.relativeTo }
@@ -95,7 +101,9 @@ function startDetail (r) {
  * @param {string} action
  * @param {Record<string, unknown>} detail
  */
-function summaryLine (action, detail) {
-  if (action === 'drop-partitions') return `${detail.dropped ?? 0} partitions dropped (${detail.rows ?? 0} rows, ${detail.bytes ?? 0} bytes)`
+function summaryLine(action, detail) {
+  if (action === 'drop-partitions') {
+    return `${detail.dropped ?? 0} partitions dropped (${detail.rows ?? 0} rows, ${detail.bytes ?? 0} bytes)`
+  }
   return `${detail.rows_deleted ?? 0} rows deleted in ${detail.batches ?? 0} batches`
 }

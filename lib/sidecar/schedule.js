@@ -30,7 +30,7 @@ const KNOWN_FIELDS = new Set(['action', ...ACTION_FIELDS, ...RETENTION_FIELDS, .
  * @param {Date} [now]
  * @returns {Promise<Rule[]>}
  */
-export async function loadSchedule (file, now = new Date()) {
+export async function loadSchedule(file, now = new Date()) {
   try {
     return await readScheduleFile(file, now)
   } catch (err) {
@@ -42,7 +42,7 @@ export async function loadSchedule (file, now = new Date()) {
  * @param {string} file
  * @param {Date} now
  */
-async function readScheduleFile (file, now) {
+async function readScheduleFile(file, now) {
   let text
   try {
     text = await readFile(file, 'utf8')
@@ -54,8 +54,11 @@ async function readScheduleFile (file, now) {
     // logLevel error: a YAML warning would be a second line on stderr
     data = /\.json$/i.test(file) ? JSON.parse(text) : YAML.parse(text, { logLevel: 'error' })
   } catch (err) {
-    throw new InputError(`schedule ${file} is not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ` +
-      printable(String(/** @type {Error} */ (err)?.message).split('\n')[0]), { cause: err })
+    throw new InputError(
+      `schedule ${file} is not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ` +
+        printable(String(/** @type {Error} */ (err)?.message).split('\n')[0]),
+      { cause: err }
+    )
   }
   return parseSchedule(data, now)
 }
@@ -65,7 +68,7 @@ async function readScheduleFile (file, now) {
  * @param {Date} now
  * @returns {Rule[]}
  */
-export function parseSchedule (data, now) {
+export function parseSchedule(data, now) {
   try {
     return rulesOf(data, now)
   } catch (err) {
@@ -78,7 +81,7 @@ export function parseSchedule (data, now) {
  * @param {Date} now
  * @returns {Rule[]}
  */
-function rulesOf (data, now) {
+function rulesOf(data, now) {
   const list = Array.isArray(data) ? data : /** @type {{ actions?: unknown }} */ (data)?.actions
   if (!Array.isArray(list) || list.length === 0) throw new InputError('schedule: expected a non-empty list "actions"')
   return Array.from(list, (item, index) => parseRule(item, `actions[${index}]`, now))
@@ -90,29 +93,48 @@ function rulesOf (data, now) {
  * @param {Date} now
  * @returns {Rule}
  */
-function parseRule (item, label, now) {
-  if (typeof item !== 'object' || item === null || Array.isArray(item)) throw new InputError(`${label}: expected an object`)
+function parseRule(item, label, now) {
+  if (typeof item !== 'object' || item === null || Array.isArray(item)) {
+    throw new InputError(`${label}: expected an object`)
+  }
   const raw = /** @type {Record<string, unknown>} */ (item)
   for (const key of Object.keys(raw)) {
     if (!KNOWN_FIELDS.has(key)) throw new InputError(`${label}.${printable(key, 40)}: unknown field`)
   }
   if (!ACTIONS.includes(/** @type {any} */ (raw.action))) {
     const maintenance = ACTIONS.filter(a => !RETENTION_ACTIONS.includes(/** @type {any} */ (a)))
-    throw new InputError(`${label}.action: expected one of ${maintenance.join(', ')}, got ${shown(raw.action)} (retention, with yes: true: ${RETENTION_ACTIONS.join(', ')})`)
+    throw new InputError(
+      `${label}.action: expected one of ${maintenance.join(', ')}, got ${shown(raw.action)} (retention, with yes: ` +
+        `true: ${RETENTION_ACTIONS.join(', ')})`
+    )
   }
   for (const flag of ['freeze', 'full', 'analyze', 'verbose', 'once']) {
-    if (raw[flag] !== undefined && typeof raw[flag] !== 'boolean') throw new InputError(`${label}.${flag}: expected true or false`)
+    if (raw[flag] !== undefined && typeof raw[flag] !== 'boolean') {
+      throw new InputError(`${label}.${flag}: expected true or false`)
+    }
   }
-  if (raw.table !== undefined && typeof raw.table !== 'string') throw new InputError(`${label}.table: expected a table name`)
+  if (raw.table !== undefined && typeof raw.table !== 'string') {
+    throw new InputError(`${label}.table: expected a table name`)
+  }
   const spec = /** @type {import('./actions.js').ActionSpec} */ ({ action: raw.action })
   for (const key of [...ACTION_FIELDS, ...RETENTION_FIELDS]) {
     if (raw[key] !== undefined) /** @type {Record<string, unknown>} */ (spec)[key] = raw[key]
   }
   checkAction(spec, label)
   const triggers = TRIGGERS.filter(t => raw[t] !== undefined)
-  if (triggers.length !== 1) throw new InputError(`${label}: give exactly one of ${TRIGGERS.join(', ')}${triggers.length ? ` (got ${triggers.join(', ')})` : ''}`)
+  if (triggers.length !== 1) {
+    throw new InputError(
+      `${label}: give exactly one of ${TRIGGERS.join(', ')}${triggers.length ? ` (got ${triggers.join(', ')})` : ''}`
+    )
+  }
   const trigger = /** @type {Rule['trigger']} */ (triggers[0])
-  const rule = { spec, trigger, label, once: raw.once !== false, cooldownS: raw.cooldown === undefined ? 60 : parseOffset(raw.cooldown, `${label}.cooldown`) }
+  const rule = {
+    spec,
+    trigger,
+    label,
+    once: raw.once !== false,
+    cooldownS: raw.cooldown === undefined ? 60 : parseOffset(raw.cooldown, `${label}.cooldown`)
+  }
   switch (trigger) {
     case 'after':
       return { ...rule, afterS: timer(parseOffset(raw.after, `${label}.after`), `${label}.after`), once: true }
@@ -124,7 +146,11 @@ function parseRule (item, label, now) {
     case 'at':
       return { ...rule, at: parseAt(raw.at, `${label}.at`, now), once: true }
     default:
-      if (typeof raw.when !== 'string') throw new InputError(`${label}.when: expected a condition like "dead_fraction(test_table) > 0.2", got ${shown(raw.when)}`)
+      if (typeof raw.when !== 'string') {
+        throw new InputError(
+          `${label}.when: expected a condition like "dead_fraction(test_table) > 0.2", got ${shown(raw.when)}`
+        )
+      }
       return { ...rule, condition: parseCondition(raw.when, `${label}.when`) }
   }
 }
@@ -134,8 +160,10 @@ function parseRule (item, label, now) {
  * @param {number} seconds
  * @param {string} field
  */
-function timer (seconds, field) {
-  if (seconds > MAX_TIMER_S) throw new InputError(`${field}: at most ${MAX_TIMER_S} seconds (about 24 days), got ${seconds}`)
+function timer(seconds, field) {
+  if (seconds > MAX_TIMER_S) {
+    throw new InputError(`${field}: at most ${MAX_TIMER_S} seconds (about 24 days), got ${seconds}`)
+  }
   return seconds
 }
 
@@ -145,8 +173,10 @@ function timer (seconds, field) {
  * @param {string} field
  * @param {Date} now
  */
-function parseAt (value, field, now) {
-  if (typeof value !== 'string' && !(value instanceof Date)) throw new InputError(`${field}: not a date-time or HH:MM: ${shown(value)}`)
+function parseAt(value, field, now) {
+  if (typeof value !== 'string' && !(value instanceof Date)) {
+    throw new InputError(`${field}: not a date-time or HH:MM: ${shown(value)}`)
+  }
   const text = value instanceof Date ? value.toISOString() : value.trim()
   const clock = /^(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(text)
   if (clock) {

@@ -14,7 +14,7 @@ import { currentValue, holds } from './conditions.js'
 // a condition on the stats holds. A rule never runs twice at once.
 export class Sidecar {
   /** @param {SidecarOptions} options */
-  constructor (options) {
+  constructor(options) {
     this.options = options
     /** @type {NodeJS.Timeout[]} */
     this.timers = []
@@ -31,17 +31,19 @@ export class Sidecar {
     this.checking = false
   }
 
-  start () {
+  start() {
     const { rules, checkIntervalMs } = this.options
     for (const rule of rules) {
       if (rule.trigger === 'after') this.timers.push(setTimeout(() => this.fire(rule), (rule.afterS ?? 0) * 1000))
-      if (rule.trigger === 'at') this.timers.push(setTimeout(() => this.fire(rule), Math.max(0, (rule.at?.getTime() ?? 0) - Date.now())))
+      if (rule.trigger === 'at') {
+        this.timers.push(setTimeout(() => this.fire(rule), Math.max(0, (rule.at?.getTime() ?? 0) - Date.now())))
+      }
       if (rule.trigger === 'every') this.timers.push(setInterval(() => this.fire(rule), (rule.everyS ?? 1) * 1000))
     }
     if (rules.some(r => r.trigger === 'when')) this.timers.push(setInterval(() => this.check(), checkIntervalMs))
   }
 
-  async check () {
+  async check() {
     if (this.checking) return
     this.checking = true
     try {
@@ -62,11 +64,11 @@ export class Sidecar {
   }
 
   /** @param {import('./schedule.js').Rule} rule */
-  fire (rule) {
+  fire(rule) {
     if (this.running.has(rule) || this.spent.has(rule)) return
     if (rule.once) this.spent.add(rule)
     this.running.add(rule)
-    const done = runAction(rule.spec, this.options.context, (pid) => this.backends.set(rule, pid)).finally(() => {
+    const done = runAction(rule.spec, this.options.context, pid => this.backends.set(rule, pid)).finally(() => {
       this.running.delete(rule)
       this.backends.delete(rule)
       this.inFlight.delete(done)
@@ -80,24 +82,36 @@ export class Sidecar {
    * cancels what still runs (a freeze vacuum may take hours).
    * @param {number} graceMs
    */
-  async stop (graceMs) {
+  async stop(graceMs) {
     for (const timer of this.timers) clearTimeout(timer)
     this.timers = []
     /** @type {NodeJS.Timeout | undefined} */
     let timer
     const all = Promise.allSettled([...this.inFlight])
-    await Promise.race([all, new Promise(resolve => { timer = setTimeout(resolve, graceMs) })])
+    await Promise.race([
+      all,
+      new Promise(resolve => {
+        timer = setTimeout(resolve, graceMs)
+      })
+    ])
     clearTimeout(timer)
     if (this.inFlight.size === 0) return
     const { context } = this.options
     context.log.warn(`cancelling ${this.inFlight.size} action(s) still running`)
-    await cancelBackends(context.connectionString, [...this.backends.values()]).catch(err => context.log.warn(`cancelling actions: ${err.message}`))
-    await Promise.race([all, new Promise(resolve => { timer = setTimeout(resolve, 5000) })])
+    await cancelBackends(context.connectionString, [...this.backends.values()]).catch(err =>
+      context.log.warn(`cancelling actions: ${err.message}`)
+    )
+    await Promise.race([
+      all,
+      new Promise(resolve => {
+        timer = setTimeout(resolve, 5000)
+      })
+    ])
     clearTimeout(timer)
   }
 }
 
 /** @param {number} n */
-function round (n) {
+function round(n) {
   return Number.isInteger(n) ? n : Number(n.toPrecision(4))
 }

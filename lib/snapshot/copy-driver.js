@@ -9,7 +9,7 @@ import { runTool } from './run-tool.js'
 // supports them. The server must be stopped while a copy is taken.
 export class CopyDriver {
   /** @param {string} dataDir */
-  constructor (dataDir) {
+  constructor(dataDir) {
     this.kind = 'copy'
     this.dataDir = dataDir
     this.root = `${dataDir}.snapshots`
@@ -18,21 +18,21 @@ export class CopyDriver {
   }
 
   /** @param {string} name */
-  dir (name) {
+  dir(name) {
     return path.join(this.root, name)
   }
 
-  async init () {
+  async init() {
     await mkdir(this.root, { recursive: true })
   }
 
   /** @param {string} name */
-  async exists (name) {
+  async exists(name) {
     return existsSync(path.join(this.dir(name), 'data'))
   }
 
   /** @param {string} name */
-  async create (name) {
+  async create(name) {
     if (await this.exists(name)) throw new InputError(`snapshot "${name}" already exists`)
     const dir = this.dir(name)
     await mkdir(dir, { recursive: true })
@@ -45,7 +45,7 @@ export class CopyDriver {
     await writeFile(path.join(dir, 'snapshot.json'), JSON.stringify({ name, created: new Date().toISOString() }) + '\n')
   }
 
-  async list () {
+  async list() {
     if (!existsSync(this.root)) return []
     const snapshots = []
     for (const name of (await readdir(this.root)).sort()) {
@@ -63,7 +63,7 @@ export class CopyDriver {
    * failed rollback loses nothing.
    * @param {string} name
    */
-  async rollback (name) {
+  async rollback(name) {
     const aside = `${this.dataDir}.before-rollback`
     await rm(aside, { recursive: true, force: true })
     await rename(this.dataDir, aside)
@@ -72,14 +72,17 @@ export class CopyDriver {
     } catch (err) {
       await rm(this.dataDir, { recursive: true, force: true })
       await rename(aside, this.dataDir)
-      throw new RuntimeError(`rollback failed, data directory left as it was: ` +
-        /** @type {Error} */ (err).message, { cause: err })
+      throw new RuntimeError(`rollback failed, data directory left as it was: ` + /** @type {Error} */ (err).message, {
+        cause: err
+      })
     }
-    return async () => { await rm(aside, { recursive: true, force: true }) }
+    return async () => {
+      await rm(aside, { recursive: true, force: true })
+    }
   }
 
   /** @param {string} name */
-  async destroy (name) {
+  async destroy(name) {
     await rm(this.dir(name), { recursive: true, force: true })
   }
 }

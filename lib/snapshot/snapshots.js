@@ -14,7 +14,7 @@ import { checkSnapshotName } from './names.js'
  * Where the driver choice made by `snapshot init` is kept.
  * @param {string} dataDir
  */
-function configFile (dataDir) {
+function configFile(dataDir) {
   return path.join(`${dataDir}.snapshots`, 'config.json')
 }
 
@@ -24,14 +24,20 @@ function configFile (dataDir) {
 // server comes back after a rollback.
 export class Snapshots {
   /**
-   * @param {{ dataDir: string, driver?: string, dataset?: string, events?: import('../recorder/event-log.js').EventLog | null, log: import('../log.js').Logger }} options
+   * @param {{ dataDir: string, driver?: string, dataset?: string,
+   *     events?: import('../recorder/event-log.js').EventLog | null, log: import('../log.js').Logger }} options
    */
-  static async open ({ dataDir, driver, dataset, events = null, log }) {
+  static async open({ dataDir, driver, dataset, events = null, log }) {
     const dir = path.resolve(dataDir)
     if (!existsSync(path.join(dir, 'PG_VERSION'))) throw new InputError(`${dir} is not a PostgreSQL data directory`)
     const saved = existsSync(configFile(dir)) ? JSON.parse(await readFile(configFile(dir), 'utf8')) : null
     const kind = driver ?? saved?.driver ?? null
-    if (kind === null) throw new InputError(`no snapshot driver set up for ${dir}: run pgloadgen snapshot init --data-dir ${dataDir} [--driver zfs --dataset POOL/FS]`)
+    if (kind === null) {
+      throw new InputError(
+        `no snapshot driver set up for ${dir}: run pgloadgen snapshot init --data-dir ${dataDir} [--driver zfs ` +
+          `--dataset POOL/FS]`
+      )
+    }
     if (kind !== 'zfs' && kind !== 'copy') throw new InputError(`unknown snapshot driver "${kind}" (zfs or copy)`)
     const chosen = kind === 'zfs' ? new ZfsDriver(dir, dataset ?? saved?.dataset ?? null) : new CopyDriver(dir)
     return new Snapshots(dir, chosen, log, events)
@@ -41,58 +47,75 @@ export class Snapshots {
    * @param {string} dataDir
    * @param {Driver} driver
    * @param {import('../log.js').Logger} log
-   * @param {import('../recorder/event-log.js').EventLog | null} [events]  where create, rollback and destroy are recorded (the experiment runner records its own)
+   * @param {import('../recorder/event-log.js').EventLog | null} [events]  where create, rollback and destroy are
+   *   recorded (the experiment runner records its own)
    */
-  constructor (dataDir, driver, log, events = null) {
+  constructor(dataDir, driver, log, events = null) {
     this.dataDir = dataDir
     this.driver = driver
     this.log = log
     this.events = events
-    this.server = new EmbeddedServer({ dataDir, profileFile: resolveProfile('lab'), log, major: majorOfDataDir(dataDir) })
+    this.server = new EmbeddedServer({
+      dataDir,
+      profileFile: resolveProfile('lab'),
+      log,
+      major: majorOfDataDir(dataDir)
+    })
   }
 
-  async init () {
+  async init() {
     await this.driver.init()
     await mkdir(path.dirname(configFile(this.dataDir)), { recursive: true })
     const dataset = this.driver instanceof ZfsDriver ? await this.driver.resolveDataset() : undefined
     await writeFile(configFile(this.dataDir), JSON.stringify({ driver: this.driver.kind, dataset }) + '\n')
-    this.log.info(`snapshots of ${this.dataDir} use the ${this.driver.kind} driver${dataset ? ` on dataset ${dataset}` : ''}`)
+    this.log.info(
+      `snapshots of ${this.dataDir} use the ${this.driver.kind} driver${dataset ? ` on dataset ${dataset}` : ''}`
+    )
   }
 
   /** @param {string} name */
-  async create (name) {
+  async create(name) {
     checkSnapshotName(name)
     if (await this.driver.exists(name)) throw new InputError(`snapshot "${name}" already exists`)
-    await this.recorded('snapshot_create', name, () => this.withServerDown(this.driver.needsStoppedServer, () => this.driver.create(name)))
+    await this.recorded('snapshot_create', name, () =>
+      this.withServerDown(this.driver.needsStoppedServer, () => this.driver.create(name))
+    )
     this.log.info(`snapshot "${name}" taken (${this.driver.kind})`)
   }
 
-  list () {
+  list() {
     return this.driver.list()
   }
 
   /**
    * @param {string} name
    * @param {{ yes: boolean, beforeStart?: () => Promise<void> }} confirmation
-   *   beforeStart: run on the rolled-back directory before the server starts on it (an experiment's variant writes its settings)
+   *   beforeStart: run on the rolled-back directory before the server starts on it (an experiment's variant writes its
+   * settings)
    */
-  async rollback (name, { yes, beforeStart }) {
+  async rollback(name, { yes, beforeStart }) {
     checkSnapshotName(name)
-    if (!await this.driver.exists(name)) throw new InputError(`no snapshot named "${name}" (see pgloadgen snapshot list)`)
+    if (!(await this.driver.exists(name))) {
+      throw new InputError(`no snapshot named "${name}" (see pgloadgen snapshot list)`)
+    }
     const lost = this.driver instanceof ZfsDriver ? await this.driver.newerThan(name) : []
     if (!yes) {
-      throw new RefusedActionError(`rollback replaces the data directory with snapshot ` +
-        `"${name}"${lost.length ? ` and destroys the later snapshots ${lost.join(', ')}` : ''}; add --yes to confirm`)
+      throw new RefusedActionError(
+        `rollback replaces the data directory with snapshot ` +
+          `"${name}"${lost.length ? ` and destroys the later snapshots ${lost.join(', ')}` : ''}; add --yes to confirm`
+      )
     }
     await this.recorded('rollback', name, () => this.replaceWith(name, beforeStart))
-    this.log.info(`rolled back to snapshot "${name}"${lost.length ? `; destroyed later snapshots ${lost.join(', ')}` : ''}`)
+    this.log.info(
+      `rolled back to snapshot "${name}"${lost.length ? `; destroyed later snapshots ${lost.join(', ')}` : ''}`
+    )
   }
 
   /**
    * @param {string} name
    * @param {() => Promise<void>} [beforeStart]
    */
-  async replaceWith (name, beforeStart) {
+  async replaceWith(name, beforeStart) {
     const wasRunning = await this.isRunning()
     if (wasRunning) await this.stopServer()
     let cleanup
@@ -120,9 +143,11 @@ export class Snapshots {
    * @param {string} name
    * @param {{ yes: boolean }} confirmation
    */
-  async destroy (name, { yes }) {
+  async destroy(name, { yes }) {
     checkSnapshotName(name)
-    if (!await this.driver.exists(name)) throw new InputError(`no snapshot named "${name}" (see pgloadgen snapshot list)`)
+    if (!(await this.driver.exists(name))) {
+      throw new InputError(`no snapshot named "${name}" (see pgloadgen snapshot list)`)
+    }
     if (!yes) throw new RefusedActionError(`destroy deletes snapshot "${name}" for good; add --yes to confirm`)
     await this.recorded('snapshot_destroy', name, () => this.driver.destroy(name))
     this.log.info(`snapshot "${name}" destroyed`)
@@ -138,15 +163,17 @@ export class Snapshots {
    * @param {() => Promise<T>} change
    * @returns {Promise<T>}
    */
-  recorded (action, name, change) {
-    return this.events ? this.events.timed({ action, detail: { snapshot: name, driver: this.driver.kind } }, change) : change()
+  recorded(action, name, change) {
+    return this.events
+      ? this.events.timed({ action, detail: { snapshot: name, driver: this.driver.kind } }, change)
+      : change()
   }
 
-  async isRunning () {
+  async isRunning() {
     return (await this.server.runningPort()) !== null
   }
 
-  async stopServer () {
+  async stopServer() {
     if (!existsSync(path.join(this.dataDir, 'pgloadgen.secret'))) {
       throw new RuntimeError(`the server on ${this.dataDir} was not started by pgloadgen; stop it yourself first`)
     }
@@ -160,8 +187,8 @@ export class Snapshots {
    * @param {boolean} needed
    * @param {() => Promise<unknown>} fn
    */
-  async withServerDown (needed, fn) {
-    const running = needed && await this.isRunning()
+  async withServerDown(needed, fn) {
+    const running = needed && (await this.isRunning())
     if (running) await this.stopServer()
     try {
       await fn()

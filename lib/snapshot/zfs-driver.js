@@ -14,7 +14,7 @@ export class ZfsDriver {
    * @param {string} dataDir
    * @param {string | null} dataset  found from the data directory when null
    */
-  constructor (dataDir, dataset) {
+  constructor(dataDir, dataset) {
     this.kind = 'zfs'
     this.dataDir = dataDir
     this.givenDataset = dataset
@@ -23,7 +23,7 @@ export class ZfsDriver {
     this.needsStoppedServer = false
   }
 
-  async resolveDataset () {
+  async resolveDataset() {
     if (this.dataset) return this.dataset
     if (this.givenDataset) {
       await runTool('zfs', ['list', '-H', '-o', 'name', this.givenDataset])
@@ -49,41 +49,56 @@ export class ZfsDriver {
   }
 
   /** Marks the dataset as the lab's: the only kind this driver touches. */
-  async init () {
+  async init() {
     const dataset = await this.resolveDataset()
     await runTool('zfs', ['set', `${LAB_PROPERTY}=on`, dataset])
   }
 
-  async assertMarked () {
+  async assertMarked() {
     const dataset = await this.resolveDataset()
     const value = (await runTool('zfs', ['get', '-H', '-o', 'value', LAB_PROPERTY, dataset])).trim()
-    if (value !== 'on') throw new RuntimeError(`refusing to touch ZFS dataset ${dataset}: it is not marked as the lab's (run pgloadgen snapshot init --driver zfs --dataset ${dataset})`)
+    if (value !== 'on') {
+      throw new RuntimeError(
+        `refusing to touch ZFS dataset ${dataset}: it is not marked as the lab's ` +
+          `(run pgloadgen snapshot init --driver zfs --dataset ${dataset})`
+      )
+    }
     return dataset
   }
 
   /** @param {string} name */
-  async snapshotName (name) {
+  async snapshotName(name) {
     return `${await this.assertMarked()}@${PREFIX}${name}`
   }
 
   /** @param {string} name */
-  async exists (name) {
+  async exists(name) {
     return (await this.list()).some(s => s.name === name)
   }
 
   /** @param {string} name */
-  async create (name) {
+  async create(name) {
     if (await this.exists(name)) throw new InputError(`snapshot "${name}" already exists`)
     await runTool('zfs', ['snapshot', await this.snapshotName(name)])
   }
 
-  async list () {
+  async list() {
     const dataset = await this.assertMarked()
     // zfs-fuse's `zfs list` has no -p (exact numbers); `zfs get -p` works
     // everywhere. Depth 1 is the dataset, its snapshots and its children;
     // snapshots are ordered by the transaction group that created them
     // (creation has a resolution of one second).
-    const out = await runTool('zfs', ['get', '-H', '-p', '-d', '1', '-o', 'name,property,value', 'createtxg,creation,used', dataset])
+    const out = await runTool('zfs', [
+      'get',
+      '-H',
+      '-p',
+      '-d',
+      '1',
+      '-o',
+      'name,property,value',
+      'createtxg,creation,used',
+      dataset
+    ])
     /** @type {Map<string, Record<string, number>>} */
     const snapshots = new Map()
     for (const row of out.trim().split('\n').filter(Boolean)) {
@@ -95,7 +110,11 @@ export class ZfsDriver {
     }
     return [...snapshots]
       .sort(([, a], [, b]) => a.createtxg - b.createtxg)
-      .map(([full, p]) => ({ name: full.slice(`${dataset}@${PREFIX}`.length), created: new Date(p.creation * 1000).toISOString(), bytes: p.used }))
+      .map(([full, p]) => ({
+        name: full.slice(`${dataset}@${PREFIX}`.length),
+        created: new Date(p.creation * 1000).toISOString(),
+        bytes: p.used
+      }))
   }
 
   /**
@@ -103,7 +122,7 @@ export class ZfsDriver {
    * rollback -r), which the caller has been told about.
    * @param {string} name
    */
-  async rollback (name) {
+  async rollback(name) {
     await runTool('zfs', ['rollback', '-r', await this.snapshotName(name)])
     return async () => {}
   }
@@ -112,14 +131,14 @@ export class ZfsDriver {
    * Snapshots newer than name: a rollback to name destroys them.
    * @param {string} name
    */
-  async newerThan (name) {
+  async newerThan(name) {
     const all = await this.list()
     const index = all.findIndex(s => s.name === name)
     return index === -1 ? [] : all.slice(index + 1).map(s => s.name)
   }
 
   /** @param {string} name */
-  async destroy (name) {
+  async destroy(name) {
     await runTool('zfs', ['destroy', await this.snapshotName(name)])
   }
 }

@@ -32,7 +32,7 @@
  * @param {string} text
  * @returns {number | null}
  */
-export function parseZfsSize (text) {
+export function parseZfsSize(text) {
   const match = /^(\d+(?:\.\d+)?)([KMGTPE])?$/.exec(text.trim())
   if (!match) return null
   const power = match[2] ? ' KMGTPE'.indexOf(match[2]) : 0
@@ -46,7 +46,7 @@ export function parseZfsSize (text) {
  * @param {string} text
  * @returns {Metaslab[]}
  */
-export function parseZdbMetaslabs (text) {
+export function parseZdbMetaslabs(text) {
   /** @type {Metaslab[]} */
   const metaslabs = []
   let vdev = 0
@@ -62,8 +62,18 @@ export function parseZdbMetaslabs (text) {
     const metaslab = /^\s*metaslab\s+(\d+)\s+offset\s+([0-9a-fA-F]+)\s+spacemap\s+(\d+)\s+free\s+(\S+)/.exec(line)
     if (metaslab) {
       const freeBytes = parseZfsSize(metaslab[4])
-      if (freeBytes === null) throw new Error(`zdb: cannot read the free space of metaslab ${metaslab[1]}: ${JSON.stringify(metaslab[4])}`)
-      last = { vdev, id: Number(metaslab[1]), offset: parseInt(metaslab[2], 16), freeBytes, segments: null, maxSegmentBytes: null, freePct: null }
+      if (freeBytes === null) {
+        throw new Error(`zdb: cannot read the free space of metaslab ${metaslab[1]}: ${JSON.stringify(metaslab[4])}`)
+      }
+      last = {
+        vdev,
+        id: Number(metaslab[1]),
+        offset: parseInt(metaslab[2], 16),
+        freeBytes,
+        segments: null,
+        maxSegmentBytes: null,
+        freePct: null
+      }
       metaslabs.push(last)
       continue
     }
@@ -84,7 +94,7 @@ export function parseZdbMetaslabs (text) {
  * @param {Metaslab[]} metaslabs
  * @returns {Map<number, number>} vdev → bytes
  */
-function metaslabSizes (metaslabs) {
+function metaslabSizes(metaslabs) {
   /** @type {Map<number, number>} */
   const sizes = new Map()
   for (const m of metaslabs) if (m.id > 0 && !sizes.has(m.vdev)) sizes.set(m.vdev, m.offset / m.id)
@@ -95,7 +105,7 @@ function metaslabSizes (metaslabs) {
  * @param {number[]} values
  * @returns {number | null}
  */
-function median (values) {
+function median(values) {
   if (values.length === 0) return null
   const sorted = [...values].sort((a, b) => a - b)
   const mid = Math.floor(sorted.length / 2)
@@ -107,15 +117,17 @@ function median (values) {
  * @param {Metaslab[]} metaslabs
  * @returns {MetaslabFigures}
  */
-export function summariseMetaslabs (metaslabs) {
+export function summariseMetaslabs(metaslabs) {
   const sizes = metaslabSizes(metaslabs)
   const withSegments = metaslabs.filter(m => m.segments !== null)
   const counted = withSegments.length === metaslabs.length && metaslabs.length > 0
-  const shares = metaslabs.map(m => {
-    const size = sizes.get(m.vdev)
-    if (size) return Math.min(1, m.freeBytes / size)
-    return m.freePct === null ? null : m.freePct / 100
-  }).filter(share => share !== null)
+  const shares = metaslabs
+    .map(m => {
+      const size = sizes.get(m.vdev)
+      if (size) return Math.min(1, m.freeBytes / size)
+      return m.freePct === null ? null : m.freePct / 100
+    })
+    .filter(share => share !== null)
   const distinct = new Set(sizes.values())
   return {
     metaslabs: metaslabs.length,
@@ -135,7 +147,7 @@ export function summariseMetaslabs (metaslabs) {
  * @param {boolean} parsable
  * @returns {{ size: number | null, free: number | null, allocated: number | null, fragmentationPct: number | null }}
  */
-export function parseZpoolGet (text, parsable) {
+export function parseZpoolGet(text, parsable) {
   /** @type {Record<string, string>} */
   const values = {}
   for (const line of text.split('\n')) {
@@ -143,7 +155,13 @@ export function parseZpoolGet (text, parsable) {
     if (fields.length >= 3 && fields[1] !== 'PROPERTY') values[fields[1]] = fields[2]
   }
   /** @param {string | undefined} value */
-  const bytes = (value) => value === undefined ? null : parsable ? (/^\d+$/.test(value) ? Number(value) : null) : parseZfsSize(value)
+  const bytes = value =>
+    value === undefined ? null : parsable ? (/^\d+$/.test(value) ? Number(value) : null) : parseZfsSize(value)
   const fragmentation = /^(\d+(?:\.\d+)?)%?$/.exec(values.fragmentation ?? '')
-  return { size: bytes(values.size), free: bytes(values.free), allocated: bytes(values.allocated), fragmentationPct: fragmentation ? Number(fragmentation[1]) : null }
+  return {
+    size: bytes(values.size),
+    free: bytes(values.free),
+    allocated: bytes(values.allocated),
+    fragmentationPct: fragmentation ? Number(fragmentation[1]) : null
+  }
 }

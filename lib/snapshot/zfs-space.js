@@ -35,7 +35,9 @@ const MAX_OUTPUT_BYTES = 64 * 1024 * 1024
 const ZFS_SUPER_MAGIC = 0x2fc12fc1
 const FUSE_SUPER_MAGIC = 0x65735546
 
-const NO_FRAGMENTATION_PROPERTY = 'this zpool has no fragmentation property (zfs-fuse, pool version 23: it came with the space map histograms of later ZFS)'
+const NO_FRAGMENTATION_PROPERTY =
+  'this zpool has no fragmentation property (zfs-fuse, pool version 23: it came with the space map ' +
+  'histograms of later ZFS)'
 
 /**
  * The sample written into samples.ndjson under `zfs`.
@@ -67,8 +69,13 @@ const NO_FRAGMENTATION_PROPERTY = 'this zpool has no fragmentation property (zfs
  * A ZFS tool's path: on PATH, else where zfs-fuse's package puts it (/sbin).
  * @param {string} name
  */
-export function toolPath (name) {
-  const dirs = [...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean), '/sbin', '/usr/sbin', '/usr/local/sbin']
+export function toolPath(name) {
+  const dirs = [
+    ...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean),
+    '/sbin',
+    '/usr/sbin',
+    '/usr/local/sbin'
+  ]
   for (const dir of dirs) if (existsSync(path.join(dir, name))) return path.join(dir, name)
   return name
 }
@@ -80,19 +87,26 @@ export function toolPath (name) {
  * @param {{ timeoutMs: number, signal?: AbortSignal }} options
  * @returns {Promise<string>}
  */
-function run (file, args, { timeoutMs, signal }) {
+function run(file, args, { timeoutMs, signal }) {
   return new Promise((resolve, reject) => {
-    execFile(file, args, { timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: MAX_OUTPUT_BYTES, signal }, (err, stdout, stderr) => {
-      if (!err) return resolve(stdout)
-      const failure = /** @type {NodeJS.ErrnoException & { killed?: boolean }} */ (err)
-      const what = `${path.basename(file)} ${args.join(' ')}`
-      if (failure.code === 'ENOENT') return reject(new MissingToolError(`${path.basename(file)} is not installed`, { cause: err }))
-      if (failure.name === 'AbortError') return reject(new Error(`${what}: stopped`))
-      if (failure.killed) return reject(new Error(`${what}: no answer within ${timeoutMs / 1000} s (killed)`))
-      const output = String(stderr || stdout).trim()
-      const said = output.split('\n').filter(Boolean)[0] || failure.message
-      reject(Object.assign(new Error(`${what} failed: ${said}`), { output }))
-    })
+    execFile(
+      file,
+      args,
+      { timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: MAX_OUTPUT_BYTES, signal },
+      (err, stdout, stderr) => {
+        if (!err) return resolve(stdout)
+        const failure = /** @type {NodeJS.ErrnoException & { killed?: boolean }} */ (err)
+        const what = `${path.basename(file)} ${args.join(' ')}`
+        if (failure.code === 'ENOENT') {
+          return reject(new MissingToolError(`${path.basename(file)} is not installed`, { cause: err }))
+        }
+        if (failure.name === 'AbortError') return reject(new Error(`${what}: stopped`))
+        if (failure.killed) return reject(new Error(`${what}: no answer within ${timeoutMs / 1000} s (killed)`))
+        const output = String(stderr || stdout).trim()
+        const said = output.split('\n').filter(Boolean)[0] || failure.message
+        reject(Object.assign(new Error(`${what} failed: ${said}`), { output }))
+      }
+    )
   })
 }
 
@@ -103,10 +117,12 @@ function run (file, args, { timeoutMs, signal }) {
  * @param {string} dir
  * @returns {Promise<{ dataset: string, pool: string } | null>}
  */
-export async function zfsDatasetOf (dir) {
+export async function zfsDatasetOf(dir) {
   const fs = await statfs(dir).catch(() => null)
   if (!fs || (fs.type !== ZFS_SUPER_MAGIC && fs.type !== FUSE_SUPER_MAGIC)) return null
-  const out = await run(toolPath('zfs'), ['list', '-H', '-o', 'name', dir], { timeoutMs: LOOKUP_TIMEOUT_MS }).catch(() => null)
+  const out = await run(toolPath('zfs'), ['list', '-H', '-o', 'name', dir], { timeoutMs: LOOKUP_TIMEOUT_MS }).catch(
+    () => null
+  )
   const dataset = out?.trim().split('\n')[0]
   if (!dataset) return null
   return { dataset, pool: dataset.split('/')[0] }
@@ -124,7 +140,7 @@ export async function zfsDatasetOf (dir) {
 // The probe. Each round runs zpool get, then zdb -mm; rounds never overlap.
 export class ZfsSpaceProbe {
   /** @param {ZfsSpaceOptions} options */
-  constructor ({ pool, intervalS = DEFAULT_INTERVAL_S, timeoutS = DEFAULT_TIMEOUT_S, registry = null, log }) {
+  constructor({ pool, intervalS = DEFAULT_INTERVAL_S, timeoutS = DEFAULT_TIMEOUT_S, registry = null, log }) {
     this.name = 'zfs'
     this.pool = pool
     this.intervalS = intervalS
@@ -162,7 +178,7 @@ export class ZfsSpaceProbe {
   }
 
   /** @param {import('prom-client').Registry} registry */
-  register (registry) {
+  register(registry) {
     const probe = this
     const labelNames = ['pool']
     /**
@@ -170,30 +186,62 @@ export class ZfsSpaceProbe {
      * @param {string} help
      * @param {() => number | null | undefined} value   null or undefined: no series
      */
-    const gauge = (name, help, value) => new client.Gauge({
-      name,
-      help,
-      labelNames,
-      registers: [registry],
-      collect () {
-        this.reset()
-        const v = value()
-        if (v !== null && v !== undefined && Number.isFinite(v)) this.set({ pool: probe.pool }, v)
-      }
-    })
-    gauge('pgloadgen_zfs_pool_free_bytes', 'Free bytes of the ZFS pool holding the data directory (zpool get free; rounded to three significant digits where zpool has no -p, as zfs-fuse\'s)', () => this.poolFigures?.free)
-    gauge('pgloadgen_zfs_pool_size_bytes', 'Size of the ZFS pool holding the data directory (zpool get size)', () => this.poolFigures?.size)
+    const gauge = (name, help, value) =>
+      new client.Gauge({
+        name,
+        help,
+        labelNames,
+        registers: [registry],
+        collect() {
+          this.reset()
+          const v = value()
+          if (v !== null && v !== undefined && Number.isFinite(v)) this.set({ pool: probe.pool }, v)
+        }
+      })
+    gauge(
+      'pgloadgen_zfs_pool_free_bytes',
+      'Free bytes of the ZFS pool holding the data directory (zpool get free; rounded to three significant digits ' +
+        "where zpool has no -p, as zfs-fuse's)",
+      () => this.poolFigures?.free
+    )
+    gauge(
+      'pgloadgen_zfs_pool_size_bytes',
+      'Size of the ZFS pool holding the data directory (zpool get size)',
+      () => this.poolFigures?.size
+    )
     gauge('pgloadgen_zfs_metaslabs', 'Metaslabs of the pool, from zdb -mm', () => this.metaslabFigures?.metaslabs)
-    gauge('pgloadgen_zfs_free_segments', 'Free segments of all the pool\'s metaslabs together, from zdb -mm (more for the same free space: more fragmented)', () => this.metaslabFigures?.freeSegments)
-    gauge('pgloadgen_zfs_largest_free_segment_bytes', 'The largest free segment of any metaslab of the pool, from zdb -mm', () => this.metaslabFigures?.largestFreeSegmentBytes)
-    gauge('pgloadgen_zfs_fragmentation_ratio', 'zpool get fragmentation, as a ratio; no series where the pool has no such property (zfs-fuse)', () => this.poolFigures?.fragmentationPct === null || this.poolFigures?.fragmentationPct === undefined ? null : this.poolFigures.fragmentationPct / 100)
-    gauge('pgloadgen_zfs_sample_seconds', 'Wall time of the last sampling round of the pool (zpool get and zdb -mm)', () => this.lastRoundS)
+    gauge(
+      'pgloadgen_zfs_free_segments',
+      "Free segments of all the pool's metaslabs together, from zdb -mm (more for the same free space: " +
+        'more fragmented)',
+      () => this.metaslabFigures?.freeSegments
+    )
+    gauge(
+      'pgloadgen_zfs_largest_free_segment_bytes',
+      'The largest free segment of any metaslab of the pool, from zdb -mm',
+      () => this.metaslabFigures?.largestFreeSegmentBytes
+    )
+    gauge(
+      'pgloadgen_zfs_fragmentation_ratio',
+      'zpool get fragmentation, as a ratio; no series where the pool has no such property (zfs-fuse)',
+      () =>
+        this.poolFigures?.fragmentationPct === null || this.poolFigures?.fragmentationPct === undefined
+          ? null
+          : this.poolFigures.fragmentationPct / 100
+    )
+    gauge(
+      'pgloadgen_zfs_sample_seconds',
+      'Wall time of the last sampling round of the pool (zpool get and zdb -mm)',
+      () => this.lastRoundS
+    )
     new client.Counter({
       name: 'pgloadgen_zfs_sample_errors_total',
-      help: 'Runs of zdb or zpool that failed or were killed at their timeout while sampling the pool (the last figures are kept, marked stale)',
+      help:
+        'Runs of zdb or zpool that failed or were killed at their timeout while sampling the pool ' +
+        '(the last figures are kept, marked stale)',
       labelNames: ['pool', 'tool'],
       registers: [registry],
-      collect () {
+      collect() {
         this.reset()
         for (const [tool, n] of Object.entries(probe.errors)) this.inc({ pool: probe.pool, tool }, n)
       }
@@ -201,13 +249,15 @@ export class ZfsSpaceProbe {
   }
 
   /** Starts sampling: the first round at once (not waited for), then every intervalS. */
-  async start () {
-    this.log.info(`ZFS pool ${this.pool}: sampling its metaslabs (zdb -mm) and free space (zpool get) every ${this.intervalS} s`)
+  async start() {
+    this.log.info(
+      `ZFS pool ${this.pool}: sampling its metaslabs (zdb -mm) and free space (zpool get) every ${this.intervalS} s`
+    )
     this.schedule(0)
   }
 
   /** @param {number} delayMs */
-  schedule (delayMs) {
+  schedule(delayMs) {
     if (this.stopped) return
     this.timer = setTimeout(() => {
       this.timer = null
@@ -221,7 +271,7 @@ export class ZfsSpaceProbe {
   }
 
   /** Stops sampling; a zdb still running is killed. */
-  async stop () {
+  async stop() {
     this.stopped = true
     if (this.timer) clearTimeout(this.timer)
     this.timer = null
@@ -230,7 +280,7 @@ export class ZfsSpaceProbe {
   }
 
   /** One round: zpool get, then zdb -mm. Never rejects. */
-  async sampleOnce () {
+  async sampleOnce() {
     if (this.running || this.stopped) return
     this.running = true
     const started = performance.now()
@@ -246,7 +296,10 @@ export class ZfsSpaceProbe {
       }
       const zdbStarted = performance.now()
       try {
-        const out = await run(this.zdb, ['-mm', this.pool], { timeoutMs: this.timeoutS * 1000, signal: this.abort.signal })
+        const out = await run(this.zdb, ['-mm', this.pool], {
+          timeoutMs: this.timeoutS * 1000,
+          signal: this.abort.signal
+        })
         const metaslabs = parseZdbMetaslabs(out)
         if (metaslabs.length === 0) throw new Error(`zdb -mm ${this.pool}: no metaslab in its output`)
         this.metaslabFigures = summariseMetaslabs(metaslabs)
@@ -263,7 +316,9 @@ export class ZfsSpaceProbe {
       if (failures.length === 0) this.at = new Date().toISOString()
       this.stale = failures.length > 0
       this.error = failures.length > 0 ? failures.join('; ') : null
-      if (this.stale && !this.failing) this.log.warn(`ZFS pool ${this.pool}: ${this.error}; the last figures are kept, marked stale`)
+      if (this.stale && !this.failing) {
+        this.log.warn(`ZFS pool ${this.pool}: ${this.error}; the last figures are kept, marked stale`)
+      }
       if (!this.stale && this.failing) this.log.info(`ZFS pool ${this.pool}: sampled again`)
       this.failing = this.stale
     } finally {
@@ -272,11 +327,14 @@ export class ZfsSpaceProbe {
   }
 
   /** zpool get, exact where it takes -Hp, else as it prints the sizes. */
-  async readPool () {
+  async readPool() {
     const timeoutMs = Math.min(ZPOOL_TIMEOUT_MS, this.timeoutS * 1000)
     if (this.parsable !== false) {
       try {
-        const out = await run(this.zpool, ['get', '-Hp', 'size,free,allocated,fragmentation', this.pool], { timeoutMs, signal: this.abort.signal })
+        const out = await run(this.zpool, ['get', '-Hp', 'size,free,allocated,fragmentation', this.pool], {
+          timeoutMs,
+          signal: this.abort.signal
+        })
         this.parsable = true
         return parseZpoolGet(out, true)
       } catch (err) {
@@ -286,11 +344,14 @@ export class ZfsSpaceProbe {
         this.parsable = false
       }
     }
-    return parseZpoolGet(await run(this.zpool, ['get', 'size,free,allocated', this.pool], { timeoutMs, signal: this.abort.signal }), false)
+    return parseZpoolGet(
+      await run(this.zpool, ['get', 'size,free,allocated', this.pool], { timeoutMs, signal: this.abort.signal }),
+      false
+    )
   }
 
   /** @returns {ZfsSample | null} the last figures; null before the first round ended */
-  sample () {
+  sample() {
     if (this.rounds === 0) return null
     const pool = this.poolFigures
     const ms = this.metaslabFigures
@@ -307,9 +368,19 @@ export class ZfsSpaceProbe {
       metaslab_free_bytes: ms?.freeBytes ?? null,
       free_segments: ms?.freeSegments ?? null,
       largest_free_segment_bytes: ms?.largestFreeSegmentBytes ?? null,
-      median_metaslab_free_share: ms?.medianFreeShare === null || ms?.medianFreeShare === undefined ? null : Math.round(ms.medianFreeShare * 10000) / 10000,
+      median_metaslab_free_share:
+        ms?.medianFreeShare === null || ms?.medianFreeShare === undefined
+          ? null
+          : Math.round(ms.medianFreeShare * 10000) / 10000,
       fragmentation_pct: fragmentation,
-      fragmentation_unknown: fragmentation !== null ? null : this.parsable === false ? NO_FRAGMENTATION_PROPERTY : pool ? 'zpool gives no fragmentation for this pool' : 'zpool did not answer',
+      fragmentation_unknown:
+        fragmentation !== null
+          ? null
+          : this.parsable === false
+            ? NO_FRAGMENTATION_PROPERTY
+            : pool
+              ? 'zpool gives no fragmentation for this pool'
+              : 'zpool did not answer',
       sample_s: roundS(this.lastRoundS),
       zdb_s: roundS(this.lastZdbS),
       rounds: this.rounds,
@@ -322,7 +393,7 @@ export class ZfsSpaceProbe {
 }
 
 /** @param {number | null} seconds */
-function roundS (seconds) {
+function roundS(seconds) {
   return seconds === null ? null : Math.round(seconds * 1000) / 1000
 }
 
@@ -331,7 +402,7 @@ function roundS (seconds) {
  * hour; 0: none; absent: the default.
  * @param {unknown} value
  */
-export function parseZfsInterval (value) {
+export function parseZfsInterval(value) {
   if (value === undefined) return DEFAULT_INTERVAL_S
   return String(value).trim() === '0' ? 0 : parseDuration(value, '--zfs-interval', { max: 3600 })
 }
@@ -340,10 +411,11 @@ export function parseZfsInterval (value) {
  * The probe of the pool holding a data directory, or null when it is not on
  * ZFS (or intervalS is 0: no sampling).
  * @param {string | null} dataDir
- * @param {{ intervalS?: number, timeoutS?: number, registry: import('prom-client').Registry, log: import('../log.js').Logger }} options
+ * @param {{ intervalS?: number, timeoutS?: number, registry: import('prom-client').Registry,
+ *     log: import('../log.js').Logger }} options
  * @returns {Promise<ZfsSpaceProbe | null>}
  */
-export async function zfsSpaceProbeFor (dataDir, { intervalS = DEFAULT_INTERVAL_S, timeoutS, registry, log }) {
+export async function zfsSpaceProbeFor(dataDir, { intervalS = DEFAULT_INTERVAL_S, timeoutS, registry, log }) {
   if (dataDir === null || intervalS === 0) return null
   const found = await zfsDatasetOf(dataDir)
   if (!found) return null

@@ -24,7 +24,7 @@ import { LogHistogram, LOG_HISTOGRAM_SCHEME, LOG_HISTOGRAM_SIZE } from '../metri
  */
 
 /** @param {LogHistogram} h @returns {HistogramJson} */
-export function histogramJson (h) {
+export function histogramJson(h) {
   /** @type {[number, number][]} */
   const buckets = []
   for (let i = 0; i < h.counts.length; i++) if (h.counts[i] !== 0) buckets.push([i, h.counts[i]])
@@ -40,7 +40,7 @@ export function histogramJson (h) {
  * @param {string} [scheme]   the layout the histograms were made with
  * @returns {HistogramsField}
  */
-export function histogramsFieldOf (latency, byType, lag, scheme = LOG_HISTOGRAM_SCHEME) {
+export function histogramsFieldOf(latency, byType, lag, scheme = LOG_HISTOGRAM_SCHEME) {
   return {
     scheme,
     unit: 'us',
@@ -56,8 +56,12 @@ export function histogramsFieldOf (latency, byType, lag, scheme = LOG_HISTOGRAM_
  * @param {boolean} withLag
  * @returns {HistogramsField}
  */
-export function histogramsField (stats, all, withLag) {
-  return histogramsFieldOf(all, stats.types.map((type, i) => [type, stats.latency[i]]), withLag ? stats.lag : null)
+export function histogramsField(stats, all, withLag) {
+  return histogramsFieldOf(
+    all,
+    stats.types.map((type, i) => [type, stats.latency[i]]),
+    withLag ? stats.lag : null
+  )
 }
 
 /**
@@ -65,18 +69,22 @@ export function histogramsField (stats, all, withLag) {
  * @param {unknown} value
  * @param {string} where   named in the error
  */
-export function histogramFromJson (value, where) {
+export function histogramFromJson(value, where) {
   const json = /** @type {Partial<HistogramJson> | null} */ (value)
   if (!json || typeof json !== 'object' || !Array.isArray(json.buckets)) throw new Error(`${where}: no bucket counts`)
   const h = new LogHistogram()
   let count = 0
   for (const pair of json.buckets) {
     const [index, n] = Array.isArray(pair) ? pair : [NaN, NaN]
-    if (!(Number.isInteger(index) && index >= 0 && index < LOG_HISTOGRAM_SIZE && typeof n === 'number' && n >= 0)) throw new Error(`${where}: a bucket is not [index, count]: ${JSON.stringify(pair)}`)
+    if (!(Number.isInteger(index) && index >= 0 && index < LOG_HISTOGRAM_SIZE && typeof n === 'number' && n >= 0)) {
+      throw new Error(`${where}: a bucket is not [index, count]: ${JSON.stringify(pair)}`)
+    }
     h.counts[index] += n
     count += n
   }
-  if (json.count !== undefined && json.count !== count) throw new Error(`${where}: count ${json.count} is not the sum of its buckets (${count})`)
+  if (json.count !== undefined && json.count !== count) {
+    throw new Error(`${where}: count ${json.count} is not the sum of its buckets (${count})`)
+  }
   h.count = count
   h.sum = Number(json.sum ?? 0)
   h.max = Number(json.max ?? 0)

@@ -20,7 +20,7 @@ import { latencySummary, round } from './summary.js'
  * @param {RunningCounters} counters
  * @returns {Record<string, any>}
  */
-export function runningFigures (stats, { elapsedS, reconnects, skipped, scheduled }) {
+export function runningFigures(stats, { elapsedS, reconnects, skipped, scheduled }) {
   const seconds = elapsedS > 0 ? elapsedS : null
   /** @type {Record<string, object>} */
   const requests = {}

@@ -29,8 +29,10 @@ import { formatShare } from '../scale/share.js'
  * @property {number} reconnects
  * @property {number} acknowledgedInserts
  * @property {number | null} acknowledgedMissing  null when not checked
- * @property {{ writes: number, stored: number | null } | null} [insertsInDoubt]  inserts into the dense-id table whose connection was cut before the acknowledgement, and how many of them committed
- * @property {number} [acknowledgedVanished]  lost when the data went back in time underneath the run (see verify-inserts.js)
+ * @property {{ writes: number, stored: number | null } | null} [insertsInDoubt]  inserts into the dense-id table whose
+ *   connection was cut before the acknowledgement, and how many of them committed
+ * @property {number} [acknowledgedVanished]  lost when the data went back in time underneath the run (see
+ *   verify-inserts.js)
  * @property {string | null} serverVersion
  * @property {boolean} embedded
  * @property {boolean} abandonedInFlight   some requests were cut at shutdown
@@ -38,14 +40,18 @@ import { formatShare } from '../scale/share.js'
  * @property {{ user: number, system: number }} cpuUsage  of this process during the load, µs
  * @property {{ rate: number, arrival: string, maxLagMs: number | null, skipped: number } | null} openLoop
  * @property {import('../workloads/contract.js').Pacing | null} [pacing]   a paced workload's schedule
- * @property {{ table: string, before: number | null, after: number | null, removed: number, inDoubt?: { writes: number, rows: number, stored: number | null } } | null} [rowAudit]
+ * @property {{ table: string, before: number | null, after: number | null, removed: number, inDoubt?: { writes: number,
+ *     rows: number, stored: number | null } } | null} [rowAudit]
  *   the audited table's rows before and after, and what retention removed meanwhile
  * @property {Date} [startedAt]   when the load started (wall clock)
  * @property {Date} [endedAt]     when it ended
- * @property {{ share: import('../scale/share.js').Share, totalConcurrency: number, totalRate: number | null } | null} [instance]  --instance
+ * @property {{ share: import('../scale/share.js').Share, totalConcurrency: number,
+ *     totalRate: number | null } | null} [instance]  --instance
  * @property {number | null} [startAtMs]  --start-at
- * @property {number} [auditRows]   the rows written over the whole load, warm-up included: what the row audit checks (default: the stats')
- * @property {Record<string, unknown> | null} [warmup]  --warmup: the left-out seconds' own figures (warmup.js); stats and elapsedS are then the rest's
+ * @property {number} [auditRows]   the rows written over the whole load, warm-up included: what the row audit checks
+ *   (default: the stats')
+ * @property {Record<string, unknown> | null} [warmup]  --warmup: the left-out seconds' own figures (warmup.js); stats
+ *   and elapsedS are then the rest's
  * @property {import('../config/stages.js').Stage[] | null} [stages]  --stages
  */
 
@@ -53,7 +59,7 @@ import { formatShare } from '../scale/share.js'
  * The summary printed by --json: one object, stable field names.
  * @param {SummaryInput} input
  */
-export function buildSummary (input) {
+export function buildSummary(input) {
   const { stats, elapsedS } = input
   /** @type {Record<string, object>} */
   const requests = {}
@@ -85,9 +91,16 @@ export function buildSummary (input) {
     // wall-clock times of the load: what merging instances' summaries spans
     started_at: input.startedAt?.toISOString() ?? null,
     ended_at: input.endedAt?.toISOString() ?? null,
-    start_at: input.startAtMs === undefined || input.startAtMs === null ? null : new Date(input.startAtMs).toISOString(),
+    start_at:
+      input.startAtMs === undefined || input.startAtMs === null ? null : new Date(input.startAtMs).toISOString(),
     instance: input.instance
-      ? { index: input.instance.share.index, parts: input.instance.share.parts, name: formatShare(input.instance.share), total_concurrency: input.instance.totalConcurrency, total_rate: input.instance.totalRate }
+      ? {
+          index: input.instance.share.index,
+          parts: input.instance.share.parts,
+          name: formatShare(input.instance.share),
+          total_concurrency: input.instance.totalConcurrency,
+          total_rate: input.instance.totalRate
+        }
       : null,
     workload: input.workload,
     protocol: input.protocol ?? 'prepared',
@@ -163,7 +176,7 @@ export function buildSummary (input) {
  * @param {SummaryInput['rowAudit']} audit
  * @param {number} written
  */
-export function rowAudit (audit, written) {
+export function rowAudit(audit, written) {
   if (!audit) return { acknowledged_rows: written, rows_missing: null }
   const inDoubt = audit.inDoubt ?? { writes: 0, rows: 0, stored: 0 }
   const expected = audit.before === null ? null : audit.before + written - audit.removed
@@ -187,7 +200,7 @@ export function rowAudit (audit, written) {
  * The percentiles, max and mean of a histogram, as the summary shows them.
  * @param {LogHistogram} h
  */
-export function latencySummary (h) {
+export function latencySummary(h) {
   return {
     p50: round(h.quantile(0.5)),
     p95: round(h.quantile(0.95)),
@@ -201,7 +214,7 @@ export function latencySummary (h) {
  * @param {number | null} value
  * @param {number} [digits]
  */
-export function round (value, digits = 0) {
+export function round(value, digits = 0) {
   if (value === null || !Number.isFinite(value)) return null
   const f = 10 ** digits
   return Math.round(value * f) / f
@@ -210,7 +223,7 @@ export function round (value, digits = 0) {
 /**
  * @param {Float64Array} values
  */
-function sumOf (values) {
+function sumOf(values) {
   let total = 0
   for (const value of values) total += value
   return total

@@ -36,7 +36,7 @@ export const SETTLE_S = 5
  * @param {Record<string, any>} summary
  * @returns {ThresholdResult[]}
  */
-export function evaluateThresholds (thresholds, summary) {
+export function evaluateThresholds(thresholds, summary) {
   return thresholds.map(threshold => {
     const value = figureValue(summary, threshold)
     return { ...threshold, value, pass: holds(value, threshold) }
@@ -49,15 +49,21 @@ export function evaluateThresholds (thresholds, summary) {
  * @param {number | string | null} value
  * @param {Pick<Threshold, 'op' | 'limit'>} threshold
  */
-export function holds (value, { op, limit }) {
+export function holds(value, { op, limit }) {
   if (value === null) return false
   switch (op) {
-    case '<': return value < limit
-    case '<=': return value <= limit
-    case '>': return value > limit
-    case '>=': return value >= limit
-    case '==': return value === limit
-    case '!=': return value !== limit
+    case '<':
+      return value < limit
+    case '<=':
+      return value <= limit
+    case '>':
+      return value > limit
+    case '>=':
+      return value >= limit
+    case '==':
+      return value === limit
+    case '!=':
+      return value !== limit
   }
 }
 
@@ -69,10 +75,12 @@ export function holds (value, { op, limit }) {
  * @param {ThresholdResult} result
  * @param {number} elapsedS   how long the load has run
  */
-export function failedForGood (result, elapsedS) {
+export function failedForGood(result, elapsedS) {
   if (result.pass || result.figure === 'audit' || result.value === null) return false
   const spec = FIGURES[result.figure]
-  if (spec.growing) return (result.op === '<' || result.op === '<=' || result.op === '==') && result.value > result.limit
+  if (spec.growing) {
+    return (result.op === '<' || result.op === '<=' || result.op === '==') && result.value > result.limit
+  }
   return elapsedS >= SETTLE_S
 }
 
@@ -82,27 +90,39 @@ export function failedForGood (result, elapsedS) {
  * @param {Threshold} threshold
  * @returns {number | string | null}
  */
-export function figureValue (summary, { type, figure }) {
+export function figureValue(summary, { type, figure }) {
   const spec = FIGURES[figure]
   /** @type {Record<string, any>} */
   const requests = summary.requests ?? {}
   const scope = type === null ? Object.values(requests) : requests[type] ? [requests[type]] : []
   const histograms = summary.histograms ?? null
-  if (figure.startsWith('lag_')) return latency(summary.schedule_lag_us, histograms?.schedule_lag, figure.slice(4), spec.quantile)
+  if (figure.startsWith('lag_')) {
+    return latency(summary.schedule_lag_us, histograms?.schedule_lag, figure.slice(4), spec.quantile)
+  }
   switch (figure) {
-    case 'throughput': return numberOr(type === null ? summary.throughput : requests[type]?.rate)
-    case 'done': return sum(scope, 'done')
-    case 'failed': return sum(scope, 'failed')
+    case 'throughput':
+      return numberOr(type === null ? summary.throughput : requests[type]?.rate)
+    case 'done':
+      return sum(scope, 'done')
+    case 'failed':
+      return sum(scope, 'failed')
     case 'failed_rate': {
       const done = sum(scope, 'done')
       return done ? /** @type {number} */ (sum(scope, 'failed')) / done : null
     }
     // each type's count; a summary of an older version has none
-    case 'timeouts': return scope.some(r => typeof r.timeouts === 'number') ? sum(scope, 'timeouts') : numberOr(type === null ? summary.timeouts : null)
-    case 'unexpected_failures': return numberOr(summary.unexpected_failures)
-    case 'reconnects': return numberOr(summary.reconnects)
-    case 'skipped': return numberOr(summary.skipped)
-    case 'audit': return auditVerdict(summary)
+    case 'timeouts':
+      return scope.some(r => typeof r.timeouts === 'number')
+        ? sum(scope, 'timeouts')
+        : numberOr(type === null ? summary.timeouts : null)
+    case 'unexpected_failures':
+      return numberOr(summary.unexpected_failures)
+    case 'reconnects':
+      return numberOr(summary.reconnects)
+    case 'skipped':
+      return numberOr(summary.skipped)
+    case 'audit':
+      return auditVerdict(summary)
   }
   // a latency of every request or of one type's
   const latencies = type === null ? summary.latency_us : requests[type]?.latency_us
@@ -119,7 +139,7 @@ export function figureValue (summary, { type, figure }) {
  * @param {string} key        p50 … p99.9, max, mean
  * @param {number | undefined} quantile
  */
-function latency (listed, histogram, key, quantile) {
+function latency(listed, histogram, key, quantile) {
   if (listed && key in listed) return numberOr(listed[key])
   if (quantile === undefined || !histogram) return null
   try {
@@ -138,7 +158,7 @@ function latency (listed, histogram, key, quantile) {
  * @param {Record<string, any>} summary
  * @returns {string | null}
  */
-export function auditVerdict (summary) {
+export function auditVerdict(summary) {
   const inserts = typeof summary.acknowledged_missing === 'number' || Number(summary.acknowledged_inserts ?? 0) > 0
   const rows = Boolean(summary.row_audit)
   if (!inserts && !rows) return null
@@ -158,13 +178,13 @@ export function auditVerdict (summary) {
  * @param {Record<string, any>[]} rows
  * @param {string} field
  */
-function sum (rows, field) {
+function sum(rows, field) {
   if (rows.length === 0) return null
   return rows.reduce((n, r) => n + Number(r[field] ?? 0), 0)
 }
 
 /** @param {unknown} value */
-function numberOr (value) {
+function numberOr(value) {
   return typeof value === 'number' && Number.isFinite(value) ? value : null
 }
 
@@ -187,7 +207,7 @@ export const THRESHOLD_FAILED_EXIT = 3
  * @param {Record<string, any>} summary
  * @param {ThresholdAbort | null} aborted
  */
-export function thresholdFields (thresholds, summary, aborted) {
+export function thresholdFields(thresholds, summary, aborted) {
   return { thresholds: evaluateThresholds(thresholds, summary), threshold_abort: aborted }
 }
 
@@ -195,7 +215,7 @@ export function thresholdFields (thresholds, summary, aborted) {
  * 3 when a threshold failed, at the end or while running; else 0.
  * @param {Record<string, any>} summary
  */
-export function thresholdExitCode (summary) {
+export function thresholdExitCode(summary) {
   /** @type {ThresholdResult[]} */
   const results = summary.thresholds ?? []
   return summary.threshold_abort || results.some(result => !result.pass) ? THRESHOLD_FAILED_EXIT : 0
@@ -205,6 +225,9 @@ export function thresholdExitCode (summary) {
  * What stopped the run, in words: the log's line and the end table's.
  * @param {ThresholdAbort} abort
  */
-export function abortLine (abort) {
-  return `stopped at ${abort.at_s.toFixed(1)} s by --threshold-abort: ${abort.expr} failed (${formatValue(abort.value, abort.unit)})`
+export function abortLine(abort) {
+  return (
+    `stopped at ${abort.at_s.toFixed(1)} s by --threshold-abort: ${abort.expr} failed ` +
+    `(${formatValue(abort.value, abort.unit)})`
+  )
 }

@@ -30,7 +30,7 @@ import { latencySummary, round } from './summary.js'
  * @param {{ user: number, system: number }} cpu   the process's CPU time since the load started
  * @returns {WarmupMark}
  */
-export function markWarmup (stats, generator, seconds, cpu) {
+export function markWarmup(stats, generator, seconds, cpu) {
   return {
     seconds,
     memory: Float64Array.from(stats.memory),
@@ -47,7 +47,7 @@ export function markWarmup (stats, generator, seconds, cpu) {
  * @param {RequestStats} stats  the run's (for its types)
  * @param {WarmupMark} mark
  */
-export function warmupStats (stats, mark) {
+export function warmupStats(stats, mark) {
   const during = new RequestStats(stats.types, Float64Array.from(mark.memory))
   during.errors.counts = new Map(mark.errors)
   during.unexpectedFailures = mark.unexpectedFailures
@@ -59,7 +59,7 @@ export function warmupStats (stats, mark) {
  * @param {RequestStats} stats
  * @param {WarmupMark} mark
  */
-export function statsAfterWarmup (stats, mark) {
+export function statsAfterWarmup(stats, mark) {
   const memory = Float64Array.from(stats.memory, (value, i) => value - mark.memory[i])
   const after = new RequestStats(stats.types, memory)
   const before = new RequestStats(stats.types, mark.memory)
@@ -82,7 +82,7 @@ export function statsAfterWarmup (stats, mark) {
  * @param {number} runMax
  * @param {number} warmupMax
  */
-function maxAfter (after, runMax, warmupMax) {
+function maxAfter(after, runMax, warmupMax) {
   if (after.count <= 0) return 0
   if (runMax > warmupMax) return runMax
   // the highest bucket's top, never above what the run saw
@@ -96,7 +96,7 @@ function maxAfter (after, runMax, warmupMax) {
  * @param {number} seconds
  * @param {Date | null} startedAt   when the load (and the warm-up) started
  */
-export function warmupField (stats, seconds, startedAt) {
+export function warmupField(stats, seconds, startedAt) {
   /** @type {Record<string, object>} */
   const requests = {}
   let done = 0
@@ -106,7 +106,12 @@ export function warmupField (stats, seconds, startedAt) {
   for (let i = 0; i < stats.types.length; i++) {
     done += stats.done[i]
     failed += stats.failed[i]
-    requests[stats.types[i]] = { done: stats.done[i], failed: stats.failed[i], rate: round(stats.done[i] / seconds, 1), latency_us: latencySummary(stats.latency[i]) }
+    requests[stats.types[i]] = {
+      done: stats.done[i],
+      failed: stats.failed[i],
+      rate: round(stats.done[i] / seconds, 1),
+      latency_us: latencySummary(stats.latency[i])
+    }
   }
   return {
     seconds: round(seconds, 3),
@@ -129,7 +134,7 @@ export function warmupField (stats, seconds, startedAt) {
  * @param {WarmupMark | null} mark
  * @returns {import('./summary.js').SummaryInput}
  */
-export function withoutWarmup (input, mark) {
+export function withoutWarmup(input, mark) {
   if (!mark) return input
   const startedAt = input.startedAt ?? null
   let wholeRows = 0
@@ -139,7 +144,10 @@ export function withoutWarmup (input, mark) {
     stats: statsAfterWarmup(input.stats, mark),
     elapsedS: Math.max(0, input.elapsedS - mark.seconds),
     // a load that ended in its warm-up is marked after the audit's work: none left, not less than none
-    cpuUsage: { user: Math.max(0, input.cpuUsage.user - mark.cpu.user), system: Math.max(0, input.cpuUsage.system - mark.cpu.system) },
+    cpuUsage: {
+      user: Math.max(0, input.cpuUsage.user - mark.cpu.user),
+      system: Math.max(0, input.cpuUsage.system - mark.cpu.system)
+    },
     reconnects: input.reconnects - mark.reconnects,
     openLoop: input.openLoop ? { ...input.openLoop, skipped: input.openLoop.skipped - mark.skipped } : null,
     ...(startedAt && { startedAt: new Date(startedAt.getTime() + mark.seconds * 1000) }),

@@ -15,7 +15,7 @@ export const MAX_LINES = 5
  * @param {number} width
  * @returns {string[]}
  */
-export function changesLines (summary, colours, width) {
+export function changesLines(summary, colours, width) {
   const changes = summary.changes
   if (!Array.isArray(changes)) return []
   if (changes.length === 0) return [`what changed: ${colours.green('nothing; the run was steady')}`]
@@ -37,12 +37,13 @@ export function changesLines (summary, colours, width) {
 /**
  * One moment: "at 18 s: throughput 3500 → 1960/s (−44 %) (+1 more: p99 q); cause",
  * on two lines when one is too narrow (also for `pgloadgen compare`).
- * @param {{ at_s: number, changes: import('../analysis/explain.js').Change[], causes: import('../analysis/explain.js').Cause[] }} group
+ * @param {{ at_s: number, changes: import('../analysis/explain.js').Change[],
+ *     causes: import('../analysis/explain.js').Cause[] }} group
  * @param {number} width
  * @param {string} [lead]   before "at": an entry's letter, a repetition
  * @returns {string[]}
  */
-export function momentLines (group, width, lead = '  ') {
+export function momentLines(group, width, lead = '  ') {
   // the first series that moved, throughput before latencies; the others named
   const [first, ...others] = [...group.changes].sort((a, b) => seriesRank(a.metric) - seriesRank(b.metric))
   const more = others.length ? ` (+${others.length} more: ${others.map(c => metricName(c.metric)).join(', ')})` : ''
@@ -54,11 +55,11 @@ export function momentLines (group, width, lead = '  ') {
 }
 
 /** @param {string} text @param {number} width */
-function cut (text, width) {
+function cut(text, width) {
   return text.length > width ? `${text.slice(0, Math.max(20, width - 1))}…` : text
 }
 
 /** @param {string} metric */
-function seriesRank (metric) {
+function seriesRank(metric) {
   return metric === 'throughput' ? 0 : metric.startsWith('p99_us:') ? 1 : 2
 }

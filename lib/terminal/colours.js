@@ -11,7 +11,7 @@ import picocolors from 'picocolors'
  * @param {{ isTTY?: boolean }} stream
  * @param {NodeJS.ProcessEnv} [env]
  */
-export function colourWanted (stream, env = process.env) {
+export function colourWanted(stream, env = process.env) {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false
   if (env.FORCE_COLOR === '0' || env.FORCE_COLOR === 'false') return false
   if (env.TERM === 'dumb') return false
@@ -25,7 +25,7 @@ export function colourWanted (stream, env = process.env) {
  * @param {NodeJS.ProcessEnv} [env]
  * @returns {Colours}
  */
-export function coloursFor (stream, env = process.env) {
+export function coloursFor(stream, env = process.env) {
   return picocolors.createColors(colourWanted(stream, env))
 }
 

@@ -17,7 +17,10 @@ import { momentLines } from './changes-lines.js'
 export const NA = 'n/a'
 
 /** The verdicts, in a column's width. */
-const SHORT_VERDICT = /** @type {Record<string, string>} */ ({ 'cannot tell apart': 'cannot tell', 'no interval': 'no CI' })
+const SHORT_VERDICT = /** @type {Record<string, string>} */ ({
+  'cannot tell apart': 'cannot tell',
+  'no interval': 'no CI'
+})
 
 const GROUP_TITLES = { load: 'load', latency: 'latency, ms', failures: 'failures, per run', server: 'server' }
 
@@ -26,24 +29,38 @@ const GROUP_TITLES = { load: 'load', latency: 'latency, ms', failures: 'failures
  * @param {{ colours?: import('./colours.js').Colours, width?: number }} [options]
  * @returns {string[]} lines, without newlines
  */
-export function compareTable (comparison, { colours = PLAIN, width = 80 } = {}) {
+export function compareTable(comparison, { colours = PLAIN, width = 80 } = {}) {
   const baseline = comparison.entries[0]
-  const lines = ['', colours.bold(`compare: ${comparison.entries.length} entries, each against ${baseline.letter} (the baseline)`)]
+  const lines = [
+    '',
+    colours.bold(`compare: ${comparison.entries.length} entries, each against ${baseline.letter} (the baseline)`)
+  ]
   for (const entry of comparison.entries) {
     const seconds = entry.elapsed_s.reduce((a, b) => a + b, 0)
     const reps = entry.kind === 'variant' ? plural(entry.repetitions, 'repetition') : 'a run'
-    lines.push(`  ${colours.bold(entry.letter)}  ${entry.name}: ${entry.workload}, ${reps}, ${seconds.toFixed(1)} s of load  ${colours.dim(entry.path)}`)
+    lines.push(
+      `  ${colours.bold(entry.letter)}  ${entry.name}: ${entry.workload}, ${reps}, ${seconds.toFixed(1)} s of load  ` +
+        `${colours.dim(entry.path)}`
+    )
   }
   if (comparison.forced) lines.push(colours.yellow('  --force: the entries ran different workloads'))
   lines.push(...changeLines(comparison, colours, width))
   for (const against of comparison.comparisons) {
     const entry = comparison.entries.find(e => e.letter === against.entry)
     if (!entry) continue
-    lines.push('', colours.bold(`${entry.letter} against ${baseline.letter}: ratio ${entry.letter} / ${baseline.letter}, 95 % CI of ${entry.letter}'s repetitions in ${baseline.letter}'s units`))
+    lines.push(
+      '',
+      colours.bold(
+        `${entry.letter} against ${baseline.letter}: ratio ${entry.letter} / ${baseline.letter}, ` +
+          `95 % CI of ${entry.letter}'s repetitions in ${baseline.letter}'s units`
+      )
+    )
     lines.push(...figureTable(comparison, baseline, entry, against.figures, colours, width))
   }
   lines.push('', colours.dim(`verdict: better or worse only where the 95 % bootstrap intervals of the`))
-  lines.push(colours.dim(`repetitions of ${baseline.letter} and of the entry do not overlap; cannot tell: they overlap;`))
+  lines.push(
+    colours.dim(`repetitions of ${baseline.letter} and of the entry do not overlap; cannot tell: they overlap;`)
+  )
   lines.push(colours.dim('no CI: fewer than 3 repetitions; higher, lower: counts neither better nor worse'))
   return lines
 }
@@ -57,7 +74,7 @@ const CHANGES_PER_ENTRY = 3
  * @param {import('./colours.js').Colours} colours
  * @param {number} width
  */
-function changeLines (comparison, colours, width) {
+function changeLines(comparison, colours, width) {
   if (comparison.entries.every(e => e.changes === null)) return []
   const lines = ['', colours.bold('what changed within the runs')]
   for (const entry of comparison.entries) {
@@ -68,13 +85,18 @@ function changeLines (comparison, colours, width) {
     /** @type {Array<{ repetition: number, at_s: number, changes: import('../analysis/explain.js').Change[], causes: import('../analysis/explain.js').Cause[] }>} */
     const moments = []
     for (const repetition of [...new Set(entry.changes.map(c => c.repetition))]) {
-      for (const group of groupChanges(entry.changes.filter(c => c.repetition === repetition))) moments.push({ repetition, ...group })
+      for (const group of groupChanges(entry.changes.filter(c => c.repetition === repetition)))
+        moments.push({ repetition, ...group })
     }
-    if (moments.length === 0) lines.push(`  ${entry.letter}  nothing; ${entry.repetitions > 1 ? 'every repetition was' : 'the run was'} steady`)
+    if (moments.length === 0) {
+      lines.push(`  ${entry.letter}  nothing; ${entry.repetitions > 1 ? 'every repetition was' : 'the run was'} steady`)
+    }
     for (const m of moments.slice(0, CHANGES_PER_ENTRY)) {
       lines.push(...momentLines(m, width, `  ${entry.letter}  ${entry.repetitions > 1 ? `rep ${m.repetition}, ` : ''}`))
     }
-    if (moments.length > CHANGES_PER_ENTRY) lines.push(colours.dim(`     … ${moments.length - CHANGES_PER_ENTRY} more (--json)`))
+    if (moments.length > CHANGES_PER_ENTRY) {
+      lines.push(colours.dim(`     … ${moments.length - CHANGES_PER_ENTRY} more (--json)`))
+    }
   }
   return lines
 }
@@ -87,7 +109,7 @@ function changeLines (comparison, colours, width) {
  * @param {import('./colours.js').Colours} colours
  * @param {number} width
  */
-function figureTable (comparison, baseline, entry, compared, colours, width) {
+function figureTable(comparison, baseline, entry, compared, colours, width) {
   const columns = [
     { title: 'figure' },
     { title: baseline.letter, align: /** @type {const} */ ('right') },
@@ -110,7 +132,14 @@ function figureTable (comparison, baseline, entry, compared, colours, width) {
     const b = entry.figures[figure.key] ?? null
     const verdict = SHORT_VERDICT[c.verdict] ?? c.verdict
     rows.push({
-      cells: [`  ${figure.label}`, formatFigure(figure, a), formatFigure(figure, b), ratioText(c.ratio, a, b), intervalText(c), verdict],
+      cells: [
+        `  ${figure.label}`,
+        formatFigure(figure, a),
+        formatFigure(figure, b),
+        ratioText(c.ratio, a, b),
+        intervalText(c),
+        verdict
+      ],
       cellStyles: [none, none, none, none, none, verdictStyle(c.verdict, colours)]
     })
   }
@@ -124,21 +153,26 @@ function figureTable (comparison, baseline, entry, compared, colours, width) {
  * @param {Figure} figure
  * @param {number | null | undefined} value
  */
-export function formatFigure (figure, value) {
+export function formatFigure(figure, value) {
   if (typeof value !== 'number' || !Number.isFinite(value)) return NA
   switch (figure.unit) {
-    case 'us': return ms(value)
-    case 'rate': return rate(value)
-    case 'bytes': return bytes(value)
-    case 'seconds': return `${value.toFixed(3)} s`
-    default: return Number.isInteger(value) ? String(value) : value.toFixed(1)
+    case 'us':
+      return ms(value)
+    case 'rate':
+      return rate(value)
+    case 'bytes':
+      return bytes(value)
+    case 'seconds':
+      return `${value.toFixed(3)} s`
+    default:
+      return Number.isInteger(value) ? String(value) : value.toFixed(1)
   }
 }
 
 /**
  * @param {number} value
  */
-export function bytes (value) {
+export function bytes(value) {
   const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB']
   let v = value
   let i = 0
@@ -155,7 +189,7 @@ export function bytes (value) {
  * @param {number | null} a
  * @param {number | null} b
  */
-export function ratioText (ratio, a, b) {
+export function ratioText(ratio, a, b) {
   if (a === null || b === null) return NA
   return ratio === null ? '-' : `${ratio.toFixed(2)}×`
 }
@@ -164,7 +198,7 @@ export function ratioText (ratio, a, b) {
  * "0.60–0.62", or why there is none.
  * @param {import('../compare/verdicts.js').FigureComparison} c
  */
-export function intervalText (c) {
+export function intervalText(c) {
   if (c.interval) return `${c.interval[0].toFixed(2)}–${c.interval[1].toFixed(2)}`
   if (c.verdict === 'n/a') return '-'
   const n = Math.min(c.repetitions, c.baseline_repetitions)
@@ -175,7 +209,7 @@ export function intervalText (c) {
  * @param {string} verdict
  * @param {import('./colours.js').Colours} colours
  */
-function verdictStyle (verdict, colours) {
+function verdictStyle(verdict, colours) {
   if (verdict === 'worse') return colours.red
   if (verdict === 'better') return colours.green
   return colours.dim

@@ -21,7 +21,7 @@ const SHORT_VERDICT = { worse: 'worse', better: 'better', 'cannot tell apart': '
  * @param {{ colours?: import('./colours.js').Colours, width?: number }} [options]
  * @returns {string[]} lines, without newlines
  */
-export function comparisonTable (summary, { colours = PLAIN, width = 80 } = {}) {
+export function comparisonTable(summary, { colours = PLAIN, width = 80 } = {}) {
   /** @type {Array<Record<string, any>>} */
   const variants = summary.variants ?? []
   if (variants.length === 0) return []
@@ -41,7 +41,16 @@ export function comparisonTable (summary, { colours = PLAIN, width = 80 } = {}) 
       const interval = v.statistics?.[metric] ?? null
       const verdict = i === 0 ? 'baseline' : verdictOf(comparisons, v.name, metric)
       return {
-        cells: [v.name, String(v.aggregate?.repetitions ?? v.repetitions?.length ?? 0), format(figures.before?.mean), format(figures.during?.mean), format(figures.after?.mean), ratio(interval?.mean), ciText(interval), verdict],
+        cells: [
+          v.name,
+          String(v.aggregate?.repetitions ?? v.repetitions?.length ?? 0),
+          format(figures.before?.mean),
+          format(figures.during?.mean),
+          format(figures.after?.mean),
+          ratio(interval?.mean),
+          ciText(interval),
+          verdict
+        ],
         cellStyles: [...Array(7).fill((/** @type {string} */ s) => s), verdictStyle(verdict, colours)]
       }
     })
@@ -61,7 +70,12 @@ export function comparisonTable (summary, { colours = PLAIN, width = 80 } = {}) 
     '',
     colours.bold(`experiment ${summary.name}: the mean of each variant's repetitions`),
     '',
-    ...table('throughput, requests/s (ratio: during / before)', 'degradation_ratio', v => v.aggregate?.throughput ?? {}, rate),
+    ...table(
+      'throughput, requests/s (ratio: during / before)',
+      'degradation_ratio',
+      v => v.aggregate?.throughput ?? {},
+      rate
+    ),
     '',
     ...table('p99 latency, ms (ratio: during / before)', 'p99_ratio', v => v.aggregate?.latency_us?.p99 ?? {}, ms)
   ]
@@ -70,7 +84,7 @@ export function comparisonTable (summary, { colours = PLAIN, width = 80 } = {}) 
 /**
  * @param {number | null | undefined} value
  */
-function ratio (value) {
+function ratio(value) {
   return typeof value === 'number' && Number.isFinite(value) ? `${value.toFixed(2)}×` : '-'
 }
 
@@ -78,7 +92,7 @@ function ratio (value) {
  * "0.60–0.62", or why there is none.
  * @param {Interval | null} interval
  */
-function ciText (interval) {
+function ciText(interval) {
   if (!interval) return '-'
   if (interval.low === null || interval.high === null) return `none (${interval.n} rep.)`
   return `${interval.low.toFixed(2)}–${interval.high.toFixed(2)}`
@@ -89,16 +103,16 @@ function ciText (interval) {
  * @param {string} variant
  * @param {string} metric
  */
-function verdictOf (comparisons, variant, metric) {
+function verdictOf(comparisons, variant, metric) {
   const verdict = comparisons.find(c => c.variant === variant && c.metric === metric)
-  return verdict ? SHORT_VERDICT[verdict.verdict] ?? verdict.verdict : '-'
+  return verdict ? (SHORT_VERDICT[verdict.verdict] ?? verdict.verdict) : '-'
 }
 
 /**
  * @param {string} verdict
  * @param {import('./colours.js').Colours} colours
  */
-function verdictStyle (verdict, colours) {
+function verdictStyle(verdict, colours) {
   if (verdict === 'worse') return colours.red
   if (verdict === 'better') return colours.green
   return colours.dim

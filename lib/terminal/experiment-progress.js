@@ -13,7 +13,8 @@ import { duration, ms, rate } from './figures.js'
  * @property {'prepare' | 'variant'} phase
  * @property {string} [variant]
  * @property {number} [repetition]   1, 2, …
- * @property {{ stats: import('../metrics/request-stats.js').RequestStats, generator: import('../generator/generator.js').LoadGenerator, started: number, closed: boolean }} session
+ * @property {{ stats: import('../metrics/request-stats.js').RequestStats,
+ *     generator: import('../generator/generator.js').LoadGenerator, started: number, closed: boolean }} session
  *   closed once its load ended: the runner is between phases (a rollback, the report)
  */
 
@@ -30,7 +31,7 @@ export class ExperimentProgress {
    * @param {PlanShape} plan
    * @param {number} everyS   0: no progress lines
    */
-  constructor (screen, plan, everyS) {
+  constructor(screen, plan, everyS) {
     this.screen = screen
     this.plan = plan
     this.everyS = everyS
@@ -48,7 +49,7 @@ export class ExperimentProgress {
    * The runner's news: a phase's load has started.
    * @param {ExperimentPhase} phase
    */
-  enter (phase) {
+  enter(phase) {
     this.phase = phase
     this.periods = new PeriodStats(phase.session.stats, phase.session.started)
     if (this.ticker === null && this.everyS > 0) {
@@ -57,20 +58,25 @@ export class ExperimentProgress {
     }
   }
 
-  stop () {
+  stop() {
     if (this.ticker !== null) clearInterval(this.ticker)
     this.ticker = null
   }
 
   /** @private */
-  tick () {
+  tick() {
     const phase = this.phase
     if (!phase || !this.periods) return
-    const where = phase.phase === 'prepare'
-      ? 'prepare'
-      : `variant ${phase.variant}, repetition ${phase.repetition}/${this.plan.repetitions} (run ${this.runIndex(phase) + 1} of ${this.runs()})`
+    const where =
+      phase.phase === 'prepare'
+        ? 'prepare'
+        : `variant ${phase.variant}, repetition ${phase.repetition}/${this.plan.repetitions} ` +
+          `(run ${this.runIndex(phase) + 1} of ${this.runs()})`
     if (phase.session.closed) {
-      const left = phase.phase === 'prepare' ? this.timeLeft({ ...phase, phase: 'variant', variant: this.plan.variants[0]?.name, repetition: 1 }, 0) : this.timeLeft(phase, Infinity)
+      const left =
+        phase.phase === 'prepare'
+          ? this.timeLeft({ ...phase, phase: 'variant', variant: this.plan.variants[0]?.name, repetition: 1 }, 0)
+          : this.timeLeft(phase, Infinity)
       const text = `after ${where}: between runs; ${left}`
       // said once: a log file needs no line a second that nothing changes
       if (text !== this.said) this.screen.progress(() => text)
@@ -85,7 +91,7 @@ export class ExperimentProgress {
   }
 
   /** Runs in the plan: its variants, interleaved, times its repetitions. */
-  runs () {
+  runs() {
     return this.plan.variants.length * this.plan.repetitions
   }
 
@@ -93,8 +99,11 @@ export class ExperimentProgress {
    * 0-based: the order the runner takes them in (A1 B1 A2 B2).
    * @param {ExperimentPhase} phase
    */
-  runIndex (phase) {
-    const variant = Math.max(0, this.plan.variants.findIndex(v => v.name === phase.variant))
+  runIndex(phase) {
+    const variant = Math.max(
+      0,
+      this.plan.variants.findIndex(v => v.name === phase.variant)
+    )
     return ((phase.repetition ?? 1) - 1) * this.plan.variants.length + variant
   }
 
@@ -103,7 +112,7 @@ export class ExperimentProgress {
    * @param {ExperimentPhase} phase
    * @param {number} elapsedS  in the current run
    */
-  timeLeft (phase, elapsedS) {
+  timeLeft(phase, elapsedS) {
     const order = Array.from({ length: this.plan.repetitions }, () => this.plan.variants).flat()
     const now = this.runIndex(phase)
     let seconds = Math.max(0, loadSeconds(order[now]) - elapsedS)
@@ -117,6 +126,6 @@ export class ExperimentProgress {
  * The seconds of a variant's load steps.
  * @param {PlanShape['variants'][number] | undefined} variant
  */
-function loadSeconds (variant) {
-  return (variant?.steps ?? []).reduce((sum, step) => sum + (step.kind === 'load' ? step.seconds ?? 0 : 0), 0)
+function loadSeconds(variant) {
+  return (variant?.steps ?? []).reduce((sum, step) => sum + (step.kind === 'load' ? (step.seconds ?? 0) : 0), 0)
 }

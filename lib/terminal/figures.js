@@ -8,21 +8,21 @@ export const NONE = '-'
 /**
  * @param {number | null | undefined} us   microseconds
  */
-export function ms (us) {
+export function ms(us) {
   return typeof us === 'number' && Number.isFinite(us) ? (us / 1000).toFixed(3) : NONE
 }
 
 /**
  * @param {number | null | undefined} perS
  */
-export function rate (perS) {
+export function rate(perS) {
   return typeof perS === 'number' && Number.isFinite(perS) ? perS.toFixed(1) : NONE
 }
 
 /**
  * @param {number | null | undefined} n
  */
-export function count (n) {
+export function count(n) {
   return typeof n === 'number' && Number.isFinite(n) ? String(Math.round(n)) : NONE
 }
 
@@ -32,7 +32,7 @@ export function count (n) {
  * @param {string} one
  * @param {string} [many]
  */
-export function plural (n, one, many = `${one}s`) {
+export function plural(n, one, many = `${one}s`) {
   return `${count(n)} ${n === 1 ? one : many}`
 }
 
@@ -40,7 +40,7 @@ export function plural (n, one, many = `${one}s`) {
  * Seconds as a person reads a time left: 45 s, 3 min 05 s, 1 h 02 min.
  * @param {number} seconds
  */
-export function duration (seconds) {
+export function duration(seconds) {
   const s = Math.max(0, Math.round(seconds))
   if (s < 60) return `${s} s`
   if (s < 3600) return `${Math.floor(s / 60)} min ${String(s % 60).padStart(2, '0')} s`

@@ -9,7 +9,7 @@ import { count, ms, plural, rate } from './figures.js'
  * @param {import('./colours.js').Colours} colours
  * @returns {string[]}
  */
-export function loadOverTimeLines (summary, colours) {
+export function loadOverTimeLines(summary, colours) {
   const lines = []
   /** @type {Array<{ seconds: number, target: number }> | undefined} */
   const stages = summary.stages
@@ -20,7 +20,13 @@ export function loadOverTimeLines (summary, colours) {
   const warmup = summary.warmup
   if (warmup && typeof warmup === 'object') {
     const failed = warmup.failed > 0 ? colours.yellow(`${count(warmup.failed)} failed`) : '0 failed'
-    lines.push(colours.dim(`warm-up (left out above): ${warmup.seconds} s, ${plural(warmup.done, 'request')} (${rate(warmup.throughput)}/s), p50 ${ms(warmup.latency_us?.p50)} ms, p99 ${ms(warmup.latency_us?.p99)} ms, ${failed}`))
+    lines.push(
+      colours.dim(
+        `warm-up (left out above): ${warmup.seconds} s, ${plural(warmup.done, 'request')} ` +
+          `(${rate(warmup.throughput)}/s), p50 ${ms(warmup.latency_us?.p50)} ms, p99 ` +
+          `${ms(warmup.latency_us?.p99)} ms, ${failed}`
+      )
+    )
   }
   return lines.length > 0 ? [...lines, ''] : []
 }

@@ -18,7 +18,7 @@ import { count, ms, rate } from './figures.js'
  * @param {LoadShape} shape
  * @param {import('./colours.js').Colours} [colours]
  */
-export function progressLine (period, shape, colours = PLAIN) {
+export function progressLine(period, shape, colours = PLAIN) {
   const perS = (/** @type {number} */ n) => rate(n / period.seconds)
   const parts = [
     `${perS(period.done)} requests/s`,
@@ -39,7 +39,7 @@ export function progressLine (period, shape, colours = PLAIN) {
  * @param {import('../metrics/period-stats.js').Period} period
  * @param {import('./colours.js').Colours} colours
  */
-function failures (period, colours) {
+function failures(period, colours) {
   if (period.failed === 0 && period.unexpected === 0) return '0 failed'
   const text = `${count(period.failed)} failed (${count(period.unexpected)} unexpected)`
   return period.unexpected > 0 ? colours.red(colours.bold(text)) : colours.yellow(text)

@@ -19,12 +19,17 @@ import { progressLine } from './progress-line.js'
  * @param {{ everyS: number, scheduled: boolean, openLoop: boolean }} options
  * @returns {() => void}
  */
-export function startRunProgress (screen, load, { everyS, scheduled, openLoop }) {
+export function startRunProgress(screen, load, { everyS, scheduled, openLoop }) {
   if (everyS <= 0) return () => {}
   const periods = new PeriodStats(load.stats, load.started)
   const ticker = setInterval(() => {
     const period = periods.next(performance.now(), load.generator.skipped)
-    const shape = { connections: load.generator.connections, concurrency: load.generator.concurrency, scheduled, openLoop }
+    const shape = {
+      connections: load.generator.connections,
+      concurrency: load.generator.concurrency,
+      scheduled,
+      openLoop
+    }
     screen.progress(colours => progressLine(period, shape, colours))
   }, everyS * 1000)
   ticker.unref()

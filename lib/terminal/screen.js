@@ -19,7 +19,7 @@ export class Screen {
   /**
    * @param {{ stream: TerminalStream, level: import('../log.js').LevelName, env?: NodeJS.ProcessEnv }} options
    */
-  constructor ({ stream, level, env = process.env }) {
+  constructor({ stream, level, env = process.env }) {
     this.stream = stream
     this.level = level
     this.env = env
@@ -30,7 +30,7 @@ export class Screen {
   }
 
   /** Columns a table may take: the terminal's, else 80. */
-  get width () {
+  get width() {
     return this.statusLine ? Math.max(40, this.stream.columns ?? 80) : 80
   }
 
@@ -38,7 +38,7 @@ export class Screen {
    * A progress line: in place on a terminal, a log line elsewhere.
    * @param {Render} render
    */
-  progress (render) {
+  progress(render) {
     if (!this.showsProgress) return
     if (this.statusLine) this.statusLine.show(render)
     else this.log.info(render(PLAIN))
@@ -48,7 +48,7 @@ export class Screen {
    * Lines of a result (an end table), below the last progress line.
    * @param {(colours: import('./colours.js').Colours, width: number) => string[]} render
    */
-  print (render) {
+  print(render) {
     if (this.level === 'silent') return
     this.statusLine?.keep()
     const lines = render(this.statusLine ? coloursFor(this.stream, this.env) : PLAIN, this.width)
@@ -56,7 +56,7 @@ export class Screen {
   }
 
   /** The last progress line stays on the terminal as an ordinary line. */
-  end () {
+  end() {
     this.statusLine?.keep()
   }
 }

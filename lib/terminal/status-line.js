@@ -22,7 +22,7 @@ export class StatusLine {
    * @param {TerminalStream} stream   a terminal (isTTY)
    * @param {NodeJS.ProcessEnv} [env]
    */
-  constructor (stream, env = process.env) {
+  constructor(stream, env = process.env) {
     this.stream = stream
     this.colours = coloursFor(stream, env)
     /** @type {string | null} the line on the screen now */
@@ -33,7 +33,7 @@ export class StatusLine {
    * Draws the line, in place of the one before.
    * @param {(colours: import('./colours.js').Colours) => string} render
    */
-  show (render) {
+  show(render) {
     const room = Math.max(20, (this.stream.columns ?? 80) - 1)
     const coloured = render(this.colours)
     const text = stringWidth(coloured) <= room ? coloured : fit(render(PLAIN), room)
@@ -46,7 +46,7 @@ export class StatusLine {
    * Text written above the line (a log line, with its newline).
    * @param {string} text
    */
-  write (text) {
+  write(text) {
     const shown = this.shown
     this.erase()
     this.stream.write(text)
@@ -57,13 +57,13 @@ export class StatusLine {
   }
 
   /** Leaves the last line where it is, as an ordinary line: the run's last progress. */
-  keep () {
+  keep() {
     if (this.shown !== null) this.stream.write('\n')
     this.shown = null
   }
 
   /** @private */
-  erase () {
+  erase() {
     if (this.shown === null) return
     readline.cursorTo(/** @type {NodeJS.WritableStream} */ (/** @type {unknown} */ (this.stream)), 0)
     readline.clearLine(/** @type {NodeJS.WritableStream} */ (/** @type {unknown} */ (this.stream)), 0)

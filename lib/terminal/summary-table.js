@@ -27,7 +27,7 @@ export const TOP_FAILURES = 5
  * @param {TableOptions} [options]
  * @returns {string[]} lines, without newlines
  */
-export function summaryTable (summary, { colours = PLAIN, width = 80, recordDir = null, report = null } = {}) {
+export function summaryTable(summary, { colours = PLAIN, width = 80, recordDir = null, report = null } = {}) {
   return [
     '',
     ...whatRan(summary).map(line => colours.bold(line)),
@@ -49,14 +49,20 @@ export function summaryTable (summary, { colours = PLAIN, width = 80, recordDir 
  * Two lines: the workload, the loop and how long; against what.
  * @param {Record<string, any>} summary
  */
-function whatRan (summary) {
-  const concurrency = summary.final_concurrency !== undefined && summary.final_concurrency !== summary.concurrency
-    ? `concurrency ${summary.concurrency} → ${summary.final_concurrency}`
-    : `concurrency ${summary.concurrency}`
-  const loop = summary.mode === 'open'
-    ? `open loop at ${summary.rate} requests/s (${summary.arrival}), ${concurrency}`
-    : summary.mode === 'paced' ? `paced clients every ${summary.pacing_interval_s} s, ${concurrency}` : `closed loop, ${concurrency}`
-  const merged = summary.merged ? `, merged from ${plural(summary.merged.runs, 'run')} (start skew ${summary.start_skew_ms} ms)` : ''
+function whatRan(summary) {
+  const concurrency =
+    summary.final_concurrency !== undefined && summary.final_concurrency !== summary.concurrency
+      ? `concurrency ${summary.concurrency} → ${summary.final_concurrency}`
+      : `concurrency ${summary.concurrency}`
+  const loop =
+    summary.mode === 'open'
+      ? `open loop at ${summary.rate} requests/s (${summary.arrival}), ${concurrency}`
+      : summary.mode === 'paced'
+        ? `paced clients every ${summary.pacing_interval_s} s, ${concurrency}`
+        : `closed loop, ${concurrency}`
+  const merged = summary.merged
+    ? `, merged from ${plural(summary.merged.runs, 'run')} (start skew ${summary.start_skew_ms} ms)`
+    : ''
   const version = summary.server_version ? ` (PostgreSQL ${summary.server_version})` : ''
   return [`${summary.workload}, ${loop}, ${summary.elapsed_s} s${merged}`, `against ${summary.target}${version}`]
 }
@@ -67,7 +73,7 @@ function whatRan (summary) {
  * @param {import('./colours.js').Colours} colours
  * @param {number} width
  */
-function requestRows (summary, colours, width) {
+function requestRows(summary, colours, width) {
   const columns = [
     { title: 'type', flexible: true, min: 10 },
     { title: 'done', align: /** @type {const} */ ('right') },
@@ -94,16 +100,29 @@ function requestRows (summary, colours, width) {
    * @param {number | null} rowRate
    * @param {Record<string, number | null> | null | undefined} latency
    */
-  const cells = (name, rowDone, rowFailed, rowRate, latency) => [name, count(rowDone), count(rowFailed), rate(rowRate), ms(latency?.p50), ms(latency?.p95), ms(latency?.p99), ms(latency?.max)]
+  const cells = (name, rowDone, rowFailed, rowRate, latency) => [
+    name,
+    count(rowDone),
+    count(rowFailed),
+    rate(rowRate),
+    ms(latency?.p50),
+    ms(latency?.p95),
+    ms(latency?.p99),
+    ms(latency?.max)
+  ]
   /** @param {number} n */
-  const failedStyle = (n) => n > 0 ? colours.yellow : (/** @type {string} */ s) => s
+  const failedStyle = n => (n > 0 ? colours.yellow : (/** @type {string} */ s) => s)
   const none = (/** @type {string} */ s) => s
   /** @type {import('./table.js').Row[]} */
   const rows = entries.map(([type, r]) => ({
     cells: cells(type, r.done, r.failed, r.rate, r.latency_us),
     cellStyles: [none, none, failedStyle(r.failed)]
   }))
-  rows.push({ cells: cells('total', done, failed, summary.throughput, summary.latency_us), cellStyles: [none, none, failedStyle(failed)], style: colours.bold })
+  rows.push({
+    cells: cells('total', done, failed, summary.throughput, summary.latency_us),
+    cellStyles: [none, none, failedStyle(failed)],
+    style: colours.bold
+  })
   return [...renderTable(columns, rows, { width, header: colours.dim }), '']
 }
 
@@ -114,7 +133,7 @@ function requestRows (summary, colours, width) {
  * @param {import('./colours.js').Colours} colours
  * @param {number} width
  */
-function failureLines (summary, colours, width) {
+function failureLines(summary, colours, width) {
   /** @type {[string, number][]} */
   const errors = Object.entries(summary.errors ?? {})
   errors.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))
@@ -123,15 +142,42 @@ function failureLines (summary, colours, width) {
     const shown = errors.slice(0, TOP_FAILURES)
     const rest = errors.slice(TOP_FAILURES)
     const rows = shown.map(([message, n]) => ({ cells: [message, count(n)] }))
-    if (rest.length > 0) rows.push({ cells: [`(${plural(rest.length, 'other message')})`, count(rest.reduce((n, [, c]) => n + c, 0))] })
-    lines.push(...renderTable([{ title: 'failure', flexible: true, min: 20 }, { title: 'count', align: 'right' }], rows, { width, header: colours.dim }))
+    if (rest.length > 0) {
+      rows.push({ cells: [`(${plural(rest.length, 'other message')})`, count(rest.reduce((n, [, c]) => n + c, 0))] })
+    }
+    lines.push(
+      ...renderTable(
+        [
+          { title: 'failure', flexible: true, min: 20 },
+          { title: 'count', align: 'right' }
+        ],
+        rows,
+        { width, header: colours.dim }
+      )
+    )
   }
   const unexpected = Number(summary.unexpected_failures ?? 0)
-  lines.push(`unexpected failures: ${unexpected > 0 ? colours.red(colours.bold(count(unexpected))) : colours.green('0')}`)
+  lines.push(
+    `unexpected failures: ${unexpected > 0 ? colours.red(colours.bold(count(unexpected))) : colours.green('0')}`
+  )
   const diskFull = summary.disk_full
-  if (diskFull && diskFull.failures > 0) lines.push(colours.yellow(`disk full: ${plural(diskFull.failures, 'request')} failed for want of space, in ${plural(diskFull.episodes, 'episode')}`))
+  if (diskFull && diskFull.failures > 0) {
+    lines.push(
+      colours.yellow(
+        `disk full: ${plural(diskFull.failures, 'request')} failed for want of space, ` +
+          `in ${plural(diskFull.episodes, 'episode')}`
+      )
+    )
+  }
   const timeouts = Number(summary.timeouts ?? 0)
-  if (timeouts > 0) lines.push(colours.yellow(`timeouts: ${plural(timeouts, 'request')} got no answer within the request timeout; their connections were replaced`))
+  if (timeouts > 0) {
+    lines.push(
+      colours.yellow(
+        `timeouts: ${plural(timeouts, 'request')} got no answer within the request timeout; ` +
+          `their connections were replaced`
+      )
+    )
+  }
   lines.push(`reconnects: ${count(summary.reconnects ?? 0)}`)
   if (summary.abandoned_in_flight) lines.push(colours.yellow('requests still running at the shutdown timeout were cut'))
   return lines
@@ -142,30 +188,45 @@ function failureLines (summary, colours, width) {
  * @param {Record<string, any>} summary
  * @param {import('./colours.js').Colours} colours
  */
-function auditLines (summary, colours) {
+function auditLines(summary, colours) {
   const lines = []
   const acknowledged = Number(summary.acknowledged_inserts ?? 0)
   const missing = summary.acknowledged_missing
   if (acknowledged > 0 || typeof missing === 'number') {
     const vanished = Number(summary.acknowledged_vanished ?? 0)
-    const checked = typeof missing === 'number'
-      // present: acknowledged, neither gone back in time nor missing
-      ? `, ${count(acknowledged - vanished - missing)} present, ${lost(missing, 'missing', colours)}, ${lost(vanished, 'vanished', colours)}`
-      : ', not checked'
+    const checked =
+      typeof missing === 'number'
+        ? // present: acknowledged, neither gone back in time nor missing
+          `, ${count(acknowledged - vanished - missing)} present, ${lost(missing, 'missing', colours)}, ` +
+          `${lost(vanished, 'vanished', colours)}`
+        : ', not checked'
     lines.push(`inserts: ${count(acknowledged)} acknowledged${checked}`)
   }
   const insertsInDoubt = Number(summary.inserts_in_doubt ?? 0)
   if (insertsInDoubt > 0) {
     const stored = summary.inserts_in_doubt_stored
-    lines.push(`in doubt (sent, no acknowledgement): ${plural(insertsInDoubt, 'insert')}, ${typeof stored === 'number' ? `${count(stored)} committed, ${count(insertsInDoubt - stored)} not` : 'not looked for'}`)
+    lines.push(
+      `in doubt (sent, no acknowledgement): ${plural(insertsInDoubt, 'insert')}, ` +
+        `${typeof stored === 'number' ? `${count(stored)} committed, ${count(insertsInDoubt - stored)} not` : 'not looked for'}`
+    )
   }
   const audit = summary.row_audit
   if (audit) {
-    const missingRows = summary.rows_missing === null || summary.rows_missing === undefined ? 'not counted' : lost(summary.rows_missing, 'missing', colours)
+    const missingRows =
+      summary.rows_missing === null || summary.rows_missing === undefined
+        ? 'not counted'
+        : lost(summary.rows_missing, 'missing', colours)
     lines.push(`rows of ${audit.table}: ${count(summary.acknowledged_rows)} acknowledged, ${missingRows}`)
-    lines.push(`  the table: ${count(audit.rows_before)} rows before, ${count(audit.rows_after)} after, ${count(audit.rows_removed_by_retention)} removed by retention`)
+    lines.push(
+      `  the table: ${count(audit.rows_before)} rows before, ${count(audit.rows_after)} after, ` +
+        `${count(audit.rows_removed_by_retention)} removed by retention`
+    )
     if (audit.writes_in_doubt > 0) {
-      lines.push(`in doubt (sent, no acknowledgement): ${plural(audit.writes_in_doubt, 'write')}, ${plural(audit.rows_in_doubt, 'row')}, ${audit.rows_in_doubt_stored === null ? 'not counted' : `${count(audit.rows_in_doubt_stored)} stored`}`)
+      lines.push(
+        `in doubt (sent, no acknowledgement): ${plural(audit.writes_in_doubt, 'write')}, ` +
+          `${plural(audit.rows_in_doubt, 'row')}, ` +
+          `${audit.rows_in_doubt_stored === null ? 'not counted' : `${count(audit.rows_in_doubt_stored)} stored`}`
+      )
     }
   }
   return lines
@@ -176,7 +237,7 @@ function auditLines (summary, colours) {
  * @param {string} word
  * @param {import('./colours.js').Colours} colours
  */
-function lost (n, word, colours) {
+function lost(n, word, colours) {
   const text = `${count(n)} ${word}`
   return n > 0 ? colours.red(colours.bold(text)) : colours.green(text)
 }
@@ -186,15 +247,22 @@ function lost (n, word, colours) {
  * skips; ingest workloads: what was written.
  * @param {Record<string, any>} summary
  */
-function scheduleLines (summary) {
+function scheduleLines(summary) {
   const lines = []
   const lag = summary.schedule_lag_us
   if (lag) {
-    const skipped = summary.mode === 'open' ? `, ${count(summary.skipped)} skipped${summary.max_lag_ms === null || summary.max_lag_ms === undefined ? '' : ` (--max-lag ${summary.max_lag_ms} ms)`}` : ''
+    const skipped =
+      summary.mode === 'open'
+        ? `, ${count(summary.skipped)} ` +
+          `skipped${summary.max_lag_ms === null || summary.max_lag_ms === undefined ? '' : ` (--max-lag ${summary.max_lag_ms} ms)`}`
+        : ''
     lines.push(`schedule lag: p50 ${ms(lag.p50)} ms, p99 ${ms(lag.p99)} ms, max ${ms(lag.max)} ms${skipped}`)
   }
   if (summary.points_written > 0) {
-    lines.push(`written: ${count(summary.rows_written)} rows (${rate(summary.rows_per_s)}/s), ${count(summary.points_written)} points (${rate(summary.points_per_s)}/s)`)
+    lines.push(
+      `written: ${count(summary.rows_written)} rows (${rate(summary.rows_per_s)}/s), ` +
+        `${count(summary.points_written)} points (${rate(summary.points_per_s)}/s)`
+    )
   }
   return lines
 }

@@ -28,8 +28,10 @@ const GAP = '  '
  * @param {{ width?: number, header?: (text: string) => string }} [options]
  * @returns {string[]} the lines, header first, no newlines
  */
-export function renderTable (columns, rows, { width = 80, header = s => s } = {}) {
-  const widths = columns.map((column, i) => Math.max(stringWidth(column.title), ...rows.map(row => stringWidth(row.cells[i] ?? ''))))
+export function renderTable(columns, rows, { width = 80, header = s => s } = {}) {
+  const widths = columns.map((column, i) =>
+    Math.max(stringWidth(column.title), ...rows.map(row => stringWidth(row.cells[i] ?? '')))
+  )
   const flexible = columns.findIndex(column => column.flexible)
   const total = widths.reduce((a, b) => a + b, 0) + GAP.length * (columns.length - 1)
   if (flexible >= 0 && total > width) {
@@ -40,11 +42,15 @@ export function renderTable (columns, rows, { width = 80, header = s => s } = {}
    * @param {string[]} cells
    * @param {((text: string) => string)[]} [styles]
    */
-  const line = (cells, styles = []) => columns.map((column, i) => {
-    const text = fit(cells[i] ?? '', widths[i])
-    const padded = pad(text, widths[i], column.align ?? 'left')
-    return styles[i] ? styles[i](padded) : padded
-  }).join(GAP).trimEnd()
+  const line = (cells, styles = []) =>
+    columns
+      .map((column, i) => {
+        const text = fit(cells[i] ?? '', widths[i])
+        const padded = pad(text, widths[i], column.align ?? 'left')
+        return styles[i] ? styles[i](padded) : padded
+      })
+      .join(GAP)
+      .trimEnd()
   return [
     header(line(columns.map(column => column.title))),
     ...rows.map(row => (row.style ?? (s => s))(line(row.cells, row.cellStyles)))
@@ -56,7 +62,7 @@ export function renderTable (columns, rows, { width = 80, header = s => s } = {}
  * @param {number} width
  * @param {'left' | 'right'} align
  */
-export function pad (text, width, align) {
+export function pad(text, width, align) {
   const room = ' '.repeat(Math.max(0, width - stringWidth(text)))
   return align === 'right' ? room + text : text + room
 }
@@ -66,7 +72,7 @@ export function pad (text, width, align) {
  * @param {string} text
  * @param {number} width
  */
-export function fit (text, width) {
+export function fit(text, width) {
   if (stringWidth(text) <= width) return text
   if (width <= 0) return ''
   let kept = ''

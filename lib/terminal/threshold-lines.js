@@ -12,7 +12,7 @@ import { renderTable } from './table.js'
  * @param {number} width
  * @returns {string[]}
  */
-export function thresholdLines (summary, colours, width) {
+export function thresholdLines(summary, colours, width) {
   /** @type {import('../summary/thresholds.js').ThresholdResult[]} */
   const results = Array.isArray(summary.thresholds) ? summary.thresholds : []
   if (results.length === 0) return []
@@ -25,12 +25,18 @@ export function thresholdLines (summary, colours, width) {
   const none = (/** @type {string} */ s) => s
   const rows = results.map(result => ({
     cells: [result.expr, formatLimit(result), formatValue(result.value, result.unit), result.pass ? 'pass' : 'FAIL'],
-    cellStyles: [none, none, none, result.pass ? colours.green : (/** @type {string} */ s) => colours.red(colours.bold(s))]
+    cellStyles: [
+      none,
+      none,
+      none,
+      result.pass ? colours.green : (/** @type {string} */ s) => colours.red(colours.bold(s))
+    ]
   }))
   const failed = results.filter(result => !result.pass).length
-  const verdict = failed === 0
-    ? colours.green(`thresholds: all ${results.length} held`)
-    : colours.red(colours.bold(`thresholds: ${failed} of ${results.length} failed (exit 3)`))
+  const verdict =
+    failed === 0
+      ? colours.green(`thresholds: all ${results.length} held`)
+      : colours.red(colours.bold(`thresholds: ${failed} of ${results.length} failed (exit 3)`))
   return [
     '',
     ...renderTable(columns, rows, { width, header: colours.dim }),

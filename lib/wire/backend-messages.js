@@ -9,7 +9,7 @@
  * @param {number} start
  * @param {number} end  index of the terminating zero
  */
-export function tagRowCount (buf, start, end) {
+export function tagRowCount(buf, start, end) {
   let n = 0
   let scale = 1
   for (let i = end - 1; i >= start; i--) {
@@ -36,7 +36,7 @@ const MAX_COMMAND_WORDS = 256
  * @param {number} end  index of the terminating zero
  * @returns {string}
  */
-export function tagCommand (buf, start, end) {
+export function tagCommand(buf, start, end) {
   let cut = end
   for (;;) {
     let i = cut
@@ -60,7 +60,7 @@ export function tagCommand (buf, start, end) {
  * @param {number} start
  * @param {number} length
  */
-function sameAscii (word, buf, start, length) {
+function sameAscii(word, buf, start, length) {
   if (word.length !== length) return false
   for (let i = 1; i < length - 1; i++) if (word.charCodeAt(i) !== buf[start + i]) return false
   return true
@@ -78,7 +78,7 @@ const SHORT_VALUE = 12
  * @param {number} end
  * @returns {string}
  */
-export function textValue (buf, start, end) {
+export function textValue(buf, start, end) {
   if (end - start > SHORT_VALUE) return buf.toString('utf8', start, end)
   let text = ''
   for (let i = start; i < end; i++) {
@@ -96,7 +96,7 @@ export function textValue (buf, start, end) {
  * @param {number} end
  * @returns {Record<string, string>}
  */
-export function errorFields (buf, start, end) {
+export function errorFields(buf, start, end) {
   /** @type {Record<string, string>} */
   const fields = {}
   let i = start
@@ -115,7 +115,7 @@ export function errorFields (buf, start, end) {
  * @param {number} start
  * @returns {Array<string | null>}
  */
-export function rowValues (buf, start) {
+export function rowValues(buf, start) {
   const count = buf.readInt16BE(start)
   /** @type {Array<string | null>} */
   const values = new Array(count)
@@ -139,7 +139,7 @@ export function rowValues (buf, start) {
  * @param {number} start
  * @returns {string[]}
  */
-export function fieldNames (buf, start) {
+export function fieldNames(buf, start) {
   const count = buf.readInt16BE(start)
   /** @type {string[]} */
   const names = new Array(count)

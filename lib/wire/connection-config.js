@@ -21,11 +21,13 @@ import os from 'node:os'
  * @param {string} applicationName
  * @returns {WireConfig}
  */
-export function parseConnectionString (connectionString, applicationName) {
+export function parseConnectionString(connectionString, applicationName) {
   const url = new URL(connectionString)
   const params = url.searchParams
   const user = decodeURIComponent(url.username) || process.env.PGUSER || os.userInfo().username
-  const password = url.password ? decodeURIComponent(url.password) : (params.get('password') ?? process.env.PGPASSWORD ?? null)
+  const password = url.password
+    ? decodeURIComponent(url.password)
+    : (params.get('password') ?? process.env.PGPASSWORD ?? null)
   return {
     host: params.get('host') ?? (url.hostname.replace(/^\[|\]$/g, '') || process.env.PGHOST || 'localhost'),
     port: Number(params.get('port') ?? (url.port || process.env.PGPORT || 5432)),

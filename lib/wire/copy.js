@@ -20,7 +20,8 @@ const UNCOPIED_AT = 16 * 1024
  * @typedef {object} CopyTarget
  * @property {MessageWriter} writer  the connection's, for a CopyFail outside a stream
  * @property {boolean} broken
- * @property {(buffer: Buffer) => Promise<void> | undefined} write  a promise when the socket's buffer is full: wait for it
+ * @property {(buffer: Buffer) => Promise<void> | undefined} write  a promise when the socket's buffer is full: wait for
+ *   it
  * @property {(buffers: Buffer[]) => Promise<void> | undefined} writeAll  the same for buffers sent in one system call
  * @property {() => void} flush  sends what the connection's writer holds
  */
@@ -32,7 +33,7 @@ const UNCOPIED_AT = 16 * 1024
  * @param {CopyTarget} target
  * @param {Operation | undefined} op  the operation the server answered
  */
-export function startCopyIn (target, op) {
+export function startCopyIn(target, op) {
   if (op !== undefined && op.kind === COPY && op.copySource !== null) {
     const source = op.copySource
     op.copySource = null
@@ -51,14 +52,14 @@ class CopyStream {
    * @param {CopyTarget} target
    * @param {Operation} op
    */
-  constructor (target, op) {
+  constructor(target, op) {
     this.target = target
     this.op = op
     this.writer = new MessageWriter(FLUSH_AT + 8192)
   }
 
   /** The server has failed the COPY already, or the connection is gone. */
-  stopped () {
+  stopped() {
     return this.target.broken || this.op.error !== null
   }
 
@@ -68,7 +69,7 @@ class CopyStream {
    * rejects: the operation settles when the server answers.
    * @param {Iterable<Buffer | string> | AsyncIterable<Buffer | string>} source
    */
-  async send (source) {
+  async send(source) {
     try {
       if (Symbol.asyncIterator in source) {
         for await (const chunk of source) {
@@ -99,7 +100,7 @@ class CopyStream {
    * @param {unknown} chunk
    * @returns {Promise<void> | undefined}  wait for it before the next chunk
    */
-  push (chunk) {
+  push(chunk) {
     const w = this.writer
     if (typeof chunk === 'string') {
       const n = Buffer.byteLength(chunk)
@@ -125,7 +126,7 @@ class CopyStream {
    * @param {string | Uint8Array} chunk
    * @param {number} n  its length in bytes
    */
-  async sendLarge (chunk, n) {
+  async sendLarge(chunk, n) {
     await this.flush()
     if (this.stopped()) return
     const message = Buffer.allocUnsafe(5 + n)
@@ -140,7 +141,7 @@ class CopyStream {
    * system call, the chunk itself not copied.
    * @param {Uint8Array} chunk
    */
-  async sendUncopied (chunk) {
+  async sendUncopied(chunk) {
     if (this.stopped()) return
     const header = Buffer.allocUnsafe(5)
     copyDataHeader(header, 0, chunk.length)
@@ -149,7 +150,7 @@ class CopyStream {
     await this.target.writeAll(pending)
   }
 
-  async flush () {
+  async flush() {
     if (this.writer.length === 0 || this.stopped()) return
     await this.target.write(this.writer.take())
   }
@@ -160,7 +161,7 @@ class CopyStream {
  * @param {import('node:net').Socket} socket
  * @returns {Promise<void>}
  */
-export function drained (socket) {
+export function drained(socket) {
   return new Promise(resolve => {
     const done = () => {
       socket.off('drain', done)
@@ -183,7 +184,7 @@ const ESCAPES = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' }
  * @param {string | number | bigint | boolean | null} value
  * @returns {string}
  */
-export function copyTextValue (value) {
+export function copyTextValue(value) {
   if (value === null) return '\\N'
   if (typeof value !== 'string') return String(value)
   return SPECIAL.test(value) ? value.replace(SPECIALS, c => ESCAPES[c]) : value
@@ -194,7 +195,7 @@ export function copyTextValue (value) {
  * @param {ReadonlyArray<string | number | bigint | boolean | null>} values
  * @returns {string}
  */
-export function copyTextRow (values) {
+export function copyTextRow(values) {
   let line = ''
   for (let i = 0; i < values.length; i++) {
     if (i > 0) line += '\t'

@@ -31,7 +31,7 @@ let keepalive
 let unsupported = null
 
 /** @returns {{ setUserTimeout: (socket: import('node:net').Socket, ms: number) => boolean } | null} */
-function loadKeepalive () {
+function loadKeepalive() {
   if (keepalive !== undefined) return keepalive
   if (process.platform !== 'linux' && process.platform !== 'darwin') {
     unsupported = `${process.platform} has no TCP_USER_TIMEOUT`
@@ -61,7 +61,7 @@ function loadKeepalive () {
  * memory) is not loaded for it.
  * @param {import('node:net').Socket} socket
  */
-export function watchForDeadPeer (socket) {
+export function watchForDeadPeer(socket) {
   socket.setKeepAlive(true, KEEPALIVE_IDLE_MS)
   const peer = socket.remoteAddress
   if (peer === undefined || isLoopback(peer)) return
@@ -76,12 +76,12 @@ export function watchForDeadPeer (socket) {
 }
 
 /** @param {string} address */
-function isLoopback (address) {
+function isLoopback(address) {
   return address.startsWith('127.') || address === '::1' || address.startsWith('::ffff:127.')
 }
 
 /** Null when TCP_USER_TIMEOUT is set on connections, else why not. */
-export function deadPeerSupport () {
+export function deadPeerSupport() {
   loadKeepalive()
   return unsupported
 }

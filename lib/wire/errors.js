@@ -5,7 +5,7 @@
 /** An error from the server, with its SQLSTATE in code. */
 export class ServerError extends Error {
   /** @param {Record<string, string>} fields  ErrorResponse fields by their one-letter code */
-  constructor (fields) {
+  constructor(fields) {
     super(fields.M ?? 'unknown server error')
     this.name = 'ServerError'
     this.code = fields.C
@@ -23,7 +23,7 @@ export class ConnectionLostError extends Error {
    * @param {string} message
    * @param {{ cause?: unknown }} [options]
    */
-  constructor (message, options) {
+  constructor(message, options) {
     super(message, options)
     this.name = 'ConnectionLostError'
   }
@@ -34,7 +34,7 @@ export class ConnectionLostError extends Error {
  * it, as it skips everything up to the next Sync.
  */
 export class PipelineAbortedError extends Error {
-  constructor () {
+  constructor() {
     super('pipeline aborted: an earlier statement of the pipeline failed, so this one was not run')
     this.name = 'PipelineAbortedError'
   }
@@ -46,7 +46,7 @@ export class PipelineAbortedError extends Error {
  * leaves its outcome unknown.
  * @param {unknown} err
  */
-export function leavesOutcomeUnknown (err) {
+export function leavesOutcomeUnknown(err) {
   return !(err instanceof ServerError || err instanceof PipelineAbortedError)
 }
 
@@ -56,7 +56,7 @@ export function leavesOutcomeUnknown (err) {
  */
 export class RequestTimeoutError extends ConnectionLostError {
   /** @param {number} timeoutMs */
-  constructor (timeoutMs) {
+  constructor(timeoutMs) {
     super(`request timed out after ${timeoutMs >= 1000 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`}`)
     this.name = 'RequestTimeoutError'
     this.timeoutMs = timeoutMs

@@ -12,7 +12,7 @@
 
 export class FrameReader {
   /** @param {MessageTarget} target */
-  constructor (target) {
+  constructor(target) {
     this.target = target
     /** @type {Buffer[] | null} the start of a message not yet complete */
     this.partial = null
@@ -21,7 +21,7 @@ export class FrameReader {
   }
 
   /** @param {Buffer} chunk */
-  push (chunk) {
+  push(chunk) {
     let buf = chunk
     if (this.partial !== null) {
       // A message spread over chunks is joined once, when it is all there.

@@ -17,11 +17,16 @@ export const TERMINATE = Buffer.from([0x58, 0, 0, 0, 4])
  * @param {import('./writer.js').MessageWriter} w
  * @param {import('./connection-config.js').WireConfig} config
  */
-export function writeStartup (w, config) {
+export function writeStartup(w, config) {
   const at = w.length
   w.int32(0)
   w.int32(PROTOCOL_3)
-  for (const [key, value] of [['user', config.user], ['database', config.database], ['application_name', config.applicationName], ['client_encoding', 'UTF8']]) {
+  for (const [key, value] of [
+    ['user', config.user],
+    ['database', config.database],
+    ['application_name', config.applicationName],
+    ['client_encoding', 'UTF8']
+  ]) {
     w.cstring(key)
     w.cstring(value)
   }
@@ -39,7 +44,7 @@ export function writeStartup (w, config) {
  * @param {boolean} describe
  * @param {boolean} sync
  */
-export function writeExtended (w, name, text, params, describe, sync) {
+export function writeExtended(w, name, text, params, describe, sync) {
   if (text !== null) {
     const parse = w.begin(0x50) // P
     w.cstring(name)
@@ -65,7 +70,7 @@ export function writeExtended (w, name, text, params, describe, sync) {
  * @param {import('./writer.js').MessageWriter} w
  * @param {string} text
  */
-export function writeQuery (w, text) {
+export function writeQuery(w, text) {
   const at = w.begin(0x51) // Q
   w.cstring(text)
   w.end(at)
@@ -76,7 +81,7 @@ export function writeQuery (w, text) {
  * @param {import('./writer.js').MessageWriter} w
  * @param {string} message
  */
-export function writeCopyFail (w, message) {
+export function writeCopyFail(w, message) {
   const at = w.begin(0x66) // f
   w.cstring(message.replaceAll('\0', ' ') || 'the COPY source failed')
   w.end(at)
@@ -88,7 +93,7 @@ export function writeCopyFail (w, message) {
  * @param {number} offset
  * @param {number} n
  */
-export function copyDataHeader (buffer, offset, n) {
+export function copyDataHeader(buffer, offset, n) {
   buffer[offset] = 0x64 // d
   buffer.writeInt32BE(4 + n, offset + 1)
 }

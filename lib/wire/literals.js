@@ -25,7 +25,7 @@ const splits = new WeakMap()
  * @param {ReadonlyArray<Param>} params
  * @returns {string}
  */
-export function inlineParams (statement, params) {
+export function inlineParams(statement, params) {
   let parts = splits.get(statement)
   if (parts === undefined) {
     parts = splitPlaceholders(statement.text)
@@ -45,7 +45,7 @@ export function inlineParams (statement, params) {
  * @param {Param} value
  * @returns {string}
  */
-export function quoteLiteral (value) {
+export function quoteLiteral(value) {
   switch (typeof value) {
     case 'string':
       return quoteString(value)
@@ -66,7 +66,7 @@ export function quoteLiteral (value) {
 }
 
 /** @param {string} value */
-function quoteString (value) {
+function quoteString(value) {
   if (value.includes('\0')) throw new TypeError('a parameter holds a NUL character, which PostgreSQL text cannot hold')
   const quoted = value.includes("'") ? value.replaceAll("'", "''") : value
   // An escape string whenever there is a backslash: its meaning then does
@@ -79,7 +79,7 @@ function quoteString (value) {
  * @param {string} text
  * @returns {SplitText}
  */
-export function splitPlaceholders (text) {
+export function splitPlaceholders(text) {
   /** @type {SplitText} */
   const parts = []
   let from = 0 // start of the text not yet taken into parts
@@ -87,24 +87,31 @@ export function splitPlaceholders (text) {
   const n = text.length
   while (i < n) {
     const c = text.charCodeAt(i)
-    if (c === 0x27) { // '
+    if (c === 0x27) {
+      // '
       i = skipQuoted(text, i, 0x27, false)
-    } else if (c === 0x22) { // "
+    } else if (c === 0x22) {
+      // "
       i = skipQuoted(text, i, 0x22, false)
-    } else if (c === 0x2d && text.charCodeAt(i + 1) === 0x2d) { // -- up to a newline or carriage return
+    } else if (c === 0x2d && text.charCodeAt(i + 1) === 0x2d) {
+      // -- up to a newline or carriage return
       i += 2
       while (i < n && text.charCodeAt(i) !== 0x0a && text.charCodeAt(i) !== 0x0d) i++
-    } else if (c === 0x2f && text.charCodeAt(i + 1) === 0x2a) { // /*
+    } else if (c === 0x2f && text.charCodeAt(i + 1) === 0x2a) {
+      // /*
       i = skipBlockComment(text, i)
     } else if (isIdentifierStart(c)) {
       const start = i
       while (i < n && isIdentifierPart(text.charCodeAt(i))) i++
       // E'…': an escape string, where \' does not end it
-      if (i === start + 1 && (c === 0x45 || c === 0x65) && text.charCodeAt(i) === 0x27) i = skipQuoted(text, i, 0x27, true)
+      if (i === start + 1 && (c === 0x45 || c === 0x65) && text.charCodeAt(i) === 0x27) {
+        i = skipQuoted(text, i, 0x27, true)
+      }
     } else if (isDigit(c)) {
       // a number, whose letters ("1e5") must not start an identifier
       while (i < n && (isIdentifierStart(text.charCodeAt(i)) || isDigit(text.charCodeAt(i)))) i++
-    } else if (c === 0x24) { // $
+    } else if (c === 0x24) {
+      // $
       if (isDigit(text.charCodeAt(i + 1))) {
         let end = i + 1
         while (end < n && isDigit(text.charCodeAt(end))) end++
@@ -128,7 +135,7 @@ export function splitPlaceholders (text) {
  * @param {boolean} backslashEscapes
  * @returns {number} the index after the closing quote
  */
-function skipQuoted (text, i, quote, backslashEscapes) {
+function skipQuoted(text, i, quote, backslashEscapes) {
   const n = text.length
   let j = i + 1
   while (j < n) {
@@ -150,7 +157,7 @@ function skipQuoted (text, i, quote, backslashEscapes) {
  * @param {string} text
  * @param {number} i  the opening slash
  */
-function skipBlockComment (text, i) {
+function skipBlockComment(text, i) {
   let depth = 0
   const n = text.length
   while (i < n) {
@@ -172,7 +179,7 @@ function skipBlockComment (text, i) {
  * @param {string} text
  * @param {number} i  the opening dollar
  */
-function skipDollarQuoted (text, i) {
+function skipDollarQuoted(text, i) {
   let j = i + 1
   if (isIdentifierStart(text.charCodeAt(j))) {
     while (j < text.length && isIdentifierPart(text.charCodeAt(j)) && text.charCodeAt(j) !== 0x24) j++
@@ -184,16 +191,16 @@ function skipDollarQuoted (text, i) {
 }
 
 /** @param {number} c */
-function isDigit (c) {
+function isDigit(c) {
   return c >= 0x30 && c <= 0x39
 }
 
 /** @param {number} c  letters, underscore, and every non-ASCII character, as the server's lexer */
-function isIdentifierStart (c) {
+function isIdentifierStart(c) {
   return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f || c >= 0x80
 }
 
 /** @param {number} c */
-function isIdentifierPart (c) {
+function isIdentifierPart(c) {
   return isIdentifierStart(c) || isDigit(c) || c === 0x24
 }

@@ -12,7 +12,7 @@ import { EXTENDED, SIMPLE_MANY, SYNC } from './operation.js'
 // the server skips what follows up to the Sync: those operations were never
 // run.
 export class OperationQueue {
-  constructor () {
+  constructor() {
     /** @type {Operation[]} unsettled, in the order sent */
     this.operations = []
     // index of the operation the next reply is for; it stops at the end of
@@ -22,17 +22,17 @@ export class OperationQueue {
     this.prepared = new Set()
   }
 
-  get length () {
+  get length() {
     return this.operations.length
   }
 
   /** @param {Operation} op */
-  push (op) {
+  push(op) {
     this.operations.push(op)
   }
 
   /** @returns {Operation | undefined} the operation the next reply is for */
-  current () {
+  current() {
     return this.operations[this.cursor]
   }
 
@@ -41,7 +41,7 @@ export class OperationQueue {
    * @param {Buffer} buf
    * @param {number} start
    */
-  dataRow (buf, start) {
+  dataRow(buf, start) {
     const op = this.operations[this.cursor]
     if (op === undefined) return
     if (op.seen++ === 0 && buf.readInt16BE(start) > 0) {
@@ -55,12 +55,12 @@ export class OperationQueue {
    * @param {Buffer} buf
    * @param {number} start
    */
-  rowDescription (buf, start) {
+  rowDescription(buf, start) {
     const op = this.operations[this.cursor]
     if (op !== undefined && op.fields !== undefined) op.fields = fieldNames(buf, start)
   }
 
-  parseComplete () {
+  parseComplete() {
     const op = this.operations[this.cursor]
     if (op !== undefined) op.parseOk = true
   }
@@ -70,7 +70,7 @@ export class OperationQueue {
    * @param {number} rowCount
    * @param {string} command
    */
-  complete (rowCount, command) {
+  complete(rowCount, command) {
     const op = this.operations[this.cursor]
     if (op === undefined) return
     op.rowCount = rowCount
@@ -86,7 +86,7 @@ export class OperationQueue {
    * checked at the Sync's commit) goes to that last one, or to the sync().
    * @param {Error} error
    */
-  error (error) {
+  error(error) {
     const op = this.operations[this.cursor]
     if (op === undefined || op.error !== null) return
     op.error = error
@@ -94,7 +94,7 @@ export class OperationQueue {
   }
 
   /** ReadyForQuery: the operations up to the Sync it answers settle. */
-  ready () {
+  ready() {
     const operations = this.operations
     let last = this.cursor
     if (last >= operations.length) return
@@ -108,7 +108,7 @@ export class OperationQueue {
   }
 
   /** @param {Operation} op */
-  settle (op) {
+  settle(op) {
     if (op.error !== null || (op.kind === EXTENDED && !op.done)) {
       // a statement whose Parse failed or was skipped is parsed again next time
       if (op.parsedName !== '' && !op.parseOk) this.prepared.delete(op.parsedName)
@@ -127,7 +127,7 @@ export class OperationQueue {
    * own error when it sent one (a terminated backend says why).
    * @param {Error} err
    */
-  failAll (err) {
+  failAll(err) {
     const operations = this.operations
     this.operations = []
     this.cursor = 0

@@ -26,7 +26,7 @@ export class Operation {
    * @param {string} parsedName   name of a statement this operation parses, if any
    * @param {boolean} captureRows
    */
-  constructor (resolve, reject, kind, endsGroup, parsedName, captureRows) {
+  constructor(resolve, reject, kind, endsGroup, parsedName, captureRows) {
     this.resolve = resolve
     this.reject = reject
     this.kind = kind
@@ -55,14 +55,14 @@ export class Operation {
   }
 
   /** @returns {WireResult} what the statement came back with, without the bookkeeping */
-  result () {
+  result() {
     if (this.fields === undefined) return { rowCount: this.rowCount, first: this.first, command: this.command }
     return { rowCount: this.rowCount, first: this.first, command: this.command, fields: this.fields, rows: this.rows }
   }
 
   /** A statement of a multi-statement Query completed: keep its result, start the next. */
-  collect () {
-    /** @type {WireResult[]} */ (this.results).push(this.result())
+  collect() {
+    ;/** @type {WireResult[]} */ (this.results).push(this.result())
     if (this.fields !== undefined) {
       this.fields = []
       this.rows = []

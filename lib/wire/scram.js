@@ -10,7 +10,7 @@ const hmac = (key, text) => createHmac('sha256', key).update(text).digest()
 // user name comes from the startup message.
 export class ScramClient {
   /** @param {string} password */
-  constructor (password) {
+  constructor(password) {
     this.password = password
     this.nonce = randomBytes(18).toString('base64')
     this.clientFirstBare = `n=*,r=${this.nonce}`
@@ -18,7 +18,7 @@ export class ScramClient {
     this.serverSignature = null
   }
 
-  initialResponse () {
+  initialResponse() {
     return Buffer.from(`n,,${this.clientFirstBare}`)
   }
 
@@ -26,7 +26,7 @@ export class ScramClient {
    * @param {string} serverFirst
    * @returns {Promise<Buffer>} the client-final message
    */
-  async respond (serverFirst) {
+  async respond(serverFirst) {
     const attrs = Object.fromEntries(serverFirst.split(',').map(kv => [kv[0], kv.slice(2)]))
     if (!attrs.r?.startsWith(this.nonce)) throw new Error('SCRAM: server nonce does not extend the client nonce')
     const iterations = Number(attrs.i)
@@ -44,10 +44,14 @@ export class ScramClient {
   }
 
   /** @param {string} serverFinal */
-  verify (serverFinal) {
+  verify(serverFinal) {
     const match = /(?:^|,)v=([^,]+)/.exec(serverFinal)
     const given = match ? Buffer.from(match[1], 'base64') : Buffer.alloc(0)
-    if (!this.serverSignature || given.length !== this.serverSignature.length || !timingSafeEqual(given, this.serverSignature)) {
+    if (
+      !this.serverSignature ||
+      given.length !== this.serverSignature.length ||
+      !timingSafeEqual(given, this.serverSignature)
+    ) {
       throw new Error('SCRAM: the server signature does not match')
     }
   }
@@ -58,7 +62,7 @@ export class ScramClient {
  * @param {string} password
  * @param {Buffer} salt
  */
-export function md5Password (user, password, salt) {
+export function md5Password(user, password, salt) {
   const md5 = (/** @type {string | Buffer} */ s) => createHash('md5').update(s).digest('hex')
   return 'md5' + md5(Buffer.concat([Buffer.from(md5(password + user)), salt]))
 }

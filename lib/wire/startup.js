@@ -15,7 +15,7 @@ import { watchForDeadPeer } from './dead-peer.js'
  * @param {import('./connection-config.js').WireConfig} config
  * @param {number} timeoutMs
  */
-export async function startSession (connection, config, timeoutMs) {
+export async function startSession(connection, config, timeoutMs) {
   connection.authenticator = new Authenticator(config)
   const timedOut = new ConnectionLostError(`timeout after ${timeoutMs} ms connecting to ${config.host}:${config.port}`)
   /** @type {import('node:net').Socket | null} */
@@ -25,16 +25,24 @@ export async function startSession (connection, config, timeoutMs) {
     connection.fail(timedOut)
   }, timeoutMs)
   try {
-    const socket = await openSocket(config, (s) => { pendingSocket = s }, chunk => connection.reader.push(chunk))
+    const socket = await openSocket(
+      config,
+      s => {
+        pendingSocket = s
+      },
+      chunk => connection.reader.push(chunk)
+    )
     connection.socket = socket
     if (connection.broken) throw timedOut
     socket.setNoDelay(true)
     watchForDeadPeer(socket)
-    socket.on('error', err => connection.fail(new ConnectionLostError(err.message || /** @type {any} */ (err).code || 'socket error')))
+    socket.on('error', err =>
+      connection.fail(new ConnectionLostError(err.message || /** @type {any} */ (err).code || 'socket error'))
+    )
     socket.on('close', () => connection.fail(new ConnectionLostError('connection closed by the server')))
     await new Promise((resolve, reject) => {
       // settled by the first ReadyForQuery, or an ErrorResponse before it
-      connection.onReady = (err) => err ? reject(err) : resolve(undefined)
+      connection.onReady = err => (err ? reject(err) : resolve(undefined))
       writeStartup(connection.writer, config)
       connection.flush()
     })

@@ -20,12 +20,12 @@ const READ_BUFFER_BYTES = 65536
  * @param {(chunk: Buffer) => void} onChunk
  * @returns {Promise<net.Socket | tls.TLSSocket>}
  */
-export async function openSocket (config, created, onChunk) {
+export async function openSocket(config, created, onChunk) {
   if (config.sslmode === 'disable' || config.sslmode === 'allow') {
     const buffer = Buffer.allocUnsafe(READ_BUFFER_BYTES)
     return rawConnect(config, created, {
       buffer,
-      callback: (bytes) => {
+      callback: bytes => {
         onChunk(buffer.subarray(0, bytes))
         return true // keep reading
       }
@@ -42,7 +42,7 @@ export async function openSocket (config, created, onChunk) {
  * @param {net.OnReadOpts | null} onread
  * @returns {Promise<net.Socket>}
  */
-function rawConnect (config, created, onread) {
+function rawConnect(config, created, onread) {
   return new Promise((resolve, reject) => {
     const socket = config.host.startsWith('/')
       ? net.connect({ path: `${config.host}/.s.PGSQL.${config.port}`, ...(onread && { onread }) })
@@ -52,7 +52,13 @@ function rawConnect (config, created, onread) {
       socket.removeListener('error', reject)
       resolve(socket)
     })
-    socket.once('error', (err) => reject(err instanceof ConnectionLostError ? err : new ConnectionLostError(err.message || /** @type {any} */ (err).code || 'connect failed')))
+    socket.once('error', err =>
+      reject(
+        err instanceof ConnectionLostError
+          ? err
+          : new ConnectionLostError(err.message || /** @type {any} */ (err).code || 'connect failed')
+      )
+    )
   })
 }
 
@@ -61,7 +67,7 @@ function rawConnect (config, created, onread) {
  * @param {import('./connection-config.js').WireConfig} config
  * @returns {Promise<net.Socket | tls.TLSSocket>}
  */
-async function startTls (socket, config) {
+async function startTls(socket, config) {
   const request = Buffer.alloc(8)
   request.writeInt32BE(8, 0)
   request.writeInt32BE(SSL_REQUEST_CODE, 4)
@@ -78,7 +84,10 @@ async function startTls (socket, config) {
   return new Promise((resolve, reject) => {
     // host is what verify-full checks the certificate against; without it
     // Node would check the name "localhost". SNI takes names only.
-    const secure = tls.connect({ socket, host: config.host, servername: net.isIP(config.host) ? undefined : config.host, ...options }, () => resolve(secure))
+    const secure = tls.connect(
+      { socket, host: config.host, servername: net.isIP(config.host) ? undefined : config.host, ...options },
+      () => resolve(secure)
+    )
     secure.once('error', err => reject(new ConnectionLostError(`SSL: ${err.message}`, { cause: err })))
   })
 }
@@ -91,9 +100,14 @@ async function startTls (socket, config) {
  * @param {import('./connection-config.js').WireConfig} config
  * @returns {Promise<tls.ConnectionOptions>}
  */
-async function tlsOptions (config) {
-  const [ca, cert, key] = await Promise.all([config.sslrootcert, config.sslcert, config.sslkey].map(file => file ? readFile(file) : undefined))
-  const verifyChain = config.sslmode === 'verify-ca' || config.sslmode === 'verify-full' || (config.sslmode === 'require' && ca !== undefined)
+async function tlsOptions(config) {
+  const [ca, cert, key] = await Promise.all(
+    [config.sslrootcert, config.sslcert, config.sslkey].map(file => (file ? readFile(file) : undefined))
+  )
+  const verifyChain =
+    config.sslmode === 'verify-ca' ||
+    config.sslmode === 'verify-full' ||
+    (config.sslmode === 'require' && ca !== undefined)
   return {
     ...(ca && { ca }),
     ...(cert && { cert }),

@@ -37,8 +37,13 @@ export class WireConnection {
    * @param {{ applicationName?: string, connectTimeoutMs?: number, protocol?: Protocol }} [options]
    * @returns {Promise<WireConnection>}
    */
-  static async connect (connectionString, { applicationName = 'pgloadgen', connectTimeoutMs = 5000, protocol = 'prepared' } = {}) {
-    if (!PROTOCOLS.includes(protocol)) throw new Error(`unknown query protocol "${protocol}": expected prepared, extended or simple`)
+  static async connect(
+    connectionString,
+    { applicationName = 'pgloadgen', connectTimeoutMs = 5000, protocol = 'prepared' } = {}
+  ) {
+    if (!PROTOCOLS.includes(protocol)) {
+      throw new Error(`unknown query protocol "${protocol}": expected prepared, extended or simple`)
+    }
     const config = parseConnectionString(connectionString, applicationName)
     const connection = new WireConnection(protocol)
     await startSession(connection, config, connectTimeoutMs)
@@ -46,7 +51,7 @@ export class WireConnection {
   }
 
   /** @param {Protocol} [protocol] */
-  constructor (protocol = 'prepared') {
+  constructor(protocol = 'prepared') {
     /** @type {Protocol} how run() sends statements */
     this.protocol = protocol
     this.simple = protocol === 'simple'
@@ -85,7 +90,7 @@ export class WireConnection {
    * @param {RunOptions} [options]
    * @returns {Promise<WireResult>}
    */
-  run (statement, params, options) {
+  run(statement, params, options) {
     if (this.broken || this.copying) return this.unavailable()
     let rows = false
     let sync = true
@@ -94,7 +99,9 @@ export class WireConnection {
       sync = options.sync !== false
     }
     if (this.simple) {
-      if (!sync) return Promise.reject(new Error('a pipeline (sync: false) needs the extended query protocol, not simple'))
+      if (!sync) {
+        return Promise.reject(new Error('a pipeline (sync: false) needs the extended query protocol, not simple'))
+      }
       let text
       try {
         text = inlineParams(statement, params)
@@ -126,7 +133,7 @@ export class WireConnection {
    * Sends a Sync: the runs sent without one settle when it is answered.
    * @returns {Promise<void>}
    */
-  sync () {
+  sync() {
     if (this.broken || this.copying) return this.unavailable()
     this.writer.bytes(SYNC_MESSAGE)
     this.pipelineOpen = false
@@ -144,7 +151,7 @@ export class WireConnection {
    * @param {{ rows?: boolean }} [options]
    * @returns {Promise<WireResult[]>}
    */
-  simpleQuery (text, options) {
+  simpleQuery(text, options) {
     if (this.broken || this.copying) return this.unavailable()
     return this.query(text, SIMPLE_MANY, options?.rows === true, null)
   }
@@ -159,7 +166,7 @@ export class WireConnection {
    * @param {Iterable<Buffer | string> | AsyncIterable<Buffer | string>} source
    * @returns {Promise<WireResult>}
    */
-  async copyFrom (sql, source) {
+  async copyFrom(sql, source) {
     if (this.broken) return this.unavailable()
     if (this.copying || this.queue.length > 0 || this.writer.length > 0) {
       throw new Error('copyFrom needs the connection to itself: other operations are in flight on it')
@@ -179,8 +186,12 @@ export class WireConnection {
    * @param {Iterable<Buffer | string> | AsyncIterable<Buffer | string> | null} copySource
    * @returns {Promise<any>}
    */
-  query (text, kind, rows, copySource) {
-    if (this.pipelineOpen) return Promise.reject(new Error('a pipeline is open on this connection: sync() it before a simple-protocol query'))
+  query(text, kind, rows, copySource) {
+    if (this.pipelineOpen) {
+      return Promise.reject(
+        new Error('a pipeline is open on this connection: sync() it before a simple-protocol query')
+      )
+    }
     if (text.includes('\0')) return Promise.reject(new TypeError('a query cannot hold a NUL character'))
     writeQuery(this.writer, text)
     return new Promise((resolve, reject) => {
@@ -193,21 +204,21 @@ export class WireConnection {
   }
 
   /** @returns {Promise<never>} */
-  unavailable () {
+  unavailable() {
     if (this.broken) return Promise.reject(new ConnectionLostError('connection is closed'))
     return Promise.reject(new Error('a COPY is in progress on this connection'))
   }
 
   /** Holds writes until uncork, so that a batch leaves in one write. */
-  cork () {
+  cork() {
     this.corked++
   }
 
-  uncork () {
+  uncork() {
     if (--this.corked === 0) this.flush()
   }
 
-  flush () {
+  flush() {
     const { writer, socket } = this
     if (writer.length === 0 || !socket) return
     socket.write(writer.written())
@@ -225,7 +236,7 @@ export class WireConnection {
    * @param {Buffer} buffer
    * @returns {Promise<void> | undefined}
    */
-  write (buffer) {
+  write(buffer) {
     const socket = this.socket
     if (socket === null || this.broken) return undefined
     return socket.write(buffer) ? undefined : drained(socket)
@@ -236,7 +247,7 @@ export class WireConnection {
    * @param {Buffer[]} buffers
    * @returns {Promise<void> | undefined}  as write
    */
-  writeAll (buffers) {
+  writeAll(buffers) {
     const socket = this.socket
     if (socket === null || this.broken) return undefined
     socket.cork()
@@ -253,7 +264,7 @@ export class WireConnection {
    * @param {number} start  first byte of the body
    * @param {number} end
    */
-  handle (type, buf, start, end) {
+  handle(type, buf, start, end) {
     switch (type) {
       case 0x44: // D DataRow
         this.queue.dataRow(buf, start)
@@ -275,7 +286,8 @@ export class WireConnection {
       case 0x54: // T RowDescription
         this.queue.rowDescription(buf, start)
         break
-      case 0x45: { // E ErrorResponse
+      case 0x45: {
+        // E ErrorResponse
         const error = new ServerError(errorFields(buf, start, end))
         if (this.onReady) this.startupDone(error)
         else this.queue.error(error)
@@ -284,10 +296,15 @@ export class WireConnection {
       case 0x47: // G CopyInResponse
         startCopyIn(this, this.queue.current())
         break
-      case 0x52: { // R Authentication*
+      case 0x52: {
+        // R Authentication*
         const authenticator = /** @type {import('./authentication.js').Authenticator} */ (this.authenticator)
-        authenticator.respond(buf.readInt32BE(start), buf, start + 4, end, this.writer)
-          .then(answered => { if (answered) this.flush() }, err => this.fail(err))
+        authenticator.respond(buf.readInt32BE(start), buf, start + 4, end, this.writer).then(
+          answered => {
+            if (answered) this.flush()
+          },
+          err => this.fail(err)
+        )
         break
       }
       default: // S ParameterStatus, K BackendKeyData, N Notice, 2 BindComplete, n NoData, COPY TO's messages, …
@@ -295,7 +312,7 @@ export class WireConnection {
   }
 
   /** @param {Error} [err] */
-  startupDone (err) {
+  startupDone(err) {
     const ready = /** @type {(err?: Error) => void} */ (this.onReady)
     this.onReady = null
     ready(err)
@@ -306,7 +323,7 @@ export class WireConnection {
    * server's own error when it sent one (a terminated backend says why).
    * @param {Error} err
    */
-  fail (err) {
+  fail(err) {
     if (!this.broken) {
       this.broken = true
       if (this.onReady) this.startupDone(err)
@@ -316,7 +333,7 @@ export class WireConnection {
   }
 
   /** Polite close: Terminate, then end the socket. */
-  async close () {
+  async close() {
     if (!this.socket || this.broken) return
     const socket = this.socket
     this.broken = true
@@ -327,7 +344,7 @@ export class WireConnection {
     })
   }
 
-  destroy () {
+  destroy() {
     this.fail(new ConnectionLostError('connection closed by the client'))
   }
 }

@@ -6,13 +6,13 @@
 const SHORT = 48
 
 export class MessageWriter {
-  constructor (size = 4096) {
+  constructor(size = 4096) {
     this.buffer = Buffer.allocUnsafe(size)
     this.length = 0
   }
 
   /** @param {number} needed */
-  ensure (needed) {
+  ensure(needed) {
     if (this.length + needed <= this.buffer.length) return
     const next = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + needed))
     this.buffer.copy(next, 0, 0, this.length)
@@ -20,7 +20,7 @@ export class MessageWriter {
   }
 
   /** @param {number} code message type byte; returns the offset of the length field */
-  begin (code) {
+  begin(code) {
     this.ensure(5)
     this.buffer[this.length] = code
     const at = this.length + 1
@@ -29,39 +29,39 @@ export class MessageWriter {
   }
 
   /** @param {number} lengthAt */
-  end (lengthAt) {
+  end(lengthAt) {
     this.buffer.writeInt32BE(this.length - lengthAt, lengthAt)
   }
 
   /** @param {number} n */
-  byte (n) {
+  byte(n) {
     this.ensure(1)
     this.buffer[this.length++] = n
   }
 
   /** @param {number} n */
-  int16 (n) {
+  int16(n) {
     this.ensure(2)
     this.buffer.writeInt16BE(n, this.length)
     this.length += 2
   }
 
   /** @param {number} n  0 to 65535: counts the protocol reads unsigned (Bind's parameters) */
-  uint16 (n) {
+  uint16(n) {
     this.ensure(2)
     this.buffer.writeUInt16BE(n, this.length)
     this.length += 2
   }
 
   /** @param {number} n */
-  int32 (n) {
+  int32(n) {
     this.ensure(4)
     this.buffer.writeInt32BE(n, this.length)
     this.length += 4
   }
 
   /** @param {string} s null-terminated */
-  cstring (s) {
+  cstring(s) {
     if (s.length > SHORT || !this.ascii(s, 1)) this.utf8(s, Buffer.byteLength(s), 1)
     this.buffer[this.length++] = 0
   }
@@ -72,7 +72,7 @@ export class MessageWriter {
    * @param {number} spare
    * @returns {boolean} false: nothing written, s has other characters
    */
-  ascii (s, spare) {
+  ascii(s, spare) {
     const n = s.length
     this.ensure(n + spare)
     const buffer = this.buffer
@@ -91,14 +91,14 @@ export class MessageWriter {
    * @param {number} byteLength  Buffer.byteLength(s)
    * @param {number} [spare]  bytes to keep free after it
    */
-  utf8 (s, byteLength, spare = 0) {
+  utf8(s, byteLength, spare = 0) {
     this.ensure(byteLength + spare)
     this.buffer.write(s, this.length, 'utf8')
     this.length += byteLength
   }
 
   /** @param {Uint8Array} b */
-  bytes (b) {
+  bytes(b) {
     const n = b.length
     this.ensure(n)
     if (n > SHORT) {
@@ -114,7 +114,7 @@ export class MessageWriter {
    * A length-prefixed text parameter (null: SQL NULL).
    * @param {string | number | bigint | boolean | null} value
    */
-  param (value) {
+  param(value) {
     if (value === null) return this.int32(-1)
     const s = typeof value === 'string' ? value : String(value)
     const lengthAt = this.length
@@ -125,23 +125,23 @@ export class MessageWriter {
   }
 
   /** The bytes written so far, as a view of the writer's buffer: reuse() or release() must follow. */
-  written () {
+  written() {
     return this.buffer.subarray(0, this.length)
   }
 
   /** What written() showed has been consumed: the buffer is written over. */
-  reuse () {
+  reuse() {
     this.length = 0
   }
 
   /** What written() showed is still referenced: the writer moves on to a buffer of its own. */
-  release () {
+  release() {
     this.buffer = Buffer.allocUnsafe(this.buffer.length)
     this.length = 0
   }
 
   /** Takes the bytes written so far as a new buffer and starts over. */
-  take () {
+  take() {
     const out = Buffer.from(this.buffer.subarray(0, this.length))
     this.length = 0
     return out

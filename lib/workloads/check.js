@@ -23,34 +23,53 @@ const HOOKS = ['configure', 'clients', 'pacing', 'ramp', 'statistics', 'maintain
  * Every problem is one line naming the source: bad input, exit 2.
  * @param {unknown} value    the module's default export
  * @param {string} source
- * @param {{ scripts?: boolean, defines?: Readonly<Record<string, string>>, options?: Record<string, unknown>, optionsWhere?: string, taken?: ReadonlySet<string>, seed?: number | null }} [given]
- *   options: the values given for the module's options (flags or a plan's options:); taken: the run command's own option names; seed: the run's --seed (null: none)
+ * @param {{ scripts?: boolean, defines?: Readonly<Record<string, string>>, options?: Record<string, unknown>,
+ *     optionsWhere?: string, taken?: ReadonlySet<string>, seed?: number | null }} [given]
+ *   options: the values given for the module's options (flags or a plan's options:); taken: the run command's own
+ * option names; seed: the run's --seed (null: none)
  * @returns {Promise<Workload>}
  */
-export async function checkWorkload (value, source, { scripts = false, defines = {}, options = {}, optionsWhere = '--', taken = new Set(), seed = null } = {}) {
+export async function checkWorkload(
+  value,
+  source,
+  { scripts = false, defines = {}, options = {}, optionsWhere = '--', taken = new Set(), seed = null } = {}
+) {
   const fail = (/** @type {string} */ problem) => new InputError(`workload ${printable(source)}: ${problem}`)
-  if (typeof value !== 'object' || value === null) throw fail('the module has no default export object (export default { name, types, requests, … })')
+  if (typeof value !== 'object' || value === null) {
+    throw fail('the module has no default export object (export default { name, types, requests, … })')
+  }
   const module = /** @type {Record<string, unknown>} */ (value)
-  if (typeof module.name !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(module.name)) throw fail('name: expected letters, digits, dots, dashes or underscores')
+  if (typeof module.name !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(module.name)) {
+    throw fail('name: expected letters, digits, dots, dashes or underscores')
+  }
   const { types, weights, expectedErrors, functions } = checkTypes(module, fail)
   for (const key of HOOKS) {
     if (module[key] !== undefined && typeof module[key] !== 'function') throw fail(`${key}: expected a function`)
   }
   const ids = /** @type {{ table?: unknown, fingerprint?: unknown } | undefined} */ (module.ids)
   if (ids !== undefined && typeof ids?.table !== 'string') throw fail('ids: expected { table: "…" }')
-  if (ids?.fingerprint !== undefined && (typeof ids.fingerprint !== 'string' || ids.fingerprint.trim() === '')) throw fail('ids.fingerprint: expected an SQL expression over the table\'s row')
+  if (ids?.fingerprint !== undefined && (typeof ids.fingerprint !== 'string' || ids.fingerprint.trim() === '')) {
+    throw fail("ids.fingerprint: expected an SQL expression over the table's row")
+  }
   const audit = /** @type {{ table?: unknown } | undefined} */ (module.audit)
   if (audit !== undefined && typeof audit?.table !== 'string') throw fail('audit: expected { table: "…" }')
   const idTable = /** @type {string | undefined} */ (ids?.table) ?? null
   for (const key of ['table', 'fill', 'description']) {
     if (module[key] !== undefined && typeof module[key] !== 'string') throw fail(`${key}: expected a string`)
   }
-  if (module.maintainEvery !== undefined && !(typeof module.maintainEvery === 'number' && module.maintainEvery > 0)) throw fail('maintainEvery: expected seconds above 0')
+  if (module.maintainEvery !== undefined && !(typeof module.maintainEvery === 'number' && module.maintainEvery > 0)) {
+    throw fail('maintainEvery: expected seconds above 0')
+  }
   const schemaSql = await sqlOf(module.schema, 'schema', fail)
   const dropSql = await sqlOf(module.drop, 'drop', fail)
   const optionSpecs = checkOptionSpecs(module.options, fail, taken)
   const unknown = Object.keys(options).filter(name => !Object.hasOwn(optionSpecs, name))
-  if (unknown.length > 0) throw new InputError(`${optionsWhere}${printable(unknown[0], 40)}: the ${module.name} workload has no such option${Object.keys(optionSpecs).length ? ` (its options: ${Object.keys(optionSpecs).join(', ')})` : ''}`)
+  if (unknown.length > 0) {
+    throw new InputError(
+      `${optionsWhere}${printable(unknown[0], 40)}: the ${module.name} workload has no such ` +
+        `option${Object.keys(optionSpecs).length ? ` (its options: ${Object.keys(optionSpecs).join(', ')})` : ''}`
+    )
+  }
   const optionValuesGiven = optionValues(optionSpecs, options, optionsWhere)
   const hooks = /** @type {WorkloadModule} */ (/** @type {unknown} */ (module))
   /** @template T @param {string} what @param {() => T} fn @returns {Promise<T>} */
@@ -61,11 +80,37 @@ export async function checkWorkload (value, source, { scripts = false, defines =
       throw fail(`${what}${String(/** @type {Error} */ (err)?.message ?? err).split('\n')[0]}`)
     }
   }
-  const config = hooks.configure ? await refuse('', () => /** @type {NonNullable<WorkloadModule['configure']>} */ (hooks.configure)({ options: optionValuesGiven, defines, seed })) : undefined
-  const clients = hooks.clients ? await refuse('clients: ', () => positive(/** @type {NonNullable<WorkloadModule['clients']>} */ (hooks.clients)(config), 'expected a whole number above 0', Number.isInteger)) : null
-  const pacing = hooks.pacing ? await refuse('pacing: ', () => checkPacing(/** @type {NonNullable<WorkloadModule['pacing']>} */ (hooks.pacing)(config))) : null
-  const ramp = hooks.ramp ? await refuse('ramp: ', () => checkRamp(/** @type {NonNullable<WorkloadModule['ramp']>} */ (hooks.ramp)(config))) : null
-  const statistics = hooks.statistics ? await refuse('statistics: ', () => checkStatistics(/** @type {NonNullable<WorkloadModule['statistics']>} */ (hooks.statistics)(config))) : []
+  const config = hooks.configure
+    ? await refuse('', () =>
+        /** @type {NonNullable<WorkloadModule['configure']>} */ (hooks.configure)({
+          options: optionValuesGiven,
+          defines,
+          seed
+        })
+      )
+    : undefined
+  const clients = hooks.clients
+    ? await refuse('clients: ', () =>
+        positive(
+          /** @type {NonNullable<WorkloadModule['clients']>} */ (hooks.clients)(config),
+          'expected a whole number above 0',
+          Number.isInteger
+        )
+      )
+    : null
+  const pacing = hooks.pacing
+    ? await refuse('pacing: ', () =>
+        checkPacing(/** @type {NonNullable<WorkloadModule['pacing']>} */ (hooks.pacing)(config))
+      )
+    : null
+  const ramp = hooks.ramp
+    ? await refuse('ramp: ', () => checkRamp(/** @type {NonNullable<WorkloadModule['ramp']>} */ (hooks.ramp)(config)))
+    : null
+  const statistics = hooks.statistics
+    ? await refuse('statistics: ', () =>
+        checkStatistics(/** @type {NonNullable<WorkloadModule['statistics']>} */ (hooks.statistics)(config))
+      )
+    : []
   const { setup, initClient, maintain } = hooks
   return {
     name: module.name,
@@ -90,10 +135,12 @@ export async function checkWorkload (value, source, { scripts = false, defines =
     pacing,
     ramp,
     statistics,
-    maintain: maintain ? async (context) => maintain(context) : null,
+    maintain: maintain ? async context => maintain(context) : null,
     maintainEveryS: /** @type {number | undefined} */ (module.maintainEvery) ?? 10,
-    setup: async (context) => setup ? setup(context) : undefined,
-    initClient: async (ctx) => { if (initClient) await initClient(ctx) },
+    setup: async context => (setup ? setup(context) : undefined),
+    initClient: async ctx => {
+      if (initClient) await initClient(ctx)
+    },
     scripts
   }
 }
@@ -102,9 +149,13 @@ export async function checkWorkload (value, source, { scripts = false, defines =
  * @param {Record<string, unknown>} module
  * @param {(problem: string) => Error} fail
  */
-function checkTypes (module, fail) {
-  if (!Array.isArray(module.types) || module.types.length === 0) throw fail('declares no request type (types: [{ name, weight }, …])')
-  if (module.types.length > MAX_REQUEST_TYPES) throw fail(`declares ${module.types.length} request types; at most ${MAX_REQUEST_TYPES} are allowed`)
+function checkTypes(module, fail) {
+  if (!Array.isArray(module.types) || module.types.length === 0) {
+    throw fail('declares no request type (types: [{ name, weight }, …])')
+  }
+  if (module.types.length > MAX_REQUEST_TYPES) {
+    throw fail(`declares ${module.types.length} request types; at most ${MAX_REQUEST_TYPES} are allowed`)
+  }
   const requests = /** @type {Record<string, unknown>} */ (module.requests ?? {})
   /** @type {string[]} */
   const types = []
@@ -113,12 +164,20 @@ function checkTypes (module, fail) {
   const functions = []
   for (const [i, spec] of module.types.entries()) {
     const name = spec?.name
-    if (typeof name !== 'string' || !TYPE_NAME.test(name)) throw fail(`types[${i}].name: expected a name of letters, digits, _ . - (got ${JSON.stringify(name)})`)
+    if (typeof name !== 'string' || !TYPE_NAME.test(name)) {
+      throw fail(`types[${i}].name: expected a name of letters, digits, _ . - (got ${JSON.stringify(name)})`)
+    }
     if (types.includes(name)) throw fail(`request type "${name}" is declared twice`)
     const weight = spec.weight ?? 1
-    if (typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0) throw fail(`types[${i}].weight: expected a number of 0 or more`)
-    if (spec.expectedError !== undefined && !/^[0-9A-Z]{5}$/.test(spec.expectedError)) throw fail(`types[${i}].expectedError: expected a SQLSTATE such as 42883`)
-    if (typeof requests[name] !== 'function') throw fail(`requests.${name}: missing (every request type needs a function)`)
+    if (typeof weight !== 'number' || !Number.isFinite(weight) || weight < 0) {
+      throw fail(`types[${i}].weight: expected a number of 0 or more`)
+    }
+    if (spec.expectedError !== undefined && !/^[0-9A-Z]{5}$/.test(spec.expectedError)) {
+      throw fail(`types[${i}].expectedError: expected a SQLSTATE such as 42883`)
+    }
+    if (typeof requests[name] !== 'function') {
+      throw fail(`requests.${name}: missing (every request type needs a function)`)
+    }
     types.push(name)
     weights.push(weight)
     expectedErrors.push(spec.expectedError ?? null)
@@ -133,7 +192,7 @@ function checkTypes (module, fail) {
  * @param {string} problem
  * @param {(n: number) => boolean} [also]
  */
-function positive (value, problem, also = () => true) {
+function positive(value, problem, also = () => true) {
   if (typeof value !== 'number' || !(value > 0) || !also(value)) throw new Error(problem)
   return value
 }
@@ -142,11 +201,13 @@ function positive (value, problem, also = () => true) {
  * @param {unknown} value
  * @returns {import('./contract.js').Pacing | null}
  */
-function checkPacing (value) {
+function checkPacing(value) {
   if (value === null || value === undefined) return null
   const pacing = /** @type {import('./contract.js').Pacing} */ (value)
   positive(pacing.intervalS, 'intervalS: expected seconds above 0')
-  if (pacing.offsetS !== undefined && typeof pacing.offsetS !== 'function') throw new Error('offsetS: expected a function of the client id')
+  if (pacing.offsetS !== undefined && typeof pacing.offsetS !== 'function') {
+    throw new Error('offsetS: expected a function of the client id')
+  }
   return pacing
 }
 
@@ -154,11 +215,16 @@ function checkPacing (value) {
  * @param {unknown} value
  * @returns {import('./contract.js').Ramp | null}
  */
-function checkRamp (value) {
+function checkRamp(value) {
   if (value === null || value === undefined) return null
   const ramp = /** @type {import('./contract.js').Ramp} */ (value)
   positive(ramp.everyS, 'everyS: expected seconds above 0')
-  if (ramp.jitterS !== undefined && !(typeof ramp.jitterS === 'number' && ramp.jitterS >= 0 && ramp.jitterS < ramp.everyS)) throw new Error('jitterS: expected seconds from 0 to below everyS')
+  if (
+    ramp.jitterS !== undefined &&
+    !(typeof ramp.jitterS === 'number' && ramp.jitterS >= 0 && ramp.jitterS < ramp.everyS)
+  ) {
+    throw new Error('jitterS: expected seconds from 0 to below everyS')
+  }
   return ramp
 }
 
@@ -166,11 +232,15 @@ function checkRamp (value) {
  * @param {unknown} value
  * @returns {import('./contract.js').WorkloadStatistic[]}
  */
-function checkStatistics (value) {
+function checkStatistics(value) {
   if (!Array.isArray(value)) throw new Error('expected a list of { name, help, sql }')
   for (const [i, statistic] of value.entries()) {
-    if (typeof statistic?.name !== 'string' || !/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(statistic.name)) throw new Error(`[${i}].name: a Prometheus metric name`)
-    if (typeof statistic.help !== 'string' || typeof statistic.sql !== 'string') throw new Error(`[${i}]: help and sql are text`)
+    if (typeof statistic?.name !== 'string' || !/^[a-zA-Z_:][a-zA-Z0-9_:]*$/.test(statistic.name)) {
+      throw new Error(`[${i}].name: a Prometheus metric name`)
+    }
+    if (typeof statistic.help !== 'string' || typeof statistic.sql !== 'string') {
+      throw new Error(`[${i}]: help and sql are text`)
+    }
   }
   return value
 }
@@ -182,7 +252,7 @@ function checkStatistics (value) {
  * @param {(problem: string) => Error} fail
  * @returns {Promise<string | null>}
  */
-async function sqlOf (value, key, fail) {
+async function sqlOf(value, key, fail) {
   if (value === undefined || value === null) return null
   if (typeof value === 'string') return /** @type {string} */ (value)
   if (value instanceof URL) {

@@ -11,7 +11,8 @@ import { loadWorkload } from './index.js'
  * @property {string[]} defines              -D NAME=VALUE
  * @property {number | null} scale           -s
  * @property {string | undefined} randomSeed --random-seed
- * @property {number | null} [seed]         --seed (a plan's seed:): the workload's data and each client's random numbers; pgbench scripts' --random-seed
+ * @property {number | null} [seed]         --seed (a plan's seed:): the workload's data and each client's random
+ *   numbers; pgbench scripts' --random-seed
  * @property {import('../config/protocol.js').Protocol} protocol  -M: some scripts need a given one
  * @property {Record<string, unknown>} [options]   values of the workload's own options
  * @property {string} [optionsWhere]         how they were given: '--' (flags) or 'options.' (a plan)
@@ -26,7 +27,7 @@ import { loadWorkload } from './index.js'
  * @param {WorkloadChoice} choice
  * @returns {Promise<import('./contract.js').Workload>}
  */
-export async function chooseWorkload (choice) {
+export async function chooseWorkload(choice) {
   try {
     return await choose(choice)
   } catch (err) {
@@ -38,30 +39,55 @@ export async function chooseWorkload (choice) {
  * @param {WorkloadChoice} choice
  * @returns {Promise<import('./contract.js').Workload>}
  */
-async function choose ({
-  workload, files, builtins, order, defines, scale, randomSeed, seed = null, protocol,
-  options = {}, optionsWhere = '--', taken, baseDir
+async function choose({
+  workload,
+  files,
+  builtins,
+  order,
+  defines,
+  scale,
+  randomSeed,
+  seed = null,
+  protocol,
+  options = {},
+  optionsWhere = '--',
+  taken,
+  baseDir
 }) {
   const scripted = files.length > 0 || builtins.length > 0
   // the pgbench script parser and runner are loaded only when a run uses them (or -D)
   const definesByName = defines.length > 0 ? (await import('./script-workload.js')).parseDefines(defines) : {}
   if (scripted && workload !== undefined && workload !== 'pgbench') {
-    throw new InputError(`-f and -b make a workload of pgbench scripts; they cannot be combined with --workload ${printable(workload)}`)
+    throw new InputError(
+      `-f and -b make a workload of pgbench scripts; they cannot be combined with --workload ${printable(workload)}`
+    )
   }
   if (scripted || workload === 'pgbench') {
     const given = Object.keys(options)
     if (given.length > 0) throw new InputError(`${optionsWhere}${given[0]}: pgbench scripts have no such option`)
     // --seed is the scripts' --random-seed when that is not given; both would say two things
-    if (randomSeed !== undefined && seed !== null) throw new InputError('--seed and --random-seed: give one (--seed seeds the scripts\' random functions as --random-seed does)')
+    if (randomSeed !== undefined && seed !== null) {
+      throw new InputError(
+        "--seed and --random-seed: give one (--seed seeds the scripts' random functions as --random-seed does)"
+      )
+    }
     // pgbench runs tpcb-like when no script is given; so do we.
     const { scriptWorkload } = await import('./script-workload.js')
     const specs = scripted
-      ? order ?? [...files.map(file => ({ file })), ...builtins.map(builtin => ({ builtin }))]
+      ? (order ?? [...files.map(file => ({ file })), ...builtins.map(builtin => ({ builtin }))])
       : [{ builtin: 'tpcb-like' }]
     const scriptSeed = randomSeed ?? (seed === null ? undefined : String(seed))
     return scriptWorkload({ specs, defines: definesByName, scale, randomSeed: scriptSeed, protocol, baseDir })
   }
-  if (scale !== null) throw new InputError('-s/--scale sets :scale of pgbench scripts; it does not apply to --workload ' + printable(workload ?? 'manta'))
-  if (randomSeed !== undefined) throw new InputError('--random-seed seeds pgbench scripts; it does not apply to --workload ' + printable(workload ?? 'manta'))
+  if (scale !== null) {
+    throw new InputError(
+      '-s/--scale sets :scale of pgbench scripts; it does not apply to --workload ' + printable(workload ?? 'manta')
+    )
+  }
+  if (randomSeed !== undefined) {
+    throw new InputError(
+      '--random-seed seeds pgbench scripts; it does not apply to --workload ' + printable(workload ?? 'manta')
+    )
+  }
   return loadWorkload(workload ?? 'manta', { baseDir, defines: definesByName, options, optionsWhere, taken, seed })
 }

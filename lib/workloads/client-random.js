@@ -18,7 +18,7 @@ const TWO_TO_MINUS_32 = 2 ** -32
  * @param {number} clientId         the client's number in the whole load
  * @returns {RandomSource}
  */
-export function clientRandom (seed, clientId) {
+export function clientRandom(seed, clientId) {
   if (seed === null) return Math.random
   // splitmix32 over the seed and the client's number spreads them over the
   // four words of state: neighbouring seeds or clients give unrelated streams.

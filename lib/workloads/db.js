@@ -25,7 +25,7 @@ const statementsByText = new Map()
  * @param {string} text
  * @returns {Statement}
  */
-export function statement (text) {
+export function statement(text) {
   let found = statementsByText.get(text)
   if (found === undefined) {
     found = { name: statementsByText.size < MAX_NAMED_TEXTS ? `pgl_${statementsByText.size + 1}` : '', text }
@@ -36,17 +36,17 @@ export function statement (text) {
 
 export class Db {
   /** @param {WireConnection} connection */
-  constructor (connection) {
+  constructor(connection) {
     this.connection = connection
   }
 
   /** 'prepared', 'extended' or 'simple' (-M) */
-  get protocol () {
+  get protocol() {
     return this.connection.protocol
   }
 
   /** Ends a connection of the request's own (ctx.connect()). */
-  close () {
+  close() {
     return this.connection.close()
   }
 
@@ -59,7 +59,7 @@ export class Db {
    * @param {{ rows?: boolean }} [options]
    * @returns {Promise<WireResult>}
    */
-  query (sql, params = NO_PARAMS, options) {
+  query(sql, params = NO_PARAMS, options) {
     return this.connection.run(typeof sql === 'string' ? statement(sql) : sql, params, options)
   }
 
@@ -71,11 +71,12 @@ export class Db {
    * @param {Array<[Sql, Params?]>} statements
    * @returns {Promise<WireResult[]>}
    */
-  async batch (statements) {
+  async batch(statements) {
     const connection = this.connection
     connection.cork()
     const pending = [connection.run(BEGIN, NO_PARAMS)]
-    for (const [sql, params] of statements) pending.push(connection.run(typeof sql === 'string' ? statement(sql) : sql, params ?? NO_PARAMS))
+    for (const [sql, params] of statements)
+      pending.push(connection.run(typeof sql === 'string' ? statement(sql) : sql, params ?? NO_PARAMS))
     pending.push(connection.run(COMMIT, NO_PARAMS))
     connection.uncork()
     const settled = await Promise.allSettled(pending)
@@ -94,7 +95,7 @@ export class Db {
    * @param {(db: Db) => Promise<T>} fn
    * @returns {Promise<T>}
    */
-  async transaction (fn) {
+  async transaction(fn) {
     await this.connection.run(BEGIN, NO_PARAMS)
     try {
       const result = await fn(this)
@@ -107,7 +108,7 @@ export class Db {
   }
 
   /** Ends an open or failed transaction, if the connection still works. */
-  async rollback () {
+  async rollback() {
     if (this.connection.broken || this.connection.transactionStatus === 'I') return
     await this.connection.simpleQuery('ROLLBACK').catch(() => {})
   }
@@ -120,7 +121,7 @@ export class Db {
    * @param {Iterable<unknown> | AsyncIterable<unknown>} source
    * @returns {Promise<WireResult>}  rowCount: the rows copied
    */
-  copyFrom (sql, source) {
+  copyFrom(sql, source) {
     return this.connection.copyFrom(sql, copyChunks(source))
   }
 }
@@ -129,11 +130,13 @@ export class Db {
  * @param {Iterable<unknown> | AsyncIterable<unknown>} source
  * @returns {AsyncGenerator<string | Buffer>}
  */
-async function * copyChunks (source) {
+async function* copyChunks(source) {
   let text = ''
   for await (const item of source) {
     if (Array.isArray(item)) {
-      text += copyTextRow(item.map(value => value === undefined ? null : value instanceof Date ? value.toISOString() : value))
+      text += copyTextRow(
+        item.map(value => (value === undefined ? null : value instanceof Date ? value.toISOString() : value))
+      )
       // Rows are gathered into chunks of some size: one CopyData message per row would cost more than the row.
       if (text.length >= 65536) {
         yield text

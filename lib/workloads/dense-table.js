@@ -30,8 +30,10 @@ export const DENSE_TABLE_TYPES = [
  * @property {URL} schema
  * @property {URL} drop
  * @property {string} insertSql    returns the new row's id, or with no fingerprintOf "id fingerprint"
- * @property {(random: () => number) => Array<string | number>} newRow      parameters of insertSql, from the client's random numbers (ctx.random)
- * @property {string} fingerprintSql  an expression over the row that tells the row inserted from a later one given its id; updates leave it alone
+ * @property {(random: () => number) => Array<string | number>} newRow      parameters of insertSql, from the client's
+ *   random numbers (ctx.random)
+ * @property {string} fingerprintSql  an expression over the row that tells the row inserted from a later one given its
+ *   id; updates leave it alone
  * @property {(row: Array<string | number>) => number} [fingerprintOf]  its value from newRow()'s parameters
  * @property {string} updateSql    $1 is the id
  * @property {(id: number, random: () => number) => Array<string | number>} changedRow  parameters of updateSql
@@ -46,7 +48,21 @@ export const DENSE_TABLE_TYPES = [
  * @param {DenseTableDefinition} definition
  * @returns {WorkloadModule}
  */
-export function denseTableWorkload ({ name, description, table, prefix, schema, drop, insertSql, newRow, fingerprintSql, fingerprintOf, updateSql, changedRow, pointsPerRow }) {
+export function denseTableWorkload({
+  name,
+  description,
+  table,
+  prefix,
+  schema,
+  drop,
+  insertSql,
+  newRow,
+  fingerprintSql,
+  fingerprintOf,
+  updateSql,
+  changedRow,
+  pointsPerRow
+}) {
   const insert = { name: `${prefix}_insert`, text: insertSql }
   const read = { name: `${prefix}_read`, text: `SELECT * FROM ${table} WHERE id = $1` }
   const lock = { name: `${prefix}_lock`, text: `SELECT id FROM ${table} WHERE id = $1 FOR UPDATE` }
@@ -63,7 +79,7 @@ export function denseTableWorkload ({ name, description, table, prefix, schema, 
     types: DENSE_TABLE_TYPES,
     requests: {
       /** @param {Db} db @param {ClientContext} ctx */
-      async insert_row (db, ctx) {
+      async insert_row(db, ctx) {
         const row = newRow(ctx.random)
         let result
         try {
@@ -84,26 +100,29 @@ export function denseTableWorkload ({ name, description, table, prefix, schema, 
       },
 
       /** @param {Db} db @param {ClientContext} ctx */
-      async read_row (db, ctx) {
+      async read_row(db, ctx) {
         const result = await db.query(read, [ctx.ids.randomId()])
         return result.rowCount === 1
       },
 
       /** @param {Db} db @param {ClientContext} ctx */
-      async update_row (db, ctx) {
+      async update_row(db, ctx) {
         const id = ctx.ids.randomId()
-        const [, updated] = await db.batch([[lock, [id]], [update, changedRow(id, ctx.random)]])
+        const [, updated] = await db.batch([
+          [lock, [id]],
+          [update, changedRow(id, ctx.random)]
+        ])
         return updated.rowCount === 1
       },
 
       /** @param {Db} db @param {ClientContext} ctx */
-      async fetch_max (db, ctx) {
+      async fetch_max(db, ctx) {
         const result = await db.query(fetchMax, NO_PARAMS)
         ctx.ids.noteMaxId(Number(result.first ?? 0))
       },
 
       /** @param {Db} db */
-      async injected_error (db) {
+      async injected_error(db) {
         await db.query(INJECTED_ERROR, NO_PARAMS)
       }
     }

@@ -22,7 +22,7 @@ export const BUILTIN_WORKLOADS = {
  * Whether --workload names a file or a directory rather than a built-in.
  * @param {string} spec
  */
-export function isWorkloadPath (spec) {
+export function isWorkloadPath(spec) {
   return spec.includes('/') || spec.includes(path.sep) || /\.m?js$/.test(spec)
 }
 
@@ -32,8 +32,10 @@ export function isWorkloadPath (spec) {
  * @param {string} [baseDir]
  * @returns {Promise<unknown>}
  */
-export async function rawWorkloadModule (spec, baseDir = process.cwd()) {
-  if (!isWorkloadPath(spec)) return Object.hasOwn(BUILTIN_WORKLOADS, spec) ? (await BUILTIN_WORKLOADS[spec]()).default : null
+export async function rawWorkloadModule(spec, baseDir = process.cwd()) {
+  if (!isWorkloadPath(spec)) {
+    return Object.hasOwn(BUILTIN_WORKLOADS, spec) ? (await BUILTIN_WORKLOADS[spec]()).default : null
+  }
   return (await import(pathToFileURL(moduleFile(path.resolve(baseDir, spec), spec)).href)).default
 }
 
@@ -42,11 +44,12 @@ export async function rawWorkloadModule (spec, baseDir = process.cwd()) {
  * (relative to baseDir). Loading runs the module's top-level code; a module
  * that fails to load is one line, exit 2.
  * @param {string} spec
- * @param {{ baseDir?: string, defines?: Readonly<Record<string, string>>, options?: Record<string, unknown>, optionsWhere?: string, taken?: ReadonlySet<string>, seed?: number | null }} [given]
+ * @param {{ baseDir?: string, defines?: Readonly<Record<string, string>>, options?: Record<string, unknown>,
+ *     optionsWhere?: string, taken?: ReadonlySet<string>, seed?: number | null }} [given]
  *   options: values of the workload's own options; seed: the run's --seed (see check.js)
  * @returns {Promise<Workload>}
  */
-export async function loadWorkload (spec, given = {}) {
+export async function loadWorkload(spec, given = {}) {
   try {
     return await load(spec, given)
   } catch (err) {
@@ -59,10 +62,15 @@ export async function loadWorkload (spec, given = {}) {
  * @param {Parameters<typeof loadWorkload>[1]} [given]
  * @returns {Promise<Workload>}
  */
-async function load (spec, { baseDir = process.cwd(), ...given } = {}) {
+async function load(spec, { baseDir = process.cwd(), ...given } = {}) {
   if (!isWorkloadPath(spec)) {
     const builtin = Object.hasOwn(BUILTIN_WORKLOADS, spec) ? BUILTIN_WORKLOADS[spec] : undefined
-    if (!builtin) throw new InputError(`unknown workload ${quote(spec)} (built-in: ${[...Object.keys(BUILTIN_WORKLOADS), 'pgbench'].join(', ')}; or give a module's path, e.g. ./my-workload.js)`)
+    if (!builtin) {
+      throw new InputError(
+        `unknown workload ${quote(spec)} (built-in: ${[...Object.keys(BUILTIN_WORKLOADS), 'pgbench'].join(', ')}; ` +
+          `or give a module's path, e.g. ./my-workload.js)`
+      )
+    }
     return checkWorkload((await builtin()).default, spec, given)
   }
   const file = moduleFile(path.resolve(baseDir, spec), spec)
@@ -71,8 +79,10 @@ async function load (spec, { baseDir = process.cwd(), ...given } = {}) {
     exported = (await import(pathToFileURL(file).href)).default
   } catch (err) {
     const error = /** @type {Error} */ (err)
-    throw new InputError(`cannot load workload ${printable(spec)}: ${error.name}: ` +
-      String(error.message).split('\n')[0], { cause: error })
+    throw new InputError(
+      `cannot load workload ${printable(spec)}: ${error.name}: ` + String(error.message).split('\n')[0],
+      { cause: error }
+    )
   }
   return checkWorkload(exported, spec, given)
 }
@@ -83,7 +93,7 @@ async function load (spec, { baseDir = process.cwd(), ...given } = {}) {
  * @param {string} resolved
  * @param {string} spec   as the user gave it, for errors
  */
-function moduleFile (resolved, spec) {
+function moduleFile(resolved, spec) {
   if (!existsSync(resolved)) throw new InputError(`cannot load workload ${printable(spec)}: no such file or directory`)
   if (!statSync(resolved).isDirectory()) return resolved
   const manifest = path.join(resolved, 'package.json')
@@ -92,11 +102,16 @@ function moduleFile (resolved, spec) {
       const main = JSON.parse(readFileSync(manifest, 'utf8')).main
       if (typeof main === 'string') return path.join(resolved, main)
     } catch (err) {
-      throw new InputError(`cannot load workload ${printable(spec)}: ` +
-        'its package.json is not valid JSON', { cause: err })
+      throw new InputError(`cannot load workload ${printable(spec)}: ` + 'its package.json is not valid JSON', {
+        cause: err
+      })
     }
   }
   const index = path.join(resolved, 'index.js')
-  if (!existsSync(index)) throw new InputError(`cannot load workload ${printable(spec)}: a directory needs an index.js (or a package.json "main")`)
+  if (!existsSync(index)) {
+    throw new InputError(
+      `cannot load workload ${printable(spec)}: a directory needs an index.js (or a package.json "main")`
+    )
+  }
   return index
 }

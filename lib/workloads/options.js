@@ -28,18 +28,29 @@ const OPTION_NAME = /^[a-z][a-z0-9]*(-[a-z0-9]+)*$/
  * @param {ReadonlySet<string>} taken   names the run command uses already
  * @returns {Record<string, OptionSpec>}
  */
-export function checkOptionSpecs (declared, fail, taken) {
+export function checkOptionSpecs(declared, fail, taken) {
   if (declared === undefined) return {}
-  if (typeof declared !== 'object' || declared === null || Array.isArray(declared)) throw fail('options: expected an object of option declarations')
+  if (typeof declared !== 'object' || declared === null || Array.isArray(declared)) {
+    throw fail('options: expected an object of option declarations')
+  }
   /** @type {Record<string, OptionSpec>} */
   const specs = {}
   for (const [name, value] of Object.entries(declared)) {
     const spec = /** @type {Partial<OptionSpec>} */ (value)
-    if (!OPTION_NAME.test(name)) throw fail(`options.${name}: an option's name is lower-case words joined by dashes, like batch-size`)
-    if (taken.has(name) || taken.has(camelCase(name))) throw fail(`options.${name}: pgloadgen run has an option of that name already`)
-    if (!TYPES.includes(/** @type {string} */ (spec?.type))) throw fail(`options.${name}.type: one of ${TYPES.join(', ')}`)
-    if (typeof spec.describe !== 'string' || spec.describe === '') throw fail(`options.${name}.describe: say what the option does`)
-    if (spec.type === 'choice' && (!Array.isArray(spec.choices) || spec.choices.length === 0)) throw fail(`options.${name}.choices: a choice needs its choices`)
+    if (!OPTION_NAME.test(name)) {
+      throw fail(`options.${name}: an option's name is lower-case words joined by dashes, like batch-size`)
+    }
+    if (taken.has(name) || taken.has(camelCase(name))) {
+      throw fail(`options.${name}: pgloadgen run has an option of that name already`)
+    }
+    if (!TYPES.includes(/** @type {string} */ (spec?.type)))
+      throw fail(`options.${name}.type: one of ${TYPES.join(', ')}`)
+    if (typeof spec.describe !== 'string' || spec.describe === '') {
+      throw fail(`options.${name}.describe: say what the option does`)
+    }
+    if (spec.type === 'choice' && (!Array.isArray(spec.choices) || spec.choices.length === 0)) {
+      throw fail(`options.${name}.choices: a choice needs its choices`)
+    }
     specs[name] = /** @type {OptionSpec} */ (spec)
     if (spec.default !== undefined) parseOptionValue(name, specs[name], spec.default, fail)
   }
@@ -54,13 +65,16 @@ export function checkOptionSpecs (declared, fail, taken) {
  * @param {string} where   how the options were given, for errors ("--" or "options.")
  * @returns {Record<string, unknown>}
  */
-export function optionValues (specs, given, where = '--') {
+export function optionValues(specs, given, where = '--') {
   /** @type {Record<string, unknown>} */
   const values = {}
   for (const [name, spec] of Object.entries(specs)) {
     const raw = given[name] ?? given[camelCase(name)]
     const value = raw === undefined ? spec.default : raw
-    values[camelCase(name)] = value === undefined ? undefined : parseOptionValue(name, spec, value, (problem) => new InputError(`${where}${name}: ${problem}`))
+    values[camelCase(name)] =
+      value === undefined
+        ? undefined
+        : parseOptionValue(name, spec, value, problem => new InputError(`${where}${name}: ${problem}`))
   }
   return values
 }
@@ -71,7 +85,7 @@ export function optionValues (specs, given, where = '--') {
  * @param {unknown} value
  * @param {(problem: string) => Error} fail
  */
-function parseOptionValue (name, spec, value, fail) {
+function parseOptionValue(name, spec, value, fail) {
   // flags give text (or true/false), a plan JSON or YAML scalars; a list or
   // an object (a flag given twice, a plan's nested value) is none of them
   if (typeof value === 'object' && value !== null) throw fail(`expected one value, got ${shown(value)}`)
@@ -99,7 +113,9 @@ function parseOptionValue (name, spec, value, fail) {
       const number = Number(text)
       if (text === '' || !Number.isFinite(number)) throw fail(`expected a number, got ${quote(value)}`)
       // beyond 2^53 a whole number is not exact any more
-      if (spec.type === 'integer' && !Number.isSafeInteger(number)) throw fail(`expected a whole number, got ${quote(value)}`)
+      if (spec.type === 'integer' && !Number.isSafeInteger(number)) {
+        throw fail(`expected a whole number, got ${quote(value)}`)
+      }
       return inRange(number, spec, fail, quote(text).slice(1, -1))
     }
   }
@@ -111,13 +127,13 @@ function parseOptionValue (name, spec, value, fail) {
  * @param {(problem: string) => Error} fail
  * @param {string} given
  */
-function inRange (n, spec, fail, given) {
+function inRange(n, spec, fail, given) {
   if (spec.min !== undefined && n < spec.min) throw fail(`must be at least ${spec.min}, got ${given}`)
   if (spec.max !== undefined && n > spec.max) throw fail(`must be at most ${spec.max}, got ${given}`)
   return n
 }
 
 /** @param {string} name  batch-size → batchSize */
-export function camelCase (name) {
+export function camelCase(name) {
   return name.replace(/-([a-z0-9])/g, (_, c) => c.toUpperCase())
 }

@@ -46,9 +46,14 @@ const TIME_TYPES = ['timestamp with time zone', 'timestamp without time zone', '
  * The statement that creates a table partitioned by range of its time column.
  * @param {{ table: string, columns: string, timeColumn?: string }} spec   columns: column definitions, SQL
  */
-export function partitionedTableSql ({ table, columns, timeColumn = 'time' }) {
-  if (typeof columns !== 'string' || columns.trim() === '') throw new TypeError('partitionedTableSql: columns must be SQL column definitions')
-  return `CREATE TABLE IF NOT EXISTS ${quoteTable(table)} (${columns}) PARTITION BY RANGE (${quoteIdentifier(timeColumn)})`
+export function partitionedTableSql({ table, columns, timeColumn = 'time' }) {
+  if (typeof columns !== 'string' || columns.trim() === '') {
+    throw new TypeError('partitionedTableSql: columns must be SQL column definitions')
+  }
+  return (
+    `CREATE TABLE IF NOT EXISTS ${quoteTable(table)} (${columns}) PARTITION BY RANGE ` +
+    `(${quoteIdentifier(timeColumn)})`
+  )
 }
 
 /**
@@ -62,18 +67,29 @@ export function partitionedTableSql ({ table, columns, timeColumn = 'time' }) {
  * @param {{ table: string, intervalS: number, from: Date, to: Date, timeColumn?: string }} spec
  * @returns {Promise<{ created: string[] }>}   the partitions this call created
  */
-export async function ensurePartitions (sql, { table, intervalS, from, to, timeColumn = 'time' }) {
-  if (!Number.isInteger(intervalS) || intervalS < 1) throw new RangeError(`ensurePartitions: intervalS must be a whole number of seconds ≥ 1, got ${intervalS}`)
+export async function ensurePartitions(sql, { table, intervalS, from, to, timeColumn = 'time' }) {
+  if (!Number.isInteger(intervalS) || intervalS < 1) {
+    throw new RangeError(`ensurePartitions: intervalS must be a whole number of seconds ≥ 1, got ${intervalS}`)
+  }
   checkDate(from, 'from')
   checkDate(to, 'to')
   const intervalMs = intervalS * 1000
   const first = Math.floor(from.getTime() / intervalMs) * intervalMs
   const count = Math.max(0, Math.ceil((to.getTime() - first) / intervalMs))
   if (count === 0) return { created: [] }
-  if (count > MAX_NEW_PARTITIONS) throw new RangeError(`ensurePartitions: [${from.toISOString()}, ${to.toISOString()}) at ${intervalS} s is ${count} partitions, more than ${MAX_NEW_PARTITIONS}`)
+  if (count > MAX_NEW_PARTITIONS) {
+    throw new RangeError(
+      `ensurePartitions: [${from.toISOString()}, ${to.toISOString()}) at ${intervalS} s is ${count} partitions, ` +
+        `more than ${MAX_NEW_PARTITIONS}`
+    )
+  }
   const parent = await readPartitionedTable(sql, table)
-  if (parent.column !== timeColumn) throw new RuntimeError(`${table} is partitioned by ${parent.column}, not ${timeColumn}`)
-  if (parent.type === 'date' && intervalS % 86400 !== 0) throw new RuntimeError(`${table} is partitioned by a date: its partitions must be whole days, not ${intervalS} s`)
+  if (parent.column !== timeColumn) {
+    throw new RuntimeError(`${table} is partitioned by ${parent.column}, not ${timeColumn}`)
+  }
+  if (parent.type === 'date' && intervalS % 86400 !== 0) {
+    throw new RuntimeError(`${table} is partitioned by a date: its partitions must be whole days, not ${intervalS} s`)
+  }
   const parentSql = qualifiedName(parent.schema, parent.name)
   /** @type {string[]} */
   const created = []
@@ -94,9 +110,9 @@ export async function ensurePartitions (sql, { table, intervalS, from, to, timeC
  * @param {string} table
  * @returns {Promise<Array<{ name: string, from: Date, to: Date }>>}
  */
-export async function listPartitions (sql, table) {
+export async function listPartitions(sql, table) {
   const { partitions } = await readPartitionedTable(sql, table)
-  return partitions.flatMap(p => p.from && p.to ? [{ name: p.name, from: p.from, to: p.to }] : [])
+  return partitions.flatMap(p => (p.from && p.to ? [{ name: p.name, from: p.from, to: p.to }] : []))
 }
 
 /**
@@ -108,22 +124,30 @@ export async function listPartitions (sql, table) {
  * @param {string} table   name or schema.name
  * @returns {Promise<PartitionedTable>}
  */
-export async function readPartitionedTable (sql, table) {
+export async function readPartitionedTable(sql, table) {
   const quoted = quoteTable(table)
-  const [parent] = await sql(`SELECT c.oid::int8 AS oid, n.nspname AS schema, c.relname AS name, c.relkind AS kind,
+  const [parent] = await sql(
+    `SELECT c.oid::int8 AS oid, n.nspname AS schema, c.relname AS name, c.relkind AS kind,
   p.partstrat AS strategy, p.partnatts AS key_columns, a.attname AS key_column, format_type(a.atttypid, a.atttypmod) AS type
 FROM pg_class c
 JOIN pg_namespace n ON n.oid = c.relnamespace
 LEFT JOIN pg_partitioned_table p ON p.partrelid = c.oid
 LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = p.partattrs[0]
-WHERE c.oid = to_regclass($1)`, [quoted])
+WHERE c.oid = to_regclass($1)`,
+    [quoted]
+  )
   if (!parent) throw new RuntimeError(`table ${table} does not exist`)
   if (parent.kind !== 'p') throw new RuntimeError(`table ${table} is not partitioned`)
-  if (parent.strategy !== 'r' || Number(parent.key_columns) !== 1 || parent.key_column === null) throw new RuntimeError(`table ${table} is not partitioned by range of one column`)
+  if (parent.strategy !== 'r' || Number(parent.key_columns) !== 1 || parent.key_column === null) {
+    throw new RuntimeError(`table ${table} is not partitioned by range of one column`)
+  }
   const type = String(parent.type)
-  if (!TIME_TYPES.includes(type)) throw new RuntimeError(`table ${table} is partitioned by ${parent.key_column} of type ${type}, not a time`)
+  if (!TIME_TYPES.includes(type)) {
+    throw new RuntimeError(`table ${table} is partitioned by ${parent.key_column} of type ${type}, not a time`)
+  }
   const cast = type === 'date' ? 'date' : type === 'timestamp without time zone' ? 'timestamp' : 'timestamptz'
-  const rows = await sql(`SELECT n.nspname AS schema, c.relname AS name, b.bound = 'DEFAULT' AS is_default,
+  const rows = await sql(
+    `SELECT n.nspname AS schema, c.relname AS name, b.bound = 'DEFAULT' AS is_default,
   extract(epoch FROM (substring(b.bound FROM $re$FROM \\('([^']*)'\\)$re$))::${cast})::float8 AS from_s,
   extract(epoch FROM (substring(b.bound FROM $re$TO \\('([^']*)'\\)$re$))::${cast})::float8 AS to_s
 FROM pg_inherits i
@@ -131,7 +155,9 @@ JOIN pg_class c ON c.oid = i.inhrelid
 JOIN pg_namespace n ON n.oid = c.relnamespace
 CROSS JOIN LATERAL (SELECT pg_get_expr(c.relpartbound, c.oid) AS bound) b
 WHERE i.inhparent = $1::int8::oid
-ORDER BY from_s NULLS FIRST, c.relname`, [parent.oid])
+ORDER BY from_s NULLS FIRST, c.relname`,
+    [parent.oid]
+  )
   return {
     schema: String(parent.schema),
     name: String(parent.name),
@@ -152,7 +178,7 @@ ORDER BY from_s NULLS FIRST, c.relname`, [parent.oid])
  * @param {string} schema
  * @param {string} name
  */
-export function qualifiedName (schema, name) {
+export function qualifiedName(schema, name) {
   const quote = (/** @type {string} */ part) => `"${part.replaceAll('"', '""')}"`
   return `${quote(schema)}.${quote(name)}`
 }
@@ -162,11 +188,13 @@ export function qualifiedName (schema, name) {
  * @param {string} table   the parent's name, without schema
  * @param {Date} from
  */
-export function partitionName (table, from) {
+export function partitionName(table, from) {
   const iso = from.toISOString()
   const name = `${table}_p${iso.slice(0, 10).replaceAll('-', '')}_${iso.slice(11, 19).replaceAll(':', '')}`
   // PostgreSQL would cut a longer name silently, and two partitions could then collide.
-  if (Buffer.byteLength(name) > 63) throw new RangeError(`partition name ${name} is longer than 63 bytes: shorten the table's name`)
+  if (Buffer.byteLength(name) > 63) {
+    throw new RangeError(`partition name ${name} is longer than 63 bytes: shorten the table's name`)
+  }
   return name
 }
 
@@ -177,13 +205,17 @@ export function partitionName (table, from) {
  * @param {number} lo  ms
  * @param {number} hi  ms
  */
-function alreadyCovered (parent, lo, hi) {
+function alreadyCovered(parent, lo, hi) {
   for (const p of parent.partitions) {
     const from = p.from?.getTime() ?? -Infinity
     const to = p.to?.getTime() ?? Infinity
     if (p.isDefault || to <= lo || from >= hi) continue
     if (from <= lo && to >= hi) return true
-    throw new RuntimeError(`partition ${p.name} of ${parent.name} [${describe(p.from)}, ${describe(p.to)}) overlaps [${new Date(lo).toISOString()}, ${new Date(hi).toISOString()}) in part: its partitions have another width (drop the table, or keep the interval it was made with)`)
+    throw new RuntimeError(
+      `partition ${p.name} of ${parent.name} [${describe(p.from)}, ` +
+        `${describe(p.to)}) overlaps [${new Date(lo).toISOString()}, ${new Date(hi).toISOString()}) in part: ` +
+        `its partitions have another width (drop the table, or keep the interval it was made with)`
+    )
   }
   return false
 }
@@ -197,10 +229,13 @@ function alreadyCovered (parent, lo, hi) {
  * @param {number} lo  ms
  * @param {number} hi  ms
  */
-async function createPartition (sql, parentSql, partitionSql, lo, hi) {
+async function createPartition(sql, parentSql, partitionSql, lo, hi) {
   await sql('BEGIN')
   try {
-    const [row] = await sql('SELECT pg_advisory_xact_lock($1, to_regclass($2)::oid::int4), to_regclass($3) IS NULL AS missing', [LOCK_NAMESPACE, parentSql, partitionSql])
+    const [row] = await sql(
+      'SELECT pg_advisory_xact_lock($1, to_regclass($2)::oid::int4), to_regclass($3) IS NULL AS missing',
+      [LOCK_NAMESPACE, parentSql, partitionSql]
+    )
     if (row.missing) {
       // Made apart, then attached: CREATE TABLE … PARTITION OF would lock the
       // parent against the writes in flight (ACCESS EXCLUSIVE), and ingest
@@ -208,7 +243,10 @@ async function createPartition (sql, parentSql, partitionSql, lo, hi) {
       // locks it only against other schema changes (SHARE UPDATE EXCLUSIVE).
       // The parent's indexes are made on the empty table as it is attached.
       await sql(`CREATE TABLE ${partitionSql} (LIKE ${parentSql} INCLUDING ALL EXCLUDING INDEXES)`)
-      await sql(`ALTER TABLE ${parentSql} ATTACH PARTITION ${partitionSql} FOR VALUES FROM ('${literal(lo)}') TO ('${literal(hi)}')`)
+      await sql(
+        `ALTER TABLE ${parentSql} ATTACH PARTITION ${partitionSql} FOR VALUES FROM ('${literal(lo)}') TO ` +
+          `('${literal(hi)}')`
+      )
     }
     await sql('COMMIT')
     return row.missing === true
@@ -223,12 +261,15 @@ async function createPartition (sql, parentSql, partitionSql, lo, hi) {
  * timestamp (which ignores the offset) and date.
  * @param {number} ms
  */
-function literal (ms) {
-  return new Date(ms).toISOString().replace('T', ' ').replace(/\.000Z$|Z$/, '+00')
+function literal(ms) {
+  return new Date(ms)
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.000Z$|Z$/, '+00')
 }
 
 /** @param {Date | null} date */
-function describe (date) {
+function describe(date) {
   return date === null ? 'unbounded' : date.toISOString()
 }
 
@@ -236,12 +277,14 @@ function describe (date) {
  * @param {unknown} date
  * @param {string} name
  */
-function checkDate (date, name) {
-  if (!(date instanceof Date) || Number.isNaN(date.getTime())) throw new TypeError(`ensurePartitions: ${name} must be a valid Date`)
+function checkDate(date, name) {
+  if (!(date instanceof Date) || Number.isNaN(date.getTime())) {
+    throw new TypeError(`ensurePartitions: ${name} must be a valid Date`)
+  }
 }
 
 /** @param {string} name */
-function quoteIdentifier (name) {
+function quoteIdentifier(name) {
   if (!/^[A-Za-z_][A-Za-z0-9_$]*$/.test(String(name))) throw new TypeError(`not a column name: "${name}"`)
   return `"${name}"`
 }

@@ -23,7 +23,7 @@ let scratch = Buffer.alloc(STRIDE * 8)
  * @param {() => number} [random]  uniform in [0, 1): the client's (ctx.random)
  * @returns {Row} row
  */
-export function pushRandomUuids (row, count, random = Math.random) {
+export function pushRandomUuids(row, count, random = Math.random) {
   if (scratch.length < STRIDE * count) scratch = Buffer.alloc(STRIDE * count)
   for (let u = 0; u < count; u++) writeUuid(scratch, u * STRIDE, random)
   const text = scratch.toString('latin1', 0, STRIDE * count)
@@ -38,7 +38,7 @@ export function pushRandomUuids (row, count, random = Math.random) {
  * @param {number} offset
  * @param {() => number} random
  */
-function writeUuid (out, offset, random) {
+function writeUuid(out, offset, random) {
   let at = offset
   for (let word = 0; word < 4; word++) {
     let bits = (random() * 4294967296) >>> 0

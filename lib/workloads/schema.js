@@ -7,8 +7,8 @@ const SCHEMA_LOCK_KEY = 0x70676c67 // "pglg"
  * @param {import('./contract.js').Workload} workload
  * @param {{ reset?: boolean }} [options]
  */
-export async function prepareSchema (client, workload, { reset = false } = {}) {
-  const sql = (reset ? workload.dropSql ?? '' : '') + (workload.schemaSql ?? '')
+export async function prepareSchema(client, workload, { reset = false } = {}) {
+  const sql = (reset ? (workload.dropSql ?? '') : '') + (workload.schemaSql ?? '')
   if (sql.trim() === '') return
   await client.query('BEGIN')
   try {
@@ -27,7 +27,7 @@ export async function prepareSchema (client, workload, { reset = false } = {}) {
  * @param {string} table
  * @returns {Promise<number>}
  */
-export async function readMaxId (client, table) {
+export async function readMaxId(client, table) {
   const result = await client.query(`SELECT max(id) AS max FROM ${table}`)
   return Number(result.rows[0].max ?? 0)
 }

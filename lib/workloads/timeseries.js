@@ -2,7 +2,18 @@ import { denseTableWorkload } from './dense-table.js'
 
 // Hosts seeded by schema/timeseries.sql.
 const HOSTS = 100
-const METRICS = ['usage_user', 'usage_system', 'usage_idle', 'usage_nice', 'usage_iowait', 'usage_irq', 'usage_softirq', 'usage_steal', 'usage_guest', 'usage_guest_nice']
+const METRICS = [
+  'usage_user',
+  'usage_system',
+  'usage_idle',
+  'usage_nice',
+  'usage_iowait',
+  'usage_irq',
+  'usage_softirq',
+  'usage_steal',
+  'usage_guest',
+  'usage_guest_nice'
+]
 
 const FINGERPRINT = '(extract(epoch FROM time) * 1000000)::bigint % 65536'
 
@@ -11,8 +22,19 @@ const FINGERPRINT = '(extract(epoch FROM time) * 1000000)::bigint % 65536'
  * @param {number} first
  * @param {() => number} random
  */
-const withUsages = (first, random) => [first, random() * 100, random() * 100, random() * 100, random() * 100, random() * 100,
-  random() * 100, random() * 100, random() * 100, random() * 100, random() * 100]
+const withUsages = (first, random) => [
+  first,
+  random() * 100,
+  random() * 100,
+  random() * 100,
+  random() * 100,
+  random() * 100,
+  random() * 100,
+  random() * 100,
+  random() * 100,
+  random() * 100,
+  random() * 100
+]
 
 // Points of the Time Series Benchmark Suite's cpu-only shape: an insert is a
 // new point for a random host at the current time, an update a late
@@ -27,8 +49,10 @@ export default denseTableWorkload({
   // The row's time (the server's clock at insert, which updates leave
   // alone), in microseconds modulo 2^16, tells the row inserted from a
   // later one that took its id; the insert returns it after the id.
-  insertSql: `INSERT INTO cpu (time, tags_id, ${METRICS.join(', ')}) VALUES (now(), $1, ${METRICS.map((_, i) => `$${i + 2}`).join(', ')}) RETURNING id::text || ' ' || (${FINGERPRINT})::text`,
-  newRow: (random) => withUsages(1 + Math.floor(random() * HOSTS), random),
+  insertSql:
+    `INSERT INTO cpu (time, tags_id, ${METRICS.join(', ')}) VALUES (now(), $1, ` +
+    `${METRICS.map((_, i) => `$${i + 2}`).join(', ')}) RETURNING id::text || ' ' || (${FINGERPRINT})::text`,
+  newRow: random => withUsages(1 + Math.floor(random() * HOSTS), random),
   fingerprintSql: FINGERPRINT,
   updateSql: `UPDATE cpu SET ${METRICS.map((m, i) => `${m} = $${i + 2}`).join(', ')} WHERE id = $1`,
   pointsPerRow: 10,

@@ -28,22 +28,27 @@ const GLOBAL = ['help', 'log-level']
  * @param {Record<string, import('../../lib/workloads/options.js').OptionSpec>} [workloadSpecs]
  * @returns {Promise<Declared>}
  */
-async function declared (argv, workloadSpecs = {}) {
+async function declared(argv, workloadSpecs = {}) {
   /** @type {Declared | null} */
   let seen = null
   const parser = cliParser(argv, workloadSpecs, () => {})
     .fail(() => {})
     .exitProcess(false)
     // yargs passes its instance to a middleware too; its types leave it out
-    .middleware(/** @type {any} */ ((/** @type {unknown} */ _args, /** @type {any} */ y) => {
-      const internal = y.getInternalMethods()
-      seen = {
-        // the instance is reset after the parse: keep a copy of its state now
-        options: JSON.parse(JSON.stringify(y.getOptions())),
-        descriptions: { ...internal.getUsageInstance().getDescriptions() },
-        commands: internal.getCommandInstance().getCommandHandlers()
-      }
-    }), true)
+    .middleware(
+      /** @type {any} */ (
+        (/** @type {unknown} */ _args, /** @type {any} */ y) => {
+          const internal = y.getInternalMethods()
+          seen = {
+            // the instance is reset after the parse: keep a copy of its state now
+            options: JSON.parse(JSON.stringify(y.getOptions())),
+            descriptions: { ...internal.getUsageInstance().getDescriptions() },
+            commands: internal.getCommandInstance().getCommandHandlers()
+          }
+        }
+      ),
+      true
+    )
   await parser.parseAsync()
   if (seen === null) throw new Error(`cli-page.js: pgloadgen ${argv.join(' ')} declared nothing`)
   return seen
@@ -53,7 +58,7 @@ async function declared (argv, workloadSpecs = {}) {
  * An option's description as yargs keeps it (help's own is marked).
  * @param {string | undefined} text
  */
-function description (text) {
+function description(text) {
   return (text ?? '').replace(/^__yargsString__:/, '')
 }
 
@@ -61,7 +66,7 @@ function description (text) {
  * @param {any} options
  * @param {string} key
  */
-function typeOf (options, key) {
+function typeOf(options, key) {
   const base = ['boolean', 'number', 'count', 'string'].find(type => options[type].includes(key)) ?? 'string'
   return options.array.includes(key) ? `${base}[]` : base
 }
@@ -69,7 +74,7 @@ function typeOf (options, key) {
 /**
  * @param {unknown} value
  */
-function shownDefault (value) {
+function shownDefault(value) {
   if (value === undefined) return ''
   return code(typeof value === 'string' ? value : JSON.stringify(value))
 }
@@ -79,14 +84,14 @@ function shownDefault (value) {
  * @param {Declared} command
  * @param {Set<string>} skipped   its arguments, and the options its parent command lists
  */
-function optionRows (command, skipped) {
+function optionRows(command, skipped) {
   const { options } = command
   const aliases = new Set(Object.values(/** @type {Record<string, string[]>} */ (options.alias)).flat())
   const hidden = new Set(options.hiddenOptions)
   const rows = []
   for (const key of Object.keys(options.key)) {
     if (aliases.has(key) || hidden.has(key) || skipped.has(key) || GLOBAL.includes(key)) continue
-    const names = [key, ...(options.alias[key] ?? [])].map(name => name.length === 1 ? `-${name}` : `--${name}`)
+    const names = [key, ...(options.alias[key] ?? [])].map(name => (name.length === 1 ? `-${name}` : `--${name}`))
     const required = options.demandedOptions[key] !== undefined
     rows.push([
       names.map(code).join(', '),
@@ -108,7 +113,7 @@ function optionRows (command, skipped) {
  *   the options of the commands it belongs to, and the nearest that lists some
  * @returns {Promise<string[]>}
  */
-async function commandSection (path, handler, depth, inherited = { keys: new Set(), from: null }) {
+async function commandSection(path, handler, depth, inherited = { keys: new Set(), from: null }) {
   const command = await declared(path)
   const usage = ['pgloadgen', ...path.slice(0, -1), handler.original].join(' ')
   const heading = `${'#'.repeat(depth)} \`${usage}\``
@@ -119,12 +124,20 @@ async function commandSection (path, handler, depth, inherited = { keys: new Set
   ]
   const positionals = new Set(positional.flatMap(p => p.cmd))
   if (positional.length > 0) {
-    lines.push('Arguments:', '', table(['argument', 'type', 'required', 'description'], positional.map(p => [
-      code(p.variadic ? `${p.cmd[0]}..` : p.cmd[0]),
-      typeOf(command.options, p.cmd[0]),
-      p.required ? 'yes' : 'no',
-      description(command.descriptions[p.cmd[0]])
-    ])), '')
+    lines.push(
+      'Arguments:',
+      '',
+      table(
+        ['argument', 'type', 'required', 'description'],
+        positional.map(p => [
+          code(p.variadic ? `${p.cmd[0]}..` : p.cmd[0]),
+          typeOf(command.options, p.cmd[0]),
+          p.required ? 'yes' : 'no',
+          description(command.descriptions[p.cmd[0]])
+        ])
+      ),
+      ''
+    )
   }
   const rows = optionRows(command, new Set([...positionals, ...inherited.keys]))
   if (inherited.from !== null) lines.push(`With the options of \`pgloadgen ${inherited.from}\`.`, '')
@@ -134,7 +147,7 @@ async function commandSection (path, handler, depth, inherited = { keys: new Set
       keys: new Set([...inherited.keys, ...Object.keys(command.options.key)]),
       from: rows.length > 0 ? path.join(' ') : inherited.from
     }
-    lines.push(...await commandSection([...path, name], sub, depth + 1, listed))
+    lines.push(...(await commandSection([...path, name], sub, depth + 1, listed)))
   }
   return lines
 }
@@ -143,22 +156,34 @@ async function commandSection (path, handler, depth, inherited = { keys: new Set
  * The flags of the built-in workloads: `run` and `capacity` take them once
  * -w names the workload.
  */
-async function workloadFlagsSection () {
-  const lines = ['## Flags of the built-in workloads', '',
-    'With `-w NAME`, `run` and `capacity` take the workload\'s own options as flags too.', '']
+async function workloadFlagsSection() {
+  const lines = [
+    '## Flags of the built-in workloads',
+    '',
+    "With `-w NAME`, `run` and `capacity` take the workload's own options as flags too.",
+    ''
+  ]
   for (const name of Object.keys(BUILTIN_WORKLOADS)) {
     const specs = await workloadOptionSpecs(['run', '-w', name])
     const entries = Object.entries(specs)
     if (entries.length === 0) continue
     const bounds = (/** @type {import('../../lib/workloads/options.js').OptionSpec} */ spec) =>
       spec.min !== undefined || spec.max !== undefined ? ` (${spec.min ?? ''}…${spec.max ?? ''})` : ''
-    lines.push(`### \`-w ${name}\``, '', table(OPTION_COLUMNS, entries.map(([flag, spec]) => [
-      code(`--${flag}`),
-      spec.type + bounds(spec),
-      shownDefault(spec.default),
-      (spec.choices ?? []).map(code).join(', '),
-      spec.describe
-    ])), '')
+    lines.push(
+      `### \`-w ${name}\``,
+      '',
+      table(
+        OPTION_COLUMNS,
+        entries.map(([flag, spec]) => [
+          code(`--${flag}`),
+          spec.type + bounds(spec),
+          shownDefault(spec.default),
+          (spec.choices ?? []).map(code).join(', '),
+          spec.describe
+        ])
+      ),
+      ''
+    )
   }
   return lines
 }
@@ -167,7 +192,7 @@ async function workloadFlagsSection () {
  * The whole page.
  * @returns {Promise<string>}
  */
-export async function cliPage () {
+export async function cliPage() {
   const root = await declared([])
   const commands = Object.entries(root.commands)
   const lines = [
@@ -177,19 +202,24 @@ export async function cliPage () {
     '',
     '## Global options',
     '',
-    table(['option', 'type', 'description'],
-      GLOBAL.map(key => [code(`--${key}`), typeOf(root.options, key), description(root.descriptions[key])])),
+    table(
+      ['option', 'type', 'description'],
+      GLOBAL.map(key => [code(`--${key}`), typeOf(root.options, key), description(root.descriptions[key])])
+    ),
     '',
     '## Commands',
     '',
-    table(['command', 'description'], commands.map(([name, handler]) => [
-      `[\`${name}\`](#${anchor(`pgloadgen ${handler.original}`)})`,
-      description(handler.description)
-    ])),
+    table(
+      ['command', 'description'],
+      commands.map(([name, handler]) => [
+        `[\`${name}\`](#${anchor(`pgloadgen ${handler.original}`)})`,
+        description(handler.description)
+      ])
+    ),
     ''
   ]
-  for (const [name, handler] of commands) lines.push(...await commandSection([name], handler, 2))
-  lines.push(...await workloadFlagsSection())
+  for (const [name, handler] of commands) lines.push(...(await commandSection([name], handler, 2)))
+  lines.push(...(await workloadFlagsSection()))
   return lines.join('\n').replace(/\n+$/, '') + '\n'
 }
 
@@ -197,6 +227,9 @@ export async function cliPage () {
  * The anchor GitHub gives a heading.
  * @param {string} heading
  */
-function anchor (heading) {
-  return heading.toLowerCase().replace(/[^a-z0-9 _-]/g, '').replace(/ /g, '-')
+function anchor(heading) {
+  return heading
+    .toLowerCase()
+    .replace(/[^a-z0-9 _-]/g, '')
+    .replace(/ /g, '-')
 }

@@ -6,7 +6,7 @@
  * @param {string} title
  * @param {string} source   what the page is generated from, in words
  */
-export function generatedHeader (title, source) {
+export function generatedHeader(title, source) {
   return [
     `# ${title}`,
     '',
@@ -19,7 +19,7 @@ export function generatedHeader (title, source) {
  * A table cell: a pipe would end it and a line break would end the row.
  * @param {unknown} value
  */
-export function cell (value) {
+export function cell(value) {
   if (value === undefined || value === null || value === '') return ''
   return String(value).replace(/\|/g, '\\|').replace(/\r?\n/g, ' ')
 }
@@ -29,7 +29,7 @@ export function cell (value) {
  * @param {string[]} header
  * @param {unknown[][]} rows
  */
-export function table (header, rows) {
+export function table(header, rows) {
   return [
     `| ${header.join(' | ')} |`,
     `|${header.map(() => '---').join('|')}|`,
@@ -41,7 +41,7 @@ export function table (header, rows) {
  * Code in a cell, or nothing when there is none.
  * @param {unknown} value
  */
-export function code (value) {
+export function code(value) {
   if (value === undefined || value === null || value === '') return ''
   return `\`${String(value)}\``
 }

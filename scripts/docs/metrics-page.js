@@ -25,7 +25,7 @@ const METRIC_COLUMNS = ['metric', 'type', 'labels', 'help']
  * The parts of a run that register metrics, each on a fresh registry.
  * @returns {Array<{ title: string, describe: string, registry: client.Registry }>}
  */
-function runParts () {
+function runParts() {
   const stats = new RequestStats(TYPES)
   const generator = new client.Registry()
   registerGeneratorMetrics(generator, { stats, connections: () => 0, target: 'postgres://host/db' })
@@ -40,19 +40,21 @@ function runParts () {
     { title: 'The load generator', describe: 'lib/metrics/generator-metrics.js: run, capacity.', registry: generator },
     {
       title: 'PostgreSQL statistics',
-      describe: 'lib/pgstats/metrics.js and self-metrics.js: `run` (unless --no-pg-stats), `stats`, ' +
-        'a plan\'s variants; the pgstattuple ones with --pgstattuple.',
+      describe:
+        'lib/pgstats/metrics.js and self-metrics.js: `run` (unless --no-pg-stats), `stats`, ' +
+        "a plan's variants; the pgstattuple ones with --pgstattuple.",
       registry: collector
     },
     {
       title: 'Events and the disk',
-      describe: 'lib/recorder/event-log.js and lib/lab/disk-space.js: the lab\'s timeline, ' +
-        'and the data directory\'s filesystem when it is local.',
+      describe:
+        "lib/recorder/event-log.js and lib/lab/disk-space.js: the lab's timeline, " +
+        "and the data directory's filesystem when it is local.",
       registry: disk
     },
     {
       title: 'ZFS',
-      describe: 'lib/snapshot/zfs-space.js: the pool of an experiment\'s data directory, when it is on ZFS.',
+      describe: "lib/snapshot/zfs-space.js: the pool of an experiment's data directory, when it is on ZFS.",
       registry: zfs
     }
   ]
@@ -62,7 +64,7 @@ function runParts () {
  * The metric's type as Prometheus names it.
  * @param {any} metric
  */
-function typeOf (metric) {
+function typeOf(metric) {
   if (typeof metric.type === 'string') return metric.type
   if (metric instanceof client.Counter) return 'counter'
   if (metric instanceof client.Gauge) return 'gauge'
@@ -76,7 +78,7 @@ function typeOf (metric) {
  * @param {any} metric
  * @returns {Promise<string[]>}
  */
-async function labelsOf (metric) {
+async function labelsOf(metric) {
   if (Array.isArray(metric.labelNames)) return metric.labelNames
   const { values } = await metric.get()
   const names = new Set(values.flatMap((/** @type {{ labels: Record<string, unknown> }} */ v) => Object.keys(v.labels)))
@@ -88,7 +90,7 @@ async function labelsOf (metric) {
 /**
  * @param {client.Registry} registry
  */
-async function metricRows (registry) {
+async function metricRows(registry) {
   const rows = []
   for (const metric of /** @type {any[]} */ (registry.getMetricsAsArray())) {
     rows.push([code(metric.name), typeOf(metric), (await labelsOf(metric)).map(code).join(', '), metric.help])
@@ -99,10 +101,14 @@ async function metricRows (registry) {
 /**
  * The gauges of the built-in workloads' own statistics.
  */
-async function workloadSection () {
-  const lines = ['## Statistics of the built-in workloads', '',
+async function workloadSection() {
+  const lines = [
+    '## Statistics of the built-in workloads',
+    '',
     'A workload may declare statistics of its own (lib/workloads/contract.js): gauges without labels,',
-    'read by its maintenance connection.', '']
+    'read by its maintenance connection.',
+    ''
+  ]
   for (const name of Object.keys(BUILTIN_WORKLOADS)) {
     const workload = await loadWorkload(name)
     const registry = new client.Registry()
@@ -117,7 +123,7 @@ async function workloadSection () {
  * The whole page.
  * @returns {Promise<string>}
  */
-export async function metricsPage () {
+export async function metricsPage() {
   const lines = [
     generatedHeader('Metrics reference', 'the registries a run fills, built as a run builds them'),
     'Every metric on `/metrics`, by the part of the lab that registers it.',
@@ -126,11 +132,16 @@ export async function metricsPage () {
   for (const part of runParts()) {
     lines.push(`## ${part.title}`, '', part.describe, '', table(METRIC_COLUMNS, await metricRows(part.registry)), '')
   }
-  lines.push(...await workloadSection())
+  lines.push(...(await workloadSection()))
   const defaults = createRegistry()
-  lines.push('## The process', '',
-    'prom-client\'s default metrics of the Node.js process (`collectDefaultMetrics`),',
-    'on every registry the CLI serves.', '',
-    table(METRIC_COLUMNS, await metricRows(defaults)), '')
+  lines.push(
+    '## The process',
+    '',
+    "prom-client's default metrics of the Node.js process (`collectDefaultMetrics`),",
+    'on every registry the CLI serves.',
+    '',
+    table(METRIC_COLUMNS, await metricRows(defaults)),
+    ''
+  )
   return lines.join('\n').replace(/\n+$/, '') + '\n'
 }

@@ -8,21 +8,28 @@ import { code, generatedHeader, table } from './markdown.js'
  * The whole page.
  * @returns {string}
  */
-export function plansPage () {
+export function plansPage() {
   const lines = [
     generatedHeader('Plan reference', 'lib/experiment/plan-table.js'),
     'Every field of an experiment plan (`pgloadgen experiment PLAN`), JSON or YAML. The parser refuses any field',
     'not listed here, naming it (`variants[1].steps[2].wait: …`), and checks the whole plan before anything runs.',
     '',
-    table(['section', 'fields'], PLAN_SECTIONS.map(section => [
-      `[${section.path}](#${anchor(section.path)})`,
-      Object.keys(section.fields).map(code).join(', ')
-    ])),
+    table(
+      ['section', 'fields'],
+      PLAN_SECTIONS.map(section => [
+        `[${section.path}](#${anchor(section.path)})`,
+        Object.keys(section.fields).map(code).join(', ')
+      ])
+    ),
     ''
   ]
   for (const section of PLAN_SECTIONS) {
     const rows = Object.entries(section.fields).map(([name, field]) => [
-      code(name), field.type, field.required ? 'yes' : '', field.default ?? '', field.describe
+      code(name),
+      field.type,
+      field.required ? 'yes' : '',
+      field.default ?? '',
+      field.describe
     ])
     const columns = ['field', 'type', 'required', 'default', 'description']
     lines.push(`## ${section.path}`, '', section.describe, '', table(columns, rows), '')
@@ -34,6 +41,9 @@ export function plansPage () {
  * The anchor GitHub gives a heading.
  * @param {string} heading
  */
-function anchor (heading) {
-  return heading.toLowerCase().replace(/[^a-z0-9 _-]/g, '').replace(/ /g, '-')
+function anchor(heading) {
+  return heading
+    .toLowerCase()
+    .replace(/[^a-z0-9 _-]/g, '')
+    .replace(/ /g, '-')
 }

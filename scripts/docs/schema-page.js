@@ -28,7 +28,7 @@ import { code, generatedHeader, table } from './markdown.js'
  * @param {Schema} schema
  * @returns {string}
  */
-function typeOf (schema) {
+function typeOf(schema) {
   if (schema.$ref) {
     const name = schema.$ref.replace('#/$defs/', '')
     return `[${name}](#${name.toLowerCase()})`
@@ -37,12 +37,14 @@ function typeOf (schema) {
   if (schema.enum) return `one of ${schema.enum.map(value => code(JSON.stringify(value))).join(', ')}`
   if (schema.const !== undefined) return code(JSON.stringify(schema.const))
   const types = [schema.type ?? 'any'].flat()
-  return types.map(type => {
-    if (type === 'array' && schema.items) return `list of ${typeOf(schema.items)}`
-    const values = schema.additionalProperties
-    if (type === 'object' && typeof values === 'object') return `map to ${typeOf(values)}`
-    return type
-  }).join(' or ')
+  return types
+    .map(type => {
+      if (type === 'array' && schema.items) return `list of ${typeOf(schema.items)}`
+      const values = schema.additionalProperties
+      if (type === 'object' && typeof values === 'object') return `map to ${typeOf(values)}`
+      return type
+    })
+    .join(' or ')
 }
 
 /**
@@ -50,10 +52,10 @@ function typeOf (schema) {
  * @param {Schema} schema
  * @param {Record<string, Schema>} defs
  */
-function descriptionOf (schema, defs) {
+function descriptionOf(schema, defs) {
   if (schema.description) return schema.description
   const ref = schema.$ref ?? schema.oneOf?.find(s => s.$ref)?.$ref
-  return ref ? defs[ref.replace('#/$defs/', '')]?.description ?? '' : ''
+  return ref ? (defs[ref.replace('#/$defs/', '')]?.description ?? '') : ''
 }
 
 /**
@@ -63,7 +65,7 @@ function descriptionOf (schema, defs) {
  * @param {Schema} schema
  * @returns {{ object: Schema, path: string } | null}
  */
-function inlineObject (schema) {
+function inlineObject(schema) {
   if (schema.properties) return { object: schema, path: '.' }
   const branch = schema.oneOf?.find(s => s.properties)
   if (branch) return { object: branch, path: '.' }
@@ -82,7 +84,7 @@ function inlineObject (schema) {
  * @param {string} prefix
  * @returns {string[][]}
  */
-function fieldRows (schema, defs, prefix = '') {
+function fieldRows(schema, defs, prefix = '') {
   const required = new Set(schema.required ?? [])
   return Object.entries(schema.properties ?? {}).flatMap(([name, field]) => {
     const row = [code(prefix + name), typeOf(field), required.has(name) ? 'yes' : '', descriptionOf(field, defs)]
@@ -96,7 +98,7 @@ function fieldRows (schema, defs, prefix = '') {
  * @param {Schema} schema
  * @param {Record<string, Schema>} defs
  */
-function fieldsTable (schema, defs) {
+function fieldsTable(schema, defs) {
   return table(['field', 'type', 'always', 'description'], fieldRows(schema, defs))
 }
 
@@ -107,7 +109,7 @@ function fieldsTable (schema, defs) {
  *   marked "always" are, and what the others depend on
  * @returns {Promise<string>}
  */
-export async function schemaPage ({ title, schemaFile, about }) {
+export async function schemaPage({ title, schemaFile, about }) {
   /** @type {Schema} */
   const schema = JSON.parse(await readFile(new URL(`../../docs/${schemaFile}`, import.meta.url), 'utf8'))
   const defs = schema.$defs ?? {}
@@ -130,20 +132,28 @@ export async function schemaPage ({ title, schemaFile, about }) {
     if (def.properties) lines.push(fieldsTable(def, defs), '')
     else lines.push(`A ${typeOf(def)}.`, '')
   }
-  return lines.join('\n').replace(/\n{3,}/g, '\n\n').replace(/\n+$/, '') + '\n'
+  return (
+    lines
+      .join('\n')
+      .replace(/\n{3,}/g, '\n\n')
+      .replace(/\n+$/, '') + '\n'
+  )
 }
 
 /** docs/summary.md: a run's summary.json. */
-export function summaryPage () {
+export function summaryPage() {
   return schemaPage({
     title: 'The run summary',
     schemaFile: 'summary.schema.json',
-    about: ['Fields marked "always" are in every summary; the others depend on the run (open loop, --warmup, --record, merge).']
+    about: [
+      'Fields marked "always" are in every summary; the others depend on the run (open loop, --warmup, ' +
+        '--record, merge).'
+    ]
   })
 }
 
 /** docs/experiment-summary.md: an experiment's summary.json. */
-export function experimentSummaryPage () {
+export function experimentSummaryPage() {
   return schemaPage({
     title: 'The experiment summary',
     schemaFile: 'experiment-summary.schema.json',
@@ -151,7 +161,7 @@ export function experimentSummaryPage () {
       'Fields marked "always" are in every summary; vacuum_cost and wraparound only when a run of the experiment has',
       'vacuum figures or an anti-wraparound record. A field written a.b belongs to the object in a, a[].b to each',
       'object of the list a, a.*.b to each object of the map a. [experiments.md](experiments.md) says how the figures',
-      'are used; a run\'s own summary is [summary.md](summary.md).'
+      "are used; a run's own summary is [summary.md](summary.md)."
     ]
   })
 }

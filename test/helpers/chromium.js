@@ -12,16 +12,25 @@ import { installHint } from './tools.js'
 const CANDIDATES = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome']
 
 /** The browser: PGLOADGEN_CHROMIUM, else the first of CANDIDATES present; null when none. */
-export function findChromium () {
+export function findChromium() {
   const chosen = process.env.PGLOADGEN_CHROMIUM
   if (chosen) return chosen
   return CANDIDATES.find(file => existsSync(file)) ?? null
 }
 
 const FLAGS = [
-  '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-  '--disable-background-networking', '--disable-component-update', '--disable-sync',
-  '--hide-scrollbars', '--enable-logging=stderr', '--v=0', '--virtual-time-budget=5000'
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--hide-scrollbars',
+  '--enable-logging=stderr',
+  '--v=0',
+  '--virtual-time-budget=5000'
 ]
 
 /**
@@ -29,19 +38,30 @@ const FLAGS = [
  * @param {number} timeoutMs
  * @returns {Promise<{ code: number | null, stdout: string, stderr: string }>}
  */
-async function chromium (args, timeoutMs) {
+async function chromium(args, timeoutMs) {
   const browser = findChromium()
-  if (!browser) throw new Error(`no Chromium found (tried ${CANDIDATES.join(', ')} and PGLOADGEN_CHROMIUM): ${installHint('chromium')}`)
+  if (!browser) {
+    throw new Error(
+      `no Chromium found (tried ${CANDIDATES.join(', ')} and PGLOADGEN_CHROMIUM): ${installHint('chromium')}`
+    )
+  }
   const profile = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-chromium-'))
   try {
     return await new Promise((resolve, reject) => {
-      const child = spawn(browser, [...FLAGS, `--user-data-dir=${profile}`, ...args], { cwd: profile, stdio: ['ignore', 'pipe', 'pipe'] })
+      const child = spawn(browser, [...FLAGS, `--user-data-dir=${profile}`, ...args], {
+        cwd: profile,
+        stdio: ['ignore', 'pipe', 'pipe']
+      })
       let stdout = ''
       let stderr = ''
       child.stdout.setEncoding('utf8')
       child.stderr.setEncoding('utf8')
-      child.stdout.on('data', chunk => { stdout += chunk })
-      child.stderr.on('data', chunk => { stderr += chunk })
+      child.stdout.on('data', chunk => {
+        stdout += chunk
+      })
+      child.stderr.on('data', chunk => {
+        stderr += chunk
+      })
       const timer = setTimeout(() => {
         child.kill('SIGKILL')
         reject(new Error(`chromium did not finish within ${timeoutMs} ms; stderr:\n${stderr}`))
@@ -68,7 +88,7 @@ async function chromium (args, timeoutMs) {
  * @param {{ timeoutMs?: number }} [options]
  * @returns {Promise<{ dom: string, console: string[], stderr: string }>}
  */
-export async function renderPage (file, { timeoutMs = 60000 } = {}) {
+export async function renderPage(file, { timeoutMs = 60000 } = {}) {
   const { code, stdout, stderr } = await chromium(['--dump-dom', pathToFileURL(file).href], timeoutMs)
   if (code !== 0) throw new Error(`chromium --dump-dom exited ${code}; stderr:\n${stderr}`)
   const console = stderr.split('\n').filter(line => /:CONSOLE[:(]/.test(line) || /Uncaught/.test(line))
@@ -81,7 +101,10 @@ export async function renderPage (file, { timeoutMs = 60000 } = {}) {
  * @param {string} png
  * @param {{ width?: number, height?: number, timeoutMs?: number }} [options]
  */
-export async function screenshot (file, png, { width = 1400, height = 4000, timeoutMs = 60000 } = {}) {
-  const { code, stderr } = await chromium([`--screenshot=${png}`, `--window-size=${width},${height}`, pathToFileURL(file).href], timeoutMs)
+export async function screenshot(file, png, { width = 1400, height = 4000, timeoutMs = 60000 } = {}) {
+  const { code, stderr } = await chromium(
+    [`--screenshot=${png}`, `--window-size=${width},${height}`, pathToFileURL(file).href],
+    timeoutMs
+  )
   if (code !== 0) throw new Error(`chromium --screenshot exited ${code}; stderr:\n${stderr}`)
 }

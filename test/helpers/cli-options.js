@@ -12,7 +12,7 @@ const helpCache = new Map()
  * @param {string} command   e.g. run
  * @param {string} option    e.g. --stats-interval
  */
-export function cliHasOption (command, option) {
+export function cliHasOption(command, option) {
   let help = helpCache.get(command)
   if (help === undefined) {
     const [file, ...argv] = cliCommand([command, '--help'])

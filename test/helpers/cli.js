@@ -18,7 +18,7 @@ export const REPO = fileURLToPath(new URL('../../', import.meta.url))
  * @param {string[]} args
  * @returns {string[]}
  */
-export function cliCommand (args) {
+export function cliCommand(args) {
   return ['env', '-u', 'NODE_OPTIONS', process.execPath, CLI, ...args]
 }
 
@@ -30,7 +30,7 @@ const SUMMARY_COMMANDS = ['run', 'merge']
 const HERMETIC_UNSET = ['PGLOADGEN_PG_URL', 'DATABASE_URL', 'LOG_LEVEL']
 
 /** This process's environment without HERMETIC_UNSET: what a CLI under test starts from. */
-export function hermeticEnv () {
+export function hermeticEnv() {
   const env = { ...process.env }
   for (const name of HERMETIC_UNSET) delete env[name]
   return env
@@ -54,7 +54,7 @@ export class CliRun {
    * @param {string[]} args
    * @param {{ env?: Record<string, string>, t?: { teardown: (fn: () => unknown) => void }, cwd?: string }} [options]
    */
-  constructor (args, { env = {}, t, cwd = REPO } = {}) {
+  constructor(args, { env = {}, t, cwd = REPO } = {}) {
     const childEnv = hermeticEnv()
     Object.assign(childEnv, env)
     this.args = args
@@ -67,7 +67,9 @@ export class CliRun {
     this.child = spawn(file, argv, { cwd, env: childEnv, stdio: ['ignore', 'pipe', 'pipe'] })
     this.child.stdout.setEncoding('utf8')
     this.child.stderr.setEncoding('utf8')
-    this.child.stdout.on('data', chunk => { this.stdout += chunk })
+    this.child.stdout.on('data', chunk => {
+      this.stdout += chunk
+    })
     this.child.stderr.on('data', chunk => {
       this.stderr += chunk
       for (const listener of this.stderrListeners) listener()
@@ -91,7 +93,11 @@ export class CliRun {
       })
     })
     this.running = true
-    this.exited.finally(() => { this.running = false }).catch(() => {})
+    this.exited
+      .finally(() => {
+        this.running = false
+      })
+      .catch(() => {})
     // Never leave a generator behind when a test fails half-way.
     t?.teardown(async () => {
       if (!this.running) return
@@ -101,7 +107,7 @@ export class CliRun {
   }
 
   /** @param {NodeJS.Signals} signal */
-  kill (signal) {
+  kill(signal) {
     if (this.running) this.child.kill(signal)
   }
 
@@ -112,7 +118,7 @@ export class CliRun {
    * @param {number} [timeoutMs]
    * @returns {Promise<RegExpExecArray>}
    */
-  waitForStderr (pattern, timeoutMs = 30000) {
+  waitForStderr(pattern, timeoutMs = 30000) {
     return new Promise((resolve, reject) => {
       const check = () => {
         const match = pattern.exec(this.stderr)
@@ -142,7 +148,7 @@ export class CliRun {
   }
 
   /** The /metrics URL the CLI logs once its HTTP server listens. */
-  async metricsUrl (timeoutMs = 30000) {
+  async metricsUrl(timeoutMs = 30000) {
     const match = await this.waitForStderr(/pgloadgen info: metrics on (http:\/\/\S+\/metrics)/, timeoutMs)
     return match[1]
   }
@@ -154,12 +160,12 @@ export class CliRun {
  * @param {{ env?: Record<string, string>, t?: { teardown: (fn: () => unknown) => void }, cwd?: string }} [options]
  * @returns {Promise<CliResult>}
  */
-export function runCli (args, options) {
+export function runCli(args, options) {
   return new CliRun(args, options).exited
 }
 
 /** @param {string} stdout */
-function parseSummary (stdout) {
+function parseSummary(stdout) {
   const text = stdout.trim()
   if (!text.startsWith('{')) return null
   try {
@@ -173,7 +179,7 @@ function parseSummary (stdout) {
  * Non-empty lines of a text.
  * @param {string} text
  */
-export function lines (text) {
+export function lines(text) {
   return text.split('\n').filter(line => line.trim() !== '')
 }
 
@@ -184,7 +190,7 @@ export function lines (text) {
  * @param {{ timeoutMs?: number, intervalMs?: number, what?: string }} [options]
  * @returns {Promise<T>}
  */
-export async function waitFor (fn, { timeoutMs = 20000, intervalMs = 100, what = 'condition' } = {}) {
+export async function waitFor(fn, { timeoutMs = 20000, intervalMs = 100, what = 'condition' } = {}) {
   const deadline = Date.now() + timeoutMs
   let lastError
   for (;;) {
@@ -194,12 +200,14 @@ export async function waitFor (fn, { timeoutMs = 20000, intervalMs = 100, what =
     } catch (err) {
       lastError = err
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${lastError}` : ''}`)
+    if (Date.now() > deadline) {
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError ? `: ${lastError}` : ''}`)
+    }
     await sleep(intervalMs)
   }
 }
 
 /** @param {number} ms */
-export function sleep (ms) {
+export function sleep(ms) {
   return new Promise(resolve => setTimeout(resolve, ms))
 }

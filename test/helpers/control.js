@@ -9,7 +9,7 @@ import { waitFor } from './cli.js'
  * The base URL of the run's HTTP server, from its /metrics URL.
  * @param {string} metricsUrl
  */
-export function baseOf (metricsUrl) {
+export function baseOf(metricsUrl) {
   return metricsUrl.replace(/\/metrics$/, '')
 }
 
@@ -26,7 +26,7 @@ export function baseOf (metricsUrl) {
  * @param {RequestInit} init
  * @returns {Promise<Reply>}
  */
-async function request (url, init) {
+async function request(url, init) {
   const response = await fetch(url, init)
   const text = await response.text()
   let json = null
@@ -44,7 +44,7 @@ async function request (url, init) {
  * @param {string} route   e.g. /pause
  * @param {{ body?: unknown, token?: string, authorization?: string }} [options]
  */
-export function post (base, route, { body, token, authorization } = {}) {
+export function post(base, route, { body, token, authorization } = {}) {
   /** @type {Record<string, string>} */
   const headers = {}
   if (body !== undefined) headers['Content-Type'] = 'application/json'
@@ -63,7 +63,7 @@ export function post (base, route, { body, token, authorization } = {}) {
  * @param {string} route
  * @param {{ body?: unknown, token?: string }} [options]
  */
-export async function control (base, route, options) {
+export async function control(base, route, options) {
   const reply = await post(base, route, options)
   if (reply.status !== 200) throw new Error(`POST ${route}: ${reply.status} ${reply.text}`)
   return reply.json
@@ -73,7 +73,7 @@ export async function control (base, route, options) {
  * GET /status.
  * @param {string} base
  */
-export async function status (base) {
+export async function status(base) {
   const reply = await request(`${base}/status`, { method: 'GET' })
   if (reply.status !== 200) throw new Error(`GET /status: ${reply.status} ${reply.text}`)
   return reply.json
@@ -83,9 +83,10 @@ export async function status (base) {
  * Totals of started and done requests, from /metrics.
  * @param {string} metricsUrl
  */
-export async function requestTotals (metricsUrl) {
+export async function requestTotals(metricsUrl) {
   const { families } = await scrape(metricsUrl)
-  const sum = (/** @type {string} */ name) => REQUEST_TYPES.reduce((n, type) => n + (sampleValue(families, name, { type }) ?? 0), 0)
+  const sum = (/** @type {string} */ name) =>
+    REQUEST_TYPES.reduce((n, type) => n + (sampleValue(families, name, { type }) ?? 0), 0)
   return { started: sum('pgloadgen_nqueries_started'), done: sum('pgloadgen_nqueries_done') }
 }
 
@@ -94,15 +95,18 @@ export async function requestTotals (metricsUrl) {
  * are done, so that nothing reaches the database afterwards.
  * @param {string} metricsUrl
  */
-export async function pauseAndDrain (metricsUrl) {
+export async function pauseAndDrain(metricsUrl) {
   await control(baseOf(metricsUrl), '/pause')
   let previous = -1
-  return waitFor(async () => {
-    const { started, done } = await requestTotals(metricsUrl)
-    const settled = started === done && done === previous
-    previous = done
-    return settled && { started, done }
-  }, { what: 'the requests in flight at the pause to finish', intervalMs: 200, timeoutMs: 20000 })
+  return waitFor(
+    async () => {
+      const { started, done } = await requestTotals(metricsUrl)
+      const settled = started === done && done === previous
+      previous = done
+      return settled && { started, done }
+    },
+    { what: 'the requests in flight at the pause to finish', intervalMs: 200, timeoutMs: 20000 }
+  )
 }
 
 /**
@@ -110,7 +114,7 @@ export async function pauseAndDrain (metricsUrl) {
  * @param {string} file
  * @returns {Promise<any[]>}
  */
-export async function readEvents (file) {
+export async function readEvents(file) {
   let text
   try {
     text = await readFile(file, 'utf8')
@@ -118,5 +122,8 @@ export async function readEvents (file) {
     if (/** @type {NodeJS.ErrnoException} */ (err).code === 'ENOENT') return []
     throw err
   }
-  return text.split('\n').filter(line => line.trim() !== '').map(line => JSON.parse(line))
+  return text
+    .split('\n')
+    .filter(line => line.trim() !== '')
+    .map(line => JSON.parse(line))
 }

@@ -14,7 +14,7 @@ export const DASHBOARD_DIR = join(REPO, 'dashboards')
  */
 
 /** @returns {DashboardFile[]} every *.json directly in dashboards/ */
-export function loadDashboards () {
+export function loadDashboards() {
   return readdirSync(DASHBOARD_DIR)
     .filter(name => name.endsWith('.json'))
     .sort()
@@ -26,7 +26,7 @@ export function loadDashboards () {
  * @param {any} dashboard
  * @returns {any[]}
  */
-export function panelsOf (dashboard) {
+export function panelsOf(dashboard) {
   /** @type {any[]} */
   const out = []
   for (const panel of dashboard.panels ?? []) {
@@ -48,10 +48,16 @@ export function panelsOf (dashboard) {
  * @param {DashboardFile} dashboard
  * @returns {Query[]}
  */
-export function panelQueries ({ file, json }) {
-  return panelsOf(json).flatMap(panel => (panel.targets ?? [])
-    .filter((/** @type {any} */ target) => !target.hide)
-    .map((/** @type {any} */ target) => ({ where: `${file} › ${panel.title} › ${target.refId}`, title: panel.title, expr: target.expr })))
+export function panelQueries({ file, json }) {
+  return panelsOf(json).flatMap(panel =>
+    (panel.targets ?? [])
+      .filter((/** @type {any} */ target) => !target.hide)
+      .map((/** @type {any} */ target) => ({
+        where: `${file} › ${panel.title} › ${target.refId}`,
+        title: panel.title,
+        expr: target.expr
+      }))
+  )
 }
 
 /**
@@ -59,10 +65,14 @@ export function panelQueries ({ file, json }) {
  * @param {DashboardFile} dashboard
  * @returns {Query[]}
  */
-export function annotationQueries ({ file, json }) {
+export function annotationQueries({ file, json }) {
   return (json.annotations?.list ?? [])
     .filter((/** @type {any} */ a) => !a.builtIn)
-    .map((/** @type {any} */ a) => ({ where: `${file} › annotation ${a.name}`, title: a.name, expr: a.expr ?? a.target?.expr }))
+    .map((/** @type {any} */ a) => ({
+      where: `${file} › annotation ${a.name}`,
+      title: a.name,
+      expr: a.expr ?? a.target?.expr
+    }))
 }
 
 /**
@@ -72,7 +82,7 @@ export function annotationQueries ({ file, json }) {
  * @param {string} expr
  * @param {Record<string, string>} values
  */
-export function substitute (expr, values) {
+export function substitute(expr, values) {
   return expr.replace(/\$\{(\w+)(?::[^}]*)?\}|\[\[(\w+)(?::[^\]]*)?\]\]|\$(\w+)/g, (match, a, b, c) => {
     const name = a ?? b ?? c
     if (!Object.hasOwn(values, name)) throw new Error(`unknown Grafana variable ${match} in: ${expr}`)
@@ -91,7 +101,7 @@ const HISTOGRAM_SUFFIXES = ['_bucket', '_sum', '_count']
  * @param {Set<string>} known   names, histograms by their base name
  * @returns {{ names: string[], unknown: string[] }}
  */
-export function metricNames (expr, known) {
+export function metricNames(expr, known) {
   const names = new Set()
   const unknown = new Set()
   for (const [, regex] of expr.matchAll(/__name__\s*=~\s*"([^"]*)"/g)) {

@@ -8,7 +8,7 @@ import { resolveProfile } from '../../lib/embedded/profile.js'
 import { createLogger } from '../../lib/log.js'
 
 /** A data directory nobody uses yet, removed in the test's teardown. */
-export async function tempDataDir (/** @type {{ teardown: (fn: () => unknown) => void }} */ t) {
+export async function tempDataDir(/** @type {{ teardown: (fn: () => unknown) => void }} */ t) {
   // Directly under the temporary directory: the server user (postgres, when
   // we are root) must be able to reach it.
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-test-'))
@@ -24,9 +24,14 @@ export async function tempDataDir (/** @type {{ teardown: (fn: () => unknown) =>
  *   major: the PostgreSQL major (lib/embedded/majors.js), fetched when missing; default 18
  * @returns {Promise<{ server: EmbeddedServer, url: string, adminUrl: string, dataDir: string }>}
  */
-export async function startEmbedded (t, { dataDir, profile = 'default', major } = {}) {
-  const dir = dataDir ?? await tempDataDir(t)
-  const server = new EmbeddedServer({ dataDir: dir, profileFile: resolveProfile(profile), log: createLogger({ level: 'warn' }), ...(major !== undefined && { major }) })
+export async function startEmbedded(t, { dataDir, profile = 'default', major } = {}) {
+  const dir = dataDir ?? (await tempDataDir(t))
+  const server = new EmbeddedServer({
+    dataDir: dir,
+    profileFile: resolveProfile(profile),
+    log: createLogger({ level: 'warn' }),
+    ...(major !== undefined && { major })
+  })
   // Teardowns run in reverse order: the server stops before its directory goes.
   t.teardown(() => server.shutdown().catch(() => {}))
   const url = await server.start()

@@ -19,7 +19,7 @@ const LOCK = path.join(os.tmpdir(), 'pgloadgen-test-measurement.lock')
  * @param {{ timeoutMs?: number }} [options]  how long to wait for the other (then run anyway)
  * @returns {Promise<T>}
  */
-export async function measuringAlone (fn, { timeoutMs = 120000 } = {}) {
+export async function measuringAlone(fn, { timeoutMs = 120000 } = {}) {
   const deadline = Date.now() + timeoutMs
   let held = false
   while (!held && Date.now() < deadline) {

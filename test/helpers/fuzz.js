@@ -24,13 +24,111 @@ export const LONG_MESSAGE = 1000
 
 /** Pieces that break parsers: separators, number look-alikes, unicode, controls. */
 export const NASTY = [
-  '', ' ', '  ', '\t', '\n', '\r', '\r\n', '\v', '\f', '\u0000', '\u0007', '\u001b[31m', '\u007f', '\u00a0', '\u2028', '\u2029', '\ufeff', '\u200b',
-  'NaN', 'nan', 'Infinity', '-Infinity', '+Infinity', 'inf', '1e400', '-1e400', '1e-400', '1e308', '-0', '0x10', '0b11', '0o17', '1_000',
-  '9'.repeat(40), '9'.repeat(400), '0.'.padEnd(60, '0') + '1', '4294967296', '9007199254740993', '-9223372036854775809', '2147483648',
-  '\u0661\u0662', '\uff11\uff12', '\u00bd', '\u2167', 'undefined', 'null', 'true', 'false', '[]', '{}', '[1]', '{"a":1}',
-  'constructor', '__proto__', 'prototype', 'toString', 'valueOf', 'hasOwnProperty', 'then',
-  '\u{1F600}', '\uD800', '\uDC00', 'é', 'ß', 'İ', '%00', '%', '%zz', '\\', '\\n', '"', "'", '`', '$', '${x}', '=', '==', ',', ',,', '@', '@@',
-  ':', '::', '/', '//', '?', '#', '&', ';', '|', '(', ')', '[', ']', '{', '}', '<', '>', '*', '+', '-', '.', '..', '...', 'x'.repeat(300)
+  '',
+  ' ',
+  '  ',
+  '\t',
+  '\n',
+  '\r',
+  '\r\n',
+  '\v',
+  '\f',
+  '\u0000',
+  '\u0007',
+  '\u001b[31m',
+  '\u007f',
+  '\u00a0',
+  '\u2028',
+  '\u2029',
+  '\ufeff',
+  '\u200b',
+  'NaN',
+  'nan',
+  'Infinity',
+  '-Infinity',
+  '+Infinity',
+  'inf',
+  '1e400',
+  '-1e400',
+  '1e-400',
+  '1e308',
+  '-0',
+  '0x10',
+  '0b11',
+  '0o17',
+  '1_000',
+  '9'.repeat(40),
+  '9'.repeat(400),
+  '0.'.padEnd(60, '0') + '1',
+  '4294967296',
+  '9007199254740993',
+  '-9223372036854775809',
+  '2147483648',
+  '\u0661\u0662',
+  '\uff11\uff12',
+  '\u00bd',
+  '\u2167',
+  'undefined',
+  'null',
+  'true',
+  'false',
+  '[]',
+  '{}',
+  '[1]',
+  '{"a":1}',
+  'constructor',
+  '__proto__',
+  'prototype',
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  'then',
+  '\u{1F600}',
+  '\uD800',
+  '\uDC00',
+  'é',
+  'ß',
+  'İ',
+  '%00',
+  '%',
+  '%zz',
+  '\\',
+  '\\n',
+  '"',
+  "'",
+  '`',
+  '$',
+  '${x}',
+  '=',
+  '==',
+  ',',
+  ',,',
+  '@',
+  '@@',
+  ':',
+  '::',
+  '/',
+  '//',
+  '?',
+  '#',
+  '&',
+  ';',
+  '|',
+  '(',
+  ')',
+  '[',
+  ']',
+  '{',
+  '}',
+  '<',
+  '>',
+  '*',
+  '+',
+  '-',
+  '.',
+  '..',
+  '...',
+  'x'.repeat(300)
 ]
 
 /**
@@ -39,7 +137,7 @@ export const NASTY = [
  * @param {fc.Arbitrary<string>} base
  * @param {readonly string[]} [fragments]
  */
-export function mutated (base, fragments = NASTY) {
+export function mutated(base, fragments = NASTY) {
   const op = fc.tuple(fc.nat(), fc.nat(), fc.constantFrom(...fragments), fc.integer({ min: 0, max: 5 }))
   return fc.tuple(base, fc.array(op, { minLength: 1, maxLength: 3 })).map(([text, ops]) => {
     let s = text
@@ -47,12 +145,23 @@ export function mutated (base, fragments = NASTY) {
       const i = s.length === 0 ? 0 : a % (s.length + 1)
       const j = Math.min(s.length, i + (b % 8))
       switch (kind) {
-        case 0: s = s.slice(0, i) + fragment + s.slice(i); break // insert
-        case 1: s = s.slice(0, i) + s.slice(j); break // delete
-        case 2: s = s.slice(0, i) + fragment + s.slice(j); break // replace
-        case 3: s = s.slice(0, i) + s.slice(i, j).repeat(2 + (b % 5000)) + s.slice(j); break // repeat, sometimes a lot
-        case 4: s = s.slice(0, i) + s.slice(i, j).toUpperCase() + s.slice(j); break
-        default: s = fragment + s + fragment
+        case 0:
+          s = s.slice(0, i) + fragment + s.slice(i)
+          break // insert
+        case 1:
+          s = s.slice(0, i) + s.slice(j)
+          break // delete
+        case 2:
+          s = s.slice(0, i) + fragment + s.slice(j)
+          break // replace
+        case 3:
+          s = s.slice(0, i) + s.slice(i, j).repeat(2 + (b % 5000)) + s.slice(j)
+          break // repeat, sometimes a lot
+        case 4:
+          s = s.slice(0, i) + s.slice(i, j).toUpperCase() + s.slice(j)
+          break
+        default:
+          s = fragment + s + fragment
       }
     }
     return s
@@ -65,8 +174,10 @@ export function mutated (base, fragments = NASTY) {
  * @param {readonly string[]} valid
  * @param {{ pieces?: readonly string[], fragments?: readonly string[] }} [options]
  */
-export function hostileText (valid, { pieces = [], fragments = NASTY } = {}) {
-  const soup = fc.array(fc.constantFrom(...valid, ...pieces, ...fragments), { maxLength: 12 }).map(parts => parts.join(''))
+export function hostileText(valid, { pieces = [], fragments = NASTY } = {}) {
+  const soup = fc
+    .array(fc.constantFrom(...valid, ...pieces, ...fragments), { maxLength: 12 })
+    .map(parts => parts.join(''))
   return fc.oneof(
     { weight: 2, arbitrary: fc.constantFrom(...valid) },
     { weight: 6, arbitrary: mutated(fc.constantFrom(...valid), [...fragments, ...pieces]) },
@@ -75,24 +186,58 @@ export function hostileText (valid, { pieces = [], fragments = NASTY } = {}) {
     { weight: 1, arbitrary: fc.string({ unit: 'binary', maxLength: 40 }) },
     { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 40 }) },
     // very long: a parser must not be quadratic in it
-    { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...valid, ' ', '1', 'a', '\t'), fc.integer({ min: 1000, max: 50000 })).map(([s, n]) => s.repeat(Math.ceil(n / Math.max(1, s.length)))) }
+    {
+      weight: 1,
+      arbitrary: fc
+        .tuple(fc.constantFrom(...valid, ' ', '1', 'a', '\t'), fc.integer({ min: 1000, max: 50000 }))
+        .map(([s, n]) => s.repeat(Math.ceil(n / Math.max(1, s.length))))
+    }
   )
 }
 
 /** Values a JSON or YAML document can hold where a scalar is expected. */
 export const jsonish = fc.oneof(
-  fc.constantFrom(null, true, false, 0, -1, 1, 0.5, -0, 1e308, -1e308, 5e-324, Infinity, -Infinity, NaN, 2 ** 53, 2 ** 31, '', ' ', '0', '1', 'x', [], {}),
-  fc.integer(), fc.double(), fc.string({ maxLength: 20 }),
+  fc.constantFrom(
+    null,
+    true,
+    false,
+    0,
+    -1,
+    1,
+    0.5,
+    -0,
+    1e308,
+    -1e308,
+    5e-324,
+    Infinity,
+    -Infinity,
+    NaN,
+    2 ** 53,
+    2 ** 31,
+    '',
+    ' ',
+    '0',
+    '1',
+    'x',
+    [],
+    {}
+  ),
+  fc.integer(),
+  fc.double(),
+  fc.string({ maxLength: 20 }),
   fc.array(fc.oneof(fc.integer(), fc.string({ maxLength: 5 })), { maxLength: 3 }),
   // as JSON.parse and YAML.parse make them: with Object's prototype
-  fc.dictionary(fc.string({ maxLength: 5 }), fc.oneof(fc.integer(), fc.string({ maxLength: 5 })), { maxKeys: 3, noNullPrototype: true })
+  fc.dictionary(fc.string({ maxLength: 5 }), fc.oneof(fc.integer(), fc.string({ maxLength: 5 })), {
+    maxKeys: 3,
+    noNullPrototype: true
+  })
 )
 
 /**
  * Whether a message is one line: no line break of any kind.
  * @param {string} message
  */
-export function isOneLine (message) {
+export function isOneLine(message) {
   return !/[\n\r\u2028\u2029\u0085]/.test(message)
 }
 
@@ -100,14 +245,18 @@ export function isOneLine (message) {
  * What is wrong with a thrown error, or null when it is a proper refusal.
  * @param {unknown} err
  */
-export function refusalProblem (err) {
+export function refusalProblem(err) {
   if (!(err instanceof InputError)) return `threw ${err instanceof Error ? `${err.name}: ${err.stack}` : String(err)}`
   if (exitCodeFor(err) !== 2) return `exit code ${exitCodeFor(err)}`
   if (err.message.trim() === '') return 'empty message'
   if (!isOneLine(err.message)) return `message of more than one line: ${JSON.stringify(err.message)}`
-  if (err.message.length > LONG_MESSAGE) return `message of ${err.message.length} characters: ${JSON.stringify(err.message.slice(0, 200))}…`
+  if (err.message.length > LONG_MESSAGE) {
+    return `message of ${err.message.length} characters: ${JSON.stringify(err.message.slice(0, 200))}…`
+  }
   // eslint-disable-next-line no-control-regex
-  if (/[\u0000-\u0008\u000b-\u001f\u007f]/.test(err.message)) return `control characters in the message: ${JSON.stringify(err.message)}`
+  if (/[\u0000-\u0008\u000b-\u001f\u007f]/.test(err.message)) {
+    return `control characters in the message: ${JSON.stringify(err.message)}`
+  }
   return null
 }
 
@@ -119,17 +268,24 @@ export function refusalProblem (err) {
  * @param {string} name
  * @param {fc.Arbitrary<I>} arbitrary
  * @param {(input: I) => unknown} parse        may return a promise
- * @param {{ runs?: number, slowMs?: number, valid?: (value: any, input: I) => string | null, refused?: (err: InputError, input: I) => string | null }} [options]
+ * @param {{ runs?: number, slowMs?: number, valid?: (value: any, input: I) => string | null,
+ *     refused?: (err: InputError, input: I) => string | null }} [options]
  *   valid / refused: what is wrong with a result or a refusal, or null
  */
-export async function fuzz (t, name, arbitrary, parse, { runs = 2000, slowMs = SLOW_MS, valid = () => null, refused = () => null } = {}) {
+export async function fuzz(
+  t,
+  name,
+  arbitrary,
+  parse,
+  { runs = 2000, slowMs = SLOW_MS, valid = () => null, refused = () => null } = {}
+) {
   const numRuns = Math.max(1, Math.round(runs * SCALE))
   let parsed = 0
   let refusedCount = 0
   let cases = 0
   /** @type {unknown[]} */
   const refusals = []
-  const property = fc.asyncProperty(arbitrary, async (input) => {
+  const property = fc.asyncProperty(arbitrary, async input => {
     cases++
     const started = performance.now()
     let value
@@ -163,7 +319,13 @@ export async function fuzz (t, name, arbitrary, parse, { runs = 2000, slowMs = S
   const details = await fc.check(property, { seed: SEED, numRuns })
   if (details.failed) {
     const input = JSON.stringify(details.counterexample?.[0])
-    t.fail(safeLabel(`${name}: ${/** @type {Error | undefined} */ (details.errorInstance)?.message?.slice(0, 600)}; input (seed ${SEED}, ${details.numRuns} runs, shrunk ${details.numShrinks} times): ${input === undefined ? String(details.counterexample?.[0]) : input.length > 600 ? `${input.slice(0, 600)}… (${input.length} characters)` : input}`))
+    t.fail(
+      safeLabel(
+        `${name}: ${/** @type {Error | undefined} */ (details.errorInstance)?.message?.slice(0, 600)}; input ` +
+          `(seed ${SEED}, ${details.numRuns} runs, shrunk ${details.numShrinks} times): ` +
+          `${input === undefined ? String(details.counterexample?.[0]) : input.length > 600 ? `${input.slice(0, 600)}… (${input.length} characters)` : input}`
+      )
+    )
   } else {
     t.pass(safeLabel(`${name}: ${cases} cases (${parsed} parsed, ${refusedCount} refused)`))
   }
@@ -185,7 +347,7 @@ export const CLI_SAMPLES = process.env.PGLOADGEN_FUZZ_CLI === '1'
  * @param {string} name
  * @param {(t: import('tap').Test) => Promise<void>} body
  */
-export function cliSampleTest (t, name, body) {
+export function cliSampleTest(t, name, body) {
   if (!CLI_SAMPLES) {
     t.comment(`${name}: spawns the CLI, run by test/integration/fuzz-cli.test.js`)
     return Promise.resolve()
@@ -202,7 +364,7 @@ export function cliSampleTest (t, name, body) {
  * @param {(scratch: { dataDir: string, events: string }) => string[]} argsOf
  * @param {string} label
  */
-export async function cliRefuses (t, argsOf, label) {
+export async function cliRefuses(t, argsOf, label) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-fuzz-'))
   try {
     const scratch = { dataDir: path.join(dir, 'pgdata'), events: path.join(dir, 'events.ndjson') }
@@ -210,8 +372,15 @@ export async function cliRefuses (t, argsOf, label) {
     const result = await runCli(args, { env: { PGLOADGEN_CONTROL_TOKEN: '' } })
     const errorLines = lines(result.stderr)
     const shown = `${label} ${JSON.stringify(args.filter(arg => !arg.startsWith(dir))).slice(0, 160)}`
-    const ok = result.code === 2 && result.stdout === '' && errorLines.length === 1 && /^pgloadgen: \S/.test(errorLines[0]) &&
-      !/^ {4}at /m.test(result.stderr) && result.stderr.split('\n').length === 2 && !existsSync(scratch.dataDir) && !existsSync(scratch.events)
+    const ok =
+      result.code === 2 &&
+      result.stdout === '' &&
+      errorLines.length === 1 &&
+      /^pgloadgen: \S/.test(errorLines[0]) &&
+      !/^ {4}at /m.test(result.stderr) &&
+      result.stderr.split('\n').length === 2 &&
+      !existsSync(scratch.dataDir) &&
+      !existsSync(scratch.events)
     t.ok(ok, safeLabel(`CLI refuses ${shown}: exit ${result.code}, ${JSON.stringify(result.stderr.slice(0, 200))}`))
     return result
   } finally {
@@ -226,10 +395,18 @@ export async function cliRefuses (t, argsOf, label) {
  * @param {number} n
  * @param {(input: any) => boolean} [usable]
  */
-export function sample (refusals, n, usable = () => true) {
+export function sample(refusals, n, usable = () => true) {
   const seen = new Set()
   const ok = refusals.filter(input => {
-    if (typeof input !== 'string' || input.includes('\u0000') || input.length > 2000 || /[\uD800-\uDFFF]/.test(input) || !usable(input)) return false
+    if (
+      typeof input !== 'string' ||
+      input.includes('\u0000') ||
+      input.length > 2000 ||
+      /[\uD800-\uDFFF]/.test(input) ||
+      !usable(input)
+    ) {
+      return false
+    }
     // one of each shape: a long run of one letter once
     const shape = input.replace(/(.)\1{3,}/g, '$1…')
     if (seen.has(shape)) return false
@@ -245,7 +422,7 @@ export function sample (refusals, n, usable = () => true) {
  * the start of a directive such as # SKIP).
  * @param {string} text
  */
-export function safeLabel (text) {
+export function safeLabel(text) {
   return printable(text, 2000).replaceAll('#', '＃')
 }
 
@@ -259,9 +436,11 @@ export function safeLabel (text) {
  * @param {Parameters<typeof fuzz>[4]} [options]
  * @returns {Promise<{ cases: number, parsed: number, refused: number, refusals: unknown[] }>}
  */
-export async function fuzzTest (t, name, arbitrary, parse, options) {
+export async function fuzzTest(t, name, arbitrary, parse, options) {
   /** @type {{ cases: number, parsed: number, refused: number, refusals: unknown[] }} */
   let result = { cases: 0, parsed: 0, refused: 0, refusals: [] }
-  await t.test(safeLabel(name), async t => { result = await fuzz(t, name, arbitrary, parse, options) })
+  await t.test(safeLabel(name), async t => {
+    result = await fuzz(t, name, arbitrary, parse, options)
+  })
   return result
 }

@@ -11,9 +11,15 @@ import { parseAllDocuments } from 'yaml'
 export const KUBECTL = process.env.KUBECTL ?? 'kubectl'
 
 /** Why kubectl cannot be run here, or null when it can. */
-export function missingKubectl () {
+export function missingKubectl() {
   const probe = spawnSync(KUBECTL, ['version', '--client'], { encoding: 'utf8', timeout: 60000 })
-  if (probe.error) return `kubectl cannot be run (${/** @type {NodeJS.ErrnoException} */ (probe.error).code ?? probe.error.message}), needed to build the manifests with kustomize: install kubectl from the Kubernetes project's packages (https://kubernetes.io/docs/tasks/tools/), or set KUBECTL`
+  if (probe.error)
+    return (
+      `kubectl cannot be run ` +
+      `(${/** @type {NodeJS.ErrnoException} */ (probe.error).code ?? probe.error.message}), ` +
+      `needed to build the manifests with kustomize: install kubectl from the Kubernetes project's packages ` +
+      `(https://kubernetes.io/docs/tasks/tools/), or set KUBECTL`
+    )
   if (probe.status !== 0) return `kubectl version --client failed: ${probe.stderr}`
   return null
 }
@@ -23,9 +29,11 @@ export function missingKubectl () {
  * @param {string} dir
  * @returns {any[]}
  */
-export function kustomize (dir) {
+export function kustomize(dir) {
   const result = spawnSync(KUBECTL, ['kustomize', dir], { encoding: 'utf8', timeout: 60000 })
-  if (result.error || result.status !== 0) throw new Error(`kubectl kustomize ${dir} failed: ${result.error ?? result.stderr}`)
+  if (result.error || result.status !== 0) {
+    throw new Error(`kubectl kustomize ${dir} failed: ${result.error ?? result.stderr}`)
+  }
   return parseAllDocuments(result.stdout).map(doc => doc.toJS())
 }
 
@@ -40,9 +48,11 @@ const MODEL_PACKAGES = new Map([
  * @param {any} object
  * @returns {Promise<string[]>}
  */
-export async function schemaProblems (object) {
+export async function schemaProblems(object) {
   const where = `${object?.kind ?? '(no kind)'} ${object?.metadata?.name ?? '(no name)'}`
-  if (typeof object?.apiVersion !== 'string' || typeof object?.kind !== 'string') return [`${where}: no apiVersion or kind`]
+  if (typeof object?.apiVersion !== 'string' || typeof object?.kind !== 'string') {
+    return [`${where}: no apiVersion or kind`]
+  }
   const [group, version] = object.apiVersion.includes('/') ? object.apiVersion.split('/') : ['', object.apiVersion]
   const root = MODEL_PACKAGES.get(group) ?? (group === '' ? 'kubernetes-models' : `kubernetes-models/${group}`)
   let Model
@@ -55,6 +65,9 @@ export async function schemaProblems (object) {
     new Model(object).validate()
     return []
   } catch (err) {
-    return String(/** @type {Error} */ (err).message).split('\n').filter(Boolean).map(line => `${where}: ${line}`)
+    return String(/** @type {Error} */ (err).message)
+      .split('\n')
+      .filter(Boolean)
+      .map(line => `${where}: ${line}`)
   }
 }

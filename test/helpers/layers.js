@@ -13,7 +13,7 @@ import config, { LAYERS } from '../../.dependency-cruiser.mjs'
  * @param {string} root
  * @returns {Promise<Array<{ rule: string, from: string, to: string }>>}
  */
-export async function layerViolations (root) {
+export async function layerViolations(root) {
   const dirs = ['lib', 'bin'].filter(d => listed(path.join(root, d)))
   const options = { ...config.options, ruleSet: { forbidden: config.forbidden }, validate: true, baseDir: root }
   const result = await cruise(dirs, options)
@@ -26,7 +26,7 @@ export async function layerViolations (root) {
  * @param {string} root
  * @returns {Array<{ from: string, to: string }>}
  */
-export function climbingTypes (root) {
+export function climbingTypes(root) {
   const layerOf = new Map(LAYERS.flatMap((folders, i) => folders.map(f => [f, i])))
   const found = []
   for (const file of jsFiles(path.join(root, 'lib'))) {
@@ -41,15 +41,19 @@ export function climbingTypes (root) {
 }
 
 /** @param {string} dir */
-function listed (dir) {
-  try { return readdirSync(dir).length > 0 } catch { return false }
+function listed(dir) {
+  try {
+    return readdirSync(dir).length > 0
+  } catch {
+    return false
+  }
 }
 
 /**
  * @param {string} dir
  * @returns {string[]}
  */
-function jsFiles (dir) {
+function jsFiles(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap(entry => {
     const full = path.join(dir, entry.name)
     if (entry.isDirectory()) return jsFiles(full)

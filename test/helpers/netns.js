@@ -18,7 +18,7 @@ const PG15_BIN = '/usr/lib/postgresql/15/bin'
 const PORT = 5432
 
 /** @param {string[]} args */
-function ip (...args) {
+function ip(...args) {
   return run('ip', args)
 }
 
@@ -29,9 +29,13 @@ export class NetnsServer {
    * @param {{ teardown: (fn: () => unknown) => void }} t
    * @param {string[]} [settings]  name=value, given to the server with -c
    */
-  static async create (t, settings = []) {
-    if (process.getuid?.() !== 0) throw new Error('the partition tests need root: they make a network namespace and a veth pair')
-    await ip('-V').catch(err => { throw new Error(`the partition tests need iproute2's ip: ${err.message}`) })
+  static async create(t, settings = []) {
+    if (process.getuid?.() !== 0) {
+      throw new Error('the partition tests need root: they make a network namespace and a veth pair')
+    }
+    await ip('-V').catch(err => {
+      throw new Error(`the partition tests need iproute2's ip: ${err.message}`)
+    })
     const user = await serverUser(createLogger({ level: 'warn' }))
     if (!user) throw new Error('the partition tests need a user to run PostgreSQL as (it refuses root)')
     // a /30 of 10.213.0.0/16 per process, so that two test runs on one machine cannot meet
@@ -52,7 +56,11 @@ export class NetnsServer {
     await server.inNetns('ip', 'link', 'set', 'lo', 'up')
     server.dataDir = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-netns-'))
     await chown(server.dataDir, user.uid, user.gid)
-    await run(`${PG15_BIN}/initdb`, ['-D', server.dataDir, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8'], { uid: user.uid, gid: user.gid })
+    await run(
+      `${PG15_BIN}/initdb`,
+      ['-D', server.dataDir, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8'],
+      { uid: user.uid, gid: user.gid }
+    )
     // the generator comes from the host's end of the link
     await appendFile(path.join(server.dataDir, 'pg_hba.conf'), `host all all ${server.hostAddress}/32 trust\n`)
     server.settings = settings
@@ -66,7 +74,7 @@ export class NetnsServer {
    * @param {string} address
    * @param {{ uid: number, gid: number, name?: string }} user
    */
-  constructor (name, hostAddress, address, user) {
+  constructor(name, hostAddress, address, user) {
     this.netns = name
     this.hostLink = `${name}h`.slice(0, 15)
     this.serverLink = `${name}s`.slice(0, 15)
@@ -83,7 +91,7 @@ export class NetnsServer {
   }
 
   /** @param {string} database */
-  urlOf (database) {
+  urlOf(database) {
     return `postgres://postgres@${this.address}:${PORT}/${database}`
   }
 
@@ -91,18 +99,18 @@ export class NetnsServer {
    * @param {string} command
    * @param {string[]} args
    */
-  inNetns (command, ...args) {
+  inNetns(command, ...args) {
     return ip('netns', 'exec', this.netns, command, ...args)
   }
 
   /** Starts the server in the namespace and waits until it answers over the link. */
-  start () {
+  start() {
     this.spawnServer()
     return this.waitReady({ connectionString: this.urlOf('postgres'), connectionTimeoutMillis: 2000 })
   }
 
   /** A fast shutdown (commits kept, sessions ended), then a start: a restart the clients cannot see while the link is down. */
-  async restart () {
+  async restart() {
     this.postmaster?.kill('SIGINT')
     await this.exited
     this.spawnServer()
@@ -110,10 +118,27 @@ export class NetnsServer {
     await this.waitReady({ host: this.dataDir, port: PORT, user: 'postgres', database: 'postgres' })
   }
 
-  spawnServer () {
-    const args = ['netns', 'exec', this.netns, 'setpriv', `--reuid=${this.user.uid}`, `--regid=${this.user.gid}`, '--clear-groups',
-      `${PG15_BIN}/postgres`, '-D', this.dataDir, '-p', String(PORT), '-c', `listen_addresses=${this.address}`,
-      '-c', `unix_socket_directories=${this.dataDir}`, '-c', 'synchronous_commit=on']
+  spawnServer() {
+    const args = [
+      'netns',
+      'exec',
+      this.netns,
+      'setpriv',
+      `--reuid=${this.user.uid}`,
+      `--regid=${this.user.gid}`,
+      '--clear-groups',
+      `${PG15_BIN}/postgres`,
+      '-D',
+      this.dataDir,
+      '-p',
+      String(PORT),
+      '-c',
+      `listen_addresses=${this.address}`,
+      '-c',
+      `unix_socket_directories=${this.dataDir}`,
+      '-c',
+      'synchronous_commit=on'
+    ]
     for (const setting of this.settings) args.push('-c', setting)
     // ip and setpriv exec into the postmaster: the child is the server
     const child = spawn('ip', args, { stdio: 'ignore' })
@@ -122,29 +147,33 @@ export class NetnsServer {
   }
 
   /** @param {import('pg').ClientConfig} config */
-  waitReady (config) {
-    return waitUntilAccepting(config, /** @type {import('node:child_process').ChildProcess} */ (this.postmaster), `the PostgreSQL in ${this.netns}`)
+  waitReady(config) {
+    return waitUntilAccepting(
+      config,
+      /** @type {import('node:child_process').ChildProcess} */ (this.postmaster),
+      `the PostgreSQL in ${this.netns}`
+    )
   }
 
   /** The server's side of the link goes down: what is sent to it is dropped, and nothing comes back. */
-  linkDown () {
+  linkDown() {
     return this.inNetns('ip', 'link', 'set', this.serverLink, 'down')
   }
 
-  linkUp () {
+  linkUp() {
     return this.inNetns('ip', 'link', 'set', this.serverLink, 'up')
   }
 
   /** The server's address vanishes from its side of the link (the link stays up). */
-  removeAddress () {
+  removeAddress() {
     return this.inNetns('ip', 'addr', 'del', `${this.address}/30`, 'dev', this.serverLink)
   }
 
-  restoreAddress () {
+  restoreAddress() {
     return this.inNetns('ip', 'addr', 'add', `${this.address}/30`, 'dev', this.serverLink)
   }
 
-  async remove () {
+  async remove() {
     if (this.postmaster && this.postmaster.exitCode === null) {
       this.postmaster.kill('SIGQUIT')
       await Promise.race([this.exited, sleep(10000)])

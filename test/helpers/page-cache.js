@@ -9,7 +9,7 @@ const run = promisify(execFile)
  * Bytes of the files in the page cache, and their size.
  * @param {string[]} files
  */
-export async function residency (files) {
+export async function residency(files) {
   const { stdout } = await run('fincore', ['--bytes', '--noheadings', '--raw', '--output', 'RES,SIZE', ...files])
   let resident = 0
   let size = 0

@@ -10,7 +10,7 @@ export const PG15_ADMIN_URL = process.env.PGLOADGEN_TEST_PG15_URL ?? 'postgres:/
  * @param {string} database
  * @param {{ password?: string }} [options]
  */
-export function urlFor (url, database, { password } = {}) {
+export function urlFor(url, database, { password } = {}) {
   const copy = new URL(url)
   copy.pathname = `/${encodeURIComponent(database)}`
   if (password !== undefined) copy.password = encodeURIComponent(password)
@@ -24,7 +24,7 @@ export function urlFor (url, database, { password } = {}) {
  * @param {(client: pg.Client) => Promise<T>} fn
  * @returns {Promise<T>}
  */
-export async function withClient (url, fn) {
+export async function withClient(url, fn) {
   const client = new pg.Client({ connectionString: url, application_name: 'pgloadgen-tests' })
   client.on('error', () => {})
   await client.connect()
@@ -40,7 +40,7 @@ export async function withClient (url, fn) {
  * @param {string} sql
  * @param {unknown[]} [params]
  */
-export function query (url, sql, params = []) {
+export function query(url, sql, params = []) {
   return withClient(url, client => client.query(sql, params))
 }
 
@@ -53,14 +53,18 @@ export function query (url, sql, params = []) {
  * @param {string} [adminUrl]  a URL to the server's maintenance database
  * @returns {Promise<{ name: string, url: string, adminUrl: string }>}
  */
-export async function createTestDatabase (t, name, adminUrl = PG15_ADMIN_URL) {
+export async function createTestDatabase(t, name, adminUrl = PG15_ADMIN_URL) {
   const database = `pgloadgen_test_${name}_${process.pid}`
   if (!/^[a-z0-9_]+$/.test(database)) throw new Error(`bad test database name ${database}`)
   try {
     await query(adminUrl, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
   } catch (err) {
     // The first contact with the server: say which one, and how it gets there.
-    throw new Error(`the tests' PostgreSQL 15 at ${adminUrl} cannot be used (${err}): npm test starts one on 127.0.0.1:5432 (its set-up, test/setup/system.sh), or set PGLOADGEN_TEST_PG15_URL`, { cause: err })
+    throw new Error(
+      `the tests' PostgreSQL 15 at ${adminUrl} cannot be used (${err}): npm test starts one on 127.0.0.1:5432 ` +
+        `(its set-up, test/setup/system.sh), or set PGLOADGEN_TEST_PG15_URL`,
+      { cause: err }
+    )
   }
   await query(adminUrl, `CREATE DATABASE ${database}`)
   t.teardown(() => query(adminUrl, `DROP DATABASE IF EXISTS ${database} WITH (FORCE)`))
@@ -72,8 +76,12 @@ export async function createTestDatabase (t, name, adminUrl = PG15_ADMIN_URL) {
  * @param {string} url
  * @returns {Promise<string[]>}
  */
-export async function listTables (url) {
-  const result = await query(url, "SELECT relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p', 'S', 'v') ORDER BY 1")
+export async function listTables(url) {
+  const result = await query(
+    url,
+    "SELECT relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND " +
+      "c.relkind IN ('r', 'p', 'S', 'v') ORDER BY 1"
+  )
   return result.rows.map(row => row.relname)
 }
 
@@ -82,7 +90,7 @@ export async function listTables (url) {
  * @param {string} url
  * @param {string} table
  */
-export async function countRows (url, table) {
+export async function countRows(url, table) {
   return withClient(url, async client => {
     const exists = await client.query('SELECT to_regclass($1) IS NOT NULL AS exists', [table])
     if (!exists.rows[0].exists) return 0
@@ -96,7 +104,7 @@ export async function countRows (url, table) {
  * @param {string} url
  * @param {string} table
  */
-export async function rowIds (url, table) {
+export async function rowIds(url, table) {
   const result = await query(url, `SELECT id FROM ${table} ORDER BY id`)
   return result.rows.map(row => Number(row.id))
 }
@@ -107,8 +115,12 @@ export async function rowIds (url, table) {
  * @param {string} url
  * @returns {Promise<number[]>}
  */
-export async function generatorPids (url) {
-  const result = await query(url, "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgloadgen' AND datname = current_database() AND pid <> pg_backend_pid() ORDER BY pid")
+export async function generatorPids(url) {
+  const result = await query(
+    url,
+    "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgloadgen' AND datname = current_database() AND pid " +
+      '<> pg_backend_pid() ORDER BY pid'
+  )
   return result.rows.map(row => row.pid)
 }
 
@@ -116,7 +128,7 @@ export async function generatorPids (url) {
  * How many connections the generator has to the database of url.
  * @param {string} url
  */
-export async function generatorBackends (url) {
+export async function generatorBackends(url) {
   return (await generatorPids(url)).length
 }
 
@@ -126,8 +138,12 @@ export async function generatorBackends (url) {
  * @param {string} url
  * @returns {Promise<number[]>}
  */
-export async function terminateGenerator (url) {
-  const result = await query(url, "SELECT pid, pg_terminate_backend(pid) AS terminated FROM pg_stat_activity WHERE application_name = 'pgloadgen' AND datname = current_database() AND pid <> pg_backend_pid()")
+export async function terminateGenerator(url) {
+  const result = await query(
+    url,
+    "SELECT pid, pg_terminate_backend(pid) AS terminated FROM pg_stat_activity WHERE application_name = 'pgloadgen' " +
+      'AND datname = current_database() AND pid <> pg_backend_pid()'
+  )
   return result.rows.filter(row => row.terminated).map(row => row.pid)
 }
 
@@ -137,11 +153,14 @@ export async function terminateGenerator (url) {
  * @param {string} adminUrl
  * @param {string} database
  */
-export async function sessionsOf (adminUrl, database) {
+export async function sessionsOf(adminUrl, database) {
   return withClient(adminUrl, async client => {
     // A fresh snapshot of the statistics, not one cached earlier in the session.
     await client.query('SELECT pg_stat_clear_snapshot()')
-    const result = await client.query('SELECT sessions::bigint AS sessions, numbackends FROM pg_stat_database WHERE datname = $1', [database])
+    const result = await client.query(
+      'SELECT sessions::bigint AS sessions, numbackends FROM pg_stat_database WHERE datname = $1',
+      [database]
+    )
     return { sessions: Number(result.rows[0].sessions), backends: Number(result.rows[0].numbackends) }
   })
 }

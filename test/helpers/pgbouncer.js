@@ -22,7 +22,7 @@ const BINARY = '/usr/sbin/pgbouncer'
  * @param {{ poolMode?: 'session' | 'transaction' | 'statement', poolSize?: number }} [options]
  * @returns {Promise<{ url: string, port: number }>}  url: the same database through PgBouncer
  */
-export async function startPgBouncer (t, url, { poolMode = 'transaction', poolSize = 4 } = {}) {
+export async function startPgBouncer(t, url, { poolMode = 'transaction', poolSize = 4 } = {}) {
   if (!existsSync(BINARY)) throw new Error(`${BINARY} is missing: ${installHint('pgbouncer')}`)
   const target = new URL(url)
   const database = decodeURIComponent(target.pathname.slice(1))
@@ -31,30 +31,38 @@ export async function startPgBouncer (t, url, { poolMode = 'transaction', poolSi
   const port = await freePort()
   const config = path.join(dir, 'pgbouncer.ini')
   await writeFile(path.join(dir, 'users.txt'), `"${decodeURIComponent(target.username) || 'postgres'}" ""\n`)
-  await writeFile(config, [
-    '[databases]',
-    `${database} = host=${target.hostname} port=${target.port || 5432} dbname=${database}`,
-    '[pgbouncer]',
-    'listen_addr = 127.0.0.1',
-    `listen_port = ${port}`,
-    `unix_socket_dir = ${dir}`,
-    'auth_type = trust',
-    `auth_file = ${path.join(dir, 'users.txt')}`,
-    `pool_mode = ${poolMode}`,
-    `default_pool_size = ${poolSize}`,
-    'max_client_conn = 200',
-    `logfile = ${path.join(dir, 'pgbouncer.log')}`,
-    ''
-  ].join('\n'))
+  await writeFile(
+    config,
+    [
+      '[databases]',
+      `${database} = host=${target.hostname} port=${target.port || 5432} dbname=${database}`,
+      '[pgbouncer]',
+      'listen_addr = 127.0.0.1',
+      `listen_port = ${port}`,
+      `unix_socket_dir = ${dir}`,
+      'auth_type = trust',
+      `auth_file = ${path.join(dir, 'users.txt')}`,
+      `pool_mode = ${poolMode}`,
+      `default_pool_size = ${poolSize}`,
+      'max_client_conn = 200',
+      `logfile = ${path.join(dir, 'pgbouncer.log')}`,
+      ''
+    ].join('\n')
+  )
   // PgBouncer refuses to run as root, like PostgreSQL.
   const user = await serverUser(createLogger({ level: 'warn' }))
   if (user) {
     await chmod(dir, 0o755)
     for (const file of [dir, config, path.join(dir, 'users.txt')]) await chown(file, user.uid, user.gid)
   }
-  const child = spawn(BINARY, [config], { stdio: ['ignore', 'ignore', 'pipe'], ...(user && { uid: user.uid, gid: user.gid }) })
+  const child = spawn(BINARY, [config], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+    ...(user && { uid: user.uid, gid: user.gid })
+  })
   let stderr = ''
-  child.stderr.on('data', chunk => { stderr += chunk })
+  child.stderr.on('data', chunk => {
+    stderr += chunk
+  })
   const exited = new Promise(resolve => child.once('exit', resolve))
   t.teardown(async () => {
     child.kill('SIGTERM')
@@ -68,7 +76,7 @@ export async function startPgBouncer (t, url, { poolMode = 'transaction', poolSi
 }
 
 /** @returns {Promise<number>} */
-function freePort () {
+function freePort() {
   return new Promise((resolve, reject) => {
     const server = net.createServer()
     server.once('error', reject)
@@ -84,14 +92,19 @@ function freePort () {
  * @param {Promise<unknown>} exited
  * @param {() => string} stderr
  */
-async function waitForPort (port, exited, stderr) {
+async function waitForPort(port, exited, stderr) {
   let gone = false
-  exited.then(() => { gone = true })
+  exited.then(() => {
+    gone = true
+  })
   const deadline = Date.now() + 10000
   while (Date.now() < deadline) {
     if (gone) throw new Error(`pgbouncer exited at start: ${stderr().trim()}`)
     const open = await new Promise(resolve => {
-      const socket = net.connect(port, '127.0.0.1', () => { socket.destroy(); resolve(true) })
+      const socket = net.connect(port, '127.0.0.1', () => {
+        socket.destroy()
+        resolve(true)
+      })
       socket.once('error', () => resolve(false))
     })
     if (open) return

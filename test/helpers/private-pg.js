@@ -24,7 +24,7 @@ export class PrivatePg {
    * @param {string[]} settings  name=value, given to the server with -c
    * @param {15 | 18} [version]  15: the machine's; 18: the embedded one's binaries
    */
-  static async create (t, settings, version = 15) {
+  static async create(t, settings, version = 15) {
     const user = await serverUser(createLogger({ level: 'warn' }))
     const dataDir = await mkdtemp(path.join(os.tmpdir(), `pgloadgen-pg${version}-`))
     if (user) await chown(dataDir, user.uid, user.gid)
@@ -35,7 +35,11 @@ export class PrivatePg {
       await server.exited
       await rm(dataDir, { recursive: true, force: true })
     })
-    await run(bin.initdb, ['-D', dataDir, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8'], user ? { uid: user.uid, gid: user.gid } : {})
+    await run(
+      bin.initdb,
+      ['-D', dataDir, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8'],
+      user ? { uid: user.uid, gid: user.gid } : {}
+    )
     await server.start()
     return server
   }
@@ -47,7 +51,7 @@ export class PrivatePg {
    * @param {{ uid: number, gid: number } | null} user
    * @param {string} postgres  the server's binary
    */
-  constructor (dataDir, port, settings, user, postgres) {
+  constructor(dataDir, port, settings, user, postgres) {
     this.postgres = postgres
     this.dataDir = dataDir
     this.port = port
@@ -61,8 +65,17 @@ export class PrivatePg {
   }
 
   /** Starts the server (crash recovery first, after a kill) and waits until it accepts connections. */
-  async start () {
-    const args = ['-D', this.dataDir, '-p', String(this.port), '-c', "listen_addresses=127.0.0.1", '-c', `unix_socket_directories=${this.dataDir}`]
+  async start() {
+    const args = [
+      '-D',
+      this.dataDir,
+      '-p',
+      String(this.port),
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      `unix_socket_directories=${this.dataDir}`
+    ]
     for (const setting of this.settings) args.push('-c', setting)
     const child = spawn(this.postgres, args, { detached: true, stdio: 'ignore', ...(this.user ?? {}) })
     this.postmaster = child
@@ -71,14 +84,14 @@ export class PrivatePg {
   }
 
   /** SIGKILL to every process of the server (see killServerProcesses). */
-  async kill () {
+  async kill() {
     const pid = this.postmaster?.pid
     if (pid === undefined || this.postmaster?.exitCode !== null) return []
     return killServerProcesses(pid)
   }
 
   /** @param {string} database */
-  urlOf (database) {
+  urlOf(database) {
     return `postgres://postgres@127.0.0.1:${this.port}/${database}`
   }
 }
@@ -90,7 +103,7 @@ export class PrivatePg {
  * @param {import('node:child_process').ChildProcess} child
  * @param {string} what  the server, as an error names it
  */
-export async function waitUntilAccepting (config, child, what) {
+export async function waitUntilAccepting(config, child, what) {
   const deadline = Date.now() + 60000
   for (;;) {
     const client = new pg.Client(config)
@@ -101,7 +114,8 @@ export async function waitUntilAccepting (config, child, what) {
       return
     } catch (err) {
       await client.end().catch(() => {})
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`${what} did not start: ${/** @type {Error} */ (err).message}`, { cause: err })
+      if (child.exitCode !== null || Date.now() > deadline)
+        throw new Error(`${what} did not start: ${/** @type {Error} */ (err).message}`, { cause: err })
       await sleep(100)
     }
   }
@@ -117,14 +131,20 @@ export async function waitUntilAccepting (config, child, what) {
  * @param {number} pid  the postmaster's
  * @returns {Promise<number[]>} the processes killed
  */
-export async function killServerProcesses (pid) {
+export async function killServerProcesses(pid) {
   try {
     process.kill(pid, 'SIGSTOP')
   } catch {
     return []
   }
   const { stdout } = await run('pgrep', ['-P', String(pid)]).catch(() => ({ stdout: '' }))
-  const pids = [pid, ...stdout.split('\n').map(line => Number(line.trim())).filter(n => n > 0)]
+  const pids = [
+    pid,
+    ...stdout
+      .split('\n')
+      .map(line => Number(line.trim()))
+      .filter(n => n > 0)
+  ]
   for (const each of pids) {
     try {
       process.kill(each, 'SIGKILL')

@@ -24,7 +24,7 @@ const SUFFIXES = ['_bucket', '_sum', '_count', '_total', '_created']
  * @param {string} text
  * @returns {Map<string, Family>} by family name
  */
-export function parsePrometheusText (text) {
+export function parsePrometheusText(text) {
   /** @type {Map<string, Family>} */
   const families = new Map()
   const family = (/** @type {string} */ name) => {
@@ -55,7 +55,7 @@ export function parsePrometheusText (text) {
  * @param {string} name
  * @param {Map<string, Family>} families
  */
-function familyOf (name, families) {
+function familyOf(name, families) {
   if (families.has(name)) return name
   for (const suffix of SUFFIXES) {
     if (name.endsWith(suffix)) {
@@ -70,7 +70,7 @@ function familyOf (name, families) {
  * @param {string} line
  * @returns {Sample}
  */
-export function parseSampleLine (line) {
+export function parseSampleLine(line) {
   const head = /^([a-zA-Z_:][a-zA-Z0-9_:]*)/.exec(line)
   if (!head) throw new Error(`unreadable metrics line: ${line}`)
   const name = head[1]
@@ -81,7 +81,10 @@ export function parseSampleLine (line) {
     i++
     for (;;) {
       while (line[i] === ' ' || line[i] === ',') i++
-      if (line[i] === '}') { i++; break }
+      if (line[i] === '}') {
+        i++
+        break
+      }
       const labelName = /^[a-zA-Z_][a-zA-Z0-9_]*/.exec(line.slice(i))
       if (!labelName || line[i + labelName[0].length] !== '=' || line[i + labelName[0].length + 1] !== '"') {
         throw new Error(`unreadable labels in metrics line: ${line}`)
@@ -91,7 +94,10 @@ export function parseSampleLine (line) {
       for (;;) {
         const c = line[i]
         if (c === undefined) throw new Error(`unterminated label value in metrics line: ${line}`)
-        if (c === '"') { i++; break }
+        if (c === '"') {
+          i++
+          break
+        }
         if (c === '\\') {
           const next = line[i + 1]
           value += next === 'n' ? '\n' : next
@@ -108,7 +114,9 @@ export function parseSampleLine (line) {
   const rest = line.slice(i).trim().split(/\s+/)
   if (rest.length < 1 || rest.length > 2 || rest[0] === '') throw new Error(`unreadable value in metrics line: ${line}`)
   const value = parseValue(rest[0])
-  if (Number.isNaN(value) && rest[0].toLowerCase() !== 'nan') throw new Error(`unreadable value in metrics line: ${line}`)
+  if (Number.isNaN(value) && rest[0].toLowerCase() !== 'nan') {
+    throw new Error(`unreadable value in metrics line: ${line}`)
+  }
   return { name, labels, value }
 }
 
@@ -117,7 +125,7 @@ export function parseSampleLine (line) {
  * case; prom-client writes NaN as "Nan").
  * @param {string} text
  */
-function parseValue (text) {
+function parseValue(text) {
   const special = /^([+-]?)(inf|infinity|nan)$/i.exec(text)
   if (special) return special[2].toLowerCase() === 'nan' ? NaN : special[1] === '-' ? -Infinity : Infinity
   return text.trim() === '' ? NaN : Number(text)
@@ -135,7 +143,7 @@ function parseValue (text) {
  * @param {string} url
  * @returns {Promise<Page>}
  */
-export async function scrape (url) {
+export async function scrape(url) {
   const response = await fetch(url)
   const text = await response.text()
   if (response.status !== 200) throw new Error(`GET ${url}: ${response.status} ${text}`)
@@ -149,9 +157,11 @@ export async function scrape (url) {
  * @param {Record<string, string>} [labels]
  * @returns {number | undefined}
  */
-export function sampleValue (families, name, labels = {}) {
+export function sampleValue(families, name, labels = {}) {
   const family = families.get(familyOf(name, families))
-  const matches = (family?.samples ?? []).filter(s => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+  const matches = (family?.samples ?? []).filter(
+    s => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v)
+  )
   if (matches.length > 1) throw new Error(`${matches.length} samples of ${name} match ${JSON.stringify(labels)}`)
   return matches[0]?.value
 }
@@ -163,7 +173,7 @@ export function sampleValue (families, name, labels = {}) {
  * @param {Record<string, string>} [labels]
  * @returns {number}
  */
-export function requiredSample (families, name, labels = {}) {
+export function requiredSample(families, name, labels = {}) {
   const value = sampleValue(families, name, labels)
   if (value === undefined) throw new Error(`no sample ${name} ${JSON.stringify(labels)} in the metrics`)
   return value
@@ -184,7 +194,7 @@ export function requiredSample (families, name, labels = {}) {
  * @param {Record<string, string>} labels
  * @returns {Bucket[]}
  */
-export function histogramBuckets (families, name, labels) {
+export function histogramBuckets(families, name, labels) {
   /** @type {Map<number, number>} */
   const byLe = new Map()
   for (const s of families.get(name)?.samples ?? []) {
@@ -203,7 +213,7 @@ export function histogramBuckets (families, name, labels) {
  * @param {number} q
  * @param {Bucket[]} buckets   cumulative, ascending, last is +Inf
  */
-export function histogramQuantile (q, buckets) {
+export function histogramQuantile(q, buckets) {
   if (buckets.length < 2 || buckets[buckets.length - 1].le !== Infinity) return NaN
   const total = buckets[buckets.length - 1].count
   if (total === 0) return NaN

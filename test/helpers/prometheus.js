@@ -18,7 +18,7 @@ export const PROMTOOL_BIN = process.env.PROMTOOL_BIN ?? '/usr/bin/promtool'
  * @param {string} bin
  * @returns {string | null}
  */
-export function missingBinary (bin) {
+export function missingBinary(bin) {
   if (!existsSync(bin)) return `${bin} not found (or set PROMETHEUS_BIN / PROMTOOL_BIN): ${installHint('prometheus')}`
   const probe = spawnSync(bin, ['--version'], { encoding: 'utf8' })
   if (probe.status !== 0) return `${bin} --version failed: ${probe.stderr || probe.error}`
@@ -26,7 +26,7 @@ export function missingBinary (bin) {
 }
 
 /** A TCP port free on 127.0.0.1 right now. */
-export function freePort () {
+export function freePort() {
   return new Promise((resolve, reject) => {
     const server = createServer()
     server.unref()
@@ -58,10 +58,11 @@ export function freePort () {
  * Starts Prometheus scraping the given targets (host:port, path /metrics).
  * Resolves once the server is ready.
  * @param {{ teardown: (fn: () => unknown) => void }} t
- * @param {{ targets: string[], scrapeIntervalS?: number, ruleFiles?: string[] }} options  ruleFiles: recording rules to evaluate
+ * @param {{ targets: string[], scrapeIntervalS?: number, ruleFiles?: string[] }} options  ruleFiles: recording rules to
+ *   evaluate
  * @returns {Promise<Prometheus>}
  */
-export async function startPrometheus (t, { targets, scrapeIntervalS = 1, ruleFiles = [] }) {
+export async function startPrometheus(t, { targets, scrapeIntervalS = 1, ruleFiles = [] }) {
   const dir = await mkdtemp(join(tmpdir(), 'pgloadgen-prometheus-'))
   const config = [
     'global:',
@@ -79,19 +80,34 @@ export async function startPrometheus (t, { targets, scrapeIntervalS = 1, ruleFi
   const configFile = join(dir, 'prometheus.yml')
   await writeFile(configFile, config)
   const port = await freePort()
-  const child = spawn(PROMETHEUS_BIN, [
-    `--config.file=${configFile}`,
-    `--storage.tsdb.path=${join(dir, 'data')}`,
-    `--web.listen-address=127.0.0.1:${port}`,
-    '--log.level=warn'
-  ], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] })
+  const child = spawn(
+    PROMETHEUS_BIN,
+    [
+      `--config.file=${configFile}`,
+      `--storage.tsdb.path=${join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn'
+    ],
+    { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] }
+  )
   let output = ''
-  child.stdout.setEncoding('utf8').on('data', chunk => { output += chunk })
-  child.stderr.setEncoding('utf8').on('data', chunk => { output += chunk })
+  child.stdout.setEncoding('utf8').on('data', chunk => {
+    output += chunk
+  })
+  child.stderr.setEncoding('utf8').on('data', chunk => {
+    output += chunk
+  })
   let running = true
   /** @type {Promise<void>} */
-  const exited = new Promise(resolve => child.on('close', () => { running = false; resolve() }))
-  child.on('error', err => { output += `\nspawn error: ${err}` })
+  const exited = new Promise(resolve =>
+    child.on('close', () => {
+      running = false
+      resolve()
+    })
+  )
+  child.on('error', err => {
+    output += `\nspawn error: ${err}`
+  })
 
   const stop = async () => {
     if (running) {
@@ -105,12 +121,15 @@ export async function startPrometheus (t, { targets, scrapeIntervalS = 1, ruleFi
   t.teardown(stop)
 
   const url = `http://127.0.0.1:${port}`
-  await waitFor(async () => {
-    if (!running) throw new Error(`prometheus exited:\n${output}`)
-    const response = await fetch(`${url}/-/ready`)
-    await response.text()
-    return response.status === 200
-  }, { timeoutMs: 30000, what: `Prometheus on port ${port} to be ready` })
+  await waitFor(
+    async () => {
+      if (!running) throw new Error(`prometheus exited:\n${output}`)
+      const response = await fetch(`${url}/-/ready`)
+      await response.text()
+      return response.status === 200
+    },
+    { timeoutMs: 30000, what: `Prometheus on port ${port} to be ready` }
+  )
 
   /**
    * @param {string} path
@@ -119,7 +138,9 @@ export async function startPrometheus (t, { targets, scrapeIntervalS = 1, ruleFi
   const api = async (path, params) => {
     const response = await fetch(`${url}${path}`, { method: 'POST', body: new URLSearchParams(params) })
     const body = /** @type {any} */ (await response.json())
-    if (body.status !== 'success') throw new Error(`${body.errorType ?? response.status}: ${body.error ?? JSON.stringify(body)}`)
+    if (body.status !== 'success') {
+      throw new Error(`${body.errorType ?? response.status}: ${body.error ?? JSON.stringify(body)}`)
+    }
     return body.data
   }
 
@@ -127,15 +148,20 @@ export async function startPrometheus (t, { targets, scrapeIntervalS = 1, ruleFi
     url,
     log: () => output,
     stop,
-    async query (expr, time) {
+    async query(expr, time) {
       const params = /** @type {Record<string, string>} */ ({ query: expr })
       if (time !== undefined) params.time = String(time)
       const data = await api('/api/v1/query', params)
       if (data.resultType === 'scalar') return [{ metric: {}, value: data.result }]
       return data.result
     },
-    async queryRange (expr, start, end, stepS) {
-      const data = await api('/api/v1/query_range', { query: expr, start: String(start), end: String(end), step: String(stepS) })
+    async queryRange(expr, start, end, stepS) {
+      const data = await api('/api/v1/query_range', {
+        query: expr,
+        start: String(start),
+        end: String(end),
+        step: String(stepS)
+      })
       return data.result
     }
   }
@@ -145,7 +171,7 @@ export async function startPrometheus (t, { targets, scrapeIntervalS = 1, ruleFi
  * Points of a query result whose value is a finite number.
  * @param {PromSeries[]} series
  */
-export function finitePoints (series) {
+export function finitePoints(series) {
   let n = 0
   for (const s of series) {
     for (const [, value] of s.values ?? (s.value ? [s.value] : [])) {

@@ -18,7 +18,7 @@ export const TABLE = 'test_table'
  * The port of the server running on a data directory, from postmaster.pid.
  * @param {string} dataDir
  */
-export async function runningPort (dataDir) {
+export async function runningPort(dataDir) {
   const text = await readFile(path.join(dataDir, 'postmaster.pid'), 'utf8')
   return Number(text.split('\n')[3])
 }
@@ -29,7 +29,7 @@ export async function runningPort (dataDir) {
  * @param {string} dataDir
  * @param {string} [database]
  */
-export async function embeddedUrl (dataDir, database = 'pgloadgen') {
+export async function embeddedUrl(dataDir, database = 'pgloadgen') {
   const password = (await readFile(path.join(dataDir, 'pgloadgen.secret'), 'utf8')).trim()
   return `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${await runningPort(dataDir)}/${database}`
 }
@@ -38,9 +38,11 @@ export async function embeddedUrl (dataDir, database = 'pgloadgen') {
  * Rows and highest id of the workload's table.
  * @param {string} dataDir
  */
-export async function tableState (dataDir) {
+export async function tableState(dataDir) {
   return withClient(await embeddedUrl(dataDir), async client => {
-    const { rows } = await client.query(`SELECT count(*)::bigint AS n, coalesce(max(id), 0)::bigint AS max FROM ${TABLE}`)
+    const { rows } = await client.query(
+      `SELECT count(*)::bigint AS n, coalesce(max(id), 0)::bigint AS max FROM ${TABLE}`
+    )
     return { count: Number(rows[0].n), maxId: Number(rows[0].max) }
   })
 }
@@ -51,9 +53,12 @@ export async function tableState (dataDir) {
  * @param {number} low
  * @param {number} high
  */
-export async function rowsBetween (dataDir, low, high) {
+export async function rowsBetween(dataDir, low, high) {
   return withClient(await embeddedUrl(dataDir), async client => {
-    const { rows } = await client.query(`SELECT count(*)::bigint AS n FROM ${TABLE} WHERE id > $1 AND id <= $2`, [low, high])
+    const { rows } = await client.query(`SELECT count(*)::bigint AS n FROM ${TABLE} WHERE id > $1 AND id <= $2`, [
+      low,
+      high
+    ])
     return Number(rows[0].n)
   })
 }
@@ -63,10 +68,14 @@ export async function rowsBetween (dataDir, low, high) {
  * leaves one behind when its generator is killed).
  * @param {string} dataDir
  */
-export async function stopServerOn (dataDir) {
+export async function stopServerOn(dataDir) {
   if (!existsSync(path.join(dataDir, 'postmaster.pid'))) return
-  const server = new EmbeddedServer({ dataDir, profileFile: resolveProfile('default'), log: createLogger({ level: 'silent' }) })
-  if (await server.runningPort() !== null) await server.shutdown().catch(() => {})
+  const server = new EmbeddedServer({
+    dataDir,
+    profileFile: resolveProfile('default'),
+    log: createLogger({ level: 'silent' })
+  })
+  if ((await server.runningPort()) !== null) await server.shutdown().catch(() => {})
 }
 
 /**
@@ -75,7 +84,7 @@ export async function stopServerOn (dataDir) {
  * @param {string[]} args
  * @param {{ events?: string }} [options]
  */
-export function snapshotCli (dataDir, args, { events = '/dev/null' } = {}) {
+export function snapshotCli(dataDir, args, { events = '/dev/null' } = {}) {
   // Events go where the test looks at them, or nowhere: never into the
   // repository's default events file.
   return runCli(['snapshot', ...args, '--data-dir', dataDir, '--events', events])
@@ -87,7 +96,7 @@ export function snapshotCli (dataDir, args, { events = '/dev/null' } = {}) {
  * @param {string} dataDir
  * @returns {Promise<string[]>}
  */
-export async function snapshotNames (t, dataDir) {
+export async function snapshotNames(t, dataDir) {
   const result = await snapshotCli(dataDir, ['list', '--json'])
   t.equal(result.code, 0, `snapshot list --json: exit 0; stderr: ${result.stderr}`)
   return JSON.parse(result.stdout).map((/** @type {{ name: string }} */ s) => s.name)
@@ -99,7 +108,7 @@ export async function snapshotNames (t, dataDir) {
  * @param {import('./cli.js').CliResult} result
  * @param {{ code: number, problem: RegExp }} expected
  */
-export function assertRefused (t, result, { code, problem }) {
+export function assertRefused(t, result, { code, problem }) {
   t.equal(result.code, code, `exit ${code}; stderr: ${result.stderr}`)
   const errorLines = lines(result.stderr)
   t.equal(errorLines.length, 1, `one line on stderr: ${JSON.stringify(result.stderr)}`)
@@ -115,10 +124,29 @@ export function assertRefused (t, result, { code, problem }) {
  * @param {import('tap').Test} t
  * @param {{ dataDir: string, events: string, concurrency?: number }} options
  */
-export async function startGenerator (t, { dataDir, events, concurrency = 4 }) {
-  const run = new CliRun(['run', '--data-dir', dataDir, '--profile', 'default', '-p', '0', '-c', String(concurrency), '--json', '--events', events], { t })
+export async function startGenerator(t, { dataDir, events, concurrency = 4 }) {
+  const run = new CliRun(
+    [
+      'run',
+      '--data-dir',
+      dataDir,
+      '--profile',
+      'default',
+      '-p',
+      '0',
+      '-c',
+      String(concurrency),
+      '--json',
+      '--events',
+      events
+    ],
+    { t }
+  )
   const metricsUrl = await run.metricsUrl(60000)
-  await waitFor(async () => sampleValue((await scrape(metricsUrl)).families, 'pgloadgen_nconns') === concurrency, { what: `${concurrency} connections`, timeoutMs: 60000 })
+  await waitFor(async () => sampleValue((await scrape(metricsUrl)).families, 'pgloadgen_nconns') === concurrency, {
+    what: `${concurrency} connections`,
+    timeoutMs: 60000
+  })
   await waitFor(async () => (await requestTotals(metricsUrl)).done >= 500, { what: 'some load done', timeoutMs: 30000 })
   return { run, metricsUrl, base: baseOf(metricsUrl), concurrency }
 }
@@ -129,9 +157,13 @@ export async function startGenerator (t, { dataDir, events, concurrency = 4 }) {
  * @param {import('tap').Test} t
  * @param {any[]} recorded
  */
-function assertSnapshotEvents (t, recorded) {
+function assertSnapshotEvents(t, recorded) {
   const snapshotEvents = recorded.filter(e => e.action === 'snapshot_create' || e.action === 'rollback')
-  t.same(snapshotEvents.map(e => `${e.kind}:${e.action}`), ['start:snapshot_create', 'end:snapshot_create', 'start:rollback', 'end:rollback'], 'snapshot create and rollback are events')
+  t.same(
+    snapshotEvents.map(e => `${e.kind}:${e.action}`),
+    ['start:snapshot_create', 'end:snapshot_create', 'start:rollback', 'end:rollback'],
+    'snapshot create and rollback are events'
+  )
   for (const e of snapshotEvents) t.equal(e.detail?.snapshot, 's1', `${e.kind}:${e.action} names the snapshot`)
   for (const e of snapshotEvents.filter(e => e.kind === 'end')) {
     t.equal(e.ok, true, `${e.action} ended well`)
@@ -145,11 +177,17 @@ function assertSnapshotEvents (t, recorded) {
  * @param {{ metricsUrl: string, base: string, concurrency: number }} generator
  * @param {number} requests
  */
-export async function resumeAndLoad ({ metricsUrl, base, concurrency }, requests) {
+export async function resumeAndLoad({ metricsUrl, base, concurrency }, requests) {
   const before = (await requestTotals(metricsUrl)).done
   await control(base, '/resume')
-  await waitFor(async () => (await requestTotals(metricsUrl)).done >= before + requests, { what: `${requests} requests after resuming`, timeoutMs: 30000 })
-  await waitFor(async () => (await status(base)).connections === concurrency, { what: `${concurrency} connections after resuming`, timeoutMs: 20000 })
+  await waitFor(async () => (await requestTotals(metricsUrl)).done >= before + requests, {
+    what: `${requests} requests after resuming`,
+    timeoutMs: 30000
+  })
+  await waitFor(async () => (await status(base)).connections === concurrency, {
+    what: `${concurrency} connections after resuming`,
+    timeoutMs: 20000
+  })
 }
 
 /**
@@ -158,9 +196,10 @@ export async function resumeAndLoad ({ metricsUrl, base, concurrency }, requests
  * pause, refusals, rollback, the count is the snapshot's again, the
  * generator carries on; then its summary.
  * @param {import('tap').Test} t
- * @param {{ dataDir: string, generator: Awaited<ReturnType<typeof startGenerator>>, events: string, loadRequests?: number }} options
+ * @param {{ dataDir: string, generator: Awaited<ReturnType<typeof startGenerator>>, events: string,
+ *     loadRequests?: number }} options
  */
-export async function rollbackUnderLoad (t, { dataDir, generator, events, loadRequests = 2000 }) {
+export async function rollbackUnderLoad(t, { dataDir, generator, events, loadRequests = 2000 }) {
   const { run, base } = generator
 
   await pauseAndDrain(generator.metricsUrl)
@@ -185,7 +224,7 @@ export async function rollbackUnderLoad (t, { dataDir, generator, events, loadRe
   await t.test('refusals change nothing', async t => {
     const eventsBefore = await readFile(events, 'utf8')
     /** @param {string[]} args */
-    const refused = (args) => snapshotCli(dataDir, args, { events })
+    const refused = args => snapshotCli(dataDir, args, { events })
     assertRefused(t, await refused(['rollback', 's1']), { code: 2, problem: /--yes/ })
     assertRefused(t, await refused(['destroy', 's1']), { code: 2, problem: /--yes/ })
     assertRefused(t, await refused(['rollback', 'nosuch', '--yes']), { code: 2, problem: /no snapshot named "nosuch"/ })
@@ -210,7 +249,10 @@ export async function rollbackUnderLoad (t, { dataDir, generator, events, loadRe
 
   await resumeAndLoad(generator, loadRequests)
   const doneAfter = (await status(base)).rates
-  t.ok(Object.values(doneAfter).some(rate => Number(rate) > 0), `the generator carries on: ${JSON.stringify(doneAfter)}`)
+  t.ok(
+    Object.values(doneAfter).some(rate => Number(rate) > 0),
+    `the generator carries on: ${JSON.stringify(doneAfter)}`
+  )
   await sleep(500)
   await pauseAndDrain(generator.metricsUrl)
   const final = await tableState(dataDir)
@@ -230,8 +272,16 @@ export async function rollbackUnderLoad (t, { dataDir, generator, events, loadRe
   // with it, and the summary says how many (all inserts were acknowledged:
   // the generator was paused and drained around the snapshot and rollback);
   // everything acknowledged since is in the table.
-  t.equal(summary.acknowledged_vanished, vanishing, `acknowledged_vanished (${summary.acknowledged_vanished}) is the ${vanishing} rows acknowledged after the snapshot (${reused} of their ids were handed out again after the rollback)`)
+  t.equal(
+    summary.acknowledged_vanished,
+    vanishing,
+    `acknowledged_vanished (${summary.acknowledged_vanished}) is the ${vanishing} rows acknowledged after the ` +
+      `snapshot (${reused} of their ids were handed out again after the rollback)`
+  )
   t.equal(summary.acknowledged_missing, 0, 'nothing acknowledged since the rollback is missing')
-  t.ok(summary.reconnects >= generator.concurrency, `the connections the rollback closed under the paused generator were replaced (${summary.reconnects} reconnects)`)
+  t.ok(
+    summary.reconnects >= generator.concurrency,
+    `the connections the rollback closed under the paused generator were replaced (${summary.reconnects} reconnects)`
+  )
   return { result, summary, vanishing, reused, atSnapshot, beforeRollback, final }
 }

@@ -20,7 +20,7 @@ const compiled = new Map()
  * A schema file, compiled once.
  * @param {URL} file
  */
-function validator (file) {
+function validator(file) {
   let validate = compiled.get(file.href)
   if (!validate) {
     ajv ??= addFormats(new Ajv2020({ allErrors: true, allowUnionTypes: true }))
@@ -37,7 +37,7 @@ function validator (file) {
  * @param {unknown} summary
  * @returns {string[]}
  */
-function problemsAgainst (file, summary) {
+function problemsAgainst(file, summary) {
   const check = validator(file)
   if (check(summary)) return []
   const errors = check.errors ?? []
@@ -46,18 +46,28 @@ function problemsAgainst (file, summary) {
   // nothing the object's own errors do not, so they are left out when the
   // object has some.
   const branching = (/** @type {import('ajv').ErrorObject} */ error) =>
-    error.keyword === 'oneOf' || (error.keyword === 'type' && /\/oneOf\/\d+\/type$/.test(error.schemaPath) && error.params.type === 'null')
-  const explained = (/** @type {import('ajv').ErrorObject} */ error) => errors.some(other => !branching(other) &&
-    (other.instancePath === error.instancePath || other.instancePath.startsWith(`${error.instancePath}/`)))
+    error.keyword === 'oneOf' ||
+    (error.keyword === 'type' && /\/oneOf\/\d+\/type$/.test(error.schemaPath) && error.params.type === 'null')
+  const explained = (/** @type {import('ajv').ErrorObject} */ error) =>
+    errors.some(
+      other =>
+        !branching(other) &&
+        (other.instancePath === error.instancePath || other.instancePath.startsWith(`${error.instancePath}/`))
+    )
   const left = errors.filter(error => branching(error) && explained(error))
   const nullable = new Set(left.filter(error => error.keyword === 'type').map(error => error.instancePath))
-  return errors.filter(error => !left.includes(error)).map(error => {
-    const params = /** @type {{ additionalProperty?: string }} */ (error.params)
-    const extra = error.keyword === 'additionalProperties'
-      ? ` (${params.additionalProperty})`
-      : error.keyword === 'type' && nullable.has(error.instancePath) ? ' or null' : ''
-    return `${error.instancePath || '/'} ${error.message}${extra}`
-  })
+  return errors
+    .filter(error => !left.includes(error))
+    .map(error => {
+      const params = /** @type {{ additionalProperty?: string }} */ (error.params)
+      const extra =
+        error.keyword === 'additionalProperties'
+          ? ` (${params.additionalProperty})`
+          : error.keyword === 'type' && nullable.has(error.instancePath)
+            ? ' or null'
+            : ''
+      return `${error.instancePath || '/'} ${error.message}${extra}`
+    })
 }
 
 /**
@@ -65,7 +75,7 @@ function problemsAgainst (file, summary) {
  * @param {unknown} summary
  * @returns {string[]}
  */
-export function summaryProblems (summary) {
+export function summaryProblems(summary) {
   return problemsAgainst(SUMMARY_SCHEMA_FILE, summary)
 }
 
@@ -75,7 +85,7 @@ export function summaryProblems (summary) {
  * @param {unknown} summary
  * @returns {string[]}
  */
-export function experimentSummaryProblems (summary) {
+export function experimentSummaryProblems(summary) {
   return problemsAgainst(EXPERIMENT_SUMMARY_SCHEMA_FILE, summary)
 }
 
@@ -84,7 +94,7 @@ export function experimentSummaryProblems (summary) {
  * @param {unknown} summary
  * @param {string} where   what the summary is: named in the error
  */
-export function assertValidSummary (summary, where) {
+export function assertValidSummary(summary, where) {
   const problems = summaryProblems(summary)
   if (problems.length > 0) throw new Error(`${where} does not follow docs/summary.schema.json: ${problems.join('; ')}`)
 }
@@ -95,9 +105,11 @@ export function assertValidSummary (summary, where) {
  * @param {unknown} summary
  * @param {string} where   what the summary is: named in the error
  */
-export function assertValidExperimentSummary (summary, where) {
+export function assertValidExperimentSummary(summary, where) {
   const problems = experimentSummaryProblems(summary)
-  if (problems.length > 0) throw new Error(`${where} does not follow docs/experiment-summary.schema.json: ${problems.join('; ')}`)
+  if (problems.length > 0) {
+    throw new Error(`${where} does not follow docs/experiment-summary.schema.json: ${problems.join('; ')}`)
+  }
 }
 
 /**
@@ -105,7 +117,7 @@ export function assertValidExperimentSummary (summary, where) {
  * @param {string} file
  * @returns {Promise<any>}
  */
-export async function readRunSummary (file) {
+export async function readRunSummary(file) {
   const summary = JSON.parse(await readFile(file, 'utf8'))
   assertValidSummary(summary, file)
   return summary
@@ -116,7 +128,7 @@ export async function readRunSummary (file) {
  * @param {string} file
  * @returns {Promise<any>}
  */
-export async function readExperimentSummary (file) {
+export async function readExperimentSummary(file) {
   const summary = JSON.parse(await readFile(file, 'utf8'))
   assertValidExperimentSummary(summary, file)
   return summary

@@ -9,7 +9,7 @@ export const INJECTED_ERROR_MESSAGE = /pgloadgen_injected_error\(\) does not exi
  * Totals over the request types.
  * @param {any} summary
  */
-export function totals (summary) {
+export function totals(summary) {
   const sum = (/** @type {string} */ field) => REQUEST_TYPES.reduce((n, type) => n + summary.requests[type][field], 0)
   return { started: sum('started'), done: sum('done'), failed: sum('failed') }
 }
@@ -18,7 +18,7 @@ export function totals (summary) {
  * Failures the summary attributes to the injected error's message.
  * @param {any} summary
  */
-export function injectedErrorCount (summary) {
+export function injectedErrorCount(summary) {
   return Object.entries(summary.errors)
     .filter(([message]) => INJECTED_ERROR_MESSAGE.test(message))
     .reduce((n, [, count]) => n + Number(count), 0)
@@ -32,16 +32,19 @@ export function injectedErrorCount (summary) {
  * @param {Record<string, number>} weights   types left out have weight 0
  * @param {number} [tolerance]
  */
-export function assertShares (t, summary, weights, tolerance = 2) {
+export function assertShares(t, summary, weights, tolerance = 2) {
   const total = totals(summary).started
   const weightSum = Object.values(weights).reduce((a, b) => a + b, 0)
   for (const type of REQUEST_TYPES) {
-    const expected = 100 * (weights[type] ?? 0) / weightSum
-    const observed = 100 * summary.requests[type].started / total
+    const expected = (100 * (weights[type] ?? 0)) / weightSum
+    const observed = (100 * summary.requests[type].started) / total
     if (expected === 0) {
       t.equal(summary.requests[type].started, 0, `${type} is not in the mix and never sent`)
     } else {
-      t.ok(Math.abs(observed - expected) <= tolerance, `${type}: ${observed.toFixed(2)} % of ${total} requests, expected ${expected.toFixed(2)} ± ${tolerance}`)
+      t.ok(
+        Math.abs(observed - expected) <= tolerance,
+        `${type}: ${observed.toFixed(2)} % of ${total} requests, expected ${expected.toFixed(2)} ± ${tolerance}`
+      )
     }
   }
 }
@@ -52,7 +55,7 @@ export function assertShares (t, summary, weights, tolerance = 2) {
  * @param {any} summary
  * @param {{ concurrency: number }} options
  */
-export function assertConsistent (t, summary, { concurrency }) {
+export function assertConsistent(t, summary, { concurrency }) {
   t.equal(summary.concurrency, concurrency, 'concurrency as asked')
   t.same(Object.keys(summary.requests).sort(), [...REQUEST_TYPES].sort(), 'every request type reported')
   for (const type of REQUEST_TYPES) {
@@ -62,15 +65,25 @@ export function assertConsistent (t, summary, { concurrency }) {
     t.ok(r.failed <= r.done, `${type}: failed ≤ done`)
     if (r.done > 0) {
       const l = r.latency_us
-      t.ok(l.p50 <= l.p95 && l.p95 <= l.p99 && l.p99 <= l.max, `${type}: p50 ≤ p95 ≤ p99 ≤ max (${l.p50}, ${l.p95}, ${l.p99}, ${l.max})`)
+      t.ok(
+        l.p50 <= l.p95 && l.p95 <= l.p99 && l.p99 <= l.max,
+        `${type}: p50 ≤ p95 ≤ p99 ≤ max (${l.p50}, ${l.p95}, ${l.p99}, ${l.max})`
+      )
       t.ok(l.p50 > 0, `${type}: latencies are positive`)
     }
   }
   const { failed, done } = totals(summary)
   const counted = Object.values(summary.errors).reduce((/** @type {number} */ a, b) => a + Number(b), 0)
   t.equal(counted, failed, 'every failure is counted under an error message')
-  t.equal(summary.unexpected_failures, failed - injectedErrorCount(summary), 'unexpected failures are the failures other than the injected error')
-  t.ok(Math.abs(summary.throughput - done / summary.elapsed_s) <= Math.max(1, 0.01 * summary.throughput), `throughput ${summary.throughput} is requests done per second`)
+  t.equal(
+    summary.unexpected_failures,
+    failed - injectedErrorCount(summary),
+    'unexpected failures are the failures other than the injected error'
+  )
+  t.ok(
+    Math.abs(summary.throughput - done / summary.elapsed_s) <= Math.max(1, 0.01 * summary.throughput),
+    `throughput ${summary.throughput} is requests done per second`
+  )
   t.equal(summary.abandoned_in_flight, false, 'no request was abandoned at shutdown')
 }
 
@@ -86,7 +99,7 @@ export function assertConsistent (t, summary, { concurrency }) {
  * @param {any} summary
  * @param {string} why  what a miss would mean
  */
-export function assertIdsFound (t, summary, why) {
+export function assertIdsFound(t, summary, why) {
   for (const type of ['read_row', 'update_row']) {
     const { done, not_found: notFound } = summary.requests[type]
     t.ok(notFound <= Math.max(4, done * 0.001), `${type}: ${notFound} of ${done} found no row (${why})`)

@@ -8,8 +8,11 @@ import { spawnSync } from 'node:child_process'
  * How to get a Debian package.
  * @param {string} pkg
  */
-export function installHint (pkg) {
-  return `install Debian's ${pkg} package (apt-get install -y --no-install-recommends ${pkg}), or run npm test, whose set-up (test/setup/system.sh) installs what is missing`
+export function installHint(pkg) {
+  return (
+    `install Debian's ${pkg} package (apt-get install -y --no-install-recommends ${pkg}), or run npm test, ` +
+    `whose set-up (test/setup/system.sh) installs what is missing`
+  )
 }
 
 /**
@@ -19,10 +22,16 @@ export function installHint (pkg) {
  * @param {string[]} [args]
  * @returns {string | null}
  */
-export function missingTool (tool, pkg, args = ['--version']) {
+export function missingTool(tool, pkg, args = ['--version']) {
   const probe = spawnSync(tool, args, { encoding: 'utf8', timeout: 60000 })
-  if (probe.error) return `${tool} cannot be run (${/** @type {NodeJS.ErrnoException} */ (probe.error).code ?? probe.error.message}): ${installHint(pkg)}`
-  if (probe.status !== 0) return `${tool} ${args.join(' ')} failed (exit ${probe.status ?? probe.signal}): ${probe.stderr}`
+  if (probe.error)
+    return (
+      `${tool} cannot be run ` +
+      `(${/** @type {NodeJS.ErrnoException} */ (probe.error).code ?? probe.error.message}): ${installHint(pkg)}`
+    )
+  if (probe.status !== 0) {
+    return `${tool} ${args.join(' ')} failed (exit ${probe.status ?? probe.signal}): ${probe.stderr}`
+  }
   return null
 }
 
@@ -33,7 +42,7 @@ export function missingTool (tool, pkg, args = ['--version']) {
  * @param {string} pkg
  * @param {string[]} [args]
  */
-export function requireTool (tool, pkg, args) {
+export function requireTool(tool, pkg, args) {
   const problem = missingTool(tool, pkg, args)
   if (problem) throw new Error(problem)
 }

@@ -16,7 +16,7 @@ import { sleep } from './cli.js'
  *   visibleMs: how long the vacuum was seen in pg_stat_progress_vacuum;
  *   firstSeen / lastSeen: epoch seconds
  */
-export async function slowVacuum (url, table, maxMs) {
+export async function slowVacuum(url, table, maxMs) {
   let done = false
   /** @type {number | null} */
   let firstSeen = null
@@ -24,7 +24,10 @@ export async function slowVacuum (url, table, maxMs) {
   let lastSeen = null
   const watcher = withClient(url, async client => {
     while (!done) {
-      const result = await client.query('SELECT count(*)::int AS n FROM pg_stat_progress_vacuum WHERE relid = to_regclass($1)', [table])
+      const result = await client.query(
+        'SELECT count(*)::int AS n FROM pg_stat_progress_vacuum WHERE relid = to_regclass($1)',
+        [table]
+      )
       if (result.rows[0].n > 0) {
         const now = Date.now() / 1000
         firstSeen ??= now

@@ -11,15 +11,43 @@
 
 /** @type {Record<string, string>} */
 const FRONTEND = {
-  P: 'Parse', B: 'Bind', D: 'Describe', E: 'Execute', S: 'Sync', Q: 'Query',
-  d: 'CopyData', c: 'CopyDone', f: 'CopyFail', X: 'Terminate', p: 'PasswordMessage', H: 'Flush', C: 'Close'
+  P: 'Parse',
+  B: 'Bind',
+  D: 'Describe',
+  E: 'Execute',
+  S: 'Sync',
+  Q: 'Query',
+  d: 'CopyData',
+  c: 'CopyDone',
+  f: 'CopyFail',
+  X: 'Terminate',
+  p: 'PasswordMessage',
+  H: 'Flush',
+  C: 'Close'
 }
 /** @type {Record<string, string>} */
 const BACKEND = {
-  R: 'Authentication', S: 'ParameterStatus', K: 'BackendKeyData', Z: 'ReadyForQuery', T: 'RowDescription',
-  D: 'DataRow', C: 'CommandComplete', E: 'ErrorResponse', N: 'NoticeResponse', G: 'CopyInResponse',
-  H: 'CopyOutResponse', d: 'CopyData', c: 'CopyDone', 1: 'ParseComplete', 2: 'BindComplete', 3: 'CloseComplete',
-  n: 'NoData', I: 'EmptyQueryResponse', s: 'PortalSuspended', A: 'NotificationResponse', t: 'ParameterDescription'
+  R: 'Authentication',
+  S: 'ParameterStatus',
+  K: 'BackendKeyData',
+  Z: 'ReadyForQuery',
+  T: 'RowDescription',
+  D: 'DataRow',
+  C: 'CommandComplete',
+  E: 'ErrorResponse',
+  N: 'NoticeResponse',
+  G: 'CopyInResponse',
+  H: 'CopyOutResponse',
+  d: 'CopyData',
+  c: 'CopyDone',
+  1: 'ParseComplete',
+  2: 'BindComplete',
+  3: 'CloseComplete',
+  n: 'NoData',
+  I: 'EmptyQueryResponse',
+  s: 'PortalSuspended',
+  A: 'NotificationResponse',
+  t: 'ParameterDescription'
 }
 
 /**
@@ -32,7 +60,7 @@ const BACKEND = {
  * A message's name, as the protocol's documentation calls it.
  * @param {WireMessage} message
  */
-export function messageName ({ from, bytes }) {
+export function messageName({ from, bytes }) {
   if (from === '>' && isStartup(bytes)) return 'StartupMessage'
   const type = String.fromCharCode(bytes[0])
   const name = (from === '>' ? FRONTEND : BACKEND)[type]
@@ -47,7 +75,7 @@ export function messageName ({ from, bytes }) {
  * then protocol 3.0.
  * @param {Buffer} bytes
  */
-function isStartup (bytes) {
+function isStartup(bytes) {
   return bytes.length >= 8 && bytes.readInt32BE(0) === bytes.length && bytes.readInt32BE(4) === 196608
 }
 
@@ -58,7 +86,7 @@ function isStartup (bytes) {
  * @param {boolean} startup  the stream begins with a StartupMessage
  * @returns {{ messages: Buffer[], rest: Buffer }}
  */
-export function cutMessages (stream, startup) {
+export function cutMessages(stream, startup) {
   const messages = []
   let at = 0
   if (startup) {
@@ -79,14 +107,17 @@ export function cutMessages (stream, startup) {
  * One fixture line.
  * @param {WireMessage} message
  */
-export function formatMessage (message) {
+export function formatMessage(message) {
   const { from, bytes } = message
   const startup = messageName(message) === 'StartupMessage'
   const type = startup ? '-' : bytes.subarray(0, 1).toString('hex')
   const length = bytes.subarray(startup ? 0 : 1, startup ? 4 : 5).toString('hex')
   const body = bytes.subarray(startup ? 4 : 5)
   const groups = body.toString('hex').match(/.{1,8}/g) ?? []
-  const text = body.toString('latin1').replace(/[^\x20-\x7e]/g, '.').replace(/\.{2,}/g, '.')
+  const text = body
+    .toString('latin1')
+    .replace(/[^\x20-\x7e]/g, '.')
+    .replace(/\.{2,}/g, '.')
   const line = [from, messageName(message), type, length, ...groups].join(' ')
   return /[A-Za-z0-9]{2}/.test(text) ? `${line}  # ${text}` : line
 }
@@ -96,7 +127,7 @@ export function formatMessage (message) {
  * @param {string} about
  * @param {WireMessage[]} messages
  */
-export function formatFixture (about, messages) {
+export function formatFixture(about, messages) {
   return `# ${about}\n` + messages.map(formatMessage).join('\n') + '\n'
 }
 
@@ -106,7 +137,7 @@ export function formatFixture (about, messages) {
  * @param {string} text
  * @returns {WireMessage[]}
  */
-export function parseFixture (text) {
+export function parseFixture(text) {
   /** @type {WireMessage[]} */
   const messages = []
   for (const [i, line] of text.split('\n').entries()) {

@@ -41,7 +41,7 @@ export class ReplaySocket extends Writable {
    * @param {Chunking} chunking
    * @param {(mismatch: string) => void} onMismatch  the client sent what the recording does not hold
    */
-  constructor (messages, deliver, chunking, onMismatch) {
+  constructor(messages, deliver, chunking, onMismatch) {
     super()
     this.deliver = deliver
     this.onMismatch = onMismatch
@@ -66,14 +66,15 @@ export class ReplaySocket extends Writable {
    * @param {BufferEncoding} _encoding
    * @param {(err?: Error | null) => void} callback
    */
-  _write (chunk, _encoding, callback) {
+  _write(chunk, _encoding, callback) {
     if (this.mismatch === null) {
       const want = this.expected.subarray(this.received, this.received + chunk.length)
       if (!want.equals(chunk)) {
         let i = 0
         while (i < chunk.length && chunk[i] === want[i]) i++
         const at = this.received + i
-        this.mismatch = `byte ${at} of the client's: sent ${chunk.subarray(i, i + 16).toString('hex')}, ` +
+        this.mismatch =
+          `byte ${at} of the client's: sent ${chunk.subarray(i, i + 16).toString('hex')}, ` +
           `recorded ${this.expected.subarray(at, at + 16).toString('hex') || '(nothing)'}`
         // no answer will come: the connection fails rather than wait
         setImmediate(() => this.onMismatch(/** @type {string} */ (this.mismatch)))
@@ -88,7 +89,7 @@ export class ReplaySocket extends Writable {
     callback()
   }
 
-  answer () {
+  answer() {
     this.scheduled = false
     let n = 0
     while (n < this.replies.length && this.replies[n].after <= this.received) n++
@@ -104,7 +105,7 @@ export class ReplaySocket extends Writable {
   }
 
   /** Whether the client sent every recorded byte and nothing else, and got every reply. */
-  complete () {
+  complete() {
     return this.mismatch === null && this.received === this.expected.length && this.replies.length === 0
   }
 }
@@ -116,15 +117,19 @@ export class ReplaySocket extends Writable {
  * @param {import('../fixtures/wire/scenarios.js').Scenario} scenario
  * @param {Chunking} chunking
  */
-export async function replay (messages, scenario, chunking) {
+export async function replay(messages, scenario, chunking) {
   const config = parseConnectionString(`postgres://${USER}@127.0.0.1:5432/${DATABASE}`, 'pgloadgen')
   const connection = new WireConnection(scenario.protocol)
-  const socket = new ReplaySocket(messages, chunk => connection.reader.push(chunk), chunking,
-    mismatch => connection.fail(new Error(`not the recorded exchange: ${mismatch}`)))
+  const socket = new ReplaySocket(
+    messages,
+    chunk => connection.reader.push(chunk),
+    chunking,
+    mismatch => connection.fail(new Error(`not the recorded exchange: ${mismatch}`))
+  )
   connection.socket = /** @type {any} */ (socket)
   connection.authenticator = new Authenticator(config)
   await new Promise((resolve, reject) => {
-    connection.onReady = err => err ? reject(err) : resolve(undefined)
+    connection.onReady = err => (err ? reject(err) : resolve(undefined))
     writeStartup(connection.writer, config)
     connection.flush()
   })

@@ -17,12 +17,12 @@ const exec = promisify(execFile)
  * @param {string[]} args
  * @param {number} [timeoutMs]
  */
-export async function zfs (tool, args, timeoutMs = 120000) {
+export async function zfs(tool, args, timeoutMs = 120000) {
   return (await exec(tool, args, { timeout: timeoutMs, killSignal: 'SIGKILL' })).stdout
 }
 
 /** Whether the zfs-fuse daemon answers now. */
-export function daemonAnswers () {
+export function daemonAnswers() {
   return spawnSync('zpool', ['list'], { timeout: 15000, killSignal: 'SIGKILL' }).status === 0
 }
 
@@ -31,7 +31,7 @@ export function daemonAnswers () {
  * cannot be used, or null.
  * @returns {Promise<string | null>}
  */
-export async function ensureZfs () {
+export async function ensureZfs() {
   if (spawnSync('sh', ['-c', 'command -v zfs && command -v zpool && command -v zfs-fuse']).status !== 0) {
     return 'zfs-fuse is not installed (apt-get install -y zfs-fuse)'
   }
@@ -61,7 +61,7 @@ export async function ensureZfs () {
  * @param {string[]} mounts   the pool's mount points, deepest first
  * @returns {Promise<string | null>} what went wrong, or null
  */
-export async function destroyPool (pool, mounts) {
+export async function destroyPool(pool, mounts) {
   if (!daemonAnswers()) {
     for (const mount of mounts) spawnSync('umount', ['-l', mount], { timeout: 15000, killSignal: 'SIGKILL' })
     const problem = await ensureZfs()
@@ -88,11 +88,12 @@ export async function destroyPool (pool, mounts) {
  * answer on its mounts (a wedged zfs-fuse; a process touching one would
  * hang).
  * @param {import('tap').Test} t
- * @param {{ prefix: string, pool: string, bytes: number, datasets: Array<{ name: string, mount: string }>, beforeDestroy?: () => Promise<unknown> }} options
+ * @param {{ prefix: string, pool: string, bytes: number, datasets: Array<{ name: string, mount: string }>,
+ *     beforeDestroy?: () => Promise<unknown> }} options
  *   datasets: each `${pool}/${name}`, mounted at root/mount, in the order given
  * @returns {Promise<{ root: string, mounts: Record<string, string> } | null>}
  */
-export async function filePool (t, { prefix, pool, bytes, datasets, beforeDestroy }) {
+export async function filePool(t, { prefix, pool, bytes, datasets, beforeDestroy }) {
   const root = await mkdtemp(path.join(os.tmpdir(), prefix))
   await chmod(root, 0o755)
   const image = path.join(root, 'pool.img')
@@ -114,10 +115,16 @@ export async function filePool (t, { prefix, pool, bytes, datasets, beforeDestro
   await zfs('zpool', ['create', '-m', poolMount, pool, image])
   for (const { name } of datasets) await zfs('zfs', ['create', '-o', `mountpoint=${mounts[name]}`, `${pool}/${name}`])
   for (const { name } of datasets) {
-    const probe = spawnSync('stat', ['-c', '%i', mounts[name]], { encoding: 'utf8', timeout: 15000, killSignal: 'SIGKILL' })
+    const probe = spawnSync('stat', ['-c', '%i', mounts[name]], {
+      encoding: 'utf8',
+      timeout: 15000,
+      killSignal: 'SIGKILL'
+    })
     if (probe.status !== 0) {
-      t.fail(`the zfs-fuse daemon does not answer on the mount of ${pool}/${name} ` +
-        `(${probe.stderr || probe.error || 'no answer in 15 s'}); restart the daemon`)
+      t.fail(
+        `the zfs-fuse daemon does not answer on the mount of ${pool}/${name} ` +
+          `(${probe.stderr || probe.error || 'no answer in 15 s'}); restart the daemon`
+      )
       return null
     }
     await chmod(mounts[name], 0o755)

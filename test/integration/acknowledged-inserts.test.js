@@ -6,7 +6,10 @@ import { runCli } from '../helpers/cli.js'
 import { createTestDatabase, countRows, query } from '../helpers/pg.js'
 import { assertConsistent, assertIdsFound } from '../helpers/summary.js'
 
-for (const { workload, table } of [{ workload: 'manta', table: 'test_table' }, { workload: 'timeseries', table: 'cpu' }]) {
+for (const { workload, table } of [
+  { workload: 'manta', table: 'test_table' },
+  { workload: 'timeseries', table: 'cpu' }
+]) {
   t.test(`${workload} (table ${table})`, async t => {
     const db = await createTestDatabase(t, `ack_${workload}`)
     const args = ['run', db.url, '-w', workload, '-c', '4', '-d', '3', '--json', '-p', '0']
@@ -29,7 +32,11 @@ for (const { workload, table } of [{ workload: 'manta', table: 'test_table' }, {
       const { before, after, summary } = await run()
       t.equal(before, 0, 'the table did not exist')
       t.ok(summary.acknowledged_inserts > 1000, `many inserts acknowledged (${summary.acknowledged_inserts})`)
-      t.equal(summary.acknowledged_inserts, summary.requests.insert_row.done - summary.requests.insert_row.failed, 'one acknowledgement per successful insert')
+      t.equal(
+        summary.acknowledged_inserts,
+        summary.requests.insert_row.done - summary.requests.insert_row.failed,
+        'one acknowledgement per successful insert'
+      )
       t.equal(after - before, summary.acknowledged_inserts, 'the table gained exactly the rows acknowledged')
       t.equal(summary.acknowledged_missing, 0, 'no acknowledged insert is missing')
     })

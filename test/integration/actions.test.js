@@ -11,7 +11,15 @@ import { createTestDatabase, query, sessionsOf, withClient } from '../helpers/pg
 import { readEvents } from '../helpers/control.js'
 
 const ROWS = 200000
-const PHASES = ['initializing', 'scanning heap', 'vacuuming indexes', 'vacuuming heap', 'cleaning up indexes', 'truncating heap', 'performing final cleanup']
+const PHASES = [
+  'initializing',
+  'scanning heap',
+  'vacuuming indexes',
+  'vacuuming heap',
+  'cleaning up indexes',
+  'truncating heap',
+  'performing final cleanup'
+]
 
 const db = await createTestDatabase(t, 'actions')
 const dir = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-actions-'))
@@ -28,16 +36,21 @@ await withClient(db.url, async client => {
 })
 
 /** @param {string} name */
-const eventsFile = (name) => path.join(dir, `${name}.ndjson`)
+const eventsFile = name => path.join(dir, `${name}.ndjson`)
 
 /**
  * @param {string} file
  * @param {string} action
  */
-async function startAndEnd (file, action) {
+async function startAndEnd(file, action) {
   const events = await readEvents(file)
   const own = events.filter(e => e.action === action)
-  return { events, start: own.filter(e => e.kind === 'start'), end: own.filter(e => e.kind === 'end'), points: own.filter(e => e.kind === 'point') }
+  return {
+    events,
+    start: own.filter(e => e.kind === 'start'),
+    end: own.filter(e => e.kind === 'end'),
+    points: own.filter(e => e.kind === 'point')
+  }
 }
 
 /**
@@ -45,8 +58,11 @@ async function startAndEnd (file, action) {
  * age would also grow with the transactions other tests run on the server
  * meanwhile.)
  */
-async function frozenXid () {
-  return Number((await query(db.url, "SELECT relfrozenxid::text::bigint AS xid FROM pg_class WHERE relname = 'test_table'")).rows[0].xid)
+async function frozenXid() {
+  return Number(
+    (await query(db.url, "SELECT relfrozenxid::text::bigint AS xid FROM pg_class WHERE relname = 'test_table'")).rows[0]
+      .xid
+  )
 }
 
 t.test('vacuum --freeze: runs, is followed through its phases, records start and end', async t => {
@@ -56,7 +72,9 @@ t.test('vacuum --freeze: runs, is followed through its phases, records start and
   await query(db.url, 'CHECKPOINT')
   const frozenBefore = await frozenXid()
   const file = eventsFile('vacuum')
-  const result = await runCli(['vacuum', db.url, '--table', 'test_table', '--freeze', '--json', '--events', file], { t })
+  const result = await runCli(['vacuum', db.url, '--table', 'test_table', '--freeze', '--json', '--events', file], {
+    t
+  })
   t.equal(result.code, 0, `exit 0; stderr: ${result.stderr}`)
   const outcome = JSON.parse(result.stdout)
   t.match(outcome, { action: 'vacuum', table: 'test_table', ok: true }, '--json: the outcome')
@@ -80,11 +98,25 @@ t.test('vacuum --freeze: runs, is followed through its phases, records start and
     t.equal(p.detail?.phase_number, PHASES.indexOf(p.detail?.phase), 'its number')
     t.ok(p.detail?.heap_blks_total > 0, 'the heap size in blocks')
   }
-  t.same(events.map(e => e.kind), ['start', ...points.map(() => 'point'), 'end'], 'start, phases, end, in that order')
+  t.same(
+    events.map(e => e.kind),
+    ['start', ...points.map(() => 'point'), 'end'],
+    'start, phases, end, in that order'
+  )
   const times = events.map(e => Date.parse(e.ts))
-  t.ok(times.every(ms => !Number.isNaN(ms)), 'ts are ISO times')
-  t.same(times, [...times].sort((a, b) => a - b), 'in time order')
-  t.ok(Math.abs((times[times.length - 1] - times[0]) / 1000 - end[0].duration_s) < 0.5, 'from start to end takes the duration')
+  t.ok(
+    times.every(ms => !Number.isNaN(ms)),
+    'ts are ISO times'
+  )
+  t.same(
+    times,
+    [...times].sort((a, b) => a - b),
+    'in time order'
+  )
+  t.ok(
+    Math.abs((times[times.length - 1] - times[0]) / 1000 - end[0].duration_s) < 0.5,
+    'from start to end takes the duration'
+  )
 
   const frozenAfter = await frozenXid()
   t.ok(frozenAfter > frozenBefore + 20, `the table was frozen: relfrozenxid ${frozenBefore} → ${frozenAfter}`)
@@ -99,7 +131,12 @@ t.test('checkpoint, analyze, reset-stats: exit 0, start and end events', async t
     [['analyze'], 'analyze', undefined],
     [['reset-stats'], 'reset-stats', undefined]
   ]
-  const ins = async () => withClient(db.url, async client => Number((await client.query("SELECT n_tup_ins FROM pg_stat_user_tables WHERE relname = 'test_table'")).rows[0].n_tup_ins))
+  const ins = async () =>
+    withClient(db.url, async client =>
+      Number(
+        (await client.query("SELECT n_tup_ins FROM pg_stat_user_tables WHERE relname = 'test_table'")).rows[0].n_tup_ins
+      )
+    )
   t.equal(await ins(), ROWS, 'before reset-stats, the statistics count the inserts')
   for (const [args, action, table] of runs) {
     const result = await runCli([...args, db.url, '--events', file, '--json'], { t })
@@ -109,12 +146,20 @@ t.test('checkpoint, analyze, reset-stats: exit 0, start and end events', async t
     t.equal(outcome.table, table, `${args.join(' ')}: table ${table ?? '(none)'}`)
   }
   const events = await readEvents(file)
-  t.same(events.map(e => [e.kind, e.action, e.table]), [
-    ['start', 'checkpoint', undefined], ['end', 'checkpoint', undefined],
-    ['start', 'analyze', 'public.test_table'], ['end', 'analyze', 'public.test_table'],
-    ['start', 'analyze', undefined], ['end', 'analyze', undefined],
-    ['start', 'reset-stats', undefined], ['end', 'reset-stats', undefined]
-  ], 'each action appended its start and end')
+  t.same(
+    events.map(e => [e.kind, e.action, e.table]),
+    [
+      ['start', 'checkpoint', undefined],
+      ['end', 'checkpoint', undefined],
+      ['start', 'analyze', 'public.test_table'],
+      ['end', 'analyze', 'public.test_table'],
+      ['start', 'analyze', undefined],
+      ['end', 'analyze', undefined],
+      ['start', 'reset-stats', undefined],
+      ['end', 'reset-stats', undefined]
+    ],
+    'each action appended its start and end'
+  )
   for (const e of events.filter(e => e.kind === 'end')) {
     t.equal(e.ok, true, `${e.action}: ok`)
     t.ok(typeof e.duration_s === 'number' && e.duration_s >= 0, `${e.action}: duration_s ${e.duration_s}`)
@@ -129,11 +174,19 @@ t.test('an action the server rejects: exit 1, a failed end event with the error'
   const result = await runCli(['vacuum', db.url, '--table', 'no_such_table', '--json', '--events', file], { t })
   t.equal(result.code, 1, `exit 1; stderr: ${result.stderr}`)
   const outcome = JSON.parse(result.stdout)
-  t.match(outcome, { action: 'vacuum', table: 'no_such_table', ok: false, error: /no_such_table.*does not exist/ }, '--json: the failure')
+  t.match(
+    outcome,
+    { action: 'vacuum', table: 'no_such_table', ok: false, error: /no_such_table.*does not exist/ },
+    '--json: the failure'
+  )
   t.notMatch(result.stderr, /^\s+at /m, 'no stack trace')
   const { start, end } = await startAndEnd(file, 'vacuum')
   t.equal(start.length, 1, 'a start event')
-  t.match(end, [{ kind: 'end', ok: false, error: /relation "no_such_table" does not exist/ }], 'an end event: ok false, with the error')
+  t.match(
+    end,
+    [{ kind: 'end', ok: false, error: /relation "no_such_table" does not exist/ }],
+    'an end event: ok false, with the error'
+  )
   t.ok(end[0]?.duration_s >= 0, 'and the duration')
 })
 
@@ -144,7 +197,11 @@ t.test('bad input: exit 2, one line, nothing runs', async t => {
   /** @type {[string, string[], RegExp][]} */
   const cases = [
     ['vacuum without --table', ['vacuum', db.url], /argument: table|--table/],
-    ['a statement for a table name', ['vacuum', db.url, '--table', 'x; drop table y'], /not a table name: "x; drop table y"/],
+    [
+      'a statement for a table name',
+      ['vacuum', db.url, '--table', 'x; drop table y'],
+      /not a table name: "x; drop table y"/
+    ],
     ['a quoted table name', ['vacuum', db.url, '--table', 'test_table"'], /not a table name/],
     ['three-part table name', ['vacuum', db.url, '--table', 'a.b.c'], /not a table name/],
     ['analyze of a statement', ['analyze', db.url, '--table', 'pg_class; select 1'], /not a table name/],
@@ -168,10 +225,17 @@ t.test('bad input: exit 2, one line, nothing runs', async t => {
 t.test('an action on the embedded server, by --data-dir', async t => {
   const dataDir = path.join(dir, 'pgdata')
   const file = eventsFile('embedded')
-  const result = await runCli(['checkpoint', '--data-dir', dataDir, '--profile', 'default', '--events', file, '--json'], { t })
+  const result = await runCli(
+    ['checkpoint', '--data-dir', dataDir, '--profile', 'default', '--events', file, '--json'],
+    { t }
+  )
   t.equal(result.code, 0, `exit 0; stderr: ${result.stderr}`)
   t.match(result.stderr, /embedded PostgreSQL started/, 'the server is started for it')
   t.match(result.stderr, /embedded PostgreSQL stopped/, 'and stopped afterwards')
   t.match(JSON.parse(result.stdout), { action: 'checkpoint', ok: true }, 'the checkpoint ran')
-  t.same((await readEvents(file)).map(e => e.kind), ['start', 'end'], 'start and end events')
+  t.same(
+    (await readEvents(file)).map(e => e.kind),
+    ['start', 'end'],
+    'start and end events'
+  )
 })

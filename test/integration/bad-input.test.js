@@ -21,7 +21,7 @@ const BOUNDED = ['-d', '2', '--connect-timeout', '2', '-p', '0']
  * @param {import('../helpers/cli.js').CliResult} result
  * @param {RegExp} problem
  */
-function assertUsageError (t, result, problem) {
+function assertUsageError(t, result, problem) {
   t.equal(result.code, 2, 'exit code 2')
   t.equal(result.signal, null, 'not killed by a signal')
   t.equal(result.stdout, '', 'nothing on stdout')
@@ -37,10 +37,22 @@ function assertUsageError (t, result, problem) {
 /** @type {{ name: string, args: string[], problem: RegExp, env?: Record<string, string> }[]} */
 const cases = [
   // named once, as typed (yargs would add its camelCase form)
-  { name: 'unknown long flag', args: ['run', url, '--bogus-flag', ...BOUNDED], problem: /unknown argument: bogus-flag$/i },
-  { name: 'two unknown long flags', args: ['run', url, '--bogus-flag', '--other-one=3', ...BOUNDED], problem: /unknown arguments: bogus-flag, other-one$/i },
+  {
+    name: 'unknown long flag',
+    args: ['run', url, '--bogus-flag', ...BOUNDED],
+    problem: /unknown argument: bogus-flag$/i
+  },
+  {
+    name: 'two unknown long flags',
+    args: ['run', url, '--bogus-flag', '--other-one=3', ...BOUNDED],
+    problem: /unknown arguments: bogus-flag, other-one$/i
+  },
   { name: 'unknown short flag', args: ['run', url, '-x', ...BOUNDED], problem: /unknown argument.*\bx\b/i },
-  { name: 'unknown flag with a value', args: ['run', url, '--concurency=4', ...BOUNDED], problem: /unknown argument.*concurency/i },
+  {
+    name: 'unknown flag with a value',
+    args: ['run', url, '--concurency=4', ...BOUNDED],
+    problem: /unknown argument.*concurency/i
+  },
   {
     name: 'unknown command',
     args: ['walk', url, ...BOUNDED],
@@ -53,28 +65,103 @@ const cases = [
   { name: 'concurrency fractional', args: ['run', url, '-c', '2.5', ...BOUNDED], problem: /--concurrency.*2\.5/ },
   { name: 'concurrency not a number', args: ['run', url, '-c', 'many', ...BOUNDED], problem: /--concurrency.*many/ },
   { name: 'concurrency empty', args: ['run', url, '-c', '', ...BOUNDED], problem: /--concurrency/ },
-  { name: 'request timeout zero', args: ['run', url, '--request-timeout', '0', ...BOUNDED], problem: /--request-timeout must be between 0\.01 and 86400 seconds, or off, got "0"/ },
-  { name: 'request timeout not a duration', args: ['run', url, '--request-timeout', 'soon', ...BOUNDED], problem: /--request-timeout must be a duration.*or off, got "soon"/ },
-  { name: 'request timeout longer than the run', args: ['run', url, '--request-timeout', '5m', ...BOUNDED], problem: /--request-timeout 300 s is longer than the run \(2 s\)/ },
+  {
+    name: 'request timeout zero',
+    args: ['run', url, '--request-timeout', '0', ...BOUNDED],
+    problem: /--request-timeout must be between 0\.01 and 86400 seconds, or off, got "0"/
+  },
+  {
+    name: 'request timeout not a duration',
+    args: ['run', url, '--request-timeout', 'soon', ...BOUNDED],
+    problem: /--request-timeout must be a duration.*or off, got "soon"/
+  },
+  {
+    name: 'request timeout longer than the run',
+    args: ['run', url, '--request-timeout', '5m', ...BOUNDED],
+    problem: /--request-timeout 300 s is longer than the run \(2 s\)/
+  },
   { name: 'unknown workload', args: ['run', url, '-w', 'tpcc', ...BOUNDED], problem: /workload.*tpcc/ },
-  { name: 'unknown request type in --mix', args: ['run', url, '--mix', 'insert_row=50,delete_row=50', ...BOUNDED], problem: /--mix.*request type.*delete_row/ },
-  { name: 'request type misspelt in --mix', args: ['run', url, '--mix', 'insert_rows=1', ...BOUNDED], problem: /--mix.*insert_rows/ },
-  { name: 'negative weight in --mix', args: ['run', url, '--mix', 'insert_row=-1,read_row=5', ...BOUNDED], problem: /--mix.*insert_row.*negative/ },
-  { name: 'all weights zero in --mix', args: ['run', url, '--mix', 'insert_row=0,read_row=0,update_row=0,injected_error=0,fetch_max=0', ...BOUNDED], problem: /--mix.*zero/ },
-  { name: 'weight not a number in --mix', args: ['run', url, '--mix', 'insert_row=lots', ...BOUNDED], problem: /--mix.*insert_row.*lots/ },
+  {
+    name: 'unknown request type in --mix',
+    args: ['run', url, '--mix', 'insert_row=50,delete_row=50', ...BOUNDED],
+    problem: /--mix.*request type.*delete_row/
+  },
+  {
+    name: 'request type misspelt in --mix',
+    args: ['run', url, '--mix', 'insert_rows=1', ...BOUNDED],
+    problem: /--mix.*insert_rows/
+  },
+  {
+    name: 'negative weight in --mix',
+    args: ['run', url, '--mix', 'insert_row=-1,read_row=5', ...BOUNDED],
+    problem: /--mix.*insert_row.*negative/
+  },
+  {
+    name: 'all weights zero in --mix',
+    args: ['run', url, '--mix', 'insert_row=0,read_row=0,update_row=0,injected_error=0,fetch_max=0', ...BOUNDED],
+    problem: /--mix.*zero/
+  },
+  {
+    name: 'weight not a number in --mix',
+    args: ['run', url, '--mix', 'insert_row=lots', ...BOUNDED],
+    problem: /--mix.*insert_row.*lots/
+  },
   { name: 'malformed URL', args: ['run', 'not a url', ...BOUNDED], problem: /malformed PostgreSQL URL/ },
-  { name: 'malformed URL with a password', args: ['run', `postgres://postgres:${PASSWORD}@[127.0.0.1/${db.name}`, ...BOUNDED], problem: /malformed PostgreSQL URL/ },
-  { name: 'URL with a port out of range', args: ['run', `postgres://postgres:${PASSWORD}@127.0.0.1:99999/${db.name}`, ...BOUNDED], problem: /PostgreSQL URL/ },
-  { name: 'URL of another scheme', args: ['run', `http://127.0.0.1:5432/${db.name}`, ...BOUNDED], problem: /postgres:\/\// },
+  {
+    name: 'malformed URL with a password',
+    args: ['run', `postgres://postgres:${PASSWORD}@[127.0.0.1/${db.name}`, ...BOUNDED],
+    problem: /malformed PostgreSQL URL/
+  },
+  {
+    name: 'URL with a port out of range',
+    args: ['run', `postgres://postgres:${PASSWORD}@127.0.0.1:99999/${db.name}`, ...BOUNDED],
+    problem: /PostgreSQL URL/
+  },
+  {
+    name: 'URL of another scheme',
+    args: ['run', `http://127.0.0.1:5432/${db.name}`, ...BOUNDED],
+    problem: /postgres:\/\//
+  },
   { name: 'URL without a host', args: ['run', `postgres:///${db.name}`, ...BOUNDED], problem: /no host/ },
-  { name: 'malformed URL in PGLOADGEN_PG_URL', args: ['run', ...BOUNDED], env: { PGLOADGEN_PG_URL: `postgres://postgres:${PASSWORD}@127.0.0.1:5432:5433/${db.name}` }, problem: /PostgreSQL URL/ },
-  { name: 'malformed URL in DATABASE_URL', args: ['run', ...BOUNDED], env: { DATABASE_URL: 'localhost 5432' }, problem: /malformed PostgreSQL URL/ },
+  {
+    name: 'malformed URL in PGLOADGEN_PG_URL',
+    args: ['run', ...BOUNDED],
+    env: { PGLOADGEN_PG_URL: `postgres://postgres:${PASSWORD}@127.0.0.1:5432:5433/${db.name}` },
+    problem: /PostgreSQL URL/
+  },
+  {
+    name: 'malformed URL in DATABASE_URL',
+    args: ['run', ...BOUNDED],
+    env: { DATABASE_URL: 'localhost 5432' },
+    problem: /malformed PostgreSQL URL/
+  },
   { name: 'unknown sslmode', args: ['run', `${url}?sslmode=maybe`, ...BOUNDED], problem: /unknown sslmode "maybe"/ },
-  { name: 'sslmode=verify-ca without a root certificate', args: ['run', `${url}?sslmode=verify-ca`, ...BOUNDED], problem: /verify-ca.*sslrootcert/ },
-  { name: 'unreadable sslrootcert', args: ['run', `${url}?sslmode=verify-full&sslrootcert=/no/such/ca.pem`, ...BOUNDED], problem: /cannot read the sslrootcert file/ },
-  { name: 'empty control token', args: ['run', url, '--http-host', '0.0.0.0', '--control-token', '', ...BOUNDED], problem: /--control-token.*empty/ },
-  { name: 'blank control token in PGLOADGEN_CONTROL_TOKEN', args: ['run', url, ...BOUNDED], env: { PGLOADGEN_CONTROL_TOKEN: ' ' }, problem: /PGLOADGEN_CONTROL_TOKEN.*whitespace/ },
-  { name: 'control token with a space', args: ['run', url, '--control-token', 'two words', ...BOUNDED], problem: /--control-token.*whitespace/ }
+  {
+    name: 'sslmode=verify-ca without a root certificate',
+    args: ['run', `${url}?sslmode=verify-ca`, ...BOUNDED],
+    problem: /verify-ca.*sslrootcert/
+  },
+  {
+    name: 'unreadable sslrootcert',
+    args: ['run', `${url}?sslmode=verify-full&sslrootcert=/no/such/ca.pem`, ...BOUNDED],
+    problem: /cannot read the sslrootcert file/
+  },
+  {
+    name: 'empty control token',
+    args: ['run', url, '--http-host', '0.0.0.0', '--control-token', '', ...BOUNDED],
+    problem: /--control-token.*empty/
+  },
+  {
+    name: 'blank control token in PGLOADGEN_CONTROL_TOKEN',
+    args: ['run', url, ...BOUNDED],
+    env: { PGLOADGEN_CONTROL_TOKEN: ' ' },
+    problem: /PGLOADGEN_CONTROL_TOKEN.*whitespace/
+  },
+  {
+    name: 'control token with a space',
+    args: ['run', url, '--control-token', 'two words', ...BOUNDED],
+    problem: /--control-token.*whitespace/
+  }
 ]
 
 t.test('each bad input', { jobs: 3 }, async t => {
@@ -113,7 +200,10 @@ t.test('none of the bad inputs touched the database', async t => {
 
   // The check can see a session: open one, then it is counted.
   await withClient(db.url, client => client.query('SELECT 1'))
-  await waitFor(async () => (await sessionsOf(db.adminUrl, db.name)).sessions === 1, { what: 'the control session to be counted', timeoutMs: 10000 })
+  await waitFor(async () => (await sessionsOf(db.adminUrl, db.name)).sessions === 1, {
+    what: 'the control session to be counted',
+    timeoutMs: 10000
+  })
   t.pass('a session on the test database is counted')
 
   t.same(await listTables(db.url), [], 'no table was created')

@@ -17,11 +17,16 @@ const dataDir = path.join(scratch, 'pgdata')
  * @param {string[]} args
  * @returns {Promise<{ code: number | null, stdout: string, stderr: string }>}
  */
-function bench (args) {
+function bench(args) {
   return new Promise(resolve => {
-    execFile(process.execPath, [BENCH, '--data-dir', dataDir, ...args], { env: hermeticEnv(), timeout: 20000 }, (err, stdout, stderr) => {
-      resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr })
-    })
+    execFile(
+      process.execPath,
+      [BENCH, '--data-dir', dataDir, ...args],
+      { env: hermeticEnv(), timeout: 20000 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? (typeof err.code === 'number' ? err.code : null) : 0, stdout, stderr })
+      }
+    )
   })
 }
 
@@ -29,10 +34,19 @@ const cases = [
   { args: ['--bogus'], problem: /^bench: Unknown option '--bogus' \(npm run bench -- --help\)$/ },
   { args: ['--rounds', 'x'], problem: /^bench: --rounds must be a positive whole number$/ },
   { args: ['-d', '0'], problem: /^bench: --duration must be a positive whole number$/ },
-  { args: ['--parts', 'manta,nope'], problem: /^bench: unknown part "nope" \(parts: manta, threads, builtins, copy, soak, ingest\)$/ },
+  {
+    args: ['--parts', 'manta,nope'],
+    problem: /^bench: unknown part "nope" \(parts: manta, threads, builtins, copy, soak, ingest\)$/
+  },
   { args: ['--json=yes'], problem: /^bench: Option '--json' does not take an argument/ },
-  { args: ['--parts', 'copy', 'mysql://localhost/x'], problem: /^bench: PostgreSQL URL must start with postgres:\/\/ or postgresql:\/\// },
-  { args: ['--profile', 'nope'], problem: /^bench: unknown PostgreSQL profile "nope" \(notes\/postgres\/ has .*bench.*lab/ }
+  {
+    args: ['--parts', 'copy', 'mysql://localhost/x'],
+    problem: /^bench: PostgreSQL URL must start with postgres:\/\/ or postgresql:\/\//
+  },
+  {
+    args: ['--profile', 'nope'],
+    problem: /^bench: unknown PostgreSQL profile "nope" \(notes\/postgres\/ has .*bench.*lab/
+  }
 ]
 
 for (const { args, problem } of cases) {

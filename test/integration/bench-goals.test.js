@@ -43,25 +43,45 @@ t.test('a goal is met only when the whole interval clears it', async t => {
 })
 
 t.test('the verdict follows the interval, for any ratios', async t => {
-  fc.assert(fc.property(
-    fc.array(fc.double({ min: 0.5, max: 1.5, noNaN: true }), { minLength: 3, maxLength: 9 }),
-    fc.double({ min: 0.5, max: 1.5, noNaN: true }),
-    (ratios, goal) => {
-      const check = againstGoal(ratios, goal)
-      const interval = bootstrapMean(ratios)
-      if (check === null || interval === null || interval.low === null || interval.high === null) return false
-      const expected = interval.low >= goal ? 'met' : interval.high < goal ? 'missed' : 'undecided'
-      return check.verdict === expected && check.low === interval.low && check.high === interval.high
-    }
-  ), { numRuns: 300 })
+  fc.assert(
+    fc.property(
+      fc.array(fc.double({ min: 0.5, max: 1.5, noNaN: true }), { minLength: 3, maxLength: 9 }),
+      fc.double({ min: 0.5, max: 1.5, noNaN: true }),
+      (ratios, goal) => {
+        const check = againstGoal(ratios, goal)
+        const interval = bootstrapMean(ratios)
+        if (check === null || interval === null || interval.low === null || interval.high === null) return false
+        const expected = interval.low >= goal ? 'met' : interval.high < goal ? 'missed' : 'undecided'
+        return check.verdict === expected && check.low === interval.low && check.high === interval.high
+      }
+    ),
+    { numRuns: 300 }
+  )
   t.pass('checked on 300 random sets of pairs')
 })
 
 t.test('the printed line names the interval and the verdict', async t => {
-  t.equal(goalLine('ratio --threads 2 / -j 2', { goal: 0.95, n: 5, level: 0.95, mean: 0.9712, low: 0.9, high: 1.02, verdict: 'undecided' }),
-    'ratio --threads 2 / -j 2: mean 0.971, 95 % interval 0.900–1.020 over 5 pairs; goal 0.95: undecided (the interval straddles it: the pairs swing more than the distance to the goal; more rounds narrow it)')
-  t.match(goalLine('ratio', { goal: null, n: 5, level: 0.95, mean: 1, low: 0.95, high: 1.05, verdict: null }), /^ratio: mean 1\.000, 95 % interval 0\.950–1\.050 over 5 pairs$/)
-  t.match(goalLine('ratio', { goal: 0.9, n: 2, level: 0.95, mean: 1, low: null, high: null, verdict: 'undecided' }), /too few for an interval; goal 0\.9: undecided$/)
+  t.equal(
+    goalLine('ratio --threads 2 / -j 2', {
+      goal: 0.95,
+      n: 5,
+      level: 0.95,
+      mean: 0.9712,
+      low: 0.9,
+      high: 1.02,
+      verdict: 'undecided'
+    }),
+    'ratio --threads 2 / -j 2: mean 0.971, 95 % interval 0.900–1.020 over 5 pairs; goal 0.95: undecided ' +
+      '(the interval straddles it: the pairs swing more than the distance to the goal; more rounds narrow it)'
+  )
+  t.match(
+    goalLine('ratio', { goal: null, n: 5, level: 0.95, mean: 1, low: 0.95, high: 1.05, verdict: null }),
+    /^ratio: mean 1\.000, 95 % interval 0\.950–1\.050 over 5 pairs$/
+  )
+  t.match(
+    goalLine('ratio', { goal: 0.9, n: 2, level: 0.95, mean: 1, low: null, high: null, verdict: 'undecided' }),
+    /too few for an interval; goal 0\.9: undecided$/
+  )
   t.equal(goalLine('ratio', null), 'ratio: no pairs')
 })
 
@@ -72,11 +92,23 @@ t.test('CHECKPOINT before each run: done by a superuser, refused to a plain role
   await query(db.adminUrl, `CREATE ROLE ${role} LOGIN`)
   t.teardown(() => query(db.adminUrl, `DROP ROLE IF EXISTS ${role}`))
 
-  const requested = () => withClient(db.url, async client => Number((await client.query('SELECT checkpoints_req FROM pg_stat_bgwriter')).rows[0].checkpoints_req))
+  const requested = () =>
+    withClient(db.url, async client =>
+      Number((await client.query('SELECT checkpoints_req FROM pg_stat_bgwriter')).rows[0].checkpoints_req)
+    )
 
   /** @type {string[]} */
   const warnings = []
-  const log = { trace () {}, debug () {}, info () {}, warn (/** @type {string} */ m) { warnings.push(m) }, error () {}, level: /** @type {const} */ ('info') }
+  const log = {
+    trace() {},
+    debug() {},
+    info() {},
+    warn(/** @type {string} */ m) {
+      warnings.push(m)
+    },
+    error() {},
+    level: /** @type {const} */ ('info')
+  }
 
   await withClient(db.url, async admin => {
     const before = await requested()
@@ -84,7 +116,7 @@ t.test('CHECKPOINT before each run: done by a superuser, refused to a plain role
     await checkpoint.run()
     await checkpoint.run()
     t.equal(checkpoint.used, true, 'a superuser checkpoints')
-    t.ok(await requested() >= before + 2, 'and the server counted both checkpoints')
+    t.ok((await requested()) >= before + 2, 'and the server counted both checkpoints')
     t.equal(warnings.length, 0, 'without a word')
   })
 
@@ -102,14 +134,18 @@ t.test('CHECKPOINT before each run: done by a superuser, refused to a plain role
   t.equal(warnings.length, 1, 'said once, not before every run')
   t.match(warnings[0], /^bench: the server refused CHECKPOINT \(.+\); the runs go without one/)
   t.equal(await requested(), before, 'and no checkpoint was made')
-  t.equal(checkpointNote(checkpoint.used), 'no CHECKPOINT before the runs (the server refused it)', 'the result says so')
+  t.equal(
+    checkpointNote(checkpoint.used),
+    'no CHECKPOINT before the runs (the server refused it)',
+    'the result says so'
+  )
 
   // Anything but a refusal is the bench's problem, not the server's policy.
   await plain.end()
   await t.rejects(checkpointer(plain, log).run(), 'a broken connection still stops the bench')
 })
 
-t.test('the quiet server: the lab settings with room for a run\'s WAL, and the table\'s autovacuum off', async t => {
+t.test("the quiet server: the lab settings with room for a run's WAL, and the table's autovacuum off", async t => {
   const profile = await readProfile(resolveProfile('bench'))
   const lab = await readProfile(resolveProfile('lab'))
   t.ok(profile.includes(lab), 'every setting of the lab profile, expanded from its include')
@@ -145,7 +181,7 @@ t.test('peak memory: every timed run of pgloadgen against the goal, pgbench besi
   const run = (/** @type {number} */ mib) => ({ process: { peak_rss_bytes: mib * 2 ** 20 } })
   const memory = peakMemory(8, [run(64), run(66), run(65)], [run(68)], [run(9), run(10), run(9)])
   t.equal(memory.goal_mib, MEMORY_GOAL_MIB)
-  t.equal(memory.goal_mib, 70, 'the issue\'s 70 MiB')
+  t.equal(memory.goal_mib, 70, "the issue's 70 MiB")
   t.same(memory.pgloadgen_peak_rss_bytes, { min: 64 * 2 ** 20, median: 65 * 2 ** 20, max: 66 * 2 ** 20 })
   t.equal(memory.with_stats_polling_peak_rss_bytes?.max, 68 * 2 ** 20)
   t.equal(memory.pgbench_peak_rss_bytes?.median, 9 * 2 ** 20)
@@ -156,7 +192,7 @@ t.test('peak memory: every timed run of pgloadgen against the goal, pgbench besi
   t.equal(unpolled.with_stats_polling_peak_rss_bytes, null, 'no polled runs: nothing said of them')
 })
 
-t.test('the printed result: peak RSS beside pgbench\'s, CPU per request against pgbench\'s', async t => {
+t.test("the printed result: peak RSS beside pgbench's, CPU per request against pgbench's", async t => {
   const spreadOf = (/** @type {number} */ x) => ({ min: x, median: x, max: x })
   const run = (/** @type {number} */ mib) => ({ process: { peak_rss_bytes: mib * 2 ** 20 } })
   const goal = (/** @type {number[]} */ ratios) => againstGoal(ratios, 0.95)
@@ -168,20 +204,32 @@ t.test('the printed result: peak RSS beside pgbench\'s, CPU per request against 
   const result = {
     machine: { cpu: 'Some CPU', cores: 2, memory_gib: 24, kernel: '6.1.0', node: 'v20.20.2' },
     server: {
-      kind: 'embedded, profile bench', version: '18.4', host: 'this machine',
-      shared_buffers_mib: 128, synchronous_commit: 'on'
+      kind: 'embedded, profile bench',
+      version: '18.4',
+      host: 'this machine',
+      shared_buffers_mib: 128,
+      synchronous_commit: 'on'
     },
     concurrency: 8,
     manta: {
-      mix: 'insert_row=60', rounds: 3, duration_s: 15, checkpoints: true, autovacuum_off: true,
-      ratio: spreadOf(1), ratio_interval: againstGoal([1, 1.01, 0.99], null),
+      mix: 'insert_row=60',
+      rounds: 3,
+      duration_s: 15,
+      checkpoints: true,
+      autovacuum_off: true,
+      ratio: spreadOf(1),
+      ratio_interval: againstGoal([1, 1.01, 0.99], null),
       pgloadgen: { ...side(50), peak_rss_bytes: 66 * 2 ** 20 },
       pgbench: { ...side(40), peak_rss_bytes: 9 * 2 ** 20 },
       memory: peakMemory(8, [run(64), run(66), run(65)], [], [run(9), run(10), run(9)]),
       stats_polling: null
     },
     threads: {
-      mix: 'insert_row=60', rounds: 3, duration_s: 15, checkpoints: true, autovacuum_off: true,
+      mix: 'insert_row=60',
+      rounds: 3,
+      duration_s: 15,
+      checkpoints: true,
+      autovacuum_off: true,
       results: [1, 2].map(threads => ({
         threads,
         ratio: spreadOf(0.97),
@@ -192,33 +240,51 @@ t.test('the printed result: peak RSS beside pgbench\'s, CPU per request against 
         pgbench: { throughput: spreadOf(9000), cpu_us_per_request: spreadOf(40) }
       }))
     },
-    builtins: null, copy: null, soak: null, ingest: null
+    builtins: null,
+    copy: null,
+    soak: null,
+    ingest: null
   }
   const lines = resultLines(result)
   t.match(lines[0], /^machine: Some CPU, 2 cores, 24 GiB, Linux 6\.1\.0, Node v20\.20\.2$/, 'the machine')
   t.match(lines[1], /^server: PostgreSQL 18\.4 \(embedded, profile bench\) on this machine/, 'and the server')
   const memoryAt = lines.findIndex(line => line.startsWith('peak RSS at concurrency 8'))
-  t.ok(memoryAt > 0, 'a line for peak memory at the bench\'s concurrency')
-  t.equal(lines[memoryAt + 1],
+  t.ok(memoryAt > 0, "a line for peak memory at the bench's concurrency")
+  t.equal(
+    lines[memoryAt + 1],
     '  pgloadgen 65 MiB (64 MiB–66 MiB), with 1 s stats polling n/a; pgbench 9 MiB (9 MiB–10 MiB)',
-    'pgbench\'s beside')
+    "pgbench's beside"
+  )
   t.equal(lines[memoryAt + 2], '  goal at most 70 MiB in every pgloadgen run: met (3 runs)', 'the goal and its verdict')
-  t.ok(lines.includes('| threads | pgloadgen req/s | pgbench req/s | ratio | CPU µs/req pgloadgen ' +
-    '| CPU µs/req pgbench ' +
-    '| CPU ratio |'), 'the threads table has a column for the CPU ratio')
-  t.ok(lines.includes('| 2 | 9000 (9000–9000) | 9000 (9000–9000) | 0.97 (0.97–0.97) ' +
-    '| 50.0 (50.0–50.0) | 40.0 (40.0–40.0) ' +
-    '| 1.50 (1.50–1.50) |'), 'filled for each thread count')
+  t.ok(
+    lines.includes(
+      '| threads | pgloadgen req/s | pgbench req/s | ratio | CPU µs/req pgloadgen ' +
+        '| CPU µs/req pgbench ' +
+        '| CPU ratio |'
+    ),
+    'the threads table has a column for the CPU ratio'
+  )
+  t.ok(
+    lines.includes(
+      '| 2 | 9000 (9000–9000) | 9000 (9000–9000) | 0.97 (0.97–0.97) ' +
+        '| 50.0 (50.0–50.0) | 40.0 (40.0–40.0) ' +
+        '| 1.50 (1.50–1.50) |'
+    ),
+    'filled for each thread count'
+  )
   const cpuLine = (/** @type {number} */ n) =>
     lines.find(line => line.startsWith(`CPU per request --threads ${n} / -j ${n}: `))
   t.match(cpuLine(1), /: mean 1\.103, .*goal at most 1\.2: met/, 'one thread: met')
   t.match(cpuLine(2), /: mean 1\.503, .*goal at most 1\.2: missed/, 'two: missed')
-  t.ok(lines.every(line => line.length <= 200), 'no line runs on')
+  t.ok(
+    lines.every(line => line.length <= 200),
+    'no line runs on'
+  )
 })
 
 t.test('pgbench without GNU time: a loud failure, not figures without CPU or memory', async t => {
   const options = { url: 'postgres://postgres@127.0.0.1:1/none', concurrency: 1, durationS: 1, scripts: [] }
   await t.rejects(runPgbench({ ...options, time: '/nonexistent/time' }), {
-    message: '/nonexistent/time is missing: pgbench\'s CPU and peak memory need GNU time (apt-get install -y time)'
+    message: "/nonexistent/time is missing: pgbench's CPU and peak memory need GNU time (apt-get install -y time)"
   })
 })

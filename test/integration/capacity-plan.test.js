@@ -10,7 +10,7 @@ import YAML from 'yaml'
 import { runCli, REPO } from '../helpers/cli.js'
 import { readRunSummary } from '../helpers/summary-schema.js'
 
-t.test('capacity-manta, shortened: the step\'s result, its event, the variant\'s load around it', async t => {
+t.test("capacity-manta, shortened: the step's result, its event, the variant's load around it", async t => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-capacity-plan-'))
   // the embedded server runs as postgres when we are root, and must get in
   await chmod(dir, 0o755)
@@ -18,20 +18,35 @@ t.test('capacity-manta, shortened: the step\'s result, its event, the variant\'s
   const plan = YAML.parse(await readFile(path.join(REPO, 'notes', 'experiments', 'capacity-manta.yaml'), 'utf8'))
   plan.prepare.duration = '2s'
   // steps of a second, one at each end of a bracket within 50 %: a few seconds of search
-  plan.variants = [{
-    name: 'p99',
-    steps: [
-      { load: '2s' },
-      { capacity: ['p99<2s', 'lag_p99<2s'], start_rate: 50, max_rate: 400, step: '1s', settle: '0.5s', repeats: 1, resolution: 0.5, concurrency: 8 },
-      { load: '2s' }
-    ]
-  }]
+  plan.variants = [
+    {
+      name: 'p99',
+      steps: [
+        { load: '2s' },
+        {
+          capacity: ['p99<2s', 'lag_p99<2s'],
+          start_rate: 50,
+          max_rate: 400,
+          step: '1s',
+          settle: '0.5s',
+          repeats: 1,
+          resolution: 0.5,
+          concurrency: 8
+        },
+        { load: '2s' }
+      ]
+    }
+  ]
   const planFile = path.join(dir, 'capacity.yaml')
   await writeFile(planFile, YAML.stringify(plan))
   const out = path.join(dir, 'out')
   const result = await runCli(['experiment', planFile, '--out', out], { t })
   t.equal(result.code, 0, `exit 0; stderr tail: ${result.stderr.slice(-600)}`)
-  t.match(result.stderr, /variants\[0\]\.steps\[1\]: capacity: (above|[\d.]+ requests\/s \()/, 'the result line in the log')
+  t.match(
+    result.stderr,
+    /variants\[0\]\.steps\[1\]: capacity: (above|[\d.]+ requests\/s \()/,
+    'the result line in the log'
+  )
 
   const rep = path.join(out, 'variants', 'p99', 'rep-1')
   const capacity = JSON.parse(await readFile(path.join(rep, 'capacity-1.json'), 'utf8'))
@@ -42,16 +57,19 @@ t.test('capacity-manta, shortened: the step\'s result, its event, the variant\'s
   t.ok(capacity.capacity >= 50, `capacity ${capacity.capacity}`)
   t.equal(capacity.session.workload, 'manta')
   t.equal(capacity.session.concurrency, 8)
-  t.equal(capacity.session.acknowledged_missing, 0, 'the search\'s inserts are all in the table')
+  t.equal(capacity.session.acknowledged_missing, 0, "the search's inserts are all in the table")
 
-  const events = (await readFile(path.join(rep, 'events.ndjson'), 'utf8')).trim().split('\n').map(line => JSON.parse(line))
+  const events = (await readFile(path.join(rep, 'events.ndjson'), 'utf8'))
+    .trim()
+    .split('\n')
+    .map(line => JSON.parse(line))
   const event = events.find(e => e.action === 'capacity')
   t.ok(event, 'a capacity event')
   t.equal(event?.detail.capacity, capacity.capacity)
   // the variant's own load ran before and after the search, and lost nothing
   const summary = await readRunSummary(path.join(rep, 'summary.json'))
   t.equal(summary.mode, 'closed')
-  t.ok(summary.throughput > 0, 'the variant\'s load ran')
+  t.ok(summary.throughput > 0, "the variant's load ran")
   t.equal(summary.acknowledged_missing, 0)
   t.ok(await readFile(path.join(out, 'report.html'), 'utf8'), 'the report is written')
 })

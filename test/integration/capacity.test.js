@@ -18,7 +18,8 @@ const SHORT = ['--step', '1', '--settle', '0.5', '-p', '0']
 t.test('bad input: one line, exit 2, before any database', async t => {
   // nothing listens on port 1: a refusal that reached for the server would say so
   const url = 'postgres://nobody@127.0.0.1:1/none'
-  // the rest of the refusals are the unit tests' (test/unit/capacity-search.test.js): each spawn costs a second or two here
+  // the rest of the refusals are the unit tests' (test/unit/capacity-search.test.js): each spawn costs a second or two
+  // here
   const cases = [
     [[], /--objective: give what must hold/],
     [['--objective', 'p99<10'], /p99 is a latency: give its unit/],
@@ -43,20 +44,54 @@ t.test('a known boundary: 4 clients that each sleep 10 ms per request', async t 
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   const script = path.join(dir, 'sleep.sql')
   await writeFile(script, 'SELECT pg_sleep(0.01);\n')
-  const result = await runCli(['capacity', db.url, '-f', script, '-c', '4', '--objective', 'p99<100ms', '--start-rate', '50', '--max-rate', '3200', '--json', ...SHORT, '--repeats', '3'], { t })
+  const result = await runCli(
+    [
+      'capacity',
+      db.url,
+      '-f',
+      script,
+      '-c',
+      '4',
+      '--objective',
+      'p99<100ms',
+      '--start-rate',
+      '50',
+      '--max-rate',
+      '3200',
+      '--json',
+      ...SHORT,
+      '--repeats',
+      '3'
+    ],
+    { t }
+  )
   t.equal(result.code, 0, result.stderr)
   const out = JSON.parse(result.stdout)
   t.equal(out.objective, 'p99<100ms')
   t.ok(['bracketed', 'unsettled'].includes(out.verdict), `verdict ${out.verdict}`)
   // 4 clients × 100 requests/s each at most; a shared machine keeps it well under that
   t.ok(out.capacity >= 50 && out.capacity <= 400, `capacity ${out.capacity} requests/s`)
-  t.ok(out.interval.low === out.capacity && out.interval.high > out.interval.low, `interval ${out.interval.low}–${out.interval.high}`)
+  t.ok(
+    out.interval.low === out.capacity && out.interval.high > out.interval.low,
+    `interval ${out.interval.low}–${out.interval.high}`
+  )
   t.ok(out.interval.confidence >= 0 && out.interval.confidence <= 1)
   t.ok(out.steps.length >= 4, `${out.steps.length} steps`)
-  t.same(out.steps.slice(0, 2).map((/** @type {any} */ s) => s.rate), [50, 100], 'climbs by doubling from the start rate')
-  t.ok(out.steps.some((/** @type {any} */ s) => s.held) && out.steps.some((/** @type {any} */ s) => !s.held), 'some steps held, some broke')
+  t.same(
+    out.steps.slice(0, 2).map((/** @type {any} */ s) => s.rate),
+    [50, 100],
+    'climbs by doubling from the start rate'
+  )
+  t.ok(
+    out.steps.some((/** @type {any} */ s) => s.held) && out.steps.some((/** @type {any} */ s) => !s.held),
+    'some steps held, some broke'
+  )
   for (const step of out.steps) {
-    t.equal(step.held, step.objectives[0].kept && step.kept_pace && step.unexpected_failures === 0, `step ${step.step}: held as its figures say`)
+    t.equal(
+      step.held,
+      step.objectives[0].kept && step.kept_pace && step.unexpected_failures === 0,
+      `step ${step.step}: held as its figures say`
+    )
   }
   // the result line and the table go to stderr with --json
   t.match(result.stderr, /step\s+phase\s+asked\/s\s+achieved\/s\s+p99 ms\s+lag p99 ms\s+result/)
@@ -69,11 +104,39 @@ t.test('manta: a rate with an interval, recorded, its inserts audited', async t 
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   const record = path.join(dir, 'run')
   // a concurrency of 2 bounds the rate well within what a busy machine serves
-  const result = await runCli(['capacity', db.url, '-w', 'manta', '-c', '2', '--objective', 'lag_p99<50ms', '--objective', 'p99<200ms', '--start-rate', '100', '--max-rate', '3200', '--resolution', '0.5', '--record', record, ...SHORT, '--repeats', '1'], { t })
+  const result = await runCli(
+    [
+      'capacity',
+      db.url,
+      '-w',
+      'manta',
+      '-c',
+      '2',
+      '--objective',
+      'lag_p99<50ms',
+      '--objective',
+      'p99<200ms',
+      '--start-rate',
+      '100',
+      '--max-rate',
+      '3200',
+      '--resolution',
+      '0.5',
+      '--record',
+      record,
+      ...SHORT,
+      '--repeats',
+      '1'
+    ],
+    { t }
+  )
   t.equal(result.code, 0, result.stderr)
   const said = lines(result.stdout)
   const line = said[said.length - 1]
-  t.match(line, /^capacity: ([\d.]+ requests\/s \(\d+% interval [\d.]+–[\d.]+\)|above [\d.]+ requests\/s|below [\d.]+ requests\/s) for lag_p99<50ms and p99<200ms/)
+  t.match(
+    line,
+    /^capacity: ([\d.]+ requests\/s \(\d+% interval [\d.]+–[\d.]+\)|above [\d.]+ requests\/s|below [\d.]+ requests\/s) for lag_p99<50ms and p99<200ms/
+  )
   t.match(said[0], /^step\s+phase\s+asked\/s/)
   const recorded = JSON.parse(await readFile(path.join(record, 'capacity.json'), 'utf8'))
   t.equal(recorded.objective, 'lag_p99<50ms and p99<200ms')
@@ -89,12 +152,39 @@ t.test('manta: a rate with an interval, recorded, its inserts audited', async t 
 
 t.test('tsbs-cpu: batches of rows, the same search', async t => {
   const db = await createTestDatabase(t, 'capacity_tsbs')
-  const result = await runCli(['capacity', db.url, '-w', 'tsbs-cpu', '--batch-size', '100', '-c', '4', '--objective', 'p99<500ms', '--start-rate', '10', '--max-rate', '640', '--resolution', '0.5', '--json', ...SHORT, '--repeats', '1'], { t })
+  const result = await runCli(
+    [
+      'capacity',
+      db.url,
+      '-w',
+      'tsbs-cpu',
+      '--batch-size',
+      '100',
+      '-c',
+      '4',
+      '--objective',
+      'p99<500ms',
+      '--start-rate',
+      '10',
+      '--max-rate',
+      '640',
+      '--resolution',
+      '0.5',
+      '--json',
+      ...SHORT,
+      '--repeats',
+      '1'
+    ],
+    { t }
+  )
   t.equal(result.code, 0, result.stderr)
   const out = JSON.parse(result.stdout)
   t.equal(out.session.workload, 'tsbs-cpu')
   t.ok(out.steps.length >= 2)
-  t.ok(out.steps.some((/** @type {any} */ s) => s.rows_per_s > s.achieved * 50), 'a batch is many rows')
+  t.ok(
+    out.steps.some((/** @type {any} */ s) => s.rows_per_s > s.achieved * 50),
+    'a batch is many rows'
+  )
   t.ok(out.capacity === null || out.capacity >= 1, `capacity ${out.capacity}`)
   t.match(result.stderr, /capacity: .* for p99<500ms/)
 })

@@ -26,9 +26,16 @@ t.teardown(() => rm(work, { recursive: true, force: true }))
  * @param {string} dir
  * @param {string[]} flags
  */
-async function record (t, dir, flags) {
-  const result = await runCli(['run', db.url, '-p', '0', '--stats-interval', '1', '--record', dir, '--log-level', 'warn', ...flags], { t })
-  t.equal(result.code, 0, `the run recorded to ${path.basename(dir)} succeeds (stderr: ${result.stderr.trim().slice(-300) || 'empty'})`)
+async function record(t, dir, flags) {
+  const result = await runCli(
+    ['run', db.url, '-p', '0', '--stats-interval', '1', '--record', dir, '--log-level', 'warn', ...flags],
+    { t }
+  )
+  t.equal(
+    result.code,
+    0,
+    `the run recorded to ${path.basename(dir)} succeeds (stderr: ${result.stderr.trim().slice(-300) || 'empty'})`
+  )
 }
 
 // Two runs of the manta workload, each with a vacuum of its table half-way
@@ -51,7 +58,7 @@ const SHORT = /** @type {Record<string, string>} */ ({ 'cannot tell apart': 'can
  * @param {string} text
  * @returns {Map<string, string[]>[]}   one map per table (entry after the baseline)
  */
-function figureRows (text) {
+function figureRows(text) {
   /** @type {Map<string, string[]>[]} */
   const tables = []
   for (const line of text.split('\n')) {
@@ -70,7 +77,7 @@ function figureRows (text) {
  * @param {string} cell
  * @param {string} unit
  */
-function cellValue (cell, unit) {
+function cellValue(cell, unit) {
   if (cell === 'n/a') return null
   const number = Number.parseFloat(cell)
   if (unit === 'us') return number * 1000
@@ -86,7 +93,7 @@ function cellValue (cell, unit) {
  * @param {string} unit
  * @param {number} value
  */
-function tolerance (unit, value) {
+function tolerance(unit, value) {
   if (unit === 'us') return 0.5
   if (unit === 'bytes') return Math.abs(value) < 1024 ? 0.5 : Math.abs(value) * 0.05
   if (unit === 'seconds') return 0.0005
@@ -100,7 +107,7 @@ function tolerance (unit, value) {
  * @param {string} text
  * @param {any} json
  */
-function sameFigures (t, text, json) {
+function sameFigures(t, text, json) {
   const tables = figureRows(text)
   t.equal(tables.length, json.comparisons.length, 'a table per entry after the baseline')
   const [baseline] = json.entries
@@ -112,20 +119,30 @@ function sameFigures (t, text, json) {
       const cells = rows.get(figure.label)
       if (!t.ok(cells, `the text has the row ${figure.label}`) || !cells) continue
       const [, aText, bText, ratioText, ciText, verdictText] = cells
-      for (const [cell, value, who] of [[aText, baseline.figures[figure.key], baseline.letter], [bText, entry.figures[figure.key], entry.letter]]) {
+      for (const [cell, value, who] of [
+        [aText, baseline.figures[figure.key], baseline.letter],
+        [bText, entry.figures[figure.key], entry.letter]
+      ]) {
         const shown = cellValue(cell, figure.unit)
         if (value === null) t.equal(cell, 'n/a', `${figure.label} of ${who}: n/a in both`)
-        else if (shown === null || Math.abs(shown - value) > tolerance(figure.unit, value)) t.fail(`${figure.label} of ${who}: the text says ${cell}, the JSON ${value}`)
+        else if (shown === null || Math.abs(shown - value) > tolerance(figure.unit, value))
+          t.fail(`${figure.label} of ${who}: the text says ${cell}, the JSON ${value}`)
       }
       const c = comparison.figures[figure.key]
       if (c.ratio !== null) {
-        if (Math.abs(Number.parseFloat(ratioText) - c.ratio) > HALF_CENT) t.fail(`${figure.label}: ratio ${ratioText} in the text, ${c.ratio} in the JSON`)
+        if (Math.abs(Number.parseFloat(ratioText) - c.ratio) > HALF_CENT) {
+          t.fail(`${figure.label}: ratio ${ratioText} in the text, ${c.ratio} in the JSON`)
+        }
       } else t.ok(ratioText === 'n/a' || ratioText === '-', `${figure.label}: no ratio in either (${ratioText})`)
       if (c.interval) {
         const [low, high] = ciText.split('–').map(Number)
-        if (Math.abs(low - c.interval[0]) > HALF_CENT || Math.abs(high - c.interval[1]) > HALF_CENT) t.fail(`${figure.label}: interval ${ciText} in the text, ${c.interval} in the JSON`)
+        if (Math.abs(low - c.interval[0]) > HALF_CENT || Math.abs(high - c.interval[1]) > HALF_CENT) {
+          t.fail(`${figure.label}: interval ${ciText} in the text, ${c.interval} in the JSON`)
+        }
       }
-      if (verdictText !== (SHORT[c.verdict] ?? c.verdict)) t.fail(`${figure.label}: verdict ${verdictText} in the text, ${c.verdict} in the JSON`)
+      if (verdictText !== (SHORT[c.verdict] ?? c.verdict)) {
+        t.fail(`${figure.label}: verdict ${verdictText} in the text, ${c.verdict} in the JSON`)
+      }
       checked++
     }
     t.equal(checked, json.figures.length, `every figure of ${entry.letter} checked against the JSON (${checked})`)
@@ -139,30 +156,76 @@ t.test('the table shows both runs side by side with their ratios', async t => {
   t.match(result.stdout, /^ {2}A {2}runA: manta, a run, \d+\.\d s of load/m, 'A is the first run')
   t.match(result.stdout, /^ {2}B {2}runB: manta, a run, \d+\.\d s of load/m, 'B is the second run')
   t.match(result.stdout, /^B against A: ratio B \/ A/m, 'B is compared with A')
-  t.match(result.stdout, /^ {2}throughput, req\/s\s+\d+\.\d\s+\d+\.\d\s+\d+\.\d\d×\s+none \(1 rep\.\)\s+no CI$/m, 'throughput: both figures, the ratio, no interval with one run each')
-  for (const label of ['all types p50', 'all types p95', 'all types p99', 'all types p99.9', 'insert_row p99.9', 'unexpected failures', 'expected failures', 'dead tuples, peak', 'table size, end', 'vacuum WAL', 'vacuum time', 'vacuums', 'autovacuums']) {
+  t.match(
+    result.stdout,
+    /^ {2}throughput, req\/s\s+\d+\.\d\s+\d+\.\d\s+\d+\.\d\d×\s+none \(1 rep\.\)\s+no CI$/m,
+    'throughput: both figures, the ratio, no interval with one run each'
+  )
+  for (const label of [
+    'all types p50',
+    'all types p95',
+    'all types p99',
+    'all types p99.9',
+    'insert_row p99.9',
+    'unexpected failures',
+    'expected failures',
+    'dead tuples, peak',
+    'table size, end',
+    'vacuum WAL',
+    'vacuum time',
+    'vacuums',
+    'autovacuums'
+  ]) {
     t.match(result.stdout, new RegExp(`^ {2}${label.replace(/[.()]/g, '\\$&')}\\s{2,}\\S`, 'm'), `a row for ${label}`)
   }
-  t.match(result.stdout, /^ {2}vacuums\s+1\s+1\s+1\.00×/m, 'each run\'s one vacuum is counted')
-  t.match(result.stdout, /^ {2}vacuum WAL\s+\d+(\.\d)? (B|KiB|MiB)\s+\d+(\.\d)? (B|KiB|MiB)/m, 'the WAL the vacuums wrote, from their reports')
+  t.match(result.stdout, /^ {2}vacuums\s+1\s+1\s+1\.00×/m, "each run's one vacuum is counted")
+  t.match(
+    result.stdout,
+    /^ {2}vacuum WAL\s+\d+(\.\d)? (B|KiB|MiB)\s+\d+(\.\d)? (B|KiB|MiB)/m,
+    'the WAL the vacuums wrote, from their reports'
+  )
   t.notMatch(result.stdout, /\bNaN\b|undefined/, 'no NaN, no undefined')
   for (const line of lines(result.stdout)) t.ok(line.length <= 80, `fits 80 columns: ${line}`)
 })
 
 t.test('--json carries the same figures as the text', async t => {
-  const [text, json] = await Promise.all([runCli(['compare', runA, runB], { t }), runCli(['compare', runA, runB, '--json'], { t })])
+  const [text, json] = await Promise.all([
+    runCli(['compare', runA, runB], { t }),
+    runCli(['compare', runA, runB, '--json'], { t })
+  ])
   t.equal(json.code, 0, `exit 0 (stderr: ${json.stderr.trim() || 'empty'})`)
   const comparison = JSON.parse(json.stdout)
-  t.same(comparison.entries.map((/** @type {any} */ e) => [e.letter, e.name, e.kind, e.repetitions, e.workload]), [['A', 'runA', 'run', 1, 'manta'], ['B', 'runB', 'run', 1, 'manta']])
+  t.same(
+    comparison.entries.map((/** @type {any} */ e) => [e.letter, e.name, e.kind, e.repetitions, e.workload]),
+    [
+      ['A', 'runA', 'run', 1, 'manta'],
+      ['B', 'runB', 'run', 1, 'manta']
+    ]
+  )
   t.equal(comparison.baseline, 'A')
   // a run's own summary: the throughput and the merged percentiles of one run are its summary's
   const summaryA = await readRunSummary(path.join(runA, 'summary.json'))
-  t.equal(comparison.entries[0].figures.throughput, summaryA.throughput, 'one run\'s throughput is its summary\'s')
-  t.equal(comparison.entries[0].figures['latency.all.p99'], summaryA.latency_us.p99, 'one run\'s p99 is its summary\'s')
-  t.equal(comparison.entries[0].figures['latency.insert_row.p95'], summaryA.requests.insert_row.latency_us.p95, 'and per type')
-  t.equal(comparison.entries[0].figures.unexpected_failures, summaryA.unexpected_failures, 'unexpected failures as the summary has them')
-  t.ok(summaryA.server_wal_bytes > 0, `a recorded run's summary has the server's WAL (${summaryA.server_wal_bytes} bytes)`)
-  t.equal(comparison.entries[0].figures.server_wal_bytes, summaryA.server_wal_bytes, 'and the comparison sets it side by side')
+  t.equal(comparison.entries[0].figures.throughput, summaryA.throughput, "one run's throughput is its summary's")
+  t.equal(comparison.entries[0].figures['latency.all.p99'], summaryA.latency_us.p99, "one run's p99 is its summary's")
+  t.equal(
+    comparison.entries[0].figures['latency.insert_row.p95'],
+    summaryA.requests.insert_row.latency_us.p95,
+    'and per type'
+  )
+  t.equal(
+    comparison.entries[0].figures.unexpected_failures,
+    summaryA.unexpected_failures,
+    'unexpected failures as the summary has them'
+  )
+  t.ok(
+    summaryA.server_wal_bytes > 0,
+    `a recorded run's summary has the server's WAL (${summaryA.server_wal_bytes} bytes)`
+  )
+  t.equal(
+    comparison.entries[0].figures.server_wal_bytes,
+    summaryA.server_wal_bytes,
+    'and the comparison sets it side by side'
+  )
   sameFigures(t, text.stdout, comparison)
 })
 
@@ -174,7 +237,10 @@ t.test('each refusal is one line on stderr and exit 2', async t => {
   await rm(path.join(unfinished, 'summary.json'))
   const experiment = path.join(work, 'tiny-experiment')
   await mkdir(path.join(experiment, 'variants', 'one'), { recursive: true })
-  await writeFile(path.join(experiment, 'experiment.json'), JSON.stringify({ name: 'tiny', plan: { variants: [{ name: 'one' }] } }))
+  await writeFile(
+    path.join(experiment, 'experiment.json'),
+    JSON.stringify({ name: 'tiny', plan: { variants: [{ name: 'one' }] } })
+  )
   await cp(runA, path.join(experiment, 'variants', 'one', 'rep-1'), { recursive: true })
   const other = path.join(work, 'timeseries')
   await record(t, other, ['-w', 'timeseries', '-d', '2', '-c', '2'])
@@ -184,10 +250,22 @@ t.test('each refusal is one line on stderr and exit 2', async t => {
     { args: [runA, path.join(work, 'nowhere')], why: 'no such path', says: /no such directory/ },
     { args: [runA, empty], why: 'a directory that is no recorded run', says: /not a recorded run/ },
     { args: [runA, unfinished], why: 'a run without summary.json', says: /has no summary\.json/ },
-    { args: [runA, `${experiment}:nope`], why: 'a variant that does not exist (EXPDIR:NAME)', says: /has no variant "nope" \(its variants: one\)/ },
-    { args: [runA, path.join(experiment, 'variants', 'nope')], why: 'a variant that does not exist (EXPDIR/variants/NAME)', says: /has no variant "nope"/ },
+    {
+      args: [runA, `${experiment}:nope`],
+      why: 'a variant that does not exist (EXPDIR:NAME)',
+      says: /has no variant "nope" \(its variants: one\)/
+    },
+    {
+      args: [runA, path.join(experiment, 'variants', 'nope')],
+      why: 'a variant that does not exist (EXPDIR/variants/NAME)',
+      says: /has no variant "nope"/
+    },
     { args: [runA, experiment], why: 'a whole experiment', says: /is an experiment: give one of its variants/ },
-    { args: [runA, other], why: 'entries of different workloads', says: /ran the manta workload, .* timeseries: --force compares them anyway/ }
+    {
+      args: [runA, other],
+      why: 'entries of different workloads',
+      says: /ran the manta workload, .* timeseries: --force compares them anyway/
+    }
   ]
   for (const c of cases) {
     const result = await runCli(['compare', ...c.args], { t })
@@ -206,7 +284,7 @@ t.test('each refusal is one line on stderr and exit 2', async t => {
   t.match(variant.stdout, /^ {2}B {2}tiny-experiment:one: manta, 1 repetition,/m)
 })
 
-t.test('--html writes a page with the entries\' charts overlaid that renders in Chromium', async t => {
+t.test("--html writes a page with the entries' charts overlaid that renders in Chromium", async t => {
   const page = path.join(work, 'html', 'compare.html')
   const result = await runCli(['compare', runA, runB, '--html', page, '--log-level', 'info'], { t })
   t.equal(result.code, 0, `exit 0 (stderr: ${result.stderr.trim() || 'empty'})`)
@@ -218,7 +296,11 @@ t.test('--html writes a page with the entries\' charts overlaid that renders in 
     id: match[1],
     points: Number(/\bdata-points="(\d+)"/.exec(match[0])?.[1] ?? NaN)
   }))
-  t.equal(Number(/<body\b[^>]*\bdata-charts-rendered="(\d+)"/.exec(rendered.dom)?.[1]), charts.length, 'every chart was drawn')
+  t.equal(
+    Number(/<body\b[^>]*\bdata-charts-rendered="(\d+)"/.exec(rendered.dom)?.[1]),
+    charts.length,
+    'every chart was drawn'
+  )
   const throughput = charts.find(c => c.id === 'cmp-throughput')
   const p99 = charts.find(c => /^cmp-p99/.test(c.id))
   t.ok(throughput && throughput.points > 0, `the throughput chart has data (${throughput?.points} points)`)
@@ -234,32 +316,62 @@ t.test('entries with repetitions get intervals and verdicts', async t => {
   // repetitions each, open loop at two rates far apart
   const experiment = path.join(work, 'rates')
   await mkdir(experiment, { recursive: true })
-  await writeFile(path.join(experiment, 'experiment.json'), JSON.stringify({ name: 'rates', plan: { variants: [{ name: 'slow' }, { name: 'fast' }] } }))
-  for (const [variant, rate] of [['slow', '100'], ['fast', '400']]) {
+  await writeFile(
+    path.join(experiment, 'experiment.json'),
+    JSON.stringify({ name: 'rates', plan: { variants: [{ name: 'slow' }, { name: 'fast' }] } })
+  )
+  for (const [variant, rate] of [
+    ['slow', '100'],
+    ['fast', '400']
+  ]) {
     for (let rep = 1; rep <= 3; rep++) {
       await record(t, path.join(experiment, 'variants', variant, `rep-${rep}`), ['-d', '2', '-c', '4', '-R', rate])
     }
   }
-  const json = await runCli(['compare', `${experiment}:slow`, path.join(experiment, 'variants', 'fast'), runA, '--json'], { t })
+  const json = await runCli(
+    ['compare', `${experiment}:slow`, path.join(experiment, 'variants', 'fast'), runA, '--json'],
+    { t }
+  )
   t.equal(json.code, 0, `exit 0 (stderr: ${json.stderr.trim() || 'empty'})`)
   const comparison = JSON.parse(json.stdout)
-  t.same(comparison.entries.map((/** @type {any} */ e) => [e.letter, e.name, e.kind, e.repetitions]), [['A', 'rates:slow', 'variant', 3], ['B', 'rates:fast', 'variant', 3], ['C', 'runA', 'run', 1]])
+  t.same(
+    comparison.entries.map((/** @type {any} */ e) => [e.letter, e.name, e.kind, e.repetitions]),
+    [
+      ['A', 'rates:slow', 'variant', 3],
+      ['B', 'rates:fast', 'variant', 3],
+      ['C', 'runA', 'run', 1]
+    ]
+  )
   const fast = comparison.comparisons[0].figures
   t.ok(fast.throughput.interval, `an interval of B's throughput: ${fast.throughput.interval}`)
   t.ok(fast.throughput.baseline_interval, `and of A's: ${fast.throughput.baseline_interval}`)
-  t.ok(fast.throughput.ratio > 2.5 && fast.throughput.ratio < 5.5, `B runs about 4 times A's rate (${fast.throughput.ratio})`)
+  t.ok(
+    fast.throughput.ratio > 2.5 && fast.throughput.ratio < 5.5,
+    `B runs about 4 times A's rate (${fast.throughput.ratio})`
+  )
   t.equal(fast.throughput.verdict, 'better', 'four times the rate: better, the intervals far apart')
-  t.ok(fast.throughput.interval[0] > fast.throughput.baseline_interval[1], 'B\'s interval lies above A\'s')
-  t.equal(comparison.comparisons[1].figures.throughput.verdict, 'no interval', 'a single run against repetitions: no interval')
+  t.ok(fast.throughput.interval[0] > fast.throughput.baseline_interval[1], "B's interval lies above A's")
+  t.equal(
+    comparison.comparisons[1].figures.throughput.verdict,
+    'no interval',
+    'a single run against repetitions: no interval'
+  )
   // the merged percentiles are those of every request of the repetitions, not a mean of theirs
   const slow = comparison.entries[0]
   const p99s = slow.repetition_figures['latency.all.p99']
-  t.equal(p99s.length, 3, 'each repetition\'s p99')
-  t.ok(slow.figures['latency.all.p99'] >= Math.min(...p99s) && slow.figures['latency.all.p99'] <= Math.max(...p99s), 'the merged p99 lies within the repetitions\'')
+  t.equal(p99s.length, 3, "each repetition's p99")
+  t.ok(
+    slow.figures['latency.all.p99'] >= Math.min(...p99s) && slow.figures['latency.all.p99'] <= Math.max(...p99s),
+    "the merged p99 lies within the repetitions'"
+  )
   const text = await runCli(['compare', `${experiment}:slow`, path.join(experiment, 'variants', 'fast'), runA], { t })
   t.equal(text.code, 0)
   t.match(text.stdout, /^ {2}A {2}rates:slow: manta, 3 repetitions,/m)
-  t.match(text.stdout, /^ {2}throughput, req\/s\s+\d+\.\d\s+\d+\.\d\s+\d+\.\d\d×\s+\d+\.\d\d–\d+\.\d\d\s+better$/m, 'the text shows B\'s interval and the verdict')
+  t.match(
+    text.stdout,
+    /^ {2}throughput, req\/s\s+\d+\.\d\s+\d+\.\d\s+\d+\.\d\d×\s+\d+\.\d\d–\d+\.\d\d\s+better$/m,
+    "the text shows B's interval and the verdict"
+  )
   t.match(text.stdout, /^C against A/m, 'a table for C too')
   sameFigures(t, text.stdout, comparison)
 })

@@ -19,7 +19,7 @@ const SHORT = { headersTimeoutMs: 600, requestTimeoutMs: 1200, checkIntervalMs: 
  * @param {number} status
  * @param {RegExp} error
  */
-function assertJsonError (t, reply, status, error) {
+function assertJsonError(t, reply, status, error) {
   t.equal(reply.status, status, `status ${status}`)
   const lines = reply.body.split('\n').filter(line => line !== '')
   t.equal(lines.length, 1, `one line of body: ${JSON.stringify(reply.body.slice(0, 200))}`)
@@ -34,31 +34,54 @@ function assertJsonError (t, reply, status, error) {
 
 t.test('the defaults a run uses are sane', async t => {
   t.equal(DEFAULT_LIMITS.maxBodyBytes, 65536, 'body: 64 KiB')
-  t.ok(DEFAULT_LIMITS.headersTimeoutMs >= 5000 && DEFAULT_LIMITS.headersTimeoutMs <= 60000, `headers within ${DEFAULT_LIMITS.headersTimeoutMs} ms`)
-  t.ok(DEFAULT_LIMITS.requestTimeoutMs >= DEFAULT_LIMITS.headersTimeoutMs && DEFAULT_LIMITS.requestTimeoutMs <= 120000, `the whole request within ${DEFAULT_LIMITS.requestTimeoutMs} ms`)
+  t.ok(
+    DEFAULT_LIMITS.headersTimeoutMs >= 5000 && DEFAULT_LIMITS.headersTimeoutMs <= 60000,
+    `headers within ${DEFAULT_LIMITS.headersTimeoutMs} ms`
+  )
+  t.ok(
+    DEFAULT_LIMITS.requestTimeoutMs >= DEFAULT_LIMITS.headersTimeoutMs && DEFAULT_LIMITS.requestTimeoutMs <= 120000,
+    `the whole request within ${DEFAULT_LIMITS.requestTimeoutMs} ms`
+  )
 })
 
 t.test('an oversized body: 413 at once, the rest never read', async t => {
   const { port, generator } = await startControlServer(t, { limits: SHORT })
   // declared too large: refused from the headers alone, though no byte of the body comes
-  const declared = await exchange(port, rawRequest({ headers: { 'Content-Length': String(10 * 1024 * 1024), 'Content-Type': 'application/json' } }), { timeoutMs: 3000 })
+  const declared = await exchange(
+    port,
+    rawRequest({ headers: { 'Content-Length': String(10 * 1024 * 1024), 'Content-Type': 'application/json' } }),
+    { timeoutMs: 3000 }
+  )
   assertJsonError(t, declared, 413, /too large: at most 1024 bytes/)
-  t.ok(declared.closed && declared.ms < 1000, `the connection is closed without waiting for the body (${declared.ms} ms)`)
+  t.ok(
+    declared.closed && declared.ms < 1000,
+    `the connection is closed without waiting for the body (${declared.ms} ms)`
+  )
   // chunked, no length given: refused once the limit is passed
   const chunk = `{"concurrency": 8, "pad": "${'x'.repeat(600)}`
-  const chunked = await exchange(port, [
-    rawRequest({ headers: { 'Transfer-Encoding': 'chunked' } }),
-    `${chunk.length.toString(16)}\r\n${chunk}\r\n`,
-    `${chunk.length.toString(16)}\r\n${chunk}\r\n`,
-    ...Array.from({ length: 50 }, () => `${chunk.length.toString(16)}\r\n${chunk}\r\n`)
-  ], { gapMs: 5, timeoutMs: 3000 })
+  const chunked = await exchange(
+    port,
+    [
+      rawRequest({ headers: { 'Transfer-Encoding': 'chunked' } }),
+      `${chunk.length.toString(16)}\r\n${chunk}\r\n`,
+      `${chunk.length.toString(16)}\r\n${chunk}\r\n`,
+      ...Array.from({ length: 50 }, () => `${chunk.length.toString(16)}\r\n${chunk}\r\n`)
+    ],
+    { gapMs: 5, timeoutMs: 3000 }
+  )
   assertJsonError(t, chunked, 413, /too large/)
   t.equal(generator.changes, 0, 'nothing changed')
   // at the default limit, through a real sized body
   const { port: port2 } = await startControlServer(t, {})
-  const big = await exchange(port2, rawRequest({ body: JSON.stringify({ concurrency: 8, pad: 'y'.repeat(70 * 1024) }) }))
+  const big = await exchange(
+    port2,
+    rawRequest({ body: JSON.stringify({ concurrency: 8, pad: 'y'.repeat(70 * 1024) }) })
+  )
   assertJsonError(t, big, 413, /at most 65536 bytes/)
-  const fits = await exchange(port2, rawRequest({ body: JSON.stringify({ concurrency: 8, pad: 'y'.repeat(60 * 1024) }) }))
+  const fits = await exchange(
+    port2,
+    rawRequest({ body: JSON.stringify({ concurrency: 8, pad: 'y'.repeat(60 * 1024) }) })
+  )
   t.equal(fits.status, 200, 'a body under 64 KiB is read: 200')
 })
 
@@ -72,7 +95,10 @@ t.test('a slow sender: 408 or a closed connection, not a connection held forever
   t.ok(headers.status === 408 || headers.status === null, `408 or nothing: ${headers.status}`)
   // headers at once, then a body that trickles past the request timeout
   const body = '{"concurrency": 8' + ' '.repeat(100) + '}'
-  const slowBody = await exchange(port, [rawRequest({ headers: { 'Content-Length': String(body.length) } }), ...body], { gapMs: 30, timeoutMs: 8000 })
+  const slowBody = await exchange(port, [rawRequest({ headers: { 'Content-Length': String(body.length) } }), ...body], {
+    gapMs: 30,
+    timeoutMs: 8000
+  })
   t.ok(slowBody.closed && slowBody.ms < 3500, `a trickled body: closed after ${slowBody.ms} ms`)
   t.ok(slowBody.status === 408 || slowBody.status === null, `408 or nothing: ${slowBody.status}`)
   // connected, nothing sent
@@ -123,26 +149,64 @@ t.test('on a non-loopback address: a wrong token, or one of another length, is 4
   // the comparison takes as long whatever the token's length
   const time = async (/** @type {string} */ token) => {
     const started = process.hrtime.bigint()
-    for (let i = 0; i < 30; i++) await exchange(port, rawRequest({ path: '/pause', headers: { Authorization: `Bearer ${token}` } }))
+    for (let i = 0; i < 30; i++)
+      await exchange(port, rawRequest({ path: '/pause', headers: { Authorization: `Bearer ${token}` } }))
     return Number(process.hrtime.bigint() - started) / 1e6
   }
   const short = await time('x')
   const same = await time('y'.repeat(TOKEN.length))
-  t.pass(`30 refusals: ${short.toFixed(0)} ms with a 1-character token, ${same.toFixed(0)} ms with one of the token's length (compared as SHA-256 digests)`)
+  t.pass(
+    `30 refusals: ${short.toFixed(0)} ms with a 1-character token, ${same.toFixed(0)} ms with one of the token's ` +
+      `length (compared as SHA-256 digests)`
+  )
 })
 
 t.test('a real generator: 413 over 64 KiB, 401 for a token of another length, 400 for bad JSON', async t => {
   const db = await createTestDatabase(t, 'control_hostile')
-  const run = new CliRun(['run', db.url, '-c', '1', '-p', '0', '--http-host', '0.0.0.0', '--control-token', TOKEN, '--events', '/dev/null', '--json'], { t })
+  const run = new CliRun(
+    [
+      'run',
+      db.url,
+      '-c',
+      '1',
+      '-p',
+      '0',
+      '--http-host',
+      '0.0.0.0',
+      '--control-token',
+      TOKEN,
+      '--events',
+      '/dev/null',
+      '--json'
+    ],
+    { t }
+  )
   const url = new URL((await run.metricsUrl()).replace('//0.0.0.0:', '//127.0.0.1:'))
   const port = Number(url.port)
   // the control routes come once the load session is open
   await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/status`)).status === 200, { what: '/status' })
   const auth = { Authorization: `Bearer ${TOKEN}` }
-  assertJsonError(t, await exchange(port, rawRequest({ headers: auth, body: JSON.stringify({ concurrency: 2, pad: 'z'.repeat(70000) }) })), 413, /too large/)
-  t.equal((await exchange(port, rawRequest({ headers: { Authorization: 'Bearer short' }, body: '{"concurrency": 2}' }))).status, 401, 'a shorter token: 401')
+  assertJsonError(
+    t,
+    await exchange(
+      port,
+      rawRequest({ headers: auth, body: JSON.stringify({ concurrency: 2, pad: 'z'.repeat(70000) }) })
+    ),
+    413,
+    /too large/
+  )
+  t.equal(
+    (await exchange(port, rawRequest({ headers: { Authorization: 'Bearer short' }, body: '{"concurrency": 2}' })))
+      .status,
+    401,
+    'a shorter token: 401'
+  )
   assertJsonError(t, await exchange(port, rawRequest({ headers: auth, body: '{"concurrency": ' })), 400, /concurrency/)
-  t.equal((await exchange(port, rawRequest({ headers: auth, body: '{"concurrency": 2}' }))).status, 200, 'the token and good JSON: 200')
+  t.equal(
+    (await exchange(port, rawRequest({ headers: auth, body: '{"concurrency": 2}' }))).status,
+    200,
+    'the token and good JSON: 200'
+  )
   run.kill('SIGTERM')
   const result = await run.exited
   t.equal(result.code, 0, 'the run ends normally')

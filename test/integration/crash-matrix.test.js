@@ -28,9 +28,12 @@ const ASYNC = ['synchronous_commit=off', 'wal_writer_delay=5000ms']
  * @param {string} file
  * @returns {Promise<any[]>}
  */
-async function readAckLog (file) {
+async function readAckLog(file) {
   const text = await readFile(file, 'utf8')
-  return text.split('\n').filter(line => line !== '').map(line => JSON.parse(line))
+  return text
+    .split('\n')
+    .filter(line => line !== '')
+    .map(line => JSON.parse(line))
 }
 
 /**
@@ -41,7 +44,7 @@ async function readAckLog (file) {
  * @param {string} url
  * @param {string[]} args
  */
-async function runWithKills (t, server, url, args) {
+async function runWithKills(t, server, url, args) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-acklog-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   const ackLog = path.join(dir, 'acknowledged.ndjson')
@@ -72,7 +75,7 @@ async function runWithKills (t, server, url, args) {
  * @param {string} url
  * @param {Array<[number, number]>} acknowledged
  */
-async function mantaTrueLoss (url, acknowledged) {
+async function mantaTrueLoss(url, acknowledged) {
   const { rows } = await query(url, "SELECT id, ('x' || left(c1, 4))::bit(16)::int AS fp FROM test_table")
   const stored = new Map(rows.map(row => [Number(row.id), Number(row.fp)]))
   /** @type {Map<number, number>} */
@@ -90,10 +93,18 @@ async function mantaTrueLoss (url, acknowledged) {
  * @param {string} url
  * @param {Array<[number[], number[]]>} batches
  */
-async function tsbsTrueLoss (url, batches) {
+async function tsbsTrueLoss(url, batches) {
   const times = batches.flatMap(([batchTimes]) => batchTimes)
   const tags = batches.flatMap(([, batchTags]) => batchTags)
-  const { rows: [{ n }] } = await query(url, "SELECT count(*)::int AS n FROM unnest($1::float8[], $2::int[]) AS k(ms, tags_id) WHERE EXISTS (SELECT 1 FROM tsbs_cpu AS cpu WHERE cpu.time = to_timestamp(0) + k.ms * interval '1 millisecond' AND cpu.tags_id = k.tags_id)", [times, tags])
+  const {
+    rows: [{ n }]
+  } = await query(
+    url,
+    'SELECT count(*)::int AS n FROM unnest($1::float8[], $2::int[]) AS k(ms, tags_id) WHERE EXISTS ' +
+      "(SELECT 1 FROM tsbs_cpu AS cpu WHERE cpu.time = to_timestamp(0) + k.ms * interval '1 millisecond' AND " +
+      'cpu.tags_id = k.tags_id)',
+    [times, tags]
+  )
   return { rows: times.length, lost: times.length - n }
 }
 
@@ -109,10 +120,19 @@ for (const { version, synchronous, batches } of CASES) {
   t.test(`manta, ${mode}`, async t => {
     const server = await PrivatePg.create(t, synchronous ? [] : ASYNC, version)
     const url = server.urlOf('postgres')
-    const { summary, acknowledged } = await runWithKills(t, server, url, ['-w', path.join(FIXTURES, 'manta-ack-log.js'), '-c', '8'])
+    const { summary, acknowledged } = await runWithKills(t, server, url, [
+      '-w',
+      path.join(FIXTURES, 'manta-ack-log.js'),
+      '-c',
+      '8'
+    ])
     if (!t.ok(summary, 'a JSON summary')) return
     t.match(summary.server_version, new RegExp(`^${version}\\.`), `against PostgreSQL ${version}`)
-    t.equal(summary.acknowledged_inserts, acknowledged.length, `the generator counted every acknowledged insert (${acknowledged.length})`)
+    t.equal(
+      summary.acknowledged_inserts,
+      acknowledged.length,
+      `the generator counted every acknowledged insert (${acknowledged.length})`
+    )
     t.ok(summary.reconnects >= 8, `the connections were replaced (${summary.reconnects} reconnects)`)
     const trueLoss = await mantaTrueLoss(url, acknowledged)
     const counted = summary.acknowledged_vanished + summary.acknowledged_missing
@@ -122,25 +142,48 @@ for (const { version, synchronous, batches } of CASES) {
       t.equal(summary.acknowledged_missing, 0, 'acknowledged_missing: 0')
     } else {
       t.ok(trueLoss > 0, `asynchronous commits were lost (${trueLoss} of ${acknowledged.length})`)
-      t.equal(counted, trueLoss, `vanished (${summary.acknowledged_vanished}) + missing (${summary.acknowledged_missing}) = the true loss (${trueLoss})`)
+      t.equal(
+        counted,
+        trueLoss,
+        `vanished (${summary.acknowledged_vanished}) + missing (${summary.acknowledged_missing}) = the true ` +
+          `loss (${trueLoss})`
+      )
     }
   })
 
-  if (batches) t.test(`tsbs-cpu batches, ${mode}`, async t => {
-    const server = await PrivatePg.create(t, synchronous ? [] : ASYNC, version)
-    const url = server.urlOf('postgres')
-    const { summary, acknowledged } = await runWithKills(t, server, url, ['-w', path.join(FIXTURES, 'tsbs-ack-log.js'), '-c', '2', '--batch-size', '2000', '--mix', 'insert_batch=1'])
-    if (!t.ok(summary, 'a JSON summary')) return
-    const { rows, lost } = await tsbsTrueLoss(url, acknowledged)
-    t.equal(summary.acknowledged_rows, rows, `the generator counted every acknowledged row (${rows} in ${acknowledged.length} batches)`)
-    const audit = summary.row_audit
-    t.ok(audit.writes_in_doubt >= 1, `batches cut off by the kills are in doubt (${audit.writes_in_doubt} batches, ${audit.rows_in_doubt} rows, ${audit.rows_in_doubt_stored} of them stored)`)
-    if (synchronous) {
-      t.equal(lost, 0, 'nothing acknowledged was lost')
-      t.equal(summary.rows_missing, 0, 'rows_missing: 0')
-    } else {
-      t.ok(lost > 0, `asynchronous commits were lost (${lost} of ${rows} rows)`)
-      t.equal(summary.rows_missing, lost, `rows_missing (${summary.rows_missing}) = the true loss (${lost})`)
-    }
-  })
+  if (batches)
+    t.test(`tsbs-cpu batches, ${mode}`, async t => {
+      const server = await PrivatePg.create(t, synchronous ? [] : ASYNC, version)
+      const url = server.urlOf('postgres')
+      const { summary, acknowledged } = await runWithKills(t, server, url, [
+        '-w',
+        path.join(FIXTURES, 'tsbs-ack-log.js'),
+        '-c',
+        '2',
+        '--batch-size',
+        '2000',
+        '--mix',
+        'insert_batch=1'
+      ])
+      if (!t.ok(summary, 'a JSON summary')) return
+      const { rows, lost } = await tsbsTrueLoss(url, acknowledged)
+      t.equal(
+        summary.acknowledged_rows,
+        rows,
+        `the generator counted every acknowledged row (${rows} in ${acknowledged.length} batches)`
+      )
+      const audit = summary.row_audit
+      t.ok(
+        audit.writes_in_doubt >= 1,
+        `batches cut off by the kills are in doubt (${audit.writes_in_doubt} batches, ${audit.rows_in_doubt} rows, ` +
+          `${audit.rows_in_doubt_stored} of them stored)`
+      )
+      if (synchronous) {
+        t.equal(lost, 0, 'nothing acknowledged was lost')
+        t.equal(summary.rows_missing, 0, 'rows_missing: 0')
+      } else {
+        t.ok(lost > 0, `asynchronous commits were lost (${lost} of ${rows} rows)`)
+        t.equal(summary.rows_missing, lost, `rows_missing (${summary.rows_missing}) = the true loss (${lost})`)
+      }
+    })
 }

@@ -13,7 +13,15 @@ import { join } from 'node:path'
 import { CliRun, waitFor, sleep } from '../helpers/cli.js'
 import { createTestDatabase, query as pgQuery } from '../helpers/pg.js'
 import { startPrometheus, missingBinary, finitePoints, PROMETHEUS_BIN } from '../helpers/prometheus.js'
-import { DASHBOARD_DIR, loadDashboards, panelsOf, panelQueries, annotationQueries, substitute, metricNames } from '../helpers/dashboards.js'
+import {
+  DASHBOARD_DIR,
+  loadDashboards,
+  panelsOf,
+  panelQueries,
+  annotationQueries,
+  substitute,
+  metricNames
+} from '../helpers/dashboards.js'
 import { cliHasOption } from '../helpers/cli-options.js'
 import { slowVacuum } from '../helpers/vacuum.js'
 import { metricOnVersion, VERSION_SPECIFIC } from '../../lib/pgstats/metrics.js'
@@ -43,14 +51,56 @@ const KNOWN_METRICS = {
   process_resident_memory_bytes: [],
   pgloadgen_pgstats_polls_total: [],
   pgloadgen_pgstats_poll_errors_total: ['query'],
-  ...Object.fromEntries(['n_live_tup', 'n_dead_tup', 'n_tup_ins', 'n_tup_upd', 'n_tup_del', 'n_tup_hot_upd', 'vacuum_count', 'autovacuum_count',
-    'analyze_count', 'autoanalyze_count', 'seq_scan', 'idx_scan', 'last_vacuum', 'last_autovacuum'].map(c => [`pg_stat_user_tables_${c}`, T])),
-  ...Object.fromEntries(['heap_blks_read', 'heap_blks_hit', 'idx_blks_read', 'idx_blks_hit'].map(c => [`pg_statio_user_tables_${c}`, T])),
-  ...Object.fromEntries(['row_estimate', 'total_bytes', 'index_bytes', 'toast_bytes'].map(c => [`pg_relation_size_${c}`, T])),
+  ...Object.fromEntries(
+    [
+      'n_live_tup',
+      'n_dead_tup',
+      'n_tup_ins',
+      'n_tup_upd',
+      'n_tup_del',
+      'n_tup_hot_upd',
+      'vacuum_count',
+      'autovacuum_count',
+      'analyze_count',
+      'autoanalyze_count',
+      'seq_scan',
+      'idx_scan',
+      'last_vacuum',
+      'last_autovacuum'
+    ].map(c => [`pg_stat_user_tables_${c}`, T])
+  ),
+  ...Object.fromEntries(
+    ['heap_blks_read', 'heap_blks_hit', 'idx_blks_read', 'idx_blks_hit'].map(c => [`pg_statio_user_tables_${c}`, T])
+  ),
+  ...Object.fromEntries(
+    ['row_estimate', 'total_bytes', 'index_bytes', 'toast_bytes'].map(c => [`pg_relation_size_${c}`, T])
+  ),
   pg_stat_activity_connections: ['datname', 'state'],
-  ...Object.fromEntries(['buffers_alloc', 'buffers_clean', 'buffers_backend', 'buffers_checkpoint', 'checkpoints_timed', 'checkpoints_req'].map(c => [`pg_stat_bgwriter_${c}`, []])),
-  ...Object.fromEntries(['phase', 'heap_blks_total', 'heap_blks_scanned', 'heap_blks_vacuumed', 'index_vacuum_count', 'max_dead_tuples', 'num_dead_tuples',
-    'query_start', 'running', 'max_dead_tuple_bytes', 'dead_tuple_bytes'].map(c => [`pg_stat_progress_vacuum_${c}`, ['datname', 'relname', 'vacuum_mode']])),
+  ...Object.fromEntries(
+    [
+      'buffers_alloc',
+      'buffers_clean',
+      'buffers_backend',
+      'buffers_checkpoint',
+      'checkpoints_timed',
+      'checkpoints_req'
+    ].map(c => [`pg_stat_bgwriter_${c}`, []])
+  ),
+  ...Object.fromEntries(
+    [
+      'phase',
+      'heap_blks_total',
+      'heap_blks_scanned',
+      'heap_blks_vacuumed',
+      'index_vacuum_count',
+      'max_dead_tuples',
+      'num_dead_tuples',
+      'query_start',
+      'running',
+      'max_dead_tuple_bytes',
+      'dead_tuple_bytes'
+    ].map(c => [`pg_stat_progress_vacuum_${c}`, ['datname', 'relname', 'vacuum_mode']])
+  ),
   pg_stat_wal_bytes_total: [],
   pg_stat_database_active_time_seconds_total: ['datname'],
   pg_stat_database_idle_in_transaction_time_seconds_total: ['datname'],
@@ -65,7 +115,9 @@ const KNOWN_METRICS = {
   pg_locks_waiting_backends: ['datname'],
   pg_locks_longest_wait_seconds: [],
   pg_database_size_bytes: ['datname'],
-  ...Object.fromEntries(['xact_commit', 'xact_rollback', 'blks_read', 'blks_hit'].map(c => [`pg_stat_database_${c}`, ['datname']])),
+  ...Object.fromEntries(
+    ['xact_commit', 'xact_rollback', 'blks_read', 'blks_hit'].map(c => [`pg_stat_database_${c}`, ['datname']])
+  ),
   // "pg_settings_autovacuum_freeze_max_age etc.": the settings as gauges;
   // their labels are not fixed by the contract, so the dashboards use them
   // only through max() and on().
@@ -118,7 +170,8 @@ const REQUIRED_PANELS = {
 // still evaluated (they must parse); only data is not required.
 /** @type {Record<string, string>} */
 const ANNOTATIONS_WITHOUT_DATA = {
-  'Anti-wraparound vacuum (any table)': 'needs an anti-wraparound autovacuum (provoked in the stats collector\'s own tests)',
+  'Anti-wraparound vacuum (any table)':
+    "needs an anti-wraparound autovacuum (provoked in the stats collector's own tests)",
   'Autovacuum finished': 'the test server runs with autovacuum off'
 }
 
@@ -141,7 +194,11 @@ t.test('dashboard structure', async t => {
       const table = variables.find((/** @type {any} */ v) => v.name === 'table')
       t.equal(table?.type, 'query', 'a table variable')
       const tableQuery = typeof table?.query === 'string' ? table.query : table?.query?.query
-      t.match(tableQuery, /^label_values\(pg_stat_user_tables_n_live_tup(\{[^}]*\})?, relname\)$/, 'the table variable lists the relnames of pg_stat_user_tables_n_live_tup')
+      t.match(
+        tableQuery,
+        /^label_values\(pg_stat_user_tables_n_live_tup(\{[^}]*\})?, relname\)$/,
+        'the table variable lists the relnames of pg_stat_user_tables_n_live_tup'
+      )
       for (const v of variables.filter((/** @type {any} */ v) => v.type === 'query')) {
         t.equal(v.datasource?.uid, '${datasource}', `variable ${v.name} queries the chosen datasource`)
       }
@@ -149,9 +206,15 @@ t.test('dashboard structure', async t => {
       const panels = panelsOf(json)
       // A panel reading a figure some majors lack says which majors have it.
       for (const panel of panels) {
-        const versioned = (panel.targets ?? []).flatMap((/** @type {any} */ target) => metricNames(target.expr ?? '', KNOWN).names.filter(name => name in VERSION_SPECIFIC))
+        const versioned = (panel.targets ?? []).flatMap((/** @type {any} */ target) =>
+          metricNames(target.expr ?? '', KNOWN).names.filter(name => name in VERSION_SPECIFIC)
+        )
         if (versioned.length === 0) continue
-        t.match(`${panel.title} ${panel.description ?? ''}`, /PostgreSQL \d+/, `${panel.title}: says which PostgreSQL majors have ${[...new Set(versioned)].join(', ')}`)
+        t.match(
+          `${panel.title} ${panel.description ?? ''}`,
+          /PostgreSQL \d+/,
+          `${panel.title}: says which PostgreSQL majors have ${[...new Set(versioned)].join(', ')}`
+        )
       }
       const ids = panels.map(p => p.id)
       t.equal(new Set(ids).size, ids.length, 'panel ids are unique')
@@ -162,7 +225,11 @@ t.test('dashboard structure', async t => {
         t.ok(panel.gridPos && panel.gridPos.w > 0 && panel.gridPos.h > 0, `${panel.title}: has a place in the grid`)
         t.ok(panel.targets?.length > 0, `${panel.title}: has targets`)
         for (const target of panel.targets ?? []) {
-          t.equal(target.datasource?.uid, '${datasource}', `${panel.title} › ${target.refId}: target uses the datasource variable`)
+          t.equal(
+            target.datasource?.uid,
+            '${datasource}',
+            `${panel.title} › ${target.refId}: target uses the datasource variable`
+          )
         }
       }
 
@@ -175,24 +242,39 @@ t.test('dashboard structure', async t => {
         // Grouping only by labels the metrics read actually carry.
         const labels = new Set([...SCRAPE_LABELS, ...names.flatMap(name => KNOWN_METRICS[name] ?? [])])
         for (const [, clause] of expr.matchAll(/\b(?:by|without|on|ignoring|group_left|group_right)\s*\(([^)]*)\)/g)) {
-          for (const label of clause.split(',').map(s => s.trim()).filter(Boolean)) {
+          for (const label of clause
+            .split(',')
+            .map(s => s.trim())
+            .filter(Boolean)) {
             t.ok(labels.has(label), `${where}: groups or matches by "${label}", a label of ${names.join(', ')}`)
           }
         }
         // Latency: quantiles from histogram_quantile over bucket rates by le,
         // never max() or anything else over the buckets.
         if (expr.includes('pgloadgen_query_latency_us_bucket')) {
-          t.match(expr, /^histogram_quantile\(0?\.\d+, sum by \(le(, \w+)*\) \(rate\(pgloadgen_query_latency_us_bucket(\{[^}]*\})?\[\$__rate_interval\]\)\)\)$/,
-            `${where}: histogram_quantile over rate(bucket) summed by le`)
+          t.match(
+            expr,
+            /^histogram_quantile\(0?\.\d+, sum by \(le(, \w+)*\) \(rate\(pgloadgen_query_latency_us_bucket(\{[^}]*\})?\[\$__rate_interval\]\)\)\)$/,
+            `${where}: histogram_quantile over rate(bucket) summed by le`
+          )
         }
       }
-      t.ok(annotationQueries(dashboard).some(a => /pg_stat_progress_vacuum_running/.test(a.expr)), 'an annotation marks running vacuums (start to end)')
-      t.ok(annotationQueries(dashboard).some(a => /vacuum_count/.test(a.expr)), 'an annotation marks finished vacuums')
+      t.ok(
+        annotationQueries(dashboard).some(a => /pg_stat_progress_vacuum_running/.test(a.expr)),
+        'an annotation marks running vacuums (start to end)'
+      )
+      t.ok(
+        annotationQueries(dashboard).some(a => /vacuum_count/.test(a.expr)),
+        'an annotation marks finished vacuums'
+      )
     })
   }
   const titles = dashboards.flatMap(d => panelsOf(d.json).map(p => p.title))
   for (const [what, pattern] of Object.entries(REQUIRED_PANELS)) {
-    t.ok(titles.some(title => pattern.test(title)), `a panel for ${what}`)
+    t.ok(
+      titles.some(title => pattern.test(title)),
+      `a panel for ${what}`
+    )
   }
 })
 
@@ -206,7 +288,11 @@ t.test('every expression returns data from a real Prometheus scraping a real run
   // on run). Without it, the generator's panels are still checked, and every
   // PostgreSQL expression fails, saying why.
   const collector = cliHasOption('run', '--stats-interval')
-  if (!collector) t.comment('this pgloadgen has no --stats-interval: the PostgreSQL stats collector has not landed, its panels will fail')
+  if (!collector) {
+    t.comment(
+      'this pgloadgen has no --stats-interval: the PostgreSQL stats collector has not landed, its panels will fail'
+    )
+  }
 
   const db = await createTestDatabase(t, 'dashboards')
   // A panel of a newer major's figures (its title says so) has no series on an older server.
@@ -220,15 +306,23 @@ t.test('every expression returns data from a real Prometheus scraping a real run
   const prometheus = await startPrometheus(t, { targets: [metricsUrl.host], scrapeIntervalS: SCRAPE_INTERVAL_S })
   const start = Date.now() / 1000
 
-  await waitFor(async () => (await prometheus.query('pgloadgen_nqueries_done')).length > 0, { timeoutMs: 20000, what: 'Prometheus to scrape the run' })
+  await waitFor(async () => (await prometheus.query('pgloadgen_nqueries_done')).length > 0, {
+    timeoutMs: 20000,
+    what: 'Prometheus to scrape the run'
+  })
   if (collector) {
-    await waitFor(async () => (await prometheus.query(`pg_stat_user_tables_n_live_tup{relname="${TABLE}"}`)).length > 0,
-      { timeoutMs: 20000, what: `the stats collector's ${TABLE} series in Prometheus` }).catch(err => t.fail(String(err)))
+    await waitFor(
+      async () => (await prometheus.query(`pg_stat_user_tables_n_live_tup{relname="${TABLE}"}`)).length > 0,
+      { timeoutMs: 20000, what: `the stats collector's ${TABLE} series in Prometheus` }
+    ).catch(err => t.fail(String(err)))
   }
   // Rows for the vacuum to work through (about one heap page per 100 ms).
   await sleep(Math.max(0, start + 8 - Date.now() / 1000) * 1000)
   const vacuum = await slowVacuum(db.url, TABLE, 8000)
-  t.ok(vacuum.visibleMs >= 3000, `the slowed manual VACUUM was in pg_stat_progress_vacuum for ${(vacuum.visibleMs / 1000).toFixed(1)} s (≥ 3 s)`)
+  t.ok(
+    vacuum.visibleMs >= 3000,
+    `the slowed manual VACUUM was in pg_stat_progress_vacuum for ${(vacuum.visibleMs / 1000).toFixed(1)} s (≥ 3 s)`
+  )
   // One that completes, for vacuum_count, last_vacuum and the "finished" annotation.
   await pgQuery(db.url, `VACUUM ${TABLE}`)
   await sleep(4000)
@@ -283,10 +377,16 @@ t.test('every expression returns data from a real Prometheus scraping a real run
       for (const { where, title, expr } of panelQueries(dashboard)) {
         const substituted = substitute(expr, values)
         const problem = await evaluate(substituted)
-        if (metricNames(expr, KNOWN).names.some(fromCollector)) dependent.set(title, [...(dependent.get(title) ?? []), where])
+        if (metricNames(expr, KNOWN).names.some(fromCollector)) {
+          dependent.set(title, [...(dependent.get(title) ?? []), where])
+        }
         const newer = newerMajor(expr)
         if (newer.length > 0) {
-          t.ok(problem === null || problem === 'no series', `${where}: parses (no data required: ${newer.join(', ')} not on server_version_num ${serverVersion}): ${substituted}${problem?.startsWith('query error') ? ` — ${problem}` : ''}`)
+          t.ok(
+            problem === null || problem === 'no series',
+            `${where}: parses (no data required: ${newer.join(', ')} not on server_version_num ${serverVersion}): ` +
+              `${substituted}${problem?.startsWith('query error') ? ` — ${problem}` : ''}`
+          )
         } else {
           t.equal(problem, null, `${where}: ${substituted}${problem ? collectorNote(expr) : ''}`)
         }
@@ -297,7 +397,11 @@ t.test('every expression returns data from a real Prometheus scraping a real run
         const substituted = substitute(expr, values)
         const problem = await evaluate(substituted)
         if (Object.hasOwn(ANNOTATIONS_WITHOUT_DATA, title)) {
-          t.ok(problem === null || problem === 'no series', `${where}: parses (no data required: ${ANNOTATIONS_WITHOUT_DATA[title]}): ${substituted}${problem?.startsWith('query error') ? ` — ${problem}` : ''}`)
+          t.ok(
+            problem === null || problem === 'no series',
+            `${where}: parses (no data required: ${ANNOTATIONS_WITHOUT_DATA[title]}): ` +
+              `${substituted}${problem?.startsWith('query error') ? ` — ${problem}` : ''}`
+          )
         } else {
           t.equal(problem, null, `${where}: ${substituted}${problem ? collectorNote(expr) : ''}`)
         }
@@ -305,6 +409,8 @@ t.test('every expression returns data from a real Prometheus scraping a real run
     })
   }
   t.teardown(() => {
-    if (!collector && dependent.size > 0) t.comment(`panels that need the PostgreSQL stats collector: ${[...dependent.keys()].join('; ')}`)
+    if (!collector && dependent.size > 0) {
+      t.comment(`panels that need the PostgreSQL stats collector: ${[...dependent.keys()].join('; ')}`)
+    }
   })
 })

@@ -34,21 +34,27 @@ const POOL_BYTES = 512 * 1024 * 1024
 // room left on the data dataset when the quota is put on under load
 const HEADROOM = 8 * 1024 * 1024
 const CONCURRENCY = 8
-const DISK_FULL_MESSAGE = /^could not extend file "\?"(?: with \w+\(\))?: (?:Disk quota exceeded|No space left on device)$/
+const DISK_FULL_MESSAGE =
+  /^could not extend file "\?"(?: with \w+\(\))?: (?:Disk quota exceeded|No space left on device)$/
 
 const problem = await ensureZfs()
 if (problem) t.fail(problem)
 else await onPool()
 
-async function onPool () {
+async function onPool() {
   // One private directory the postgres user can enter: the pool's file, the
   // mount points, and the events and record outside the datasets (a full
   // dataset must not take the lab's own files with it).
   /** @type {string} */
   let dataDir = ''
   const made = await filePool(t, {
-    prefix: 'pgloadgen-diskfull-', pool: POOL, bytes: POOL_BYTES,
-    datasets: [{ name: 'data', mount: 'data' }, { name: 'wal', mount: 'wal' }],
+    prefix: 'pgloadgen-diskfull-',
+    pool: POOL,
+    bytes: POOL_BYTES,
+    datasets: [
+      { name: 'data', mount: 'data' },
+      { name: 'wal', mount: 'wal' }
+    ],
     // the server first: it holds files on the datasets
     beforeDestroy: () => stopServerOn(dataDir)
   })
@@ -62,7 +68,11 @@ async function onPool () {
 
   // The data directory made, then its pg_wal moved to the WAL dataset and
   // linked back, as an operator moves it (initdb --waldir does the same).
-  const server = new EmbeddedServer({ dataDir, profileFile: resolveProfile('default'), log: createLogger({ level: 'silent' }) })
+  const server = new EmbeddedServer({
+    dataDir,
+    profileFile: resolveProfile('default'),
+    log: createLogger({ level: 'silent' })
+  })
   await server.start()
   await server.shutdown()
   await exec('mv', [path.join(dataDir, 'pg_wal'), path.join(walMount, 'pg_wal')])
@@ -75,24 +85,50 @@ async function onPool () {
  * @param {import('tap').Test} t
  * @param {{ dataDir: string, events: string, recordDir: string }} where
  */
-async function scenario (t, { dataDir, events, recordDir }) {
-  const run = new CliRun(['run', '--data-dir', dataDir, '--profile', 'default', '-p', '0', '-c', String(CONCURRENCY), '--json',
-    '--events', events, '--record', recordDir, '--stats-interval', '1'], { t })
+async function scenario(t, { dataDir, events, recordDir }) {
+  const run = new CliRun(
+    [
+      'run',
+      '--data-dir',
+      dataDir,
+      '--profile',
+      'default',
+      '-p',
+      '0',
+      '-c',
+      String(CONCURRENCY),
+      '--json',
+      '--events',
+      events,
+      '--record',
+      recordDir,
+      '--stats-interval',
+      '1'
+    ],
+    { t }
+  )
   const metricsUrl = await run.metricsUrl(60000)
   const metrics = async () => (await scrape(metricsUrl)).families
   /** @param {Map<string, any>} families @param {string} name */
-  const total = (families, name) => REQUEST_TYPES.reduce((n, type) => n + (sampleValue(families, name, { type }) ?? 0), 0)
+  const total = (families, name) =>
+    REQUEST_TYPES.reduce((n, type) => n + (sampleValue(families, name, { type }) ?? 0), 0)
   /** rows the inserts wrote and the server acknowledged, from /metrics */
   const written = async () => sampleValue(await metrics(), 'pgloadgen_rows_written_total', { type: 'insert_row' }) ?? 0
-  await waitFor(async () => sampleValue(await metrics(), 'pgloadgen_nconns') === CONCURRENCY, { what: `${CONCURRENCY} connections`, timeoutMs: 60000 })
-  await waitFor(async () => await written() >= 500, { what: 'some rows written', timeoutMs: 30000 })
+  await waitFor(async () => sampleValue(await metrics(), 'pgloadgen_nconns') === CONCURRENCY, {
+    what: `${CONCURRENCY} connections`,
+    timeoutMs: 60000
+  })
+  await waitFor(async () => (await written()) >= 500, { what: 'some rows written', timeoutMs: 30000 })
 
   await t.test('the free space of the data directory and of pg_wal is on /metrics', async t => {
     const families = await metrics()
     for (const directory of ['data', 'pg_wal']) {
       const free = sampleValue(families, 'pg_data_directory_free_bytes', { directory })
       const size = sampleValue(families, 'pg_data_directory_size_bytes', { directory })
-      t.ok(typeof free === 'number' && typeof size === 'number' && free > 0 && free <= size, `${directory}: ${free} bytes free of ${size}`)
+      t.ok(
+        typeof free === 'number' && typeof size === 'number' && free > 0 && free <= size,
+        `${directory}: ${free} bytes free of ${size}`
+      )
     }
     t.equal(sampleValue(families, 'pgloadgen_disk_full'), 0, 'pgloadgen_disk_full is 0')
   })
@@ -116,11 +152,20 @@ async function scenario (t, { dataDir, events, recordDir }) {
   let startCause
 
   await t.test('the dataset fills: failures counted, the event starts, the load goes on', async t => {
-    await waitFor(async () => {
-      const size = sampleValue(await metrics(), 'pg_data_directory_size_bytes', { directory: 'data' }) ?? 0
-      return Math.abs(size - quota) <= 1024 * 1024
-    }, { what: `statfs to show the quota (${quota} bytes) as the size of the data directory's filesystem`, timeoutMs: 10000 })
-    await waitFor(async () => sampleValue(await metrics(), 'pgloadgen_disk_full') === 1, { what: 'pgloadgen_disk_full to turn 1', timeoutMs: 45000 })
+    await waitFor(
+      async () => {
+        const size = sampleValue(await metrics(), 'pg_data_directory_size_bytes', { directory: 'data' }) ?? 0
+        return Math.abs(size - quota) <= 1024 * 1024
+      },
+      {
+        what: `statfs to show the quota (${quota} bytes) as the size of the data directory's filesystem`,
+        timeoutMs: 10000
+      }
+    )
+    await waitFor(async () => sampleValue(await metrics(), 'pgloadgen_disk_full') === 1, {
+      what: 'pgloadgen_disk_full to turn 1',
+      timeoutMs: 45000
+    })
     t.comment(`full ${((Date.now() - quotaSetAt) / 1000).toFixed(1)} s after the quota was set`)
     // Full for a few seconds under load: the failures pile up, the generator stays.
     await sleep(3000)
@@ -129,21 +174,39 @@ async function scenario (t, { dataDir, events, recordDir }) {
     t.ok(failures > 0, `pgloadgen_disk_full_failures_total{type="insert_row"}: ${failures}`)
     const free = sampleValue(families, 'pg_data_directory_free_bytes', { directory: 'data' }) ?? Infinity
     t.ok(free < 1024 * 1024, `the data directory has next to no space left: ${free} bytes`)
-    t.ok((sampleValue(families, 'pg_data_directory_free_bytes', { directory: 'pg_wal' }) ?? 0) > 64 * 1024 * 1024, 'pg_wal, on its own dataset, has room')
+    t.ok(
+      (sampleValue(families, 'pg_data_directory_free_bytes', { directory: 'pg_wal' }) ?? 0) > 64 * 1024 * 1024,
+      'pg_wal, on its own dataset, has room'
+    )
     t.ok(total(families, 'pgloadgen_nqueries_failed') >= failures, 'the disk-full failures are failed requests')
     const messages = (families.get('pgloadgen_error_messages')?.samples ?? []).map(s => s.labels.errorMessage)
-    t.ok(messages.some(m => DISK_FULL_MESSAGE.test(m)), `the message is counted: ${JSON.stringify(messages)}`)
+    t.ok(
+      messages.some(m => DISK_FULL_MESSAGE.test(m)),
+      `the message is counted: ${JSON.stringify(messages)}`
+    )
     t.ok(run.running, 'the generator is still running')
-    t.equal(sampleValue(families, 'pgloadgen_nconns'), CONCURRENCY, 'with all its connections: the server did not crash')
+    t.equal(
+      sampleValue(families, 'pgloadgen_nconns'),
+      CONCURRENCY,
+      'with all its connections: the server did not crash'
+    )
     const started = (await readEvents(events)).filter(e => e.action === 'disk_full')
-    t.same(started.map(e => e.kind), ['start'], 'one disk_full start event')
+    t.same(
+      started.map(e => e.kind),
+      ['start'],
+      'one disk_full start event'
+    )
     // Whichever the generator saw first starts it: a write failing for want
     // of space, or the once-a-second poll finding the free space under
     // NEARLY_FULL_BYTES; which one wins is a race of the two.
     const detail = started[0]?.detail
     startCause = detail?.cause
     if (detail?.cause === 'failures') t.ok(detail.failures > 0, `started by the failures (${detail.failures})`)
-    else t.ok(detail?.cause === 'free_space' && detail.data_free_bytes < NEARLY_FULL_BYTES, `started by the free space running out (${detail?.cause}, ${detail?.data_free_bytes} bytes free)`)
+    else
+      t.ok(
+        detail?.cause === 'free_space' && detail.data_free_bytes < NEARLY_FULL_BYTES,
+        `started by the free space running out (${detail?.cause}, ${detail?.data_free_bytes} bytes free)`
+      )
     t.ok(detail?.data_free_bytes < HEADROOM, `with the free space then: ${detail?.data_free_bytes}`)
   })
 
@@ -151,16 +214,31 @@ async function scenario (t, { dataDir, events, recordDir }) {
     const failuresBefore = total(await metrics(), 'pgloadgen_disk_full_failures_total')
     await zfs('zfs', ['set', 'quota=none', DATA])
     const raisedAt = Date.now()
-    await waitFor(async () => sampleValue(await metrics(), 'pgloadgen_disk_full') === 0, { what: 'pgloadgen_disk_full to turn 0', timeoutMs: 30000 })
+    await waitFor(async () => sampleValue(await metrics(), 'pgloadgen_disk_full') === 0, {
+      what: 'pgloadgen_disk_full to turn 0',
+      timeoutMs: 30000
+    })
     t.comment(`writes back ${((Date.now() - raisedAt) / 1000).toFixed(1)} s after the quota was raised`)
     const rows = await written()
     const failuresAtEnd = total(await metrics(), 'pgloadgen_disk_full_failures_total')
-    await waitFor(async () => await written() >= rows + 1000, { what: '1000 more rows written', timeoutMs: 30000 })
+    await waitFor(async () => (await written()) >= rows + 1000, { what: '1000 more rows written', timeoutMs: 30000 })
     const families = await metrics()
-    t.equal(total(families, 'pgloadgen_disk_full_failures_total'), failuresAtEnd, `no disk-full failure since the event ended (${failuresAtEnd}, ${failuresAtEnd - failuresBefore} of them while the quota was being raised)`)
-    t.ok((sampleValue(families, 'pg_data_directory_free_bytes', { directory: 'data' }) ?? 0) > HEADROOM, 'the free space is back')
+    t.equal(
+      total(families, 'pgloadgen_disk_full_failures_total'),
+      failuresAtEnd,
+      `no disk-full failure since the event ended (${failuresAtEnd}, ${failuresAtEnd - failuresBefore} of them ` +
+        `while the quota was being raised)`
+    )
+    t.ok(
+      (sampleValue(families, 'pg_data_directory_free_bytes', { directory: 'data' }) ?? 0) > HEADROOM,
+      'the free space is back'
+    )
     const episode = (await readEvents(events)).filter(e => e.action === 'disk_full')
-    t.same(episode.map(e => e.kind), ['start', 'end'], 'the disk_full event ended')
+    t.same(
+      episode.map(e => e.kind),
+      ['start', 'end'],
+      'the disk_full event ended'
+    )
     const end = episode[1]
     t.equal(end?.ok, true, 'ended well: writes succeed again')
     t.ok(end?.duration_s > 0, `full for ${end?.duration_s} s`)
@@ -171,20 +249,35 @@ async function scenario (t, { dataDir, events, recordDir }) {
   const result = await run.exited
   t.equal(result.code, 0, `the generator exits 0 at SIGTERM; stderr: ${result.stderr.slice(-3000)}`)
   const saysWhy = startCause === 'failures' ? '\\d+ requests? failed for want of disk space' : 'the free space ran out'
-  t.match(result.stderr, new RegExp(`pgloadgen warn: disk full: ${saysWhy} \\(data directory: .*\\); the load goes on`), 'the log says the disk is full, and why')
+  t.match(
+    result.stderr,
+    new RegExp(`pgloadgen warn: disk full: ${saysWhy} \\(data directory: .*\\); the load goes on`),
+    'the log says the disk is full, and why'
+  )
   t.match(result.stderr, /pgloadgen info: disk full no more: writes succeed again/, 'and when it is no more')
   const summary = result.summary
   if (!t.ok(summary, 'a JSON summary')) return
   assertConsistent(t, summary, { concurrency: CONCURRENCY })
   const diskFull = summary.disk_full
   t.ok(diskFull.failures > 0, `disk_full.failures: ${diskFull.failures}`)
-  t.equal(Object.values(diskFull.by_type).reduce((/** @type {number} */ a, /** @type {number} */ b) => a + b, 0), diskFull.failures, 'by_type adds up to the failures')
+  t.equal(
+    Object.values(diskFull.by_type).reduce((/** @type {number} */ a, /** @type {number} */ b) => a + b, 0),
+    diskFull.failures,
+    'by_type adds up to the failures'
+  )
   t.ok(diskFull.by_type.insert_row > 0, `insert_row failed for want of space ${diskFull.by_type.insert_row} times`)
-  for (const type of REQUEST_TYPES) t.ok(summary.requests[type].failed >= diskFull.by_type[type], `${type}: its disk-full failures are among its failures`)
+  for (const type of REQUEST_TYPES)
+    t.ok(
+      summary.requests[type].failed >= diskFull.by_type[type],
+      `${type}: its disk-full failures are among its failures`
+    )
   t.equal(diskFull.by_type.read_row, 0, 'reads never failed for want of space')
   t.equal(summary.unexpected_failures, diskFull.failures, 'the unexpected failures are the disk-full ones')
   const messages = Object.keys(summary.errors).filter(m => !/pgloadgen_injected_error/.test(m))
-  t.ok(messages.some(m => DISK_FULL_MESSAGE.test(m)), `counted by message: ${JSON.stringify(summary.errors)}`)
+  t.ok(
+    messages.some(m => DISK_FULL_MESSAGE.test(m)),
+    `counted by message: ${JSON.stringify(summary.errors)}`
+  )
   t.equal(diskFull.episodes, 1, 'one episode')
   t.equal(diskFull.full_now, false, 'not full at the end')
   t.equal(diskFull.data_directory, dataDir, 'the data directory watched')
@@ -196,10 +289,23 @@ async function scenario (t, { dataDir, events, recordDir }) {
 
   await t.test('the recorded samples follow the free space and the disk-full state', async t => {
     const { readFile } = await import('node:fs/promises')
-    const samples = (await readFile(path.join(recordDir, 'samples.ndjson'), 'utf8')).split('\n').filter(Boolean).map(line => JSON.parse(line))
-    t.ok(samples.every(s => s.disk && typeof s.disk.data_free_bytes === 'number'), 'every sample has the free space')
-    t.ok(samples.some(s => s.disk.full === true && s.disk.data_free_bytes < 1024 * 1024), 'some are full, with no space left')
+    const samples = (await readFile(path.join(recordDir, 'samples.ndjson'), 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map(line => JSON.parse(line))
+    t.ok(
+      samples.every(s => s.disk && typeof s.disk.data_free_bytes === 'number'),
+      'every sample has the free space'
+    )
+    t.ok(
+      samples.some(s => s.disk.full === true && s.disk.data_free_bytes < 1024 * 1024),
+      'some are full, with no space left'
+    )
     t.equal(samples.at(-1)?.disk.full, false, 'the last is not')
-    t.same((await readEvents(events)).filter(e => e.action === 'disk_full').map(e => e.kind), ['start', 'end'], 'the events file holds the episode')
+    t.same(
+      (await readEvents(events)).filter(e => e.action === 'disk_full').map(e => e.kind),
+      ['start', 'end'],
+      'the events file holds the episode'
+    )
   })
 }

@@ -26,7 +26,11 @@ t.test('first run: a new embedded server, started and stopped by the CLI', async
   t.ok(summary, 'a JSON summary')
   t.equal(summary.embedded, true, 'embedded')
   t.match(summary.server_version, /^18\./, 'PostgreSQL 18')
-  t.match(summary.target, /^postgres:\/\/postgres@127\.0\.0\.1:\d+\/pgloadgen$/, 'the target, without the generated password')
+  t.match(
+    summary.target,
+    /^postgres:\/\/postgres@127\.0\.0\.1:\d+\/pgloadgen$/,
+    'the target, without the generated password'
+  )
   t.ok(totals(summary).started >= 3000, `a few thousand requests (${totals(summary).started})`)
   assertShares(t, summary, DEFAULT_WEIGHTS, 2)
   assertConsistent(t, summary, { concurrency: 8 })
@@ -38,11 +42,19 @@ t.test('first run: a new embedded server, started and stopped by the CLI', async
   t.ok(existsSync(path.join(dataDir, 'PG_VERSION')), 'the data directory is kept')
   t.notOk(existsSync(path.join(dataDir, 'postmaster.pid')), 'no server runs on it any more')
   const port = Number(/127\.0\.0\.1:(\d+)/.exec(summary.target)?.[1])
-  await t.rejects(withClient(`postgres://postgres@127.0.0.1:${port}/postgres`, c => c.query('SELECT 1')), { code: 'ECONNREFUSED' }, `nothing listens on its port (${port}) any more`)
+  await t.rejects(
+    withClient(`postgres://postgres@127.0.0.1:${port}/postgres`, c => c.query('SELECT 1')),
+    { code: 'ECONNREFUSED' },
+    `nothing listens on its port (${port}) any more`
+  )
 
   t.test('the rows stay in the data directory', async t => {
     const embedded = await startEmbedded(t, { dataDir })
-    t.equal(await countRows(embedded.url, 'test_table'), summary.acknowledged_inserts, 'the table holds exactly the acknowledged inserts')
+    t.equal(
+      await countRows(embedded.url, 'test_table'),
+      summary.acknowledged_inserts,
+      'the table holds exactly the acknowledged inserts'
+    )
   })
 })
 
@@ -54,7 +66,11 @@ t.test('a server already running on the data directory is used and left running;
   const metricsUrl = await run.metricsUrl()
   await waitConnected(metricsUrl, embedded.url, 4)
   const page = await scrape(metricsUrl)
-  t.match(page.families.get('pgloadgen_nconns')?.samples[0]?.labels.pgUrl, `postgres://postgres@127.0.0.1:${embedded.server.port}/pgloadgen`, 'pgUrl: the embedded server, without the password')
+  t.match(
+    page.families.get('pgloadgen_nconns')?.samples[0]?.labels.pgUrl,
+    `postgres://postgres@127.0.0.1:${embedded.server.port}/pgloadgen`,
+    'pgUrl: the embedded server, without the password'
+  )
   t.equal(sampleValue(page.families, 'pgloadgen_nconns'), 4, 'connected')
   await sleep(1500)
   run.kill('SIGINT')
@@ -68,7 +84,11 @@ t.test('a server already running on the data directory is used and left running;
   assertConsistent(t, summary, { concurrency: 4 })
   t.equal(summary.unexpected_failures, 0)
   t.equal(summary.acknowledged_missing, 0, 'no acknowledged insert missing')
-  t.equal(await countRows(embedded.url, 'test_table') - rowsBefore, summary.acknowledged_inserts, 'the table gained exactly the acknowledged inserts')
+  t.equal(
+    (await countRows(embedded.url, 'test_table')) - rowsBefore,
+    summary.acknowledged_inserts,
+    'the table gained exactly the acknowledged inserts'
+  )
   t.equal((await query(embedded.url, 'SELECT 1 AS one')).rows[0].one, 1, 'the server still runs after the CLI exited')
 })
 
@@ -76,7 +96,11 @@ t.test('a run killed outright leaves its server to the next run, which stops it 
   const killed = new CliRun(['run', '--data-dir', dataDir, '-c', '2', '-p', '0', '--json'], { t })
   await killed.waitForStderr(/running manta/)
   const pidFile = path.join(dataDir, 'postmaster.pid')
-  t.equal(Number(await readFile(path.join(dataDir, 'pgloadgen.owner'), 'utf8')), killed.child.pid, 'the run that started the server is written as its owner')
+  t.equal(
+    Number(await readFile(path.join(dataDir, 'pgloadgen.owner'), 'utf8')),
+    killed.child.pid,
+    'the run that started the server is written as its owner'
+  )
   killed.kill('SIGKILL')
   await killed.exited
   t.ok(existsSync(pidFile), 'SIGKILL: the server is still running')
@@ -84,9 +108,17 @@ t.test('a run killed outright leaves its server to the next run, which stops it 
 
   const next = await runCli(['run', '--data-dir', dataDir, '-c', '2', '-d', '1', '-p', '0', '--json'], { t })
   t.equal(next.code, 0, `exit 0; stderr: ${next.stderr.slice(-300)}`)
-  t.match(next.stderr, new RegExp(`left by a pgloadgen process that is gone \\(pid ${killed.child.pid}\\)`), 'the next run says whose server it took over')
+  t.match(
+    next.stderr,
+    new RegExp(`left by a pgloadgen process that is gone \\(pid ${killed.child.pid}\\)`),
+    'the next run says whose server it took over'
+  )
   t.match(next.stderr, /embedded PostgreSQL stopped/, 'and stops it at its end')
   t.notOk(existsSync(pidFile), 'no server runs on the data directory any more')
   t.notOk(existsSync(path.join(dataDir, 'pgloadgen.owner')), 'and none is owned')
-  await t.rejects(withClient(`postgres://postgres@127.0.0.1:${port}/postgres`, c => c.query('SELECT 1')), { code: 'ECONNREFUSED' }, `nothing listens on its port (${port})`)
+  await t.rejects(
+    withClient(`postgres://postgres@127.0.0.1:${port}/postgres`, c => c.query('SELECT 1')),
+    { code: 'ECONNREFUSED' },
+    `nothing listens on its port (${port})`
+  )
 })

@@ -5,13 +5,25 @@ import t from 'tap'
 import { sleep } from '../helpers/cli.js'
 import { countRows, generatorPids } from '../helpers/pg.js'
 import { startEmbedded } from '../helpers/embedded.js'
-import { terminationScenario, startRun, assertRecovers, assertSurvived, watchConnections } from '../helpers/disruption.js'
+import {
+  terminationScenario,
+  startRun,
+  assertRecovers,
+  assertSurvived,
+  watchConnections
+} from '../helpers/disruption.js'
 
 const embedded = await startEmbedded(t)
 const CONCURRENCY = 4
 
 t.test('backends terminated mid-run', async t => {
-  const result = await terminationScenario(t, { url: embedded.url, workload: 'manta', table: 'test_table', concurrency: CONCURRENCY, rounds: 2 })
+  const result = await terminationScenario(t, {
+    url: embedded.url,
+    workload: 'manta',
+    table: 'test_table',
+    concurrency: CONCURRENCY,
+    rounds: 2
+  })
   t.match(result.summary?.server_version, /^18\./, 'against PostgreSQL 18')
 })
 
@@ -25,7 +37,10 @@ t.test('server restarted mid-run', async t => {
   t.pass('the server restarted')
   await assertRecovers(t, { metricsUrl, url, concurrency: CONCURRENCY, gone })
   const seen = await watch.stop()
-  t.ok(seen.min < CONCURRENCY, `pgloadgen_nconns showed the connections lost (lowest ${seen.min} over ${seen.samples} scrapes)`)
+  t.ok(
+    seen.min < CONCURRENCY,
+    `pgloadgen_nconns showed the connections lost (lowest ${seen.min} over ${seen.samples} scrapes)`
+  )
   await sleep(500)
   const result = await run.exited
   await assertSurvived(t, result, { url, table: 'test_table', rowsBefore, concurrency: CONCURRENCY, lost: CONCURRENCY })

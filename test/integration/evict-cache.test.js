@@ -36,7 +36,7 @@ t.teardown(() => rm(dir, { recursive: true, force: true }))
  * the test reads it.
  * @param {string} url
  */
-async function makeTable (url) {
+async function makeTable(url) {
   await withClient(url, async client => {
     await client.query(`CREATE TABLE big WITH (autovacuum_enabled = off, toast.autovacuum_enabled = off) AS
       SELECT i::bigint AS id, repeat(md5(i::text), 4) AS v,
@@ -52,16 +52,23 @@ async function makeTable (url) {
  * indexes, its TOAST table or the TOAST index (segments and forks).
  * @param {string} url
  */
-async function tableFiles (url) {
-  const { rows } = await query(url, `SELECT current_setting('data_directory') AS dir, pg_relation_filepath(oid) AS path FROM pg_class
+async function tableFiles(url) {
+  const { rows } = await query(
+    url,
+    `SELECT current_setting('data_directory') AS dir, pg_relation_filepath(oid) AS path FROM pg_class
     WHERE oid IN ('big'::regclass, 'big_pkey'::regclass, (SELECT reltoastrelid FROM pg_class WHERE oid = 'big'::regclass))
-       OR oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = (SELECT reltoastrelid FROM pg_class WHERE oid = 'big'::regclass))`)
-  if (rows.length !== 4) throw new Error(`expected heap, primary key, TOAST table and TOAST index, found ${rows.length} relations`)
+       OR oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = (SELECT reltoastrelid FROM pg_class WHERE oid = 'big'::regclass))`
+  )
+  if (rows.length !== 4) {
+    throw new Error(`expected heap, primary key, TOAST table and TOAST index, found ${rows.length} relations`)
+  }
   const files = []
   for (const row of rows) {
     const base = path.join(row.dir, row.path)
     for (const name of await readdir(path.dirname(base))) {
-      if (new RegExp(`^${path.basename(base)}(_fsm|_vm|_init)?(\\.\\d+)?$`).test(name)) files.push(path.join(path.dirname(base), name))
+      if (new RegExp(`^${path.basename(base)}(_fsm|_vm|_init)?(\\.\\d+)?$`).test(name)) {
+        files.push(path.join(path.dirname(base), name))
+      }
     }
   }
   return files
@@ -73,7 +80,7 @@ async function tableFiles (url) {
  * the heap's size.
  * @param {string} url
  */
-async function scanReadBytes (url) {
+async function scanReadBytes(url) {
   return withClient(url, async client => {
     const pid = (await client.query('SELECT pg_backend_pid() AS pid')).rows[0].pid
     await client.query('SET max_parallel_workers_per_gather = 0') // the backend reads every page itself
@@ -91,76 +98,144 @@ async function scanReadBytes (url) {
  * @param {string[]} args
  * @returns {Promise<{ code: number, stdout: string, stderr: string }>}
  */
-function runWrapped (wrapper, args) {
+function runWrapped(wrapper, args) {
   return new Promise(resolve => {
-    execFile(wrapper[0], [...wrapper.slice(1), ...cliCommand(args)], { cwd: REPO, env: hermeticEnv() }, (err, stdout, stderr) => {
-      resolve({ code: err ? Number(/** @type {any} */ (err).code) : 0, stdout, stderr })
-    })
+    execFile(
+      wrapper[0],
+      [...wrapper.slice(1), ...cliCommand(args)],
+      { cwd: REPO, env: hermeticEnv() },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? Number(/** @type {any} */ (err).code) : 0, stdout, stderr })
+      }
+    )
   })
 }
 
 /** The CLI in a mount namespace where the directory is an empty tmpfs: the server's files are not "here". */
-const hiding = (/** @type {string} */ directory) => ['unshare', '--mount', '--', 'sh', '-c', 'mount -t tmpfs none "$0" && exec "$@"', directory]
+const hiding = (/** @type {string} */ directory) => [
+  'unshare',
+  '--mount',
+  '--',
+  'sh',
+  '-c',
+  'mount -t tmpfs none "$0" && exec "$@"',
+  directory
+]
 
 const db = await createTestDatabase(t, 'evict')
 await makeTable(db.url)
 const dataDir = (await query(db.url, "SELECT current_setting('data_directory') AS dir")).rows[0].dir
 
-t.test('PostgreSQL 15, the CLI: every file of the table leaves the page cache, and the next scan reads the disk', async t => {
-  const files = await tableFiles(db.url)
-  await query(db.url, 'SELECT count(*), sum(length(doc)) FROM big')
-  const before = await residency(files)
-  t.ok(before.size > 40e6, `the table's files: ${(before.size / 1e6).toFixed(1)} MB in ${files.length} files`)
-  t.ok(before.fraction > 0.5, `read: ${(100 * before.fraction).toFixed(1)} % resident`)
+t.test(
+  'PostgreSQL 15, the CLI: every file of the table leaves the page cache, and the next scan reads the disk',
+  async t => {
+    const files = await tableFiles(db.url)
+    await query(db.url, 'SELECT count(*), sum(length(doc)) FROM big')
+    const before = await residency(files)
+    t.ok(before.size > 40e6, `the table's files: ${(before.size / 1e6).toFixed(1)} MB in ${files.length} files`)
+    t.ok(before.fraction > 0.5, `read: ${(100 * before.fraction).toFixed(1)} % resident`)
 
-  const events = path.join(dir, 'pg15.ndjson')
-  const result = await runCli(['evict-cache', db.url, '--table', 'big', '--json', '--events', events], { t })
-  t.equal(result.code, 0, `exit 0; stderr: ${result.stderr}`)
-  const outcome = JSON.parse(result.stdout)
-  t.match(outcome, { action: 'evict-cache', table: 'big', ok: true, detail: { data_directory: dataDir, relations: 4 } }, '--json: the outcome')
-  t.equal(outcome.detail.files, files.length, 'every file (segments and forks) of the four relations')
-  t.equal(outcome.detail.bytes, before.size, 'their bytes')
-  t.ok(outcome.detail.resident_pages_before * outcome.detail.page_size >= 0.9 * before.resident, `resident before, per vmtouch: ${outcome.detail.resident_pages_before} pages`)
-  t.ok(outcome.detail.resident_pages_after <= 0.01 * outcome.detail.total_pages, `resident after, per vmtouch: ${outcome.detail.resident_pages_after} of ${outcome.detail.total_pages} pages`)
-  t.match(result.stderr, /evict-cache of big: \d+ files of 4 relations, [\d.]+ MiB; resident [\d.]+ MiB before, 0.0 MiB after/, 'the log says what was evicted')
+    const events = path.join(dir, 'pg15.ndjson')
+    const result = await runCli(['evict-cache', db.url, '--table', 'big', '--json', '--events', events], { t })
+    t.equal(result.code, 0, `exit 0; stderr: ${result.stderr}`)
+    const outcome = JSON.parse(result.stdout)
+    t.match(
+      outcome,
+      { action: 'evict-cache', table: 'big', ok: true, detail: { data_directory: dataDir, relations: 4 } },
+      '--json: the outcome'
+    )
+    t.equal(outcome.detail.files, files.length, 'every file (segments and forks) of the four relations')
+    t.equal(outcome.detail.bytes, before.size, 'their bytes')
+    t.ok(
+      outcome.detail.resident_pages_before * outcome.detail.page_size >= 0.9 * before.resident,
+      `resident before, per vmtouch: ${outcome.detail.resident_pages_before} pages`
+    )
+    t.ok(
+      outcome.detail.resident_pages_after <= 0.01 * outcome.detail.total_pages,
+      `resident after, per vmtouch: ${outcome.detail.resident_pages_after} of ${outcome.detail.total_pages} pages`
+    )
+    t.match(
+      result.stderr,
+      /evict-cache of big: \d+ files of 4 relations, [\d.]+ MiB; resident [\d.]+ MiB before, 0.0 MiB after/,
+      'the log says what was evicted'
+    )
 
-  const after = await residency(files)
-  t.ok(after.fraction <= 0.01, `fincore: ${(100 * after.fraction).toFixed(2)} % resident after (${after.resident} bytes)`)
+    const after = await residency(files)
+    t.ok(
+      after.fraction <= 0.01,
+      `fincore: ${(100 * after.fraction).toFixed(2)} % resident after (${after.resident} bytes)`
+    )
 
-  const ended = (await readEvents(events)).filter(e => e.action === 'evict-cache')
-  t.match(ended.map(e => e.kind), ['start', 'end'], 'a start and an end event')
-  t.match(ended[1], { table: 'big', ok: true, detail: { files: files.length, bytes: before.size } }, 'the end says what was evicted')
+    const ended = (await readEvents(events)).filter(e => e.action === 'evict-cache')
+    t.match(
+      ended.map(e => e.kind),
+      ['start', 'end'],
+      'a start and an end event'
+    )
+    t.match(
+      ended[1],
+      { table: 'big', ok: true, detail: { files: files.length, bytes: before.size } },
+      'the end says what was evicted'
+    )
 
-  // The heap comes back from the disk (but for what shared buffers still
-  // hold: at most the 16 MB ring CREATE TABLE AS wrote through), then from
-  // the page cache.
-  const cold = await scanReadBytes(db.url)
-  const warm = await scanReadBytes(db.url)
-  t.ok(cold.read >= 0.6 * cold.heap, `the scan after the eviction read ${(cold.read / 1e6).toFixed(1)} MB of the ${(cold.heap / 1e6).toFixed(1)} MB heap from the disk`)
-  t.ok(warm.read <= 0.05 * cold.heap, `the next one ${(warm.read / 1e6).toFixed(1)} MB`)
+    // The heap comes back from the disk (but for what shared buffers still
+    // hold: at most the 16 MB ring CREATE TABLE AS wrote through), then from
+    // the page cache.
+    const cold = await scanReadBytes(db.url)
+    const warm = await scanReadBytes(db.url)
+    t.ok(
+      cold.read >= 0.6 * cold.heap,
+      `the scan after the eviction read ${(cold.read / 1e6).toFixed(1)} MB of the ${(cold.heap / 1e6).toFixed(1)} ` +
+        `MB heap from the disk`
+    )
+    t.ok(warm.read <= 0.05 * cold.heap, `the next one ${(warm.read / 1e6).toFixed(1)} MB`)
 
-  // An action after it works, and reads the files back in.
-  await runCli(['evict-cache', db.url, '--table', 'big', '--events', events], { t })
-  const vacuum = await runCli(['vacuum', db.url, '--table', 'big', '--json', '--events', events], { t })
-  t.equal(vacuum.code, 0, `the vacuum after it: exit 0; stderr: ${vacuum.stderr}`)
-  t.match(JSON.parse(vacuum.stdout), { ok: true }, 'and ok')
-})
+    // An action after it works, and reads the files back in.
+    await runCli(['evict-cache', db.url, '--table', 'big', '--events', events], { t })
+    const vacuum = await runCli(['vacuum', db.url, '--table', 'big', '--json', '--events', events], { t })
+    t.equal(vacuum.code, 0, `the vacuum after it: exit 0; stderr: ${vacuum.stderr}`)
+    t.match(JSON.parse(vacuum.stdout), { ok: true }, 'and ok')
+  }
+)
 
 t.test('PostgreSQL 15, a schedule: evict-cache then vacuum', async t => {
   await query(db.url, 'SELECT count(*), sum(length(doc)) FROM big')
   const files = await tableFiles(db.url)
   const schedule = path.join(dir, 'schedule.yaml')
   // a freeze: it reads every page a plain vacuum before it left unfrozen (all of them)
-  await writeFile(schedule, 'actions:\n  - action: evict-cache\n    table: big\n    after: 0s\n  - action: vacuum\n    table: big\n    freeze: true\n    after: 2s\n')
+  await writeFile(
+    schedule,
+    'actions:\n  - action: evict-cache\n    table: big\n    after: 0s\n  - action: vacuum\n    table: ' +
+      'big\n    freeze: true\n    after: 2s\n'
+  )
   const events = path.join(dir, 'schedule.ndjson')
-  const result = await runCli(['sidecar', db.url, '--schedule', schedule, '--events', events, '-p', '0', '--stats-interval', '1', '--duration', '30'], { t })
+  const result = await runCli(
+    [
+      'sidecar',
+      db.url,
+      '--schedule',
+      schedule,
+      '--events',
+      events,
+      '-p',
+      '0',
+      '--stats-interval',
+      '1',
+      '--duration',
+      '30'
+    ],
+    { t }
+  )
   t.equal(result.code, 0, `exit 0; stderr: ${result.stderr}`)
   const all = await readEvents(events)
   const evicted = all.find(e => e.action === 'evict-cache' && e.kind === 'end')
   const vacuumed = all.find(e => e.action === 'vacuum_freeze' && e.kind === 'end')
   t.match(evicted, { ok: true, table: 'big', detail: { relations: 4, files: files.length } }, 'the eviction ended ok')
-  t.ok(evicted.detail.resident_pages_before > 0 && evicted.detail.resident_pages_after <= 0.01 * evicted.detail.total_pages,
-    `${evicted.detail.resident_pages_before} pages resident before, ${evicted.detail.resident_pages_after} after`)
+  t.ok(
+    evicted.detail.resident_pages_before > 0 &&
+      evicted.detail.resident_pages_after <= 0.01 * evicted.detail.total_pages,
+    `${evicted.detail.resident_pages_before} pages resident before, ${evicted.detail.resident_pages_after} after`
+  )
   t.match(vacuumed, { ok: true, table: 'big' }, 'the vacuum after it ended ok')
   t.ok(Date.parse(vacuumed.ts) > Date.parse(evicted.ts), 'after the eviction')
   t.ok((await residency(files)).fraction > 0.5, 'the vacuum read the table back into the cache')
@@ -171,9 +246,16 @@ t.test('refused when the data directory is not here or not readable', async t =>
   const hidden = await runWrapped(hiding(dataDir), ['evict-cache', db.url, '--table', 'big', '--events', events])
   t.equal(hidden.code, 2, `not on this machine: exit 2; stderr: ${hidden.stderr}`)
   t.equal(lines(hidden.stderr).length, 1, 'one line')
-  t.match(hidden.stderr, /^pgloadgen: the server's data directory .* is not on this machine \(a remote server\?\)/, 'which says so')
+  t.match(
+    hidden.stderr,
+    /^pgloadgen: the server's data directory .* is not on this machine \(a remote server\?\)/,
+    'which says so'
+  )
 
-  const nobody = await runWrapped(['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--'], ['evict-cache', db.url, '--table', 'big', '--events', events])
+  const nobody = await runWrapped(
+    ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups', '--'],
+    ['evict-cache', db.url, '--table', 'big', '--events', events]
+  )
   t.equal(nobody.code, 2, `unreadable: exit 2; stderr: ${nobody.stderr}`)
   t.equal(lines(nobody.stderr).length, 1, 'one line')
   t.match(nobody.stderr, /^pgloadgen: cannot read the server's data directory .* as nobody/, 'which says so')
@@ -186,7 +268,11 @@ t.test('refused when the data directory is not here or not readable', async t =>
   const noTool = await runCli(['evict-cache', db.url, '--table', 'big', '--events', events], { t, env: { PATH: bare } })
   t.equal(noTool.code, 1, `no vmtouch: a missing tool, exit 1; stderr: ${noTool.stderr}`)
   t.equal(lines(noTool.stderr).length, 1, 'one line')
-  t.match(noTool.stderr, /^pgloadgen: evict-cache needs vmtouch, which is not installed \(Debian package vmtouch/, 'which names the package')
+  t.match(
+    noTool.stderr,
+    /^pgloadgen: evict-cache needs vmtouch, which is not installed \(Debian package vmtouch/,
+    'which names the package'
+  )
 
   const badName = await runCli(['evict-cache', db.url, '--table', 'big; drop table big', '--events', events], { t })
   t.equal(badName.code, 2, 'a bad table name: exit 2')
@@ -196,13 +282,35 @@ t.test('refused when the data directory is not here or not readable', async t =>
 
   // In a schedule, a failed action that does not stop the next one.
   const schedule = path.join(dir, 'refused.yaml')
-  await writeFile(schedule, 'actions:\n  - action: evict-cache\n    table: big\n    after: 0s\n  - action: checkpoint\n    after: 1s\n')
+  await writeFile(
+    schedule,
+    'actions:\n  - action: evict-cache\n    table: big\n    after: 0s\n  - action: checkpoint\n    after: 1s\n'
+  )
   const sidecarEvents = path.join(dir, 'refused-schedule.ndjson')
-  const sidecar = await runWrapped(hiding(dataDir), ['sidecar', db.url, '--schedule', schedule, '--events', sidecarEvents, '-p', '0', '--duration', '30'])
+  const sidecar = await runWrapped(hiding(dataDir), [
+    'sidecar',
+    db.url,
+    '--schedule',
+    schedule,
+    '--events',
+    sidecarEvents,
+    '-p',
+    '0',
+    '--duration',
+    '30'
+  ])
   t.equal(sidecar.code, 0, `the sidecar goes on: exit 0; stderr: ${sidecar.stderr}`)
   const all = await readEvents(sidecarEvents)
-  t.match(all.find(e => e.action === 'evict-cache' && e.kind === 'end'), { ok: false, error: /is not on this machine/ }, 'the eviction failed')
-  t.match(all.find(e => e.action === 'checkpoint' && e.kind === 'end'), { ok: true }, 'the checkpoint after it ran')
+  t.match(
+    all.find(e => e.action === 'evict-cache' && e.kind === 'end'),
+    { ok: false, error: /is not on this machine/ },
+    'the eviction failed'
+  )
+  t.match(
+    all.find(e => e.action === 'checkpoint' && e.kind === 'end'),
+    { ok: true },
+    'the checkpoint after it ran'
+  )
 })
 
 t.test('embedded PostgreSQL 18: the same eviction', async t => {
@@ -211,14 +319,24 @@ t.test('embedded PostgreSQL 18: the same eviction', async t => {
   const files = await tableFiles(url)
   await query(url, 'SELECT count(*), sum(length(doc)) FROM big')
   const before = await residency(files)
-  t.ok(before.fraction > 0.5, `read: ${(100 * before.fraction).toFixed(1)} % of ${(before.size / 1e6).toFixed(1)} MB resident`)
+  t.ok(
+    before.fraction > 0.5,
+    `read: ${(100 * before.fraction).toFixed(1)} % of ${(before.size / 1e6).toFixed(1)} MB resident`
+  )
   const events = path.join(dir, 'pg18.ndjson')
   const result = await runCli(['evict-cache', url, '--table', 'big', '--json', '--events', events], { t })
   t.equal(result.code, 0, `exit 0; stderr: ${result.stderr}`)
   const outcome = JSON.parse(result.stdout)
-  t.match(outcome, { ok: true, detail: { relations: 4, files: files.length, bytes: before.size } }, 'every file of the four relations')
+  t.match(
+    outcome,
+    { ok: true, detail: { relations: 4, files: files.length, bytes: before.size } },
+    'every file of the four relations'
+  )
   const after = await residency(files)
-  t.ok(after.fraction <= 0.01, `fincore: ${(100 * after.fraction).toFixed(2)} % resident after (${after.resident} bytes)`)
+  t.ok(
+    after.fraction <= 0.01,
+    `fincore: ${(100 * after.fraction).toFixed(2)} % resident after (${after.resident} bytes)`
+  )
   const vacuum = await runCli(['vacuum', url, '--table', 'big', '--json', '--events', events], { t })
   t.equal(vacuum.code, 0, `the vacuum after it: exit 0; stderr: ${vacuum.stderr}`)
   t.ok((await residency(files)).fraction > 0.5, 'and read the table back into the cache')

@@ -53,8 +53,14 @@ t.test('a plan of pgbench scripts runs, and its records name the script', async 
   t.ok(summary.requests['tpcb-like'].done > 100, `transactions ran (${summary.requests['tpcb-like'].done})`)
   t.equal(summary.unexpected_failures, 0, `no failure: ${JSON.stringify(summary.errors)}`)
   const samples = lines(await readFile(path.join(rep, 'samples.ndjson'), 'utf8')).map(line => JSON.parse(line))
-  t.ok(samples.some(sample => sample.requests['tpcb-like']?.done > 0), 'the samples count tpcb-like')
-  t.ok(samples.some(sample => sample.pg?.table === 'pgbench_accounts' && sample.pg.live_tuples > 0), 'the samples follow pgbench_accounts')
+  t.ok(
+    samples.some(sample => sample.requests['tpcb-like']?.done > 0),
+    'the samples count tpcb-like'
+  )
+  t.ok(
+    samples.some(sample => sample.pg?.table === 'pgbench_accounts' && sample.pg.live_tuples > 0),
+    'the samples follow pgbench_accounts'
+  )
   const report = await readFile(path.join(out, 'report.html'), 'utf8')
   t.match(report, /tpcb-like/, 'the report names the script')
   const experimentSummary = await readExperimentSummary(path.join(out, 'summary.json'))

@@ -10,7 +10,7 @@ import { resolveProfile } from '../../lib/embedded/profile.js'
 import { readExperimentSummary, readRunSummary } from '../helpers/summary-schema.js'
 
 /** @param {import('tap').Test} t */
-async function tempDir (t) {
+async function tempDir(t) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-exp-'))
   // the embedded server runs as postgres when we are root, and must get in
   await chmod(dir, 0o755)
@@ -61,11 +61,15 @@ t.test('a small plan runs end to end and writes samples, events, summary and rep
   t.ok(experiment.ended_at, 'the end time is recorded')
 
   const summary = await readExperimentSummary(path.join(out, 'summary.json'))
-  t.same(summary.variants.map((/** @type {{ name: string }} */ v) => v.name), ['freeze', 'vacuum'])
+  t.same(
+    summary.variants.map((/** @type {{ name: string }} */ v) => v.name),
+    ['freeze', 'vacuum']
+  )
   for (const variant of summary.variants) {
     t.equal(variant.repetitions.length, 2, `${variant.name}: two repetitions`)
     for (const rep of variant.repetitions) {
-      for (const phase of ['before', 'during', 'after']) t.ok(rep.throughput[phase] > 0, `${variant.name}: throughput ${phase} the vacuum`)
+      for (const phase of ['before', 'during', 'after'])
+        t.ok(rep.throughput[phase] > 0, `${variant.name}: throughput ${phase} the vacuum`)
       t.ok(rep.degradation_ratio > 0, `${variant.name}: a degradation ratio`)
     }
     t.ok(variant.aggregate.throughput.before.spread >= 0, `${variant.name}: spread across repetitions`)
@@ -75,12 +79,19 @@ t.test('a small plan runs end to end and writes samples, events, summary and rep
     for (const rep of ['rep-1', 'rep-2']) {
       const runDir = path.join(out, 'variants', variant, rep)
       const files = await readdir(runDir)
-      for (const file of ['run.json', 'samples.ndjson', 'events.ndjson', 'summary.json']) t.ok(files.includes(file), `${variant}/${rep} has ${file}`)
+      for (const file of ['run.json', 'samples.ndjson', 'events.ndjson', 'summary.json'])
+        t.ok(files.includes(file), `${variant}/${rep} has ${file}`)
       const samples = lines(await readFile(path.join(runDir, 'samples.ndjson'), 'utf8')).map(l => JSON.parse(l))
       t.ok(samples.length >= 5, `${variant}/${rep}: a sample a second`)
-      t.ok(samples.some(s => s.pg && s.pg.live_tuples > 0), `${variant}/${rep}: PostgreSQL figures in the samples`)
+      t.ok(
+        samples.some(s => s.pg && s.pg.live_tuples > 0),
+        `${variant}/${rep}: PostgreSQL figures in the samples`
+      )
       const events = lines(await readFile(path.join(runDir, 'events.ndjson'), 'utf8')).map(l => JSON.parse(l))
-      t.ok(events.some(e => e.action === 'rollback' && e.kind === 'end'), `${variant}/${rep}: the rollback is an event`)
+      t.ok(
+        events.some(e => e.action === 'rollback' && e.kind === 'end'),
+        `${variant}/${rep}: the rollback is an event`
+      )
       const action = variant === 'freeze' ? 'vacuum_freeze' : 'vacuum'
       const end = events.find(e => e.action === action && e.kind === 'end')
       t.ok(end && end.ok && end.duration_s >= 0, `${variant}/${rep}: the vacuum's end with its duration`)
@@ -90,8 +101,14 @@ t.test('a small plan runs end to end and writes samples, events, summary and rep
       t.equal(runSummary.unexpected_failures, 0, `${variant}/${rep}: no unexpected failures`)
     }
   }
-  const prepareEvents = lines(await readFile(path.join(out, 'prepare', 'events.ndjson'), 'utf8')).map(l => JSON.parse(l))
-  t.same(prepareEvents.filter(e => e.kind !== 'point').map(e => `${e.kind}:${e.action}`), ['start:vacuum', 'end:vacuum'], 'the prepare phase ran its vacuum before the snapshot')
+  const prepareEvents = lines(await readFile(path.join(out, 'prepare', 'events.ndjson'), 'utf8')).map(l =>
+    JSON.parse(l)
+  )
+  t.same(
+    prepareEvents.filter(e => e.kind !== 'point').map(e => `${e.kind}:${e.action}`),
+    ['start:vacuum', 'end:vacuum'],
+    'the prepare phase ran its vacuum before the snapshot'
+  )
   t.equal(prepareEvents.find(e => e.kind === 'end')?.ok, true, 'and it succeeded')
   const html = await readFile(path.join(out, 'report.html'), 'utf8')
   t.match(html, /<html/i, 'report.html is written')
@@ -99,13 +116,46 @@ t.test('a small plan runs end to end and writes samples, events, summary and rep
 })
 
 const BAD_PLANS = [
-  { name: 'unknown step', plan: SMALL_PLAN.replace('- load: 3s\n      - action: { action: vacuum, table: test_table, freeze: true }', '- jump: 3s\n      - action: { action: vacuum, table: test_table, freeze: true }'), field: /variants\[0\]\.steps\[0\]: unknown step "jump"/ },
+  {
+    name: 'unknown step',
+    plan: SMALL_PLAN.replace(
+      '- load: 3s\n      - action: { action: vacuum, table: test_table, freeze: true }',
+      '- jump: 3s\n      - action: { action: vacuum, table: test_table, freeze: true }'
+    ),
+    field: /variants\[0\]\.steps\[0\]: unknown step "jump"/
+  },
   { name: 'missing name', plan: SMALL_PLAN.replace('name: small\n', ''), field: /^pgloadgen: name: missing/ },
-  { name: 'no prepare phase to roll back to', plan: SMALL_PLAN.replace(/prepare:\n( {2}.*\n)+/, ''), field: /prepare: missing/ },
-  { name: 'unknown action in the prepare phase', plan: SMALL_PLAN.replace('{ action: vacuum, table: test_table, analyze: true }', '{ action: vacuum, tabel: test_table }'), field: /prepare\.actions\[0\]\.tabel: unknown field/ },
-  { name: 'unknown action', plan: SMALL_PLAN.replace('{ action: vacuum, table: test_table }', '{ action: explode }'), field: /variants\[1\]\.steps\[1\]\.action\.action/ },
-  { name: 'bad condition', plan: SMALL_PLAN.replace('- wait: action\n      - concurrency', '- wait: "dead(test_table) >> 2"\n      - concurrency'), field: /variants\[1\]\.steps\[2\]\.wait/ },
-  { name: 'repetitions not a number', plan: SMALL_PLAN.replace('repetitions: 2', 'repetitions: two'), field: /repetitions: expected a whole number/ }
+  {
+    name: 'no prepare phase to roll back to',
+    plan: SMALL_PLAN.replace(/prepare:\n( {2}.*\n)+/, ''),
+    field: /prepare: missing/
+  },
+  {
+    name: 'unknown action in the prepare phase',
+    plan: SMALL_PLAN.replace(
+      '{ action: vacuum, table: test_table, analyze: true }',
+      '{ action: vacuum, tabel: test_table }'
+    ),
+    field: /prepare\.actions\[0\]\.tabel: unknown field/
+  },
+  {
+    name: 'unknown action',
+    plan: SMALL_PLAN.replace('{ action: vacuum, table: test_table }', '{ action: explode }'),
+    field: /variants\[1\]\.steps\[1\]\.action\.action/
+  },
+  {
+    name: 'bad condition',
+    plan: SMALL_PLAN.replace(
+      '- wait: action\n      - concurrency',
+      '- wait: "dead(test_table) >> 2"\n      - concurrency'
+    ),
+    field: /variants\[1\]\.steps\[2\]\.wait/
+  },
+  {
+    name: 'repetitions not a number',
+    plan: SMALL_PLAN.replace('repetitions: 2', 'repetitions: two'),
+    field: /repetitions: expected a whole number/
+  }
 ]
 
 t.test('bad plans are refused before anything runs, with the field named', async t => {
@@ -130,7 +180,9 @@ t.test('every plan shipped in notes/experiments is valid and names a profile tha
   for (const file of files) {
     const plan = await loadPlan(path.join(dir, file))
     t.equal(`${plan.name}.yaml`, file, `${file}: its name is its file's`)
-    if (plan.server.kind === 'embedded') t.ok(resolveProfile(plan.server.profile), `${file}: profile ${plan.server.profile} exists`)
+    if (plan.server.kind === 'embedded') {
+      t.ok(resolveProfile(plan.server.profile), `${file}: profile ${plan.server.profile} exists`)
+    }
     t.ok(plan.variants.length >= 1 && plan.variants.every(v => v.steps.length >= 1), `${file}: variants with steps`)
   }
 })

@@ -34,14 +34,23 @@ t.test('a session holding the xmin horizon under tpcb-like: the change and its c
   // scale 1: one branch row that every transaction updates, so its versions
   // pile up fastest once the horizon is held
   const init = await runCli(['init', url, '-s', '1'], { t })
-  t.equal(init.code, 0, 'pgbench\'s tables are made')
+  t.equal(init.code, 0, "pgbench's tables are made")
 
   const dir = path.join(work, 'holder')
   // not beside the other file whose run must stay steady (explain-run.test.js)
   const { result, heldFrom } = await measuringAlone(async () => {
-    const run = new CliRun(['run', url, '-b', 'tpcb-like', '-d', '90', '-c', '4', '-p', '0', '--record', dir, '--log-level', 'warn'], { t })
-    await waitFor(async () => (await readFile(path.join(dir, 'samples.ndjson'), 'utf8').catch(() => '')).split('\n').filter(Boolean).length >= 18, { timeoutMs: 60000, what: '18 s of samples' })
-      .catch(err => { throw new Error(`${err.message}; the run said: ${run.stderr.slice(-600)}`) })
+    const run = new CliRun(
+      ['run', url, '-b', 'tpcb-like', '-d', '90', '-c', '4', '-p', '0', '--record', dir, '--log-level', 'warn'],
+      { t }
+    )
+    await waitFor(
+      async () =>
+        (await readFile(path.join(dir, 'samples.ndjson'), 'utf8').catch(() => '')).split('\n').filter(Boolean).length >=
+        18,
+      { timeoutMs: 60000, what: '18 s of samples' }
+    ).catch(err => {
+      throw new Error(`${err.message}; the run said: ${run.stderr.slice(-600)}`)
+    })
     const holder = new pg.Client({ connectionString: url, application_name: 'report-holder' })
     await holder.connect()
     t.teardown(() => holder.end().catch(() => {}))
@@ -56,18 +65,30 @@ t.test('a session holding the xmin horizon under tpcb-like: the change and its c
 
   const summary = await readRunSummary(path.join(dir, 'summary.json'))
   const changes = summary.changes ?? []
-  t.comment(`held from ${heldFrom} s; changes: ${JSON.stringify(changes.map((/** @type {any} */ c) => [c.at_s, c.metric, c.effect, c.causes.map((/** @type {any} */ x) => x.label)]))}`)
+  t.comment(
+    `held from ${heldFrom} s; changes: ` +
+      `${JSON.stringify(changes.map((/** @type {any} */ c) => [c.at_s, c.metric, c.effect, c.causes.map((/** @type {any} */ x) => x.label)]))}`
+  )
   /** @param {any} c */
   const worse = c => (c.metric === 'throughput' && c.effect < 0) || (c.metric.startsWith('p99_us') && c.effect > 0)
-  const names = (/** @type {any} */ c) => c.causes.some((/** @type {any} */ x) => x.kind === 'xmin_holder' && /report-holder/.test(x.label))
+  const names = (/** @type {any} */ c) =>
+    c.causes.some((/** @type {any} */ x) => x.kind === 'xmin_holder' && /report-holder/.test(x.label))
   const after = changes.filter((/** @type {any} */ c) => worse(c) && c.at_s >= heldFrom - 2)
   t.ok(after.length > 0, 'throughput falls or the p99 rises after the session began holding the horizon')
   const fall = after.find(names) ?? after[0]
   t.ok(fall && names(fall), `its cause names the session (${JSON.stringify(fall?.causes)})`)
-  t.notOk(changes.some((/** @type {any} */ c) => c.at_s < heldFrom - 2), 'no change before the session began')
+  t.notOk(
+    changes.some((/** @type {any} */ c) => c.at_s < heldFrom - 2),
+    'no change before the session began'
+  )
   // the end table gives the first two causes of a moment, nearest first; on a
   // busy machine a lock wait or the machine's strain may come nearer
   const holderShown = fall?.causes.slice(0, 2).some((/** @type {any} */ c) => /report-holder/.test(c.label))
   if (holderShown) t.match(result.stderr, /what changed:[\s\S]*report-holder/, 'the end table names it')
-  else t.match(result.stderr, /what changed:[\s\S]*; \+\d+ more/, 'the end table counts the causes it has no room for (the session among them, in summary.json)')
+  else
+    t.match(
+      result.stderr,
+      /what changed:[\s\S]*; \+\d+ more/,
+      'the end table counts the causes it has no room for (the session among them, in summary.json)'
+    )
 })

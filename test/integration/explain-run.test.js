@@ -19,14 +19,20 @@ const work = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-explain-'))
 t.teardown(() => rm(work, { recursive: true, force: true }))
 
 /** @param {string} dir */
-async function samplesSoFar (dir) {
+async function samplesSoFar(dir) {
   const text = await readFile(path.join(dir, 'samples.ndjson'), 'utf8').catch(() => '')
-  return text.split('\n').filter(Boolean).map(line => JSON.parse(line))
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map(line => JSON.parse(line))
 }
 
 t.test('a lock held on the table mid-run: the change, its moment and its cause', async t => {
   const dir = path.join(work, 'locked')
-  const run = new CliRun(['run', url, '-d', '50', '-c', '4', '-p', '0', '--reset', '--record', dir, '--log-level', 'warn'], { t })
+  const run = new CliRun(
+    ['run', url, '-d', '50', '-c', '4', '-p', '0', '--reset', '--record', dir, '--log-level', 'warn'],
+    { t }
+  )
   await waitFor(async () => (await samplesSoFar(dir)).length >= 15, { timeoutMs: 60000, what: '15 s of samples' })
   const holder = new pg.Client({ connectionString: url, application_name: 'lock-holder' })
   await holder.connect()
@@ -42,11 +48,26 @@ t.test('a lock held on the table mid-run: the change, its moment and its cause',
 
   const summary = await readRunSummary(path.join(dir, 'summary.json'))
   t.ok(Array.isArray(summary.changes), 'summary.json has changes')
-  const drop = summary.changes.find((/** @type {any} */ c) => c.metric === 'throughput' && c.effect < -0.5 && Math.abs(c.at_s - lockedAt) <= 4)
-  t.ok(drop, `throughput falls within 4 s of the lock at ${lockedAt} s (changes: ${JSON.stringify(summary.changes.map((/** @type {any} */ c) => [c.at_s, c.metric, c.effect]))})`)
-  t.ok(drop?.before.low <= drop?.before.median && drop?.before.median <= drop?.before.high, 'the level before has its interval')
-  t.ok(drop?.causes.some((/** @type {any} */ c) => c.kind === 'lock_wait' && /lock-holder/.test(c.label)), `its cause is the lock wait behind lock-holder (${JSON.stringify(drop?.causes)})`)
-  const back = summary.changes.find((/** @type {any} */ c) => c.metric === 'throughput' && (c.effect === null || c.effect > 0.5) && Math.abs(c.at_s - (lockedAt + 12)) <= 4)
+  const drop = summary.changes.find(
+    (/** @type {any} */ c) => c.metric === 'throughput' && c.effect < -0.5 && Math.abs(c.at_s - lockedAt) <= 4
+  )
+  t.ok(
+    drop,
+    `throughput falls within 4 s of the lock at ${lockedAt} s (changes: ` +
+      `${JSON.stringify(summary.changes.map((/** @type {any} */ c) => [c.at_s, c.metric, c.effect]))})`
+  )
+  t.ok(
+    drop?.before.low <= drop?.before.median && drop?.before.median <= drop?.before.high,
+    'the level before has its interval'
+  )
+  t.ok(
+    drop?.causes.some((/** @type {any} */ c) => c.kind === 'lock_wait' && /lock-holder/.test(c.label)),
+    `its cause is the lock wait behind lock-holder (${JSON.stringify(drop?.causes)})`
+  )
+  const back = summary.changes.find(
+    (/** @type {any} */ c) =>
+      c.metric === 'throughput' && (c.effect === null || c.effect > 0.5) && Math.abs(c.at_s - (lockedAt + 12)) <= 4
+  )
   t.ok(back, 'throughput comes back when the lock is released, and that is a change too')
   t.match(result.stderr, /what changed:/, 'the end table has its "what changed" block')
   t.match(result.stderr, /lock-holder/, 'the end table names the blocking session')
@@ -69,22 +90,37 @@ t.test('a steady run reports no change', async t => {
   for (let attempt = 1; attempt <= 2; attempt++) {
     const dir = path.join(work, `steady-${attempt}`)
     // not beside the other file whose run must change (explain-pgbench.test.js)
-    const result = await measuringAlone(() => runCli(['run', url, '-d', '60', '-c', '4', '-p', '0', '--reset', '--record', dir, '--log-level', 'warn'], { t }))
+    const result = await measuringAlone(() =>
+      runCli(['run', url, '-d', '60', '-c', '4', '-p', '0', '--reset', '--record', dir, '--log-level', 'warn'], { t })
+    )
     t.equal(result.code, 0, 'the run succeeds')
     const summary = await readRunSummary(path.join(dir, 'summary.json'))
     t.ok(Array.isArray(summary.changes), 'summary.json has changes')
     if (summary.changes.length > 0 && attempt === 1) {
-      t.comment(`the first steady run reported ${JSON.stringify(summary.changes.map((/** @type {any} */ c) => [c.at_s, c.metric, c.effect, c.causes.map((/** @type {any} */ x) => x.label)]))}; once more`)
+      t.comment(
+        `the first steady run reported ` +
+          `${JSON.stringify(summary.changes.map((/** @type {any} */ c) => [c.at_s, c.metric, c.effect, c.causes.map((/** @type {any} */ x) => x.label)]))}; once more`
+      )
       continue
     }
     t.same(summary.changes, [], `no change in a steady run (${JSON.stringify(summary.changes)})`)
     t.match(result.stderr, /what changed: nothing/, 'the end table says nothing changed')
     const samples = await samplesSoFar(dir)
     const last = samples[samples.length - 1]
-    t.ok(last.server && Array.isArray(last.server.vacuums) && Array.isArray(last.server.horizon) && last.server.checkpoints && last.server.locks, 'each sample has the server\'s vacuums, xmin holders, checkpoints and lock waits')
-    t.ok(last.host && typeof last.host.iowait_pct === 'number', 'and the machine\'s CPU')
-    t.ok(typeof last.server.database?.xid_age === 'number' && typeof last.server.database?.mxid_age === 'number', 'and the database\'s xid and multixact ages')
-    t.ok(typeof last.pg?.mxid_age === 'number', 'and the table\'s multixact age')
+    t.ok(
+      last.server &&
+        Array.isArray(last.server.vacuums) &&
+        Array.isArray(last.server.horizon) &&
+        last.server.checkpoints &&
+        last.server.locks,
+      "each sample has the server's vacuums, xmin holders, checkpoints and lock waits"
+    )
+    t.ok(last.host && typeof last.host.iowait_pct === 'number', "and the machine's CPU")
+    t.ok(
+      typeof last.server.database?.xid_age === 'number' && typeof last.server.database?.mxid_age === 'number',
+      "and the database's xid and multixact ages"
+    )
+    t.ok(typeof last.pg?.mxid_age === 'number', "and the table's multixact age")
     break
   }
 })

@@ -11,9 +11,38 @@ import { camelCase } from '../../lib/workloads/options.js'
 
 const JOB_QUEUE = `${REPO}notes/workloads/job-queue.js`
 const TEXT = {
-  integer: ['1', '100', '0', '-1', '1.5', '1e3', '1e400', '0x10', '2147483648', '9007199254740993', '1000000', '10000000', ' 7 ', 'ten'],
+  integer: [
+    '1',
+    '100',
+    '0',
+    '-1',
+    '1.5',
+    '1e3',
+    '1e400',
+    '0x10',
+    '2147483648',
+    '9007199254740993',
+    '1000000',
+    '10000000',
+    ' 7 ',
+    'ten'
+  ],
   number: ['0', '0.5', '1', '-0.1', '1.0001', '1e-3', 'NaN', 'Infinity', '.5', '5.'],
-  duration: ['10s', '1m', '0', '0.5', '500ms', '1h30m', '30d', '1e3', '-1s', '10', '0.0001s', '2147483648s', '9'.repeat(400) + 's'],
+  duration: [
+    '10s',
+    '1m',
+    '0',
+    '0.5',
+    '500ms',
+    '1h30m',
+    '30d',
+    '1e3',
+    '-1s',
+    '10',
+    '0.0001s',
+    '2147483648s',
+    '9'.repeat(400) + 's'
+  ],
   string: ['now', '2016-01-01T00:00:00Z', '2016-01-01', '2016-13-45T99:99:99Z', '2016-01-01 12:00', 'yesterday', ''],
   boolean: ['true', 'false', 'yes', '1', ''],
   choice: ['simulated', 'real', 'copy', 'copy-binary', 'insert', 'agent', 'setup', 'COPY', 'sim']
@@ -25,25 +54,47 @@ for (const spec of ['tsbs-cpu', 'tgres', 'fleet', JOB_QUEUE]) {
   const specs = /** @type {Record<string, import('../../lib/workloads/options.js').OptionSpec>} */ (module.options)
   const names = Object.keys(specs)
   const entry = fc.oneof(
-    ...names.map(option => fc.tuple(fc.constantFrom(option, camelCase(option)), hostileText([...TEXT[specs[option].type], ...(specs[option].choices ?? []), String(specs[option].default ?? '1')]))),
+    ...names.map(option =>
+      fc.tuple(
+        fc.constantFrom(option, camelCase(option)),
+        hostileText([
+          ...TEXT[specs[option].type],
+          ...(specs[option].choices ?? []),
+          String(specs[option].default ?? '1')
+        ])
+      )
+    ),
     fc.tuple(fc.constantFrom(...names), fc.oneof(jsonish, fc.boolean())),
     fc.tuple(fc.constantFrom('bogus', 'concurrency', 'hosts', 'Hosts', '__proto__', 'constructor', ''), jsonish)
   )
   const options = fc.array(entry, { maxLength: 4 }).map(entries => {
     /** @type {Record<string, unknown>} */
     const given = {}
-    for (const [key, value] of entries) Object.defineProperty(given, key, { value, enumerable: true, writable: true, configurable: true })
+    for (const [key, value] of entries)
+      Object.defineProperty(given, key, { value, enumerable: true, writable: true, configurable: true })
     return given
   })
   await loadWorkload(spec) // warm: the import
-  const result = await fuzzTest(t, `options of ${name}`, options, given => loadWorkload(spec, { options: given, optionsWhere: '--' }), {
-    runs: 1500,
-    valid: w => w.config === undefined && module.configure ? 'no config' : null,
-    refused: err => /^(--\S*: |workload \S+: --\S+)/.test(err.message) ? null : `the message does not name the option: ${err.message}`
-  })
+  const result = await fuzzTest(
+    t,
+    `options of ${name}`,
+    options,
+    given => loadWorkload(spec, { options: given, optionsWhere: '--' }),
+    {
+      runs: 1500,
+      valid: w => (w.config === undefined && module.configure ? 'no config' : null),
+      refused: err =>
+        /^(--\S*: |workload \S+: --\S+)/.test(err.message)
+          ? null
+          : `the message does not name the option: ${err.message}`
+    }
+  )
   t.test(`the CLI refuses a sample of ${name}'s: exit 2, one line`, async t => {
-    const flags = result.refusals.flatMap(given => Object.entries(/** @type {Record<string, unknown>} */ (given))
-      .filter(([key, value]) => names.includes(key) && typeof value === 'string' && specs[key].type !== 'boolean').map(([key, value]) => [key, value]))
+    const flags = result.refusals.flatMap(given =>
+      Object.entries(/** @type {Record<string, unknown>} */ (given))
+        .filter(([key, value]) => names.includes(key) && typeof value === 'string' && specs[key].type !== 'boolean')
+        .map(([key, value]) => [key, value])
+    )
     // each refused on its own (a refused set of options may hold good ones)
     const alone = []
     for (const [key, value] of flags) {
@@ -54,10 +105,30 @@ for (const spec of ['tsbs-cpu', 'tgres', 'fleet', JOB_QUEUE]) {
       }
     }
     const bad = sample(alone, 3, text => !/\t\s*-/.test(text))
-    await Promise.all(bad.map(text => {
-      const key = text.slice(0, text.indexOf('\t'))
-      const value = text.slice(text.indexOf('\t') + 1)
-      return cliRefuses(t, s => ['run', '-w', spec, `--${key}`, value, '-p', '0', '-d', '1', '--data-dir', s.dataDir, '--events', s.events], `--${key}`)
-    }))
+    await Promise.all(
+      bad.map(text => {
+        const key = text.slice(0, text.indexOf('\t'))
+        const value = text.slice(text.indexOf('\t') + 1)
+        return cliRefuses(
+          t,
+          s => [
+            'run',
+            '-w',
+            spec,
+            `--${key}`,
+            value,
+            '-p',
+            '0',
+            '-d',
+            '1',
+            '--data-dir',
+            s.dataDir,
+            '--events',
+            s.events
+          ],
+          `--${key}`
+        )
+      })
+    )
   })
 }

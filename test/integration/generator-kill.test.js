@@ -16,7 +16,7 @@ import { createLogger } from '../../lib/log.js'
 import { isAlive } from '../helpers/process.js'
 
 /** @param {string} dataDir */
-async function postmasterPid (dataDir) {
+async function postmasterPid(dataDir) {
   return Number((await readFile(path.join(dataDir, 'postmaster.pid'), 'utf8')).split('\n')[0])
 }
 
@@ -25,11 +25,11 @@ async function postmasterPid (dataDir) {
  * @param {import('tap').Test} t
  * @param {string} dataDir
  */
-async function killedRun (t, dataDir) {
+async function killedRun(t, dataDir) {
   const generator = new CliRun(['run', '--data-dir', dataDir, '-c', '2', '-d', '60', '-p', '0'], { t })
   // killed under load: once the embedded server is up and requests are done
   const metricsUrl = await generator.metricsUrl()
-  await waitFor(async () => await requestsDone(metricsUrl) > 100, { what: 'requests to be done', timeoutMs: 60000 })
+  await waitFor(async () => (await requestsDone(metricsUrl)) > 100, { what: 'requests to be done', timeoutMs: 60000 })
   generator.child.kill('SIGKILL')
   const result = await generator.exited
   t.equal(result.signal, 'SIGKILL', 'the generator was killed with SIGKILL')
@@ -40,7 +40,7 @@ async function killedRun (t, dataDir) {
  * @param {import('tap').Test} t
  * @param {string} dataDir
  */
-async function assertCleanRun (t, dataDir) {
+async function assertCleanRun(t, dataDir) {
   const result = await runCli(['run', '--data-dir', dataDir, '-c', '2', '-d', '2', '--json', '-p', '0'], { t })
   t.equal(result.code, 0, `the next run on the data directory: exit 0; stderr: ${result.stderr.slice(-1500)}`)
   t.ok(result.summary?.acknowledged_inserts > 0, `it did work (${result.summary?.acknowledged_inserts} inserts)`)
@@ -50,7 +50,11 @@ async function assertCleanRun (t, dataDir) {
 
 t.test('SIGKILL to the generator: the server it left running is used by the next run', async t => {
   const dataDir = await tempDataDir(t)
-  t.teardown(() => new EmbeddedServer({ dataDir, profileFile: resolveProfile('default'), log: createLogger({ level: 'warn' }) }).shutdown().catch(() => {}))
+  t.teardown(() =>
+    new EmbeddedServer({ dataDir, profileFile: resolveProfile('default'), log: createLogger({ level: 'warn' }) })
+      .shutdown()
+      .catch(() => {})
+  )
   await killedRun(t, dataDir)
   const pid = await postmasterPid(dataDir)
   t.ok(isAlive(pid), 'the embedded server outlived the generator')
@@ -60,7 +64,11 @@ t.test('SIGKILL to the generator: the server it left running is used by the next
 
 t.test('SIGKILL to the generator and to every server process: the next run recovers the server', async t => {
   const dataDir = await tempDataDir(t)
-  t.teardown(() => new EmbeddedServer({ dataDir, profileFile: resolveProfile('default'), log: createLogger({ level: 'warn' }) }).shutdown().catch(() => {}))
+  t.teardown(() =>
+    new EmbeddedServer({ dataDir, profileFile: resolveProfile('default'), log: createLogger({ level: 'warn' }) })
+      .shutdown()
+      .catch(() => {})
+  )
   await killedRun(t, dataDir)
   const killed = await killServerProcesses(await postmasterPid(dataDir))
   t.pass(`SIGKILL to all ${killed.length} server processes; postmaster.pid is left behind`)

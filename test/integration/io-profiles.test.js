@@ -43,8 +43,10 @@ const VACUUM_2018 = {
  * @param {string[]} names
  * @returns {Promise<Record<string, string>>}
  */
-async function settings (url, names) {
-  const { rows } = await query(url, 'SELECT name, current_setting(name) AS value FROM unnest($1::text[]) AS name', [names])
+async function settings(url, names) {
+  const { rows } = await query(url, 'SELECT name, current_setting(name) AS value FROM unnest($1::text[]) AS name', [
+    names
+  ])
   return Object.fromEntries(rows.map(row => [row.name, row.value]))
 }
 
@@ -52,8 +54,12 @@ async function settings (url, names) {
  * The heap's files (every segment of the main fork).
  * @param {string} url
  */
-async function heapFiles (url) {
-  const { rows } = await query(url, "SELECT current_setting('data_directory') AS dir, pg_relation_filepath('big') AS path, pg_relation_size('big') AS size")
+async function heapFiles(url) {
+  const { rows } = await query(
+    url,
+    "SELECT current_setting('data_directory') AS dir, pg_relation_filepath('big') AS path, " +
+      "pg_relation_size('big') AS size"
+  )
   const base = path.join(rows[0].dir, rows[0].path)
   const files = [base]
   for (let segment = 1; segment * 1073741824 < Number(rows[0].size); segment++) files.push(`${base}.${segment}`)
@@ -65,7 +71,7 @@ async function heapFiles (url) {
  * the backends and, in PostgreSQL 18, the I/O workers that read for them).
  * @param {string} dataDir
  */
-async function serverReadBytes (dataDir) {
+async function serverReadBytes(dataDir) {
   const postmaster = Number((await readFile(path.join(dataDir, 'postmaster.pid'), 'utf8')).split('\n')[0])
   const { stdout } = await run('pgrep', ['-P', String(postmaster)])
   let total = 0
@@ -84,7 +90,7 @@ async function serverReadBytes (dataDir) {
  * @param {string} url
  * @param {string} dataDir
  */
-async function scan (url, dataDir) {
+async function scan(url, dataDir) {
   return withClient(url, async client => {
     await client.query('SET max_parallel_workers_per_gather = 0')
     const before = await serverReadBytes(dataDir)
@@ -100,7 +106,7 @@ async function scan (url, dataDir) {
  * @param {string} url
  * @param {string} dataDir
  */
-async function freeze (url, dataDir) {
+async function freeze(url, dataDir) {
   return withClient(url, async client => {
     const before = await serverReadBytes(dataDir)
     const started = Date.now()
@@ -117,11 +123,16 @@ let files = []
 
 t.test('default profile: the scan goes through the page cache, and the table stays there', async t => {
   const { server, url } = await startEmbedded(t, { dataDir, profile: 'default' })
-  t.match(await settings(url, ['debug_io_direct', 'shared_buffers', 'autovacuum_vacuum_cost_delay', 'vacuum_cost_page_miss']),
-    { debug_io_direct: '', shared_buffers: '128MB', autovacuum_vacuum_cost_delay: '2ms', vacuum_cost_page_miss: '2' }, "PostgreSQL 18's own settings")
+  t.match(
+    await settings(url, ['debug_io_direct', 'shared_buffers', 'autovacuum_vacuum_cost_delay', 'vacuum_cost_page_miss']),
+    { debug_io_direct: '', shared_buffers: '128MB', autovacuum_vacuum_cost_delay: '2ms', vacuum_cost_page_miss: '2' },
+    "PostgreSQL 18's own settings"
+  )
   await withClient(url, async client => {
     await client.query('CREATE TABLE big (id bigint, v text) WITH (autovacuum_enabled = off)')
-    await client.query('INSERT INTO big SELECT i, repeat(md5(i::text), 28) FROM generate_series(1, $1::int) AS i', [ROWS])
+    await client.query('INSERT INTO big SELECT i, repeat(md5(i::text), 28) FROM generate_series(1, $1::int) AS i', [
+      ROWS
+    ])
     await client.query('CHECKPOINT')
   })
   files = await heapFiles(url)
@@ -134,27 +145,39 @@ t.test('default profile: the scan goes through the page cache, and the table sta
   const warm = await scan(url, dataDir)
   t.ok(warm < 0.1 * after.size, `the second scan read ${mb(warm)} from the disk (the first ${mb(cold)})`)
   const vacuum = await freeze(url, dataDir)
-  t.ok(vacuum.read < 0.1 * after.size, `a VACUUM (FREEZE) after them read ${mb(vacuum.read)} in ${vacuum.seconds} s: the table is in the page cache`)
+  t.ok(
+    vacuum.read < 0.1 * after.size,
+    `a VACUUM (FREEZE) after them read ${mb(vacuum.read)} in ${vacuum.seconds} s: the table is in the page cache`
+  )
   await server.shutdown()
 })
 
-t.test('io-bound: direct I/O, small shared buffers; every scan reads the disk and leaves nothing in the page cache', async t => {
-  const { server, url } = await startEmbedded(t, { dataDir, profile: 'io-bound' })
-  t.match(await settings(url, ['debug_io_direct', 'io_method', 'shared_buffers', 'checkpoint_timeout']),
-    { debug_io_direct: 'data', io_method: 'worker', shared_buffers: '32MB', checkpoint_timeout: '30s' }, 'the profile is in force')
-  await run('vmtouch', ['-q', '-e', ...files])
-  const size = (await residency(files)).size
-  const first = await scan(url, dataDir)
-  const after = await residency(files)
-  t.ok(after.fraction < 0.02, `after a scan ${(100 * after.fraction).toFixed(2)} % of the table is in the page cache`)
-  const second = await scan(url, dataDir)
-  t.ok(first > 0.8 * size, `the first scan read ${mb(first)} of ${mb(size)} from the disk`)
-  t.ok(second > 0.8 * size, `and the second ${mb(second)}: nothing is cached`)
-  const vacuum = await freeze(url, dataDir)
-  t.ok(vacuum.read > 0.8 * size, `a VACUUM (FREEZE) after them read ${mb(vacuum.read)} from the disk too, in ${vacuum.seconds} s`)
-  t.ok((await residency(files)).fraction < 0.02, 'still nothing in the page cache')
-  await server.shutdown()
-})
+t.test(
+  'io-bound: direct I/O, small shared buffers; every scan reads the disk and leaves nothing in the page cache',
+  async t => {
+    const { server, url } = await startEmbedded(t, { dataDir, profile: 'io-bound' })
+    t.match(
+      await settings(url, ['debug_io_direct', 'io_method', 'shared_buffers', 'checkpoint_timeout']),
+      { debug_io_direct: 'data', io_method: 'worker', shared_buffers: '32MB', checkpoint_timeout: '30s' },
+      'the profile is in force'
+    )
+    await run('vmtouch', ['-q', '-e', ...files])
+    const size = (await residency(files)).size
+    const first = await scan(url, dataDir)
+    const after = await residency(files)
+    t.ok(after.fraction < 0.02, `after a scan ${(100 * after.fraction).toFixed(2)} % of the table is in the page cache`)
+    const second = await scan(url, dataDir)
+    t.ok(first > 0.8 * size, `the first scan read ${mb(first)} of ${mb(size)} from the disk`)
+    t.ok(second > 0.8 * size, `and the second ${mb(second)}: nothing is cached`)
+    const vacuum = await freeze(url, dataDir)
+    t.ok(
+      vacuum.read > 0.8 * size,
+      `a VACUUM (FREEZE) after them read ${mb(vacuum.read)} from the disk too, in ${vacuum.seconds} s`
+    )
+    t.ok((await residency(files)).fraction < 0.02, 'still nothing in the page cache')
+    await server.shutdown()
+  }
+)
 
 t.test('vacuum-2018: PostgreSQL 9.6 vacuum costs on PostgreSQL 18 and 15', async t => {
   const { url } = await startEmbedded(t, { dataDir, profile: 'vacuum-2018' })

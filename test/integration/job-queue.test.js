@@ -10,7 +10,24 @@ import { scrape, sampleValue } from '../helpers/prom.js'
 const db = await createTestDatabase(t, 'job_queue')
 
 t.test('the job queue runs, and its table bloats', async t => {
-  const run = new CliRun(['run', db.url, '--workload', 'notes/workloads/job-queue.js', '-c', '8', '-d', '8', '--json', '-p', '0', '--stats-interval', '1'], { t })
+  const run = new CliRun(
+    [
+      'run',
+      db.url,
+      '--workload',
+      'notes/workloads/job-queue.js',
+      '-c',
+      '8',
+      '-d',
+      '8',
+      '--json',
+      '-p',
+      '0',
+      '--stats-interval',
+      '1'
+    ],
+    { t }
+  )
   const metricsUrl = await run.metricsUrl()
   await run.waitForStderr(/running job-queue/)
   let maxDead = 0
@@ -25,7 +42,7 @@ t.test('the job queue runs, and its table bloats', async t => {
   const result = await run.exited
   t.equal(result.code, 0, `exit 0; stderr: ${result.stderr}`)
   const summary = result.summary
-  t.same(Object.keys(summary.requests), ['enqueue', 'dequeue', 'peek'], 'the queue\'s request types')
+  t.same(Object.keys(summary.requests), ['enqueue', 'dequeue', 'peek'], "the queue's request types")
   t.equal(summary.unexpected_failures, 0, `nothing failed: ${JSON.stringify(summary.errors)}`)
   const enqueued = summary.requests.enqueue.done
   const dequeued = summary.requests.dequeue.done - summary.requests.dequeue.not_found
@@ -35,6 +52,11 @@ t.test('the job queue runs, and its table bloats', async t => {
   t.ok(maxDead > 0, `dead tuples of jobs showed on /metrics while it ran (up to ${maxDead})`)
   t.ok(bloatEstimateSeen, 'the bloat estimate of jobs is exported')
   await query(db.url, 'CREATE EXTENSION IF NOT EXISTS pgstattuple')
-  const tuple = (await query(db.url, "SELECT table_len, tuple_len, dead_tuple_len + free_space AS waste FROM pgstattuple('jobs')")).rows[0]
-  t.ok(Number(tuple.waste) > Number(tuple.tuple_len), `most of the table is dead or free space (${tuple.waste} of ${tuple.table_len} bytes; live ${tuple.tuple_len})`)
+  const tuple = (
+    await query(db.url, "SELECT table_len, tuple_len, dead_tuple_len + free_space AS waste FROM pgstattuple('jobs')")
+  ).rows[0]
+  t.ok(
+    Number(tuple.waste) > Number(tuple.tuple_len),
+    `most of the table is dead or free space (${tuple.waste} of ${tuple.table_len} bytes; live ${tuple.tuple_len})`
+  )
 })

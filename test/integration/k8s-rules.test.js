@@ -17,7 +17,7 @@ const RULES = join(REPO, 'deploy', 'prometheus', 'pgloadgen-rules.yml')
 const UNIT_TESTS = join(REPO, 'test', 'promtool-rules', 'pgloadgen-rules.test.yml')
 
 /** @param {string[]} args */
-const promtool = (args) => spawnSync(PROMTOOL_BIN, args, { encoding: 'utf8', timeout: 60000 })
+const promtool = args => spawnSync(PROMTOOL_BIN, args, { encoding: 'utf8', timeout: 60000 })
 
 const missing = missingBinary(PROMTOOL_BIN)
 if (missing) {
@@ -40,7 +40,9 @@ if (missing) {
     // Each instance's p99, then the highest: what the rules must not do.
     const wrong = rules.replace(
       'expr: histogram_quantile(0.99, sum by (le, type) (rate(pgloadgen_query_latency_us_bucket[1m])))',
-      'expr: max by (type) (histogram_quantile(0.99, sum by (le, type, instance) (rate(pgloadgen_query_latency_us_bucket[1m]))))')
+      'expr: max by (type) (histogram_quantile(0.99, sum by (le, type, instance) ' +
+        '(rate(pgloadgen_query_latency_us_bucket[1m]))))'
+    )
     t.not(wrong, rules, 'the per-type p99 rule was found and replaced')
     writeFileSync(join(dir, 'rules.yml'), wrong)
     const tests = readFileSync(UNIT_TESTS, 'utf8').replace('../../deploy/prometheus/pgloadgen-rules.yml', 'rules.yml')

@@ -49,7 +49,7 @@ const expectedPgUrl = urlFor(db.url, db.name) // the same without the password
  * The index of the fixed bucket an observation falls into (le is inclusive).
  * @param {number} value
  */
-function bucketOf (value) {
+function bucketOf(value) {
   const i = LATENCY_BUCKETS_US.findIndex(le => value <= le)
   return i === -1 ? LATENCY_BUCKETS_US.length : i
 }
@@ -59,27 +59,38 @@ function bucketOf (value) {
  * @param {import('tap').Test} t
  * @param {import('../helpers/prom.js').Page} page
  */
-function checkPage (t, page) {
+function checkPage(t, page) {
   const { families, text, contentType } = page
   t.match(contentType, /^text\/plain; version=0\.0\.4/, 'Prometheus text format')
   t.notMatch(text, PASSWORD, 'no password anywhere in the metrics')
 
   // The stats collector and the sidecar have metrics of their own, under their own prefixes.
-  const ours = [...families.keys()].filter(name => name.startsWith('pgloadgen_') && !/^pgloadgen_(pgstats|sidecar)_/.test(name)).sort()
-  t.same(ours, Object.keys(METRICS).sort(), 'exactly the generator\'s names: the nine of the original tool, the rows and points written, the disk-full ones and the timeouts')
+  const ours = [...families.keys()]
+    .filter(name => name.startsWith('pgloadgen_') && !/^pgloadgen_(pgstats|sidecar)_/.test(name))
+    .sort()
+  t.same(
+    ours,
+    Object.keys(METRICS).sort(),
+    "exactly the generator's names: the nine of the original tool, the rows and points written, " +
+      'the disk-full ones and the timeouts'
+  )
   for (const [name, { type, labels }] of Object.entries(METRICS)) {
     const family = families.get(name)
     t.equal(family?.type, type, `${name} is a ${type}`)
     t.ok(family?.help, `${name} has a help text`)
     t.ok(family?.samples.length, `${name} has samples`)
     // The label names of every sample, as distinct sets.
-    const labelSets = new Set((family?.samples ?? []).map(sample => `${sample.name}{${Object.keys(sample.labels).sort().join(',')}}`))
-    const expected = type === 'histogram'
-      ? [`${name}_bucket{${labels.join(',')}}`, `${name}_count{result,type}`, `${name}_sum{result,type}`]
-      : [`${name}{${labels.join(',')}}`]
+    const labelSets = new Set(
+      (family?.samples ?? []).map(sample => `${sample.name}{${Object.keys(sample.labels).sort().join(',')}}`)
+    )
+    const expected =
+      type === 'histogram'
+        ? [`${name}_bucket{${labels.join(',')}}`, `${name}_count{result,type}`, `${name}_sum{result,type}`]
+        : [`${name}{${labels.join(',')}}`]
     t.same([...labelSets].sort(), expected.sort(), `${name} has labels ${labels.join(', ') || '(none)'}`)
   }
-  for (const [name, type] of Object.entries(PROCESS_METRICS)) t.equal(families.get(name)?.type, type, `default process metric ${name} (${type})`)
+  for (const [name, type] of Object.entries(PROCESS_METRICS))
+    t.equal(families.get(name)?.type, type, `default process metric ${name} (${type})`)
 
   // The connections gauge: one series, the URL without its password.
   const nconns = families.get('pgloadgen_nconns')?.samples ?? []
@@ -87,8 +98,20 @@ function checkPage (t, page) {
   t.equal(nconns[0]?.labels.pgUrl, expectedPgUrl, 'pgUrl is the URL without the password')
 
   // Per-type series: all five types, nothing else.
-  for (const name of ['pgloadgen_query_latency_max_us', 'pgloadgen_nqueries_started', 'pgloadgen_nqueries_done', 'pgloadgen_nqueries_failed']) {
-    t.same(families.get(name)?.samples.map(s => s.labels.type).sort(), [...REQUEST_TYPES].sort(), `${name}: one series per request type`)
+  for (const name of [
+    'pgloadgen_query_latency_max_us',
+    'pgloadgen_nqueries_started',
+    'pgloadgen_nqueries_done',
+    'pgloadgen_nqueries_failed'
+  ]) {
+    t.same(
+      families
+        .get(name)
+        ?.samples.map(s => s.labels.type)
+        .sort(),
+      [...REQUEST_TYPES].sort(),
+      `${name}: one series per request type`
+    )
   }
 
   // The histogram: the same fixed buckets on every series, cumulative, +Inf = count.
@@ -104,11 +127,18 @@ function checkPage (t, page) {
     } else if (s.name.endsWith('_count')) entry.count = s.value
     else if (s.name.endsWith('_sum')) entry.sum = s.value
   }
-  t.same([...series.keys()].sort(), REQUEST_TYPES.flatMap(type => [`${type}/error`, `${type}/ok`]).sort(), 'a histogram per type and result (ok, error)')
+  t.same(
+    [...series.keys()].sort(),
+    REQUEST_TYPES.flatMap(type => [`${type}/error`, `${type}/ok`]).sort(),
+    'a histogram per type and result (ok, error)'
+  )
   const expectedLes = [...LATENCY_BUCKETS_US.map(String), '+Inf']
   for (const [key, entry] of series) {
     if (!t.same(entry.les, expectedLes, `${key}: the fixed le buckets`)) break
-    t.ok(entry.counts.every((/** @type {number} */ c, /** @type {number} */ i) => i === 0 || c >= entry.counts[i - 1]), `${key}: buckets are cumulative`)
+    t.ok(
+      entry.counts.every((/** @type {number} */ c, /** @type {number} */ i) => i === 0 || c >= entry.counts[i - 1]),
+      `${key}: buckets are cumulative`
+    )
     t.equal(entry.counts[entry.counts.length - 1], entry.count, `${key}: +Inf bucket equals _count`)
     t.ok(entry.sum >= 0 && (entry.count > 0 || entry.sum === 0), `${key}: _sum fits _count`)
   }
@@ -142,7 +172,11 @@ function checkPage (t, page) {
   }
   t.ok(inFlight >= 0 && inFlight <= CONCURRENCY, `requests in flight (${inFlight}) ≤ concurrency`)
   const messages = families.get('pgloadgen_error_messages')?.samples ?? []
-  t.equal(messages.reduce((n, s) => n + s.value, 0), failedTotal, 'error messages add up to the failures')
+  t.equal(
+    messages.reduce((n, s) => n + s.value, 0),
+    failedTotal,
+    'error messages add up to the failures'
+  )
   t.ok(requiredSample(families, 'pgloadgen_cpu_user_us') > 0, 'user CPU time is counted')
   t.ok(requiredSample(families, 'pgloadgen_cpu_system_us') >= 0, 'system CPU time is counted')
 }
@@ -153,7 +187,9 @@ t.test('metrics while running, then SIGTERM', async t => {
   t.match(metricsUrl, /^http:\/\/127\.0\.0\.1:\d+\/metrics$/, 'metrics on 127.0.0.1, on the port picked')
 
   // pgloadgen_nconns tells the truth: what the server sees.
-  await waitFor(async () => requiredSample((await scrape(metricsUrl)).families, 'pgloadgen_nconns') === CONCURRENCY, { what: 'nconns to reach the concurrency' })
+  await waitFor(async () => requiredSample((await scrape(metricsUrl)).families, 'pgloadgen_nconns') === CONCURRENCY, {
+    what: 'nconns to reach the concurrency'
+  })
   t.equal(await generatorBackends(db.url), CONCURRENCY, 'the server sees as many generator connections as nconns says')
   await sleep(1000)
 
@@ -166,14 +202,28 @@ t.test('metrics while running, then SIGTERM', async t => {
     t.equal(requiredSample(second.families, 'pgloadgen_nconns'), CONCURRENCY, 'still at full concurrency')
     for (const type of REQUEST_TYPES) {
       const name = 'pgloadgen_nqueries_done'
-      t.ok(requiredSample(second.families, name, { type }) >= requiredSample(first.families, name, { type }), `${type}: counters only grow`)
+      t.ok(
+        requiredSample(second.families, name, { type }) >= requiredSample(first.families, name, { type }),
+        `${type}: counters only grow`
+      )
     }
-    const done = (/** @type {import('../helpers/prom.js').Page} */ page) => REQUEST_TYPES.reduce((n, type) => n + requiredSample(page.families, 'pgloadgen_nqueries_done', { type }), 0)
+    const done = (/** @type {import('../helpers/prom.js').Page} */ page) =>
+      REQUEST_TYPES.reduce((n, type) => n + requiredSample(page.families, 'pgloadgen_nqueries_done', { type }), 0)
     t.ok(done(second) > done(first), 'requests keep being done between the scrapes')
-    t.ok(requiredSample(second.families, 'pgloadgen_cpu_user_us') >= requiredSample(first.families, 'pgloadgen_cpu_user_us'), 'CPU time only grows')
-    t.ok(requiredSample(second.families, 'pgloadgen_nqueries_failed', { type: 'injected_error' }) > 0, 'injected errors are counted as failures')
+    t.ok(
+      requiredSample(second.families, 'pgloadgen_cpu_user_us') >=
+        requiredSample(first.families, 'pgloadgen_cpu_user_us'),
+      'CPU time only grows'
+    )
+    t.ok(
+      requiredSample(second.families, 'pgloadgen_nqueries_failed', { type: 'injected_error' }) > 0,
+      'injected errors are counted as failures'
+    )
     const messages = second.families.get('pgloadgen_error_messages')?.samples ?? []
-    t.ok(messages.some(s => INJECTED_ERROR_MESSAGE.test(s.labels.errorMessage)), 'the injected error\'s message is a label value')
+    t.ok(
+      messages.some(s => INJECTED_ERROR_MESSAGE.test(s.labels.errorMessage)),
+      "the injected error's message is a label value"
+    )
   })
 
   const notFound = await fetch(new URL('/nothing', metricsUrl))
@@ -193,7 +243,10 @@ t.test('metrics while running, then SIGTERM', async t => {
   t.ok(summary.requests.injected_error.failed > 0, 'injected errors are counted as failures')
   t.equal(summary.acknowledged_missing, 0, 'no acknowledged insert missing')
   for (const type of REQUEST_TYPES) {
-    t.ok(summary.requests[type].done >= requiredSample(second.families, 'pgloadgen_nqueries_done', { type }), `${type}: the summary counts at least what was scraped`)
+    t.ok(
+      summary.requests[type].done >= requiredSample(second.families, 'pgloadgen_nqueries_done', { type }),
+      `${type}: the summary counts at least what was scraped`
+    )
   }
   await t.rejects(fetch(metricsUrl), 'the metrics server is closed at exit')
 })

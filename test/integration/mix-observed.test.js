@@ -5,12 +5,22 @@
 import t from 'tap'
 import { runCli } from '../helpers/cli.js'
 import { createTestDatabase } from '../helpers/pg.js'
-import { assertShares, assertConsistent, totals, injectedErrorCount, DEFAULT_WEIGHTS, REQUEST_TYPES, INJECTED_ERROR_MESSAGE } from '../helpers/summary.js'
+import {
+  assertShares,
+  assertConsistent,
+  totals,
+  injectedErrorCount,
+  DEFAULT_WEIGHTS,
+  REQUEST_TYPES,
+  INJECTED_ERROR_MESSAGE
+} from '../helpers/summary.js'
 
 const db = await createTestDatabase(t, 'mix')
 
 t.test('default mix, manta', async t => {
-  const result = await runCli(['run', db.url, '-c', '4', '-t', '2500', '--json', '-p', '0', '--log-level', 'warn'], { t })
+  const result = await runCli(['run', db.url, '-c', '4', '-t', '2500', '--json', '-p', '0', '--log-level', 'warn'], {
+    t
+  })
   t.equal(result.code, 0, `exit 0; stderr: ${result.stderr}`)
   const summary = result.summary
   t.ok(summary, 'a JSON summary on stdout')
@@ -32,18 +42,43 @@ t.test('default mix, manta', async t => {
   }
   t.same(Object.keys(summary.errors).length, 1, 'one error message')
   t.match(Object.keys(summary.errors)[0], INJECTED_ERROR_MESSAGE)
-  t.equal(injectedErrorCount(summary), injected.failed, 'counted under the injected error\'s message')
+  t.equal(injectedErrorCount(summary), injected.failed, "counted under the injected error's message")
   t.equal(summary.unexpected_failures, 0, 'no unexpected failure')
 })
 
 t.test('custom mix without injected errors, timeseries', async t => {
   const mix = { insert_row: 10, read_row: 30, update_row: 30, fetch_max: 30 }
-  const mixArg = Object.entries(mix).map(([type, weight]) => `${type}=${weight}`).join(',')
-  const result = await runCli(['run', db.url, '-w', 'timeseries', '--mix', mixArg, '-c', '4', '-t', '2500', '--json', '-p', '0', '--log-level', 'warn'], { t })
+  const mixArg = Object.entries(mix)
+    .map(([type, weight]) => `${type}=${weight}`)
+    .join(',')
+  const result = await runCli(
+    [
+      'run',
+      db.url,
+      '-w',
+      'timeseries',
+      '--mix',
+      mixArg,
+      '-c',
+      '4',
+      '-t',
+      '2500',
+      '--json',
+      '-p',
+      '0',
+      '--log-level',
+      'warn'
+    ],
+    { t }
+  )
   t.equal(result.code, 0, `exit 0; stderr: ${result.stderr}`)
   const summary = result.summary
   t.equal(summary.workload, 'timeseries')
-  t.equal(summary.mix, 'insert_row=10,read_row=30,update_row=30,injected_error=0,fetch_max=30', 'the mix as given, the missing type at 0')
+  t.equal(
+    summary.mix,
+    'insert_row=10,read_row=30,update_row=30,injected_error=0,fetch_max=30',
+    'the mix as given, the missing type at 0'
+  )
   const { started, failed } = totals(summary)
   t.equal(started, 10000, '4 clients × 2500 requests')
   assertShares(t, summary, mix, 2)

@@ -29,7 +29,7 @@ let databases = 0
  * A new database on the server in the namespace.
  * @param {NetnsServer} on
  */
-async function freshDatabase (on) {
+async function freshDatabase(on) {
   const name = `partition_${++databases}`
   const client = new pg.Client({ connectionString: on.urlOf('postgres') })
   await client.connect()
@@ -45,7 +45,7 @@ async function freshDatabase (on) {
  * @param {string} url
  * @param {string} sql
  */
-async function queryOne (url, sql) {
+async function queryOne(url, sql) {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
@@ -59,7 +59,7 @@ async function queryOne (url, sql) {
  * The live connections on /metrics, every 100 ms, with when each was seen.
  * @param {string} metricsUrl
  */
-function watchGauge (metricsUrl) {
+function watchGauge(metricsUrl) {
   /** @type {{ at: number, value: number }[]} */
   const seen = []
   let stopped = false
@@ -77,10 +77,10 @@ function watchGauge (metricsUrl) {
   return {
     seen,
     /** The first moment at or after from when the gauge read 0, or null. */
-    firstZeroAfter (/** @type {number} */ from) {
+    firstZeroAfter(/** @type {number} */ from) {
       return seen.find(sample => sample.at >= from && sample.value === 0)?.at ?? null
     },
-    async stop () {
+    async stop() {
       stopped = true
       await loop
     }
@@ -92,15 +92,33 @@ function watchGauge (metricsUrl) {
  * second 4 of the load for outageS seconds, then checks what every case
  * must show; returns what the case's own checks need.
  * @param {import('tap').Test} t
- * @param {{ timeout: string, durationS: number, outageS: number, fault: (server: NetnsServer) => Promise<void>, heal: (server: NetnsServer) => Promise<void>, during?: (server: NetnsServer) => Promise<void> }} scenario
+ * @param {{ timeout: string, durationS: number, outageS: number, fault: (server: NetnsServer) => Promise<void>,
+ *     heal: (server: NetnsServer) => Promise<void>, during?: (server: NetnsServer) => Promise<void> }} scenario
  */
-async function partitionRun (t, { timeout, durationS, outageS, fault, heal, during }) {
+async function partitionRun(t, { timeout, durationS, outageS, fault, heal, during }) {
   // one server for the whole matrix, removed when the file's tests end
   const on = server ?? (server = await NetnsServer.create(root))
   const url = await freshDatabase(on)
-  const run = new CliRun(['run', url, '-c', String(CONCURRENCY), '-d', String(durationS), '-p', '0', '--json', '-P', '2', '--request-timeout', timeout], { t })
+  const run = new CliRun(
+    [
+      'run',
+      url,
+      '-c',
+      String(CONCURRENCY),
+      '-d',
+      String(durationS),
+      '-p',
+      '0',
+      '--json',
+      '-P',
+      '2',
+      '--request-timeout',
+      timeout
+    ],
+    { t }
+  )
   const metricsUrl = await run.metricsUrl()
-  await waitFor(async () => await requestsDone(metricsUrl) > 500, { what: 'the load under way', timeoutMs: 30000 })
+  await waitFor(async () => (await requestsDone(metricsUrl)) > 500, { what: 'the load under way', timeoutMs: 30000 })
   const gauge = watchGauge(metricsUrl)
   await sleep(1000)
   const outageStarted = Date.now()
@@ -111,7 +129,11 @@ async function partitionRun (t, { timeout, durationS, outageS, fault, heal, duri
   const healed = Date.now()
   const doneAtHeal = await requestsDone(metricsUrl)
   // the load comes back: clients reconnect (backoff at most 5 s) and requests flow again
-  await waitFor(async () => await requestsDone(metricsUrl) > doneAtHeal + 200, { what: 'throughput back after the outage', timeoutMs: 25000, intervalMs: 200 })
+  await waitFor(async () => (await requestsDone(metricsUrl)) > doneAtHeal + 200, {
+    what: 'throughput back after the outage',
+    timeoutMs: 25000,
+    intervalMs: 200
+  })
   const backAfterMs = Date.now() - healed
   const result = await run.exited
   await gauge.stop()
@@ -125,12 +147,20 @@ async function partitionRun (t, { timeout, durationS, outageS, fault, heal, duri
   t.ok(summary.inserts_in_doubt_stored <= summary.inserts_in_doubt, 'no more of them committed than were in doubt')
   // the table is the run's own: it holds exactly what was acknowledged and what of the in-doubt ones committed
   const { n } = await queryOne(url, 'SELECT count(*)::int AS n FROM test_table')
-  t.equal(n, summary.acknowledged_inserts + summary.inserts_in_doubt_stored, `the table holds the acknowledged inserts (${summary.acknowledged_inserts}) and the in-doubt ones found committed (${summary.inserts_in_doubt_stored} of ${summary.inserts_in_doubt})`)
+  t.equal(
+    n,
+    summary.acknowledged_inserts + summary.inserts_in_doubt_stored,
+    `the table holds the acknowledged inserts (${summary.acknowledged_inserts}) and the in-doubt ones found ` +
+      `committed (${summary.inserts_in_doubt_stored} of ${summary.inserts_in_doubt})`
+  )
   t.match(result.stderr, /inserts: [\d,]+ acknowledged, [\d,]+ present, 0 missing, 0 vanished/, 'the end table says so')
   return { summary, gauge, outageStarted, healed, stderr: result.stderr }
 }
 
-const linkDown = { fault: (/** @type {NetnsServer} */ s) => s.linkDown(), heal: (/** @type {NetnsServer} */ s) => s.linkUp() }
+const linkDown = {
+  fault: (/** @type {NetnsServer} */ s) => s.linkDown(),
+  heal: (/** @type {NetnsServer} */ s) => s.linkUp()
+}
 
 t.test('the link down for less than the request timeout: ridden out', async t => {
   const { summary } = await partitionRun(t, { timeout: '10s', durationS: 14, outageS: 2, ...linkDown })
@@ -141,23 +171,48 @@ t.test('the link down for less than the request timeout: ridden out', async t =>
 
 t.test('the link down for longer than the request timeout: timeouts, the gauge drops, the load comes back', async t => {
   const timeoutS = 2
-  const { summary, gauge, outageStarted } = await partitionRun(t, { timeout: `${timeoutS}s`, durationS: 22, outageS: 10, ...linkDown })
+  const { summary, gauge, outageStarted } = await partitionRun(t, {
+    timeout: `${timeoutS}s`,
+    durationS: 22,
+    outageS: 10,
+    ...linkDown
+  })
   const zeroAt = gauge.firstZeroAfter(outageStarted)
-  t.ok(zeroAt !== null && zeroAt - outageStarted <= 3 * timeoutS * 1000, `the live-connection gauge read 0 within three timeouts of the outage (after ${zeroAt === null ? 'never' : `${((zeroAt - outageStarted) / 1000).toFixed(1)} s`})`)
-  t.ok(summary.timeouts >= 1 && summary.timeouts <= summary.unexpected_failures, `requests timed out (${summary.timeouts}), counted among the failures`)
-  t.equal(Object.values(summary.requests).reduce((n, r) => n + r.timeouts, 0), summary.timeouts, 'the timeouts by type add up')
+  t.ok(
+    zeroAt !== null && zeroAt - outageStarted <= 3 * timeoutS * 1000,
+    `the live-connection gauge read 0 within three timeouts of the outage ` +
+      `(after ${zeroAt === null ? 'never' : `${((zeroAt - outageStarted) / 1000).toFixed(1)} s`})`
+  )
+  t.ok(
+    summary.timeouts >= 1 && summary.timeouts <= summary.unexpected_failures,
+    `requests timed out (${summary.timeouts}), counted among the failures`
+  )
+  t.equal(
+    Object.values(summary.requests).reduce((n, r) => n + r.timeouts, 0),
+    summary.timeouts,
+    'the timeouts by type add up'
+  )
   t.ok(summary.reconnects >= CONCURRENCY, `every connection was replaced (${summary.reconnects} reconnects)`)
 })
 
 t.test('no request timeout: keepalive and TCP_USER_TIMEOUT notice the dead connections', async t => {
-  const { summary, gauge, outageStarted, healed } = await partitionRun(t, { timeout: 'off', durationS: 42, outageS: 30, ...linkDown })
+  const { summary, gauge, outageStarted, healed } = await partitionRun(t, {
+    timeout: 'off',
+    durationS: 42,
+    outageS: 30,
+    ...linkDown
+  })
   const zeroAt = gauge.firstZeroAfter(outageStarted)
-  t.ok(zeroAt !== null && zeroAt < healed, `the gauge read 0 before the outage ended (after ${zeroAt === null ? 'never' : `${((zeroAt - outageStarted) / 1000).toFixed(1)} s`})`)
+  t.ok(
+    zeroAt !== null && zeroAt < healed,
+    `the gauge read 0 before the outage ended ` +
+      `(after ${zeroAt === null ? 'never' : `${((zeroAt - outageStarted) / 1000).toFixed(1)} s`})`
+  )
   t.equal(summary.timeouts, 0, 'no request timeout was involved')
   t.ok(summary.reconnects >= CONCURRENCY, `every connection was replaced (${summary.reconnects} reconnects)`)
 })
 
-t.test('the server\'s address vanishes and comes back', async t => {
+t.test("the server's address vanishes and comes back", async t => {
   const { summary } = await partitionRun(t, {
     timeout: '2s',
     durationS: 22,

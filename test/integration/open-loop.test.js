@@ -18,7 +18,7 @@ const STALL_MS = 2000
  * @param {string} url
  * @param {string[]} extra
  */
-async function runWithStall (t, url, extra) {
+async function runWithStall(t, url, extra) {
   const run = new CliRun(['run', url, '-c', '8', '-d', '6', '--json', '-p', '0', ...extra], { t })
   await run.waitForStderr(/running manta/)
   await new Promise(resolve => setTimeout(resolve, 2000))

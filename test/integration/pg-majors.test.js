@@ -29,7 +29,9 @@ const MAJORS = [13, 14, 15, 16, 17, 18]
 const SPECS = [...METRIC_SPECS, ...EXACT_BLOAT_SPECS]
 
 /** @type {Record<string, [number, number]>} */
-const SETTINGS_BY_MAJOR = JSON.parse(await readFile(new URL('../../lib/embedded/settings-by-major.json', import.meta.url), 'utf8'))
+const SETTINGS_BY_MAJOR = JSON.parse(
+  await readFile(new URL('../../lib/embedded/settings-by-major.json', import.meta.url), 'utf8')
+)
 
 const work = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-pg-majors-'))
 t.teardown(() => rm(work, { recursive: true, force: true }))
@@ -39,7 +41,7 @@ t.teardown(() => rm(work, { recursive: true, force: true }))
  * from autovacuum: for the per-table figures and a vacuum to catch.
  * @param {import('pg').Client} c
  */
-async function prepare (c) {
+async function prepare(c) {
   await c.query('CREATE EXTENSION IF NOT EXISTS pgstattuple')
   await c.query('CREATE TABLE majors (id bigint PRIMARY KEY, v text NOT NULL) WITH (autovacuum_enabled = false)')
   await c.query('INSERT INTO majors SELECT g, repeat(md5(g::text), 2) FROM generate_series(1, 20000) g')
@@ -52,14 +54,20 @@ async function prepare (c) {
  * @param {number} major
  * @param {import('pg').Client} c
  */
-async function checkSettings (t, major, c) {
+async function checkSettings(t, major, c) {
   const names = new Set((await c.query('SELECT name FROM pg_settings')).rows.map(r => String(r.name)))
   const outside = [...names].filter(name => {
     const span = SETTINGS_BY_MAJOR[name]
     return !span || major < span[0] || major > span[1]
   })
-  t.same(outside, [], `every setting of ${major}'s pg_settings is in settings-by-major.json with a span covering ${major}`)
-  const claimed = Object.entries(SETTINGS_BY_MAJOR).filter(([name, [from, to]]) => from <= major && major <= to && !names.has(name)).map(([name]) => name)
+  t.same(
+    outside,
+    [],
+    `every setting of ${major}'s pg_settings is in settings-by-major.json with a span covering ${major}`
+  )
+  const claimed = Object.entries(SETTINGS_BY_MAJOR)
+    .filter(([name, [from, to]]) => from <= major && major <= to && !names.has(name))
+    .map(([name]) => name)
   t.same(claimed, [], `no setting of the table claims ${major} without being in its pg_settings`)
 }
 
@@ -70,15 +78,23 @@ async function checkSettings (t, major, c) {
  * @param {number} major
  * @param {string} url
  */
-async function checkExporter (t, major, url) {
+async function checkExporter(t, major, url) {
   const registry = new client.Registry()
-  const collector = new StatsCollector({ connectionString: url, intervalS: 3600, registry, log: createLogger({ level: 'error' }), pgstattuple: true })
+  const collector = new StatsCollector({
+    connectionString: url,
+    intervalS: 3600,
+    registry,
+    log: createLogger({ level: 'error' }),
+    pgstattuple: true
+  })
   t.teardown(() => collector.stop())
   await collector.start()
   const version = /** @type {number} */ (collector.serverVersionNum)
   t.equal(Math.floor(version / 10000), major, `server_version_num ${version}`)
   const families = parsePrometheusText(await registry.metrics())
-  const errors = (families.get('pgloadgen_pgstats_poll_errors_total')?.samples ?? []).filter(s => s.value > 0).map(s => s.labels.query)
+  const errors = (families.get('pgloadgen_pgstats_poll_errors_total')?.samples ?? [])
+    .filter(s => s.value > 0)
+    .map(s => s.labels.query)
   t.same(errors, [], 'no statement of the poll failed')
   t.equal(families.get('pgloadgen_pgstats_polls_total')?.samples[0]?.value, 1, 'one poll')
 
@@ -99,18 +115,49 @@ async function checkExporter (t, major, url) {
       absent.push(spec.name)
     }
   }
-  t.same(wrong, [], `every figure ${major} has is a number, none it lacks is exported (${present.length} present, ${absent.length} absent)`)
-  if (major < 14) t.ok(absent.includes('pg_stat_wal_bytes_total') && absent.includes('pg_stat_database_sessions_total'), 'no pg_stat_wal, no session figures on 13')
-  if (major >= 14) t.ok(present.includes('pg_stat_wal_bytes_total') && present.includes('pg_stat_database_session_time_seconds_total'), 'pg_stat_wal and the session figures')
-  t.equal(present.includes('pg_stat_user_tables_vacuum_time_seconds_total'), major >= 18, `vacuum time counters ${major >= 18 ? 'exported' : 'absent'}`)
-  for (const name of ['pg_stat_bgwriter_checkpoints_timed', 'pg_stat_bgwriter_buffers_backend', 'pg_stat_bgwriter_buffers_checkpoint']) {
+  t.same(
+    wrong,
+    [],
+    `every figure ${major} has is a number, none it lacks is exported (${present.length} present, ` +
+      `${absent.length} absent)`
+  )
+  if (major < 14) {
+    t.ok(
+      absent.includes('pg_stat_wal_bytes_total') && absent.includes('pg_stat_database_sessions_total'),
+      'no pg_stat_wal, no session figures on 13'
+    )
+  }
+  if (major >= 14) {
+    t.ok(
+      present.includes('pg_stat_wal_bytes_total') && present.includes('pg_stat_database_session_time_seconds_total'),
+      'pg_stat_wal and the session figures'
+    )
+  }
+  t.equal(
+    present.includes('pg_stat_user_tables_vacuum_time_seconds_total'),
+    major >= 18,
+    `vacuum time counters ${major >= 18 ? 'exported' : 'absent'}`
+  )
+  for (const name of [
+    'pg_stat_bgwriter_checkpoints_timed',
+    'pg_stat_bgwriter_buffers_backend',
+    'pg_stat_bgwriter_buffers_checkpoint'
+  ]) {
     t.ok(present.includes(name), `${name} (${major >= 17 ? 'pg_stat_checkpointer, pg_stat_io' : 'pg_stat_bgwriter'})`)
   }
-  t.ok(present.includes('pg_bloat_table_exact_ratio'), 'pgstattuple\'s exact bloat')
+  t.ok(present.includes('pg_bloat_table_exact_ratio'), "pgstattuple's exact bloat")
 
   const table = collector.latest()?.tables.find(row => row.relname === 'majors')
-  t.match(table, { liveTuples: Number, deadTuples: Number, totalBytes: Number, xidAge: Number, mxidAge: Number, bloatRatio: Number }, 'latest(): the table\'s figures are numbers')
-  t.match(collector.latest()?.databases.find(row => row.datname === 'pgloadgen'), { xidAge: Number, mxidAge: Number }, 'latest(): the database\'s xid and multixact ages')
+  t.match(
+    table,
+    { liveTuples: Number, deadTuples: Number, totalBytes: Number, xidAge: Number, mxidAge: Number, bloatRatio: Number },
+    "latest(): the table's figures are numbers"
+  )
+  t.match(
+    collector.latest()?.databases.find(row => row.datname === 'pgloadgen'),
+    { xidAge: Number, mxidAge: Number },
+    "latest(): the database's xid and multixact ages"
+  )
   t.match(collector.latest()?.checkpoints, { timed: Number, requested: Number }, 'latest(): the checkpoint counters')
 
   // A vacuum held back by its cost delay, caught by a poll, then cancelled.
@@ -122,18 +169,41 @@ async function checkExporter (t, major, url) {
     const running = vacuumer.query('VACUUM majors').catch(err => err)
     try {
       // a few pages in: it has slept in its cost delay
-      await waitFor(() => withClient(url, async c => (await c.query('SELECT 1 FROM pg_stat_progress_vacuum WHERE pid = $1 AND heap_blks_scanned >= 2', [pid])).rowCount),
-        { what: 'the vacuum in pg_stat_progress_vacuum', timeoutMs: 10000, intervalMs: 100 })
+      await waitFor(
+        () =>
+          withClient(
+            url,
+            async c =>
+              (await c.query('SELECT 1 FROM pg_stat_progress_vacuum WHERE pid = $1 AND heap_blks_scanned >= 2', [pid]))
+                .rowCount
+          ),
+        { what: 'the vacuum in pg_stat_progress_vacuum', timeoutMs: 10000, intervalMs: 100 }
+      )
       await collector.tick()
       const f = parsePrometheusText(await registry.metrics())
       const value = (/** @type {string} */ name) => f.get(name)?.samples.find(s => s.labels.relname === 'majors')?.value
       t.equal(value('pg_stat_progress_vacuum_running'), 1, 'the vacuum is running')
       t.ok((value('pg_stat_progress_vacuum_heap_blks_total') ?? 0) > 0, 'heap_blks_total')
-      t.type(value('pg_stat_progress_vacuum_num_dead_tuples'), 'number', `num_dead_tuples (${major >= 17 ? 'num_dead_item_ids' : 'num_dead_tuples'})`)
-      for (const name of ['max_dead_tuples', 'max_dead_tuple_bytes', 'dead_tuple_bytes', 'indexes_total', 'indexes_processed', 'delay_time_seconds']) {
+      t.type(
+        value('pg_stat_progress_vacuum_num_dead_tuples'),
+        'number',
+        `num_dead_tuples (${major >= 17 ? 'num_dead_item_ids' : 'num_dead_tuples'})`
+      )
+      for (const name of [
+        'max_dead_tuples',
+        'max_dead_tuple_bytes',
+        'dead_tuple_bytes',
+        'indexes_total',
+        'indexes_processed',
+        'delay_time_seconds'
+      ]) {
         const metric = `pg_stat_progress_vacuum_${name}`
         const has = metricOnVersion(metric, version)
-        t.equal(typeof value(metric), has ? 'number' : 'undefined', `${metric}: ${has ? 'a number' : `absent on ${major}`}`)
+        t.equal(
+          typeof value(metric),
+          has ? 'number' : 'undefined',
+          `${metric}: ${has ? 'a number' : `absent on ${major}`}`
+        )
       }
     } finally {
       await withClient(url, c => c.query('SELECT pg_cancel_backend($1)', [pid]))
@@ -143,7 +213,10 @@ async function checkExporter (t, major, url) {
 
   // every statement of the progress view, with no vacuum running: the columns
   const { fields } = await withClient(url, c => c.query(`${progressVacuumSql(version)} LIMIT 0`))
-  t.ok(fields.some(f => f.name === 'num_dead_tuples'), 'the progress statement has its columns')
+  t.ok(
+    fields.some(f => f.name === 'num_dead_tuples'),
+    'the progress statement has its columns'
+  )
 }
 
 /**
@@ -153,9 +226,14 @@ async function checkExporter (t, major, url) {
  * @param {import('tap').Test} t
  * @param {string} url
  */
-async function checkHorizon (t, url) {
+async function checkHorizon(t, url) {
   const registry = new client.Registry()
-  const collector = new StatsCollector({ connectionString: url, intervalS: 3600, registry, log: createLogger({ level: 'error' }) })
+  const collector = new StatsCollector({
+    connectionString: url,
+    intervalS: 3600,
+    registry,
+    log: createLogger({ level: 'error' })
+  })
   t.teardown(() => collector.stop())
   const open = async (/** @type {string} */ name) => {
     const c = new pg.Client({ connectionString: url, application_name: name })
@@ -168,24 +246,56 @@ async function checkHorizon (t, url) {
   const waiter = await open('waiter-under-test')
   await holder.c.query('BEGIN ISOLATION LEVEL REPEATABLE READ')
   await holder.c.query('SELECT count(*) FROM majors')
-  await withClient(url, c => c.query('DO $$ BEGIN FOR i IN 1..20 LOOP PERFORM txid_current(); COMMIT; END LOOP; END $$'))
+  await withClient(url, c =>
+    c.query('DO $$ BEGIN FOR i IN 1..20 LOOP PERFORM txid_current(); COMMIT; END LOOP; END $$')
+  )
   await holder.c.query('LOCK TABLE majors IN ACCESS EXCLUSIVE MODE')
   const waiting = waiter.c.query('SELECT count(*) FROM majors').catch(err => err)
   try {
-    await waitFor(() => withClient(url, async c => (await c.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'", [waiter.pid])).rowCount),
-      { what: 'the waiter in pg_stat_activity', timeoutMs: 10000 })
+    await waitFor(
+      () =>
+        withClient(
+          url,
+          async c =>
+            (await c.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'", [waiter.pid]))
+              .rowCount
+        ),
+      { what: 'the waiter in pg_stat_activity', timeoutMs: 10000 }
+    )
     await collector.start()
     const families = parsePrometheusText(await registry.metrics())
-    const failed = (families.get('pgloadgen_pgstats_poll_errors_total')?.samples ?? []).filter(s => s.value > 0).map(s => s.labels.query)
-    t.same(failed.filter(name => name === 'horizon' || name === 'locks'), [], 'the horizon and locks statements run without an error')
+    const failed = (families.get('pgloadgen_pgstats_poll_errors_total')?.samples ?? [])
+      .filter(s => s.value > 0)
+      .map(s => s.labels.query)
+    t.same(
+      failed.filter(name => name === 'horizon' || name === 'locks'),
+      [],
+      'the horizon and locks statements run without an error'
+    )
     const latest = collector.latest()
     const first = latest?.horizon.find(h => h.kind === 'backend')
-    t.match(first, { pid: holder.pid, applicationName: 'holder-under-test', state: 'idle in transaction' }, 'the idle-in-transaction session is the oldest backend holder')
+    t.match(
+      first,
+      { pid: holder.pid, applicationName: 'holder-under-test', state: 'idle in transaction' },
+      'the idle-in-transaction session is the oldest backend holder'
+    )
     t.ok((first?.xminAge ?? 0) >= 20, `its xmin age (${first?.xminAge})`)
-    t.equal(families.get('pg_xmin_holder_age')?.samples.find(s => s.labels.pid === String(holder.pid))?.value, first?.xminAge, 'pg_xmin_holder_age')
+    t.equal(
+      families.get('pg_xmin_holder_age')?.samples.find(s => s.labels.pid === String(holder.pid))?.value,
+      first?.xminAge,
+      'pg_xmin_holder_age'
+    )
     t.match(latest?.locks, { waiting: 1, longestWaitS: Number }, 'one waiter, and how long it has waited')
-    t.same(latest?.locks?.blockers, [{ pid: holder.pid, applicationName: 'holder-under-test', state: 'idle in transaction', datname: 'pgloadgen' }], 'the holder blocking it, in its database')
-    t.equal(families.get('pg_locks_waiting_backends')?.samples.find(s => s.labels.datname === 'pgloadgen')?.value, 1, 'pg_locks_waiting_backends')
+    t.same(
+      latest?.locks?.blockers,
+      [{ pid: holder.pid, applicationName: 'holder-under-test', state: 'idle in transaction', datname: 'pgloadgen' }],
+      'the holder blocking it, in its database'
+    )
+    t.equal(
+      families.get('pg_locks_waiting_backends')?.samples.find(s => s.labels.datname === 'pgloadgen')?.value,
+      1,
+      'pg_locks_waiting_backends'
+    )
   } finally {
     await holder.c.query('ROLLBACK')
     await waiting
@@ -199,16 +309,48 @@ async function checkHorizon (t, url) {
  * @param {string} url
  * @param {string} events
  */
-async function checkLoad (t, major, url, events) {
+async function checkLoad(t, major, url, events) {
   const record = path.join(work, `run-${major}`)
-  const result = await runCli(['run', url, '-d', '3', '-c', '2', '-p', '0', '-P', '0', '--json', '--stats-interval', '1', '--record', record, '--events', events], { t })
+  const result = await runCli(
+    [
+      'run',
+      url,
+      '-d',
+      '3',
+      '-c',
+      '2',
+      '-p',
+      '0',
+      '-P',
+      '0',
+      '--json',
+      '--stats-interval',
+      '1',
+      '--record',
+      record,
+      '--events',
+      events
+    ],
+    { t }
+  )
   t.equal(result.code, 0, `the run exits 0; stderr: ${result.stderr.slice(-500)}`)
   t.ok((result.summary?.throughput ?? result.summary?.requests_per_s ?? 1) > 0, 'it did requests')
-  t.match(String(result.summary?.server_version ?? ''), new RegExp(`^${major}\\.`), `the summary names PostgreSQL ${major}`)
-  const samples = (await readFile(path.join(record, 'samples.ndjson'), 'utf8')).split('\n').filter(Boolean).map(line => JSON.parse(line))
+  t.match(
+    String(result.summary?.server_version ?? ''),
+    new RegExp(`^${major}\\.`),
+    `the summary names PostgreSQL ${major}`
+  )
+  const samples = (await readFile(path.join(record, 'samples.ndjson'), 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map(line => JSON.parse(line))
   const withPg = samples.filter(s => s.pg && typeof s.pg.live_tuples === 'number')
   t.ok(withPg.length > 0, `samples with the server's figures: ${withPg.length} of ${samples.length}`)
-  t.match(withPg[withPg.length - 1]?.pg, { dead_tuples: Number, table_bytes: Number, index_bytes: Number, xid_age: Number }, 'the table\'s figures are numbers')
+  t.match(
+    withPg[withPg.length - 1]?.pg,
+    { dead_tuples: Number, table_bytes: Number, index_bytes: Number, xid_age: Number },
+    "the table's figures are numbers"
+  )
 }
 
 /**
@@ -218,16 +360,34 @@ async function checkLoad (t, major, url, events) {
  * @param {string} url
  * @param {string} events
  */
-async function checkVacuum (t, major, url, events) {
-  await withClient(url, c => c.query('UPDATE test_table SET id = id WHERE ctid IN (SELECT ctid FROM test_table LIMIT 200)').catch(() => {}))
+async function checkVacuum(t, major, url, events) {
+  await withClient(url, c =>
+    c.query('UPDATE test_table SET id = id WHERE ctid IN (SELECT ctid FROM test_table LIMIT 200)').catch(() => {})
+  )
   const result = await runCli(['vacuum', url, '--table', 'test_table', '--json', '--events', events], { t })
   t.equal(result.code, 0, `vacuum exits 0; stderr: ${result.stderr.slice(-500)}`)
   const cost = JSON.parse(result.stdout).detail?.cost
   t.comment(`PostgreSQL ${major}: ${JSON.stringify(cost)}`)
-  t.equal(cost?.source, 'VACUUM VERBOSE', 'figures from the vacuum\'s own report')
-  t.match(cost, { heap_pages: Number, pages_scanned: Number, pages_skipped: Number, pages_removed: Number, tuples_removed: Number, index_scans: Number, dead_items_removed: Number, pages_frozen: Number }, 'pages, tuples, dead items, index passes: numbers')
-  t.ok(cost.relations.some((/** @type {string} */ r) => /\.public\.test_table$/.test(r)), `the relations reported: ${cost.relations}`)
-  t.type(cost.server_wal?.bytes, 'number', 'the server\'s WAL meanwhile, in bytes')
+  t.equal(cost?.source, 'VACUUM VERBOSE', "figures from the vacuum's own report")
+  t.match(
+    cost,
+    {
+      heap_pages: Number,
+      pages_scanned: Number,
+      pages_skipped: Number,
+      pages_removed: Number,
+      tuples_removed: Number,
+      index_scans: Number,
+      dead_items_removed: Number,
+      pages_frozen: Number
+    },
+    'pages, tuples, dead items, index passes: numbers'
+  )
+  t.ok(
+    cost.relations.some((/** @type {string} */ r) => /\.public\.test_table$/.test(r)),
+    `the relations reported: ${cost.relations}`
+  )
+  t.type(cost.server_wal?.bytes, 'number', "the server's WAL meanwhile, in bytes")
   t.ok(cost.vm_before && cost.vm_after, 'the visibility map before and after')
   /**
    * @param {string} key @param {number} since @param {unknown} value
@@ -245,9 +405,13 @@ async function checkVacuum (t, major, url, events) {
   needs('buffer_hits', 15, cost.buffer_hits)
   needs('tuples_frozen', 16, cost.tuples_frozen)
   needs('io', 16, cost.io?.reads ?? null)
-  if (major >= 15) t.type(cost.server_wal.records, 'number', 'the server\'s WAL records (pg_stat_wal)')
+  if (major >= 15) t.type(cost.server_wal.records, 'number', "the server's WAL records (pg_stat_wal)")
   else t.equal(cost.server_wal.records, null, 'no WAL records of the server before 15')
-  const end = (await readFile(events, 'utf8')).split('\n').filter(Boolean).map(line => JSON.parse(line)).filter(e => e.kind === 'end' && e.action === 'vacuum')
+  const end = (await readFile(events, 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map(line => JSON.parse(line))
+    .filter(e => e.kind === 'end' && e.action === 'vacuum')
   t.same(end[end.length - 1]?.detail?.cost, cost, 'the end event carries the same accounting')
 }
 

@@ -26,9 +26,14 @@ const { url } = await startEmbedded(t)
 await run('pgbench', ['-i', '-s', '1', '-q', url])
 
 /** @param {number} clientId */
-function client (clientId) {
+function client(clientId) {
   const randoms = deriveRandomStates(7n, { clients: clientId + 1 })
-  const variables = new Variables([['scale', 1n], ['client_id', BigInt(clientId)], ['default_seed', randoms.defaultSeed], ['random_seed', randoms.randomSeed]])
+  const variables = new Variables([
+    ['scale', 1n],
+    ['client_id', BigInt(clientId)],
+    ['default_seed', randoms.defaultSeed],
+    ['random_seed', randoms.randomSeed]
+  ])
   return new ScriptClient({ clientId, variables, random: randoms.clients[clientId] })
 }
 
@@ -36,7 +41,7 @@ function client (clientId) {
  * @param {import('tap').Test} t
  * @param {'prepared' | 'extended' | 'simple'} protocol
  */
-async function connect (t, protocol) {
+async function connect(t, protocol) {
   const conn = await WireConnection.connect(url, { protocol })
   t.teardown(() => conn.close())
   return conn
@@ -46,7 +51,10 @@ t.test('built-in scripts and a pipeline keep the books balanced', async t => {
   const scripts = await loadScripts({
     specs: [{ builtin: 'tpcb' }, { file: path.join(FIXTURES, 'pipeline.sql') }, { builtin: 'select' }]
   })
-  t.same(scripts.map(s => s.name), ['tpcb-like', 'pipeline', 'select-only'])
+  t.same(
+    scripts.map(s => s.name),
+    ['tpcb-like', 'pipeline', 'select-only']
+  )
   let transfers = 0
   for (const protocol of PROTOCOLS) {
     const conn = await connect(t, protocol)
@@ -59,9 +67,14 @@ t.test('built-in scripts and a pipeline keep the books balanced', async t => {
       }
     }
   }
-  const { rows: [row] } = await query(url, `SELECT (SELECT sum(abalance) FROM pgbench_accounts)::bigint AS a,
+  const {
+    rows: [row]
+  } = await query(
+    url,
+    `SELECT (SELECT sum(abalance) FROM pgbench_accounts)::bigint AS a,
     (SELECT sum(bbalance) FROM pgbench_branches)::bigint AS b, (SELECT sum(tbalance) FROM pgbench_tellers)::bigint AS t,
-    (SELECT sum(delta) FROM pgbench_history)::bigint AS h, (SELECT count(*) FROM pgbench_history)::bigint AS n`)
+    (SELECT sum(delta) FROM pgbench_history)::bigint AS h, (SELECT count(*) FROM pgbench_history)::bigint AS n`
+  )
   t.equal(Number(row.n), transfers)
   t.same([row.a, row.b, row.t], [row.h, row.h, row.h], 'sum(abalance) = sum(bbalance) = sum(tbalance) = sum(delta)')
 })
@@ -70,7 +83,12 @@ t.test('the fixtures run with no error', async t => {
   for (const protocol of PROTOCOLS) {
     const conn = await connect(t, protocol)
     const me = client(0)
-    const names = ['gset-aset.sql', 'conditionals.sql', 'functions.sql', ...(protocol === 'simple' ? ['compound.sql'] : [])]
+    const names = [
+      'gset-aset.sql',
+      'conditionals.sql',
+      'functions.sql',
+      ...(protocol === 'simple' ? ['compound.sql'] : [])
+    ]
     const scripts = await loadScripts({ files: names.map(name => path.join(FIXTURES, name)) })
     for (let i = 0; i < 20; i++) for (const script of scripts) await me.run(script, conn)
     t.equal(conn.transactionStatus, 'I', protocol)
@@ -78,10 +96,19 @@ t.test('the fixtures run with no error', async t => {
 })
 
 t.test('errors fail their run and the connection serves the next', async t => {
-  const failing = parseScript('BEGIN;\nUPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = 2;\nSELECT 1/0;\nEND;\n', { file: 'tx.sql' })
+  const failing = parseScript(
+    'BEGIN;\nUPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = 2;\nSELECT 1/0;\nEND;\n',
+    { file: 'tx.sql' }
+  )
   const noRow = parseScript('SELECT aid FROM pgbench_accounts WHERE aid < 0 \\gset\n', { file: 'gset.sql' })
-  const pipelined = parseScript('\\startpipeline\nBEGIN;\nUPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = 2;\nSELECT nosuch;\nEND;\n\\endpipeline\n', { file: 'p.sql' })
-  const { rows: [before] } = await query(url, 'SELECT abalance FROM pgbench_accounts WHERE aid = 2')
+  const pipelined = parseScript(
+    '\\startpipeline\nBEGIN;\nUPDATE pgbench_accounts SET abalance = abalance + 1 WHERE aid = 2;\nSELECT ' +
+      'nosuch;\nEND;\n\\endpipeline\n',
+    { file: 'p.sql' }
+  )
+  const {
+    rows: [before]
+  } = await query(url, 'SELECT abalance FROM pgbench_accounts WHERE aid = 2')
   for (const protocol of PROTOCOLS) {
     const conn = await connect(t, protocol)
     const me = client(0)
@@ -95,6 +122,8 @@ t.test('errors fail their run and the connection serves the next', async t => {
     }
     t.equal(conn.transactionStatus, 'I')
   }
-  const { rows: [after] } = await query(url, 'SELECT abalance FROM pgbench_accounts WHERE aid = 2')
+  const {
+    rows: [after]
+  } = await query(url, 'SELECT abalance FROM pgbench_accounts WHERE aid = 2')
   t.equal(after.abalance, before.abalance, 'rolled back')
 })

@@ -35,9 +35,14 @@ t.teardown(() => rm(dir, { recursive: true, force: true }))
  * @param {number} clientId
  * @param {bigint} [seed]
  */
-function client (clientId = 0, seed = 42n) {
+function client(clientId = 0, seed = 42n) {
   const randoms = deriveRandomStates(seed, { clients: clientId + 1 })
-  const variables = new Variables([['scale', 1n], ['client_id', BigInt(clientId)], ['default_seed', randoms.defaultSeed], ['random_seed', randoms.randomSeed]])
+  const variables = new Variables([
+    ['scale', 1n],
+    ['client_id', BigInt(clientId)],
+    ['default_seed', randoms.defaultSeed],
+    ['random_seed', randoms.randomSeed]
+  ])
   return new ScriptClient({ clientId, variables, random: randoms.clients[clientId] })
 }
 
@@ -45,7 +50,7 @@ function client (clientId = 0, seed = 42n) {
  * @param {import('tap').Test} t
  * @param {'prepared' | 'extended' | 'simple'} protocol
  */
-async function connect (t, protocol) {
+async function connect(t, protocol) {
   const conn = await WireConnection.connect(db.url, { protocol })
   t.teardown(() => conn.close())
   return conn
@@ -57,11 +62,22 @@ const fixture = async name => (await loadScripts({ files: [path.join(FIXTURES, n
 /** @param {string} text */
 const script = text => parseScript(text, { file: 'err.sql' })
 
-async function books () {
-  const { rows: [row] } = await query(db.url, `SELECT (SELECT sum(abalance) FROM pgbench_accounts)::bigint AS a,
+async function books() {
+  const {
+    rows: [row]
+  } = await query(
+    db.url,
+    `SELECT (SELECT sum(abalance) FROM pgbench_accounts)::bigint AS a,
     (SELECT sum(bbalance) FROM pgbench_branches)::bigint AS b, (SELECT sum(tbalance) FROM pgbench_tellers)::bigint AS t,
-    (SELECT coalesce(sum(delta), 0) FROM pgbench_history)::bigint AS h, (SELECT count(*) FROM pgbench_history)::bigint AS n`)
-  return { accounts: Number(row.a), branches: Number(row.b), tellers: Number(row.t), history: Number(row.h), rows: Number(row.n) }
+    (SELECT coalesce(sum(delta), 0) FROM pgbench_history)::bigint AS h, (SELECT count(*) FROM pgbench_history)::bigint AS n`
+  )
+  return {
+    accounts: Number(row.a),
+    branches: Number(row.b),
+    tellers: Number(row.t),
+    history: Number(row.h),
+    rows: Number(row.n)
+  }
 }
 
 t.test('the built-in scripts, many times per protocol, keep the TPC-B books balanced', async t => {
@@ -78,7 +94,11 @@ t.test('the built-in scripts, many times per protocol, keep the TPC-B books bala
   const after = await books()
   t.equal(after.rows, runs, 'one history row per run')
   t.not(after.history, 0)
-  t.same([after.accounts, after.branches, after.tellers], [after.history, after.history, after.history], 'sum(abalance) = sum(bbalance) = sum(tbalance) = sum(delta)')
+  t.same(
+    [after.accounts, after.branches, after.tellers],
+    [after.history, after.history, after.history],
+    'sum(abalance) = sum(bbalance) = sum(tbalance) = sum(delta)'
+  )
 
   for (const protocol of PROTOCOLS) {
     const conn = await connect(t, protocol)
@@ -113,10 +133,16 @@ t.test('compound commands: simple protocol only, as with pgbench', async t => {
   const simple = client()
   const conn = await connect(t, 'simple')
   for (let i = 0; i < 10; i++) await simple.run(compound, conn)
-  t.same(['p_two', 'p_three', 'four', 'five'].map(name => simple.variables.text(name)), ['2', '3', '4', '5'])
+  t.same(
+    ['p_two', 'p_three', 'four', 'five'].map(name => simple.variables.text(name)),
+    ['2', '3', '4', '5']
+  )
   t.notOk(simple.variables.has('p_one'), '\\gset takes the last query only')
   const extended = await connect(t, 'extended')
-  await t.rejects(client().run(compound, extended), { name: 'ServerError', message: 'cannot insert multiple commands into a prepared statement' })
+  await t.rejects(client().run(compound, extended), {
+    name: 'ServerError',
+    message: 'cannot insert multiple commands into a prepared statement'
+  })
 })
 
 t.test('\\sleep sleeps', async t => {
@@ -133,11 +159,26 @@ t.test('variables in SQL: parameters, or text put in place in the simple protoco
   const prepared = await connect(t, 'prepared')
   const simple = await connect(t, 'simple')
   const me = client()
-  await me.run(script('\\set v 5\nSELECT :v::int + :v::int AS twice, :nope::text IS NULL AS undefined_is_null \\gset\n'), prepared)
-  t.same([me.variables.text('twice'), me.variables.text('undefined_is_null')], ['10', 't'], 'an undefined variable is sent as NULL, as pgbench sends it')
+  await me.run(
+    script('\\set v 5\nSELECT :v::int + :v::int AS twice, :nope::text IS NULL AS undefined_is_null \\gset\n'),
+    prepared
+  )
+  t.same(
+    [me.variables.text('twice'), me.variables.text('undefined_is_null')],
+    ['10', 't'],
+    'an undefined variable is sent as NULL, as pgbench sends it'
+  )
   await me.run(script("\\set v 7\nSELECT ':v' AS quoted, :v * 2 AS doubled \\gset\n"), simple)
-  t.same([me.variables.text('quoted'), me.variables.text('doubled')], ['7', '14'], 'substituted as is, even inside quotes')
-  await t.rejects(me.run(script('SELECT :nope;\n'), simple), { name: 'ServerError', code: '42601' }, 'an undefined :name stays in the text')
+  t.same(
+    [me.variables.text('quoted'), me.variables.text('doubled')],
+    ['7', '14'],
+    'substituted as is, even inside quotes'
+  )
+  await t.rejects(
+    me.run(script('SELECT :nope;\n'), simple),
+    { name: 'ServerError', code: '42601' },
+    'an undefined :name stays in the text'
+  )
   await me.run(script('\\set f 1.5\n\\set b true\nSELECT :f::float8 * 2 AS f2, :b::bool AS b2 \\gset\n'), prepared)
   t.same([me.variables.text('f2'), me.variables.text('b2')], ['3', 't'])
 })
@@ -162,25 +203,58 @@ const RUNTIME_ERRORS = [
   ['\\startpipeline\nSELECT 1;\n', 'err.sql:2: end of script reached with pipeline open', ['prepared', 'extended']],
   ['\\endpipeline\n', 'err.sql:1: not in pipeline mode', ['prepared', 'extended']],
   ['\\syncpipeline\n', 'err.sql:1: not in pipeline mode', ['prepared', 'extended']],
-  ['\\startpipeline\n\\startpipeline\n\\endpipeline\n', 'err.sql:2: already in pipeline mode', ['prepared', 'extended']],
-  ['\\startpipeline\nBEGIN;\nSELECT 1 AS a \\gset\nEND;\n\\endpipeline\n', 'err.sql:3: \\gset is not allowed in pipeline mode', ['prepared', 'extended']],
-  ['\\startpipeline\nSELECT 1 AS a \\aset\n\\endpipeline\n', 'err.sql:2: \\aset is not allowed in pipeline mode', ['prepared', 'extended']],
-  ['\\startpipeline\n\\endpipeline\n', 'err.sql:1: cannot use pipeline mode with the simple query protocol', ['simple']],
-  ['BEGIN;\nUPDATE pgbench_accounts SET abalance = abalance + 1000000 WHERE aid = 1;\nSELECT 1/0;\nEND;\n', { name: 'ServerError', code: '22012', message: 'division by zero' }],
-  ['\\startpipeline\nBEGIN;\nUPDATE pgbench_accounts SET abalance = abalance + 1000000 WHERE aid = 1;\nSELECT 1/0;\nSELECT 2;\nEND;\n\\endpipeline\n', { name: 'ServerError', code: '22012' }, ['prepared', 'extended']],
-  ['\\startpipeline\nSELECT 1;\n\\syncpipeline\nSELECT nosuchcolumn;\n\\endpipeline\n', { name: 'ServerError', code: '42703' }, ['prepared', 'extended']]
+  [
+    '\\startpipeline\n\\startpipeline\n\\endpipeline\n',
+    'err.sql:2: already in pipeline mode',
+    ['prepared', 'extended']
+  ],
+  [
+    '\\startpipeline\nBEGIN;\nSELECT 1 AS a \\gset\nEND;\n\\endpipeline\n',
+    'err.sql:3: \\gset is not allowed in pipeline mode',
+    ['prepared', 'extended']
+  ],
+  [
+    '\\startpipeline\nSELECT 1 AS a \\aset\n\\endpipeline\n',
+    'err.sql:2: \\aset is not allowed in pipeline mode',
+    ['prepared', 'extended']
+  ],
+  [
+    '\\startpipeline\n\\endpipeline\n',
+    'err.sql:1: cannot use pipeline mode with the simple query protocol',
+    ['simple']
+  ],
+  [
+    'BEGIN;\nUPDATE pgbench_accounts SET abalance = abalance + 1000000 WHERE aid = 1;\nSELECT 1/0;\nEND;\n',
+    { name: 'ServerError', code: '22012', message: 'division by zero' }
+  ],
+  [
+    '\\startpipeline\nBEGIN;\nUPDATE pgbench_accounts SET abalance = abalance + 1000000 WHERE aid = 1;\nSELECT ' +
+      '1/0;\nSELECT 2;\nEND;\n\\endpipeline\n',
+    { name: 'ServerError', code: '22012' },
+    ['prepared', 'extended']
+  ],
+  [
+    '\\startpipeline\nSELECT 1;\n\\syncpipeline\nSELECT nosuchcolumn;\n\\endpipeline\n',
+    { name: 'ServerError', code: '42703' },
+    ['prepared', 'extended']
+  ]
 ]
 
-t.test('runtime errors fail the run, with pgbench\'s words, and the next run succeeds', async t => {
+t.test("runtime errors fail the run, with pgbench's words, and the next run succeeds", async t => {
   const selectOnly = builtinScript('select-only')
-  const { rows: [before] } = await query(db.url, 'SELECT abalance FROM pgbench_accounts WHERE aid = 1')
+  const {
+    rows: [before]
+  } = await query(db.url, 'SELECT abalance FROM pgbench_accounts WHERE aid = 1')
   for (const protocol of PROTOCOLS) {
     const conn = await connect(t, protocol)
     const me = client()
     for (const [text, expected, protocols = PROTOCOLS] of RUNTIME_ERRORS) {
       if (!protocols.includes(protocol)) continue
       const label = `${protocol}: ${JSON.stringify(text)}`
-      const err = await me.run(script(text), conn).then(() => null, e => e)
+      const err = await me.run(script(text), conn).then(
+        () => null,
+        e => e
+      )
       if (typeof expected === 'string') {
         t.ok(err instanceof ScriptRuntimeError, label)
         t.equal(err?.message, expected, label)
@@ -193,7 +267,9 @@ t.test('runtime errors fail the run, with pgbench\'s words, and the next run suc
       await me.run(selectOnly, conn)
     }
   }
-  const { rows: [after] } = await query(db.url, 'SELECT abalance FROM pgbench_accounts WHERE aid = 1')
+  const {
+    rows: [after]
+  } = await query(db.url, 'SELECT abalance FROM pgbench_accounts WHERE aid = 1')
   t.equal(after.abalance, before.abalance, 'the failed transactions were rolled back')
 })
 
@@ -201,7 +277,13 @@ t.test('a run on a broken connection rejects and leaves it to the caller', async
   const conn = await connect(t, 'prepared')
   const me = client()
   await me.run(builtinScript('select-only'), conn)
-  const { rows: [{ pid }] } = await query(db.url, "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgloadgen' AND datname = current_database() AND pid <> pg_backend_pid() ORDER BY backend_start DESC LIMIT 1")
+  const {
+    rows: [{ pid }]
+  } = await query(
+    db.url,
+    "SELECT pid FROM pg_stat_activity WHERE application_name = 'pgloadgen' AND datname = current_database() AND pid " +
+      '<> pg_backend_pid() ORDER BY backend_start DESC LIMIT 1'
+  )
   await query(db.url, 'SELECT pg_terminate_backend($1)', [pid])
   await t.rejects(me.run(builtinScript('tpcb-like'), conn))
   t.ok(conn.broken)
@@ -211,11 +293,29 @@ t.test('pgbench and pgloadgen agree on which scripts run and which fail', async 
   for (const name of ['gset-aset.sql', 'compound.sql', 'conditionals.sql', 'functions.sql', 'undefined-variable.sql']) {
     const fixtureScript = await fixture(name)
     for (const protocol of PROTOCOLS) {
-      const theirs = await run('pgbench', ['-n', '-t', '3', '-M', protocol, '-f', path.join(FIXTURES, name), db.url]).then(() => true, () => false)
+      const theirs = await run('pgbench', [
+        '-n',
+        '-t',
+        '3',
+        '-M',
+        protocol,
+        '-f',
+        path.join(FIXTURES, name),
+        db.url
+      ]).then(
+        () => true,
+        () => false
+      )
       const conn = await connect(t, protocol)
       const me = client()
       let ours = true
-      for (let i = 0; i < 3; i++) ours = ours && await me.run(fixtureScript, conn).then(() => true, () => false)
+      for (let i = 0; i < 3; i++)
+        ours =
+          ours &&
+          (await me.run(fixtureScript, conn).then(
+            () => true,
+            () => false
+          ))
       t.equal(ours, theirs, `${name} -M ${protocol}: ${theirs ? 'runs' : 'fails'} with both`)
     }
   }
@@ -223,21 +323,24 @@ t.test('pgbench and pgloadgen agree on which scripts run and which fail', async 
 
 t.test('pgbench and pgloadgen send the same SQL text in the simple protocol', async t => {
   const file = path.join(dir, 'split.sql')
-  await writeFile(file, [
-    '-- leading comment',
-    'SELECT 1 /* x; /* nested ; */ */ ;SELECT',
-    '  2 -- y;',
-    ';',
-    '\\set v 7',
-    "SELECT ':v' AS q, $$a;b$$, $t$ $$ ; $t$, E'\\';', \"x;y\" FROM (SELECT 1 AS \"x;y\") s;",
-    "SELECT :{?x} AS f, 'x'\\:\\:text, :v::int, (1",
-    ');',
-    'CREATE TEMP TABLE IF NOT EXISTS tt (a int) \\; INSERT INTO tt VALUES (:v) \\; SELECT count(*) FROM tt;',
-    'CREATE OR REPLACE FUNCTION pg_temp.f() RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT 1; SELECT 2; END;',
-    'SELECT 5 AS five \\gset',
-    'SELECT :five + 1, :undefined_one',
-    '  IS NULL   '
-  ].join('\n'))
+  await writeFile(
+    file,
+    [
+      '-- leading comment',
+      'SELECT 1 /* x; /* nested ; */ */ ;SELECT',
+      '  2 -- y;',
+      ';',
+      '\\set v 7',
+      "SELECT ':v' AS q, $$a;b$$, $t$ $$ ; $t$, E'\\';', \"x;y\" FROM (SELECT 1 AS \"x;y\") s;",
+      "SELECT :{?x} AS f, 'x'\\:\\:text, :v::int, (1",
+      ');',
+      'CREATE TEMP TABLE IF NOT EXISTS tt (a int) \\; INSERT INTO tt VALUES (:v) \\; SELECT count(*) FROM tt;',
+      'CREATE OR REPLACE FUNCTION pg_temp.f() RETURNS int LANGUAGE sql BEGIN ATOMIC SELECT 1; SELECT 2; END;',
+      'SELECT 5 AS five \\gset',
+      'SELECT :five + 1, :undefined_one',
+      '  IS NULL   '
+    ].join('\n')
+  )
   // the last command fails on the server, with both: :undefined_one stays as written
   const { stderr } = await run('pgbench', ['-n', '-t', '1', '--debug', '-f', file, db.url]).catch(err => err)
   const theirs = []
@@ -252,7 +355,9 @@ t.test('pgbench and pgloadgen send the same SQL text in the simple protocol', as
     ours.push(text.replace(/\n$/, ''))
     return sent(text, options)
   }
-  const err = await client().run((await loadScripts({ files: [file] }))[0], conn).catch(e => e)
+  const err = await client()
+    .run((await loadScripts({ files: [file] }))[0], conn)
+    .catch(e => e)
   t.match(err, { name: 'ServerError', code: '42601' })
   t.equal(theirs.length, 8)
   t.same(ours, theirs)

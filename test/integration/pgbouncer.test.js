@@ -12,15 +12,27 @@ const db = await createTestDatabase(t, 'pgbouncer')
 const bouncer = await startPgBouncer(t, db.url, { poolMode: 'transaction', poolSize: 3 })
 
 /** @param {string[]} extra */
-const run = (extra) => runCli(['run', bouncer.url, '-c', '8', '-d', '4', '--json', '-p', '0', '--no-pg-stats', '--log-level', 'warn', ...extra], { t })
+const run = extra =>
+  runCli(
+    ['run', bouncer.url, '-c', '8', '-d', '4', '--json', '-p', '0', '--no-pg-stats', '--log-level', 'warn', ...extra],
+    { t }
+  )
 
-t.test('-M prepared fails through a transaction pooler: statements prepared on one server connection are used on another', async t => {
-  const result = await run(['-M', 'prepared'])
-  t.equal(result.code, 0, `the run itself completes; stderr: ${result.stderr}`)
-  t.equal(result.summary.protocol, 'prepared')
-  t.ok(result.summary.unexpected_failures > 0, `requests fail (${result.summary.unexpected_failures})`)
-  t.ok(Object.keys(result.summary.errors).some(message => /prepared statement "\?" (does not exist|already exists)/.test(message)), `the failures are about prepared statements: ${JSON.stringify(result.summary.errors)}`)
-})
+t.test(
+  '-M prepared fails through a transaction pooler: statements prepared on one server connection are used on another',
+  async t => {
+    const result = await run(['-M', 'prepared'])
+    t.equal(result.code, 0, `the run itself completes; stderr: ${result.stderr}`)
+    t.equal(result.summary.protocol, 'prepared')
+    t.ok(result.summary.unexpected_failures > 0, `requests fail (${result.summary.unexpected_failures})`)
+    t.ok(
+      Object.keys(result.summary.errors).some(message =>
+        /prepared statement "\?" (does not exist|already exists)/.test(message)
+      ),
+      `the failures are about prepared statements: ${JSON.stringify(result.summary.errors)}`
+    )
+  }
+)
 
 for (const protocol of ['extended', 'simple']) {
   t.test(`-M ${protocol} runs manta through the pooler without an unexpected failure`, async t => {
@@ -32,8 +44,15 @@ for (const protocol of ['extended', 'simple']) {
     assertConsistent(t, summary, { concurrency: 8 })
     t.equal(summary.unexpected_failures, 0, `no unexpected failure: ${JSON.stringify(summary.errors)}`)
     t.ok(summary.requests.insert_row.done > 500, `inserts went through (${summary.requests.insert_row.done})`)
-    t.ok(summary.requests.update_row.done > 100, `pipelined update transactions went through (${summary.requests.update_row.done})`)
+    t.ok(
+      summary.requests.update_row.done > 100,
+      `pipelined update transactions went through (${summary.requests.update_row.done})`
+    )
     t.equal(summary.acknowledged_missing, 0, 'every acknowledged insert is in the table')
-    t.equal(await countRows(db.url, 'test_table') - before, summary.acknowledged_inserts, 'the table gained exactly the rows acknowledged')
+    t.equal(
+      (await countRows(db.url, 'test_table')) - before,
+      summary.acknowledged_inserts,
+      'the table gained exactly the rows acknowledged'
+    )
   })
 }

@@ -37,11 +37,31 @@ await mkdir(ARTIFACTS, { recursive: true })
  * @param {string} dir
  * @param {{ seconds: number, freeze: boolean, after: string }} options
  */
-async function record (t, dir, { seconds, freeze, after }) {
+async function record(t, dir, { seconds, freeze, after }) {
   const schedule = path.join(work, `schedule-${freeze ? 'freeze' : 'plain'}-${after}.json`)
   await writeFile(schedule, JSON.stringify({ actions: [{ action: 'vacuum', table: 'test_table', freeze, after }] }))
-  const result = await runCli(['run', url, '-d', String(seconds), '-c', '4', '-p', '0', '--stats-interval', '1', '--reset',
-    '--record', dir, '--schedule', schedule, '--log-level', 'warn'], { t })
+  const result = await runCli(
+    [
+      'run',
+      url,
+      '-d',
+      String(seconds),
+      '-c',
+      '4',
+      '-p',
+      '0',
+      '--stats-interval',
+      '1',
+      '--reset',
+      '--record',
+      dir,
+      '--schedule',
+      schedule,
+      '--log-level',
+      'warn'
+    ],
+    { t }
+  )
   t.equal(result.code, 0, `the recorded run succeeds (stderr: ${result.stderr.trim() || 'empty'})`)
   for (const file of ['run.json', 'samples.ndjson', 'events.ndjson', 'summary.json']) {
     t.ok(await stat(path.join(dir, file)).catch(() => null), `the run wrote ${file}`)
@@ -56,7 +76,7 @@ async function record (t, dir, { seconds, freeze, after }) {
  * @param {string} png    under test/artifacts/
  * @param {number} height
  */
-async function checkInBrowser (t, report, png, height) {
+async function checkInBrowser(t, report, png, height) {
   const page = await renderPage(report)
   t.same(page.console, [], 'no console output: no error, no uncaught exception')
   const charts = [...page.dom.matchAll(/<figure\b[^>]*\bdata-chart="([^"]+)"[^>]*>/g)].map(match => ({
@@ -79,8 +99,12 @@ async function checkInBrowser (t, report, png, height) {
  * @param {Tap.Test} t
  * @param {string} html
  */
-function checkSelfContained (t, html) {
-  t.notMatch(html, /<(script|link|img|iframe)\b[^>]*\b(src|href)\s*=/i, 'no external script, stylesheet or image: it opens offline')
+function checkSelfContained(t, html) {
+  t.notMatch(
+    html,
+    /<(script|link|img|iframe)\b[^>]*\b(src|href)\s*=/i,
+    'no external script, stylesheet or image: it opens offline'
+  )
   t.match(html, /var uPlot=/, 'uPlot inlined')
   t.match(html, /<script type="application\/json" id="report-data">/, 'the data inlined')
   t.notMatch(html, PASSWORD, 'no password')
@@ -97,20 +121,27 @@ t.test('a recorded run with a VACUUM FREEZE', async t => {
   const result = await runCli(['report', dir], { t })
   t.equal(result.code, 0, `pgloadgen report exits 0 (stderr: ${result.stderr.trim()})`)
   const report = path.join(dir, 'report.html')
-  t.equal(result.stdout.trim(), report, 'it prints the report\'s path')
-  t.equal(await readFile(path.join(dir, 'summary.json'), 'utf8'), summaryBefore, 'a run\'s summary.json is left as it was')
+  t.equal(result.stdout.trim(), report, "it prints the report's path")
+  t.equal(
+    await readFile(path.join(dir, 'summary.json'), 'utf8'),
+    summaryBefore,
+    "a run's summary.json is left as it was"
+  )
 
   const html = await readFile(report, 'utf8')
   checkSelfContained(t, html)
   if (runJson.includes(PASSWORD)) t.comment('run.json holds the password; the report strips it')
   t.match(html, /manta on test_table/, 'titled with the workload and table')
-  t.match(html, /PostgreSQL<\/dt><dd>15\./, 'with the server\'s version')
+  t.match(html, /PostgreSQL<\/dt><dd>15\./, "with the server's version")
   t.match(html, /shared_buffers/, 'with the server settings')
 
   const phases = runPhases(await readRun(dir))
   t.equal(phases.action?.name, 'vacuum_freeze', 'the action is the VACUUM FREEZE')
   t.equal(phases.action?.completed, true, 'it ended during the load')
-  t.ok(phases.samples.before >= 1 && phases.samples.during >= 1, `samples before and during it (${JSON.stringify(phases.samples)})`)
+  t.ok(
+    phases.samples.before >= 1 && phases.samples.during >= 1,
+    `samples before and during it (${JSON.stringify(phases.samples)})`
+  )
   t.ok(/** @type {number} */ (phases.throughput.before) > 0, `throughput before: ${phases.throughput.before} req/s`)
   t.ok(/** @type {number} */ (phases.throughput.during) > 0, `throughput during: ${phases.throughput.during} req/s`)
   t.ok(/** @type {number} */ (phases.degradation_ratio) > 0, `degradation ratio ${phases.degradation_ratio}`)
@@ -137,29 +168,58 @@ t.test('an experiment directory of recorded runs: two variants, two repetitions'
     name: 'freeze-vs-vacuum-test',
     description: 'VACUUM FREEZE versus VACUUM under load, recorded by the report test',
     variants: [
-      { name: 'freeze', steps: [{ load: '2s' }, { action: { action: 'vacuum', table: 'test_table', freeze: true } }, { wait: 'action' }] },
-      { name: 'vacuum', steps: [{ load: '2s' }, { action: { action: 'vacuum', table: 'test_table' } }, { wait: 'action' }] }
+      {
+        name: 'freeze',
+        steps: [{ load: '2s' }, { action: { action: 'vacuum', table: 'test_table', freeze: true } }, { wait: 'action' }]
+      },
+      {
+        name: 'vacuum',
+        steps: [{ load: '2s' }, { action: { action: 'vacuum', table: 'test_table' } }, { wait: 'action' }]
+      }
     ],
     repetitions: 2
   }
   for (let rep = 1; rep <= 2; rep++) {
     for (const variant of plan.variants) {
-      await record(t, path.join(dir, 'variants', variant.name, `rep-${rep}`), { seconds: 6, freeze: variant.name === 'freeze', after: '2s' })
+      await record(t, path.join(dir, 'variants', variant.name, `rep-${rep}`), {
+        seconds: 6,
+        freeze: variant.name === 'freeze',
+        after: '2s'
+      })
     }
   }
   const runInfo = JSON.parse(await readFile(path.join(dir, 'variants', 'freeze', 'rep-1', 'run.json'), 'utf8'))
-  await writeFile(path.join(dir, 'experiment.json'), JSON.stringify({
-    name: plan.name, plan, started_at: started, ended_at: new Date().toISOString(),
-    pgloadgen_version: runInfo.pgloadgen_version, postgres_version: runInfo.postgres_version
-  }, null, 2))
+  await writeFile(
+    path.join(dir, 'experiment.json'),
+    JSON.stringify(
+      {
+        name: plan.name,
+        plan,
+        started_at: started,
+        ended_at: new Date().toISOString(),
+        pgloadgen_version: runInfo.pgloadgen_version,
+        postgres_version: runInfo.postgres_version
+      },
+      null,
+      2
+    )
+  )
 
   const result = await runCli(['report', dir], { t })
   t.equal(result.code, 0, `pgloadgen report exits 0 (stderr: ${result.stderr.trim()})`)
   const summary = await readExperimentSummary(path.join(dir, 'summary.json'))
   t.equal(summary.name, plan.name, 'summary.json names the experiment')
-  t.same(summary.variants.map((/** @type {any} */ v) => v.name), ['freeze', 'vacuum'], 'one entry per variant, in the plan\'s order')
+  t.same(
+    summary.variants.map((/** @type {any} */ v) => v.name),
+    ['freeze', 'vacuum'],
+    "one entry per variant, in the plan's order"
+  )
   for (const variant of summary.variants) {
-    t.same(variant.repetitions.map((/** @type {any} */ r) => r.dir), [1, 2].map(n => `variants/${variant.name}/rep-${n}`), `${variant.name}: both repetitions`)
+    t.same(
+      variant.repetitions.map((/** @type {any} */ r) => r.dir),
+      [1, 2].map(n => `variants/${variant.name}/rep-${n}`),
+      `${variant.name}: both repetitions`
+    )
     for (const rep of variant.repetitions) {
       t.equal(rep.action?.name, variant.name === 'freeze' ? 'vacuum_freeze' : 'vacuum', `${rep.dir}: the action found`)
       t.ok(rep.action.duration_s >= 0, `${rep.dir}: its duration (${rep.action.duration_s} s)`)
@@ -172,9 +232,20 @@ t.test('an experiment directory of recorded runs: two variants, two repetitions'
     }
     const aggregate = variant.aggregate
     t.equal(aggregate.repetitions, 2, `${variant.name}: aggregate over 2 repetitions`)
-    for (const figure of [aggregate.throughput.before, aggregate.throughput.during, aggregate.latency_us.p99.during, aggregate.degradation_ratio]) {
-      t.ok(figure && figure.n === 2 && figure.min <= figure.mean && figure.mean <= figure.max && typeof figure.spread === 'number',
-        `${variant.name}: mean, min, max and spread (${JSON.stringify(figure)})`)
+    for (const figure of [
+      aggregate.throughput.before,
+      aggregate.throughput.during,
+      aggregate.latency_us.p99.during,
+      aggregate.degradation_ratio
+    ]) {
+      t.ok(
+        figure &&
+          figure.n === 2 &&
+          figure.min <= figure.mean &&
+          figure.mean <= figure.max &&
+          typeof figure.spread === 'number',
+        `${variant.name}: mean, min, max and spread (${JSON.stringify(figure)})`
+      )
     }
   }
 
@@ -199,7 +270,18 @@ t.test('bad directories: exit 2, one line', async t => {
   t.equal(notRun.code, 2, 'a directory that is no run nor experiment exits 2')
   t.match(notRun.stderr, /neither a run directory/, 'saying so')
 
-  const silent = { log: { trace () {}, debug () {}, info () {}, warn () {}, error () {}, level: /** @type {const} */ ('silent') }, stdout: { write () { return true } } }
+  const silent = {
+    log: { trace() {}, debug() {}, info() {}, warn() {}, error() {}, level: /** @type {const} */ ('silent') },
+    stdout: {
+      write() {
+        return true
+      }
+    }
+  }
   await t.rejects(reportCommand({}, silent), InputError, 'no directory at all: a usage error')
-  await t.rejects(reportCommand({ dir: missing }, silent), InputError, 'reportCommand throws the InputError main turns into exit 2')
+  await t.rejects(
+    reportCommand({ dir: missing }, silent),
+    InputError,
+    'reportCommand throws the InputError main turns into exit 2'
+  )
 })

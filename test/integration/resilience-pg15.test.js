@@ -18,7 +18,19 @@ t.test('backends terminated mid-run, timeseries', async t => {
 
 t.test('a server that cannot be reached: one line, non-zero exit, bounded wait', async t => {
   const port = await freePort() // nothing listens there
-  const result = await runCli(['run', `postgres://postgres:s3cret@127.0.0.1:${port}/test`, '-p', '0', '--connect-timeout', '2', '--log-level', 'warn'], { t })
+  const result = await runCli(
+    [
+      'run',
+      `postgres://postgres:s3cret@127.0.0.1:${port}/test`,
+      '-p',
+      '0',
+      '--connect-timeout',
+      '2',
+      '--log-level',
+      'warn'
+    ],
+    { t }
+  )
   t.not(result.code, 0, `non-zero exit (${result.code})`)
   t.not(result.code, 2, 'not a usage error')
   const errorLines = lines(result.stderr)

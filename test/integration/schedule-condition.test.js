@@ -17,22 +17,60 @@ t.test('VACUUM FREEZE when dead_fraction passes 0.1', async t => {
   // database only); no autovacuum gets in the way of the dead tuples.
   await query(db.adminUrl, `ALTER DATABASE ${db.name} SET vacuum_cost_delay = '10ms'`)
   await query(db.adminUrl, `ALTER DATABASE ${db.name} SET vacuum_cost_limit = 20`)
-  await query(db.url, `CREATE TABLE test_table (id bigint NOT NULL, c1 text, c2 text, c3 text, c4 text, c5 text) WITH (autovacuum_enabled = off)`)
-  await query(db.url, `INSERT INTO test_table SELECT g, md5(g::text), md5(g::text), md5(g::text), md5(g::text), md5(g::text) FROM generate_series(1, 60000) g`)
+  await query(
+    db.url,
+    `CREATE TABLE test_table (id bigint NOT NULL, c1 text, c2 text, c3 text, c4 text, c5 text) WITH ` +
+      `(autovacuum_enabled = off)`
+  )
+  await query(
+    db.url,
+    `INSERT INTO test_table SELECT g, md5(g::text), md5(g::text), md5(g::text), md5(g::text), ` +
+      `md5(g::text) FROM generate_series(1, 60000) g`
+  )
   await query(db.url, 'ANALYZE test_table')
 
   const schedule = path.join(dir, 'schedule.yaml')
-  await writeFile(schedule, 'actions:\n  - action: vacuum\n    table: test_table\n    freeze: true\n    when: "dead_fraction(test_table) > 0.1"\n')
+  await writeFile(
+    schedule,
+    'actions:\n  - action: vacuum\n    table: test_table\n    freeze: true\n    when: ' +
+      '"dead_fraction(test_table) > 0.1"\n'
+  )
   const events = path.join(dir, 'events.ndjson')
   // Updates only: the dead fraction grows from zero.
-  const run = new CliRun(['run', db.url, '-c', '4', '-d', '25', '--json', '-p', '0', '--mix', 'update_row=1', '--stats-interval', '1', '--schedule', schedule, '--events', events], { t })
+  const run = new CliRun(
+    [
+      'run',
+      db.url,
+      '-c',
+      '4',
+      '-d',
+      '25',
+      '--json',
+      '-p',
+      '0',
+      '--mix',
+      'update_row=1',
+      '--stats-interval',
+      '1',
+      '--schedule',
+      schedule,
+      '--events',
+      events
+    ],
+    { t }
+  )
   const metrics = await run.metricsUrl()
 
   let seenRunning = false
   while (run.running) {
     try {
       const { families } = await scrape(metrics)
-      if (sampleValue(families, 'pgloadgen_sidecar_action_running', { action: 'vacuum_freeze', table: 'test_table' }) === 1) seenRunning = true
+      if (
+        sampleValue(families, 'pgloadgen_sidecar_action_running', { action: 'vacuum_freeze', table: 'test_table' }) ===
+        1
+      ) {
+        seenRunning = true
+      }
     } catch {
       // not up yet, or between scrapes: try again
     }

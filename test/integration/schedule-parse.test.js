@@ -28,7 +28,9 @@ t.test('bad schedule files: exit 2, one line naming the field, nothing runs', as
         // Both commands read the file with the same loadSchedule: every
         // case through run, every fourth through sidecar as well.
         for (const command of i % 4 === 0 ? ['run', 'sidecar'] : ['run']) {
-          const result = await runCli([command, db.url, '--schedule', file, '--events', events, '-p', '0', '-d', '3'], { t })
+          const result = await runCli([command, db.url, '--schedule', file, '--events', events, '-p', '0', '-d', '3'], {
+            t
+          })
           t.equal(result.code, 2, `${command}, ${c.name}: exit 2`)
           const errorLines = lines(result.stderr)
           t.equal(errorLines.length, 1, `${command}, ${c.name}: one line: ${JSON.stringify(result.stderr)}`)
@@ -40,7 +42,9 @@ t.test('bad schedule files: exit 2, one line naming the field, nothing runs', as
       })
     }
   })
-  const missing = await runCli(['run', db.url, '--schedule', path.join(dir, 'nowhere.yaml'), '-p', '0', '-d', '3'], { t })
+  const missing = await runCli(['run', db.url, '--schedule', path.join(dir, 'nowhere.yaml'), '-p', '0', '-d', '3'], {
+    t
+  })
   t.equal(missing.code, 2, 'a schedule file that does not exist: exit 2')
   t.match(missing.stderr, /cannot read schedule file .*nowhere\.yaml/, 'named')
 
@@ -55,29 +59,61 @@ t.test('a good schedule: the checkpoint runs 1 s into the load, an event and a m
   const file = path.join(dir, 'good.yaml')
   await writeFile(file, 'actions:\n  - action: checkpoint\n    after: 1s\n')
   const events = path.join(dir, 'good.ndjson')
-  const run = new CliRun(['run', db.url, '-c', '2', '-d', '5', '-p', '0', '--json', '--schedule', file, '--events', events], { t })
+  const run = new CliRun(
+    ['run', db.url, '-c', '2', '-d', '5', '-p', '0', '--json', '--schedule', file, '--events', events],
+    { t }
+  )
   const metricsUrl = await run.metricsUrl()
-  await waitFor(async () => (await readEvents(events)).some(e => e.kind === 'end'), { what: 'the checkpoint to end', timeoutMs: 4000 })
+  await waitFor(async () => (await readEvents(events)).some(e => e.kind === 'end'), {
+    what: 'the checkpoint to end',
+    timeoutMs: 4000
+  })
   const scrapedAtMs = Date.now()
   const { families } = await scrape(metricsUrl)
-  t.equal(sampleValue(families, 'pgloadgen_sidecar_actions_total', { action: 'checkpoint', outcome: 'ok' }), 1, 'pgloadgen_sidecar_actions_total{action="checkpoint",outcome="ok"} 1')
-  t.equal(sampleValue(families, 'pgloadgen_sidecar_actions_total', { action: 'checkpoint', outcome: 'error' }) ?? 0, 0, 'no failed checkpoint')
-  t.equal(sampleValue(families, 'pgloadgen_sidecar_action_running', { action: 'checkpoint' }), 0, 'not running any more')
-  t.equal(sampleValue(families, 'pgloadgen_sidecar_events_total', { action: 'checkpoint', kind: 'start' }), 1, 'one start event counted')
+  t.equal(
+    sampleValue(families, 'pgloadgen_sidecar_actions_total', { action: 'checkpoint', outcome: 'ok' }),
+    1,
+    'pgloadgen_sidecar_actions_total{action="checkpoint",outcome="ok"} 1'
+  )
+  t.equal(
+    sampleValue(families, 'pgloadgen_sidecar_actions_total', { action: 'checkpoint', outcome: 'error' }) ?? 0,
+    0,
+    'no failed checkpoint'
+  )
+  t.equal(
+    sampleValue(families, 'pgloadgen_sidecar_action_running', { action: 'checkpoint' }),
+    0,
+    'not running any more'
+  )
+  t.equal(
+    sampleValue(families, 'pgloadgen_sidecar_events_total', { action: 'checkpoint', kind: 'start' }),
+    1,
+    'one start event counted'
+  )
 
   const result = await run.exited
   t.equal(result.code, 0, `exit 0; stderr: ${result.stderr}`)
   assertConsistent(t, result.summary, { concurrency: 2 })
   t.equal(result.summary.unexpected_failures, 0, 'no unexpected failure')
   const recorded = await readEvents(events)
-  t.same(recorded.map(e => [e.kind, e.action]), [['start', 'checkpoint'], ['end', 'checkpoint']], 'the checkpoint\'s start and end, once')
+  t.same(
+    recorded.map(e => [e.kind, e.action]),
+    [
+      ['start', 'checkpoint'],
+      ['end', 'checkpoint']
+    ],
+    "the checkpoint's start and end, once"
+  )
   const [start, end] = recorded
   t.equal(end.ok, true, 'ok')
   t.ok(typeof end.duration_s === 'number' && end.duration_s >= 0, `duration_s ${end.duration_s}`)
   // Measured from the load's start, not the command's: a busy machine can
   // take seconds to start the command.
   const loadStartedMs = Date.parse(result.summary.started_at)
-  t.ok(scrapedAtMs < Date.parse(result.summary.ended_at), `scraped while the run went on (${scrapedAtMs - loadStartedMs} ms into the load)`)
+  t.ok(
+    scrapedAtMs < Date.parse(result.summary.ended_at),
+    `scraped while the run went on (${scrapedAtMs - loadStartedMs} ms into the load)`
+  )
   const offset = Date.parse(start.ts) - loadStartedMs
   t.ok(offset >= 1000 && offset < 2500, `started 1 s into the load (${offset} ms after its start)`)
 })

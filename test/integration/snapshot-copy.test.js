@@ -9,7 +9,14 @@ import os from 'node:os'
 import path from 'node:path'
 import { readEvents } from '../helpers/control.js'
 import { runCli } from '../helpers/cli.js'
-import { assertRefused, rollbackUnderLoad, snapshotCli, snapshotNames, startGenerator, stopServerOn } from '../helpers/snapshot.js'
+import {
+  assertRefused,
+  rollbackUnderLoad,
+  snapshotCli,
+  snapshotNames,
+  startGenerator,
+  stopServerOn
+} from '../helpers/snapshot.js'
 import { assertIdsFound } from '../helpers/summary.js'
 
 // A private directory the postgres user can enter; the data directory and
@@ -27,13 +34,38 @@ t.test('snapshot and rollback under a running generator', async t => {
   // Rows first, inserts only: a generator starting on an empty table reads
   // id 1 before it exists, and the not-found counts below must be the
   // rollback's alone.
-  const seed = await runCli(['run', '--data-dir', dataDir, '--profile', 'default', '-p', '0', '-c', '2', '-d', '1', '--mix', 'insert_row=1', '--events', events], { t })
+  const seed = await runCli(
+    [
+      'run',
+      '--data-dir',
+      dataDir,
+      '--profile',
+      'default',
+      '-p',
+      '0',
+      '-c',
+      '2',
+      '-d',
+      '1',
+      '--mix',
+      'insert_row=1',
+      '--events',
+      events
+    ],
+    { t }
+  )
   t.equal(seed.code, 0, `a first run creates the server and some rows; stderr: ${seed.stderr}`)
   const generator = await startGenerator(t, { dataDir, events })
 
   await t.test('before init: no driver, a clear refusal', async t => {
-    assertRefused(t, await snapshotCli(dataDir, ['create', 's0']), { code: 2, problem: /no snapshot driver set up.*snapshot init/ })
-    assertRefused(t, await snapshotCli(dataDir, ['init', '--driver', 'lvm']), { code: 2, problem: /unknown snapshot driver "lvm"/ })
+    assertRefused(t, await snapshotCli(dataDir, ['create', 's0']), {
+      code: 2,
+      problem: /no snapshot driver set up.*snapshot init/
+    })
+    assertRefused(t, await snapshotCli(dataDir, ['init', '--driver', 'lvm']), {
+      code: 2,
+      problem: /unknown snapshot driver "lvm"/
+    })
     t.notOk(existsSync(`${dataDir}.snapshots`), 'nothing was created beside the data directory')
   })
 
@@ -49,10 +81,21 @@ t.test('snapshot and rollback under a running generator', async t => {
   assertIdsFound(t, outcome.summary, 'none aimed at a row the rollback removed')
 
   const timeline = (await readEvents(events)).map(e => `${e.kind}:${e.action}`)
-  t.same(timeline, [
-    'point:pause', 'start:snapshot_create', 'end:snapshot_create', 'point:resume',
-    'point:pause', 'start:rollback', 'end:rollback', 'point:resume', 'point:pause'
-  ], 'each pause and resume, the snapshot and the rollback are on one timeline')
+  t.same(
+    timeline,
+    [
+      'point:pause',
+      'start:snapshot_create',
+      'end:snapshot_create',
+      'point:resume',
+      'point:pause',
+      'start:rollback',
+      'end:rollback',
+      'point:resume',
+      'point:pause'
+    ],
+    'each pause and resume, the snapshot and the rollback are on one timeline'
+  )
 })
 
 t.test('after the run: the snapshot is kept, destroy --yes removes it', async t => {
@@ -66,7 +109,10 @@ t.test('after the run: the snapshot is kept, destroy --yes removes it', async t 
   t.equal(destroyed.code, 0, `destroy s1 --yes: exit 0; stderr: ${destroyed.stderr}`)
   t.same(await snapshotNames(t, dataDir), [], 'gone from the list')
   t.same((await readdir(`${dataDir}.snapshots`)).sort(), ['config.json'], 'and from the disk')
-  assertRefused(t, await snapshotCli(dataDir, ['rollback', 's1', '--yes']), { code: 2, problem: /no snapshot named "s1"/ })
+  assertRefused(t, await snapshotCli(dataDir, ['rollback', 's1', '--yes']), {
+    code: 2,
+    problem: /no snapshot named "s1"/
+  })
   t.notOk(existsSync(path.join(dataDir, 'postmaster.pid')), 'the refused rollback started no server')
 })
 

@@ -6,14 +6,22 @@
 import t from 'tap'
 import path from 'node:path'
 import { ensureZfs, filePool, zfs } from '../helpers/zfs.js'
-import { assertRefused, rollbackUnderLoad, snapshotCli, snapshotNames, startGenerator, stopServerOn, tableState } from '../helpers/snapshot.js'
+import {
+  assertRefused,
+  rollbackUnderLoad,
+  snapshotCli,
+  snapshotNames,
+  startGenerator,
+  stopServerOn,
+  tableState
+} from '../helpers/snapshot.js'
 
 const POOL = `pgl${process.pid}`
 const DATASET = `${POOL}/lab`
 const POOL_BYTES = 512 * 1024 * 1024
 
 /** The snapshots on the test's pool, as ZFS lists them. */
-async function poolSnapshots () {
+async function poolSnapshots() {
   return (await zfs('zfs', ['list', '-H', '-o', 'name', '-t', 'snapshot', '-r', POOL])).split('\n').filter(Boolean)
 }
 
@@ -21,7 +29,7 @@ const problem = await ensureZfs()
 if (problem) t.fail(problem)
 else await onPool()
 
-async function onPool () {
+async function onPool() {
   // Everything in one private directory the postgres user can enter: the
   // file holding the pool, the pool's and the dataset's mount points.
   // Torn down in order: the server first (it holds files on the dataset),
@@ -29,7 +37,9 @@ async function onPool () {
   /** @type {string} */
   let dataDir = ''
   const made = await filePool(t, {
-    prefix: 'pgloadgen-zfs-', pool: POOL, bytes: POOL_BYTES,
+    prefix: 'pgloadgen-zfs-',
+    pool: POOL,
+    bytes: POOL_BYTES,
     datasets: [{ name: 'lab', mount: 'lab' }],
     beforeDestroy: () => stopServerOn(dataDir)
   })
@@ -42,22 +52,33 @@ async function onPool () {
   t.test('snapshots of a data directory on a ZFS dataset, under a running generator', async t => {
     const generator = await startGenerator(t, { dataDir, events })
 
-    await t.test('a dataset not marked as the lab\'s is refused', async t => {
-      const unmarked = { code: 1, problem: new RegExp(`refusing to touch ZFS dataset ${DATASET}: it is not marked as the lab's`) }
+    await t.test("a dataset not marked as the lab's is refused", async t => {
+      const unmarked = {
+        code: 1,
+        problem: new RegExp(`refusing to touch ZFS dataset ${DATASET}: it is not marked as the lab's`)
+      }
       const rows = await tableState(dataDir)
       assertRefused(t, await snapshotCli(dataDir, ['create', 's0', '--driver', 'zfs']), unmarked)
       assertRefused(t, await snapshotCli(dataDir, ['list', '--driver', 'zfs']), unmarked)
       assertRefused(t, await snapshotCli(dataDir, ['rollback', 's0', '--yes', '--driver', 'zfs']), unmarked)
       assertRefused(t, await snapshotCli(dataDir, ['destroy', 's0', '--yes', '--driver', 'zfs']), unmarked)
       t.same(await poolSnapshots(), [], 'zfs list -t snapshot: none taken')
-      t.equal((await zfs('zfs', ['get', '-H', '-o', 'value', 'pgloadgen:lab', DATASET])).trim(), '-', 'the dataset is still unmarked')
+      t.equal(
+        (await zfs('zfs', ['get', '-H', '-o', 'value', 'pgloadgen:lab', DATASET])).trim(),
+        '-',
+        'the dataset is still unmarked'
+      )
       t.ok((await tableState(dataDir)).count >= rows.count, 'the server was not stopped or rolled back')
     })
 
     const init = await snapshotCli(dataDir, ['init', '--driver', 'zfs'])
     t.equal(init.code, 0, `snapshot init --driver zfs: exit 0; stderr: ${init.stderr}`)
     t.match(init.stderr, `zfs driver on dataset ${DATASET}`, 'the dataset is found from the data directory')
-    t.equal((await zfs('zfs', ['get', '-H', '-o', 'value', 'pgloadgen:lab', DATASET])).trim(), 'on', 'zfs get pgloadgen:lab: on')
+    t.equal(
+      (await zfs('zfs', ['get', '-H', '-o', 'value', 'pgloadgen:lab', DATASET])).trim(),
+      'on',
+      'zfs get pgloadgen:lab: on'
+    )
     t.same(await snapshotNames(t, dataDir), [], 'no snapshot yet')
 
     await t.test('another dataset given with --dataset, not marked: refused', async t => {
@@ -76,9 +97,13 @@ async function onPool () {
 
   t.test('rollback -r destroys later snapshots, said before --yes; destroy --yes', async t => {
     // The generator stopped the server it started: these run on a stopped server.
-    for (const name of ['s2', 's3']) t.equal((await snapshotCli(dataDir, ['create', name])).code, 0, `snapshot create ${name}`)
+    for (const name of ['s2', 's3'])
+      t.equal((await snapshotCli(dataDir, ['create', name])).code, 0, `snapshot create ${name}`)
     t.same(await snapshotNames(t, dataDir), ['s1', 's2', 's3'], 'in the order taken')
-    assertRefused(t, await snapshotCli(dataDir, ['rollback', 's1']), { code: 2, problem: /destroys the later snapshots s2, s3; add --yes/ })
+    assertRefused(t, await snapshotCli(dataDir, ['rollback', 's1']), {
+      code: 2,
+      problem: /destroys the later snapshots s2, s3; add --yes/
+    })
     t.same(await snapshotNames(t, dataDir), ['s1', 's2', 's3'], 'the refused rollback destroyed nothing')
     const result = await snapshotCli(dataDir, ['rollback', 's1', '--yes'])
     t.equal(result.code, 0, `rollback s1 --yes: exit 0; stderr: ${result.stderr}`)

@@ -39,7 +39,7 @@ repetitions: 1
 // anything but a newline below U+0020, DEL, and the C1 controls (ESC included)
 const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/ // eslint-disable-line no-control-regex
 
-t.test('an experiment\'s progress and comparison table, piped', async t => {
+t.test("an experiment's progress and comparison table, piped", async t => {
   const plan = path.join(work, 'plan.yaml')
   await writeFile(plan, PLAN)
   const out = path.join(work, 'out')
@@ -47,10 +47,25 @@ t.test('an experiment\'s progress and comparison table, piped', async t => {
   t.equal(result.code, 0, `exit 0: ${result.stderr.slice(-400)}`)
   t.notOk(CONTROL.test(result.stderr), 'stderr is plain text: no escape code, no control character')
   const all = lines(result.stderr)
-  t.ok(all.some(line => /^pgloadgen info: prepare, \d+ s in: [\d.]+ requests\/s, p99 [\d.-]+ ms, \d+ failed$/.test(line)), 'the prepare phase\'s progress')
-  const variantLines = all.filter(line => /^pgloadgen info: variant (plain|vacuumed), repetition 1\/1 \(run [12] of 2\), \d+ s in: [\d.]+ requests\/s, p99 [\d.-]+ ms, \d+ failed; (at least )?\d+ s left$/.test(line))
-  t.ok(variantLines.some(line => line.includes('variant plain')) && variantLines.some(line => line.includes('variant vacuumed')), `each variant's progress, with the time left: ${variantLines.join(' | ')}`)
-  t.match(result.stderr, /^throughput, requests\/s \(ratio: during \/ before\)\nvariant +reps +before +during +after +ratio +95 % CI +vs plain\nplain +1 .*baseline\nvacuumed +1 /m, 'the comparison table, a row per variant')
+  t.ok(
+    all.some(line => /^pgloadgen info: prepare, \d+ s in: [\d.]+ requests\/s, p99 [\d.-]+ ms, \d+ failed$/.test(line)),
+    "the prepare phase's progress"
+  )
+  const variantLines = all.filter(line =>
+    /^pgloadgen info: variant (plain|vacuumed), repetition 1\/1 \(run [12] of 2\), \d+ s in: [\d.]+ requests\/s, p99 [\d.-]+ ms, \d+ failed; (at least )?\d+ s left$/.test(
+      line
+    )
+  )
+  t.ok(
+    variantLines.some(line => line.includes('variant plain')) &&
+      variantLines.some(line => line.includes('variant vacuumed')),
+    `each variant's progress, with the time left: ${variantLines.join(' | ')}`
+  )
+  t.match(
+    result.stderr,
+    /^throughput, requests\/s \(ratio: during \/ before\)\nvariant +reps +before +during +after +ratio +95 % CI +vs plain\nplain +1 .*baseline\nvacuumed +1 /m,
+    'the comparison table, a row per variant'
+  )
   t.match(result.stderr, /^p99 latency, ms/m, 'and its latency half')
   t.match(result.stderr, new RegExp(`^report: ${out}/report.html$`, 'm'), 'where the report went')
 })

@@ -27,11 +27,34 @@ const PROGRESS = /^\d+ s: [\d.]+ requests\/s, p50 /
  * @param {string} name
  * @param {Record<string, string>} env
  */
-async function startRun (name, env) {
+async function startRun(name, env) {
   const vars = Object.entries(env).map(([k, v]) => `${k}=${v}`)
   // the test runner's hooks and variables stay out: a user's shell has none
-  const command = ['env', '-u', 'NODE_OPTIONS', '-u', 'LOG_LEVEL', '-u', 'NO_COLOR', '-u', 'FORCE_COLOR', ...vars, process.execPath, CLI,
-    'run', db.url, '-c', '2', '-d', '4', '-P', '1', '-p', '0', '--no-pg-stats']
+  const command = [
+    'env',
+    '-u',
+    'NODE_OPTIONS',
+    '-u',
+    'LOG_LEVEL',
+    '-u',
+    'NO_COLOR',
+    '-u',
+    'FORCE_COLOR',
+    ...vars,
+    process.execPath,
+    CLI,
+    'run',
+    db.url,
+    '-c',
+    '2',
+    '-d',
+    '4',
+    '-P',
+    '1',
+    '-p',
+    '0',
+    '--no-pg-stats'
+  ]
   const shell = `${command.map(word => `'${word}'`).join(' ')}; echo "exit status $?"; sleep 120`
   await tmux('new-session', '-d', '-s', name, '-x', '100', '-y', '50', shell)
 }
@@ -40,7 +63,7 @@ async function startRun (name, env) {
  * @param {string} name
  * @param {boolean} [escapes]  with the colours' escape codes (-e)
  */
-async function capture (name, escapes = false) {
+async function capture(name, escapes = false) {
   return (await tmux('capture-pane', '-p', ...(escapes ? ['-e'] : []), '-t', name)).stdout
 }
 
@@ -50,7 +73,7 @@ async function capture (name, escapes = false) {
  * until it shows the run's end, as the plain capture did.
  * @param {string} name
  */
-async function captureEnd (name) {
+async function captureEnd(name) {
   let screen = ''
   for (let tries = 0; tries < 10 && !/exit status \d+/.test(screen); tries++) {
     if (tries > 0) await sleep(200)
@@ -63,7 +86,7 @@ async function captureEnd (name) {
  * Captures the pane every 300 ms until the run has exited.
  * @param {string} name
  */
-async function watch (name) {
+async function watch(name) {
   const screens = []
   const deadline = Date.now() + 30000
   while (Date.now() < deadline) {
@@ -92,12 +115,20 @@ t.test('on a terminal: the progress line redrawn in place, then the table', asyn
     }
     t.ok(seen.size >= 2, `${name}: the line showed several periods in turn (${[...seen].join(', ')})`)
     t.equal(progressLines(run.last).length, 1, `${name}: one progress line stays at the end`)
-    t.match(run.last, /^type +done +failed +req\/s +p50 ms +p95 ms +p99 ms +max ms$/m, `${name}: the end table's header`)
+    t.match(
+      run.last,
+      /^type +done +failed +req\/s +p50 ms +p95 ms +p99 ms +max ms$/m,
+      `${name}: the end table's header`
+    )
     t.match(run.last, /^total +\d+ +\d+ +[\d.]+( +[\d.]+){4}$/m, `${name}: and its total row`)
     // the table is under the progress line
     const lines = run.last.split('\n')
-    t.ok(lines.findIndex(line => PROGRESS.test(line)) < lines.findIndex(line => line.startsWith('total ')), `${name}: the table comes after the last progress line`)
+    t.ok(
+      lines.findIndex(line => PROGRESS.test(line)) < lines.findIndex(line => line.startsWith('total ')),
+      `${name}: the table comes after the last progress line`
+    )
   }
   t.match(colour.coloured, /\u001b\[/, 'a terminal gets colour') // eslint-disable-line no-control-regex
-  t.notMatch(plain.coloured, /\u001b\[[0-9;]*[1-9][0-9;]*m/, 'NO_COLOR: no colour at all') // eslint-disable-line no-control-regex
+  // eslint-disable-next-line no-control-regex
+  t.notMatch(plain.coloured, /\u001b\[[0-9;]*[1-9][0-9;]*m/, 'NO_COLOR: no colour at all')
 })

@@ -18,7 +18,7 @@ const BOUNDED = ['-d', '2', '--connect-timeout', '2', '-p', '0']
 // angle per step is computed first, as the generator does: multiplying in
 // another order can change the last bit of the angle, and so the rounding
 // of a value that falls on a half-thousandth.
-const RADIANS_PER_STEP = 2 * Math.PI / 360
+const RADIANS_PER_STEP = (2 * Math.PI) / 360
 const expectedValue = (/** @type {number} */ series, /** @type {number} */ step) =>
   Math.round((50 + 40 * Math.sin(step * RADIANS_PER_STEP + series)) * 1000) / 1000
 
@@ -31,29 +31,51 @@ const expectedValue = (/** @type {number} */ series, /** @type {number} */ step)
  * @param {string} url
  * @param {{ series: number, width: number, slots: number }} shape
  */
-async function checkRing (t, url, { series, width, slots }) {
+async function checkRing(t, url, { series, width, slots }) {
   const [bundle] = (await query(url, 'SELECT id, step_ms, width FROM rra_bundle WHERE size = $1', [slots])).rows
   t.equal(bundle.width, width, 'the bundle has the segment width')
-  const { rows: [{ ms }] } = await query(url, 'SELECT max(extract(epoch FROM l) * 1000)::float8 AS ms FROM rra_state AS s, unnest(s.latest) AS l WHERE s.rra_bundle_id = $1', [bundle.id])
+  const {
+    rows: [{ ms }]
+  } = await query(
+    url,
+    'SELECT max(extract(epoch FROM l) * 1000)::float8 AS ms FROM rra_state AS s, ' +
+      'unnest(s.latest) AS l WHERE s.rra_bundle_id = $1',
+    [bundle.id]
+  )
   const lastStep = Math.round(ms / bundle.step_ms)
-  const { rows } = await query(url, 'SELECT seg, i, dp, ver FROM ts WHERE rra_bundle_id = $1 ORDER BY seg, i', [bundle.id])
+  const { rows } = await query(url, 'SELECT seg, i, dp, ver FROM ts WHERE rra_bundle_id = $1 ORDER BY seg, i', [
+    bundle.id
+  ])
   const segments = Math.ceil(series / width)
-  t.equal(rows.length, segments * slots, `a row for every slot of every segment (${segments} × ${slots}): the ring went round`)
+  t.equal(
+    rows.length,
+    segments * slots,
+    `a row for every slot of every segment (${segments} × ${slots}): the ring went round`
+  )
   let points = 0
   const wrong = []
   for (const row of rows) {
     const segmentWidth = Math.min(width, series - row.seg * width)
-    if (row.dp.length !== segmentWidth || row.ver.length !== segmentWidth) wrong.push(`(${row.seg}, ${row.i}): ${row.dp.length} values, ${row.ver.length} versions`)
+    if (row.dp.length !== segmentWidth || row.ver.length !== segmentWidth) {
+      wrong.push(`(${row.seg}, ${row.i}): ${row.dp.length} values, ${row.ver.length} versions`)
+    }
     // the steps of this slot in the last two passes of the ring
-    const latestAtSlot = lastStep - ((lastStep - row.i) % slots + slots) % slots
+    const latestAtSlot = lastStep - ((((lastStep - row.i) % slots) + slots) % slots)
     row.dp.forEach((/** @type {number} */ value, /** @type {number} */ k) => {
       points++
       const step = [latestAtSlot, latestAtSlot - slots].find(s => Math.floor(s / slots) % 32767 === row.ver[k])
       if (step === undefined) wrong.push(`(${row.seg}, ${row.i})[${k + 1}]: version ${row.ver[k]} is of no recent pass`)
-      else if (value !== expectedValue(row.seg * width + k, step)) wrong.push(`(${row.seg}, ${row.i})[${k + 1}] = ${value}, not ${expectedValue(row.seg * width + k, step)} of step ${step}`)
+      else if (value !== expectedValue(row.seg * width + k, step))
+        wrong.push(
+          `(${row.seg}, ${row.i})[${k + 1}] = ${value}, not ${expectedValue(row.seg * width + k, step)} of step ${step}`
+        )
     })
   }
-  t.same(wrong.slice(0, 5), [], `every point in ts is the value its series had at the step its version names (${points} points)`)
+  t.same(
+    wrong.slice(0, 5),
+    [],
+    `every point in ts is the value its series had at the step its version names (${points} points)`
+  )
 }
 
 t.test('PostgreSQL 15', async t => {
@@ -63,14 +85,20 @@ t.test('PostgreSQL 15', async t => {
   t.test('bad options: one line, exit 2, nothing touched', async t => {
     const cases = [
       { args: ['--series', '0'], problem: /--series: must be at least 1, got 0/ },
-      { args: ['--segment-width', '808'], problem: /--segment-width 808: a ts row would take 8168 bytes uncompressed, more than the 8160 bytes .*at most 807/ },
+      {
+        args: ['--segment-width', '808'],
+        problem:
+          /--segment-width 808: a ts row would take 8168 bytes uncompressed, more than the 8160 bytes .*at most 807/
+      },
       { args: ['--step', 'often'], problem: /--step: expected a duration like 10s/ },
       { args: ['--step', '1.5ms'], problem: /--step: a whole number of milliseconds/ },
       { args: ['--slots', '0'], problem: /--slots: must be at least 1, got 0/ },
       { args: ['--fillfactor', '9'], problem: /--fillfactor: must be at least 10, got 9/ },
       { args: ['--slice', '201'], problem: /--slice 201: more than the 200 series of a segment/ }
     ]
-    const results = await Promise.all(cases.map(c => runCli(['run', bad.url, '-w', 'tgres', ...c.args, ...BOUNDED], { t })))
+    const results = await Promise.all(
+      cases.map(c => runCli(['run', bad.url, '-w', 'tgres', ...c.args, ...BOUNDED], { t }))
+    )
     for (const [k, c] of cases.entries()) {
       const result = results[k]
       t.equal(result.code, 2, `${c.args.join(' ')}: exit 2 (stderr: ${result.stderr})`)
@@ -83,12 +111,36 @@ t.test('PostgreSQL 15', async t => {
     t.same(await listTables(bad.url), [], 'no table was made')
   })
 
-  t.test('a run writes Tgres\'s layout; the statistics are exported and recorded', async t => {
+  t.test("a run writes Tgres's layout; the statistics are exported and recorded", async t => {
     const recordDir = path.join(await tempDataDir(t), 'run')
     // 450 series: segments of 200, 200 and 50; a ring of 12 slots goes round many times in 3 s
     const shape = { series: 450, width: 200, slots: 12 }
-    const result = await runCli(['run', db.url, '-w', 'tgres', '--series', '450', '--slots', '12', '--fillfactor', '70', '-c', '3',
-      '-d', '3', '--json', '-p', '0', '--stats-interval', '1', '--record', recordDir], { t })
+    const result = await runCli(
+      [
+        'run',
+        db.url,
+        '-w',
+        'tgres',
+        '--series',
+        '450',
+        '--slots',
+        '12',
+        '--fillfactor',
+        '70',
+        '-c',
+        '3',
+        '-d',
+        '3',
+        '--json',
+        '-p',
+        '0',
+        '--stats-interval',
+        '1',
+        '--record',
+        recordDir
+      ],
+      { t }
+    )
     t.equal(result.code, 0, `exit 0; stderr: ${result.stderr}`)
     const summary = result.summary
     t.equal(summary.unexpected_failures, 0, 'no failure')
@@ -98,31 +150,89 @@ t.test('PostgreSQL 15', async t => {
     t.equal(summary.rows_written, 3 * 12, 'a row written for each slot of each segment, once')
     t.equal(summary.rows_missing, 0, 'the rows written are the rows ts gained')
     // a step is three writes, one a segment: 200, 200 and 50 points
-    t.equal(summary.points_written, Math.floor(writes / 3) * 450 + [0, 200, 400][writes % 3], `points: 450 a step (${summary.points_written} in ${writes} writes)`)
+    t.equal(
+      summary.points_written,
+      Math.floor(writes / 3) * 450 + [0, 200, 400][writes % 3],
+      `points: 450 a step (${summary.points_written} in ${writes} writes)`
+    )
     await checkRing(t, db.url, shape)
 
-    const { rows: [options] } = await query(db.url, "SELECT reloptions FROM pg_class WHERE oid = 'ts'::regclass")
+    const {
+      rows: [options]
+    } = await query(db.url, "SELECT reloptions FROM pg_class WHERE oid = 'ts'::regclass")
     t.same(options.reloptions, ['fillfactor=70'], 'ts has the fillfactor')
     // the third segment's rows are a quarter as wide
-    const { rows: [pages] } = await query(db.url, 'SELECT max(n)::int AS most FROM (SELECT count(*) AS n FROM ts WHERE seg < 2 GROUP BY (ctid::text::point)[0]) AS per_page')
-    t.ok(pages.most <= 3, `no page holds more than 3 full rows (1.7 kB) at fillfactor 70, where 4 fit at 100 (most: ${pages.most})`)
+    const {
+      rows: [pages]
+    } = await query(
+      db.url,
+      'SELECT max(n)::int AS most FROM (SELECT count(*) AS n FROM ts WHERE seg < 2 GROUP BY ' +
+        '(ctid::text::point)[0]) AS per_page'
+    )
+    t.ok(
+      pages.most <= 3,
+      `no page holds more than 3 full rows (1.7 kB) at fillfactor 70, where 4 fit at 100 (most: ${pages.most})`
+    )
 
     const samples = lines(await readFile(path.join(recordDir, 'samples.ndjson'), 'utf8')).map(line => JSON.parse(line))
-    const share = samples.map(s => s.workload?.pgloadgen_workload_tgres_hot_update_share).filter(v => typeof v === 'number')
-    t.ok(share.length > 0 && share.every(v => v >= 0 && v <= 1), `the samples hold the HOT share of ts's updates (${share.join(' ')})`)
-    t.ok(samples.some(s => typeof s.workload?.pgloadgen_workload_tgres_autovacuum_runs === 'number'), 'and the autovacuums of ts')
-    t.ok(samples.every(s => s.pg?.table === 'ts'), 'the recorded PostgreSQL figures are ts\'s')
+    const share = samples
+      .map(s => s.workload?.pgloadgen_workload_tgres_hot_update_share)
+      .filter(v => typeof v === 'number')
+    t.ok(
+      share.length > 0 && share.every(v => v >= 0 && v <= 1),
+      `the samples hold the HOT share of ts's updates (${share.join(' ')})`
+    )
+    t.ok(
+      samples.some(s => typeof s.workload?.pgloadgen_workload_tgres_autovacuum_runs === 'number'),
+      'and the autovacuums of ts'
+    )
+    t.ok(
+      samples.every(s => s.pg?.table === 'ts'),
+      "the recorded PostgreSQL figures are ts's"
+    )
   })
 
-  t.test('the bloat factor is Tgres\'s formula, on /metrics and in the samples', async t => {
+  t.test("the bloat factor is Tgres's formula, on /metrics and in the samples", async t => {
     // a ts that nothing changes while the reads run: vacuumed, analysed (reltuples), autovacuum off
     await query(db.url, 'VACUUM ANALYZE ts')
     await query(db.url, 'ALTER TABLE ts SET (autovacuum_enabled = off)')
-    const { rows: [figures] } = await query(db.url, "SELECT pg_total_relation_size('ts')::float8 AS bytes, reltuples::float8 AS tuples FROM pg_class WHERE oid = 'ts'::regclass")
+    const {
+      rows: [figures]
+    } = await query(
+      db.url,
+      "SELECT pg_total_relation_size('ts')::float8 AS bytes, reltuples::float8 AS tuples FROM pg_class WHERE oid = " +
+        "'ts'::regclass"
+    )
     const expected = figures.bytes / (Math.trunc(figures.tuples) * (200 * 8 + 447)) - 1
     const recordDir = path.join(await tempDataDir(t), 'reads')
-    const run = new CliRun(['run', db.url, '-w', 'tgres', '--series', '450', '--slots', '12', '--fillfactor', '70', '--mix', 'read_series=1', '-c', '2',
-      '-d', '3', '--json', '-p', '0', '--stats-interval', '1', '--record', recordDir], { t })
+    const run = new CliRun(
+      [
+        'run',
+        db.url,
+        '-w',
+        'tgres',
+        '--series',
+        '450',
+        '--slots',
+        '12',
+        '--fillfactor',
+        '70',
+        '--mix',
+        'read_series=1',
+        '-c',
+        '2',
+        '-d',
+        '3',
+        '--json',
+        '-p',
+        '0',
+        '--stats-interval',
+        '1',
+        '--record',
+        recordDir
+      ],
+      { t }
+    )
     const metricsUrl = await run.metricsUrl()
     await run.waitForStderr(/running tgres/)
     await sleep(1500)
@@ -131,47 +241,134 @@ t.test('PostgreSQL 15', async t => {
     t.equal(result.code, 0, `exit 0; stderr: ${result.stderr}`)
     t.equal(result.summary.unexpected_failures, 0, 'no failure')
     const reads = result.summary.requests.read_series
-    t.ok(reads.done > 0 && reads.not_found === 0, `every read of a series' ring found its slots of the expected versions (${reads.done} reads)`)
-    t.ok(Math.abs(/** @type {number} */ (exported) - expected) < 1e-9, `on /metrics: ${exported}, computed here: ${expected}`)
+    t.ok(
+      reads.done > 0 && reads.not_found === 0,
+      `every read of a series' ring found its slots of the expected versions (${reads.done} reads)`
+    )
+    t.ok(
+      Math.abs(/** @type {number} */ (exported) - expected) < 1e-9,
+      `on /metrics: ${exported}, computed here: ${expected}`
+    )
     const samples = lines(await readFile(path.join(recordDir, 'samples.ndjson'), 'utf8')).map(line => JSON.parse(line))
     const recorded = samples.map(s => s.workload?.pgloadgen_workload_tgres_bloat_ratio)
-    t.ok(recorded.length > 0 && recorded.every(v => Math.abs(v - expected) < 1e-9), `in every sample: ${recorded.join(' ')}`)
+    t.ok(
+      recorded.length > 0 && recorded.every(v => Math.abs(v - expected) < 1e-9),
+      `in every sample: ${recorded.join(' ')}`
+    )
     await query(db.url, 'ALTER TABLE ts RESET (autovacuum_enabled)')
   })
 
   t.test('another fillfactor on a ts that holds rows is set, and said', async t => {
-    const result = await runCli(['run', db.url, '-w', 'tgres', '--series', '450', '--slots', '12', '--fillfactor', '90', '-c', '1', '-t', '1', '-d', '10', '--json', '-p', '0', '--no-pg-stats'], { t })
+    const result = await runCli(
+      [
+        'run',
+        db.url,
+        '-w',
+        'tgres',
+        '--series',
+        '450',
+        '--slots',
+        '12',
+        '--fillfactor',
+        '90',
+        '-c',
+        '1',
+        '-t',
+        '1',
+        '-d',
+        '10',
+        '--json',
+        '-p',
+        '0',
+        '--no-pg-stats'
+      ],
+      { t }
+    )
     t.equal(result.code, 0, `exit 0; stderr: ${result.stderr}`)
-    t.match(result.stderr, /ts had fillfactor 70, now 90: rows written from now on are placed by it; .*VACUUM FULL ts/, 'a warning says what changed and what it means')
-    const { rows: [options] } = await query(db.url, "SELECT reloptions FROM pg_class WHERE oid = 'ts'::regclass")
+    t.match(
+      result.stderr,
+      /ts had fillfactor 70, now 90: rows written from now on are placed by it; .*VACUUM FULL ts/,
+      'a warning says what changed and what it means'
+    )
+    const {
+      rows: [options]
+    } = await query(db.url, "SELECT reloptions FROM pg_class WHERE oid = 'ts'::regclass")
     t.same(options.reloptions, ['fillfactor=90'], 'ts has the new fillfactor')
   })
 
   t.test('another segment width on the same archives is refused', async t => {
-    const result = await runCli(['run', db.url, '-w', 'tgres', '--series', '450', '--slots', '12', '--fillfactor', '90', '--segment-width', '100', ...BOUNDED], { t })
+    const result = await runCli(
+      [
+        'run',
+        db.url,
+        '-w',
+        'tgres',
+        '--series',
+        '450',
+        '--slots',
+        '12',
+        '--fillfactor',
+        '90',
+        '--segment-width',
+        '100',
+        ...BOUNDED
+      ],
+      { t }
+    )
     t.equal(result.code, 2, `exit 2; stderr: ${result.stderr}`)
-    t.match(lines(result.stderr).at(-1), /--segment-width 100: ts already holds .* in segments of 200; give --segment-width 200, or --reset/, 'names the width the table has')
+    t.match(
+      lines(result.stderr).at(-1),
+      /--segment-width 100: ts already holds .* in segments of 200; give --segment-width 200, or --reset/,
+      'names the width the table has'
+    )
   })
 
   t.test('the row sizes the width limits rest on, as the server stores them', async t => {
     const { tsRowBytes, widestInlineWidth } = await import('../../lib/workloads/tgres/layout.js')
-    const row = (/** @type {string} */ table, /** @type {number} */ width) => query(db.url, `INSERT INTO ${table} (rra_bundle_id, seg, i, dp, ver)
-      SELECT 1, $1, 0, array_agg(random()), array_fill(7::smallint, ARRAY[$1::int]) FROM generate_series(1, $1::int)`, [width])
+    const row = (/** @type {string} */ table, /** @type {number} */ width) =>
+      query(
+        db.url,
+        `INSERT INTO ${table} (rra_bundle_id, seg, i, dp, ver)
+      SELECT 1, $1, 0, array_agg(random()), array_fill(7::smallint, ARRAY[$1::int]) FROM generate_series(1, $1::int)`,
+        [width]
+      )
     // stored as they are: neither compressed nor out of line
-    await query(db.url, 'CREATE TABLE ts_plain (LIKE ts); ALTER TABLE ts_plain ALTER dp SET STORAGE PLAIN, ALTER ver SET STORAGE PLAIN')
+    await query(
+      db.url,
+      'CREATE TABLE ts_plain (LIKE ts); ALTER TABLE ts_plain ALTER dp SET STORAGE PLAIN, ALTER ver SET STORAGE PLAIN'
+    )
     for (const width of [1, 200, 807]) await row('ts_plain', width)
-    const { rows } = await query(db.url, 'SELECT seg AS width, pg_column_size(p.*) AS bytes FROM ts_plain AS p ORDER BY seg')
+    const { rows } = await query(
+      db.url,
+      'SELECT seg AS width, pg_column_size(p.*) AS bytes FROM ts_plain AS p ORDER BY seg'
+    )
     // arrays under 127 bytes get a 1-byte header and no padding: the formula is exact from width 52 up, above below
-    for (const { width, bytes } of rows) t.ok(width >= 52 ? bytes === tsRowBytes(width) : bytes <= tsRowBytes(width), `width ${width}: a row of ${bytes} bytes (formula: ${tsRowBytes(width)})`)
-    await t.rejects(row('ts_plain', 808), /row is too big: size 8168, maximum size 8160/, 'width 808: too big for a page, as configure says')
+    for (const { width, bytes } of rows)
+      t.ok(
+        width >= 52 ? bytes === tsRowBytes(width) : bytes <= tsRowBytes(width),
+        `width ${width}: a row of ${bytes} bytes (formula: ${tsRowBytes(width)})`
+      )
+    await t.rejects(
+      row('ts_plain', 808),
+      /row is too big: size 8168, maximum size 8160/,
+      'width 808: too big for a page, as configure says'
+    )
     // as ts stores them: ver compressed, and dp out of line once the row is still too wide
     for (const width of [widestInlineWidth(), widestInlineWidth() + 1]) {
       await query(db.url, `CREATE TABLE ts_${width} (LIKE ts)`)
       await row(`ts_${width}`, width)
     }
-    const toast = async (/** @type {number} */ width) => Number((await query(db.url, `SELECT pg_relation_size(reltoastrelid) AS bytes FROM pg_class WHERE oid = 'ts_${width}'::regclass`)).rows[0].bytes)
+    const toast = async (/** @type {number} */ width) =>
+      Number(
+        (
+          await query(
+            db.url,
+            `SELECT pg_relation_size(reltoastrelid) AS bytes FROM pg_class WHERE oid = 'ts_${width}'::regclass`
+          )
+        ).rows[0].bytes
+      )
     t.equal(await toast(widestInlineWidth()), 0, `width ${widestInlineWidth()}: the row stays in the heap`)
-    t.ok(await toast(widestInlineWidth() + 1) > 0, `width ${widestInlineWidth() + 1}: dp goes to TOAST`)
+    t.ok((await toast(widestInlineWidth() + 1)) > 0, `width ${widestInlineWidth() + 1}: dp goes to TOAST`)
     await query(db.url, `DROP TABLE ts_plain, ts_${widestInlineWidth()}, ts_${widestInlineWidth() + 1}`)
   })
 })
@@ -180,7 +377,29 @@ t.test('PostgreSQL 18 (embedded)', async t => {
   const embedded = await startEmbedded(t)
   // writes of 64 series: slices 1-64, 65-128, 129-192 and 193-200 of each segment
   const shape = { series: 400, width: 200, slots: 10 }
-  const result = await runCli(['run', embedded.url, '-w', 'tgres', '--series', '400', '--slots', '10', '--slice', '64', '-c', '2', '-d', '3', '--json', '-p', '0', '--no-pg-stats'], { t })
+  const result = await runCli(
+    [
+      'run',
+      embedded.url,
+      '-w',
+      'tgres',
+      '--series',
+      '400',
+      '--slots',
+      '10',
+      '--slice',
+      '64',
+      '-c',
+      '2',
+      '-d',
+      '3',
+      '--json',
+      '-p',
+      '0',
+      '--no-pg-stats'
+    ],
+    { t }
+  )
   t.equal(result.code, 0, `exit 0; stderr: ${result.stderr}`)
   t.equal(result.summary.unexpected_failures, 0, 'no failure')
   t.equal(result.summary.rows_missing, 0, 'the rows written are the rows ts gained')
@@ -188,8 +407,14 @@ t.test('PostgreSQL 18 (embedded)', async t => {
   const writes = result.summary.requests.flush_segment.done
   // a step's eight writes go round the segments: 64, 64 (one of each), 64, 64, 64, 64, 8, 8
   const rest = writes % 8
-  t.equal(result.summary.points_written, Math.floor(writes / 8) * 400 + (rest <= 6 ? 64 * rest : 392), `each segment written in slices of 64, 64, 64 and 8 points (${writes} writes)`)
+  t.equal(
+    result.summary.points_written,
+    Math.floor(writes / 8) * 400 + (rest <= 6 ? 64 * rest : 392),
+    `each segment written in slices of 64, 64, 64 and 8 points (${writes} writes)`
+  )
   await checkRing(t, embedded.url, shape)
-  const { rows: [table] } = await query(embedded.url, "SELECT reloptions FROM pg_class WHERE oid = 'ts'::regclass")
-  t.equal(table.reloptions, null, 'fillfactor 100 is the table\'s default: no option set')
+  const {
+    rows: [table]
+  } = await query(embedded.url, "SELECT reloptions FROM pg_class WHERE oid = 'ts'::regclass")
+  t.equal(table.reloptions, null, "fillfactor 100 is the table's default: no option set")
 })

@@ -17,27 +17,42 @@ const db = await createTestDatabase(t, 'threads')
 
 t.test('mergeFrom is the exact sum of the parts (property)', async t => {
   const types = ['a', 'b', 'c']
-  const record = fc.record({ part: fc.integer({ min: 0, max: 2 }), type: fc.integer({ min: 0, max: 2 }), us: fc.integer({ min: 0, max: 5e7 }), ok: fc.boolean() })
-  fc.assert(fc.property(fc.array(record, { maxLength: 300 }), records => {
-    const whole = new RequestStats(types)
-    const parts = [0, 1, 2].map(() => new RequestStats(types, new Float64Array(new SharedArrayBuffer(RequestStats.floatsFor(types) * 8))))
-    for (const { part, type, us, ok } of records) {
-      for (const stats of [whole, parts[part]]) {
-        stats.start(type)
-        stats.finish(type, us, ok)
-        stats.lag.record(us / 2)
+  const record = fc.record({
+    part: fc.integer({ min: 0, max: 2 }),
+    type: fc.integer({ min: 0, max: 2 }),
+    us: fc.integer({ min: 0, max: 5e7 }),
+    ok: fc.boolean()
+  })
+  fc.assert(
+    fc.property(fc.array(record, { maxLength: 300 }), records => {
+      const whole = new RequestStats(types)
+      const parts = [0, 1, 2].map(
+        () => new RequestStats(types, new Float64Array(new SharedArrayBuffer(RequestStats.floatsFor(types) * 8)))
+      )
+      for (const { part, type, us, ok } of records) {
+        for (const stats of [whole, parts[part]]) {
+          stats.start(type)
+          stats.finish(type, us, ok)
+          stats.lag.record(us / 2)
+        }
       }
-    }
-    const merged = new RequestStats(types)
-    merged.mergeFrom(parts)
-    return merged.memory.every((value, i) => value === whole.memory[i]) &&
-      types.every((_, type) => merged.latency[type].quantile(0.99) === whole.latency[type].quantile(0.99))
-  }), { numRuns: 200 })
+      const merged = new RequestStats(types)
+      merged.mergeFrom(parts)
+      return (
+        merged.memory.every((value, i) => value === whole.memory[i]) &&
+        types.every((_, type) => merged.latency[type].quantile(0.99) === whole.latency[type].quantile(0.99))
+      )
+    }),
+    { numRuns: 200 }
+  )
   t.pass('the merged record equals the record of one generator, float by float')
 })
 
 t.test('--threads 2: the same summary, exact counts, every acknowledged insert present', async t => {
-  const two = await runCli(['run', db.url, '-c', '6', '-d', '4', '--threads', '2', '-p', '0', '--json', '--no-pg-stats', '--reset'], { t })
+  const two = await runCli(
+    ['run', db.url, '-c', '6', '-d', '4', '--threads', '2', '-p', '0', '--json', '--no-pg-stats', '--reset'],
+    { t }
+  )
   t.equal(two.code, 0, `exit 0 (stderr: ${two.stderr.slice(-300)})`)
   const one = await runCli(['run', db.url, '-c', '6', '-d', '2', '-p', '0', '--json', '--no-pg-stats'], { t })
   t.same(Object.keys(two.summary).sort(), Object.keys(one.summary).sort(), 'the same fields as with one thread')
@@ -49,7 +64,11 @@ t.test('--threads 2: the same summary, exact counts, every acknowledged insert p
   // threads on a busy machine.
   const overS = two.summary.elapsed_s - 4
   const longestS = two.summary.latency_us.max / 1e6
-  t.ok(overS >= 0 && overS < longestS + 0.2, `the load lasted its 4 s and the longest request (${(longestS * 1000).toFixed(1)} ms) at most, not the threads' start and stop (${two.summary.elapsed_s} s)`)
+  t.ok(
+    overS >= 0 && overS < longestS + 0.2,
+    `the load lasted its 4 s and the longest request (${(longestS * 1000).toFixed(1)} ms) at most, ` +
+      `not the threads' start and stop (${two.summary.elapsed_s} s)`
+  )
   t.ok(totals(two.summary).done > 1000, `requests done over both threads (${totals(two.summary).done})`)
   t.equal(two.summary.acknowledged_missing, 0, 'every acknowledged insert is in the table')
   t.equal(two.summary.acknowledged_vanished, 0, 'none vanished')
@@ -58,7 +77,11 @@ t.test('--threads 2: the same summary, exact counts, every acknowledged insert p
   t.teardown(() => client.end())
   // Both runs inserted into the same table: its rows are every acknowledgement of both.
   const rows = Number((await client.query('SELECT count(*) AS n FROM test_table')).rows[0].n)
-  t.equal(rows, two.summary.acknowledged_inserts + one.summary.acknowledged_inserts, 'the table holds exactly the acknowledged inserts of both runs')
+  t.equal(
+    rows,
+    two.summary.acknowledged_inserts + one.summary.acknowledged_inserts,
+    'the table holds exactly the acknowledged inserts of both runs'
+  )
   t.equal(two.summary.unexpected_failures, 0, 'no unexpected failure')
   // Only this test's database: other test files run generators on the same server at the same time.
   t.equal((await generatorPids(db.url)).length, 0, 'every thread closed its connections at exit')
@@ -68,7 +91,9 @@ t.test('--threads 2: /metrics and live control cover every thread', async t => {
   const run = new CliRun(['run', db.url, '-c', '4', '--threads', '2', '-p', '0', '--json', '--no-pg-stats'], { t })
   const metricsUrl = await run.metricsUrl()
   const base = baseOf(metricsUrl)
-  await waitFor(async () => sampleValue((await scrape(metricsUrl)).families, 'pgloadgen_nconns') === 4, { what: '4 connections over two threads' })
+  await waitFor(async () => sampleValue((await scrape(metricsUrl)).families, 'pgloadgen_nconns') === 4, {
+    what: '4 connections over two threads'
+  })
   await control(base, '/concurrency', { body: { concurrency: 7 } })
   await waitFor(async () => (await status(base)).connections === 7, { what: '7 connections after POST /concurrency' })
   t.equal((await status(base)).concurrency, 7, '/status: concurrency 7')
@@ -76,13 +101,22 @@ t.test('--threads 2: /metrics and live control cover every thread', async t => {
   t.ok(drained.done > 0, `paused with ${drained.done} requests done`)
   await new Promise(resolve => setTimeout(resolve, 500))
   const { families } = await scrape(metricsUrl)
-  const doneNow = REQUEST_TYPES.reduce((n, type) => n + (sampleValue(families, 'pgloadgen_nqueries_done', { type }) ?? 0), 0)
+  const doneNow = REQUEST_TYPES.reduce(
+    (n, type) => n + (sampleValue(families, 'pgloadgen_nqueries_done', { type }) ?? 0),
+    0
+  )
   t.equal(doneNow, drained.done, 'paused: no thread sends anything')
   await control(base, '/resume')
-  await waitFor(async () => {
-    const { families } = await scrape(metricsUrl)
-    return REQUEST_TYPES.reduce((n, type) => n + (sampleValue(families, 'pgloadgen_nqueries_done', { type }) ?? 0), 0) > drained.done
-  }, { what: 'requests again after /resume' })
+  await waitFor(
+    async () => {
+      const { families } = await scrape(metricsUrl)
+      return (
+        REQUEST_TYPES.reduce((n, type) => n + (sampleValue(families, 'pgloadgen_nqueries_done', { type }) ?? 0), 0) >
+        drained.done
+      )
+    },
+    { what: 'requests again after /resume' }
+  )
   run.kill('SIGTERM')
   const result = await run.exited
   t.equal(result.code, 0, 'exit 0 on SIGTERM')
@@ -95,18 +129,44 @@ t.test('--threads 2: /metrics and live control cover every thread', async t => {
 })
 
 t.test('--threads 3 with -t: each client does exactly its requests', async t => {
-  const result = await runCli(['run', db.url, '-c', '5', '-t', '40', '--threads', '3', '-p', '0', '--json', '--no-pg-stats'], { t })
+  const result = await runCli(
+    ['run', db.url, '-c', '5', '-t', '40', '--threads', '3', '-p', '0', '--json', '--no-pg-stats'],
+    { t }
+  )
   t.equal(result.code, 0, 'exit 0')
   t.equal(totals(result.summary).done, 200, '5 clients × 40 requests, over three threads')
 })
 
 t.test('--threads 2 in open loop: the two halves are the one schedule', async t => {
-  const result = await runCli(['run', db.url, '-c', '4', '-R', '400', '--arrival', 'fixed', '-d', '3', '--threads', '2', '-p', '0', '--json', '--no-pg-stats'], { t })
+  const result = await runCli(
+    [
+      'run',
+      db.url,
+      '-c',
+      '4',
+      '-R',
+      '400',
+      '--arrival',
+      'fixed',
+      '-d',
+      '3',
+      '--threads',
+      '2',
+      '-p',
+      '0',
+      '--json',
+      '--no-pg-stats'
+    ],
+    { t }
+  )
   t.equal(result.code, 0, 'exit 0')
   const done = totals(result.summary).done
   // 400/s for the run's time: the threads' arrivals together are every 2.5 ms.
   const expected = 400 * result.summary.elapsed_s
-  t.ok(Math.abs(done - expected) <= 0.03 * expected + 8, `${done} requests at 400/s over ${result.summary.elapsed_s} s (expected about ${Math.round(expected)})`)
+  t.ok(
+    Math.abs(done - expected) <= 0.03 * expected + 8,
+    `${done} requests at 400/s over ${result.summary.elapsed_s} s (expected about ${Math.round(expected)})`
+  )
   t.equal(result.summary.skipped, 0, 'nothing skipped')
 })
 

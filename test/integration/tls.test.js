@@ -22,9 +22,24 @@ t.teardown(() => rm(certs, { recursive: true, force: true }))
  * A CA (key and certificate) named `name` in the certificate directory.
  * @param {string} name
  */
-async function makeCa (name) {
-  await run('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-    '-keyout', path.join(certs, `${name}.key`), '-out', path.join(certs, `${name}.pem`), '-days', '2', '-subj', `/CN=${name}`])
+async function makeCa(name) {
+  await run('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:prime256v1',
+    '-nodes',
+    '-keyout',
+    path.join(certs, `${name}.key`),
+    '-out',
+    path.join(certs, `${name}.pem`),
+    '-days',
+    '2',
+    '-subj',
+    `/CN=${name}`
+  ])
   return path.join(certs, `${name}.pem`)
 }
 
@@ -32,10 +47,37 @@ const caFile = await makeCa('pgloadgen-test-ca')
 const otherCaFile = await makeCa('some-other-ca')
 // The server's certificate, for the name localhost only, signed by the test CA.
 await writeFile(path.join(certs, 'ext.cnf'), 'subjectAltName=DNS:localhost\n')
-await run('openssl', ['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes',
-  '-keyout', path.join(certs, 'server.key'), '-out', path.join(certs, 'server.csr'), '-subj', '/CN=localhost'])
-await run('openssl', ['x509', '-req', '-in', path.join(certs, 'server.csr'), '-CA', caFile, '-CAkey', path.join(certs, 'pgloadgen-test-ca.key'),
-  '-CAcreateserial', '-out', path.join(certs, 'server.pem'), '-days', '2', '-extfile', path.join(certs, 'ext.cnf')])
+await run('openssl', [
+  'req',
+  '-newkey',
+  'ec',
+  '-pkeyopt',
+  'ec_paramgen_curve:prime256v1',
+  '-nodes',
+  '-keyout',
+  path.join(certs, 'server.key'),
+  '-out',
+  path.join(certs, 'server.csr'),
+  '-subj',
+  '/CN=localhost'
+])
+await run('openssl', [
+  'x509',
+  '-req',
+  '-in',
+  path.join(certs, 'server.csr'),
+  '-CA',
+  caFile,
+  '-CAkey',
+  path.join(certs, 'pgloadgen-test-ca.key'),
+  '-CAcreateserial',
+  '-out',
+  path.join(certs, 'server.pem'),
+  '-days',
+  '2',
+  '-extfile',
+  path.join(certs, 'ext.cnf')
+])
 
 const { server, adminUrl, dataDir } = await startEmbedded(t)
 for (const file of ['server.pem', 'server.key']) {
@@ -49,7 +91,7 @@ await query(adminUrl, "ALTER SYSTEM SET ssl_key_file = 'server.key'")
 await query(adminUrl, 'ALTER SYSTEM SET ssl = on')
 // First match wins: connections without SSL are refused before any other line.
 const hba = path.join(dataDir, 'pg_hba.conf')
-await writeFile(hba, 'hostnossl all all all reject\n' + await readFile(hba, 'utf8'))
+await writeFile(hba, 'hostnossl all all all reject\n' + (await readFile(hba, 'utf8')))
 await query(adminUrl, 'SELECT pg_reload_conf()')
 
 const port = new URL(adminUrl).port
@@ -59,12 +101,22 @@ const password = decodeURIComponent(new URL(adminUrl).password)
  * @param {string} host
  * @param {string} params
  */
-const urlOn = (host, params) => `postgres://postgres:${encodeURIComponent(password)}@${host}:${port}/pgloadgen?${params}`
+const urlOn = (host, params) =>
+  `postgres://postgres:${encodeURIComponent(password)}@${host}:${port}/pgloadgen?${params}`
 const caParam = `sslrootcert=${encodeURIComponent(caFile)}`
 
 t.test('the server refuses connections without SSL', async t => {
-  await t.rejects(query(urlOn('127.0.0.1', 'sslmode=disable'), 'SELECT 1'), /no encryption|pg_hba/, 'a plain connection is refused')
-  const row = (await query(parsePgUrl(urlOn('127.0.0.1', 'sslmode=require')).connectionString, 'SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()')).rows[0]
+  await t.rejects(
+    query(urlOn('127.0.0.1', 'sslmode=disable'), 'SELECT 1'),
+    /no encryption|pg_hba/,
+    'a plain connection is refused'
+  )
+  const row = (
+    await query(
+      parsePgUrl(urlOn('127.0.0.1', 'sslmode=require')).connectionString,
+      'SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()'
+    )
+  ).rows[0]
   t.equal(row.ssl, true, 'an SSL connection is accepted')
 })
 
@@ -73,19 +125,38 @@ t.test('the server refuses connections without SSL', async t => {
  * @param {import('tap').Test} t
  * @param {string} url
  */
-const shortRun = (t, url) => runCli(['run', url, '-c', '2', '-d', '2', '--json', '-p', '0', '--stats-interval', '1', '--connect-timeout', '5'], { t })
+const shortRun = (t, url) =>
+  runCli(['run', url, '-c', '2', '-d', '2', '--json', '-p', '0', '--stats-interval', '1', '--connect-timeout', '5'], {
+    t
+  })
 
 /** @type {{ name: string, url: () => string }[]} */
 const accepted = [
-  { name: 'sslmode=require encrypts without checking the certificate (libpq)', url: () => urlOn('127.0.0.1', 'sslmode=require') },
+  {
+    name: 'sslmode=require encrypts without checking the certificate (libpq)',
+    url: () => urlOn('127.0.0.1', 'sslmode=require')
+  },
   { name: 'sslmode=prefer takes SSL when the server offers it', url: () => urlOn('127.0.0.1', 'sslmode=prefer') },
-  { name: 'sslmode=verify-ca checks the chain, not the host name', url: () => urlOn('127.0.0.1', `sslmode=verify-ca&${caParam}`) },
-  { name: 'sslmode=verify-full with the right CA and host name', url: () => urlOn('localhost', `sslmode=verify-full&${caParam}`) }
+  {
+    name: 'sslmode=verify-ca checks the chain, not the host name',
+    url: () => urlOn('127.0.0.1', `sslmode=verify-ca&${caParam}`)
+  },
+  {
+    name: 'sslmode=verify-full with the right CA and host name',
+    url: () => urlOn('localhost', `sslmode=verify-full&${caParam}`)
+  }
 ]
 
 for (const c of accepted) {
   t.test(c.name, async t => {
-    const before = Number((await query(parsePgUrl(urlOn('127.0.0.1', 'sslmode=require')).connectionString, 'SELECT count(*) AS n FROM pg_stat_ssl WHERE ssl')).rows[0].n)
+    const before = Number(
+      (
+        await query(
+          parsePgUrl(urlOn('127.0.0.1', 'sslmode=require')).connectionString,
+          'SELECT count(*) AS n FROM pg_stat_ssl WHERE ssl'
+        )
+      ).rows[0].n
+    )
     t.ok(before >= 1, 'the check itself connects over SSL')
     const result = await shortRun(t, c.url())
     t.equal(result.code, 0, `exit 0; stderr: ${result.stderr.slice(-2000)}`)
@@ -101,10 +172,26 @@ for (const c of accepted) {
 
 /** @type {{ name: string, url: () => string, problem: RegExp }[]} */
 const refused = [
-  { name: 'sslmode=verify-full refuses a host name the certificate does not name', url: () => urlOn('127.0.0.1', `sslmode=verify-full&${caParam}`), problem: /SSL|altnames|IP: 127\.0\.0\.1/i },
-  { name: 'sslmode=verify-full refuses a certificate from another CA', url: () => urlOn('localhost', `sslmode=verify-full&sslrootcert=${encodeURIComponent(otherCaFile)}`), problem: /SSL|certificate/i },
-  { name: 'sslmode=require with a root certificate verifies the chain (libpq)', url: () => urlOn('127.0.0.1', `sslmode=require&sslrootcert=${encodeURIComponent(otherCaFile)}`), problem: /SSL|certificate/i },
-  { name: 'sslmode=disable meets the server\'s refusal', url: () => urlOn('127.0.0.1', 'sslmode=disable'), problem: /no encryption|pg_hba/ }
+  {
+    name: 'sslmode=verify-full refuses a host name the certificate does not name',
+    url: () => urlOn('127.0.0.1', `sslmode=verify-full&${caParam}`),
+    problem: /SSL|altnames|IP: 127\.0\.0\.1/i
+  },
+  {
+    name: 'sslmode=verify-full refuses a certificate from another CA',
+    url: () => urlOn('localhost', `sslmode=verify-full&sslrootcert=${encodeURIComponent(otherCaFile)}`),
+    problem: /SSL|certificate/i
+  },
+  {
+    name: 'sslmode=require with a root certificate verifies the chain (libpq)',
+    url: () => urlOn('127.0.0.1', `sslmode=require&sslrootcert=${encodeURIComponent(otherCaFile)}`),
+    problem: /SSL|certificate/i
+  },
+  {
+    name: "sslmode=disable meets the server's refusal",
+    url: () => urlOn('127.0.0.1', 'sslmode=disable'),
+    problem: /no encryption|pg_hba/
+  }
 ]
 
 for (const c of refused) {
@@ -124,19 +211,31 @@ for (const c of refused) {
 // client must refuse the same URLs, and accept the same.
 t.test('the wire client reads each sslmode as node-postgres does', async t => {
   for (const c of accepted) {
-    const connection = await WireConnection.connect(parsePgUrl(c.url()).connectionString, { applicationName: 'pgloadgen-tls-test' })
-    const result = await connection.run({ name: '', text: 'SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()' }, [])
+    const connection = await WireConnection.connect(parsePgUrl(c.url()).connectionString, {
+      applicationName: 'pgloadgen-tls-test'
+    })
+    const result = await connection.run(
+      { name: '', text: 'SELECT ssl FROM pg_stat_ssl WHERE pid = pg_backend_pid()' },
+      []
+    )
     t.equal(result.first, 't', `${c.name}: connected, over SSL`)
     await connection.close()
   }
   for (const c of refused) {
-    await t.rejects(WireConnection.connect(parsePgUrl(c.url()).connectionString, { applicationName: 'pgloadgen-tls-test' }), c.problem, `${c.name}: refused`)
+    await t.rejects(
+      WireConnection.connect(parsePgUrl(c.url()).connectionString, { applicationName: 'pgloadgen-tls-test' }),
+      c.problem,
+      `${c.name}: refused`
+    )
   }
 })
 
 t.test('no session of a run is left open', async t => {
   await withClient(parsePgUrl(urlOn('127.0.0.1', 'sslmode=require')).connectionString, async client => {
-    const rows = await client.query('SELECT count(*) AS n FROM pg_stat_activity WHERE application_name LIKE $1 AND pid <> pg_backend_pid()', ['pgloadgen%'])
+    const rows = await client.query(
+      'SELECT count(*) AS n FROM pg_stat_activity WHERE application_name LIKE $1 AND pid <> pg_backend_pid()',
+      ['pgloadgen%']
+    )
     t.equal(Number(rows.rows[0].n), 0, 'no pgloadgen session is left open')
   })
 })

@@ -57,7 +57,10 @@ await cp(path.join(REPO, 'test'), path.join(copy, 'test'), { recursive: true, fi
 // the dependencies are read where they are, if nobody can read them; a
 // copy of its own otherwise
 const tapPackage = path.join(REPO, 'node_modules', 'tap', 'package.json')
-const readable = await run(DROP[0], [...DROP.slice(1), 'test', '-r', tapPackage]).then(() => true, () => false)
+const readable = await run(DROP[0], [...DROP.slice(1), 'test', '-r', tapPackage]).then(
+  () => true,
+  () => false
+)
 if (readable) await symlink(path.join(REPO, 'node_modules'), path.join(copy, 'node_modules'))
 else await cp(path.join(REPO, 'node_modules'), path.join(copy, 'node_modules'), { recursive: true })
 // (chown -R changes a symbolic link, not what it points to)
@@ -72,8 +75,14 @@ t.test('in the namespace, as nobody: no address, no PostgreSQL', async t => {
 t.test('tap test/unit passes there', async t => {
   const tap = path.join(copy, 'node_modules', '.bin', 'tap')
   const result = await run(AS_NOBODY[0], [...AS_NOBODY.slice(1), `HOME=${copy}`, process.execPath, tap, 'test/unit'], {
-    cwd: copy, maxBuffer: 64 * 1024 * 1024, timeout: 14 * 60 * 1000, killSignal: 'SIGKILL'
-  }).then(r => ({ code: 0, ...r }), err => ({ code: err.code, stdout: String(err.stdout), stderr: String(err.stderr) }))
+    cwd: copy,
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 14 * 60 * 1000,
+    killSignal: 'SIGKILL'
+  }).then(
+    r => ({ code: 0, ...r }),
+    err => ({ code: err.code, stdout: String(err.stdout), stderr: String(err.stderr) })
+  )
   const totals = /^# \{ total: (\d+), pass: (\d+)(, skip: (\d+))? \}$/m.exec(result.stdout)
   t.equal(result.code, 0, `exit code (stderr: ${result.stderr.slice(-500)})`)
   t.ok(totals, 'the totals line')

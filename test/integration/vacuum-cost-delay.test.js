@@ -10,12 +10,13 @@ import { parsePlan } from '../../lib/experiment/plan.js'
 
 t.test('a throttled FREEZE takes the time its costs say; the same FREEZE unthrottled does not', async t => {
   const db = await createTestDatabase(t, 'vacuum_cost_delay')
-  const table = async (/** @type {string} */ name) => withClient(db.url, async c => {
-    // about 2.5 MB: some 320 pages, each a miss and a dirtied page for FREEZE
-    await c.query(`CREATE TABLE ${name} (id bigint, v text) WITH (autovacuum_enabled = false)`)
-    await c.query(`INSERT INTO ${name} SELECT g, md5(g::text) FROM generate_series(1, 40000) g`)
-    await c.query('CHECKPOINT')
-  })
+  const table = async (/** @type {string} */ name) =>
+    withClient(db.url, async c => {
+      // about 2.5 MB: some 320 pages, each a miss and a dirtied page for FREEZE
+      await c.query(`CREATE TABLE ${name} (id bigint, v text) WITH (autovacuum_enabled = false)`)
+      await c.query(`INSERT INTO ${name} SELECT g, md5(g::text) FROM generate_series(1, 40000) g`)
+      await c.query('CHECKPOINT')
+    })
   await table('throttled')
   await table('unthrottled')
   const events = new EventLog({ file: null, log: createLogger({ level: 'warn' }) })
@@ -31,19 +32,38 @@ t.test('a throttled FREEZE takes the time its costs say; the same FREEZE unthrot
 })
 
 t.test('bad delays and delays on other actions are refused, naming the field; a plan takes it', async t => {
-  for (const [value, problem] of /** @type {Array<[unknown, RegExp]>} */ ([['101ms', /0 to 100 ms/], ['-1', /0 to 100 ms/], ['fast', /0 to 100 ms/], [true, /0 to 100 ms/]])) {
-    t.throws(() => checkAction({ action: 'vacuum', table: 't', cost_delay: /** @type {any} */ (value) }, 'actions[0]'), { message: new RegExp(`^actions\\[0\\]\\.cost_delay: .*${problem.source}`) }, `cost_delay ${JSON.stringify(value)}`)
+  for (const [value, problem] of /** @type {Array<[unknown, RegExp]>} */ ([
+    ['101ms', /0 to 100 ms/],
+    ['-1', /0 to 100 ms/],
+    ['fast', /0 to 100 ms/],
+    [true, /0 to 100 ms/]
+  ])) {
+    t.throws(
+      () => checkAction({ action: 'vacuum', table: 't', cost_delay: /** @type {any} */ (value) }, 'actions[0]'),
+      { message: new RegExp(`^actions\\[0\\]\\.cost_delay: .*${problem.source}`) },
+      `cost_delay ${JSON.stringify(value)}`
+    )
   }
-  t.throws(() => checkAction({ action: 'checkpoint', cost_delay: '2ms' }, 'actions[0]'), { message: /actions\[0\]\.cost_delay: only for vacuum/ })
+  t.throws(() => checkAction({ action: 'checkpoint', cost_delay: '2ms' }, 'actions[0]'), {
+    message: /actions\[0\]\.cost_delay: only for vacuum/
+  })
   t.doesNotThrow(() => checkAction({ action: 'vacuum', table: 't', cost_delay: 0 }, 'actions[0]'), '0 is unthrottled')
-  t.doesNotThrow(() => checkAction({ action: 'vacuum', table: 't', cost_delay: '2.5ms' }, 'actions[0]'), 'fractions of a millisecond')
-  const plan = await parsePlan({
-    name: 'p',
-    server: { embedded: true },
-    workload: 'manta',
-    prepare: { rows: 10 },
-    variants: [{ name: 'v', steps: [{ action: { action: 'vacuum', table: 'test_table', freeze: true, cost_delay: '12ms' } }] }]
-  }, { baseDir: '.' })
+  t.doesNotThrow(
+    () => checkAction({ action: 'vacuum', table: 't', cost_delay: '2.5ms' }, 'actions[0]'),
+    'fractions of a millisecond'
+  )
+  const plan = await parsePlan(
+    {
+      name: 'p',
+      server: { embedded: true },
+      workload: 'manta',
+      prepare: { rows: 10 },
+      variants: [
+        { name: 'v', steps: [{ action: { action: 'vacuum', table: 'test_table', freeze: true, cost_delay: '12ms' } }] }
+      ]
+    },
+    { baseDir: '.' }
+  )
   const step = /** @type {any} */ (plan.variants[0].steps[0])
   t.equal(step.action?.cost_delay, '12ms', 'a plan step carries it')
 })

@@ -20,7 +20,7 @@ const servers = [
  * @param {import('tap').Test} t
  * @param {string} url
  */
-async function connect (t, url) {
+async function connect(t, url) {
   const connection = await WireConnection.connect(url, { applicationName: 'pgloadgen-wire-test' })
   t.teardown(() => connection.close())
   return connection
@@ -31,7 +31,7 @@ async function connect (t, url) {
  * @param {number} id
  * @param {string | null} text
  */
-function binaryTuple (id, text) {
+function binaryTuple(id, text) {
   const bytes = text === null ? null : Buffer.from(text)
   const tuple = Buffer.alloc(2 + 4 + 4 + 4 + (bytes?.length ?? 0))
   tuple.writeInt16BE(2, 0)
@@ -48,7 +48,10 @@ const PGCOPY_TRAILER = Buffer.from([0xff, 0xff])
 
 t.test('copyTextRow escapes as COPY text format wants', async t => {
   t.equal(copyTextRow([1, 'a', null, 2n, true]), '1\ta\t\\N\t2\ttrue\n')
-  t.equal(copyTextRow(['tab\there', 'line\nbreak', 'cr\rhere', 'back\\slash', '\\N']), 'tab\\there\tline\\nbreak\tcr\\rhere\tback\\\\slash\t\\\\N\n')
+  t.equal(
+    copyTextRow(['tab\there', 'line\nbreak', 'cr\rhere', 'back\\slash', '\\N']),
+    'tab\\there\tline\\nbreak\tcr\\rhere\tback\\\\slash\t\\\\N\n'
+  )
   t.equal(copyTextValue(null), '\\N')
   t.equal(copyTextRow([]), '\n')
 })
@@ -56,18 +59,33 @@ t.test('copyTextRow escapes as COPY text format wants', async t => {
 for (const { server, url } of servers) {
   t.test(server, async t => {
     const connection = await connect(t, url)
-    await connection.simpleQuery('DROP TABLE IF EXISTS wc_rows; CREATE TABLE wc_rows (id int PRIMARY KEY, label text, note text)')
+    await connection.simpleQuery(
+      'DROP TABLE IF EXISTS wc_rows; CREATE TABLE wc_rows (id int PRIMARY KEY, label text, note text)'
+    )
 
     t.test('text rows from an async generator', async t => {
       const ROWS = 5000
-      async function * rows () {
-        for (let i = 1; i <= ROWS; i++) yield copyTextRow([i, `row ${i}\twith\ttabs\\ and 'quotes' ✓`, i % 3 === 0 ? null : `n\n${i}`])
+      async function* rows() {
+        for (let i = 1; i <= ROWS; i++)
+          yield copyTextRow([i, `row ${i}\twith\ttabs\\ and 'quotes' ✓`, i % 3 === 0 ? null : `n\n${i}`])
       }
       const result = await connection.copyFrom('COPY wc_rows (id, label, note) FROM STDIN', rows())
       t.same([result.rowCount, result.command], [ROWS, 'COPY'], 'rowCount from the COPY tag')
-      const [check] = await connection.simpleQuery("SELECT count(*), count(note), sum(id), bool_and(label = 'row ' || id || E'\\twith\\ttabs\\\\ and ''quotes'' ✓') FROM wc_rows", { rows: true })
-      t.same(check.rows, [[String(ROWS), String(ROWS - Math.floor(ROWS / 3)), String(ROWS * (ROWS + 1) / 2), 't']], 'every row arrived intact')
-      t.equal((await connection.simpleQuery('SELECT note FROM wc_rows WHERE id = 7'))[0].first, 'n\n7', 'an escaped newline is a newline again')
+      const [check] = await connection.simpleQuery(
+        "SELECT count(*), count(note), sum(id), bool_and(label = 'row ' || id || E'\\twith\\ttabs\\\\ and " +
+          "''quotes'' ✓') FROM wc_rows",
+        { rows: true }
+      )
+      t.same(
+        check.rows,
+        [[String(ROWS), String(ROWS - Math.floor(ROWS / 3)), String((ROWS * (ROWS + 1)) / 2), 't']],
+        'every row arrived intact'
+      )
+      t.equal(
+        (await connection.simpleQuery('SELECT note FROM wc_rows WHERE id = 7'))[0].first,
+        'n\n7',
+        'an escaped newline is a newline again'
+      )
     })
 
     t.test('a synchronous iterable of Buffers, and CSV', async t => {
@@ -76,30 +94,39 @@ for (const { server, url } of servers) {
       const result = await connection.copyFrom('COPY wc_rows FROM STDIN (FORMAT csv)', lines)
       t.equal(result.rowCount, 3)
       const [rows] = await connection.simpleQuery('SELECT id, label, note FROM wc_rows ORDER BY id', { rows: true })
-      t.same(rows.rows, [['1', 'a, b', 'x'], ['2', 'say "hi"', null], ['3', 'plain', 'z']])
+      t.same(rows.rows, [
+        ['1', 'a, b', 'x'],
+        ['2', 'say "hi"', null],
+        ['3', 'plain', 'z']
+      ])
     })
 
     t.test('binary COPY', async t => {
       await connection.simpleQuery('TRUNCATE wc_rows')
-      function * binary () {
+      function* binary() {
         yield PGCOPY_HEADER
         for (let i = 1; i <= 1000; i++) yield binaryTuple(i, i % 10 === 0 ? null : `bin ${i} ✓`)
         yield PGCOPY_TRAILER
       }
       const result = await connection.copyFrom('COPY wc_rows (id, label) FROM STDIN (FORMAT binary)', binary())
       t.equal(result.rowCount, 1000)
-      const [check] = await connection.simpleQuery("SELECT count(*), count(label), bool_and(label IS NULL OR label = 'bin ' || id || ' ✓') FROM wc_rows", { rows: true })
+      const [check] = await connection.simpleQuery(
+        "SELECT count(*), count(label), bool_and(label IS NULL OR label = 'bin ' || id || ' ✓') FROM wc_rows",
+        { rows: true }
+      )
       t.same(check.rows, [['1000', '900', 't']], 'the tuples arrived intact')
     })
 
-    t.test('a source that throws: CopyFail, the source\'s error, a usable connection', async t => {
+    t.test("a source that throws: CopyFail, the source's error, a usable connection", async t => {
       await connection.simpleQuery('TRUNCATE wc_rows')
-      async function * failing () {
+      async function* failing() {
         for (let i = 1; i <= 100; i++) yield copyTextRow([i, 'before the failure', null])
         throw new Error('the generator broke down')
       }
-      const failure = await connection.copyFrom('COPY wc_rows (id, label, note) FROM STDIN', failing()).catch(err => err)
-      t.equal(failure.message, 'the generator broke down', 'rejects with the source\'s own error')
+      const failure = await connection
+        .copyFrom('COPY wc_rows (id, label, note) FROM STDIN', failing())
+        .catch(err => err)
+      t.equal(failure.message, 'the generator broke down', "rejects with the source's own error")
       t.equal(connection.transactionStatus, 'I')
       t.equal((await connection.simpleQuery('SELECT count(*) FROM wc_rows'))[0].first, '0', 'nothing was copied')
       const bad = await connection.copyFrom('COPY wc_rows FROM STDIN', /** @type {any} */ ([42])).catch(err => err)
@@ -110,15 +137,24 @@ for (const { server, url } of servers) {
 
     t.test('bad table, bad data, and a COPY not sent through copyFrom', async t => {
       const missing = await connection.copyFrom('COPY wc_no_such_table FROM STDIN', ['1\n']).catch(err => err)
-      t.match(missing, { name: 'ServerError', code: '42P01' }, 'a missing table rejects with the server\'s error')
-      const badData = await connection.copyFrom('COPY wc_rows (id) FROM STDIN', (function * () {
-        yield '100\n'
-        yield 'not a number\n'
-        for (let i = 0; i < 1000; i++) yield `${1000 + i}\n`
-      })()).catch(err => err)
-      t.match(badData, { name: 'ServerError', code: '22P02' }, 'bad data rejects with the server\'s error')
+      t.match(missing, { name: 'ServerError', code: '42P01' }, "a missing table rejects with the server's error")
+      const badData = await connection
+        .copyFrom(
+          'COPY wc_rows (id) FROM STDIN',
+          (function* () {
+            yield '100\n'
+            yield 'not a number\n'
+            for (let i = 0; i < 1000; i++) yield `${1000 + i}\n`
+          })()
+        )
+        .catch(err => err)
+      t.match(badData, { name: 'ServerError', code: '22P02' }, "bad data rejects with the server's error")
       const stray = await connection.simpleQuery('COPY wc_rows (id) FROM STDIN').catch(err => err)
-      t.match(stray, { name: 'ServerError', message: /only supported through copyFrom/ }, 'a COPY FROM STDIN in simpleQuery is failed, not left hanging')
+      t.match(
+        stray,
+        { name: 'ServerError', message: /only supported through copyFrom/ },
+        'a COPY FROM STDIN in simpleQuery is failed, not left hanging'
+      )
       t.equal((await connection.run({ name: '', text: 'SELECT $1::int' }, [5])).first, '5', 'the connection goes on')
     })
 
@@ -128,13 +164,22 @@ for (const { server, url } of servers) {
       await t.rejects(other.copyFrom('COPY wc_rows (id) FROM STDIN', ['1\n']), /other operations are in flight/)
       await busy
       let release = () => {}
-      const gate = new Promise(resolve => { release = () => resolve(undefined) })
-      const copying = other.copyFrom('COPY wc_rows (id) FROM STDIN', (async function * () {
-        yield '5000\n'
-        await gate
-        yield '5001\n'
-      })())
-      await t.rejects(other.run({ name: '', text: 'SELECT 1' }, []), /a COPY is in progress/, 'run refused during a COPY')
+      const gate = new Promise(resolve => {
+        release = () => resolve(undefined)
+      })
+      const copying = other.copyFrom(
+        'COPY wc_rows (id) FROM STDIN',
+        (async function* () {
+          yield '5000\n'
+          await gate
+          yield '5001\n'
+        })()
+      )
+      await t.rejects(
+        other.run({ name: '', text: 'SELECT 1' }, []),
+        /a COPY is in progress/,
+        'run refused during a COPY'
+      )
       await t.rejects(other.simpleQuery('SELECT 1'), /a COPY is in progress/, 'simpleQuery refused during a COPY')
       release()
       t.equal((await copying).rowCount, 2)
@@ -160,7 +205,7 @@ t.test('back-pressure: about 100 MB copied without the process growing with it',
   row[ROW_BYTES - 1] = 0x0a
   const rowText = row.toString('latin1')
   let produced = 0
-  async function * lazily () {
+  async function* lazily() {
     for (let i = 0; i < ROWS; i++) {
       produced++
       yield i % 2 === 0 ? row : rowText // Buffers and strings alternate
@@ -168,11 +213,17 @@ t.test('back-pressure: about 100 MB copied without the process growing with it',
   }
   const before = process.memoryUsage().rss
   let peak = before
-  const sampler = setInterval(() => { peak = Math.max(peak, process.memoryUsage().rss) }, 10)
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss)
+  }, 10)
   const result = await connection.copyFrom('COPY wc_sink FROM STDIN', lazily()).finally(() => clearInterval(sampler))
   peak = Math.max(peak, process.memoryUsage().rss)
   t.equal(produced, ROWS, 'the whole source was read')
-  t.equal((await connection.simpleQuery('SELECT last_value FROM wc_sink_rows'))[0].first, String(ROWS), 'the server received every row')
+  t.equal(
+    (await connection.simpleQuery('SELECT last_value FROM wc_sink_rows'))[0].first,
+    String(ROWS),
+    'the server received every row'
+  )
   t.equal(result.command, 'COPY')
   // Without back-pressure the socket would queue most of the 100 MiB
   // (measured: about 95 MiB of growth); with it, what remains is garbage

@@ -18,7 +18,7 @@ const BATCH = 100
  * mulberry32: a small seeded generator of floats in [0, 1).
  * @param {number} seed
  */
-function prng (seed) {
+function prng(seed) {
   let a = seed >>> 0
   return () => {
     a = (a + 0x6d2b79f5) >>> 0
@@ -31,11 +31,51 @@ function prng (seed) {
 // Pieces that matter to quoting and to finding placeholders, and random
 // characters from the whole of Unicode but NUL and lone surrogates (which
 // PostgreSQL text cannot hold in any protocol).
-const PIECES = ["'", "''", '"', '\\', "\\'", '\\\\', '$', '$1', '$2', '$10', '$$', '$q$', '$a$', '--', '/*', '*/', '\n', '\r', '\t', ' ',
-  "E'", 'e', 'U&', ';', ':', '::text', '?', 'é', '日本', '😀', '\u0001', '\u001f', '\u007f', '\u00a0', '\u2028', '\ufeff', 'NULL', 'abc', '0', '-1']
+const PIECES = [
+  "'",
+  "''",
+  '"',
+  '\\',
+  "\\'",
+  '\\\\',
+  '$',
+  '$1',
+  '$2',
+  '$10',
+  '$$',
+  '$q$',
+  '$a$',
+  '--',
+  '/*',
+  '*/',
+  '\n',
+  '\r',
+  '\t',
+  ' ',
+  "E'",
+  'e',
+  'U&',
+  ';',
+  ':',
+  '::text',
+  '?',
+  'é',
+  '日本',
+  '😀',
+  '\u0001',
+  '\u001f',
+  '\u007f',
+  '\u00a0',
+  '\u2028',
+  '\ufeff',
+  'NULL',
+  'abc',
+  '0',
+  '-1'
+]
 
 /** @param {() => number} random */
-function randomCodePoint (random) {
+function randomCodePoint(random) {
   const kind = random()
   if (kind < 0.5) return String.fromCodePoint(0x20 + Math.floor(random() * 0x5f))
   if (kind < 0.85) {
@@ -46,10 +86,11 @@ function randomCodePoint (random) {
 }
 
 /** @param {() => number} random */
-function randomString (random) {
+function randomString(random) {
   let s = ''
   const parts = Math.floor(random() * 16)
-  for (let i = 0; i < parts; i++) s += random() < 0.6 ? PIECES[Math.floor(random() * PIECES.length)] : randomCodePoint(random)
+  for (let i = 0; i < parts; i++)
+    s += random() < 0.6 ? PIECES[Math.floor(random() * PIECES.length)] : randomCodePoint(random)
   return s
 }
 
@@ -58,14 +99,18 @@ function randomString (random) {
  * @param {WireConnection} connection
  * @param {Array<[{ name: string, text: string }, Array<string>]>} runs
  */
-async function outcomes (connection, runs) {
+async function outcomes(connection, runs) {
   const all = []
   for (let i = 0; i < runs.length; i += BATCH) {
     connection.cork()
-    const pending = runs.slice(i, i + BATCH).map(([statement, params]) => connection.run(statement, params, { rows: true }))
+    const pending = runs
+      .slice(i, i + BATCH)
+      .map(([statement, params]) => connection.run(statement, params, { rows: true }))
     connection.uncork()
     for (const outcome of await Promise.allSettled(pending)) {
-      all.push(outcome.status === 'fulfilled' ? outcome.value.rows : `error ${outcome.reason.code ?? outcome.reason.message}`)
+      all.push(
+        outcome.status === 'fulfilled' ? outcome.value.rows : `error ${outcome.reason.code ?? outcome.reason.message}`
+      )
     }
   }
   return all
@@ -78,10 +123,26 @@ t.teardown(() => Promise.all([simple.close(), extended.close()]))
 
 t.test('the split finds the placeholders the server sees', async t => {
   t.same(splitPlaceholders('SELECT $1, $2'), ['SELECT ', 1, ', ', 2, ''])
-  t.same(splitPlaceholders("SELECT '$1', \"$1\", $$ $1 $$, $x$ $1 $x$, a$1, E'\\'$1', $1"), ["SELECT '$1', \"$1\", $$ $1 $$, $x$ $1 $x$, a$1, E'\\'$1', ", 1, ''])
-  t.same(splitPlaceholders('SELECT 1 -- $1\n+ $2 -- $3\r+ $4'), ['SELECT 1 -- $1\n+ ', 2, ' -- $3\r+ ', 4, ''], 'a line comment ends at a newline or a carriage return')
-  t.same(splitPlaceholders('SELECT /* $1 /* $2 */ $3 */ $4'), ['SELECT /* $1 /* $2 */ $3 */ ', 4, ''], 'block comments nest')
-  t.same(splitPlaceholders("SELECT 'a\\' $1"), ["SELECT 'a\\' ", 1, ''], 'a backslash does not escape a quote in a standard string')
+  t.same(splitPlaceholders("SELECT '$1', \"$1\", $$ $1 $$, $x$ $1 $x$, a$1, E'\\'$1', $1"), [
+    "SELECT '$1', \"$1\", $$ $1 $$, $x$ $1 $x$, a$1, E'\\'$1', ",
+    1,
+    ''
+  ])
+  t.same(
+    splitPlaceholders('SELECT 1 -- $1\n+ $2 -- $3\r+ $4'),
+    ['SELECT 1 -- $1\n+ ', 2, ' -- $3\r+ ', 4, ''],
+    'a line comment ends at a newline or a carriage return'
+  )
+  t.same(
+    splitPlaceholders('SELECT /* $1 /* $2 */ $3 */ $4'),
+    ['SELECT /* $1 /* $2 */ $3 */ ', 4, ''],
+    'block comments nest'
+  )
+  t.same(
+    splitPlaceholders("SELECT 'a\\' $1"),
+    ["SELECT 'a\\' ", 1, ''],
+    'a backslash does not escape a quote in a standard string'
+  )
   t.same(splitPlaceholders('SELECT 1e5+$1'), ['SELECT 1e5+', 1, ''])
   t.same(splitPlaceholders('SELECT 1'), ['SELECT 1'], 'no placeholder: the text alone')
   t.equal(quoteLiteral("it's"), "'it''s'")
@@ -98,13 +159,21 @@ t.test(`random strings come back exactly (seed ${SEED}, ${RUNS} runs)`, async t 
   /** @type {string[]} */
   const strings = []
   for (let i = 0; i < RUNS; i++) strings.push(randomString(random))
-  const single = await outcomes(simple, strings.map(s => [asText, [s]]))
+  const single = await outcomes(
+    simple,
+    strings.map(s => [asText, [s]])
+  )
   const mismatches = strings.filter((s, i) => JSON.stringify(single[i]) !== JSON.stringify([[s]]))
   t.same(mismatches, [], `every string through SELECT $1::text in simple mode (seed ${SEED})`)
-  const twoParams = strings.map((s, i) => /** @type {[typeof pairs, string[]]} */ ([pairs, [s, strings[(i + 1) % strings.length]]]))
+  const twoParams = strings.map(
+    (s, i) => /** @type {[typeof pairs, string[]]} */ ([pairs, [s, strings[(i + 1) % strings.length]]])
+  )
   const [viaSimple, viaExtended] = await Promise.all([outcomes(simple, twoParams), outcomes(extended, twoParams)])
   t.same(viaSimple, viaExtended, `two parameters: simple and extended agree on every run (seed ${SEED})`)
-  t.ok(viaExtended.every(rows => Array.isArray(rows)), 'and every run succeeded')
+  t.ok(
+    viaExtended.every(rows => Array.isArray(rows)),
+    'and every run succeeded'
+  )
 })
 
 t.test(`random text around the placeholders (seed ${SEED + 1}, ${RUNS} runs)`, async t => {
@@ -119,11 +188,15 @@ t.test(`random text around the placeholders (seed ${SEED + 1}, ${RUNS} runs)`, a
     const inLine = noise.replaceAll('\n', ' ').replaceAll('\r', ' ')
     const inDollar = noise.replaceAll('$', 's')
     const inIdentifier = Array.from(noise).slice(0, 20).join('').replaceAll('"', '""') || 'x'
-    const text = `SELECT $1::text AS "${inIdentifier}", ${quoteLiteral(noise)} AS quoted, $fz$${inDollar}$fz$ AS dollar /* ${inComment} */ -- ${inLine}\n, $2::text AS second`
+    const text =
+      `SELECT $1::text AS "${inIdentifier}", ${quoteLiteral(noise)} AS quoted, ` +
+      `$fz$${inDollar}$fz$ AS dollar /* ${inComment} */ -- ${inLine}\n, $2::text AS second`
     runs.push([{ name: '', text }, [value, noise]])
   }
   const [viaSimple, viaExtended] = await Promise.all([outcomes(simple, runs), outcomes(extended, runs)])
-  const differing = runs.filter((_, i) => JSON.stringify(viaSimple[i]) !== JSON.stringify(viaExtended[i])).map(([statement]) => statement.text)
+  const differing = runs
+    .filter((_, i) => JSON.stringify(viaSimple[i]) !== JSON.stringify(viaExtended[i]))
+    .map(([statement]) => statement.text)
   t.same(differing, [], `simple and extended agree on every statement (seed ${SEED + 1})`)
   const failed = viaExtended.filter(rows => !Array.isArray(rows))
   t.same(failed, [], 'and every statement ran')
@@ -131,15 +204,22 @@ t.test(`random text around the placeholders (seed ${SEED + 1}, ${RUNS} runs)`, a
 
 t.test('numbers, bigints, booleans and null in simple mode match extended', async t => {
   const random = prng(SEED + 2)
-  const statement = { name: '', text: 'SELECT $1::numeric::text, ($1::numeric * -1)::text, $2::bigint::text, $3::boolean::text, $4::int IS NULL' }
+  const statement = {
+    name: '',
+    text: 'SELECT $1::numeric::text, ($1::numeric * -1)::text, $2::bigint::text, $3::boolean::text, $4::int IS NULL'
+  }
   /** @type {Array<[typeof statement, any[]]>} */
   const runs = []
   for (let i = 0; i < 500; i++) {
-    const number = random() < 0.5 ? Math.floor((random() - 0.5) * 2 ** 40) : (random() - 0.5) * 10 ** Math.floor(random() * 12)
+    const number =
+      random() < 0.5 ? Math.floor((random() - 0.5) * 2 ** 40) : (random() - 0.5) * 10 ** Math.floor(random() * 12)
     const big = BigInt(Math.floor((random() - 0.5) * 2 ** 52)) * 1000n + BigInt(Math.floor(random() * 1000))
     runs.push([statement, [number, big, random() < 0.5, random() < 0.5 ? null : 1]])
   }
   const [viaSimple, viaExtended] = await Promise.all([outcomes(simple, runs), outcomes(extended, runs)])
   t.same(viaSimple, viaExtended, 'the same text for every value')
-  t.ok(viaExtended.every(rows => Array.isArray(rows)), 'and every run succeeded')
+  t.ok(
+    viaExtended.every(rows => Array.isArray(rows)),
+    'and every run succeeded'
+  )
 })

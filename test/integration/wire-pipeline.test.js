@@ -21,7 +21,7 @@ const servers = [
  * @param {string} url
  * @param {'prepared' | 'extended' | 'simple'} protocol
  */
-async function connect (t, url, protocol) {
+async function connect(t, url, protocol) {
   const connection = await WireConnection.connect(url, { protocol, applicationName: 'pgloadgen-wire-test' })
   t.teardown(() => connection.close())
   return connection
@@ -32,9 +32,11 @@ async function connect (t, url, protocol) {
  * (and SQLSTATE).
  * @param {Array<Promise<unknown>>} pending
  */
-async function outcomes (pending) {
+async function outcomes(pending) {
   return (await Promise.allSettled(pending)).map(outcome => {
-    if (outcome.status === 'rejected') return outcome.reason.code ? `${outcome.reason.name} ${outcome.reason.code}` : outcome.reason.name
+    if (outcome.status === 'rejected') {
+      return outcome.reason.code ? `${outcome.reason.name} ${outcome.reason.code}` : outcome.reason.name
+    }
     const value = /** @type {{ first?: string | null } | undefined} */ (outcome.value)
     return value === undefined ? 'synced' : value.first
   })
@@ -84,14 +86,31 @@ for (const { server, url } of servers) {
         ]
         const [first, failed, ...rest] = await Promise.allSettled(pending)
         t.equal(first.status === 'fulfilled' && first.value?.first, '1', 'the statement before the error ran')
-        t.ok(failed.status === 'rejected' && failed.reason instanceof ServerError && failed.reason.code === '22012', 'the failed one rejects with its ServerError')
-        t.ok(rest.slice(0, 2).every(o => o.status === 'rejected' && o.reason instanceof PipelineAbortedError), 'the skipped ones reject with PipelineAbortedError')
+        t.ok(
+          failed.status === 'rejected' && failed.reason instanceof ServerError && failed.reason.code === '22012',
+          'the failed one rejects with its ServerError'
+        )
+        t.ok(
+          rest.slice(0, 2).every(o => o.status === 'rejected' && o.reason instanceof PipelineAbortedError),
+          'the skipped ones reject with PipelineAbortedError'
+        )
         t.match(/** @type {PromiseRejectedResult} */ (rest[0]).reason.message, /pipeline aborted/)
         t.equal(rest[2].status, 'fulfilled', 'the sync itself resolves')
         t.equal(connection.transactionStatus, 'I', 'idle: the implicit transaction was rolled back')
-        t.equal((await connection.simpleQuery(`SELECT count(*) FROM ${table}`))[0].first, '0', 'the insert before the error was rolled back with it')
+        t.equal(
+          (await connection.simpleQuery(`SELECT count(*) FROM ${table}`))[0].first,
+          '0',
+          'the insert before the error was rolled back with it'
+        )
         // Skipped statements were never parsed: prepared mode must parse them again.
-        t.same(await outcomes([connection.run(insert, [3]), connection.run({ name: `wp_after_${protocol}`, text: 'SELECT 4' }, [])]), ['3', '4'], 'the connection goes on, the skipped statements run')
+        t.same(
+          await outcomes([
+            connection.run(insert, [3]),
+            connection.run({ name: `wp_after_${protocol}`, text: 'SELECT 4' }, [])
+          ]),
+          ['3', '4'],
+          'the connection goes on, the skipped statements run'
+        )
       })
 
       t.test(`-M ${protocol}: a pipeline inside a transaction block`, async t => {
@@ -115,7 +134,11 @@ for (const { server, url } of servers) {
         t.equal(connection.transactionStatus, 'E', 'a failed transaction block after the error')
         await connection.simpleQuery('ROLLBACK')
         t.equal(connection.transactionStatus, 'I', 'idle after ROLLBACK')
-        t.equal((await connection.run({ name: '', text: 'SELECT count(*) FROM wp_tx' }, [])).first, '0', 'all of it rolled back')
+        t.equal(
+          (await connection.run({ name: '', text: 'SELECT count(*) FROM wp_tx' }, [])).first,
+          '0',
+          'all of it rolled back'
+        )
       })
 
       t.test(`-M ${protocol}: many statements in flight, corked into one write`, async t => {
@@ -128,7 +151,10 @@ for (const { server, url } of servers) {
         connection.uncork()
         const results = await Promise.all(pending)
         await synced
-        t.ok(results.every((r, i) => r.first === String(i + 1)), '2000 results, in order')
+        t.ok(
+          results.every((r, i) => r.first === String(i + 1)),
+          '2000 results, in order'
+        )
       })
 
       t.test(`-M ${protocol}: an error at the Sync's commit fails the sync`, async t => {
@@ -157,16 +183,24 @@ for (const { server, url } of servers) {
       const connection = await connect(t, url, 'prepared')
       const late = { name: 'wp_late', text: 'SELECT count(*) FROM wp_later' }
       const skipped = { name: 'wp_skipped', text: 'SELECT 42' }
-      t.same(await outcomes([connection.run(late, [], NO_SYNC), connection.run(skipped, [], NO_SYNC), connection.sync()]),
-        ['ServerError 42P01', 'PipelineAbortedError', 'synced'])
+      t.same(
+        await outcomes([connection.run(late, [], NO_SYNC), connection.run(skipped, [], NO_SYNC), connection.sync()]),
+        ['ServerError 42P01', 'PipelineAbortedError', 'synced']
+      )
       await connection.simpleQuery('CREATE TEMP TABLE wp_later (a int)')
-      t.same(await outcomes([connection.run(late, [], NO_SYNC), connection.run(skipped, [], NO_SYNC), connection.sync()]), ['0', '42', 'synced'],
-        'both parsed again')
+      t.same(
+        await outcomes([connection.run(late, [], NO_SYNC), connection.run(skipped, [], NO_SYNC), connection.sync()]),
+        ['0', '42', 'synced'],
+        'both parsed again'
+      )
     })
 
     t.test('pipelines need the extended protocol; a simple query waits for the Sync', async t => {
       const simple = await connect(t, url, 'simple')
-      await t.rejects(simple.run({ name: '', text: 'SELECT 1' }, [], NO_SYNC), /pipeline \(sync: false\) needs the extended query protocol/)
+      await t.rejects(
+        simple.run({ name: '', text: 'SELECT 1' }, [], NO_SYNC),
+        /pipeline \(sync: false\) needs the extended query protocol/
+      )
       t.equal((await simple.run({ name: '', text: 'SELECT 1' }, [])).first, '1', 'the simple connection goes on')
 
       const extended = await connect(t, url, 'extended')
@@ -187,7 +221,11 @@ for (const { server, url } of servers) {
       ]
       setTimeout(() => connection.destroy(), 50)
       const results = await outcomes(pending)
-      t.same(results, ['ConnectionLostError', 'ConnectionLostError', 'ConnectionLostError'], 'every part rejects with ConnectionLostError')
+      t.same(
+        results,
+        ['ConnectionLostError', 'ConnectionLostError', 'ConnectionLostError'],
+        'every part rejects with ConnectionLostError'
+      )
       t.ok(connection.broken)
       await t.rejects(connection.sync(), /connection is closed/)
     })

@@ -24,7 +24,7 @@ const servers = [
  * @param {string} url
  * @param {'prepared' | 'extended' | 'simple'} protocol
  */
-async function connect (t, url, protocol) {
+async function connect(t, url, protocol) {
   const connection = await WireConnection.connect(url, { protocol, applicationName: 'pgloadgen-wire-test' })
   t.teardown(() => connection.close())
   return connection
@@ -62,20 +62,47 @@ const STATEMENTS = [
   { statement: { name: 'wt_int', text: 'SELECT $1::int + 1' }, params: [41], rows: [['42']] },
   { statement: { name: 'wt_neg_int', text: 'SELECT $1::int * 2' }, params: [-21], rows: [['-42']] },
   { statement: { name: 'wt_numeric', text: 'SELECT $1::numeric * 2' }, params: [1.25], rows: [['2.50']] },
-  { statement: { name: 'wt_bigint', text: 'SELECT $1::bigint - 1' }, params: [9007199254740993n], rows: [['9007199254740992']] },
+  {
+    statement: { name: 'wt_bigint', text: 'SELECT $1::bigint - 1' },
+    params: [9007199254740993n],
+    rows: [['9007199254740992']]
+  },
   { statement: { name: 'wt_bool', text: 'SELECT NOT $1::boolean' }, params: [false], rows: [['t']] },
-  { statement: { name: 'wt_null', text: 'SELECT $1::int IS NULL, coalesce($2::text, \'none\')' }, params: [null, null], rows: [['t', 'none']] },
-  { statement: { name: 'wt_order', text: 'SELECT $2::text || $1::text || $2::text' }, params: ['b', "'a"], rows: [["'ab'a"]] },
-  { statement: { name: 'wt_ten', text: 'SELECT $10::text || $1::text || $2::int + $3::int + $4::int + $5::int + $6::int + $7::int + $8::int + $9::int' }, params: ['one', 2, 3, 4, 5, 6, 7, 8, 9, 'ten'], rows: [['tenone44']] },
+  {
+    statement: { name: 'wt_null', text: "SELECT $1::int IS NULL, coalesce($2::text, 'none')" },
+    params: [null, null],
+    rows: [['t', 'none']]
+  },
+  {
+    statement: { name: 'wt_order', text: 'SELECT $2::text || $1::text || $2::text' },
+    params: ['b', "'a"],
+    rows: [["'ab'a"]]
+  },
+  {
+    statement: {
+      name: 'wt_ten',
+      text:
+        'SELECT $10::text || $1::text || $2::int + $3::int + $4::int + $5::int + $6::int + $7::int + ' +
+        '$8::int + $9::int'
+    },
+    params: ['one', 2, 3, 4, 5, 6, 7, 8, 9, 'ten'],
+    rows: [['tenone44']]
+  },
   {
     statement: {
       name: 'wt_not_placeholders',
-      text: "SELECT $1::text AS \"$1 col\", '$1' AS s, E'\\'$1' AS e, $$ $1 $$ AS d, $q$ $1 '$q$ AS q, 1 AS a$1 -- $1 in a comment\n /* $1 /* nested $1 */ $1 */"
+      text:
+        "SELECT $1::text AS \"$1 col\", '$1' AS s, E'\\'$1' AS e, $$ $1 $$ AS d, $q$ $1 '$q$ AS q, " +
+        '1 AS a$1 -- $1 in a comment\n /* $1 /* nested $1 */ $1 */'
     },
     params: ['v'],
     rows: [['v', '$1', "'$1", ' $1 ', " $1 '", '1']]
   },
-  { statement: { name: 'wt_in_where', text: 'SELECT count(*) FROM generate_series(1, 10) g WHERE g > $1 AND g <= $2' }, params: [3, 8n], rows: [['5']] }
+  {
+    statement: { name: 'wt_in_where', text: 'SELECT count(*) FROM generate_series(1, 10) g WHERE g > $1 AND g <= $2' },
+    params: [3, 8n],
+    rows: [['5']]
+  }
 ]
 
 for (const { server, url, version } of servers) {
@@ -99,22 +126,41 @@ for (const { server, url, version } of servers) {
           t.same(result.rows, rows, statement.name)
         }
         const result = await connection.run(STATEMENTS[8].statement, ['v'], { rows: true })
-        t.same(result.fields, ['$1 col', 's', 'e', 'd', 'q', 'a$1'], 'column names, "$1" in a quoted identifier included')
+        t.same(
+          result.fields,
+          ['$1 col', 's', 'e', 'd', 'q', 'a$1'],
+          'column names, "$1" in a quoted identifier included'
+        )
       })
 
       t.test(`-M ${protocol}: rows on request`, async t => {
         const connection = await connect(t, url, protocol)
-        const values = { name: 'wt_values', text: "SELECT * FROM (VALUES (1, 'a', NULL), (2, NULL, 'x'), ($1::int, 'c', 'z')) AS v(id, name, other) ORDER BY id" }
+        const values = {
+          name: 'wt_values',
+          text:
+            "SELECT * FROM (VALUES (1, 'a', NULL), (2, NULL, 'x'), ($1::int, 'c', 'z')) AS v(id, name, " +
+            'other) ORDER BY id'
+        }
         const all = await connection.run(values, [3], { rows: true })
         t.same(all.fields, ['id', 'name', 'other'], 'the column names')
-        t.same(all.rows, [['1', 'a', null], ['2', null, 'x'], ['3', 'c', 'z']], 'every row, NULL as null')
+        t.same(
+          all.rows,
+          [
+            ['1', 'a', null],
+            ['2', null, 'x'],
+            ['3', 'c', 'z']
+          ],
+          'every row, NULL as null'
+        )
         t.equal(all.rowCount, 3)
         t.equal(all.first, '1')
         const lean = await connection.run(values, [3])
         t.equal(lean.first, '1', 'without rows: the first value')
         t.equal(lean.rowCount, 3, 'without rows: the row count')
         t.notOk('rows' in lean || 'fields' in lean, 'without rows: no rows are kept')
-        const none = await connection.run({ name: 'wt_none', text: 'SELECT 1 AS one WHERE $1::boolean' }, [false], { rows: true })
+        const none = await connection.run({ name: 'wt_none', text: 'SELECT 1 AS one WHERE $1::boolean' }, [false], {
+          rows: true
+        })
         t.same([none.fields, none.rows, none.first], [['one'], [], null], 'no rows: the columns still named')
         const nullFirst = await connection.run({ name: 'wt_null_first', text: 'SELECT NULL::int, 2' }, [])
         t.equal(nullFirst.first, null, 'a NULL first value is null')
@@ -159,19 +205,35 @@ for (const { server, url, version } of servers) {
     }
 
     t.test('prepared parses a named statement once; extended and simple leave none', async t => {
-      const listPrepared = { name: '', text: 'SELECT name, statement, generic_plans + custom_plans AS runs FROM pg_prepared_statements ORDER BY name' }
+      const listPrepared = {
+        name: '',
+        text: 'SELECT name, statement, generic_plans + custom_plans AS runs FROM pg_prepared_statements ORDER BY name'
+      }
       const prepared = await connect(t, url, 'prepared')
-      for (let i = 0; i < 3; i++) t.equal((await prepared.run({ name: 'wt_reuse', text: 'SELECT $1::int + 100' }, [i])).first, String(100 + i))
+      for (let i = 0; i < 3; i++)
+        t.equal((await prepared.run({ name: 'wt_reuse', text: 'SELECT $1::int + 100' }, [i])).first, String(100 + i))
       // Same name, another text: a reused statement still runs the first text.
-      t.equal((await prepared.run({ name: 'wt_reuse', text: 'SELECT $1::int + 200' }, [7])).first, '107', 'the name is not parsed again')
+      t.equal(
+        (await prepared.run({ name: 'wt_reuse', text: 'SELECT $1::int + 200' }, [7])).first,
+        '107',
+        'the name is not parsed again'
+      )
       const kept = (await prepared.run(listPrepared, [], { rows: true })).rows
       t.same(kept, [['wt_reuse', 'SELECT $1::int + 100', '4']], 'one prepared statement on the server, run four times')
 
       for (const protocol of /** @type {const} */ (['extended', 'simple'])) {
         const connection = await connect(t, url, protocol)
         t.equal((await connection.run({ name: 'wt_reuse', text: 'SELECT $1::int + 100' }, [1])).first, '101')
-        t.equal((await connection.run({ name: 'wt_reuse', text: 'SELECT $1::int + 200' }, [1])).first, '201', `${protocol}: the text is sent every time`)
-        t.same((await connection.run(listPrepared, [], { rows: true })).rows, [], `${protocol}: no prepared statement on the server`)
+        t.equal(
+          (await connection.run({ name: 'wt_reuse', text: 'SELECT $1::int + 200' }, [1])).first,
+          '201',
+          `${protocol}: the text is sent every time`
+        )
+        t.same(
+          (await connection.run(listPrepared, [], { rows: true })).rows,
+          [],
+          `${protocol}: no prepared statement on the server`
+        )
       }
     })
 
@@ -186,20 +248,47 @@ for (const { server, url, version } of servers) {
 
     t.test('simpleQuery: several statements, and an error', async t => {
       const connection = await connect(t, url, 'prepared')
-      const results = await connection.simpleQuery('CREATE TEMP TABLE wt_multi (a int); INSERT INTO wt_multi VALUES (1), (2); SELECT a FROM wt_multi ORDER BY a; UPDATE wt_multi SET a = a + 1', { rows: true })
-      t.same(results.map(r => [r.command, r.rowCount]), [['CREATE TABLE', 0], ['INSERT', 2], ['SELECT', 2], ['UPDATE', 2]], 'a result per statement')
-      t.same(results[2].rows, [['1'], ['2']], 'the SELECT\'s rows')
+      const results = await connection.simpleQuery(
+        'CREATE TEMP TABLE wt_multi (a int); INSERT INTO wt_multi VALUES (1), (2); SELECT a FROM wt_multi ORDER BY ' +
+          'a; UPDATE wt_multi SET a = a + 1',
+        { rows: true }
+      )
+      t.same(
+        results.map(r => [r.command, r.rowCount]),
+        [
+          ['CREATE TABLE', 0],
+          ['INSERT', 2],
+          ['SELECT', 2],
+          ['UPDATE', 2]
+        ],
+        'a result per statement'
+      )
+      t.same(results[2].rows, [['1'], ['2']], "the SELECT's rows")
       t.same(results[2].fields, ['a'])
       t.same(results[0].rows, [], 'no rows for the others')
       const lean = await connection.simpleQuery('SELECT 1; SELECT 2, 3')
-      t.same(lean.map(r => r.first), ['1', '2'], 'the first value of each')
+      t.same(
+        lean.map(r => r.first),
+        ['1', '2'],
+        'the first value of each'
+      )
       t.notOk('rows' in lean[0], 'rows only on request')
-      const failure = await connection.simpleQuery('INSERT INTO wt_multi VALUES (10); SELECT 1 / 0; INSERT INTO wt_multi VALUES (11)').catch(err => err)
+      const failure = await connection
+        .simpleQuery('INSERT INTO wt_multi VALUES (10); SELECT 1 / 0; INSERT INTO wt_multi VALUES (11)')
+        .catch(err => err)
       t.ok(failure instanceof ServerError, 'rejects with the ServerError')
       t.equal(failure.code, '22012')
       t.equal(connection.transactionStatus, 'I', 'the implicit transaction is over')
-      t.equal((await connection.simpleQuery('SELECT count(*) FROM wt_multi'))[0].first, '2', 'the statements of the failed query were rolled back')
-      t.same((await connection.simpleQuery('')).map(r => r.command), [''], 'an empty query: one empty result')
+      t.equal(
+        (await connection.simpleQuery('SELECT count(*) FROM wt_multi'))[0].first,
+        '2',
+        'the statements of the failed query were rolled back'
+      )
+      t.same(
+        (await connection.simpleQuery('')).map(r => r.command),
+        [''],
+        'an empty query: one empty result'
+      )
       t.same(await connection.simpleQuery('BEGIN; SELECT 1').then(r => r.map(x => x.command)), ['BEGIN', 'SELECT'])
       t.equal(connection.transactionStatus, 'T', 'BEGIN in a simple query opens a transaction')
       await connection.simpleQuery('ROLLBACK')
@@ -208,14 +297,24 @@ for (const { server, url, version } of servers) {
 
     t.test('server errors carry their fields', async t => {
       const connection = await connect(t, url, 'extended')
-      const missingColumn = await connection.run({ name: '', text: 'SELECT nosuchcolumn FROM (SELECT 1) s' }, []).catch(err => err)
-      t.match(missingColumn, { name: 'ServerError', code: '42703', severity: 'ERROR', position: 8 }, 'code, severity, position')
-      const noFunction = await connection.run({ name: '', text: 'SELECT wt_no_such_function($1::int)' }, [1]).catch(err => err)
+      const missingColumn = await connection
+        .run({ name: '', text: 'SELECT nosuchcolumn FROM (SELECT 1) s' }, [])
+        .catch(err => err)
+      t.match(
+        missingColumn,
+        { name: 'ServerError', code: '42703', severity: 'ERROR', position: 8 },
+        'code, severity, position'
+      )
+      const noFunction = await connection
+        .run({ name: '', text: 'SELECT wt_no_such_function($1::int)' }, [1])
+        .catch(err => err)
       t.equal(noFunction.code, '42883')
       t.match(noFunction.hint, /No function matches/, 'the hint')
       await connection.simpleQuery('CREATE TEMP TABLE wt_unique (id int PRIMARY KEY)')
       await connection.run({ name: '', text: 'INSERT INTO wt_unique VALUES ($1)' }, [1])
-      const duplicate = await connection.run({ name: '', text: 'INSERT INTO wt_unique VALUES ($1)' }, [1]).catch(err => err)
+      const duplicate = await connection
+        .run({ name: '', text: 'INSERT INTO wt_unique VALUES ($1)' }, [1])
+        .catch(err => err)
       t.equal(duplicate.code, '23505')
       t.equal(duplicate.detail, 'Key (id)=(1) already exists.', 'the detail')
       t.notOk('hint' in duplicate, 'no hint field when the server sent none')
@@ -226,21 +325,45 @@ for (const { server, url, version } of servers) {
       // that spans several reads is put together from copies.
       for (const protocol of PROTOCOLS) {
         const connection = await connect(t, url, protocol)
-        const big = await connection.run({ name: 'wt_big_value', text: "SELECT repeat('ab', $1::int) || 'z'" }, [300000])
+        const big = await connection.run(
+          { name: 'wt_big_value', text: "SELECT repeat('ab', $1::int) || 'z'" },
+          [300000]
+        )
         t.equal(big.first?.length, 600001, `${protocol}: one value of 600001 characters`)
         t.ok(big.first?.endsWith('abz'), `${protocol}: ends as it should`)
-        const many = await connection.run({ name: 'wt_many_rows', text: "SELECT g, repeat('x', g % 50) FROM generate_series(1, $1::int) g" }, [20000], { rows: true })
+        const many = await connection.run(
+          { name: 'wt_many_rows', text: "SELECT g, repeat('x', g % 50) FROM generate_series(1, $1::int) g" },
+          [20000],
+          { rows: true }
+        )
         t.equal(many.rows?.length, 20000, `${protocol}: every row`)
-        t.ok(many.rows?.every((row, i) => row[0] === String(i + 1) && row[1] === 'x'.repeat((i + 1) % 50)), `${protocol}: every row intact`)
-        t.equal((await connection.run({ name: 'wt_after', text: 'SELECT $1::int + 1' }, [41])).first, '42', `${protocol}: the next reply is read from the start`)
+        t.ok(
+          many.rows?.every((row, i) => row[0] === String(i + 1) && row[1] === 'x'.repeat((i + 1) % 50)),
+          `${protocol}: every row intact`
+        )
+        t.equal(
+          (await connection.run({ name: 'wt_after', text: 'SELECT $1::int + 1' }, [41])).first,
+          '42',
+          `${protocol}: the next reply is read from the start`
+        )
       }
     })
 
     t.test('bad input is refused with a clear error, and the connection stays usable', async t => {
-      await t.rejects(WireConnection.connect(url, { protocol: /** @type {any} */ ('turbo') }), /unknown query protocol "turbo"/)
+      await t.rejects(
+        WireConnection.connect(url, { protocol: /** @type {any} */ ('turbo') }),
+        /unknown query protocol "turbo"/
+      )
       const simple = await connect(t, url, 'simple')
-      await t.rejects(simple.run({ name: '', text: 'SELECT $1::text' }, ['a\0b']), /NUL/, 'a NUL character cannot be inlined')
-      await t.rejects(simple.run({ name: '', text: 'SELECT $1::text' }, [/** @type {any} */ ({})]), /cannot send a parameter of type object/)
+      await t.rejects(
+        simple.run({ name: '', text: 'SELECT $1::text' }, ['a\0b']),
+        /NUL/,
+        'a NUL character cannot be inlined'
+      )
+      await t.rejects(
+        simple.run({ name: '', text: 'SELECT $1::text' }, [/** @type {any} */ ({})]),
+        /cannot send a parameter of type object/
+      )
       const missing = await simple.run({ name: '', text: 'SELECT $2::text' }, ['only one']).catch(err => err)
       t.equal(missing.code, '42P02', 'a placeholder without a value is left for the server to report')
       t.equal((await simple.run({ name: '', text: 'SELECT $1::text' }, ['fine'])).first, 'fine', 'still usable')

@@ -21,8 +21,8 @@ t.teardown(() => rm(dir, { recursive: true, force: true }))
  * A recording's lines, BackendKeyData's body left out.
  * @param {string} text
  */
-function comparable (text) {
-  return parseFixture(text).map(m => messageName(m) === 'BackendKeyData' ? '< BackendKeyData' : formatMessage(m))
+function comparable(text) {
+  return parseFixture(text).map(m => (messageName(m) === 'BackendKeyData' ? '< BackendKeyData' : formatMessage(m)))
 }
 
 const live = await record(PG15_ADMIN_URL, dir)
@@ -34,6 +34,6 @@ for (const scenario of SCENARIOS) {
     // if not: node test/fixtures/wire/record.js records them again
     t.same(comparable(fresh), comparable(stored), 'the server sends what was recorded')
     const { results } = await replay(parseFixture(stored), scenario, CHUNKINGS['all at once'])
-    t.same(live[scenario.name], results, 'the live results are the replay\'s')
+    t.same(live[scenario.name], results, "the live results are the replay's")
   })
 }

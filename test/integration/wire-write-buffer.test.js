@@ -13,8 +13,12 @@ import { MessageWriter } from '../../lib/wire/writer.js'
 const pg15 = await createTestDatabase(t, 'wire_write_buffer')
 
 /** @param {number} seed @param {number} length */
-function text (seed, length) {
-  return createHash('sha256').update(String(seed)).digest('hex').repeat(Math.ceil(length / 64)).slice(0, length)
+function text(seed, length) {
+  return createHash('sha256')
+    .update(String(seed))
+    .digest('hex')
+    .repeat(Math.ceil(length / 64))
+    .slice(0, length)
 }
 
 t.test('batches larger than the socket takes at once arrive intact', async t => {
@@ -38,11 +42,19 @@ t.test('batches larger than the socket takes at once arrive intact', async t => 
     connection.uncork()
     if (socket.writableLength > 0) {
       heldBatches++
-      t.not(connection.writer.buffer, filled, `batch ${batch}: the socket holds its bytes, and the writer has a new buffer`)
+      t.not(
+        connection.writer.buffer,
+        filled,
+        `batch ${batch}: the socket holds its bytes, and the writer has a new buffer`
+      )
     }
   }
   const results = await Promise.all(pending)
-  t.same(results.map(result => result.first), expected, 'every statement saw its own parameter, byte for byte')
+  t.same(
+    results.map(result => result.first),
+    expected,
+    'every statement saw its own parameter, byte for byte'
+  )
   t.ok(heldBatches > 0, `the socket could not take ${heldBatches} of 6 batches of 21 MB at once`)
 })
 
@@ -69,5 +81,5 @@ t.test('written, reuse and release', async t => {
   writer.release()
   writer.int32(9)
   t.same([...held], [0, 0, 0, 8], 'after release, what was shown is left alone')
-  t.equal(writer.buffer.length, 64, 'the new buffer has the old one\'s size')
+  t.equal(writer.buffer.length, 64, "the new buffer has the old one's size")
 })

@@ -8,14 +8,28 @@ t.test('the built-ins, as JSON', async t => {
   const result = await runCli(['workloads', '--json'], { t })
   t.equal(result.code, 0, `exit 0; stderr: ${result.stderr}`)
   const listing = JSON.parse(result.stdout)
-  t.same(listing.map((/** @type {any} */ w) => w.name), ['manta', 'timeseries', 'tsbs-cpu', 'tgres', 'fleet', 'pgbench'])
+  t.same(
+    listing.map((/** @type {any} */ w) => w.name),
+    ['manta', 'timeseries', 'tsbs-cpu', 'tgres', 'fleet', 'pgbench']
+  )
   const manta = listing[0]
-  t.same(manta.types.map((/** @type {any} */ type) => type.name), ['insert_row', 'read_row', 'update_row', 'injected_error', 'fetch_max'])
-  t.equal(manta.default_mix, 'insert_row=60,read_row=20,update_row=18,injected_error=1,fetch_max=1', 'manta\'s mix, as before')
+  t.same(
+    manta.types.map((/** @type {any} */ type) => type.name),
+    ['insert_row', 'read_row', 'update_row', 'injected_error', 'fetch_max']
+  )
+  t.equal(
+    manta.default_mix,
+    'insert_row=60,read_row=20,update_row=18,injected_error=1,fetch_max=1',
+    "manta's mix, as before"
+  )
   t.equal(manta.types.find((/** @type {any} */ type) => type.name === 'injected_error').expected_error, '42883')
-  t.same(listing[5].types.map((/** @type {any} */ type) => type.name), ['tpcb-like', 'simple-update', 'select-only'], 'pgbench\'s built-in scripts')
+  t.same(
+    listing[5].types.map((/** @type {any} */ type) => type.name),
+    ['tpcb-like', 'simple-update', 'select-only'],
+    "pgbench's built-in scripts"
+  )
   const tsbs = listing[2]
-  t.equal(tsbs.options.hosts.default, 100, 'a workload\'s own options are listed')
+  t.equal(tsbs.options.hosts.default, 100, "a workload's own options are listed")
   t.equal(tsbs.options['insert-method'].type, 'choice')
 })
 

@@ -18,7 +18,7 @@ const SHIPPED = fileURLToPath(new URL('../../notes/experiments/wraparound-cycles
  * The shipped plan with its ages scaled down 50 times (10 million to 200 000).
  * @param {string} text
  */
-function shortened (text) {
+function shortened(text) {
   return text
     .replace(/\b(\d{7,8})\b/g, (_, n) => String(Number(n) / 50))
     .replace('rows: 100000', 'rows: 20000')
@@ -29,7 +29,10 @@ t.test('the shipped plan is valid and asks what the lab promises', async t => {
   const plan = await loadPlan(SHIPPED)
   t.equal(plan.name, 'wraparound-cycles')
   const text = await readFile(SHIPPED, 'utf8')
-  t.ok(Number(/autovacuum_freeze_max_age: (\d+)/.exec(text)?.[1]) >= 10000000, 'autovacuum_freeze_max_age of at least 10 million')
+  t.ok(
+    Number(/autovacuum_freeze_max_age: (\d+)/.exec(text)?.[1]) >= 10000000,
+    'autovacuum_freeze_max_age of at least 10 million'
+  )
 })
 
 t.test('a shortened run: three anti-wraparound autovacuums and one failsafe, recorded and shown', async t => {
@@ -43,15 +46,28 @@ t.test('a shortened run: three anti-wraparound autovacuums and one failsafe, rec
   const result = await runCli(['experiment', plan, '--out', out, '-P', '0'], { t })
   t.equal(result.code, 0, `exit 0; stderr tail: ${result.stderr.slice(-800)}`)
   const run = await readRunSummary(path.join(out, 'variants', 'cycles', 'rep-1', 'summary.json'))
-  const wraparound = run.vacuums.filter((/** @type {any} */ v) => v.action === 'autovacuum_wraparound' && v.table === 'public.test_table')
+  const wraparound = run.vacuums.filter(
+    (/** @type {any} */ v) => v.action === 'autovacuum_wraparound' && v.table === 'public.test_table'
+  )
   t.ok(wraparound.length >= 4, `anti-wraparound autovacuums of the table: ${wraparound.length}`)
-  t.ok(run.wraparound.vacuums.length >= 4 && run.wraparound.vacuums.every((/** @type {any} */ v) => v.vacuum_mode === 'wraparound'), 'each with vacuum_mode wraparound')
+  t.ok(
+    run.wraparound.vacuums.length >= 4 &&
+      run.wraparound.vacuums.every((/** @type {any} */ v) => v.vacuum_mode === 'wraparound'),
+    'each with vacuum_mode wraparound'
+  )
   t.equal(run.wraparound.failsafes.length, 1, 'the failsafe tripped once for the table')
-  t.equal(run.wraparound.vacuums.filter((/** @type {any} */ v) => v.failsafe).length, 1, 'and it is the one vacuum marked')
+  t.equal(
+    run.wraparound.vacuums.filter((/** @type {any} */ v) => v.failsafe).length,
+    1,
+    'and it is the one vacuum marked'
+  )
   // the one held back by the lock; another natural one may follow it when the failsafe's pass left the table old
   const failsafeAt = run.wraparound.vacuums.findIndex((/** @type {any} */ v) => v.failsafe)
   t.ok(failsafeAt >= 3, `the failsafe vacuum comes after the three natural ones (it is number ${failsafeAt + 1})`)
-  t.ok(run.wraparound.vacuums.slice(0, 3).every((/** @type {any} */ v) => !v.failsafe), 'the three natural ones did not trip it')
+  t.ok(
+    run.wraparound.vacuums.slice(0, 3).every((/** @type {any} */ v) => !v.failsafe),
+    'the three natural ones did not trip it'
+  )
   for (const v of run.wraparound.vacuums) t.ok(v.during.samples >= 1 && v.during.p99_us > 0, 'a latency during each')
   t.ok(run.wraparound.outside.samples > 5 && run.wraparound.outside.p99_us > 0, 'and outside them')
   const summary = await readExperimentSummary(path.join(out, 'summary.json'))

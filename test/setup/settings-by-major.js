@@ -19,7 +19,12 @@ const seen = new Map()
 for (const major of MAJORS) {
   const scratch = await mkdtemp(path.join(os.tmpdir(), `pgloadgen-settings-${major}-`))
   await chmod(scratch, 0o755)
-  const server = new EmbeddedServer({ dataDir: path.join(scratch, 'pgdata'), profileFile: resolveProfile('default'), major, log })
+  const server = new EmbeddedServer({
+    dataDir: path.join(scratch, 'pgdata'),
+    profileFile: resolveProfile('default'),
+    major,
+    log
+  })
   try {
     const url = await server.start()
     const client = new pg.Client({ connectionString: url })
@@ -38,8 +43,17 @@ const table = {}
 for (const [name, majors] of [...seen].sort(([a], [b]) => a.localeCompare(b))) {
   table[name] = [Math.min(...majors), Math.max(...majors)]
   const contiguous = majors.length === table[name][1] - table[name][0] + 1
-  if (!contiguous) process.stderr.write(`note: ${name} is missing from some majors between ${table[name][0]} and ${table[name][1]}\n`)
+  if (!contiguous) {
+    process.stderr.write(`note: ${name} is missing from some majors between ${table[name][0]} and ${table[name][1]}\n`)
+  }
 }
 const file = new URL('../../lib/embedded/settings-by-major.json', import.meta.url)
-await writeFile(file, '{\n' + Object.entries(table).map(([name, [from, to]]) => `  ${JSON.stringify(name)}: [${from}, ${to}]`).join(',\n') + '\n}\n')
+await writeFile(
+  file,
+  '{\n' +
+    Object.entries(table)
+      .map(([name, [from, to]]) => `  ${JSON.stringify(name)}: [${from}, ${to}]`)
+      .join(',\n') +
+    '\n}\n'
+)
 process.stderr.write(`wrote ${Object.keys(table).length} settings to lib/embedded/settings-by-major.json\n`)

@@ -19,7 +19,7 @@ const DEFAULTS = { startRate: 100, factor: 2, maxRate: 1e6, minRate: 1, resoluti
  * @param {import('../../lib/capacity/search.js').SearchOptions} options
  * @param {(rate: number, i: number) => boolean} holds
  */
-function search (options, holds) {
+function search(options, holds) {
   const s = new CapacitySearch(options)
   for (let rate = s.next(), i = 0; rate !== null; rate = s.next(), i++) s.record(holds(rate, i))
   return s
@@ -37,7 +37,11 @@ t.test('a sharp boundary is bracketed within the resolution, with a 95 % interva
   t.ok(/** @type {number} */ (r.confidence) >= 0.95, `confidence ${r.confidence}`)
   t.equal(r.highestHeld, r.low)
   t.equal(r.lowestBroken, r.high)
-  t.same(s.trials.slice(0, 8).map(x => x.rate), [100, 200, 400, 800, 1600, 3200, 6400, 12800], 'climbs by doubling')
+  t.same(
+    s.trials.slice(0, 8).map(x => x.rate),
+    [100, 200, 400, 800, 1600, 3200, 6400, 12800],
+    'climbs by doubling'
+  )
   t.ok(s.trials.length < 30, `${s.trials.length} steps`)
 })
 
@@ -90,7 +94,10 @@ t.test('a noisy boundary: the confidence stated is not above how often the inter
     if (r.low !== null && r.high !== null && r.low <= 4000 && r.high >= 4000) covered++
     stated += r.confidence ?? 0
   }
-  t.ok(stated / runs <= covered / runs + 0.02, `mean confidence ${(stated / runs).toFixed(3)}, coverage ${(covered / runs).toFixed(3)}`)
+  t.ok(
+    stated / runs <= covered / runs + 0.02,
+    `mean confidence ${(stated / runs).toFixed(3)}, coverage ${(covered / runs).toFixed(3)}`
+  )
   t.ok(covered / runs >= 0.9, 'the interval holds the half-way rate in most runs')
 })
 
@@ -107,7 +114,10 @@ t.test('a server that slows down for good during the search: unsettled, not a ca
   t.equal(r.verdict, 'unsettled')
   t.equal(r.capacity, null)
   t.ok(/** @type {number} */ (r.highestHeld) >= 4000, `highest held ${r.highestHeld}`)
-  t.match(resultLine(r, 'p99<10ms'), /^capacity: unsettled for p99<10ms: rates that held earlier broke later \(highest held \d+, lowest broken [\d.]+ requests\/s\)/)
+  t.match(
+    resultLine(r, 'p99<10ms'),
+    /^capacity: unsettled for p99<10ms: rates that held earlier broke later \(highest held \d+, lowest broken [\d.]+ requests\/s\)/
+  )
 })
 
 t.test('stopped before the end: what is known', async t => {
@@ -144,11 +154,25 @@ t.test('objectives: the grammar of --threshold, upper bounds on latencies only',
   const types = ['insert_row', 'read_row']
   t.match(parseObjective('p99<10ms', types), { type: null, figure: 'latency', quantile: 0.99, op: '<', limitUs: 10000 })
   t.match(parseObjective('insert_row:p95<=2ms', types), { type: 'insert_row', quantile: 0.95, op: '<=', limitUs: 2000 })
-  t.match(parseObjective('lag_p99 < 50ms', types), { figure: 'lag', quantile: 0.99, limitUs: 50000, text: 'lag_p99<50ms' })
+  t.match(parseObjective('lag_p99 < 50ms', types), {
+    figure: 'lag',
+    quantile: 0.99,
+    limitUs: 50000,
+    text: 'lag_p99<50ms'
+  })
   t.match(parseObjective('max<1s', types), { quantile: 1, limitUs: 1e6 })
   t.equal(parseObjectives('p99<10ms,lag_p99<50ms', types).length, 2)
   t.equal(parseObjectives(['p99<10ms', 'p50<1ms'], types).length, 2)
-  for (const bad of ['p99>10ms', 'throughput<5000', 'nope:p99<1ms', 'p99<10', 'p99', 'insert_row:lag_p99<1ms', 'audit==exact', 'mean<2ms']) {
+  for (const bad of [
+    'p99>10ms',
+    'throughput<5000',
+    'nope:p99<1ms',
+    'p99<10',
+    'p99',
+    'insert_row:lag_p99<1ms',
+    'audit==exact',
+    'mean<2ms'
+  ]) {
     t.throws(() => parseObjective(bad, types), InputError, bad)
   }
   t.throws(() => parseObjectives(undefined, types), InputError, 'none given')
@@ -167,20 +191,30 @@ t.test('a step measured from recorded latencies', async t => {
     stats.finish(i % 2, i < 990 ? 1000 : 20000, true)
     stats.lag.record(100)
   }
-  const objectives = [parseObjective('p99<10ms', stats.types), parseObjective('read_row:p50<2ms', stats.types), parseObjective('lag_p99<1ms', stats.types)]
+  const objectives = [
+    parseObjective('p99<10ms', stats.types),
+    parseObjective('read_row:p50<2ms', stats.types),
+    parseObjective('lag_p99<1ms', stats.types)
+  ]
   const step = measureStep(stats, mark, 5000, 200, objectives)
   t.equal(step.done, 1000)
   t.equal(step.achieved, 200)
   t.ok(/** @type {number} */ (step.p99Us) <= 1100, `p99 ${step.p99Us}`)
   t.ok(step.keptPace)
   t.ok(step.held)
-  t.same(step.objectives.map(o => o.kept), [true, true, true])
+  t.same(
+    step.objectives.map(o => o.kept),
+    [true, true, true]
+  )
   const slower = measureStep(stats, mark, 5000, 400, objectives)
   t.notOk(slower.keptPace, '1000 in 5 s is not 400/s')
   t.notOk(slower.held)
   const strict = measureStep(stats, mark, 5000, 200, [parseObjective('p99.9<5ms', stats.types)])
   t.notOk(strict.held, 'the slowest tenth of a percent is 20 ms')
-  const table = stepsTable([{ ...step, step: 1, phase: 'climb' }, { ...slower, step: 2, phase: 'climb' }]).join('\n')
+  const table = stepsTable([
+    { ...step, step: 1, phase: 'climb' },
+    { ...slower, step: 2, phase: 'climb' }
+  ]).join('\n')
   t.match(table, /asked\/s\s+achieved\/s\s+p99 ms\s+lag p99 ms/)
   t.match(table, /read_row:p50 ms/)
   t.match(table, /held/)
@@ -192,24 +226,53 @@ t.test('the result line', async t => {
   t.match(resultLine(s.result(), 'p99<10ms'), /^capacity: \d+ requests\/s \(9\d% interval \d+–\d+\) for p99<10ms$/)
 })
 
-t.test('a plan\'s capacity step: its fields checked with the plan', async t => {
+t.test("a plan's capacity step: its fields checked with the plan", async t => {
   const { parsePlan } = await import('../../lib/experiment/plan.js')
-  const base = (/** @type {Record<string, unknown>} */ step, workload = 'manta') => ({ name: 'cap', server: { profile: 'default' }, workload, concurrency: 4, prepare: { duration: '2s' }, variants: [{ name: 'a', steps: [{ load: '1s' }, step] }], repetitions: 1 })
-  const plan = await parsePlan(base({ capacity: 'p99<10ms', start_rate: 50, max_rate: 800, repeats: 3, step: '2s', settle: '1s', concurrency: 16 }), { baseDir: process.cwd() })
+  const base = (/** @type {Record<string, unknown>} */ step, workload = 'manta') => ({
+    name: 'cap',
+    server: { profile: 'default' },
+    workload,
+    concurrency: 4,
+    prepare: { duration: '2s' },
+    variants: [{ name: 'a', steps: [{ load: '1s' }, step] }],
+    repetitions: 1
+  })
+  const plan = await parsePlan(
+    base({
+      capacity: 'p99<10ms',
+      start_rate: 50,
+      max_rate: 800,
+      repeats: 3,
+      step: '2s',
+      settle: '1s',
+      concurrency: 16
+    }),
+    { baseDir: process.cwd() }
+  )
   const step = plan.variants[0].steps[1]
   t.equal(step.kind, 'capacity')
-  t.match(step.capacity, { concurrency: 16, settings: { stepS: 2, settleS: 1, search: { startRate: 50, maxRate: 800, repeats: 3, factor: 2 } } })
+  t.match(step.capacity, {
+    concurrency: 16,
+    settings: { stepS: 2, settleS: 1, search: { startRate: 50, maxRate: 800, repeats: 3, factor: 2 } }
+  })
   t.equal(step.capacity?.settings.objectives[0].limitUs, 10000)
   const two = await parsePlan(base({ capacity: ['p99<10ms', 'lag_p99<50ms'] }), { baseDir: process.cwd() })
   t.equal(two.variants[0].steps[1].capacity?.settings.objectives.length, 2)
   const cases = [
     [{ capacity: 'p99<10' }, /^variants\[0\]\.steps\[1\]\.capacity "p99<10": p99 is a latency/],
-    [{ capacity: 'nope:p99<1ms' }, /^variants\[0\]\.steps\[1\]\.capacity "nope:p99<1ms": the workload has no request type/],
+    [
+      { capacity: 'nope:p99<1ms' },
+      /^variants\[0\]\.steps\[1\]\.capacity "nope:p99<1ms": the workload has no request type/
+    ],
     [{ capacity: 'p99<10ms', repeats: 0 }, /^variants\[0\]\.steps\[1\]\.repeats must be a whole number above 0/],
     [{ capacity: 'p99<10ms', start_rate: 900, max_rate: 100 }, /start_rate 900 is above max_rate 100/],
     [{ capacity: 'p99<10ms', load: '1s' }, /give exactly one of/],
     [{ capacity: 'p99<10ms', timeout: '1s' }, /timeout: not a field of a capacity step/]
   ]
-  for (const [step, message] of cases) await t.rejects(parsePlan(base(step), { baseDir: process.cwd() }), message, message.source)
-  await t.rejects(parsePlan({ ...base({ capacity: 'p99<1s' }, 'fleet'), concurrency: undefined }, { baseDir: process.cwd() }), /paces its clients itself/)
+  for (const [step, message] of cases)
+    await t.rejects(parsePlan(base(step), { baseDir: process.cwd() }), message, message.source)
+  await t.rejects(
+    parsePlan({ ...base({ capacity: 'p99<1s' }, 'fleet'), concurrency: undefined }, { baseDir: process.cwd() }),
+    /paces its clients itself/
+  )
 })

@@ -16,13 +16,36 @@ const README_MAX_LINES = 300
 
 const PAGES = [
   // written by hand
-  'README.md', 'getting-started.md', 'running.md', 'workloads.md', 'pgbench.md', 'timeseries.md',
-  'embedded-and-majors.md', 'postgres-side.md', 'experiments.md', 'sidecar.md', 'snapshots.md',
-  'live-control.md', 'deployment.md', 'performance.md', 'results.md', 'development.md',
-  'age-xids.md', 'capacity.md', 'change-points.md', 'load-over-time.md', 'thresholds.md',
+  'README.md',
+  'getting-started.md',
+  'running.md',
+  'workloads.md',
+  'pgbench.md',
+  'timeseries.md',
+  'embedded-and-majors.md',
+  'postgres-side.md',
+  'experiments.md',
+  'sidecar.md',
+  'snapshots.md',
+  'live-control.md',
+  'deployment.md',
+  'performance.md',
+  'results.md',
+  'development.md',
+  'age-xids.md',
+  'capacity.md',
+  'change-points.md',
+  'load-over-time.md',
+  'thresholds.md',
   'timeouts-and-partitions.md',
   // the architecture and the references
-  'architecture.md', 'errors.md', 'cli.md', 'metrics.md', 'summary.md', 'summary.schema.json', 'plans.md'
+  'architecture.md',
+  'errors.md',
+  'cli.md',
+  'metrics.md',
+  'summary.md',
+  'summary.schema.json',
+  'plans.md'
 ]
 
 /**
@@ -30,15 +53,19 @@ const PAGES = [
  * @param {string[]} args
  * @returns {Promise<{ code: number, stderr: string }>}
  */
-function remark (args) {
+function remark(args) {
   return new Promise(resolve => {
-    execFile(process.execPath, [remarkCli, ...args], { cwd: root, env: { ...process.env, NO_COLOR: '1' } },
-      (err, _stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stderr }))
+    execFile(
+      process.execPath,
+      [remarkCli, ...args],
+      { cwd: root, env: { ...process.env, NO_COLOR: '1' } },
+      (err, _stdout, stderr) => resolve({ code: err ? Number(err.code ?? 1) : 0, stderr })
+    )
   })
 }
 
 /** The lint:docs script's arguments, so that the test checks what lint checks. */
-function lintDocsArgs () {
+function lintDocsArgs() {
   const { scripts } = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8'))
   const [command, ...args] = String(scripts['lint:docs']).split(/\s+/)
   if (command !== 'remark') throw new Error(`lint:docs runs ${command}, not remark`)
@@ -68,8 +95,16 @@ t.test('the check finds a missing file and a missing heading', async t => {
   t.teardown(() => rmSync(dir, { recursive: true, force: true }))
   const page = path.join(dir, 'page.md')
   writeFileSync(page, '# Page\n\n## Kept\n\n[here](#kept), [gone](#gone), [away](absent.md)\n')
-  const { code, stderr } = await remark(['--quiet', '--frail', '--no-stdout', '--no-color', '--no-config',
-    '--use', 'remark-validate-links=repository:false', page])
+  const { code, stderr } = await remark([
+    '--quiet',
+    '--frail',
+    '--no-stdout',
+    '--no-color',
+    '--no-config',
+    '--use',
+    'remark-validate-links=repository:false',
+    page
+  ])
   t.not(code, 0, 'remark fails')
   t.match(stderr, /Cannot find heading for `#gone`/, 'names the missing heading')
   t.match(stderr, /Cannot find file `absent\.md`/, 'names the missing file')

@@ -25,8 +25,9 @@ const ROOT = new URL('../../', import.meta.url)
 const codes = ERROR_CLASSES.map(Kind => new Kind('x').code)
 
 t.test('every error class of lib/errors.js is listed, with a distinct code', async t => {
-  const exported = Object.values(errors)
-    .filter(value => typeof value === 'function' && value.prototype instanceof PgloadgenError)
+  const exported = Object.values(errors).filter(
+    value => typeof value === 'function' && value.prototype instanceof PgloadgenError
+  )
   t.same(new Set(exported), new Set(ERROR_CLASSES), 'ERROR_CLASSES holds every exported class')
   t.equal(new Set(codes).size, codes.length, 'no two classes share a code')
   for (const code of codes) t.match(code, /^PGLG_[A-Z_]+$/, code)
@@ -53,7 +54,7 @@ t.test('the CLI maps every code, with the exit codes of the README', async t => 
     const kind = err instanceof InputError ? 'bad input' : 'runtime'
     t.equal(exitCodeFor(err), err instanceof InputError ? 2 : 1, `${Kind.name}: ${kind}`)
   }
-  t.equal(exitCodeFor(new Error('x')), null, 'an uncoded error is not the mapping\'s')
+  t.equal(exitCodeFor(new Error('x')), null, "an uncoded error is not the mapping's")
   t.equal(exitCodeFor(Object.assign(new Error('x'), { code: '08006' })), null, 'nor is a driver error with a SQLSTATE')
   t.notOk('exitCode' in new InputError('x'), 'errors carry no exit code')
   for (const Kind of ERROR_CLASSES) {
@@ -75,24 +76,33 @@ t.test('cause is kept, and a rephrased error keeps its kind', async t => {
   t.equal(outer.code, 'PGLG_INVALID_WORKLOAD')
   t.equal(outer.cause, inner)
   const chain = describeChain(new RuntimeError('cannot prepare the schema', { cause: outer }))
-  t.match(chain, /^RuntimeError \[PGLG_RUNTIME_FAILURE\]: cannot prepare the schema\n/,
-    'the chain starts with the error')
+  t.match(
+    chain,
+    /^RuntimeError \[PGLG_RUNTIME_FAILURE\]: cannot prepare the schema\n/,
+    'the chain starts with the error'
+  )
   t.match(chain, /\ncaused by InputError \[PGLG_INVALID_WORKLOAD\]: variants\[0\]/, 'and goes through its causes')
   t.match(chain, /\ncaused by InputError \[PGLG_INVALID_WORKLOAD\]: -D: invalid variable name/)
   t.match(chain, /errors\.test\.js/, 'with their stacks')
 })
 
 t.test('a plan, a schedule and a workload refuse with their own codes, the inner check as cause', async t => {
-  const plan = await parsePlan({ name: 'p', nonsense: 1 }, { baseDir: '.' }).then(() => null, err => err)
+  const plan = await parsePlan({ name: 'p', nonsense: 1 }, { baseDir: '.' }).then(
+    () => null,
+    err => err
+  )
   t.match(plan, { code: 'PGLG_INVALID_PLAN', message: 'nonsense: unknown field' })
-  t.type(plan?.cause, InputError, 'the field\'s own check as cause')
+  t.type(plan?.cause, InputError, "the field's own check as cause")
   t.equal(exitCodeFor(plan), 2)
   const schedule = t.throws(() => parseSchedule({ actions: [] }, new Date()))
   t.match(schedule, { code: 'PGLG_INVALID_PLAN', message: 'schedule: expected a non-empty list "actions"' })
-  const workload = await loadWorkload('no-such-workload').then(() => null, err => err)
+  const workload = await loadWorkload('no-such-workload').then(
+    () => null,
+    err => err
+  )
   t.match(workload, { code: 'PGLG_INVALID_WORKLOAD', message: /^unknown workload "no-such-workload"/ })
   t.equal(exitCodeFor(workload), 2)
-  const kept = new errors.InvalidPlanError('already a plan\'s')
+  const kept = new errors.InvalidPlanError("already a plan's")
   t.equal(errors.reclassified(kept, errors.InvalidPlanError), kept, 'an error of the kind already is kept as it is')
   const bug = new TypeError('a bug')
   t.equal(errors.reclassified(bug, errors.InvalidPlanError), bug, 'an uncoded error is not reclassified')
@@ -110,21 +120,30 @@ t.test('the CLI prints one line, and with --log-level debug the stacks of the er
   const debug = await runCli([...args, '--log-level', 'debug'])
   t.equal(debug.code, 2, 'the same exit code')
   t.match(debug.stderr, /^pgloadgen: nonsense: unknown field\n/, 'the line first')
-  t.match(debug.stderr, /\npgloadgen debug: InputError \[PGLG_INVALID_PLAN\]: nonsense: unknown field\n\s+at /,
-    'then the error, with its code and stack')
-  t.match(debug.stderr, /\ncaused by InputError \[PGLG_INVALID_INPUT\]: nonsense: unknown field\n\s+at /,
-    'the cause, with its code and stack')
+  t.match(
+    debug.stderr,
+    /\npgloadgen debug: InputError \[PGLG_INVALID_PLAN\]: nonsense: unknown field\n\s+at /,
+    'then the error, with its code and stack'
+  )
+  t.match(
+    debug.stderr,
+    /\ncaused by InputError \[PGLG_INVALID_INPUT\]: nonsense: unknown field\n\s+at /,
+    'the cause, with its code and stack'
+  )
 })
 
-t.test('a control connection not made is PGLG_SERVER_UNAVAILABLE, the driver\'s error its cause', async t => {
+t.test("a control connection not made is PGLG_SERVER_UNAVAILABLE, the driver's error its cause", async t => {
   // a socket directory where no server listens
   const dir = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-errors-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
-  const err = await openControlClient({ connectionString: socketUrl(dir) }).then(() => null, e => e)
+  const err = await openControlClient({ connectionString: socketUrl(dir) }).then(
+    () => null,
+    e => e
+  )
   t.type(err, errors.ServerUnavailableError)
   t.equal(err?.code, 'PGLG_SERVER_UNAVAILABLE')
-  t.match(err?.message, /ENOENT/, 'the driver\'s message')
-  t.equal(/** @type {{ code?: string }} */ (err?.cause)?.code, 'ENOENT', 'the driver\'s error as cause')
+  t.match(err?.message, /ENOENT/, "the driver's message")
+  t.equal(/** @type {{ code?: string }} */ (err?.cause)?.code, 'ENOENT', "the driver's error as cause")
 })
 
 /**
@@ -132,7 +151,7 @@ t.test('a control connection not made is PGLG_SERVER_UNAVAILABLE, the driver\'s 
  * network, not even loopback.
  * @param {string} dir
  */
-function socketUrl (dir) {
+function socketUrl(dir) {
   return `postgres://lab@${encodeURIComponent(dir)}/db`
 }
 
@@ -141,7 +160,7 @@ function socketUrl (dir) {
  * query with an empty result, and can drop the connection.
  * @param {{ teardown: (fn: () => unknown) => void }} t
  */
-async function fakeServer (t) {
+async function fakeServer(t) {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-errors-'))
   t.teardown(() => rm(dir, { recursive: true, force: true }))
   /** @type {import('node:net').Socket[]} */
@@ -173,7 +192,12 @@ t.test('a control connection dropped while idle is reported, not fatal, and the 
   /** @type {string[]} */
   const warnings = []
   /** @type {import('../../lib/log.js').Logger} */
-  const log = { ...createLogger({ level: 'silent' }), warn: (m) => { warnings.push(m) } }
+  const log = {
+    ...createLogger({ level: 'silent' }),
+    warn: m => {
+      warnings.push(m)
+    }
+  }
   const client = await openControlClient({ connectionString: server.url, applicationName: 'pgloadgen-test', log })
   await client.query('')
   // events.once would reject on the 'error' this emits first
@@ -192,11 +216,15 @@ t.test('withControlClient ends the client when the work fails', async t => {
   /** @type {import('pg').Client | null} */
   let used = null
   const failure = new Error('the work failed')
-  await t.rejects(withControlClient({ connectionString: server.url }, async client => {
-    used = client
-    await client.query('')
-    throw failure
-  }), failure, 'the work\'s error, unchanged')
+  await t.rejects(
+    withControlClient({ connectionString: server.url }, async client => {
+      used = client
+      await client.query('')
+      throw failure
+    }),
+    failure,
+    "the work's error, unchanged"
+  )
   await once(server.sockets[0], 'close')
   t.ok(used, 'the work ran')
   t.pass('the connection was closed')

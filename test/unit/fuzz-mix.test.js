@@ -8,7 +8,27 @@ import { fuzzTest, hostileText, cliRefuses, cliSampleTest, sample } from '../hel
 
 const MANTA = ['insert_row', 'read_row', 'update_row', 'injected_error', 'fetch_max']
 const TSBS = ['insert_batch', 'late_update', 'query_lastpoint', 'query_groupby_hour']
-const WEIGHTS = ['0', '1', '60', '0.5', '.5', '5.', '1e3', '1e-3', '1e308', '1e-320', '00', '007', ' 3 ', '-1', '+2', '1/2', '٣', 'NaN', '']
+const WEIGHTS = [
+  '0',
+  '1',
+  '60',
+  '0.5',
+  '.5',
+  '5.',
+  '1e3',
+  '1e-3',
+  '1e308',
+  '1e-320',
+  '00',
+  '007',
+  ' 3 ',
+  '-1',
+  '+2',
+  '1/2',
+  '٣',
+  'NaN',
+  ''
+]
 
 const valid = [
   'insert_row=60,read_row=20,update_row=10,injected_error=5,fetch_max=5',
@@ -26,7 +46,7 @@ const pieces = [...MANTA, ...TSBS, ...WEIGHTS, '=', ',', ' ', '=' + '9'.repeat(3
  * @param {import('../../lib/config/mix.js').Mix} mix
  * @param {readonly string[]} types
  */
-function wrongWith (mix, types) {
+function wrongWith(mix, types) {
   if (mix.weights.length !== types.length) return 'a weight per type'
   if (!mix.weights.every(w => Number.isFinite(w) && w >= 0)) return `weights ${mix.weights}`
   let previous = 0
@@ -47,20 +67,57 @@ function wrongWith (mix, types) {
 }
 
 const refused = []
-for (const [name, types] of /** @type {[string, string[]][]} */ ([['manta', MANTA], ['tsbs-cpu', TSBS]])) {
-  const result = await fuzzTest(t, `--mix (${name}'s types)`, hostileText(valid, { pieces }), text => parseMix(text, types), {
-    runs: 2500,
-    valid: mix => wrongWith(mix, types),
-    refused: err => /^--mix: /.test(err.message) ? null : `the message does not name --mix: ${err.message}`
-  })
+for (const [name, types] of /** @type {[string, string[]][]} */ ([
+  ['manta', MANTA],
+  ['tsbs-cpu', TSBS]
+])) {
+  const result = await fuzzTest(
+    t,
+    `--mix (${name}'s types)`,
+    hostileText(valid, { pieces }),
+    text => parseMix(text, types),
+    {
+      runs: 2500,
+      valid: mix => wrongWith(mix, types),
+      refused: err => (/^--mix: /.test(err.message) ? null : `the message does not name --mix: ${err.message}`)
+    }
+  )
   if (name === 'manta') refused.push(...result.refusals)
 }
 
 // weights straight from numbers: whatever their size, the shares are sane
-await fuzzTest(t, '--mix (numeric weights)', fc.array(fc.oneof(fc.double({ min: 0, noNaN: true }), fc.constantFrom(0, 1, 1e308, 5e-324, Number.MAX_VALUE)), { minLength: MANTA.length, maxLength: MANTA.length }),
-  weights => parseMix(weights.map((w, i) => `${MANTA[i]}=${w}`).join(','), MANTA), { runs: 1500, valid: mix => wrongWith(mix, MANTA) })
+await fuzzTest(
+  t,
+  '--mix (numeric weights)',
+  fc.array(fc.oneof(fc.double({ min: 0, noNaN: true }), fc.constantFrom(0, 1, 1e308, 5e-324, Number.MAX_VALUE)), {
+    minLength: MANTA.length,
+    maxLength: MANTA.length
+  }),
+  weights => parseMix(weights.map((w, i) => `${MANTA[i]}=${w}`).join(','), MANTA),
+  { runs: 1500, valid: mix => wrongWith(mix, MANTA) }
+)
 
 cliSampleTest(t, 'the CLI refuses a sample of them: exit 2, one line', async t => {
   const bad = sample(refused, 6, text => !text.startsWith('-'))
-  await Promise.all(bad.map(text => cliRefuses(t, ({ dataDir, events }) => ['run', '--mix', text, '-p', '0', '-d', '1', '--data-dir', dataDir, '--events', events], '--mix')))
+  await Promise.all(
+    bad.map(text =>
+      cliRefuses(
+        t,
+        ({ dataDir, events }) => [
+          'run',
+          '--mix',
+          text,
+          '-p',
+          '0',
+          '-d',
+          '1',
+          '--data-dir',
+          dataDir,
+          '--events',
+          events
+        ],
+        '--mix'
+      )
+    )
+  )
 })

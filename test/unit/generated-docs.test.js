@@ -15,9 +15,12 @@ for (const page of GENERATED_PAGES) {
     t.ok(committed !== null, `${page.file} is committed (run npm run docs:generate)`)
     if (committed === null) return
     const line = firstDifference(committed, rendered)
-    t.ok(line === null, line === null
-      ? `${page.file} is as the code generates it`
-      : `${page.file} differs from what the code generates at line ${line}: run npm run docs:generate`)
+    t.ok(
+      line === null,
+      line === null
+        ? `${page.file} is as the code generates it`
+        : `${page.file} differs from what the code generates at line ${line}: run npm run docs:generate`
+    )
   })
 }
 
@@ -32,7 +35,10 @@ t.test('the pages name every plan field, metric and command they are made from',
     t.match(cli, `pgloadgen ${command}`, `cli.md: ${command}`)
   }
   t.match(cli, '`--concurrency`, `-c`', 'cli.md: a run setting with its letter')
-  for (const [page, schemaFile] of [['summary.md', 'summary.schema.json'], ['experiment-summary.md', 'experiment-summary.schema.json']]) {
+  for (const [page, schemaFile] of [
+    ['summary.md', 'summary.schema.json'],
+    ['experiment-summary.md', 'experiment-summary.schema.json']
+  ]) {
     const text = await readFile(new URL(`docs/${page}`, ROOT), 'utf8')
     const schema = JSON.parse(await readFile(new URL(`docs/${schemaFile}`, ROOT), 'utf8'))
     for (const object of [schema, ...Object.values(schema.$defs)]) {
@@ -51,7 +57,7 @@ t.test('the pages name every plan field, metric and command they are made from',
  * @param {string} a
  * @param {string} b
  */
-function firstDifference (a, b) {
+function firstDifference(a, b) {
   if (a === b) return null
   const left = a.split('\n')
   const right = b.split('\n')

@@ -14,15 +14,26 @@ const fixture = path.join(repo, 'test/fixtures/layers')
 t.test('a tree that breaks the order fails, naming each rule', async t => {
   const violations = await layerViolations(fixture)
   const of = (/** @type {string} */ rule) => violations.filter(v => v.rule === rule)
-  t.match(of('layer-climb'), [{ from: 'lib/config/settings.js', to: 'lib/report/page.js' }],
-    'config importing report climbs')
+  t.match(
+    of('layer-climb'),
+    [{ from: 'lib/config/settings.js', to: 'lib/report/page.js' }],
+    'config importing report climbs'
+  )
   t.equal(of('layer-climb').length, 1, 'and nothing else climbs')
-  t.ok(of('folder-cycle').some(v => /lib\/(lab|sidecar)/.test(v.from) && /lib\/(lab|sidecar)/.test(v.to)),
-    'lab and sidecar importing each other is a cycle between folders')
-  t.match(of('hot-path-prom-client'), [{ from: 'lib/generator/worker.js', to: /node_modules\/prom-client\// }],
-    'the worker reaching prom-client through metrics/ is refused')
-  t.same(climbingTypes(fixture), [{ from: 'lib/metrics/figures.js', to: 'lib/report/page.js' }],
-    'a typedef property whose type climbs is found too')
+  t.ok(
+    of('folder-cycle').some(v => /lib\/(lab|sidecar)/.test(v.from) && /lib\/(lab|sidecar)/.test(v.to)),
+    'lab and sidecar importing each other is a cycle between folders'
+  )
+  t.match(
+    of('hot-path-prom-client'),
+    [{ from: 'lib/generator/worker.js', to: /node_modules\/prom-client\// }],
+    'the worker reaching prom-client through metrics/ is refused'
+  )
+  t.same(
+    climbingTypes(fixture),
+    [{ from: 'lib/metrics/figures.js', to: 'lib/report/page.js' }],
+    'a typedef property whose type climbs is found too'
+  )
 })
 
 t.test('lib/ and bin/ keep the order', async t => {

@@ -12,7 +12,7 @@ import { LogHistogram, LOG_HISTOGRAM_SCHEME, LOG_HISTOGRAM_SIZE } from '../../li
  * the top six bits of v (32 to 63) pick one of the 32 buckets of [2^m, 2^(m+1)).
  * @param {number} us
  */
-function expectedBucket (us) {
+function expectedBucket(us) {
   const v = Math.floor(us)
   if (v < 64) return Math.max(0, v)
   let magnitude = 0
@@ -23,7 +23,7 @@ function expectedBucket (us) {
 }
 
 /** @param {number} us */
-function bucketOf (us) {
+function bucketOf(us) {
   const histogram = new LogHistogram()
   histogram.record(us)
   return histogram.counts.findIndex(count => count === 1)
@@ -33,10 +33,31 @@ t.equal(LOG_HISTOGRAM_SCHEME, 'log-linear-us:sub_bits=5,max_magnitude=36', 'the 
 t.equal(LOG_HISTOGRAM_SIZE, 64 + 31 * 32)
 
 t.test('every value lands in its bucket of the layout', async t => {
-  t.doesNotThrow(() => fc.assert(fc.property(fc.double({ min: 0, max: 2 ** 37, noNaN: true }), us => bucketOf(us) === expectedBucket(us)), { numRuns: 20000 }), '20 000 random values, each in its bucket')
+  t.doesNotThrow(
+    () =>
+      fc.assert(
+        fc.property(fc.double({ min: 0, max: 2 ** 37, noNaN: true }), us => bucketOf(us) === expectedBucket(us)),
+        { numRuns: 20000 }
+      ),
+    '20 000 random values, each in its bucket'
+  )
   // the edges: of the exact range, of every power of two, of 2^32 where the
   // computation changes, and past the last magnitude
-  const edges = [0, 0.5, 63, 63.99, 64, 65, 2 ** 32 - 1, 2 ** 32 - 0.5, 2 ** 32, 2 ** 32 + 1, 2 ** 36, 2 ** 37 - 1, 2 ** 40]
+  const edges = [
+    0,
+    0.5,
+    63,
+    63.99,
+    64,
+    65,
+    2 ** 32 - 1,
+    2 ** 32 - 0.5,
+    2 ** 32,
+    2 ** 32 + 1,
+    2 ** 36,
+    2 ** 37 - 1,
+    2 ** 40
+  ]
   for (let m = 6; m < 37; m++) edges.push(2 ** m - 1, 2 ** m, 2 ** m + 1, 2 ** (m + 1) - 2 ** (m - 5))
   const wrong = edges.filter(us => bucketOf(us) !== expectedBucket(us))
   t.same(wrong, [], `${edges.length} edge values, each in its bucket`)
@@ -44,11 +65,18 @@ t.test('every value lands in its bucket of the layout', async t => {
 })
 
 t.test('a quantile is within 1/32 above the value recorded', async t => {
-  t.doesNotThrow(() => fc.assert(fc.property(fc.integer({ min: 64, max: 2 ** 35 }), fc.integer({ min: 64, max: 2 ** 35 }), (a, b) => {
-    const histogram = new LogHistogram()
-    histogram.record(Math.min(a, b))
-    histogram.record(Math.max(a, b))
-    const low = /** @type {number} */ (histogram.quantile(0.5))
-    return low >= Math.min(a, b) && low <= Math.min(a, b) * (1 + 1 / 32)
-  }), { numRuns: 5000 }), '5000 random pairs: the lower one\'s quantile is its bucket\'s top, at most 1/32 above it')
+  t.doesNotThrow(
+    () =>
+      fc.assert(
+        fc.property(fc.integer({ min: 64, max: 2 ** 35 }), fc.integer({ min: 64, max: 2 ** 35 }), (a, b) => {
+          const histogram = new LogHistogram()
+          histogram.record(Math.min(a, b))
+          histogram.record(Math.max(a, b))
+          const low = /** @type {number} */ (histogram.quantile(0.5))
+          return low >= Math.min(a, b) && low <= Math.min(a, b) * (1 + 1 / 32)
+        }),
+        { numRuns: 5000 }
+      ),
+    "5000 random pairs: the lower one's quantile is its bucket's top, at most 1/32 above it"
+  )
 })

@@ -22,7 +22,7 @@ import { mean, maxOf, spread, ratio } from '../../lib/results/numbers.js'
  * A histogram of the given latencies, in microseconds.
  * @param {number[]} latencies
  */
-function histogramOf (latencies) {
+function histogramOf(latencies) {
   const h = new LogHistogram()
   for (const us of latencies) h.record(us)
   return h
@@ -35,7 +35,7 @@ function histogramOf (latencies) {
  * @param {number} startedMs
  * @param {number} seconds
  */
-function instanceRun (index, latencies, startedMs, seconds) {
+function instanceRun(index, latencies, startedMs, seconds) {
   const h = histogramOf(latencies)
   const summary = {
     workload: 'manta',
@@ -93,14 +93,14 @@ t.test('a merged summary: counts added, percentiles of every request, rates over
   t.equal(merged.requests.insert_row.done, 1000)
   t.equal(merged.requests.insert_row.failed, 1)
   t.equal(merged.rows_written, 1000)
-  t.equal(merged.throughput, Math.round(1000 / 11 * 10) / 10, 'requests over the union\'s seconds')
+  t.equal(merged.throughput, Math.round((1000 / 11) * 10) / 10, "requests over the union's seconds")
   t.same(merged.latency_us, latencySummary(all), 'percentiles of the added histograms')
   t.ok(merged.latency_us.p95 !== null && merged.latency_us.p95 >= 50000, 'the slow tenth is the p95, not averaged away')
   t.same(merged.errors, { 'duplicate key': 1 })
   t.equal(merged.reconnects, 1)
   t.equal(merged.acknowledged_inserts, 1000)
   t.equal(merged.acknowledged_missing, 0)
-  t.equal(merged.process.peak_rss_bytes, 51e6, 'the largest instance\'s')
+  t.equal(merged.process.peak_rss_bytes, 51e6, "the largest instance's")
   t.equal(merged.process.cpu_user_s, 2)
   t.same(merged.merged, {
     runs: 2,
@@ -113,7 +113,7 @@ t.test('a merged summary: counts added, percentiles of every request, rates over
   t.equal(merged.server_version, '15.20', 'what all share')
 })
 
-t.test('merged samples: a second\'s counts added, its percentiles the highest', async t => {
+t.test("merged samples: a second's counts added, its percentiles the highest", async t => {
   const samples = mergeSamples(/** @type {any} */ (runs), t0)
   t.equal(samples.length, 10, 'the k-th samples together')
   const [first] = /** @type {any[]} */ (samples)
@@ -130,12 +130,21 @@ t.test('the end table shows the merged summary as it is', async t => {
   t.match(lines[header], /^type\s+done\s+failed\s+req\/s\s+p50 ms\s+p95 ms\s+p99 ms\s+max ms$/)
   t.match(lines[header + 1], /^insert_row\s+1000\s+1\s/)
   t.match(lines[header + 2], /^total\s+1000\s+1\s+90\.9\s/)
-  t.ok(lines.some(line => /^duplicate key\s+1$/.test(line)), 'the failures by message')
-  t.ok(lines.every(line => line.length <= 80), 'within the width')
+  t.ok(
+    lines.some(line => /^duplicate key\s+1$/.test(line)),
+    'the failures by message'
+  )
+  t.ok(
+    lines.every(line => line.length <= 80),
+    'within the width'
+  )
 })
 
 t.test('terminal tables and figures', async t => {
-  const columns = [{ title: 'name', flexible: true, min: 6 }, { title: 'n', align: /** @type {const} */ ('right') }]
+  const columns = [
+    { title: 'name', flexible: true, min: 6 },
+    { title: 'n', align: /** @type {const} */ ('right') }
+  ]
   const rows = [{ cells: ['a rather long name that cannot fit', '7'] }, { cells: ['日本語', '12'] }]
   const lines = renderTable(columns, rows, { width: 16 })
   // 16 columns: the numbers' 2, the gap's 2, the name's 12 (日本語 is 6 wide)
@@ -153,7 +162,7 @@ t.test('terminal tables and figures', async t => {
   t.equal(duration(3720), '1 h 02 min')
 })
 
-t.test('the report\'s pieces escape what they show', async t => {
+t.test("the report's pieces escape what they show", async t => {
   t.equal(esc('<b>"x" & \'y\'</b>'), '&lt;b&gt;&quot;x&quot; &amp; &#39;y&#39;&lt;/b&gt;')
   t.notMatch(scriptJson({ text: '</script><script>alert(1)</script>' }), /<\/script>/i, 'no end of the script element')
   t.same(JSON.parse(scriptJson({ a: [1, '</script>'] })), { a: [1, '</script>'] }, 'still the JSON')
@@ -182,7 +191,7 @@ t.test('no secret reaches a report', async t => {
   t.equal(redactString('no secret here'), 'no secret here')
 })
 
-t.test('the report\'s figures over repetitions', async t => {
+t.test("the report's figures over repetitions", async t => {
   t.equal(mean([1, null, 3, NaN]), 2, 'the values known')
   t.equal(mean([null]), null)
   t.equal(maxOf([1, 7, null, 3]), 7)

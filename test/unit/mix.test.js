@@ -17,11 +17,14 @@ t.test('types with weight zero are never picked', async t => {
   t.equal(pickType(mix, 0.999999), 1)
 })
 
-t.test('a mix names the workload\'s own types, in its order', async t => {
+t.test("a mix names the workload's own types, in its order", async t => {
   const types = ['enqueue', 'dequeue', 'peek', 'tpcb-like', 'my.script']
   const mix = parseMix('peek=1, tpcb-like=2,my.script=3', types)
   t.equal(formatMix(mix), 'enqueue=0,dequeue=0,peek=1,tpcb-like=2,my.script=3')
-  t.throws(() => parseMix('insert_row=1', types), /unknown request type "insert_row" \(known: enqueue, dequeue, peek, tpcb-like, my.script\)/)
+  t.throws(
+    () => parseMix('insert_row=1', types),
+    /unknown request type "insert_row" \(known: enqueue, dequeue, peek, tpcb-like, my.script\)/
+  )
   t.throws(() => parseMix('peek=1,peek=2', types), /given twice/)
   t.throws(() => parseMix('peek=-1', types), /negative/)
   t.throws(() => parseMix('peek=x', types), /not a number/)

@@ -14,42 +14,98 @@ const START = Date.parse('2026-11-25T10:00:00.000Z')
  * @param {number} elapsed
  * @param {Record<string, any>} [extra]
  */
-function sample (elapsed, extra = {}) {
-  return { t: new Date(START + elapsed * 1000).toISOString(), elapsed_s: elapsed, throughput: 1000, concurrency: 4, paused: false, reconnects: 0, requests: { q: { done: 1000, failed: 0, p50_us: 500, p99_us: 2000 } }, ...extra }
+function sample(elapsed, extra = {}) {
+  return {
+    t: new Date(START + elapsed * 1000).toISOString(),
+    elapsed_s: elapsed,
+    throughput: 1000,
+    concurrency: 4,
+    paused: false,
+    reconnects: 0,
+    requests: { q: { done: 1000, failed: 0, p50_us: 500, p99_us: 2000 } },
+    ...extra
+  }
 }
 
 /** @param {Record<string, any>} server */
-const withServer = (server) => ({ server: { checkpoints: { timed: 1, requested: 0 }, vacuums: [], horizon: [], locks: { waiting: 0, longest_wait_s: null, blockers: [] }, ...server } })
+const withServer = server => ({
+  server: {
+    checkpoints: { timed: 1, requested: 0 },
+    vacuums: [],
+    horizon: [],
+    locks: { waiting: 0, longest_wait_s: null, blockers: [] },
+    ...server
+  }
+})
 
 t.test('the load began one elapsed_s before the first sample', async t => {
   t.equal(loadStartMs([sample(1)]), START)
 })
 
-t.test('a vacuum from its statement\'s start to its last sample, and its phases', async t => {
-  const vacuum = (/** @type {string} */ phase) => withServer({ vacuums: [{ pid: 7, table: 'public.t', mode: 'manual', phase_name: phase, started_at: (START + 9500) / 1000 }] })
-  const samples = [sample(9), sample(10, vacuum('scanning heap')), sample(11, vacuum('scanning heap')), sample(12, vacuum('vacuuming indexes')), sample(13, withServer({}))]
+t.test("a vacuum from its statement's start to its last sample, and its phases", async t => {
+  const vacuum = (/** @type {string} */ phase) =>
+    withServer({
+      vacuums: [{ pid: 7, table: 'public.t', mode: 'manual', phase_name: phase, started_at: (START + 9500) / 1000 }]
+    })
+  const samples = [
+    sample(9),
+    sample(10, vacuum('scanning heap')),
+    sample(11, vacuum('scanning heap')),
+    sample(12, vacuum('vacuuming indexes')),
+    sample(13, withServer({}))
+  ]
   const seen = observe({ samples, events: [] })
-  t.same(seen.filter(o => o.kind.startsWith('vacuum')).map(o => [o.from_s, o.label]), [
-    [9.5, 'VACUUM of public.t (pid 7) starts'],
-    [12, 'VACUUM of public.t (pid 7): vacuuming indexes'],
-    [13, 'VACUUM of public.t (pid 7) ends (ran 3.5 s)']
-  ])
+  t.same(
+    seen.filter(o => o.kind.startsWith('vacuum')).map(o => [o.from_s, o.label]),
+    [
+      [9.5, 'VACUUM of public.t (pid 7) starts'],
+      [12, 'VACUUM of public.t (pid 7): vacuuming indexes'],
+      [13, 'VACUUM of public.t (pid 7) ends (ran 3.5 s)']
+    ]
+  )
 })
 
-t.test('an xmin holder from its transaction\'s start; the generator\'s own sessions never', async t => {
-  const holder = { kind: 'backend', pid: 42, application_name: 'report', name: null, state: 'idle in transaction', xact_age_s: 8, xmin_age: 100 }
+t.test("an xmin holder from its transaction's start; the generator's own sessions never", async t => {
+  const holder = {
+    kind: 'backend',
+    pid: 42,
+    application_name: 'report',
+    name: null,
+    state: 'idle in transaction',
+    xact_age_s: 8,
+    xmin_age: 100
+  }
   const ours = { ...holder, pid: 43, application_name: 'pgloadgen', xact_age_s: 30 }
   const young = { ...holder, pid: 44, application_name: 'quick', xact_age_s: 1 }
-  const samples = [sample(19), sample(20, withServer({ horizon: [ours, holder, young] })), sample(21, withServer({ horizon: [holder] })), sample(22, withServer({}))]
+  const samples = [
+    sample(19),
+    sample(20, withServer({ horizon: [ours, holder, young] })),
+    sample(21, withServer({ horizon: [holder] })),
+    sample(22, withServer({}))
+  ]
   const holders = observe({ samples, events: [] }).filter(o => o.kind === 'xmin_holder')
-  t.same(holders.map(o => [o.from_s, o.to_s, o.label]), [[12, 21, 'xmin horizon held by session report (pid 42), idle in transaction']])
+  t.same(
+    holders.map(o => [o.from_s, o.to_s, o.label]),
+    [[12, 21, 'xmin horizon held by session report (pid 42), idle in transaction']]
+  )
 })
 
 t.test('lock waits count when someone other than the load blocks them', async t => {
-  const waits = (/** @type {string} */ app) => withServer({ locks: { waiting: 3, longest_wait_s: 1.5, blockers: [{ pid: 9, application_name: app }] } })
-  const samples = [sample(5), sample(6, waits('pgloadgen')), sample(7, withServer({})), sample(30, waits('locker')), sample(31, waits('locker')), sample(32, withServer({}))]
+  const waits = (/** @type {string} */ app) =>
+    withServer({ locks: { waiting: 3, longest_wait_s: 1.5, blockers: [{ pid: 9, application_name: app }] } })
+  const samples = [
+    sample(5),
+    sample(6, waits('pgloadgen')),
+    sample(7, withServer({})),
+    sample(30, waits('locker')),
+    sample(31, waits('locker')),
+    sample(32, withServer({}))
+  ]
   const locks = observe({ samples, events: [] }).filter(o => o.kind === 'lock_wait')
-  t.same(locks.map(o => [o.from_s, o.to_s, o.label]), [[28.5, 31, '3 sessions waiting for a lock held by pid 9 (locker)']])
+  t.same(
+    locks.map(o => [o.from_s, o.to_s, o.label]),
+    [[28.5, 31, '3 sessions waiting for a lock held by pid 9 (locker)']]
+  )
 })
 
 t.test('checkpoints from the server log, with why', async t => {
@@ -59,23 +115,46 @@ t.test('checkpoints from the server log, with why', async t => {
     '2026-11-25 10:00:40.000 UTC [88] LOG:  checkpoint starting: time',
     '2026-11-25 10:00:41.000 UTC [90] LOG:  automatic vacuum of table "x.public.t": index scans: 0'
   ].join('\n')
-  t.same(checkpointsInLog(log), [{ ts: '2026-11-25T10:00:12.250Z', reason: 'requested' }, { ts: '2026-11-25T10:00:40.000Z', reason: 'timed' }])
-  const seen = observe({ samples: [sample(1), sample(50)], events: [], logText: log }).filter(o => o.kind === 'checkpoint')
-  t.same(seen.map(o => [o.from_s, o.label]), [[12.3, 'checkpoint starting (requested)'], [40, 'checkpoint starting (timed)']])
+  t.same(checkpointsInLog(log), [
+    { ts: '2026-11-25T10:00:12.250Z', reason: 'requested' },
+    { ts: '2026-11-25T10:00:40.000Z', reason: 'timed' }
+  ])
+  const seen = observe({ samples: [sample(1), sample(50)], events: [], logText: log }).filter(
+    o => o.kind === 'checkpoint'
+  )
+  t.same(
+    seen.map(o => [o.from_s, o.label]),
+    [
+      [12.3, 'checkpoint starting (requested)'],
+      [40, 'checkpoint starting (timed)']
+    ]
+  )
 })
 
 t.test('without the log, checkpoints from the counters', async t => {
   const samples = [sample(1, withServer({})), sample(2, withServer({ checkpoints: { timed: 1, requested: 2 } }))]
-  t.same(observe({ samples, events: [] }).filter(o => o.kind === 'checkpoint').map(o => o.label), ['2 checkpoints (requested)'])
+  t.same(
+    observe({ samples, events: [] })
+      .filter(o => o.kind === 'checkpoint')
+      .map(o => o.label),
+    ['2 checkpoints (requested)']
+  )
 })
 
 t.test('the machine strained, reconnects, failures, concurrency and actions', async t => {
   const samples = [
     sample(1, { host: { busy_pct: 50, iowait_pct: 2, steal_pct: 0 } }),
     sample(2, { host: { busy_pct: 60, iowait_pct: 40, steal_pct: 0 }, reconnects: 2, concurrency: 8 }),
-    sample(3, { host: { busy_pct: 60, iowait_pct: 2, steal_pct: 0 }, reconnects: 2, concurrency: 8, requests: { q: { done: 10, failed: 5, p50_us: 1, p99_us: 1 } } })
+    sample(3, {
+      host: { busy_pct: 60, iowait_pct: 2, steal_pct: 0 },
+      reconnects: 2,
+      concurrency: 8,
+      requests: { q: { done: 10, failed: 5, p50_us: 1, p99_us: 1 } }
+    })
   ]
-  const events = [{ ts: new Date(START + 2500).toISOString(), kind: /** @type {const} */ ('start'), action: 'vacuum', table: 't' }]
+  const events = [
+    { ts: new Date(START + 2500).toISOString(), kind: /** @type {const} */ ('start'), action: 'vacuum', table: 't' }
+  ]
   const labels = observe({ samples, events }).map(o => `${o.from_s} ${o.kind}: ${o.label}`)
   t.same(labels, [
     '1 reconnects: 2 clients reconnected (the connection was lost)',
@@ -86,7 +165,7 @@ t.test('the machine strained, reconnects, failures, concurrency and actions', as
   ])
 })
 
-t.test('causes: what fits the change\'s moment, nearest and likeliest first; nothing: none', async t => {
+t.test("causes: what fits the change's moment, nearest and likeliest first; nothing: none", async t => {
   const observations = [
     { from_s: 3, to_s: null, kind: 'checkpoint', label: 'early checkpoint' },
     { from_s: 28, to_s: null, kind: 'checkpoint', label: 'checkpoint' },
@@ -95,15 +174,36 @@ t.test('causes: what fits the change\'s moment, nearest and likeliest first; not
     { from_s: 60, to_s: null, kind: 'vacuum', label: 'late vacuum' }
   ]
   const window = { before: 5, after: 3 }
-  t.same(causesAt(30, observations, window).map(c => c.label), ['waiting for locker', 'checkpoint', 'held by report'])
-  t.same(causesAt(46, observations, window).map(c => c.label), ['waiting for locker ended', 'held by report'])
-  t.same(causesAt(20, observations.filter(o => o.kind !== 'xmin_holder'), window), [], 'no cause seen')
+  t.same(
+    causesAt(30, observations, window).map(c => c.label),
+    ['waiting for locker', 'checkpoint', 'held by report']
+  )
+  t.same(
+    causesAt(46, observations, window).map(c => c.label),
+    ['waiting for locker ended', 'held by report']
+  )
+  t.same(
+    causesAt(
+      20,
+      observations.filter(o => o.kind !== 'xmin_holder'),
+      window
+    ),
+    [],
+    'no cause seen'
+  )
 })
 
 t.test('changes in words, grouped by moment', async t => {
   const level = (/** @type {number} */ median) => ({ median, low: median * 0.9, high: median * 1.1, n: 20 })
   const changes = [
-    { at_s: 30, metric: 'throughput', before: level(8000), after: level(0), effect: -1, causes: [{ kind: 'lock_wait', label: 'waiting for locker', at_s: 29 }] },
+    {
+      at_s: 30,
+      metric: 'throughput',
+      before: level(8000),
+      after: level(0),
+      effect: -1,
+      causes: [{ kind: 'lock_wait', label: 'waiting for locker', at_s: 29 }]
+    },
     { at_s: 31, metric: 'p99_us:insert_row', before: level(2000), after: level(30000), effect: 14, causes: [] },
     { at_s: 45, metric: 'throughput', before: level(0), after: level(8000), effect: null, causes: [] }
   ]
@@ -111,5 +211,11 @@ t.test('changes in words, grouped by moment', async t => {
   t.equal(describeChange(changes[1]), 'p99 insert_row 2.00 → 30.0 ms (×15)')
   t.equal(describeChange(changes[2]), 'throughput 0 → 8000/s (from 0)')
   const groups = groupChanges(changes)
-  t.same(groups.map(g => [g.at_s, g.changes.length, describeCauses(g.causes)]), [[30, 2, 'waiting for locker'], [45, 1, 'no cause seen']])
+  t.same(
+    groups.map(g => [g.at_s, g.changes.length, describeCauses(g.causes)]),
+    [
+      [30, 2, 'waiting for locker'],
+      [45, 1, 'no cause seen']
+    ]
+  )
 })

@@ -13,8 +13,18 @@ import { parsePlan } from '../../lib/experiment/plan.js'
 
 t.test('durations of schedules and plans (parseOffset): seconds', async t => {
   const cases = /** @type {const} */ ([
-    ['90', 90], ['90s', 90], ['10m', 600], ['1h30m', 5400], ['500ms', 0.5], ['1d', 86400], ['1.5h', 5400],
-    ['2h45m10s', 9910], [' 15m ', 900], ['0', 0], [0, 0], [42.5, 42.5]
+    ['90', 90],
+    ['90s', 90],
+    ['10m', 600],
+    ['1h30m', 5400],
+    ['500ms', 0.5],
+    ['1d', 86400],
+    ['1.5h', 5400],
+    ['2h45m10s', 9910],
+    [' 15m ', 900],
+    ['0', 0],
+    [0, 0],
+    [42.5, 42.5]
   ])
   for (const [input, seconds] of cases) t.equal(parseOffset(input, 'after'), seconds, JSON.stringify(input))
   for (const bad of ['', '1h 30m', '-5s', '10x', 'm', -1, NaN, Infinity, null, {}]) {
@@ -25,8 +35,17 @@ t.test('durations of schedules and plans (parseOffset): seconds', async t => {
 
 t.test('sizes (parseQuantity): byte units binary, k/m/g decimal', async t => {
   const cases = /** @type {const} */ ([
-    ['2 GB', 2 * 1024 ** 3], ['500MB', 500 * 1024 ** 2], ['150000000', 150e6], ['150M', 150e6], ['1e6', 1e6],
-    ['10 kb', 10240], ['7k', 7000], ['1g', 1e9], ['0.2', 0.2], ['1 B', 1], ['3 TB', 3 * 1024 ** 4]
+    ['2 GB', 2 * 1024 ** 3],
+    ['500MB', 500 * 1024 ** 2],
+    ['150000000', 150e6],
+    ['150M', 150e6],
+    ['1e6', 1e6],
+    ['10 kb', 10240],
+    ['7k', 7000],
+    ['1g', 1e9],
+    ['0.2', 0.2],
+    ['1 B', 1],
+    ['3 TB', 3 * 1024 ** 4]
   ])
   for (const [input, value] of cases) t.equal(parseQuantity(input, 'table_size'), value, input)
   for (const bad of ['2 gib', '', '-1', 'GB', '1e400', '5 constructor']) {
@@ -34,7 +53,7 @@ t.test('sizes (parseQuantity): byte units binary, k/m/g decimal', async t => {
   }
 })
 
-t.test('the CLI\'s durations and whole numbers', async t => {
+t.test("the CLI's durations and whole numbers", async t => {
   t.equal(parseDuration('90', '-d'), 90)
   t.equal(parseDuration('15m', '-d'), 900)
   t.equal(parseDuration(' 2h ', '-d'), 7200)
@@ -56,7 +75,11 @@ t.test('--stages: a duration and a target each; the profile they make', async t 
   const refuse = (/** @type {string} */ problem) => new InputError(`--stages ${problem}`)
   const rules = { whole: true, max: 100, maxSeconds: 3600, refuse }
   const stages = parseStages('30s:8, 1m:32,30s:0', rules)
-  t.same(stages, [{ seconds: 30, target: 8 }, { seconds: 60, target: 32 }, { seconds: 30, target: 0 }])
+  t.same(stages, [
+    { seconds: 30, target: 8 },
+    { seconds: 60, target: 32 },
+    { seconds: 30, target: 0 }
+  ])
   t.equal(stagesSeconds(stages), 120)
   const rates = { ...rules, whole: false }
   t.same(parseStages('500ms:2.5', rates), [{ seconds: 0.5, target: 2.5 }], 'rates may be fractions')
@@ -68,12 +91,17 @@ t.test('--stages: a duration and a target each; the profile they make', async t 
   t.throws(() => parseStages('', rules), InputError)
 
   const profile = profileOf(stages, 2)
-  t.same(profile, [{ atS: 0, value: 2 }, { atS: 30, value: 8 }, { atS: 90, value: 32 }, { atS: 120, value: 0 }])
+  t.same(profile, [
+    { atS: 0, value: 2 },
+    { atS: 30, value: 8 },
+    { atS: 90, value: 32 },
+    { atS: 120, value: 0 }
+  ])
   t.equal(valueAt(profile, 0), 2, 'starts where the load was')
   t.equal(valueAt(profile, 15), 5, 'a straight line to the first target')
   t.equal(valueAt(profile, 60), 20)
   t.equal(valueAt(profile, 500), 0, 'the last target holds')
-  t.equal(areaUntil(profile, 30), (2 + 8) / 2 * 30, 'the area under the first stage')
+  t.equal(areaUntil(profile, 30), ((2 + 8) / 2) * 30, 'the area under the first stage')
   t.equal(areaUntil(profile, 120), 150 + 1200 + 480, 'under all of them')
   for (const s of [0.5, 10, 30, 45.25, 90, 100]) {
     t.ok(Math.abs(timeOfArea(profile, areaUntil(profile, s)) - s) < 1e-9, `timeOfArea inverts areaUntil at ${s} s`)
@@ -84,14 +112,17 @@ t.test('--stages: a duration and a target each; the profile they make', async t 
 
 t.test('schedules: each rule, its trigger and its times', async t => {
   const now = new Date('2026-06-12T10:00:00Z')
-  const rules = parseSchedule({
-    actions: [
-      { action: 'checkpoint', every: '5m' },
-      { action: 'vacuum', table: 'test_table', at: '03:00' },
-      { action: 'analyze', table: 't', when: 'dead_fraction(t) > 0.2', cooldown: '2m' },
-      { action: 'vacuum', table: 't', after: '1h30m', freeze: true }
-    ]
-  }, now)
+  const rules = parseSchedule(
+    {
+      actions: [
+        { action: 'checkpoint', every: '5m' },
+        { action: 'vacuum', table: 'test_table', at: '03:00' },
+        { action: 'analyze', table: 't', when: 'dead_fraction(t) > 0.2', cooldown: '2m' },
+        { action: 'vacuum', table: 't', after: '1h30m', freeze: true }
+      ]
+    },
+    now
+  )
   t.match(rules[0], { trigger: 'every', everyS: 300, once: false, spec: { action: 'checkpoint' }, label: 'actions[0]' })
   t.match(rules[1], { trigger: 'at', once: true, spec: { action: 'vacuum', table: 'test_table' } })
   const at = /** @type {Date} */ (rules[1].at)
@@ -100,9 +131,14 @@ t.test('schedules: each rule, its trigger and its times', async t => {
   const condition = { metric: 'dead_fraction', table: 't', op: '>', value: 0.2 }
   t.match(rules[2], { trigger: 'when', cooldownS: 120, condition })
   t.match(rules[3], { trigger: 'after', afterS: 5400, spec: { action: 'vacuum', table: 't', freeze: true } })
-  t.same(parseSchedule([{ action: 'checkpoint', after: 0 }], now).map(r => r.afterS), [0], 'a list of rules alone')
-  t.throws(() => parseSchedule({ actions: [{ action: 'analyze', table: 't', after: '1m', every: '1m' }] }, now),
-    { message: 'actions[0]: give exactly one of after, at, every, when (got after, every)' })
+  t.same(
+    parseSchedule([{ action: 'checkpoint', after: 0 }], now).map(r => r.afterS),
+    [0],
+    'a list of rules alone'
+  )
+  t.throws(() => parseSchedule({ actions: [{ action: 'analyze', table: 't', after: '1m', every: '1m' }] }, now), {
+    message: 'actions[0]: give exactly one of after, at, every, when (got after, every)'
+  })
   const tooLong = { actions: [{ action: 'checkpoint', every: '30d' }] }
   t.throws(() => parseSchedule(tooLong, now), InputError, 'a wait no timer can make')
 })
@@ -119,22 +155,31 @@ t.test('conditions: a metric of a table, a comparison, a number or size', async 
 })
 
 t.test('plans: the server, the load, and each step as the runner reads it', async t => {
-  const plan = await parsePlan({
-    name: 'vacuum-or-not',
-    server: { url: 'postgres://postgres@127.0.0.1:5432/test', data_dir: '/srv/pg' },
-    mix: 'insert_row=60,read_row=40',
-    concurrency: 4,
-    stats_interval: '2s',
-    prepare: { rows: 1000 },
-    variants: [{
-      name: 'vacuum',
-      steps: [
-        { load: '10s' }, { action: { action: 'vacuum', table: 'test_table' } }, { wait: 'action', timeout: '5m' },
-        { concurrency: 'x2' }, { load: '5s', concurrency: 8 }, { wait: 'dead_fraction(test_table) < 0.05', timeout: 60 }
-      ]
-    }],
-    repetitions: 2
-  }, { baseDir: '/nonexistent' })
+  const plan = await parsePlan(
+    {
+      name: 'vacuum-or-not',
+      server: { url: 'postgres://postgres@127.0.0.1:5432/test', data_dir: '/srv/pg' },
+      mix: 'insert_row=60,read_row=40',
+      concurrency: 4,
+      stats_interval: '2s',
+      prepare: { rows: 1000 },
+      variants: [
+        {
+          name: 'vacuum',
+          steps: [
+            { load: '10s' },
+            { action: { action: 'vacuum', table: 'test_table' } },
+            { wait: 'action', timeout: '5m' },
+            { concurrency: 'x2' },
+            { load: '5s', concurrency: 8 },
+            { wait: 'dead_fraction(test_table) < 0.05', timeout: 60 }
+          ]
+        }
+      ],
+      repetitions: 2
+    },
+    { baseDir: '/nonexistent' }
+  )
   t.match(plan, {
     name: 'vacuum-or-not',
     server: { kind: 'url', url: 'postgres://postgres@127.0.0.1:5432/test', dataDir: '/srv/pg', driver: 'copy' },
@@ -145,14 +190,17 @@ t.test('plans: the server, the load, and each step as the runner reads it', asyn
     prepare: { rows: 1000 }
   })
   const fewDead = { metric: 'dead_fraction', table: 'test_table', op: '<', value: 0.05 }
-  t.same(plan.variants[0].steps.map(({ label: _label, ...step }) => step), [
-    { kind: 'load', seconds: 10 },
-    { kind: 'action', action: { action: 'vacuum', table: 'test_table' } },
-    { kind: 'wait', until: 'action', timeoutS: 300 },
-    { kind: 'concurrency', factor: 2 },
-    { kind: 'load', seconds: 5, concurrency: 8 },
-    { kind: 'wait', until: { ...fewDead, text: 'dead_fraction(test_table) < 0.05' }, timeoutS: 60 }
-  ])
+  t.same(
+    plan.variants[0].steps.map(({ label: _label, ...step }) => step),
+    [
+      { kind: 'load', seconds: 10 },
+      { kind: 'action', action: { action: 'vacuum', table: 'test_table' } },
+      { kind: 'wait', until: 'action', timeoutS: 300 },
+      { kind: 'concurrency', factor: 2 },
+      { kind: 'load', seconds: 5, concurrency: 8 },
+      { kind: 'wait', until: { ...fewDead, text: 'dead_fraction(test_table) < 0.05' }, timeoutS: 60 }
+    ]
+  )
   t.equal(plan.variants[0].steps[3].label, 'variants[0].steps[3]', 'each step named where it is in the plan')
   const variants = [{ name: 'v', steps: [{ load: 1 }] }]
   const noDataDir = { name: 'p', server: { url: 'postgres://h/db' }, prepare: { rows: 1 }, variants }

@@ -21,7 +21,7 @@ const MAX = 2n ** 63n - 1n
  * @param {string} text
  * @param {Array<[string, import('../../lib/pgbench/expression/values.js').Value | string]>} [extra]
  */
-function evaluate (text, extra = []) {
+function evaluate(text, extra = []) {
   const variables = new Variables([['i', 7n], ['d', 2.5], ['b', true], ['n', null], ['default_seed', 5432n], ...extra])
   return compileExpression(parseExpression(text))({ variables, random: new Random(1n), debug: () => {} })
 }
@@ -31,17 +31,17 @@ function evaluate (text, extra = []) {
  * @param {string} text
  * @param {string} message
  */
-function fails (t, text, message) {
+function fails(t, text, message) {
   t.throws(() => evaluate(text), { name: 'ScriptRuntimeError', message }, text)
 }
 
-t.test('integer arithmetic: int64, C division, pgbench\'s overflow errors', async t => {
+t.test("integer arithmetic: int64, C division, pgbench's overflow errors", async t => {
   t.equal(evaluate('1 + 2'), 3n)
   t.equal(evaluate('7 - 10'), -3n)
   t.equal(evaluate('6 * 7'), 42n)
   t.equal(evaluate('7 / 2'), 3n)
   t.equal(evaluate('-7 / 2'), -3n, 'division truncates toward zero')
-  t.equal(evaluate('-7 % 3'), -1n, 'the remainder has the dividend\'s sign')
+  t.equal(evaluate('-7 % 3'), -1n, "the remainder has the dividend's sign")
   t.equal(evaluate('7 % -3'), 1n)
   t.equal(evaluate('mod(54, 32)'), 22n)
   t.equal(evaluate('5 / -1'), -5n)
@@ -106,12 +106,12 @@ t.test('bitwise operators on ints; shifts count modulo 64 as on x86-64', async t
   fails(t, '1 << true', 'cannot coerce boolean to int')
 })
 
-t.test('logic: pgbench\'s NULL handling and lazy AND, OR, CASE', async t => {
+t.test("logic: pgbench's NULL handling and lazy AND, OR, CASE", async t => {
   t.equal(evaluate('true and false'), false)
   t.equal(evaluate('true or false'), true)
   t.equal(evaluate('not true'), false)
   t.equal(evaluate('null and 1 / 0'), null, 'NULL AND x is NULL without evaluating x')
-  t.equal(evaluate('null or true'), null, 'not SQL\'s three-valued logic')
+  t.equal(evaluate('null or true'), null, "not SQL's three-valued logic")
   t.equal(evaluate('true and null'), null)
   t.equal(evaluate('false and null'), false)
   t.equal(evaluate('false and 1 / 0'), false, 'lazy')
@@ -151,7 +151,7 @@ t.test('functions', async t => {
   t.equal(evaluate('pi()'), Math.PI)
   t.equal(evaluate('pow(2, 10)'), 1024)
   t.equal(evaluate('power(2.0, -1)'), 0.5)
-  t.equal(evaluate('pow(1, 0.0 / 0.0)'), 1, 'C\'s pow, not Math.pow')
+  t.equal(evaluate('pow(1, 0.0 / 0.0)'), 1, "C's pow, not Math.pow")
   t.equal(evaluate('pow(-1, 1e308 * 10)'), 1)
   t.equal(evaluate('int(5.4 + 3.8)'), 9n)
   t.equal(evaluate('int(2.5)'), 2n, 'rint: ties to even')
@@ -164,27 +164,41 @@ t.test('functions', async t => {
   t.equal(evaluate('least(5, 4, 3, 2.1)'), 2.1)
   t.equal(evaluate('greatest(5, 4, 3, 2)'), 5n)
   t.equal(evaluate('least(1, null)'), null)
-  t.ok(Number.isNaN(evaluate('least(1, 0.0 / 0.0)')), 'pgbench\'s Min() lets a NaN through')
+  t.ok(Number.isNaN(evaluate('least(1, 0.0 / 0.0)')), "pgbench's Min() lets a NaN through")
   t.equal(evaluate('least(0.0 / 0.0, 1)'), 1)
   fails(t, 'least(1, true)', 'cannot coerce boolean to int')
   fails(t, 'least(1.5, true)', 'cannot coerce boolean to double')
-  fails(t, 'greatest(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17)', 'too many function arguments, maximum is 16')
-  t.equal(evaluate('hash(10, 5432)'), -5817877081768721676n, 'the example of pgbench\'s documentation')
+  fails(
+    t,
+    'greatest(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17)',
+    'too many function arguments, maximum is 16'
+  )
+  t.equal(evaluate('hash(10, 5432)'), -5817877081768721676n, "the example of pgbench's documentation")
   t.equal(evaluate('hash_murmur2(10)'), -5817877081768721676n, ':default_seed is 5432 here')
   t.equal(evaluate('hash_fnv1a(10, 5432)'), -7793829335365542153n)
   t.equal(evaluate('permute(0, 1)'), 0n)
   fails(t, 'permute(1, 0)', 'permute size parameter must be greater than zero')
   t.equal(evaluate('debug(5)'), 5n)
   t.equal(evaluate('debug(null)'), null, 'debug passes NULL')
-  t.throws(() => compileExpression(parseExpression('hash(1)'))({ variables: new Variables(), random: new Random() }),
-    { message: 'undefined variable "default_seed"' }, 'without a seed, hash needs :default_seed')
+  t.throws(
+    () => compileExpression(parseExpression('hash(1)'))({ variables: new Variables(), random: new Random() }),
+    { message: 'undefined variable "default_seed"' },
+    'without a seed, hash needs :default_seed'
+  )
 })
 
 t.test('debug writes what pgbench writes', async t => {
   /** @type {string[]} */
   const lines = []
-  const ctx = { variables: new Variables(), random: new Random(), script: 1, command: 4, debug: (/** @type {string} */ line) => lines.push(line) }
-  for (const text of ['debug(5)', 'debug(2.5)', 'debug(1e100)', 'debug(true)', 'debug(null)']) compileExpression(parseExpression(text))(ctx)
+  const ctx = {
+    variables: new Variables(),
+    random: new Random(),
+    script: 1,
+    command: 4,
+    debug: (/** @type {string} */ line) => lines.push(line)
+  }
+  for (const text of ['debug(5)', 'debug(2.5)', 'debug(1e100)', 'debug(true)', 'debug(null)'])
+    compileExpression(parseExpression(text))(ctx)
   t.same(lines, [
     'debug(script=1,command=5): int 5',
     'debug(script=1,command=5): double 2.5',
@@ -195,9 +209,30 @@ t.test('debug writes what pgbench writes', async t => {
 })
 
 t.test('NULL in, NULL out, for all but IS and debug', async t => {
-  for (const text of ['null + 1', '1 - null', 'null * 2.5', 'null / 0', 'null % 0', 'null < 1', 'null & 1', 'null << 1', 'abs(null)',
-    'double(null)', 'exp(null)', 'int(null)', 'ln(null)', 'sqrt(null)', 'pow(null, 2)', 'hash(null)', 'hash_fnv1a(1, null)',
-    'permute(null, 10)', 'random(null, 5)', 'random_gaussian(1, 10, null)', 'greatest(1, null, 3)', 'mod(null, 0)']) {
+  for (const text of [
+    'null + 1',
+    '1 - null',
+    'null * 2.5',
+    'null / 0',
+    'null % 0',
+    'null < 1',
+    'null & 1',
+    'null << 1',
+    'abs(null)',
+    'double(null)',
+    'exp(null)',
+    'int(null)',
+    'ln(null)',
+    'sqrt(null)',
+    'pow(null, 2)',
+    'hash(null)',
+    'hash_fnv1a(1, null)',
+    'permute(null, 10)',
+    'random(null, 5)',
+    'random_gaussian(1, 10, null)',
+    'greatest(1, null, 3)',
+    'mod(null, 0)'
+  ]) {
     t.equal(evaluate(text), null, text)
   }
   fails(t, 'null + 1 / 0', 'division by zero')
@@ -213,7 +248,10 @@ t.test('coercions', async t => {
   t.equal(valueTypeName(1n), 'int')
   t.equal(valueTypeName(1.5), 'double')
   t.equal(valueTypeName(false), 'boolean')
-  t.same([rint(0.5), rint(1.5), rint(2.5), rint(-0.5), rint(-1.5), rint(2.4), rint(-2.6), rint(0.49999999999999994)], [0, 2, 2, -0, -2, 2, -3, 0])
+  t.same(
+    [rint(0.5), rint(1.5), rint(2.5), rint(-0.5), rint(-1.5), rint(2.4), rint(-2.6), rint(0.49999999999999994)],
+    [0, 2, 2, -0, -2, 2, -3, 0]
+  )
 })
 
 t.test('random functions check their arguments as pgbench does', async t => {
@@ -244,11 +282,16 @@ t.test('variables', async t => {
   t.equal(evaluate(':x', [['x', '0x1p3']]), 8)
   t.throws(() => evaluate(':x', [['x', '12 ']]), { message: 'malformed variable "x" value: "12 "' })
   t.throws(() => evaluate(':x', [['x', '-']]), { message: 'invalid input syntax for type bigint: "-"' })
-  t.throws(() => evaluate(':x', [['x', '99999999999999999999']]), { message: 'value "99999999999999999999" is out of range for type bigint' })
+  t.throws(() => evaluate(':x', [['x', '99999999999999999999']]), {
+    message: 'value "99999999999999999999" is out of range for type bigint'
+  })
   t.throws(() => evaluate(':x', [['x', '1e400']]), { message: 'malformed variable "x" value: "1e400"' })
   t.throws(() => evaluate(':x', [['x', '']]), { message: 'malformed variable "x" value: ""' })
 
-  const variables = new Variables([['a', '1.50'], ['b', 3n]])
+  const variables = new Variables([
+    ['a', '1.50'],
+    ['b', 3n]
+  ])
   t.equal(variables.text('a'), '1.50', 'text keeps what was given')
   t.equal(variables.get('a'), 1.5)
   t.equal(variables.text('a'), '1.50')
@@ -274,13 +317,44 @@ t.test('variables', async t => {
 })
 
 t.test('the text a value puts into SQL, and its truth for \\if', async t => {
-  t.same([null, true, false, 0n, MIN, 1.5, 0.1 + 0.2, 1e15, 1e16, 1e-5, 1 / 3, -0, NaN, Infinity, -Infinity, 100.0].map(valueToText),
-    ['NULL', 'true', 'false', '0', '-9223372036854775808', '1.5', '0.3', '1e+15', '1e+16', '1e-05', '0.333333333333333', '-0', 'NaN', 'Infinity', '-Infinity', '100'])
-  t.same([null, true, false, 0n, 2n, -1n, 0, -0, 0.5, NaN].map(valueToBoolean),
-    [false, true, false, false, true, true, false, false, true, true])
+  t.same(
+    [null, true, false, 0n, MIN, 1.5, 0.1 + 0.2, 1e15, 1e16, 1e-5, 1 / 3, -0, NaN, Infinity, -Infinity, 100.0].map(
+      valueToText
+    ),
+    [
+      'NULL',
+      'true',
+      'false',
+      '0',
+      '-9223372036854775808',
+      '1.5',
+      '0.3',
+      '1e+15',
+      '1e+16',
+      '1e-05',
+      '0.333333333333333',
+      '-0',
+      'NaN',
+      'Infinity',
+      '-Infinity',
+      '100'
+    ]
+  )
+  t.same([null, true, false, 0n, 2n, -1n, 0, -0, 0.5, NaN].map(valueToBoolean), [
+    false,
+    true,
+    false,
+    false,
+    true,
+    true,
+    false,
+    false,
+    true,
+    true
+  ])
 })
 
-t.test('C\'s %.15g and %f, ties to even', async t => {
+t.test("C's %.15g and %f, ties to even", async t => {
   t.equal(formatGeneral(1234567890123445), '1.23456789012344e+15', 'a tie goes to the even digit')
   t.equal(formatGeneral(1234567890123455), '1.23456789012346e+15')
   t.equal(formatGeneral(0.0001), '0.0001')
@@ -301,11 +375,17 @@ t.test('C\'s %.15g and %f, ties to even', async t => {
 
 t.test('constant parts are computed once, their errors still at run time', async t => {
   const compiled = compileExpression(parseExpression('1 / 0 + :i'))
-  t.throws(() => compiled({ variables: new Variables([['i', 1n]]), random: new Random() }), { message: 'division by zero' })
+  t.throws(() => compiled({ variables: new Variables([['i', 1n]]), random: new Random() }), {
+    message: 'division by zero'
+  })
   const constant = compileExpression(parseExpression('2 * 3 + pi() * 0'))
   t.equal(constant({ variables: new Variables(), random: new Random() }), 6)
   const random = new Random(9n)
   const draws = compileExpression(parseExpression('random(1, 1000000) + 0 * 5'))
   const again = new Random(9n)
-  t.equal(draws({ variables: new Variables(), random }), again.uniform(1n, 1000000n), 'random functions are never folded')
+  t.equal(
+    draws({ variables: new Variables(), random }),
+    again.uniform(1n, 1000000n),
+    'random functions are never folded'
+  )
 })

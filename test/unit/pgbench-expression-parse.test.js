@@ -13,7 +13,7 @@ import { MAX_EXPRESSION_DEPTH, parseExpression } from '../../lib/pgbench/express
  * @param {import('../../lib/pgbench/expression/parse.js').ExprNode} node
  * @returns {string}
  */
-function show (node) {
+function show(node) {
   if (node.type === 'constant') return node.value === null ? 'null' : String(node.value)
   if (node.type === 'variable') return ':' + node.name
   return `${node.name}(${node.args.map(show).join(',')})`
@@ -56,7 +56,7 @@ t.test('constants, variables and function calls', async t => {
   t.equal(tree('random_zipfian(1, 10, 1.5)'), 'random_zipfian(1,10,1.5)')
 })
 
-t.test('operators become pgbench\'s internal functions', async t => {
+t.test("operators become pgbench's internal functions", async t => {
   t.equal(tree('1 + 2'), '+(1,2)')
   t.equal(tree('1 % 2'), 'mod(1,2)')
   t.equal(tree('-x'.replace('x', ':x')), '-(0,:x)', 'unary minus is 0 - x')
@@ -129,9 +129,12 @@ t.test('comparisons do not chain', async t => {
   }
 })
 
-t.test('keywords and names follow the scanner\'s longest match', async t => {
+t.test("keywords and names follow the scanner's longest match", async t => {
   t.equal(tree('1 isnull'), '!is(1,null)')
-  t.throws(() => parseExpression('isnullx(1)'), { name: 'ScriptSyntaxError', message: 'unexpected function name (isnullx)' })
+  t.throws(() => parseExpression('isnullx(1)'), {
+    name: 'ScriptSyntaxError',
+    message: 'unexpected function name (isnullx)'
+  })
   t.throws(() => parseExpression('andy'), { name: 'ScriptSyntaxError', message: 'unexpected function name (andy)' })
   t.same(syntaxError('1e'), { message: 'syntax error', column: 1 }, 'the int 1 then the name e, which cannot follow it')
   t.throws(() => parseExpression('true(1)'), { name: 'ScriptSyntaxError', message: 'syntax error' })
@@ -146,7 +149,7 @@ t.test('keywords and names follow the scanner\'s longest match', async t => {
  * @param {string} text
  * @returns {{ message: string, column: number | undefined }}
  */
-function syntaxError (text) {
+function syntaxError(text) {
   try {
     parseExpression(text)
   } catch (error) {
@@ -156,7 +159,7 @@ function syntaxError (text) {
   throw new Error(`parsed: ${text}`)
 }
 
-t.test('syntax errors: pgbench\'s message and the column it points at', async t => {
+t.test("syntax errors: pgbench's message and the column it points at", async t => {
   /** @type {Array<[string, string, number]>} */
   const cases = [
     ['', 'syntax error', 0],
@@ -212,6 +215,10 @@ t.test('depth is bounded, so that nothing overflows the stack', async t => {
   const tooDeep = '('.repeat(MAX_EXPRESSION_DEPTH + 1) + '1' + ')'.repeat(MAX_EXPRESSION_DEPTH + 1)
   t.match(syntaxError(tooDeep).message, /too deeply nested/)
   t.match(syntaxError('-'.repeat(50000) + '1').message, /too deeply nested/)
-  t.match(syntaxError(Array(5000).fill('1').join(' + ')).message, /too deeply nested/, 'a long left-associative chain nests the tree')
+  t.match(
+    syntaxError(Array(5000).fill('1').join(' + ')).message,
+    /too deeply nested/,
+    'a long left-associative chain nests the tree'
+  )
   t.equal(tree(Array(200).fill('1').join(' + ')).length > 0, true)
 })

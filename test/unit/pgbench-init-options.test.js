@@ -32,7 +32,7 @@ t.test('numbers as pgbench parses them, given as numbers or as text', async t =>
   t.equal(parseInitOptions({ partitions: '0' }).partitions, 0)
 })
 
-t.test('bad options fail with pgbench\'s words', async t => {
+t.test("bad options fail with pgbench's words", async t => {
   /** @type {Array<[import('../../lib/pgbench/init-options.js').InitOptionsInput, string]>} */
   const cases = [
     [{ scale: 1.5 }, 'invalid value "1.5" for option -s/--scale'],
@@ -52,7 +52,10 @@ t.test('bad options fail with pgbench\'s words', async t => {
     [{ partitionMethod: 'range', partitions: 0 }, '--partition-method requires greater than zero --partitions'],
     [{ initSteps: '' }, 'no initialization steps specified'],
     [{ initSteps: 'dtx' }, 'unrecognized initialization step "x" (allowed step characters are: "dtgGvpf")'],
-    [{ initSteps: 'dtgGvp' }, 'initialization steps "g" (client-side) and "G" (server-side) generate the same data: give only one of them'],
+    [
+      { initSteps: 'dtgGvp' },
+      'initialization steps "g" (client-side) and "G" (server-side) generate the same data: give only one of them'
+    ],
     [{ tablespace: '' }, '--tablespace needs a tablespace name']
   ]
   for (const [input, message] of cases) {
@@ -72,18 +75,25 @@ t.test('steps: given, spaces ignored, -n drops v, --foreign-keys adds f once', a
   t.equal(parseInitOptions({ noVacuum: true }).initSteps, 'dtgp')
   t.equal(parseInitOptions({ initSteps: 'vdtv', noVacuum: true }).initSteps, 'dt')
   t.equal(parseInitOptions({ foreignKeys: true }).initSteps, 'dtgvpf')
-  t.equal(parseInitOptions({ initSteps: 'dtfgp', foreignKeys: true }).initSteps, 'dtfgp', 'f already there stays where it is')
+  t.equal(
+    parseInitOptions({ initSteps: 'dtfgp', foreignKeys: true }).initSteps,
+    'dtfgp',
+    'f already there stays where it is'
+  )
   t.equal(parseInitOptions({ initSteps: ' ' }).initSteps, '', 'only spaces: nothing to do, as pgbench')
 })
 
 t.test('partitions: range unless told, method case-insensitive', async t => {
   t.same(pick(parseInitOptions({ partitions: 4 })), { partitions: 4, partitionMethod: 'range' })
-  t.same(pick(parseInitOptions({ partitions: '4', partitionMethod: 'HASH' })), { partitions: 4, partitionMethod: 'hash' })
+  t.same(pick(parseInitOptions({ partitions: '4', partitionMethod: 'HASH' })), {
+    partitions: 4,
+    partitionMethod: 'hash'
+  })
   t.same(pick(parseInitOptions({ partitions: 0 })), { partitions: 0, partitionMethod: 'none' })
 })
 
 /** @param {import('../../lib/pgbench/init-options.js').InitOptions} o */
-function pick (o) {
+function pick(o) {
   return { partitions: o.partitions, partitionMethod: o.partitionMethod }
 }
 
@@ -134,7 +144,12 @@ t.test('COPY rows: keys, branch of each key, fillers, in chunks of about 64 KiB'
     longest = Math.max(longest, chunk.length)
     for (const line of chunk.slice(0, -1).split('\n')) {
       const [aid, bid, balance, filler] = line.split('\t')
-      if (Number(aid) !== previousAid + 1 || Number(bid) !== Math.floor((Number(aid) - 1) / 100000) + 1 || balance !== '0' || filler !== '') {
+      if (
+        Number(aid) !== previousAid + 1 ||
+        Number(bid) !== Math.floor((Number(aid) - 1) / 100000) + 1 ||
+        balance !== '0' ||
+        filler !== ''
+      ) {
         t.fail(`bad row ${JSON.stringify(line)}`)
         return
       }
@@ -146,5 +161,9 @@ t.test('COPY rows: keys, branch of each key, fillers, in chunks of about 64 KiB'
   t.ok(longest >= 65536 && longest <= 65536 + 20, `the longest chunk (${longest} bytes) is about 64 KiB`)
   t.ok(progress.length > 30, 'many chunks, not one')
   t.equal(progress.at(-1), 200000, 'progress ends at the total')
-  t.same(progress, [...progress].sort((a, b) => a - b), 'progress only grows')
+  t.same(
+    progress,
+    [...progress].sort((a, b) => a - b),
+    'progress only grows'
+  )
 })

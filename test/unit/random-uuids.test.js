@@ -28,7 +28,9 @@ t.test('a million UUIDs, all different, every hex digit used at every free posit
   t.equal(malformed, 0, 'every one is a well-formed v4 UUID')
   t.equal(seen.size, 1000000, 'no repeats')
   const fixed = new Set([8, 13, 14, 18, 23])
-  const narrow = digitsAt.map((digits, k) => fixed.has(k) || k === 19 ? null : digits.size).filter(size => size !== null && size < 16)
+  const narrow = digitsAt
+    .map((digits, k) => (fixed.has(k) || k === 19 ? null : digits.size))
+    .filter(size => size !== null && size < 16)
   t.same(narrow, [], 'the random positions take all sixteen digits')
   t.same([...digitsAt[19]].sort(), ['8', '9', 'a', 'b'], 'the variant digit takes exactly 8, 9, a and b')
 })

@@ -6,12 +6,21 @@
 import t from 'tap'
 import fc from 'fast-check'
 import {
-  bootstrapMean, compareVariants, distinctResamples, mulberry32, quantile, variantStatistics, variation, verdictLines,
-  LEVEL, RESAMPLES, SEED
+  bootstrapMean,
+  compareVariants,
+  distinctResamples,
+  mulberry32,
+  quantile,
+  variantStatistics,
+  variation,
+  verdictLines,
+  LEVEL,
+  RESAMPLES,
+  SEED
 } from '../../lib/results/statistics.js'
 
 /** @param {number[]} xs */
-const meanOf = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length
+const meanOf = xs => xs.reduce((a, b) => a + b, 0) / xs.length
 
 t.test('the generator is seeded and uniform in [0, 1)', async t => {
   const a = mulberry32(SEED)
@@ -19,7 +28,10 @@ t.test('the generator is seeded and uniform in [0, 1)', async t => {
   const first = Array.from({ length: 1000 }, a)
   t.same(Array.from({ length: 1000 }, b), first, 'the same seed, the same numbers')
   t.notSame(Array.from({ length: 1000 }, mulberry32(SEED + 1)), first, 'another seed, other numbers')
-  t.ok(first.every(x => x >= 0 && x < 1), 'all in [0, 1)')
+  t.ok(
+    first.every(x => x >= 0 && x < 1),
+    'all in [0, 1)'
+  )
   t.ok(Math.abs(meanOf(first) - 0.5) < 0.03, `mean near 0.5 (${meanOf(first)})`)
 })
 
@@ -79,16 +91,27 @@ t.test('10 repetitions: close to the normal approximation, inside the min - max'
 
 t.test('property: the interval holds the sample mean, stays within the values, and is deterministic', async t => {
   const ratio = fc.double({ min: 0, max: 10, noNaN: true, noDefaultInfinity: true })
-  fc.assert(fc.property(fc.array(ratio, { minLength: 3, maxLength: 30 }), fc.integer({ min: 0, max: 2 ** 32 - 1 }), (values, seed) => {
-    const ci = bootstrapMean(values, { seed, resamples: 2000 })
-    if (!ci || ci.low === null || ci.high === null) return false
-    const m = meanOf(values)
-    const again = bootstrapMean(values, { seed, resamples: 2000 })
-    return ci.low <= m && m <= ci.high &&
-      ci.low <= ci.high &&
-      ci.low >= Math.min(...values) && ci.high <= Math.max(...values) &&
-      JSON.stringify(again) === JSON.stringify(ci)
-  }), { numRuns: 300, seed: 13 })
+  fc.assert(
+    fc.property(
+      fc.array(ratio, { minLength: 3, maxLength: 30 }),
+      fc.integer({ min: 0, max: 2 ** 32 - 1 }),
+      (values, seed) => {
+        const ci = bootstrapMean(values, { seed, resamples: 2000 })
+        if (!ci || ci.low === null || ci.high === null) return false
+        const m = meanOf(values)
+        const again = bootstrapMean(values, { seed, resamples: 2000 })
+        return (
+          ci.low <= m &&
+          m <= ci.high &&
+          ci.low <= ci.high &&
+          ci.low >= Math.min(...values) &&
+          ci.high <= Math.max(...values) &&
+          JSON.stringify(again) === JSON.stringify(ci)
+        )
+      }
+    ),
+    { numRuns: 300, seed: 13 }
+  )
   t.pass('300 random samples of ratios')
 })
 
@@ -106,12 +129,23 @@ t.test('variation: the coefficient of variation of the before windows', async t 
  * @param {{ ratio: number | null, p99Ratio: number | null, before: number, p99: number, during?: number }} r
  * @returns {import('../../lib/report/phases.js').RunPhases}
  */
-function phases ({ ratio, p99Ratio, before, p99, during = 40 }) {
+function phases({ ratio, p99Ratio, before, p99, during = 40 }) {
   return {
-    action: { name: 'vacuum', duration_s: during, start_s: 20, end_s: 20 + during, ok: true, completed: true, source: 'events' },
+    action: {
+      name: 'vacuum',
+      duration_s: during,
+      start_s: 20,
+      end_s: 20 + during,
+      ok: true,
+      completed: true,
+      source: 'events'
+    },
     samples: { before: 10, during, after: 10 },
     throughput: { before, during: ratio === null ? null : before * ratio, after: before },
-    latency_us: { p50: { before: p99 / 4, during: null, after: null }, p99: { before: p99, during: p99Ratio === null ? null : p99 * p99Ratio, after: p99 } },
+    latency_us: {
+      p50: { before: p99 / 4, during: null, after: null },
+      p99: { before: p99, during: p99Ratio === null ? null : p99 * p99Ratio, after: p99 }
+    },
     degradation_ratio: ratio,
     p99_ratio: p99Ratio
   }
@@ -122,27 +156,44 @@ function phases ({ ratio, p99Ratio, before, p99, during = 40 }) {
  * @param {number[]} p99Ratios
  * @param {{ during?: number }} [options]
  */
-function statistics (ratios, p99Ratios, { during } = {}) {
-  return variantStatistics(ratios.map((ratio, i) => phases({ ratio, p99Ratio: p99Ratios[i], before: [900, 1000, 1100, 1000][i % 4], p99: 2000, during })))
+function statistics(ratios, p99Ratios, { during } = {}) {
+  return variantStatistics(
+    ratios.map((ratio, i) =>
+      phases({ ratio, p99Ratio: p99Ratios[i], before: [900, 1000, 1100, 1000][i % 4], p99: 2000, during })
+    )
+  )
 }
 
 t.test('verdicts: worse only when the intervals do not overlap', async t => {
-  const vacuum = { name: 'vacuum', statistics: statistics([0.80, 0.82, 0.81], [1.5, 1.6, 1.55]) }
-  const freeze = { name: 'freeze', statistics: statistics([0.60, 0.62, 0.61], [1.5, 1.7, 1.6]) }
+  const vacuum = { name: 'vacuum', statistics: statistics([0.8, 0.82, 0.81], [1.5, 1.6, 1.55]) }
+  const freeze = { name: 'freeze', statistics: statistics([0.6, 0.62, 0.61], [1.5, 1.7, 1.6]) }
   const light = { name: 'light', statistics: statistics([0.95, 0.97, 0.96], [2.0, 2.1, 2.2]) }
   const verdicts = compareVariants([vacuum, freeze, light])
   t.equal(verdicts.length, 4, 'two ratios, two variants against the first')
-  const find = (/** @type {string} */ metric, /** @type {string} */ variant) => verdicts.find(v => v.metric === metric && v.variant === variant)
+  const find = (/** @type {string} */ metric, /** @type {string} */ variant) =>
+    verdicts.find(v => v.metric === metric && v.variant === variant)
   t.equal(find('degradation_ratio', 'freeze')?.verdict, 'worse')
-  t.equal(find('degradation_ratio', 'freeze')?.text, 'throughput during / before: freeze is worse than vacuum (intervals do not overlap)')
+  t.equal(
+    find('degradation_ratio', 'freeze')?.text,
+    'throughput during / before: freeze is worse than vacuum (intervals do not overlap)'
+  )
   t.same(find('degradation_ratio', 'freeze')?.variant_interval, [0.6, 0.62])
   t.same(find('degradation_ratio', 'freeze')?.baseline_interval, [0.8, 0.82])
   t.equal(find('degradation_ratio', 'light')?.verdict, 'better', 'a higher throughput ratio is better')
-  t.equal(find('degradation_ratio', 'light')?.text, 'throughput during / before: vacuum is worse than light (intervals do not overlap)')
+  t.equal(
+    find('degradation_ratio', 'light')?.text,
+    'throughput during / before: vacuum is worse than light (intervals do not overlap)'
+  )
   t.equal(find('p99_ratio', 'freeze')?.verdict, 'cannot tell apart', '[1.5, 1.7] overlaps [1.5, 1.6]')
-  t.equal(find('p99_ratio', 'freeze')?.text, 'p99 latency during / before: cannot tell freeze and vacuum apart (intervals overlap)')
+  t.equal(
+    find('p99_ratio', 'freeze')?.text,
+    'p99 latency during / before: cannot tell freeze and vacuum apart (intervals overlap)'
+  )
   t.equal(find('p99_ratio', 'light')?.verdict, 'worse', 'a higher p99 ratio is worse')
-  t.equal(find('p99_ratio', 'light')?.text, 'p99 latency during / before: light is worse than vacuum (intervals do not overlap)')
+  t.equal(
+    find('p99_ratio', 'light')?.text,
+    'p99 latency during / before: light is worse than vacuum (intervals do not overlap)'
+  )
   t.same(compareVariants([vacuum]), [], 'one variant: nothing to compare')
 
   const touching = { name: 'touching', statistics: statistics([0.82, 0.83, 0.84], [1.6, 1.7, 1.8]) }
@@ -150,19 +201,34 @@ t.test('verdicts: worse only when the intervals do not overlap', async t => {
 
   const two = { name: 'two', statistics: statistics([0.3, 0.31], [5, 5.1]) }
   const noCi = compareVariants([vacuum, two])
-  t.same(noCi.map(v => v.verdict), ['no interval', 'no interval'], 'fewer than 3 repetitions: no verdict')
-  t.match(noCi[0].text, /cannot tell two from vacuum: two has 2 repetitions with a ratio, fewer than 3: no confidence interval/)
+  t.same(
+    noCi.map(v => v.verdict),
+    ['no interval', 'no interval'],
+    'fewer than 3 repetitions: no verdict'
+  )
+  t.match(
+    noCi[0].text,
+    /cannot tell two from vacuum: two has 2 repetitions with a ratio, fewer than 3: no confidence interval/
+  )
   t.match(two.statistics.notes[0], /2 repetitions: a confidence interval needs at least 3/)
   const lines = verdictLines({ comparisons: noCi, variants: [vacuum, two] })
   t.equal(lines.length, 3, 'the verdicts, then the notes')
 })
 
 t.test('noise beside the effect, and short during windows', async t => {
-  const s = statistics([0.80, 0.82, 0.81], [1.05, 1.06, 1.04], { during: 5 })
+  const s = statistics([0.8, 0.82, 0.81], [1.05, 1.06, 1.04], { during: 5 })
   t.equal(s.noise.throughput_before?.cv, 0.1, 'before windows 900, 1000, 1100 req/s: CV 10 %')
   t.equal(s.noise.p99_before?.cv, 0, 'the same p99 before each time: no noise')
-  t.same(s.effect.degradation_ratio, { size: 0.19, noise: 0.1, above_noise: false }, '19 % is not above twice a 10 % noise')
-  t.same(s.short_during, [{ repetition: 1, samples: 5 }, { repetition: 2, samples: 5 }, { repetition: 3, samples: 5 }])
+  t.same(
+    s.effect.degradation_ratio,
+    { size: 0.19, noise: 0.1, above_noise: false },
+    '19 % is not above twice a 10 % noise'
+  )
+  t.same(s.short_during, [
+    { repetition: 1, samples: 5 },
+    { repetition: 2, samples: 5 },
+    { repetition: 3, samples: 5 }
+  ])
   t.equal(s.notes[0], 'rep-1: during window: 5 samples < 30: too short to trust')
   const long = statistics([0.5, 0.52, 0.51], [2, 2.1, 2.2], { during: 30 })
   t.same(long.short_during, [], '30 samples: not flagged')

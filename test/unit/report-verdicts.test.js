@@ -29,22 +29,36 @@ await writeExperiment(dir, {
   description: 'known ratios, three repetitions',
   workload: 'manta',
   variants: [
-    vacuumVariant({ name: 'vacuum', ratios: [0.80, 0.82, 0.81], p99Ratios: [1.5, 1.6, 1.55], duringS: 30, ...BEFORE }),
-    vacuumVariant({ name: 'freeze', ratios: [0.60, 0.62, 0.61], p99Ratios: [1.5, 1.7, 1.6], duringS: 5, ...BEFORE }),
+    vacuumVariant({ name: 'vacuum', ratios: [0.8, 0.82, 0.81], p99Ratios: [1.5, 1.6, 1.55], duringS: 30, ...BEFORE }),
+    vacuumVariant({ name: 'freeze', ratios: [0.6, 0.62, 0.61], p99Ratios: [1.5, 1.7, 1.6], duringS: 5, ...BEFORE }),
     vacuumVariant({ name: 'light', ratios: [0.95, 0.97, 0.96], p99Ratios: [1.05, 1.1, 1.15], duringS: 30, ...BEFORE })
   ]
 })
 
 /** @param {string} html */
-const text = (html) => html.replace(/<[^>]+>/g, ' ').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&#39;/g, '\'').replace(/\s+/g, ' ')
+const text = html =>
+  html
+    .replace(/<[^>]+>/g, ' ')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&#39;/g, "'")
+    .replace(/\s+/g, ' ')
 
 t.test('summary.json: the intervals, the noise, the flags and the verdicts', async t => {
   const written = await writeReport(dir)
   t.ok(written.summary, 'an experiment writes summary.json')
   const summary = await readExperimentSummary(/** @type {string} */ (written.summary))
   const [vacuum, freeze, light] = summary.variants
-  t.same(freeze.repetitions.map((/** @type {any} */ r) => r.degradation_ratio), [0.6, 0.62, 0.61], 'the fixture\'s ratios')
-  t.same(freeze.repetitions.map((/** @type {any} */ r) => r.samples.during), [5, 5, 5], 'its during windows: 5 samples')
+  t.same(
+    freeze.repetitions.map((/** @type {any} */ r) => r.degradation_ratio),
+    [0.6, 0.62, 0.61],
+    "the fixture's ratios"
+  )
+  t.same(
+    freeze.repetitions.map((/** @type {any} */ r) => r.samples.during),
+    [5, 5, 5],
+    'its during windows: 5 samples'
+  )
 
   const ci = freeze.statistics.degradation_ratio
   t.equal(ci.n, 3)
@@ -54,28 +68,64 @@ t.test('summary.json: the intervals, the noise, the flags and the verdicts', asy
   t.equal(ci.resamples, 10000)
   t.equal(ci.seed, 13)
   t.equal(ci.distinct_resamples, 10)
-  t.same([vacuum.statistics.p99_ratio.low, vacuum.statistics.p99_ratio.high], [1.5, 1.6], 'vacuum: its p99 ratio\'s interval')
+  t.same(
+    [vacuum.statistics.p99_ratio.low, vacuum.statistics.p99_ratio.high],
+    [1.5, 1.6],
+    "vacuum: its p99 ratio's interval"
+  )
 
   t.equal(vacuum.statistics.noise.throughput_before.cv, 0.1, 'noise: CV of the before windows, 900 / 1000 / 1100 req/s')
   t.equal(vacuum.statistics.noise.p99_before.cv, 0.1, 'and of their p99')
-  t.same(freeze.statistics.effect.degradation_ratio, { size: 0.39, noise: 0.1, above_noise: true }, 'freeze: a 39 % effect, above twice the noise')
-  t.same(light.statistics.effect.degradation_ratio, { size: 0.04, noise: 0.1, above_noise: false }, 'light: a 4 % effect, within it')
+  t.same(
+    freeze.statistics.effect.degradation_ratio,
+    { size: 0.39, noise: 0.1, above_noise: true },
+    'freeze: a 39 % effect, above twice the noise'
+  )
+  t.same(
+    light.statistics.effect.degradation_ratio,
+    { size: 0.04, noise: 0.1, above_noise: false },
+    'light: a 4 % effect, within it'
+  )
 
-  t.same(freeze.statistics.short_during.map((/** @type {any} */ s) => s.samples), [5, 5, 5], 'freeze: every during window flagged')
+  t.same(
+    freeze.statistics.short_during.map((/** @type {any} */ s) => s.samples),
+    [5, 5, 5],
+    'freeze: every during window flagged'
+  )
   t.same(vacuum.statistics.short_during, [], 'vacuum: 30 samples, not flagged')
 
   /** @type {Array<{ metric: string, variant: string, verdict: string, text: string }>} */
   const comparisons = summary.comparisons
-  const find = (/** @type {string} */ metric, /** @type {string} */ variant) => comparisons.find(c => c.metric === metric && c.variant === variant)
-  t.equal(find('degradation_ratio', 'freeze')?.text, 'throughput during / before: freeze is worse than vacuum (intervals do not overlap)')
-  t.equal(find('degradation_ratio', 'light')?.text, 'throughput during / before: vacuum is worse than light (intervals do not overlap)')
-  t.equal(find('p99_ratio', 'freeze')?.text, 'p99 latency during / before: cannot tell freeze and vacuum apart (intervals overlap)')
+  const find = (/** @type {string} */ metric, /** @type {string} */ variant) =>
+    comparisons.find(c => c.metric === metric && c.variant === variant)
+  t.equal(
+    find('degradation_ratio', 'freeze')?.text,
+    'throughput during / before: freeze is worse than vacuum (intervals do not overlap)'
+  )
+  t.equal(
+    find('degradation_ratio', 'light')?.text,
+    'throughput during / before: vacuum is worse than light (intervals do not overlap)'
+  )
+  t.equal(
+    find('p99_ratio', 'freeze')?.text,
+    'p99 latency during / before: cannot tell freeze and vacuum apart (intervals overlap)'
+  )
   t.equal(find('p99_ratio', 'light')?.verdict, 'better', 'light: a lower p99 ratio, [1.05, 1.15] against [1.5, 1.6]')
-  t.ok(comparisons.every(c => c.variant !== 'vacuum'), 'each variant against the first')
-  t.match(summary.statistics_method, { interval: /percentile bootstrap/, verdict: /do not overlap/ }, 'the method is written down')
+  t.ok(
+    comparisons.every(c => c.variant !== 'vacuum'),
+    'each variant against the first'
+  )
+  t.match(
+    summary.statistics_method,
+    { interval: /percentile bootstrap/, verdict: /do not overlap/ },
+    'the method is written down'
+  )
 
   const lines = verdictLines(summary)
-  t.ok(lines.includes('throughput during / before: freeze is worse than vacuum (intervals do not overlap)'), 'the text summary has the verdicts')
+  t.ok(
+    lines.includes('throughput during / before: freeze is worse than vacuum (intervals do not overlap)'),
+    'the text summary has the verdicts'
+  )
   t.ok(lines.includes('freeze: rep-1: during window: 5 samples < 30: too short to trust'), 'and the short windows')
 })
 
@@ -83,26 +133,43 @@ t.test('the page: the intervals, the verdicts, the flag, the noise', async t => 
   const { html } = await buildReport(dir)
   const table = /<table id="comparison">[\s\S]*?<\/table>/.exec(html)?.[0] ?? ''
   t.ok(table, 'the comparison table')
-  const row = (/** @type {string} */ name) => text(new RegExp(`<tr data-variant="${name}">[\\s\\S]*?</tr>`).exec(table)?.[0] ?? '')
+  const row = (/** @type {string} */ name) =>
+    text(new RegExp(`<tr data-variant="${name}">[\\s\\S]*?</tr>`).exec(table)?.[0] ?? '')
   t.match(row('freeze'), '95 % CI 0.60× – 0.62×', 'freeze: its interval in the table')
   t.match(row('freeze'), 'min – max 0.60× – 0.62×', 'and its min – max')
-  t.match(row('vacuum'), '95 % CI 1.50× – 1.60×', 'vacuum: its p99 ratio\'s interval')
-  t.match(row('freeze'), 'during window: 5, 5, 5 samples < 30: too short to trust', 'freeze: the short during windows flagged')
+  t.match(row('vacuum'), '95 % CI 1.50× – 1.60×', "vacuum: its p99 ratio's interval")
+  t.match(
+    row('freeze'),
+    'during window: 5, 5, 5 samples < 30: too short to trust',
+    'freeze: the short during windows flagged'
+  )
   t.notMatch(row('vacuum'), 'too short', 'vacuum: not flagged')
   t.match(row('vacuum'), '±10.0 %', 'the noise beside the effect')
   t.match(row('freeze'), 'effect 39.0 % > 2× noise', 'an effect above the noise')
   t.match(row('light'), 'effect 4.0 % ≤ 2× noise: not clearly above it', 'an effect within it')
   t.match(row('vacuum'), 'baseline', 'the first variant is the baseline')
-  t.match(row('freeze'), /worse cannot tell apart/, 'freeze against vacuum: worse throughput ratio, p99 cannot tell apart')
+  t.match(
+    row('freeze'),
+    /worse cannot tell apart/,
+    'freeze against vacuum: worse throughput ratio, p99 cannot tell apart'
+  )
   t.match(row('light'), /better better/, 'light: better on both')
 
   const verdicts = text(/<ul class="verdicts" id="verdicts">[\s\S]*?<\/ul>/.exec(html)?.[0] ?? '')
-  t.match(verdicts, 'throughput during / before: freeze is worse than vacuum (intervals do not overlap)', 'the verdict in words')
-  t.match(verdicts, 'p99 latency during / before: cannot tell freeze and vacuum apart (intervals overlap)', 'and the overlap')
+  t.match(
+    verdicts,
+    'throughput during / before: freeze is worse than vacuum (intervals do not overlap)',
+    'the verdict in words'
+  )
+  t.match(
+    verdicts,
+    'p99 latency during / before: cannot tell freeze and vacuum apart (intervals overlap)',
+    'and the overlap'
+  )
   t.match(text(html), 'freeze: rep-2: during window: 5 samples < 30: too short to trust', 'a warning per short window')
 
   const panel = text(/<section class="variant" id="variant-1">[\s\S]*?<\/section>/.exec(html)?.[0] ?? '')
-  t.match(panel, '95 % CI 0.60× – 0.62×', 'the variant\'s own table: the interval')
+  t.match(panel, '95 % CI 0.60× – 0.62×', "the variant's own table: the interval")
   t.match(panel, 'noise (CV) 10.0 %', 'and the noise of the before windows')
   t.match(panel, '5.0 s during window: 5 samples < 30: too short to trust', 'each repetition flagged')
   t.match(text(html), /Confidence intervals \(CI\): 95 % percentile bootstrap/, 'the method in the lead')
@@ -116,18 +183,30 @@ t.test('fewer than 3 repetitions: no interval, no verdict, and the report says s
     description: 'a plan that asked for 2',
     workload: 'manta',
     variants: [
-      vacuumVariant({ name: 'vacuum', ratios: [0.80, 0.82], p99Ratios: [1.5, 1.6], duringS: 30, ...before }),
-      vacuumVariant({ name: 'freeze', ratios: [0.40, 0.42], p99Ratios: [3, 3.2], duringS: 30, ...before })
+      vacuumVariant({ name: 'vacuum', ratios: [0.8, 0.82], p99Ratios: [1.5, 1.6], duringS: 30, ...before }),
+      vacuumVariant({ name: 'freeze', ratios: [0.4, 0.42], p99Ratios: [3, 3.2], duringS: 30, ...before })
     ]
   })
   const { html, summary } = await buildReport(two)
   if (!summary) return t.fail('a summary')
   t.same(experimentSummaryProblems(summary), [], 'the summary follows docs/experiment-summary.schema.json')
   t.equal(summary.variants[1].statistics.degradation_ratio?.low, null, 'no interval')
-  t.same(summary.comparisons.map(c => c.verdict), ['no interval', 'no interval'], 'no verdict, however far apart the means')
-  t.match(summary.comparisons[0].text, 'cannot tell freeze from vacuum: vacuum has 2 repetitions with a ratio, freeze has 2 repetitions with a ratio, fewer than 3: no confidence interval')
+  t.same(
+    summary.comparisons.map(c => c.verdict),
+    ['no interval', 'no interval'],
+    'no verdict, however far apart the means'
+  )
+  t.match(
+    summary.comparisons[0].text,
+    'cannot tell freeze from vacuum: vacuum has 2 repetitions with a ratio, freeze has 2 repetitions with a ratio, ' +
+      'fewer than 3: no confidence interval'
+  )
   const page = text(html)
   t.match(page, 'no CI: 2 rep. < 3', 'the table says there is no interval')
-  t.match(page, 'freeze: 2 repetitions: a confidence interval needs at least 3; the data cannot tell this variant from another', 'a warning')
+  t.match(
+    page,
+    'freeze: 2 repetitions: a confidence interval needs at least 3; the data cannot tell this variant from another',
+    'a warning'
+  )
   t.match(page, 'cannot tell: no CI', 'the verdict cell')
 })

@@ -19,7 +19,10 @@ t.test('each bad schedule file: one line naming the problem, exit 2', async t =>
   for (const [i, c] of BAD_SCHEDULES.entries()) {
     const file = path.join(dir, `bad-${i}.${c.ext ?? 'yaml'}`)
     await writeFile(file, c.text)
-    const err = await loadSchedule(file).then(() => null, err => err)
+    const err = await loadSchedule(file).then(
+      () => null,
+      err => err
+    )
     t.ok(err instanceof InputError && exitCodeFor(err) === 2, `${c.name}: a usage error`)
     t.match(err?.message ?? '', c.problem, `${c.name}: names the problem`)
     t.notMatch(err?.message ?? '', /\n/, `${c.name}: one line`)
@@ -34,9 +37,15 @@ t.test('a good schedule, as YAML and as JSON', async t => {
   const jsonFile = path.join(dir, 'good.json')
   const yaml = 'actions:\n  - action: checkpoint\n    after: 1s\n  - action: analyze\n    table: t\n    every: 5m\n'
   await writeFile(yamlFile, yaml)
-  const actions = [{ action: 'checkpoint', after: '1s' }, { action: 'analyze', table: 't', every: '5m' }]
+  const actions = [
+    { action: 'checkpoint', after: '1s' },
+    { action: 'analyze', table: 't', every: '5m' }
+  ]
   await writeFile(jsonFile, JSON.stringify({ actions }))
   const fromYaml = await loadSchedule(yamlFile, now)
-  t.match(fromYaml, [{ trigger: 'after', afterS: 1 }, { trigger: 'every', everyS: 300, spec: { table: 't' } }])
+  t.match(fromYaml, [
+    { trigger: 'after', afterS: 1 },
+    { trigger: 'every', everyS: 300, spec: { table: 't' } }
+  ])
   t.same(await loadSchedule(jsonFile, now), fromYaml, 'JSON gives the same rules')
 })

@@ -20,7 +20,7 @@ const body = data => Buffer.from(data)
  * A PasswordMessage ('p') holding payload.
  * @param {Buffer} payload
  */
-function passwordMessage (payload) {
+function passwordMessage(payload) {
   const header = Buffer.alloc(5)
   header[0] = 0x70
   header.writeInt32BE(4 + payload.length, 1)
@@ -49,7 +49,7 @@ t.test('cleartext and MD5: the PasswordMessage', async t => {
   await t.rejects(auth.respond(7, body(''), 0, 0, w), gssapi, 'GSSAPI')
 })
 
-t.test('SCRAM-SHA-256: RFC 7677\'s exchange', async t => {
+t.test("SCRAM-SHA-256: RFC 7677's exchange", async t => {
   const scram = new ScramClient('pencil')
   // the RFC's nonce and user name, where PostgreSQL's exchange has a random
   // nonce and no user (it comes from the startup message)
@@ -58,11 +58,13 @@ t.test('SCRAM-SHA-256: RFC 7677\'s exchange', async t => {
   t.equal(scram.initialResponse().toString(), 'n,,n=user,r=rOprNGfwEbeRWgbNEkqO')
   const serverFirst = 'r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096'
   const final = await scram.respond(serverFirst)
-  t.equal(final.toString(),
+  t.equal(
+    final.toString(),
     'c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ=',
-    'the client-final message and its proof')
+    'the client-final message and its proof'
+  )
   const serverFinal = 'v=6rriTRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4='
-  t.doesNotThrow(() => scram.verify(serverFinal), 'the server\'s signature verified')
+  t.doesNotThrow(() => scram.verify(serverFinal), "the server's signature verified")
   const mismatch = { message: 'SCRAM: the server signature does not match' }
   t.throws(() => scram.verify('v=AAAATRBi23WpRR/wtup+mMhUZUn/dB5nLTJRsjl95G4='), mismatch)
   await t.rejects(new ScramClient('pencil').respond(serverFirst), { message: /nonce does not extend the client nonce/ })
@@ -77,9 +79,12 @@ t.test('SCRAM through the Authenticator: the SASL messages it writes', async t =
   t.equal(initial.readInt32BE(1), initial.length - 1, 'its length')
   t.equal(initial.toString('latin1', 5, 19), 'SCRAM-SHA-256\0', 'the mechanism')
   const response = initial.subarray(23)
-  t.equal(initial.readInt32BE(19), response.length, 'the response\'s length')
-  t.match(response.toString(), /^n,,n=\*,r=[A-Za-z0-9+/]{24}$/,
-    'no channel binding, the user from the startup message, a random nonce')
+  t.equal(initial.readInt32BE(19), response.length, "the response's length")
+  t.match(
+    response.toString(),
+    /^n,,n=\*,r=[A-Za-z0-9+/]{24}$/,
+    'no channel binding, the user from the startup message, a random nonce'
+  )
   const nonce = response.toString().slice('n,,n=*,r='.length)
   const serverFirst = `r=${nonce}server,s=W22ZaJ0SNY7soEsUEjb6gQ==,i=4096`
   t.equal(await auth.respond(11, body(serverFirst), 0, serverFirst.length, w), true)
@@ -89,6 +94,7 @@ t.test('SCRAM through the Authenticator: the SASL messages it writes', async t =
   const plus = body('SCRAM-SHA-256-PLUS\0\0')
   const unsupported = { message: 'unsupported SASL mechanisms: SCRAM-SHA-256-PLUS' }
   await t.rejects(auth.respond(10, plus, 0, plus.length, w), unsupported)
-  await t.rejects(new Authenticator(config).respond(11, body(serverFirst), 0, serverFirst.length, w),
-    { message: 'the server continued a SASL exchange that was never started' })
+  await t.rejects(new Authenticator(config).respond(11, body(serverFirst), 0, serverFirst.length, w), {
+    message: 'the server continued a SASL exchange that was never started'
+  })
 })

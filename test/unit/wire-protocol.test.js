@@ -59,7 +59,10 @@ const EXPECTED = {
   },
   simple: {
     literal: { ...select(1, '6'), ...rows(['n', 't'], [['6', "it's"]]) },
-    many: [{ ...select(1, '1'), ...rows(['a'], [['1']]) }, { ...select(1, null), ...rows(['b', 'c'], [[null, '2']]) }],
+    many: [
+      { ...select(1, '1'), ...rows(['a'], [['1']]) },
+      { ...select(1, null), ...rows(['b', 'c'], [[null, '2']]) }
+    ],
     empty: [{ rowCount: 0, first: null, command: '' }],
     begin: [{ rowCount: 0, first: null, command: 'BEGIN' }],
     inTransaction: 'T',
@@ -79,12 +82,21 @@ const EXPECTED = {
   copy: {
     copied: { rowCount: 5, first: null, command: 'COPY' },
     failed: { error: 'Error', message: 'the source broke' },
-    rows: [{
-      ...select(5, '1'),
-      ...rows(['id', 'note'], [
-        ['1', 'one'], ['2', 'two é'], ['3', null], ['4', 'tab\there, back\\slash\nnew\rline'], ['5', null]
-      ])
-    }]
+    rows: [
+      {
+        ...select(5, '1'),
+        ...rows(
+          ['id', 'note'],
+          [
+            ['1', 'one'],
+            ['2', 'two é'],
+            ['3', null],
+            ['4', 'tab\there, back\\slash\nnew\rline'],
+            ['5', null]
+          ]
+        )
+      }
+    ]
   }
 }
 
@@ -123,7 +135,7 @@ t.test('the recordings hold the messages each exchange is about', async t => {
  * @param {string} last
  * @param {number} [index]
  */
-function clientBytes (scenario, first, last, index = 0) {
+function clientBytes(scenario, first, last, index = 0) {
   const sent = recorded[scenario].filter(m => m.from === '>')
   const start = sent.filter(m => messageName(m) === first)[index]
   const from = sent.indexOf(start)
@@ -140,7 +152,7 @@ t.test('the writer builds the recorded messages, growing from a small buffer', a
   writeQuery(w, 'BEGIN')
   t.same(w.take(), clientBytes('simple', 'Query', 'Query', 3), 'Query')
   writeCopyFail(w, 'the source broke')
-  t.same(w.take(), clientBytes('copy', 'CopyFail', 'CopyFail'), 'CopyFail quoting the source\'s error')
+  t.same(w.take(), clientBytes('copy', 'CopyFail', 'CopyFail'), "CopyFail quoting the source's error")
   t.same(TERMINATE, clientBytes('startup', 'Terminate', 'Terminate'), 'Terminate')
   t.same(SYNC_MESSAGE, clientBytes('pipeline', 'Sync', 'Sync'), 'Sync')
 })
@@ -151,7 +163,7 @@ t.test('the writer builds the recorded messages, growing from a small buffer', a
  * @param {string} scenario
  * @param {number} chunkSize
  */
-function readBack (scenario, chunkSize) {
+function readBack(scenario, chunkSize) {
   /** @type {{ type: string, body: Buffer }[]} */
   const read = []
   const reader = new FrameReader({
@@ -166,7 +178,8 @@ function readBack (scenario, chunkSize) {
 
 t.test('the frame reader cuts the recorded server bytes into their messages, however they arrive', async t => {
   for (const scenario of SCENARIOS.map(s => s.name)) {
-    const whole = recorded[scenario].filter(m => m.from === '<')
+    const whole = recorded[scenario]
+      .filter(m => m.from === '<')
       .map(m => ({ type: String.fromCharCode(m.bytes[0]), body: m.bytes.subarray(5) }))
     for (const size of [1, 4, 5, 6, 17, 4096]) t.same(readBack(scenario, size), whole, `${scenario}, chunks of ${size}`)
   }
@@ -189,7 +202,15 @@ t.test('the decoders read the recorded messages', async t => {
     const end = body.length - 1
     return [tagCommand(body, 0, end), tagRowCount(body, 0, end)]
   })
-  t.same(tags, [['CREATE TABLE', 0], ['COPY', 5], ['SELECT', 5]], 'CommandComplete: the command and its count')
+  t.same(
+    tags,
+    [
+      ['CREATE TABLE', 0],
+      ['COPY', 5],
+      ['SELECT', 5]
+    ],
+    'CommandComplete: the command and its count'
+  )
   const [divide] = of('errors', 'E')
   const divideFields = { S: 'ERROR', V: 'ERROR', C: '22012', M: 'division by zero' }
   t.match(errorFields(divide.body, 0, divide.body.length), divideFields, 'ErrorResponse')
@@ -200,7 +221,11 @@ t.test('the decoders read the recorded messages', async t => {
   t.equal(copyIn.body[0], 0, 'CopyInResponse: text format')
   t.same(of('startup', 'Z')[0].body, Buffer.from('I'), 'ReadyForQuery: idle')
   const statuses = ['I', 'I', 'I', 'I', 'T', 'E', 'E', 'I', 'I']
-  t.same(of('errors', 'Z').map(m => m.body.toString()), statuses, 'ReadyForQuery: in a transaction, in a failed one')
+  t.same(
+    of('errors', 'Z').map(m => m.body.toString()),
+    statuses,
+    'ReadyForQuery: in a transaction, in a failed one'
+  )
 })
 
 t.test('the fixture format reads back what it writes, and refuses a message of the wrong length', async t => {

@@ -11,11 +11,14 @@ t.test('textValue decodes as Buffer#toString does', async t => {
     fc.uint8Array({ maxLength: 16 }).map(a => a.map(b => b & 0x7f)),
     fc.string({ maxLength: 20, unit: 'grapheme' }).map(s => new Uint8Array(Buffer.from(s)))
   )
-  fc.assert(fc.property(bytes, fc.nat(8), fc.nat(8), (value, before, after) => {
-    const buf = Buffer.concat([Buffer.alloc(before, 0x41), value, Buffer.alloc(after, 0x42)])
-    const end = before + value.length
-    return textValue(buf, before, end) === buf.toString('utf8', before, end)
-  }), { numRuns: 20000 })
+  fc.assert(
+    fc.property(bytes, fc.nat(8), fc.nat(8), (value, before, after) => {
+      const buf = Buffer.concat([Buffer.alloc(before, 0x41), value, Buffer.alloc(after, 0x42)])
+      const end = before + value.length
+      return textValue(buf, before, end) === buf.toString('utf8', before, end)
+    }),
+    { numRuns: 20000 }
+  )
   t.pass('20000 byte strings decoded alike')
   t.equal(textValue(Buffer.from('12345678901234567'), 0, 17), '12345678901234567', 'a value longer than the short path')
   t.equal(textValue(Buffer.from('é1'), 0, 3), 'é1', 'a short value with a non-ASCII character')

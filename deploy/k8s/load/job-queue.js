@@ -44,30 +44,32 @@ export default {
 
   // Its own flags of pgloadgen run, checked before anything connects.
   options: {
-    'payload-bytes': { type: 'integer', default: 100, min: 1, max: 1000000, describe: 'size of each job\'s payload' },
+    'payload-bytes': { type: 'integer', default: 100, min: 1, max: 1000000, describe: "size of each job's payload" },
     queues: { type: 'integer', default: 1, min: 1, max: 10000, describe: 'named queues the jobs are spread over' }
   },
 
-  configure ({ options }) {
+  configure({ options }) {
     return { payloadBytes: options.payloadBytes, queues: options.queues }
   },
 
-  initClient (ctx) {
+  initClient(ctx) {
     const { payloadBytes, queues } = /** @type {{ payloadBytes: number, queues: number }} */ (ctx.config)
     // One payload per client, reused: making random text is not what is measured.
-    ctx.state.payload = randomBytes(Math.ceil(payloadBytes * 3 / 4)).toString('base64').slice(0, payloadBytes)
+    ctx.state.payload = randomBytes(Math.ceil((payloadBytes * 3) / 4))
+      .toString('base64')
+      .slice(0, payloadBytes)
     ctx.state.queue = () => `queue_${Math.floor(Math.random() * queues)}`
   },
 
   requests: {
-    async enqueue (db, ctx) {
+    async enqueue(db, ctx) {
       await db.query(ENQUEUE, [ctx.state.queue(), ctx.state.payload])
     },
 
     // Takes the oldest job nobody else holds, and finishes it: false when
     // the queue had none ready.
-    async dequeue (db, ctx) {
-      return db.transaction(async (tx) => {
+    async dequeue(db, ctx) {
+      return db.transaction(async tx => {
         const taken = await tx.query(TAKE, [ctx.state.queue()])
         if (taken.rowCount === 0) return false
         await tx.query(FINISH, [taken.first])
@@ -75,7 +77,7 @@ export default {
       })
     },
 
-    async peek (db, ctx) {
+    async peek(db, ctx) {
       const head = await db.query(PEEK, [ctx.state.queue()])
       return head.rowCount === 1
     }

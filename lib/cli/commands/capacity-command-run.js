@@ -11,27 +11,45 @@ import { StopSignal } from '../../helpers/stop-signal.js'
 
 /**
  * @param {Record<string, any>} args
- * @param {{ log: import('../../log.js').Logger, stdout: { write: (s: string) => unknown }, argv?: readonly string[] }} io
+ * @param {{ log: import('../../log.js').Logger, stdout: { write: (s: string) => unknown },
+ *     argv?: readonly string[] }} io
  * @returns {Promise<number>}
  */
-export async function capacityRun (args, { log, stdout, argv = [] }) {
+export async function capacityRun(args, { log, stdout, argv = [] }) {
   // the search's own flags first: those that run would take but the search refuses
   const flags = parseCapacityFlags(args)
   const run = await validateRunArgs(/** @type {import('../run-args.js').RunArgs} */ (args), argv)
   const objectives = parseObjectives(flags.objectivesText, run.workload.types)
-  if (run.workload.pacing !== null) throw new InputError(`capacity: the ${run.workload.name} workload paces its clients itself; the search needs an open loop (its capacity: pgloadgen experiment notes/experiments/fleet-capacity.yaml)`)
-  if (flags.startRate > flags.maxRate) throw new InputError(`--start-rate ${flags.startRate} is above --max-rate ${flags.maxRate}`)
+  if (run.workload.pacing !== null) {
+    throw new InputError(
+      `capacity: the ${run.workload.name} workload paces its clients itself; the search needs an open loop ` +
+        `(its capacity: pgloadgen experiment notes/experiments/fleet-capacity.yaml)`
+    )
+  }
+  if (flags.startRate > flags.maxRate) {
+    throw new InputError(`--start-rate ${flags.startRate} is above --max-rate ${flags.maxRate}`)
+  }
   // open loop: more clients than run's default, so that they are not the limit
-  const concurrency = args.concurrency === undefined && run.workload.clients === null ? CAPACITY_DEFAULTS.concurrency : run.concurrency
+  const concurrency =
+    args.concurrency === undefined && run.workload.clients === null ? CAPACITY_DEFAULTS.concurrency : run.concurrency
   const capacity = {
     objectives,
-    search: { startRate: flags.startRate, factor: flags.factor, maxRate: flags.maxRate, minRate: Math.min(CAPACITY_DEFAULTS.minRate, flags.startRate), resolution: flags.resolution, repeats: flags.repeats },
+    search: {
+      startRate: flags.startRate,
+      factor: flags.factor,
+      maxRate: flags.maxRate,
+      minRate: Math.min(CAPACITY_DEFAULTS.minRate, flags.startRate),
+      resolution: flags.resolution,
+      repeats: flags.repeats
+    },
     stepS: flags.stepS,
     settleS: flags.settleS
   }
   const recordDir = args.record ? path.resolve(args.record) : null
   const [{ openTarget }, { runCapacity, capacityJson }, { stepsTable, stepLine, resultLine }] = await Promise.all([
-    import('../target.js'), import('../../capacity/capacity-run.js'), import('../../capacity/capacity-table.js')
+    import('../target.js'),
+    import('../../capacity/capacity-run.js'),
+    import('../../capacity/capacity-table.js')
   ])
   const stop = new StopSignal(log)
   /** @type {import('../target.js').Target | null} */
@@ -40,14 +58,26 @@ export async function capacityRun (args, { log, stdout, argv = [] }) {
     target = await openTarget({ url: run.url, server: run.server, pgPort: run.pgPort, log })
     if (stop.requested) return 0
     const outcome = await runCapacity({
-      target: { connectionString: target.connectionString, display: target.display, embedded: target.embedded !== null },
-      run: { workload: run.workload, mix: run.mix, settings: { ...run, concurrency }, workloadChoice: run.workloadChoice, connectTimeoutS: run.connectTimeoutS, shutdownTimeoutS: run.shutdownTimeoutS, verifyTimeoutS: run.verifyTimeoutS },
+      target: {
+        connectionString: target.connectionString,
+        display: target.display,
+        embedded: target.embedded !== null
+      },
+      run: {
+        workload: run.workload,
+        mix: run.mix,
+        settings: { ...run, concurrency },
+        workloadChoice: run.workloadChoice,
+        connectTimeoutS: run.connectTimeoutS,
+        shutdownTimeoutS: run.shutdownTimeoutS,
+        verifyTimeoutS: run.verifyTimeoutS
+      },
       capacity,
       reset: Boolean(args.reset),
       recordDir,
       describe: { args: keptArgs(args), objective: objectives.map(o => o.text) },
       stop,
-      onStep: (step) => log.info(stepLine(step)),
+      onStep: step => log.info(stepLine(step)),
       log
     })
     const table = stepsTable(outcome.steps).join('\n')
@@ -62,7 +92,9 @@ export async function capacityRun (args, { log, stdout, argv = [] }) {
     return 0
   } finally {
     stop.dispose()
-    if (target?.embedded) await target.embedded.stop().catch(err => log.warn(`stopping the embedded server: ${err.message}`))
+    if (target?.embedded) {
+      await target.embedded.stop().catch(err => log.warn(`stopping the embedded server: ${err.message}`))
+    }
   }
 }
 
@@ -70,7 +102,7 @@ export async function capacityRun (args, { log, stdout, argv = [] }) {
  * The flags as run.json keeps them: no secrets, no aliases.
  * @param {Record<string, unknown>} args
  */
-function keptArgs (args) {
+function keptArgs(args) {
   /** @type {Record<string, unknown>} */
   const kept = {}
   for (const [key, value] of Object.entries(args)) {

@@ -17,7 +17,7 @@ const REFUSED = [
   ['threads', '--threads: the search changes the rate of one generator thread'],
   ['instance', '--instance: the search runs on one process'],
   ['startAt', '--start-at: the search starts at once'],
-  ['schedule', '--schedule: actions during the search would be measured as the rate\'s'],
+  ['schedule', "--schedule: actions during the search would be measured as the rate's"],
   ['threshold', '--threshold: capacity judges each step by its --objective'],
   ['thresholdAbort', '--threshold-abort: capacity judges each step by its --objective'],
   ['stages', '--stages: the search sets the rate in steps of its own'],
@@ -30,23 +30,59 @@ const REFUSED = [
  * @param {import('yargs').Argv} y
  * @param {Record<string, import('../../workloads/options.js').OptionSpec>} [workloadSpecs]
  */
-export function capacityBuilder (y, workloadSpecs = {}) {
+export function capacityBuilder(y, workloadSpecs = {}) {
   return runBuilder(y, workloadSpecs)
-    .option('objective', { type: 'string', array: true, requiresArg: true, group: 'Capacity:', describe: 'what must hold at a rate (repeatable, all must): p99<10ms, insert_row:p95<2ms, lag_p99<50ms; figures p50…p99.9, max' })
-    .option('start-rate', { type: 'string', group: 'Capacity:', describe: `first rate tried, requests/s (default ${CAPACITY_DEFAULTS.startRate})` })
-    .option('step-factor', { type: 'string', group: 'Capacity:', describe: `rate × this after a step that held, while climbing (default ${CAPACITY_DEFAULTS.factor})` })
-    .option('max-rate', { type: 'string', group: 'Capacity:', describe: `highest rate tried (default ${CAPACITY_DEFAULTS.maxRate})` })
-    .option('resolution', { type: 'string', group: 'Capacity:', describe: `bisect until the bracket's ends are within this fraction (default ${CAPACITY_DEFAULTS.resolution})` })
-    .option('repeats', { type: 'string', group: 'Capacity:', describe: `steps at each end of the final bracket (default ${CAPACITY_DEFAULTS.repeats}; 6 for a 95 % interval)` })
-    .option('step', { type: 'string', group: 'Capacity:', describe: `measured seconds of a step (default ${CAPACITY_DEFAULTS.stepS})` })
-    .option('settle', { type: 'string', group: 'Capacity:', describe: `seconds at a step's rate before it is measured (default ${CAPACITY_DEFAULTS.settleS}; 0: none)` })
+    .option('objective', {
+      type: 'string',
+      array: true,
+      requiresArg: true,
+      group: 'Capacity:',
+      describe:
+        'what must hold at a rate (repeatable, all must): p99<10ms, insert_row:p95<2ms, lag_p99<50ms; ' +
+        'figures p50…p99.9, max'
+    })
+    .option('start-rate', {
+      type: 'string',
+      group: 'Capacity:',
+      describe: `first rate tried, requests/s (default ${CAPACITY_DEFAULTS.startRate})`
+    })
+    .option('step-factor', {
+      type: 'string',
+      group: 'Capacity:',
+      describe: `rate × this after a step that held, while climbing (default ${CAPACITY_DEFAULTS.factor})`
+    })
+    .option('max-rate', {
+      type: 'string',
+      group: 'Capacity:',
+      describe: `highest rate tried (default ${CAPACITY_DEFAULTS.maxRate})`
+    })
+    .option('resolution', {
+      type: 'string',
+      group: 'Capacity:',
+      describe: `bisect until the bracket's ends are within this fraction (default ${CAPACITY_DEFAULTS.resolution})`
+    })
+    .option('repeats', {
+      type: 'string',
+      group: 'Capacity:',
+      describe: `steps at each end of the final bracket (default ${CAPACITY_DEFAULTS.repeats}; 6 for a 95 % interval)`
+    })
+    .option('step', {
+      type: 'string',
+      group: 'Capacity:',
+      describe: `measured seconds of a step (default ${CAPACITY_DEFAULTS.stepS})`
+    })
+    .option('settle', {
+      type: 'string',
+      group: 'Capacity:',
+      describe: `seconds at a step's rate before it is measured (default ${CAPACITY_DEFAULTS.settleS}; 0: none)`
+    })
 }
 
 /**
  * The capacity flags checked, before anything touches a database.
  * @param {Record<string, any>} args
  */
-export function parseCapacityFlags (args) {
+export function parseCapacityFlags(args) {
   for (const [name, message] of REFUSED) {
     const value = args[name]
     // --threads defaults to 1, which is what the search runs; a switch off is not given
@@ -61,7 +97,12 @@ export function parseCapacityFlags (args) {
     resolution: number(args.resolution, '--resolution', CAPACITY_DEFAULTS.resolution, { above: 0, max: 10 }),
     repeats: number(args.repeats, '--repeats', CAPACITY_DEFAULTS.repeats, { above: 0, max: 100, integer: true }),
     stepS: args.step === undefined ? CAPACITY_DEFAULTS.stepS : parseDuration(args.step, '--step', { max: 3600 }),
-    settleS: args.settle === undefined ? CAPACITY_DEFAULTS.settleS : String(args.settle).trim() === '0' ? 0 : parseDuration(args.settle, '--settle', { max: 3600 })
+    settleS:
+      args.settle === undefined
+        ? CAPACITY_DEFAULTS.settleS
+        : String(args.settle).trim() === '0'
+          ? 0
+          : parseDuration(args.settle, '--settle', { max: 3600 })
   }
 }
 
@@ -71,17 +112,21 @@ export function parseCapacityFlags (args) {
  * @param {number} fallback
  * @param {{ above: number, max?: number, integer?: boolean }} limits
  */
-function number (value, flag, fallback, { above, max = Number.MAX_SAFE_INTEGER, integer = false }) {
+function number(value, flag, fallback, { above, max = Number.MAX_SAFE_INTEGER, integer = false }) {
   if (value === undefined) return fallback
   const text = String(value).trim()
   const n = /^\d+(\.\d+)?$/.test(text) ? Number(text) : NaN
   if (!(n > above) || n > max || (integer && !Number.isInteger(n))) {
-    throw new InputError(`${flag} must be ${integer ? 'a whole number' : 'a number'} above ${above}${max < Number.MAX_SAFE_INTEGER ? ` and at most ${max}` : ''}, got ${JSON.stringify(text).slice(0, 40)}`)
+    throw new InputError(
+      `${flag} must be ${integer ? 'a whole number' : 'a number'} above ` +
+        `${above}${max < Number.MAX_SAFE_INTEGER ? ` and at most ${max}` : ''}, ` +
+        `got ${JSON.stringify(text).slice(0, 40)}`
+    )
   }
   return n
 }
 
 /** @type {import('./action-commands.js').CommandRun} */
-export async function capacityCommand (args, io) {
+export async function capacityCommand(args, io) {
   return (await import('./capacity-command-run.js')).capacityRun(args, io)
 }

@@ -16,7 +16,7 @@ import { comparisonTable } from '../../terminal/comparison-table.js'
  * the report's comparison table at the end.
  * @type {import('./action-commands.js').CommandRun}
  */
-export async function experimentCommand (args, { log: plainLog }) {
+export async function experimentCommand(args, { log: plainLog }) {
   const plan = await loadPlan(args.plan)
   const everyS = parseProgress(args.progress)
   // from here every log line goes through the screen: above the progress line on a terminal
@@ -30,7 +30,10 @@ export async function experimentCommand (args, { log: plainLog }) {
     const summaryFile = path.join(path.resolve(args.out), 'summary.json')
     if (existsSync(summaryFile)) {
       const summary = JSON.parse(await readFile(summaryFile, 'utf8'))
-      screen.print((colours, width) => [...comparisonTable(summary, { colours, width }), `report: ${path.join(path.resolve(args.out), 'report.html')}`])
+      screen.print((colours, width) => [
+        ...comparisonTable(summary, { colours, width }),
+        `report: ${path.join(path.resolve(args.out), 'report.html')}`
+      ])
     }
     return code
   } finally {

@@ -13,7 +13,7 @@ const PGBENCH_TABLES = ['pgbench_accounts', 'pgbench_branches', 'pgbench_history
  * with rows are dropped only with --yes.
  * @type {import('./action-commands.js').CommandRun}
  */
-export async function initCommand (args, { log, stdout }) {
+export async function initCommand(args, { log, stdout }) {
   let options
   try {
     options = parseInitOptions({
@@ -38,12 +38,22 @@ export async function initCommand (args, { log, stdout }) {
   const target = await openTarget({ url, server, pgPort, log })
   try {
     if (options.initSteps.includes('d') && !args.yes) await refuseToDropRows(target.connectionString, target.display)
-    log.info(`initialising pgbench's tables at scale ${options.scale} on ${target.display} (steps ${options.initSteps})`)
+    log.info(
+      `initialising pgbench's tables at scale ${options.scale} on ${target.display} (steps ${options.initSteps})`
+    )
     const result = await initPgbench(target.connectionString, options, { log }).catch(err => {
       if (err instanceof InitError) throw new RuntimeError(err.message.split('\n')[0], { cause: err })
       throw err
     })
-    if (args.json) stdout.write(JSON.stringify({ scale: options.scale, init_steps: options.initSteps, target: target.display, ...result }, null, 2) + '\n')
+    if (args.json) {
+      stdout.write(
+        JSON.stringify(
+          { scale: options.scale, init_steps: options.initSteps, target: target.display, ...result },
+          null,
+          2
+        ) + '\n'
+      )
+    }
     return 0
   } finally {
     await target.embedded?.stop()
@@ -56,18 +66,26 @@ export async function initCommand (args, { log, stdout }) {
  * @param {string} connectionString
  * @param {string} display
  */
-async function refuseToDropRows (connectionString, display) {
+async function refuseToDropRows(connectionString, display) {
   /** @type {import('pg').Client | null} */
   let client = null
   try {
     client = await openControlClient({ connectionString, applicationName: 'pgloadgen-init' })
-    const present = (await client.query('SELECT relname FROM pg_class WHERE relname = ANY($1) AND relkind IN (\'r\', \'p\') AND pg_table_is_visible(oid)', [PGBENCH_TABLES])).rows.map(row => row.relname)
+    const present = (
+      await client.query(
+        "SELECT relname FROM pg_class WHERE relname = ANY($1) AND relkind IN ('r', 'p') AND pg_table_is_visible(oid)",
+        [PGBENCH_TABLES]
+      )
+    ).rows.map(row => row.relname)
     const withRows = []
     for (const table of present) {
       if ((await client.query(`SELECT EXISTS (SELECT 1 FROM ${table}) AS any`)).rows[0].any) withRows.push(table)
     }
-    if (withRows.length > 0) throw new RefusedActionError(`${display} already has pgbench tables with rows ` +
-      `(${withRows.join(', ')}); give --yes to drop and recreate them`)
+    if (withRows.length > 0)
+      throw new RefusedActionError(
+        `${display} already has pgbench tables with rows ` +
+          `(${withRows.join(', ')}); give --yes to drop and recreate them`
+      )
   } catch (err) {
     if (err instanceof InputError) throw err
     throw new ServerUnavailableError(`cannot reach ${display}: ${errorMessage(err)}`, { cause: err })

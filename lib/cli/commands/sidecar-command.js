@@ -17,7 +17,7 @@ import { validateStatsArgs } from '../stats-options.js'
  * SIGINT/SIGTERM, or when every rule has fired and none repeats.
  * @type {import('./action-commands.js').CommandRun}
  */
-export async function sidecarCommand (args, { log }) {
+export async function sidecarCommand(args, { log }) {
   const options = await validateStatsArgs(args)
   const rules = await loadSchedule(args.schedule)
   const stop = new StopSignal(log)
@@ -27,7 +27,9 @@ export async function sidecarCommand (args, { log }) {
     host: args.httpHost,
     port: options.httpPort,
     log,
-    routes: { '/metrics': { GET: async (_req, res) => reply(res, 200, await registry.metrics(), registry.contentType) } }
+    routes: {
+      '/metrics': { GET: async (_req, res) => reply(res, 200, await registry.metrics(), registry.contentType) }
+    }
   })
   log.info(`metrics on http://${args.httpHost}:${http.port}/metrics`)
   /** @type {import('../target.js').Target | null} */
@@ -39,7 +41,13 @@ export async function sidecarCommand (args, { log }) {
   try {
     target = await openTarget({ url: options.url, server: options.server, pgPort: options.pgPort, log })
     if (stop.requested) return 0
-    const started = new StatsCollector({ connectionString: target.connectionString, intervalS: options.statsIntervalS, registry, log, pgstattuple: args.pgstattuple })
+    const started = new StatsCollector({
+      connectionString: target.connectionString,
+      intervalS: options.statsIntervalS,
+      registry,
+      log,
+      pgstattuple: args.pgstattuple
+    })
     collector = started
     await started.start()
     sidecar = new Sidecar({

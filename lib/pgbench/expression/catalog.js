@@ -58,7 +58,17 @@ export const UNARY = 9
 export const TOP = 0
 
 /** @type {ReadonlyMap<number, 'left' | 'right' | 'nonassoc'>} */
-export const ASSOCIATIVITY = new Map([[OR, 'left'], [AND, 'left'], [NOT, 'right'], [IS, 'nonassoc'], [COMPARE, 'nonassoc'], [BITWISE, 'left'], [ADD, 'left'], [MULTIPLY, 'left'], [UNARY, 'right']])
+export const ASSOCIATIVITY = new Map([
+  [OR, 'left'],
+  [AND, 'left'],
+  [NOT, 'right'],
+  [IS, 'nonassoc'],
+  [COMPARE, 'nonassoc'],
+  [BITWISE, 'left'],
+  [ADD, 'left'],
+  [MULTIPLY, 'left'],
+  [UNARY, 'right']
+])
 
 /** Binary operators: precedence, the function evaluated, and whether its operands swap. */
 export const BINARY = new Map([

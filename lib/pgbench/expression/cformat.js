@@ -12,7 +12,7 @@ const view = new DataView(new ArrayBuffer(8))
  * The exact value of a finite, non-negative double as mantissa * 2 ** exponent.
  * @param {number} a
  */
-function decompose (a) {
+function decompose(a) {
   view.setFloat64(0, a)
   const hi = view.getUint32(0)
   const lo = view.getUint32(4)
@@ -28,7 +28,7 @@ function decompose (a) {
  * @param {{ mantissa: bigint, exponent: number }} parts
  * @param {number} shift
  */
-function scaled ({ mantissa, exponent }, shift) {
+function scaled({ mantissa, exponent }, shift) {
   let num = mantissa
   let den = 1n
   if (exponent >= 0) num <<= BigInt(exponent)
@@ -43,7 +43,7 @@ function scaled ({ mantissa, exponent }, shift) {
  * @param {bigint} num
  * @param {bigint} den
  */
-function roundHalfEven (num, den) {
+function roundHalfEven(num, den) {
   const q = num / den
   const twice = (num % den) * 2n
   if (twice > den || (twice === den && (q & 1n) === 1n)) return q + 1n
@@ -54,7 +54,7 @@ function roundHalfEven (num, den) {
  * @param {number} x
  * @returns {string | undefined}
  */
-function special (x) {
+function special(x) {
   if (Number.isNaN(x)) return 'NaN'
   if (x === Infinity) return 'Infinity'
   if (x === -Infinity) return '-Infinity'
@@ -68,7 +68,7 @@ function special (x) {
  * @param {number} precision
  * @returns {{ digits: string, exponent: number }}
  */
-function significantDigits (a, precision) {
+function significantDigits(a, precision) {
   const probe = a.toExponential(precision)
   // A tie needs the exact value to end in 5 one digit past the precision;
   // only then can the C library and JavaScript disagree.
@@ -85,10 +85,19 @@ function significantDigits (a, precision) {
   for (;;) {
     const { num, den } = scaled(parts, precision - 1 - exponent)
     const whole = num / den
-    if (whole >= high) { exponent++; continue }
-    if (whole < low) { exponent--; continue }
+    if (whole >= high) {
+      exponent++
+      continue
+    }
+    if (whole < low) {
+      exponent--
+      continue
+    }
     let q = roundHalfEven(num, den)
-    if (q === high) { q = low; exponent++ }
+    if (q === high) {
+      q = low
+      exponent++
+    }
     return { digits: q.toString(), exponent }
   }
 }
@@ -99,7 +108,7 @@ function significantDigits (a, precision) {
  * @param {number} x
  * @param {number} [precision]  significant digits, 15 (DBL_DIG) by default
  */
-export function formatGeneral (x, precision = 15) {
+export function formatGeneral(x, precision = 15) {
   const text = special(x)
   if (text !== undefined) return text
   if (x === 0) return Object.is(x, -0) ? '-0' : '0'
@@ -128,12 +137,14 @@ export function formatGeneral (x, precision = 15) {
  * @param {number} x
  * @param {number} [decimals]
  */
-export function formatFixed (x, decimals = 6) {
+export function formatFixed(x, decimals = 6) {
   const text = special(x)
   if (text !== undefined) return text
   const negative = x < 0 || Object.is(x, -0)
   const { num, den } = scaled(decompose(Math.abs(x)), decimals)
-  const digits = roundHalfEven(num, den).toString().padStart(decimals + 1, '0')
+  const digits = roundHalfEven(num, den)
+    .toString()
+    .padStart(decimals + 1, '0')
   const whole = digits.slice(0, digits.length - decimals)
   const fraction = digits.slice(digits.length - decimals)
   return `${negative ? '-' : ''}${whole}${decimals > 0 ? '.' + fraction : ''}`

@@ -33,22 +33,31 @@ const constantValues = new WeakMap()
  * @param {Value} value
  * @returns {Evaluator}
  */
-function constant (value) {
+function constant(value) {
   const evaluator = () => value
   constantValues.set(evaluator, value)
   return evaluator
 }
 
 // Folding evaluates nothing that needs a context; this one says so if it does.
-const NO_CONTEXT = /** @type {EvalContext} */ (/** @type {unknown} */ (new Proxy({}, {
-  get () { throw new ScriptRuntimeError('not a constant') }
-})))
+const NO_CONTEXT = /** @type {EvalContext} */ (
+  /** @type {unknown} */ (
+    new Proxy(
+      {},
+      {
+        get() {
+          throw new ScriptRuntimeError('not a constant')
+        }
+      }
+    )
+  )
+)
 
 /**
  * @param {ExprNode} node
  * @returns {Evaluator}
  */
-function compileNode (node) {
+function compileNode(node) {
   switch (node.type) {
     case 'constant':
       if (!isValue(node.value)) throw new TypeError(`not a pgbench value: ${String(node.value)}`)
@@ -81,6 +90,6 @@ function compileNode (node) {
  * @param {ExprNode} node  as parseExpression returns it
  * @returns {Evaluator}
  */
-export function compileExpression (node) {
+export function compileExpression(node) {
   return compileNode(node)
 }

@@ -24,7 +24,7 @@ const MAX_FUNCTION_ARGS = 16
  * @param {(values: Present[], ctx: EvalContext) => Value} apply
  * @returns {Builder}
  */
-function strict (apply) {
+function strict(apply) {
   return args => {
     const count = Math.min(args.length, MAX_FUNCTION_ARGS)
     // Evaluation is synchronous and a closure never runs inside itself,
@@ -51,7 +51,7 @@ function strict (apply) {
  * comparison is pgbench's Min/Max macro, so a NaN can win.
  * @param {boolean} least
  */
-function extremum (least) {
+function extremum(least) {
   return strict(values => {
     if (values.some(value => typeof value === 'number')) {
       let best = coerceToDouble(values[0])
@@ -75,7 +75,7 @@ function extremum (least) {
  * @param {number} x
  * @param {number} y
  */
-function power (x, y) {
+function power(x, y) {
   if (x === 1 || (x === -1 && (y === Infinity || y === -Infinity))) return 1
   return Math.pow(x, y)
 }
@@ -84,7 +84,7 @@ function power (x, y) {
  * @param {Value} value
  * @param {EvalContext} ctx
  */
-function debug (value, ctx) {
+function debug(value, ctx) {
   let text
   if (value === null) text = 'null'
   else if (typeof value === 'boolean') text = `boolean ${value}`
@@ -102,7 +102,7 @@ function debug (value, ctx) {
  * @param {'exponential' | 'gaussian' | 'zipfian'} method
  * @returns {Builder}
  */
-function randomWithParameter (method) {
+function randomWithParameter(method) {
   return strict(([lb, ub, parameter], ctx) => {
     const low = coerceToInt(lb)
     const high = coerceToInt(ub)
@@ -113,12 +113,20 @@ function randomWithParameter (method) {
 
 /** @type {ReadonlyMap<string, Builder>} */
 export const FUNCTION_BUILDERS = new Map([
-  ['abs', strict(([x]) => {
-    if (typeof x === 'bigint') return x < 0n ? BigInt.asIntN(64, -x) : x
-    const d = coerceToDouble(x)
-    return d < 0 ? -d : d
-  })],
-  ['debug', ([argument]) => ctx => debug(argument(ctx), ctx)],
+  [
+    'abs',
+    strict(([x]) => {
+      if (typeof x === 'bigint') return x < 0n ? BigInt.asIntN(64, -x) : x
+      const d = coerceToDouble(x)
+      return d < 0 ? -d : d
+    })
+  ],
+  [
+    'debug',
+    ([argument]) =>
+      ctx =>
+        debug(argument(ctx), ctx)
+  ],
   ['double', strict(([x]) => coerceToDouble(x))],
   ['exp', strict(([x]) => Math.exp(coerceToDouble(x)))],
   ['greatest', extremum(false)],
@@ -127,13 +135,16 @@ export const FUNCTION_BUILDERS = new Map([
   ['int', strict(([x]) => coerceToInt(x))],
   ['least', extremum(true)],
   ['ln', strict(([x]) => Math.log(coerceToDouble(x)))],
-  ['permute', strict(([value, size, seed]) => {
-    const i = coerceToInt(value)
-    const n = coerceToInt(size)
-    const s = coerceToInt(seed)
-    if (n <= 0n) throw new ScriptRuntimeError('permute size parameter must be greater than zero')
-    return permute(i, n, s)
-  })],
+  [
+    'permute',
+    strict(([value, size, seed]) => {
+      const i = coerceToInt(value)
+      const n = coerceToInt(size)
+      const s = coerceToInt(seed)
+      if (n <= 0n) throw new ScriptRuntimeError('permute size parameter must be greater than zero')
+      return permute(i, n, s)
+    })
+  ],
   ['pi', () => () => Math.PI],
   ['pow', strict(([x, y]) => power(coerceToDouble(x), coerceToDouble(y)))],
   ['random', strict(([lb, ub], ctx) => ctx.random.uniform(coerceToInt(lb), coerceToInt(ub)))],

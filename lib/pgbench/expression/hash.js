@@ -17,8 +17,8 @@ const TWO_32 = 2 ** 32
  * @param {bigint} seed
  * @returns {bigint}
  */
-export function hashFnv1a (value, seed) {
-  const start = (FNV_OFFSET_BASIS ^ BigInt.asUintN(64, seed))
+export function hashFnv1a(value, seed) {
+  const start = FNV_OFFSET_BASIS ^ BigInt.asUintN(64, seed)
   let hi = Number(start >> 32n)
   let lo = Number(start & 0xffffffffn)
   const bits = BigInt.asUintN(64, value)
@@ -42,7 +42,7 @@ export function hashFnv1a (value, seed) {
  * @param {bigint} seed
  * @returns {bigint}
  */
-export function hashMurmur2 (value, seed) {
+export function hashMurmur2(value, seed) {
   let result = BigInt.asUintN(64, seed) ^ MM2_MUL_TIMES_8
   let k = BigInt.asUintN(64, value)
   k = (k * MM2_MUL) & MASK

@@ -20,23 +20,23 @@ const DIGITS = /[0-9]+/y
 const INT64_MIN_MAGNITUDE = '9223372036854775808'
 
 /** @param {number} code */
-function isNameStart (code) {
+function isNameStart(code) {
   return (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a) || code === 0x5f || code >= 0x80
 }
 
 /** @param {number} code */
-function isNameChar (code) {
+function isNameChar(code) {
   return isNameStart(code) || (code >= 0x30 && code <= 0x39)
 }
 
 /** @param {number} code  space, tab, carriage return, form feed, vertical tab */
-function isSpace (code) {
+function isSpace(code) {
   return code === 0x20 || code === 0x09 || code === 0x0d || code === 0x0c || code === 0x0b
 }
 
 export class Lexer {
   /** @param {string} text */
-  constructor (text) {
+  constructor(text) {
     this.text = text
     this.position = 0
     /** where the expression ended: the text's end, or a bare newline */
@@ -47,15 +47,21 @@ export class Lexer {
    * The next token; a lexical error throws ScriptSyntaxError.
    * @returns {Token}
    */
-  next () {
+  next() {
     const text = this.text
     let i = this.position
     for (;;) {
       const code = text.charCodeAt(i)
-      if (isSpace(code)) { i++; continue }
+      if (isSpace(code)) {
+        i++
+        continue
+      }
       if (code === 0x5c) {
         const after = text.charCodeAt(i + 1) === 0x0d ? i + 2 : i + 1
-        if (text.charCodeAt(after) === 0x0a) { i = after + 1; continue }
+        if (text.charCodeAt(after) === 0x0a) {
+          i = after + 1
+          continue
+        }
       }
       break
     }
@@ -102,7 +108,7 @@ export class Lexer {
    * a unary minus.
    * @param {number} i
    */
-  number (i) {
+  number(i) {
     const text = this.text
     NUMBER.lastIndex = i
     NUMBER.test(text)
@@ -122,7 +128,7 @@ export class Lexer {
    * @param {number} start
    * @param {number} end
    */
-  double (start, end) {
+  double(start, end) {
     const literal = this.text.slice(start, end)
     const value = strtodouble(literal)
     if (value === undefined) return this.fail('double constant overflow', literal, start, end)
@@ -136,7 +142,7 @@ export class Lexer {
    * @param {string} [text]  the token's canonical text
    * @returns {Token}
    */
-  token (kind, start, end, text) {
+  token(kind, start, end, text) {
     this.position = end
     return { kind, text: text ?? this.text.slice(start, end), start, end }
   }
@@ -149,7 +155,7 @@ export class Lexer {
    * @param {number} end
    * @returns {never}
    */
-  fail (message, more, start, end) {
+  fail(message, more, start, end) {
     this.position = end
     throw new ScriptSyntaxError(`${message} (${more})`, { column: Math.max(start, end - 1) })
   }

@@ -16,7 +16,7 @@ import { INT64_MAX, INT64_MIN, coerceToBool, coerceToDouble, coerceToInt, valueT
  * @param {bigint} result
  * @param {string} what  add, sub, mul
  */
-function checked (result, what) {
+function checked(result, what) {
   if (result > INT64_MAX || result < INT64_MIN) throw new ScriptRuntimeError(`bigint ${what} out of range`)
   return result
 }
@@ -26,13 +26,14 @@ function checked (result, what) {
  * @param {(x: Exclude<Value, null>, y: Exclude<Value, null>) => Value} operate
  * @returns {Builder}
  */
-function strict (operate) {
-  return ([left, right]) => ctx => {
-    const x = left(ctx)
-    const y = right(ctx)
-    if (x === null || y === null) return null
-    return operate(x, y)
-  }
+function strict(operate) {
+  return ([left, right]) =>
+    ctx => {
+      const x = left(ctx)
+      const y = right(ctx)
+      if (x === null || y === null) return null
+      return operate(x, y)
+    }
 }
 
 /**
@@ -40,7 +41,7 @@ function strict (operate) {
  * @param {(x: bigint, y: bigint) => Value} onInts
  * @param {(x: number, y: number) => Value} onDoubles
  */
-function overloaded (onInts, onDoubles) {
+function overloaded(onInts, onDoubles) {
   return strict((x, y) => {
     if (typeof x === 'bigint' && typeof y === 'bigint') return onInts(x, y)
     if (typeof x === 'number' || typeof y === 'number') return onDoubles(coerceToDouble(x), coerceToDouble(y))
@@ -52,7 +53,7 @@ function overloaded (onInts, onDoubles) {
  * An operator on ints only (doubles are rounded to ints).
  * @param {(x: bigint, y: bigint) => Value} onInts
  */
-function integral (onInts) {
+function integral(onInts) {
   return strict((x, y) => onInts(coerceToInt(x), coerceToInt(y)))
 }
 
@@ -60,7 +61,7 @@ function integral (onInts) {
  * @param {bigint} x
  * @param {bigint} y
  */
-function divide (x, y) {
+function divide(x, y) {
   if (y === 0n) throw new ScriptRuntimeError('division by zero')
   if (y === -1n) {
     if (x === INT64_MIN) throw new ScriptRuntimeError('bigint div out of range')
@@ -73,14 +74,14 @@ function divide (x, y) {
  * @param {bigint} x
  * @param {bigint} y
  */
-function modulo (x, y) {
+function modulo(x, y) {
   if (y === 0n) throw new ScriptRuntimeError('division by zero')
   if (y === -1n) return 0n
   return x % y
 }
 
 /** @type {Builder} */
-function and ([left, right]) {
+function and([left, right]) {
   return ctx => {
     const x = left(ctx)
     if (x === null) return null
@@ -92,7 +93,7 @@ function and ([left, right]) {
 }
 
 /** @type {Builder} */
-function or ([left, right]) {
+function or([left, right]) {
   return ctx => {
     const x = left(ctx)
     if (x === null) return null
@@ -104,7 +105,7 @@ function or ([left, right]) {
 }
 
 /** @type {Builder} */
-function not ([operand]) {
+function not([operand]) {
   return ctx => {
     const x = operand(ctx)
     return x === null ? null : !coerceToBool(x)
@@ -116,7 +117,7 @@ function not ([operand]) {
  * the same boolean, false otherwise (never NULL).
  * @type {Builder}
  */
-function is ([left, right]) {
+function is([left, right]) {
   return ctx => {
     const x = left(ctx)
     const y = right(ctx)
@@ -129,14 +130,14 @@ function is ([left, right]) {
  * as \if takes it (non-zero numbers are true).
  * @type {Builder}
  */
-function caseEnd (args) {
+function caseEnd(args) {
   const conditions = args.filter((_, i) => i % 2 === 0 && i < args.length - 1)
   const results = args.filter((_, i) => i % 2 === 1)
   const otherwise = args[args.length - 1]
   if (conditions.length === 1) {
     const [condition] = conditions
     const [result] = results
-    return ctx => valueToBoolean(condition(ctx)) ? result(ctx) : otherwise(ctx)
+    return ctx => (valueToBoolean(condition(ctx)) ? result(ctx) : otherwise(ctx))
   }
   return ctx => {
     for (let i = 0; i < conditions.length; i++) {
@@ -148,15 +149,57 @@ function caseEnd (args) {
 
 /** @type {ReadonlyMap<string, Builder>} */
 export const OPERATORS = new Map([
-  ['+', overloaded((x, y) => checked(x + y, 'add'), (x, y) => x + y)],
-  ['-', overloaded((x, y) => checked(x - y, 'sub'), (x, y) => x - y)],
-  ['*', overloaded((x, y) => checked(x * y, 'mul'), (x, y) => x * y)],
+  [
+    '+',
+    overloaded(
+      (x, y) => checked(x + y, 'add'),
+      (x, y) => x + y
+    )
+  ],
+  [
+    '-',
+    overloaded(
+      (x, y) => checked(x - y, 'sub'),
+      (x, y) => x - y
+    )
+  ],
+  [
+    '*',
+    overloaded(
+      (x, y) => checked(x * y, 'mul'),
+      (x, y) => x * y
+    )
+  ],
   ['/', overloaded(divide, (x, y) => x / y)],
   ['mod', integral(modulo)],
-  ['=', overloaded((x, y) => x === y, (x, y) => x === y)],
-  ['<>', overloaded((x, y) => x !== y, (x, y) => x !== y)],
-  ['<=', overloaded((x, y) => x <= y, (x, y) => x <= y)],
-  ['<', overloaded((x, y) => x < y, (x, y) => x < y)],
+  [
+    '=',
+    overloaded(
+      (x, y) => x === y,
+      (x, y) => x === y
+    )
+  ],
+  [
+    '<>',
+    overloaded(
+      (x, y) => x !== y,
+      (x, y) => x !== y
+    )
+  ],
+  [
+    '<=',
+    overloaded(
+      (x, y) => x <= y,
+      (x, y) => x <= y
+    )
+  ],
+  [
+    '<',
+    overloaded(
+      (x, y) => x < y,
+      (x, y) => x < y
+    )
+  ],
   ['&', integral((x, y) => x & y)],
   ['|', integral((x, y) => x | y)],
   ['#', integral((x, y) => x ^ y)],

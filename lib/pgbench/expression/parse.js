@@ -27,25 +27,25 @@ const call = (name, args) => ({ type: 'function', name, args })
 const nullNode = () => constant(null)
 
 /** @param {Token} token */
-function operatorOf (token) {
+function operatorOf(token) {
   return token.kind === 'op' || token.kind === 'keyword' ? token.text : undefined
 }
 
 class Parser {
   /** @param {string} text */
-  constructor (text) {
+  constructor(text) {
     this.lexer = new Lexer(text)
     /** @type {Token | undefined} */
     this.lookahead = undefined
     this.depth = 0
   }
 
-  peek () {
+  peek() {
     if (this.lookahead === undefined) this.lookahead = this.lexer.next()
     return this.lookahead
   }
 
-  take () {
+  take() {
     const token = this.peek()
     this.lookahead = undefined
     return token
@@ -55,12 +55,12 @@ class Parser {
    * @param {Token} token
    * @returns {never}
    */
-  syntaxError (token) {
+  syntaxError(token) {
     throw new ScriptSyntaxError('syntax error', { column: token.kind === 'end' ? token.start : token.end - 1 })
   }
 
   /** @param {string} text  an operator or keyword that must come next */
-  expect (text) {
+  expect(text) {
     const token = this.take()
     if (operatorOf(token) !== text) this.syntaxError(token)
     return token
@@ -73,9 +73,11 @@ class Parser {
    * @param {number} level
    * @returns {ExprNode}
    */
-  expression (level) {
+  expression(level) {
     if (++this.depth > MAX_EXPRESSION_DEPTH) {
-      throw new ScriptSyntaxError(`expression is too deeply nested (more than ${MAX_EXPRESSION_DEPTH} levels)`, { column: this.peek().start })
+      throw new ScriptSyntaxError(`expression is too deeply nested (more than ${MAX_EXPRESSION_DEPTH} levels)`, {
+        column: this.peek().start
+      })
     }
     let left = this.operand()
     for (;;) {
@@ -111,7 +113,7 @@ class Parser {
    * @param {string} op
    * @returns {ExprNode}
    */
-  isTest (left, op) {
+  isTest(left, op) {
     if (op === 'isnull') return call('!is', [left, nullNode()])
     if (op === 'notnull') return call('!not', [call('!is', [left, nullNode()])])
     let token = this.take()
@@ -126,7 +128,7 @@ class Parser {
   }
 
   /** @returns {ExprNode} */
-  operand () {
+  operand() {
     const token = this.take()
     switch (token.kind) {
       case 'int':
@@ -154,7 +156,7 @@ class Parser {
    * @param {Token} token
    * @returns {ExprNode}
    */
-  prefixed (token) {
+  prefixed(token) {
     switch (token.text) {
       case '(': {
         const inner = this.expression(TOP)
@@ -180,7 +182,7 @@ class Parser {
    * @param {Token} nameToken
    * @returns {ExprNode}
    */
-  functionCall (nameToken) {
+  functionCall(nameToken) {
     const typed = asciiLower(nameToken.text)
     const entry = FUNCTIONS.get(typed)
     if (entry === undefined) {
@@ -215,7 +217,7 @@ class Parser {
   }
 
   /** CASE WHEN c THEN r [WHEN c THEN r ...] [ELSE r] END */
-  caseExpression () {
+  caseExpression() {
     /** @type {ExprNode[]} */
     const args = []
     let token = this.take()
@@ -240,7 +242,7 @@ class Parser {
   }
 
   /** The whole text as one expression. */
-  parse () {
+  parse() {
     const tree = this.expression(TOP)
     const token = this.take()
     if (token.kind !== 'end') this.syntaxError(token)
@@ -258,7 +260,7 @@ class Parser {
    * after an error and reports the last lexical error it meets there instead.
    * @param {ScriptSyntaxError} error
    */
-  reported (error) {
+  reported(error) {
     let last = error
     for (;;) {
       try {
@@ -276,7 +278,7 @@ class Parser {
  * left-associative operators nests without nesting the parser).
  * @param {ExprNode} tree
  */
-function checkDepth (tree) {
+function checkDepth(tree) {
   /** @type {Array<[ExprNode, number]>} */
   const stack = [[tree, 1]]
   while (stack.length > 0) {
@@ -295,7 +297,7 @@ function checkDepth (tree) {
  * @param {string} text
  * @returns {ExprNode}
  */
-export function parseExpression (text) {
+export function parseExpression(text) {
   const parser = new Parser(String(text))
   try {
     return parser.parse()

@@ -16,7 +16,7 @@ const generator = new PgPrng()
  * @param {bigint} seed
  * @returns {bigint}
  */
-export function permute (value, size, seed) {
+export function permute(value, size, seed) {
   if (size < 2n) return 0n
   generator.seed(seed)
   if (size <= SMALL_SIZE) {
@@ -31,7 +31,7 @@ export function permute (value, size, seed) {
  * @param {number} v
  * @param {number} size  in [2, 2^26]
  */
-function permuteSmall (state, v, size) {
+function permuteSmall(state, v, size) {
   const maskLength = 31 - Math.clz32(size)
   const mask = 2 ** maskLength - 1
   const modulus = mask + 1
@@ -67,7 +67,7 @@ function permuteSmall (state, v, size) {
  * @param {bigint} v
  * @param {bigint} size  > 2^26
  */
-function permuteBig (state, v, size) {
+function permuteBig(state, v, size) {
   const maskLength = BigInt(size.toString(2).length - 1)
   const mask = (1n << maskLength) - 1n
   const rotate = maskLength - 1n

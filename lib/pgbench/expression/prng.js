@@ -12,15 +12,15 @@ const UINT64_MASK = (1n << 64n) - 1n
  * One splitmix64 output for the state x (the state already advanced).
  * @param {bigint} x
  */
-function splitmix (x) {
-  let v = ((x ^ (x >> 30n)) * 0xBF58476D1CE4E5B9n) & UINT64_MASK
-  v = ((v ^ (v >> 27n)) * 0x94D049BB133111EBn) & UINT64_MASK
+function splitmix(x) {
+  let v = ((x ^ (x >> 30n)) * 0xbf58476d1ce4e5b9n) & UINT64_MASK
+  v = ((v ^ (v >> 27n)) * 0x94d049bb133111ebn) & UINT64_MASK
   return v ^ (v >> 31n)
 }
 
 export class PgPrng {
   /** @param {bigint | number} [seed]  as pg_prng_seed takes it, an unsigned 64-bit integer (taken modulo 2^64) */
-  constructor (seed = 0n) {
+  constructor(seed = 0n) {
     // The two 64-bit words of xoroshiro128**'s state, as 32-bit halves.
     this.s0h = 0
     this.s0l = 0
@@ -36,8 +36,8 @@ export class PgPrng {
    * pg_prng_seed: the state from a 64-bit seed, never all zeroes.
    * @param {bigint | number} seed
    */
-  seed (seed) {
-    const golden = 0x9E3779B97F4A7C15n
+  seed(seed) {
+    const golden = 0x9e3779b97f4a7c15n
     const x = BigInt.asUintN(64, BigInt(seed))
     const s0 = splitmix((x + golden) & UINT64_MASK)
     const s1 = splitmix((x + 2n * golden) & UINT64_MASK)
@@ -46,8 +46,10 @@ export class PgPrng {
     this.s1h = Number(s1 >> 32n)
     this.s1l = Number(s1 & 0xffffffffn)
     if ((this.s0h | this.s0l | this.s1h | this.s1l) === 0) {
-      this.s0h = 0x5851F42D; this.s0l = 0x4C957F2D
-      this.s1h = 0x14057B7E; this.s1l = 0xF767814F
+      this.s0h = 0x5851f42d
+      this.s0l = 0x4c957f2d
+      this.s1h = 0x14057b7e
+      this.s1l = 0xf767814f
     }
     return this
   }
@@ -57,14 +59,16 @@ export class PgPrng {
    * retry a transaction with the same random numbers).
    * @param {PgPrng} other
    */
-  copyFrom (other) {
-    this.s0h = other.s0h; this.s0l = other.s0l
-    this.s1h = other.s1h; this.s1l = other.s1l
+  copyFrom(other) {
+    this.s0h = other.s0h
+    this.s0l = other.s0l
+    this.s1h = other.s1h
+    this.s1l = other.s1l
     return this
   }
 
   /** One step of xoroshiro128**, its output left in this.hi and this.lo. */
-  step () {
+  step() {
     const s0h = this.s0h
     const s0l = this.s0l
     const sxh = (this.s1h ^ s0h) >>> 0
@@ -87,13 +91,13 @@ export class PgPrng {
   }
 
   /** pg_prng_uint64: uniform in [0, 2^64). */
-  uint64 () {
+  uint64() {
     this.step()
     return (BigInt(this.hi) << 32n) | BigInt(this.lo)
   }
 
   /** pg_prng_double: uniform in [0, 1), 52 random bits. */
-  double () {
+  double() {
     this.step()
     return (this.hi * 1048576 + (this.lo >>> 12)) / TWO_52
   }
@@ -103,7 +107,7 @@ export class PgPrng {
    * rejection; range 0 draws nothing.
    * @param {number} range  an integer in [0, 2^53)
    */
-  offset (range) {
+  offset(range) {
     if (range <= 0) return 0
     const high = Math.floor(range / TWO_32)
     const top = high > 0 ? 63 - Math.clz32(high) : 31 - Math.clz32(range)
@@ -121,7 +125,7 @@ export class PgPrng {
    * @param {bigint} range  in [0, 2^64)
    * @returns {bigint}
    */
-  offsetBig (range) {
+  offsetBig(range) {
     if (range < TWO_53) return BigInt(this.offset(Number(range)))
     const shift = BigInt(64 - range.toString(2).length)
     let value

@@ -19,12 +19,14 @@ const SMALLEST_NORMAL = 2.2250738585072014e-308
  * @param {string} text
  * @returns {{ ok: true, value: bigint } | { ok: false, error: string }}
  */
-export function strtoint64 (text) {
+export function strtoint64(text) {
   const match = INT_DIGITS.exec(text)
   if (match === null) return { ok: false, error: `invalid input syntax for type bigint: "${text}"` }
   let value = BigInt(match[2])
   if (match[1] === '-') value = -value
-  if (value < -(2n ** 63n) || value >= 2n ** 63n) return { ok: false, error: `value "${text}" is out of range for type bigint` }
+  if (value < -(2n ** 63n) || value >= 2n ** 63n) {
+    return { ok: false, error: `value "${text}" is out of range for type bigint` }
+  }
   return { ok: true, value }
 }
 
@@ -35,7 +37,7 @@ export function strtoint64 (text) {
  * @param {string} text
  * @returns {number | undefined}
  */
-export function strtodouble (text) {
+export function strtodouble(text) {
   if (DECIMAL.test(text)) {
     const value = Number(text.replace(/^[ \t\n\v\f\r]+/, ''))
     if (!Number.isFinite(value)) return undefined
@@ -54,7 +56,7 @@ export function strtodouble (text) {
  * A hexadecimal float such as 0x1.8p3.
  * @param {RegExpExecArray} match
  */
-function hexDouble (match) {
+function hexDouble(match) {
   const [, sign, whole, fraction = '', exponent = '0'] = match
   if (whole === '' && fraction === '') return undefined
   const digits = whole + fraction
@@ -77,7 +79,7 @@ function hexDouble (match) {
  * @param {string} text
  * @param {string} word
  */
-function isPrefixOf (text, word) {
+function isPrefixOf(text, word) {
   return text.length <= word.length && asciiLower(text) === word.slice(0, text.length)
 }
 
@@ -85,7 +87,7 @@ function isPrefixOf (text, word) {
  * ASCII letters lowered, as pg_strcasecmp compares in the C locale.
  * @param {string} text
  */
-export function asciiLower (text) {
+export function asciiLower(text) {
   return text.replace(/[A-Z]+/g, letters => letters.toLowerCase())
 }
 
@@ -96,7 +98,7 @@ export function asciiLower (text) {
  * @param {string} text
  * @returns {import('./values.js').Value}
  */
-export function parseVariableText (name, text) {
+export function parseVariableText(name, text) {
   if (text === '') throw new ScriptRuntimeError(`malformed variable "${name}" value: ""`)
   const lower = asciiLower(text)
   if (lower === 'null') return null

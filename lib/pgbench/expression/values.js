@@ -13,12 +13,15 @@ export const INT64_MAX = 2n ** 63n - 1n
  * pgbench's name of a value's type, as its error messages spell it.
  * @param {Value} value
  */
-export function valueTypeName (value) {
+export function valueTypeName(value) {
   if (value === null) return 'null'
   switch (typeof value) {
-    case 'bigint': return 'int'
-    case 'number': return 'double'
-    default: return 'boolean'
+    case 'bigint':
+      return 'int'
+    case 'number':
+      return 'double'
+    default:
+      return 'boolean'
   }
 }
 
@@ -27,12 +30,15 @@ export function valueTypeName (value) {
  * this value: an int in decimal, a double as "%.15g", true/false, NULL.
  * @param {Value} value
  */
-export function valueToText (value) {
+export function valueToText(value) {
   if (value === null) return 'NULL'
   switch (typeof value) {
-    case 'bigint': return value.toString()
-    case 'number': return formatGeneral(value)
-    default: return value ? 'true' : 'false'
+    case 'bigint':
+      return value.toString()
+    case 'number':
+      return formatGeneral(value)
+    default:
+      return value ? 'true' : 'false'
   }
 }
 
@@ -41,12 +47,15 @@ export function valueToText (value) {
  * non-zero numbers are true, zero and NULL are false. It never fails.
  * @param {Value} value
  */
-export function valueToBoolean (value) {
+export function valueToBoolean(value) {
   if (value === null) return false
   switch (typeof value) {
-    case 'bigint': return value !== 0n
-    case 'number': return value !== 0
-    default: return value
+    case 'bigint':
+      return value !== 0n
+    case 'number':
+      return value !== 0
+    default:
+      return value
   }
 }
 
@@ -54,7 +63,7 @@ export function valueToBoolean (value) {
  * C's rint() in the default rounding mode: to the nearest integer, ties to even.
  * @param {number} x
  */
-export function rint (x) {
+export function rint(x) {
   const r = Math.round(x)
   // Math.round sends ties up; an odd result of a tie goes back down.
   if (r - x === 0.5 && r % 2 !== 0) return r - 1
@@ -68,7 +77,7 @@ const TWO_63 = 2 ** 63
  * @param {Value} value
  * @returns {bigint}
  */
-export function coerceToInt (value) {
+export function coerceToInt(value) {
   if (typeof value === 'bigint') return value
   if (typeof value === 'number') {
     const rounded = rint(value)
@@ -85,7 +94,7 @@ export function coerceToInt (value) {
  * @param {Value} value
  * @returns {number}
  */
-export function coerceToDouble (value) {
+export function coerceToDouble(value) {
   if (typeof value === 'number') return value
   if (typeof value === 'bigint') return Number(value)
   throw new ScriptRuntimeError(`cannot coerce ${valueTypeName(value)} to double`)
@@ -96,7 +105,7 @@ export function coerceToDouble (value) {
  * @param {Value} value
  * @returns {boolean}
  */
-export function coerceToBool (value) {
+export function coerceToBool(value) {
   if (typeof value === 'boolean') return value
   throw new ScriptRuntimeError(`cannot coerce ${valueTypeName(value)} to boolean`)
 }
@@ -106,7 +115,11 @@ export function coerceToBool (value) {
  * @param {unknown} value
  * @returns {value is Value}
  */
-export function isValue (value) {
-  return value === null || typeof value === 'boolean' || typeof value === 'number' ||
+export function isValue(value) {
+  return (
+    value === null ||
+    typeof value === 'boolean' ||
+    typeof value === 'number' ||
     (typeof value === 'bigint' && value >= INT64_MIN && value <= INT64_MAX)
+  )
 }

@@ -12,7 +12,7 @@ import { KEEP_ONE } from '../script/commands.js'
  * @param {ReadonlyArray<import('../../wire/wire-connection.js').WireResult>} results  one per query
  * @param {import('../variables.js').Variables} variables
  */
-export function keepResults (command, results, variables) {
+export function keepResults(command, results, variables) {
   if (command.keep === KEEP_ONE) {
     const last = results[results.length - 1]
     const rows = last?.rows ?? []
@@ -34,7 +34,7 @@ export function keepResults (command, results, variables) {
  * @param {import('../variables.js').Variables} variables
  * @param {string} context
  */
-function store (prefix, fields, row, variables, context) {
+function store(prefix, fields, row, variables, context) {
   for (let i = 0; i < fields.length; i++) {
     // a new variable's name must be valid: "gset: invalid variable name: ..."
     variables.set(prefix === '' ? fields[i] : prefix + fields[i], row[i] ?? '', context)

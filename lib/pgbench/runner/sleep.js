@@ -12,7 +12,7 @@ const LONGEST_TIMEOUT_MS = 2 ** 31 - 1
  * @param {import('../script/commands.js').SleepCommand} command
  * @param {import('../variables.js').Variables} variables
  */
-export function sleepMicroseconds (command, variables) {
+export function sleepMicroseconds(command, variables) {
   if (command.variable === null) return command.amount * command.unitUs
   const text = variables.text(command.variable)
   if (text === undefined) throw new ScriptRuntimeError(`${command.word}: undefined variable "${command.variable}"`)
@@ -27,7 +27,7 @@ export function sleepMicroseconds (command, variables) {
  * @param {number} microseconds
  * @returns {Promise<void>}
  */
-export function sleep (microseconds) {
+export function sleep(microseconds) {
   const ms = Math.min(microseconds / 1000, LONGEST_TIMEOUT_MS)
   return new Promise(resolve => setTimeout(resolve, ms))
 }
@@ -36,7 +36,7 @@ export function sleep (microseconds) {
  * C's atoi: leading spaces, a sign, digits; anything else ends the number.
  * @param {string} text
  */
-export function atoi (text) {
+export function atoi(text) {
   let i = 0
   while (i < text.length && (text.charCodeAt(i) === 32 || (text.charCodeAt(i) >= 9 && text.charCodeAt(i) <= 13))) i++
   let negative = false

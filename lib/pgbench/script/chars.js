@@ -19,32 +19,32 @@ export const NEWLINE = 10
 export const RETURN = 13
 
 /** @param {number} c */
-export function isLetter (c) {
+export function isLetter(c) {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c >= 128
 }
 
 /** @param {number} c */
-export function isDigit (c) {
+export function isDigit(c) {
   return c >= 48 && c <= 57
 }
 
 /** A character of a :variable name (psqlscan's variable_char). */
-export function isVariableChar (/** @type {number} */ c) {
+export function isVariableChar(/** @type {number} */ c) {
   return isLetter(c) || isDigit(c)
 }
 
 /** A character that may continue an SQL identifier: also "$". */
-export function isIdentifierChar (/** @type {number} */ c) {
+export function isIdentifierChar(/** @type {number} */ c) {
   return isLetter(c) || isDigit(c) || c === 36
 }
 
 /** Space for SQL: [ \t\n\r\f\v]. */
-export function isSqlSpace (/** @type {number} */ c) {
+export function isSqlSpace(/** @type {number} */ c) {
   return c === 32 || (c >= 9 && c <= 13)
 }
 
 /** Space between the words of a backslash command: [ \t\r\f\v], not the newline. */
-export function isWordSpace (/** @type {number} */ c) {
+export function isWordSpace(/** @type {number} */ c) {
   return c === 32 || c === 9 || c === 11 || c === 12 || c === 13
 }
 
@@ -53,7 +53,7 @@ export function isWordSpace (/** @type {number} */ c) {
  * counts as one), digits and "_", not starting with a digit.
  * @param {string} name
  */
-export function isVariableName (name) {
+export function isVariableName(name) {
   if (name.length === 0 || !isLetter(name.charCodeAt(0))) return false
   for (let i = 1; i < name.length; i++) if (!isVariableChar(name.charCodeAt(i))) return false
   return true

@@ -29,7 +29,8 @@ export const KEEP_ALL = 2
  * @property {string[]} variables     the :name references, in order: $1, $2, …
  * @property {string[]} references    the same as written (":name"), left alone in simple mode when undefined
  * @property {string[]} pieces        the text around the references (one more than references)
- * @property {{ name: string, text: string }} statement  the text with $1, $2, …, and its name for -M prepared (-M extended sends it unnamed)
+ * @property {{ name: string, text: string }} statement  the text with $1, $2, …, and its name for -M prepared (-M
+ *   extended sends it unnamed)
  * @property {number} keep            KEEP_NONE, KEEP_ONE or KEEP_ALL
  * @property {string} prefix          of the variables \gset / \aset set
  * @property {string | null} paramsError  why the extended protocol cannot run it (too many variables)

@@ -8,7 +8,7 @@ import { ELIF, ELSE, ENDIF, IF } from './commands.js'
  * @param {import('./commands.js').Command[]} commands
  * @returns {{ line: number, message: string } | null}  the first error, if any
  */
-export function linkConditionals (commands) {
+export function linkConditionals(commands) {
   /** @type {Array<{ header: number, sawElse: boolean, branches: number[], line: number }>} */
   const open = []
   for (let i = 0; i < commands.length; i++) {
@@ -47,7 +47,7 @@ export function linkConditionals (commands) {
  * @param {import('./commands.js').Command} command
  * @param {number} index
  */
-function setNext (command, index) {
+function setNext(command, index) {
   if (command.kind === IF || command.kind === ELIF) command.next = index
 }
 
@@ -55,6 +55,8 @@ function setNext (command, index) {
  * @param {import('./commands.js').Command} command
  * @param {number} index
  */
-function setEndif (command, index) {
-  if (command.kind === IF || command.kind === ELIF || command.kind === ELSE || command.kind === ENDIF) command.endif = index
+function setEndif(command, index) {
+  if (command.kind === IF || command.kind === ELIF || command.kind === ELSE || command.kind === ENDIF) {
+    command.endif = index
+  }
 }

@@ -2,7 +2,19 @@ import { ScriptSyntaxError } from '../errors.js'
 import { parseExpression } from '../expression/parse.js'
 import { compileExpression } from '../expression/compile.js'
 import { isDigit, isVariableName } from './chars.js'
-import { ELIF, ELSE, END_PIPELINE, ENDIF, IF, KEEP_ALL, KEEP_ONE, SET, SLEEP, START_PIPELINE, SYNC_PIPELINE } from './commands.js'
+import {
+  ELIF,
+  ELSE,
+  END_PIPELINE,
+  ENDIF,
+  IF,
+  KEEP_ALL,
+  KEEP_ONE,
+  SET,
+  SLEEP,
+  START_PIPELINE,
+  SYNC_PIPELINE
+} from './commands.js'
 
 // pgbench's backslash commands (process_backslash_command): their arguments
 // are checked, and their expressions parsed and compiled, when the script is
@@ -24,11 +36,18 @@ import { ELIF, ELSE, END_PIPELINE, ENDIF, IF, KEEP_ALL, KEEP_ONE, SET, SLEEP, ST
  * @property {string} word
  */
 
-const UNITS = new Map([['us', 1], ['ms', 1000], ['s', 1000000]])
+const UNITS = new Map([
+  ['us', 1],
+  ['ms', 1000],
+  ['s', 1000000]
+])
 /** @type {Map<string, typeof ELSE | typeof ENDIF | typeof START_PIPELINE | typeof SYNC_PIPELINE | typeof END_PIPELINE>} */
 const WITHOUT_ARGUMENTS = new Map([
-  ['else', ELSE], ['endif', ENDIF],
-  ['startpipeline', START_PIPELINE], ['syncpipeline', SYNC_PIPELINE], ['endpipeline', END_PIPELINE]
+  ['else', ELSE],
+  ['endif', ENDIF],
+  ['startpipeline', START_PIPELINE],
+  ['syncpipeline', SYNC_PIPELINE],
+  ['endpipeline', END_PIPELINE]
 ])
 
 export class MetaSyntaxError extends ScriptSyntaxError {}
@@ -38,7 +57,7 @@ export class MetaSyntaxError extends ScriptSyntaxError {}
  * @param {string} message
  * @param {{ more?: string, command?: string, column?: number }} [details]
  */
-export function describe (message, { more, command, column } = {}) {
+export function describe(message, { more, command, column } = {}) {
   let text = message
   if (more !== undefined) text += ` (${more})`
   if (column !== undefined) text += ` at column ${column}`
@@ -52,7 +71,7 @@ export function describe (message, { more, command, column } = {}) {
  * @param {MetaContext} where
  * @returns {import('./commands.js').Command | ResultTarget | null}  null for a lone backslash
  */
-export function parseMetaCommand (lexer, where) {
+export function parseMetaCommand(lexer, where) {
   const first = lexer.nextWord()
   if (first === null) return null
   const word = first.text
@@ -70,7 +89,9 @@ export function parseMetaCommand (lexer, where) {
     const evaluate = compile(rest.text, rest.start - where.offset, word)
     // pgbench finds a bad name only when the command runs, and then fails
     // every time: refused here instead
-    if (name === 'set' && !isVariableName(variable)) throw new MetaSyntaxError(describe(`invalid variable name: "${variable}"`, { command: word }))
+    if (name === 'set' && !isVariableName(variable)) {
+      throw new MetaSyntaxError(describe(`invalid variable name: "${variable}"`, { command: word }))
+    }
     if (name === 'set') return { kind: SET, line, variable, expression: rest.text.trim(), evaluate }
     return { kind: name === 'if' ? IF : ELIF, line, expression: rest.text.trim(), evaluate, next: -1, endif: -1 }
   }
@@ -101,7 +122,7 @@ export function parseMetaCommand (lexer, where) {
  * @param {number} column   0-based offset of text from the backslash
  * @param {string} word     the command, for messages
  */
-function compile (text, column, word) {
+function compile(text, column, word) {
   try {
     return compileExpression(parseExpression(text))
   } catch (err) {
@@ -118,7 +139,7 @@ function compile (text, column, word) {
  * @param {number} line
  * @returns {import('./commands.js').SleepCommand}
  */
-function sleepCommand (word, args, line) {
+function sleepCommand(word, args, line) {
   if (args.length < 1) throw new MetaSyntaxError(describe('missing argument', { command: word }))
   if (args.length > 2) throw new MetaSyntaxError(describe('too many arguments', { command: word }))
   const time = args[0]
@@ -137,7 +158,9 @@ function sleepCommand (word, args, line) {
   let unitUs = 1000000
   if (unit !== undefined) {
     const us = UNITS.get(unit.toLowerCase())
-    if (us === undefined) throw new MetaSyntaxError(describe('unrecognized time unit, must be us, ms or s', { more: unit, command: word }))
+    if (us === undefined) {
+      throw new MetaSyntaxError(describe('unrecognized time unit, must be us, ms or s', { more: unit, command: word }))
+    }
     unitUs = us
   }
   return { kind: SLEEP, line, word, variable: time.startsWith(':') ? time.slice(1) : null, amount, unitUs }

@@ -15,14 +15,14 @@ export class MetaLexer {
    * @param {string} source
    * @param {number} pos  just after the backslash
    */
-  constructor (source, pos) {
+  constructor(source, pos) {
     this.source = source
     this.pos = pos
     this.ended = false
   }
 
   /** Where the SQL lexer goes on: after the command's newline. */
-  get next () {
+  get next() {
     return this.pos
   }
 
@@ -30,7 +30,7 @@ export class MetaLexer {
    * Length of the continuation marker ("\" newline) at i, or 0.
    * @param {number} i
    */
-  continuationAt (i) {
+  continuationAt(i) {
     const src = this.source
     if (src.charCodeAt(i) !== BACKSLASH) return 0
     const c = src.charCodeAt(i + 1)
@@ -43,7 +43,7 @@ export class MetaLexer {
    * The next word, or null at the end of the command.
    * @returns {Word | null}
    */
-  nextWord () {
+  nextWord() {
     const src = this.source
     const n = src.length
     while (!this.ended) {
@@ -85,7 +85,7 @@ export class MetaLexer {
    * offsets in the script.
    * @returns {Word}
    */
-  rest () {
+  rest() {
     const src = this.source
     const n = src.length
     const start = this.pos

@@ -24,7 +24,7 @@ import { firstLine, sqlCommand } from './sql-command.js'
  * @param {ParseOptions} options
  * @returns {import('./commands.js').Script}
  */
-export function parseScript (text, { file, name, description, weight = 1, usesBuiltin = false }) {
+export function parseScript(text, { file, name, description, weight = 1, usesBuiltin = false }) {
   const source = String(text)
   const lines = new LineIndex(source)
   const scanner = new SqlScanner(source)
@@ -60,7 +60,9 @@ export function parseScript (text, { file, name, description, weight = 1, usesBu
         throw new ScriptLoadError(`${file}:${line}: \\gset must follow an SQL command`)
       }
       if (previous.kind !== SQL) {
-        throw new ScriptLoadError(`${file}:${line}: ${describe('\\gset must follow an SQL command', { more: previousMeta })}`)
+        throw new ScriptLoadError(
+          `${file}:${line}: ${describe('\\gset must follow an SQL command', { more: previousMeta })}`
+        )
       }
       previous.keep = command.keep
       previous.prefix = command.prefix
@@ -89,7 +91,7 @@ export function parseScript (text, { file, name, description, weight = 1, usesBu
  * A script's name from its file: no directory, no extension.
  * @param {string} file
  */
-export function scriptName (file) {
+export function scriptName(file) {
   if (file === '-') return 'stdin'
   const base = path.basename(file)
   const ext = path.extname(base)
@@ -99,7 +101,7 @@ export function scriptName (file) {
 /** Line numbers of offsets, from the offsets of the newlines. */
 class LineIndex {
   /** @param {string} source */
-  constructor (source) {
+  constructor(source) {
     /** @type {number[]} */
     this.newlines = []
     for (let i = source.indexOf('\n'); i >= 0; i = source.indexOf('\n', i + 1)) this.newlines.push(i)
@@ -109,7 +111,7 @@ class LineIndex {
    * 1-based line of an offset.
    * @param {number} offset
    */
-  lineOf (offset) {
+  lineOf(offset) {
     let low = 0
     let high = this.newlines.length
     while (low < high) {

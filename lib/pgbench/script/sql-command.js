@@ -18,7 +18,7 @@ export const MAX_PARAMETERS = 255
  * @param {number} line
  * @returns {import('./commands.js').SqlCommand}
  */
-export function sqlCommand (text, line) {
+export function sqlCommand(text, line) {
   /** @type {string[]} */
   const variables = []
   /** @type {string[]} */
@@ -44,9 +44,10 @@ export function sqlCommand (text, line) {
 
   let parameterized = pieces[0]
   for (let i = 0; i < variables.length; i++) parameterized += `$${i + 1}${pieces[i + 1]}`
-  const paramsError = variables.length > MAX_PARAMETERS
-    ? `statement has too many arguments (maximum is ${MAX_PARAMETERS}): ${firstLine(text)}`
-    : null
+  const paramsError =
+    variables.length > MAX_PARAMETERS
+      ? `statement has too many arguments (maximum is ${MAX_PARAMETERS}): ${firstLine(text)}`
+      : null
 
   return {
     kind: SQL,
@@ -68,7 +69,7 @@ export function sqlCommand (text, line) {
  * the same for two different statements.
  * @param {string} text
  */
-function statementName (text) {
+function statementName(text) {
   return `pgbench_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`
 }
 
@@ -76,7 +77,7 @@ function statementName (text) {
  * The command's first line, for messages.
  * @param {string} text
  */
-export function firstLine (text) {
+export function firstLine(text) {
   const end = text.search(/[\r\n]/)
   return end < 0 ? text : text.slice(0, end)
 }

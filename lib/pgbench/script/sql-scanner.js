@@ -1,4 +1,22 @@
-import { isDigit, isIdentifierChar, isLetter, isSqlSpace, isVariableChar, SEMICOLON, BACKSLASH, COLON, QUOTE, DOUBLE_QUOTE, DOLLAR, DASH, SLASH, STAR, OPEN, CLOSE, DOT } from './chars.js'
+import {
+  isDigit,
+  isIdentifierChar,
+  isLetter,
+  isSqlSpace,
+  isVariableChar,
+  SEMICOLON,
+  BACKSLASH,
+  COLON,
+  QUOTE,
+  DOUBLE_QUOTE,
+  DOLLAR,
+  DASH,
+  SLASH,
+  STAR,
+  OPEN,
+  CLOSE,
+  DOT
+} from './chars.js'
 import { skipBlockComment, skipDollar, skipDoubleQuoted, skipNumber, skipQuoted } from './sql-tokens.js'
 
 // Splits a script's SQL the way pgbench does with psql's lexer (psqlscan.l):
@@ -19,7 +37,7 @@ import { skipBlockComment, skipDollar, skipDoubleQuoted, skipNumber, skipQuoted 
 
 export class SqlScanner {
   /** @param {string} source */
-  constructor (source) {
+  constructor(source) {
     this.source = source
     // The lexer's state that lives across commands, as in psqlscan.
     this.parenDepth = 0
@@ -34,7 +52,7 @@ export class SqlScanner {
    * @param {number} pos
    * @returns {ScannedSql}
    */
-  scan (pos) {
+  scan(pos) {
     const src = this.source
     const n = src.length
     let i = pos
@@ -43,7 +61,7 @@ export class SqlScanner {
     let segment = -1
 
     /** @param {number} at */
-    const begin = (at) => {
+    const begin = at => {
       if (start < 0) {
         start = at
         segment = at
@@ -60,7 +78,7 @@ export class SqlScanner {
       segment = at + length
     }
     /** @param {number} end */
-    const textUpTo = (end) => start < 0 ? null : built + src.slice(segment, end)
+    const textUpTo = end => (start < 0 ? null : built + src.slice(segment, end))
 
     while (i < n) {
       const c = src.charCodeAt(i)
@@ -129,7 +147,7 @@ export class SqlScanner {
    * @param {number} i
    * @param {(at: number, length: number, replacement: string) => void} replace
    */
-  colon (i, replace) {
+  colon(i, replace) {
     const src = this.source
     const next = src.charCodeAt(i + 1)
     if (next === COLON || next === 61) return i + 2
@@ -153,7 +171,7 @@ export class SqlScanner {
    * CREATE FUNCTION ... BEGIN ATOMIC heuristic.
    * @param {number} i
    */
-  word (i) {
+  word(i) {
     const src = this.source
     const c = src.charCodeAt(i) | 32
     const next = src.charCodeAt(i + 1)
@@ -177,15 +195,17 @@ export class SqlScanner {
    * BEGIN ... END (and CASE ... END within it) hide semicolons.
    * @param {string} word  lower case
    */
-  identifier (word) {
+  identifier(word) {
     const keywords = this.leadingKeywords
     if (this.identifierCount === 0) keywords.fill('')
     if (word === 'create' || word === 'function' || word === 'procedure' || word === 'or' || word === 'replace') {
       if (this.identifierCount < keywords.length) keywords[this.identifierCount] = word[0]
     }
     this.identifierCount++
-    const inRoutine = keywords[0] === 'c' &&
-      (keywords[1] === 'f' || keywords[1] === 'p' ||
+    const inRoutine =
+      keywords[0] === 'c' &&
+      (keywords[1] === 'f' ||
+        keywords[1] === 'p' ||
         (keywords[1] === 'o' && keywords[2] === 'r' && (keywords[3] === 'f' || keywords[3] === 'p')))
     if (!inRoutine || this.parenDepth !== 0) return
     if (word === 'begin') this.beginDepth++

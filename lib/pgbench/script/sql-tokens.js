@@ -1,4 +1,17 @@
-import { isDigit, isIdentifierChar, isLetter, isVariableChar, BACKSLASH, QUOTE, DOUBLE_QUOTE, DOLLAR, DASH, SLASH, STAR, DOT } from './chars.js'
+import {
+  isDigit,
+  isIdentifierChar,
+  isLetter,
+  isVariableChar,
+  BACKSLASH,
+  QUOTE,
+  DOUBLE_QUOTE,
+  DOLLAR,
+  DASH,
+  SLASH,
+  STAR,
+  DOT
+} from './chars.js'
 
 // The SQL tokens the scanner steps over whole, as psqlscan.l reads them:
 // comments, quoted strings and identifiers, dollar quotes, numbers. Each
@@ -10,7 +23,7 @@ import { isDigit, isIdentifierChar, isLetter, isVariableChar, BACKSLASH, QUOTE, 
  * @param {string} src
  * @param {number} i
  */
-export function skipBlockComment (src, i) {
+export function skipBlockComment(src, i) {
   let depth = 0
   const n = src.length
   while (i < n) {
@@ -36,7 +49,7 @@ export function skipBlockComment (src, i) {
  * @param {number} i
  * @param {boolean} escapes
  */
-export function skipQuoted (src, i, escapes) {
+export function skipQuoted(src, i, escapes) {
   const n = src.length
   while (i < n) {
     const c = src.charCodeAt(i)
@@ -57,7 +70,7 @@ export function skipQuoted (src, i, escapes) {
  * @param {string} src
  * @param {number} i
  */
-export function skipDoubleQuoted (src, i) {
+export function skipDoubleQuoted(src, i) {
   const n = src.length
   while (i < n) {
     if (src.charCodeAt(i) === DOUBLE_QUOTE) {
@@ -76,7 +89,7 @@ export function skipDoubleQuoted (src, i) {
  * @param {string} src
  * @param {number} i
  */
-export function skipDollar (src, i) {
+export function skipDollar(src, i) {
   const n = src.length
   let j = i + 1
   if (j < n && isDigit(src.charCodeAt(j))) {
@@ -99,7 +112,7 @@ export function skipDollar (src, i) {
  * @param {string} src
  * @param {number} i
  */
-export function skipNumber (src, i) {
+export function skipNumber(src, i) {
   const n = src.length
   while (i < n && isDigit(src.charCodeAt(i))) i++
   if (src.charCodeAt(i) === DOT && src.charCodeAt(i + 1) !== DOT) {

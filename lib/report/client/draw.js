@@ -6,7 +6,7 @@
 // count and each container its number of data points in data-points; a
 // chart without data shows a note instead of an empty canvas.
 /* global window, document, devicePixelRatio */
-(function () {
+;(function () {
   /** @type {any} */
   const uPlot = /** @type {any} */ (window).uPlot
   /** @type {(events: any[]) => any} from events.js */
@@ -15,8 +15,28 @@
   const data = JSON.parse(dataBlock ? dataBlock.textContent || '{}' : '{}')
   /** @type {Record<string, any>} */
   const specs = data.charts || {}
-  const PHASES = ['none', 'initializing', 'scanning heap', 'vacuuming indexes', 'vacuuming heap', 'cleaning up indexes', 'truncating heap', 'final cleanup', 'other']
-  const PHASE_TICKS = ['none', 'init', 'scan heap', 'vac. indexes', 'vac. heap', 'clean indexes', 'truncate', 'final', 'other']
+  const PHASES = [
+    'none',
+    'initializing',
+    'scanning heap',
+    'vacuuming indexes',
+    'vacuuming heap',
+    'cleaning up indexes',
+    'truncating heap',
+    'final cleanup',
+    'other'
+  ]
+  const PHASE_TICKS = [
+    'none',
+    'init',
+    'scan heap',
+    'vac. indexes',
+    'vac. heap',
+    'clean indexes',
+    'truncate',
+    'final',
+    'other'
+  ]
   const HEIGHT = 240
   /** tick steps of the time axis: whole seconds, then minutes (samples are a second apart) */
   const SECOND_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 14400, 28800, 86400]
@@ -28,14 +48,14 @@
    * @param {number} value
    * @param {number} [digits]
    */
-  function fixed (value, digits) {
+  function fixed(value, digits) {
     const abs = Math.abs(value)
     const d = digits !== undefined ? digits : abs >= 100 ? 0 : abs >= 10 ? 1 : 2
     return value.toFixed(d).replace(/\.0+$|(\.\d*?)0+$/, '$1')
   }
 
   /** @param {number} value */
-  function count (value) {
+  function count(value) {
     const abs = Math.abs(value)
     if (abs >= 1e9) return fixed(value / 1e9) + 'G'
     if (abs >= 1e6) return fixed(value / 1e6) + 'M'
@@ -44,14 +64,14 @@
   }
 
   /** @param {number} us */
-  function micros (us) {
+  function micros(us) {
     if (us >= 1e6) return fixed(us / 1e6) + ' s'
     if (us >= 1e3) return fixed(us / 1e3) + ' ms'
     return fixed(us) + ' µs'
   }
 
   /** @param {number} value */
-  function bytes (value) {
+  function bytes(value) {
     const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB']
     let v = value
     let i = 0
@@ -67,19 +87,25 @@
    * @param {boolean} tick   an axis tick (short) rather than a legend value
    * @returns {(value: number) => string}
    */
-  function formatter (format, tick) {
+  function formatter(format, tick) {
     switch (format) {
-      case 'rate': return v => count(v) + (tick ? '' : ' /s')
-      case 'us': return micros
-      case 'bytes': return bytes
-      case 'pct': return v => fixed(v, v >= 10 ? 0 : 1) + ' %'
-      case 'phase': return v => (tick ? PHASE_TICKS : PHASES)[Math.round(v)] || ''
-      default: return count
+      case 'rate':
+        return v => count(v) + (tick ? '' : ' /s')
+      case 'us':
+        return micros
+      case 'bytes':
+        return bytes
+      case 'pct':
+        return v => fixed(v, v >= 10 ? 0 : 1) + ' %'
+      case 'phase':
+        return v => (tick ? PHASE_TICKS : PHASES)[Math.round(v)] || ''
+      default:
+        return count
     }
   }
 
   /** @param {number} s */
-  function seconds (s) {
+  function seconds(s) {
     const sign = s < 0 ? '−' : ''
     const abs = Math.abs(s)
     if (abs < 120) return sign + fixed(abs, abs % 1 === 0 ? 0 : 1) + ' s'
@@ -95,11 +121,11 @@
    * @param {number} axisIdx
    * @param {number} cycleNum
    */
-  function axisSize (u, values, axisIdx, cycleNum) {
+  function axisSize(u, values, axisIdx, cycleNum) {
     const axis = u.axes[axisIdx]
     if (cycleNum > 1) return axis._size
     let size = axis.ticks.size + axis.gap + 4
-    const longest = (values || []).reduce((a, v) => String(v).length > a.length ? String(v) : a, '')
+    const longest = (values || []).reduce((a, v) => (String(v).length > a.length ? String(v) : a), '')
     if (longest !== '') {
       u.ctx.font = axis.font[0]
       size += u.ctx.measureText(longest).width / devicePixelRatio
@@ -112,12 +138,12 @@
    * @param {any} spec
    * @returns {any} the uPlot instance, or null for a chart without data
    */
-  function draw (container, spec) {
+  function draw(container, spec) {
     const plot = /** @type {HTMLElement} */ (container.querySelector('.plot'))
     const log = !!spec.log
     let points = 0
     const tables = spec.series.map((/** @type {any} */ s) => {
-      const y = s.y.map((/** @type {any} */ v) => (typeof v === 'number' && isFinite(v) && (!log || v > 0)) ? v : null)
+      const y = s.y.map((/** @type {any} */ v) => (typeof v === 'number' && isFinite(v) && (!log || v > 0) ? v : null))
       for (const v of y) if (v !== null) points++
       return [s.x, y]
     })
@@ -136,7 +162,7 @@
      * @param {boolean} zero
      * @returns {any}
      */
-    const range = (zero) => (/** @type {any} */ _u, /** @type {number} */ min, /** @type {number} */ max) => {
+    const range = zero => (/** @type {any} */ _u, /** @type {number} */ min, /** @type {number} */ max) => {
       if (min === null || max === null) return [0, 1]
       const lo = zero ? Math.min(0, min) : min
       const hi = max
@@ -152,28 +178,47 @@
     }
     /** @type {Record<string, any>[]} */
     const axes = [
-      { values: (/** @type {any} */ _u, /** @type {number[]} */ ticks) => ticks.map(seconds), size: 36, incrs: SECOND_STEPS },
+      {
+        values: (/** @type {any} */ _u, /** @type {number[]} */ ticks) => ticks.map(seconds),
+        size: 36,
+        incrs: SECOND_STEPS
+      },
       {
         scale: 'y',
-        values: (/** @type {any} */ _u, /** @type {number[]} */ ticks) => ticks.map(v => v === null ? '' : yTick(v)),
+        values: (/** @type {any} */ _u, /** @type {number[]} */ ticks) => ticks.map(v => (v === null ? '' : yTick(v))),
         size: axisSize,
         ...(spec.format === 'phase' && { splits: () => [0, 1, 2, 3, 4, 5, 6, 7, 8] }),
         ...(spec.format === 'bytes' && { incrs: BYTE_STEPS })
       }
     ]
     if (hasRight) {
-      axes.push({ scale: 'r', side: 1, grid: { show: false }, size: axisSize, values: (/** @type {any} */ _u, /** @type {number[]} */ ticks) => ticks.map(v => v === null ? '' : rightTick(v)) })
+      axes.push({
+        scale: 'r',
+        side: 1,
+        grid: { show: false },
+        size: axisSize,
+        values: (/** @type {any} */ _u, /** @type {number[]} */ ticks) =>
+          ticks.map(v => (v === null ? '' : rightTick(v)))
+      })
     }
-    const series = [{ label: 'time', value: (/** @type {any} */ _u, /** @type {number} */ v) => v === null || v === undefined ? '–' : seconds(v) }].concat(spec.series.map((/** @type {any} */ s) => ({
-      label: s.label,
-      stroke: s.color,
-      width: s.width || 1.5,
-      dash: s.dash,
-      scale: s.axis === 1 ? 'r' : 'y',
-      spanGaps: false,
-      paths: s.step ? uPlot.paths.stepped({ align: 1 }) : undefined,
-      value: (/** @type {any} */ _u, /** @type {number} */ v) => v === null || v === undefined ? '–' : (s.axis === 1 ? rightFormat : yFormat)(v)
-    })))
+    const series = [
+      {
+        label: 'time',
+        value: (/** @type {any} */ _u, /** @type {number} */ v) => (v === null || v === undefined ? '–' : seconds(v))
+      }
+    ].concat(
+      spec.series.map((/** @type {any} */ s) => ({
+        label: s.label,
+        stroke: s.color,
+        width: s.width || 1.5,
+        dash: s.dash,
+        scale: s.axis === 1 ? 'r' : 'y',
+        spanGaps: false,
+        paths: s.step ? uPlot.paths.stepped({ align: 1 }) : undefined,
+        value: (/** @type {any} */ _u, /** @type {number} */ v) =>
+          v === null || v === undefined ? '–' : (s.axis === 1 ? rightFormat : yFormat)(v)
+      }))
+    )
     const options = {
       width: Math.max(plot.clientWidth, 300),
       height: HEIGHT,

@@ -4,13 +4,13 @@
 // the actions under the cursor did (their detail: what a retention run
 // removed, a statement). draw.js finds it as window.pgloadgenEventsPlugin.
 /* global window, document, devicePixelRatio */
-(function () {
+;(function () {
   /**
    * What the bands under the cursor did (their detail), in a box by the
    * cursor; hidden off the bands.
    * @param {any[]} events
    */
-  function bandTips (events) {
+  function bandTips(events) {
     const bands = events.filter(e => e.to !== null && e.detail)
     /** @type {HTMLElement | null} */
     let tip = null
@@ -58,7 +58,8 @@
       box.style.left = Math.max(0, Math.min(left + 12, u.over.clientWidth - width - 2)) + 'px'
       // below the cursor, or above it where the plot ends
       const top = (u.cursor.top || 0) + 12
-      box.style.top = Math.max(0, top + box.offsetHeight > u.over.clientHeight ? top - 24 - box.offsetHeight : top) + 'px'
+      box.style.top =
+        Math.max(0, top + box.offsetHeight > u.over.clientHeight ? top - 24 - box.offsetHeight : top) + 'px'
     }
   }
 
@@ -66,13 +67,13 @@
    * Draws the events: bands and lines below the series, labels on top.
    * @param {any[]} events
    */
-  function eventsPlugin (events) {
+  function eventsPlugin(events) {
     const byTime = events.slice().sort((a, b) => a.from - b.from)
     /**
      * @param {any} u
      * @param {any} event
      */
-    function span (u, event) {
+    function span(u, event) {
       const x0 = u.valToPos(event.from, 'x', true)
       const x1 = event.to === null ? x0 : u.valToPos(event.to, 'x', true)
       return [x0, Math.max(x1, x0)]
@@ -126,7 +127,7 @@
           const { left, top, width } = u.bbox
           const px = devicePixelRatio
           ctx.save()
-          ctx.font = (11 * px) + 'px system-ui, sans-serif'
+          ctx.font = 11 * px + 'px system-ui, sans-serif'
           ctx.textBaseline = 'top'
           ctx.textAlign = 'left'
           /** @type {number[]} right edge of the last label in each row */
@@ -162,5 +163,5 @@
     }
   }
 
-  /** @type {any} */ (window).pgloadgenEventsPlugin = eventsPlugin
+  ;/** @type {any} */ (window).pgloadgenEventsPlugin = eventsPlugin
 })()

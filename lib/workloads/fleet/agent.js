@@ -23,7 +23,7 @@ const VALUES = Array.from({ length: 1000 }, (_, n) => `${n}\n`)
  * @param {import('./config.js').FleetConfig} config
  * @returns {Promise<AgentSeries>}
  */
-export async function startAgent (db, agent, config) {
+export async function startAgent(db, agent, config) {
   const metrics = config.metricsPerAgent
   let ids = config.seriesRegistry === 'setup' ? await seriesIds(db, agent, metrics) : []
   if (ids.length < metrics) {
@@ -40,7 +40,7 @@ export async function startAgent (db, agent, config) {
  * @param {number} metrics
  * @returns {Promise<string[]>}
  */
-async function seriesIds (db, agent, metrics) {
+async function seriesIds(db, agent, metrics) {
   const result = await db.query(AGENT_SERIES_SQL, [agent, metrics], { rows: true })
   return (result.rows ?? []).map(row => String(row[0]))
 }
@@ -53,7 +53,7 @@ async function seriesIds (db, agent, metrics) {
  * @param {() => number} [random]  the client's random numbers (ctx.random)
  * @returns {Generator<string>}
  */
-export function * flushRows ({ prefixes }, atMs, random = Math.random) {
+export function* flushRows({ prefixes }, atMs, random = Math.random) {
   const stamp = `${new Date(atMs).toISOString()}\t`
   let text = ''
   for (let i = 0; i < prefixes.length; i++) {
@@ -73,7 +73,7 @@ export function * flushRows ({ prefixes }, atMs, random = Math.random) {
  * @param {AgentSeries} series
  * @param {number} atMs
  */
-export function flushProbe ({ ids }, atMs) {
+export function flushProbe({ ids }, atMs) {
   return {
     text: `SELECT count(*) AS n FROM ${POINTS} WHERE time = $1::timestamptz AND series_id = ANY($2::bigint[])`,
     params: [new Date(atMs).toISOString(), ids]

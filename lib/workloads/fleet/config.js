@@ -19,15 +19,60 @@ export const MAINTAIN_EVERY_S = 5
 
 /** @type {Record<string, import('../options.js').OptionSpec>} */
 export const FLEET_OPTIONS = {
-  agents: { type: 'integer', default: 100, min: 1, max: MAX_AGENTS, describe: 'agents in the fleet, each on its own connection (haggar -agents)' },
-  'metrics-per-agent': { type: 'integer', default: 10000, min: 1, max: MAX_METRICS, describe: 'metrics each agent sends every flush (haggar -metrics)' },
-  'flush-interval': { type: 'duration', default: '10s', describe: 'each agent sends all its metrics this often (haggar -flush-interval)' },
-  'spawn-interval': { type: 'duration', default: '0', describe: 'a new agent starts this often; 0: all at once (haggar -spawn-interval)' },
-  jitter: { type: 'duration', default: '0', describe: 'each spawn gap is the spawn interval give or take up to this much, below the spawn interval (haggar -jitter)' },
-  'reconnect-per-flush': { type: 'boolean', default: false, describe: 'each flush opens a connection of its own and closes it (haggar without -cache_connections)' },
-  'partition-interval': { type: 'duration', describe: 'partition fleet_points by range of time, one partition per this many whole seconds (default: one plain table)' },
-  premake: { type: 'integer', default: 4, min: 1, max: 1000, describe: 'partitions kept made ahead of the current time (with --partition-interval)' },
-  'series-registry': { type: 'choice', default: 'agent', choices: ['agent', 'setup'], describe: 'when series are registered: by each agent as it starts (agent), or for the whole fleet before the load (setup)' }
+  agents: {
+    type: 'integer',
+    default: 100,
+    min: 1,
+    max: MAX_AGENTS,
+    describe: 'agents in the fleet, each on its own connection (haggar -agents)'
+  },
+  'metrics-per-agent': {
+    type: 'integer',
+    default: 10000,
+    min: 1,
+    max: MAX_METRICS,
+    describe: 'metrics each agent sends every flush (haggar -metrics)'
+  },
+  'flush-interval': {
+    type: 'duration',
+    default: '10s',
+    describe: 'each agent sends all its metrics this often (haggar -flush-interval)'
+  },
+  'spawn-interval': {
+    type: 'duration',
+    default: '0',
+    describe: 'a new agent starts this often; 0: all at once (haggar -spawn-interval)'
+  },
+  jitter: {
+    type: 'duration',
+    default: '0',
+    describe:
+      'each spawn gap is the spawn interval give or take up to this much, below the spawn interval (haggar -jitter)'
+  },
+  'reconnect-per-flush': {
+    type: 'boolean',
+    default: false,
+    describe: 'each flush opens a connection of its own and closes it (haggar without -cache_connections)'
+  },
+  'partition-interval': {
+    type: 'duration',
+    describe:
+      'partition fleet_points by range of time, one partition per this many whole seconds (default: one plain table)'
+  },
+  premake: {
+    type: 'integer',
+    default: 4,
+    min: 1,
+    max: 1000,
+    describe: 'partitions kept made ahead of the current time (with --partition-interval)'
+  },
+  'series-registry': {
+    type: 'choice',
+    default: 'agent',
+    choices: ['agent', 'setup'],
+    describe:
+      'when series are registered: by each agent as it starts (agent), or for the whole fleet before the load (setup)'
+  }
 }
 
 /**
@@ -49,18 +94,29 @@ export const FLEET_OPTIONS = {
  * @param {{ options: Record<string, unknown> }} given
  * @returns {FleetConfig}
  */
-export function configureFleet ({ options }) {
+export function configureFleet({ options }) {
   const flushIntervalS = /** @type {number} */ (options.flushInterval)
   const spawnIntervalS = /** @type {number} */ (options.spawnInterval)
   const jitterS = /** @type {number} */ (options.jitter)
   const partitionIntervalS = /** @type {number | undefined} */ (options.partitionInterval) ?? null
   const premake = /** @type {number} */ (options.premake)
   if (!(flushIntervalS > 0)) throw new Error('--flush-interval: must be above 0')
-  if (spawnIntervalS === 0 && jitterS > 0) throw new Error('--jitter: agents start all at once (--spawn-interval 0); a jitter needs a spawn interval')
-  if (spawnIntervalS > 0 && jitterS >= spawnIntervalS) throw new Error(`--jitter: must be below --spawn-interval (${spawnIntervalS} s), got ${jitterS} s`)
+  if (spawnIntervalS === 0 && jitterS > 0) {
+    throw new Error('--jitter: agents start all at once (--spawn-interval 0); a jitter needs a spawn interval')
+  }
+  if (spawnIntervalS > 0 && jitterS >= spawnIntervalS) {
+    throw new Error(`--jitter: must be below --spawn-interval (${spawnIntervalS} s), got ${jitterS} s`)
+  }
   if (partitionIntervalS !== null) {
-    if (!Number.isInteger(partitionIntervalS) || partitionIntervalS < 1) throw new Error(`--partition-interval: a whole number of seconds, at least 1 s, got ${partitionIntervalS} s`)
-    if (premake * partitionIntervalS < 2 * MAINTAIN_EVERY_S) throw new Error(`--premake: ${premake} partitions of ${partitionIntervalS} s reach ${premake * partitionIntervalS} s ahead, less than two maintenance passes (${2 * MAINTAIN_EVERY_S} s); make more ahead`)
+    if (!Number.isInteger(partitionIntervalS) || partitionIntervalS < 1) {
+      throw new Error(`--partition-interval: a whole number of seconds, at least 1 s, got ${partitionIntervalS} s`)
+    }
+    if (premake * partitionIntervalS < 2 * MAINTAIN_EVERY_S) {
+      throw new Error(
+        `--premake: ${premake} partitions of ${partitionIntervalS} s reach ${premake * partitionIntervalS} s ahead, ` +
+          `less than two maintenance passes (${2 * MAINTAIN_EVERY_S} s); make more ahead`
+      )
+    }
   }
   return {
     agents: /** @type {number} */ (options.agents),
@@ -87,6 +143,6 @@ const INVERSE_GOLDEN_RATIO = (Math.sqrt(5) - 1) / 2
  * @param {FleetConfig} config
  * @returns {(clientId: number) => number}
  */
-export function agentPhase (config) {
-  return (clientId) => ((clientId * INVERSE_GOLDEN_RATIO) % 1) * config.flushIntervalS
+export function agentPhase(config) {
+  return clientId => ((clientId * INVERSE_GOLDEN_RATIO) % 1) * config.flushIntervalS
 }

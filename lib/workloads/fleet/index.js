@@ -14,7 +14,15 @@
 //   pgloadgen run -w fleet --agents 300 --metrics-per-agent 2000          (haggar's Graphite test: 60K points/s)
 //   pgloadgen run -w fleet --agents 50 --spawn-interval 10s --jitter 5s --partition-interval 1h
 import { agentPhase, configureFleet, FLEET_OPTIONS, MAINTAIN_EVERY_S } from './config.js'
-import { COPY_SQL, createPointsTable, DROP_SQL, keepPartitionsAhead, POINTS, registerFleet, SCHEMA_SQL } from './schema.js'
+import {
+  COPY_SQL,
+  createPointsTable,
+  DROP_SQL,
+  keepPartitionsAhead,
+  POINTS,
+  registerFleet,
+  SCHEMA_SQL
+} from './schema.js'
 import { flushProbe, flushRows, startAgent } from './agent.js'
 import { fleetStatistics } from './statistics.js'
 
@@ -23,7 +31,8 @@ import { fleetStatistics } from './statistics.js'
 /** @type {import('../contract.js').WorkloadModule} */
 export default {
   name: 'fleet',
-  description: 'haggar\'s fleet of metric agents: each flushes all its metrics every interval as one COPY into fleet_points',
+  description:
+    "haggar's fleet of metric agents: each flushes all its metrics every interval as one COPY into fleet_points",
   table: POINTS,
   audit: { table: POINTS },
   schema: SCHEMA_SQL,
@@ -33,11 +42,12 @@ export default {
   configure: configureFleet,
   clients: (/** @type {FleetConfig} */ config) => config.agents,
   pacing: (/** @type {FleetConfig} */ config) => ({ intervalS: config.flushIntervalS, offsetS: agentPhase(config) }),
-  ramp: (/** @type {FleetConfig} */ config) => config.spawnIntervalS > 0 ? { everyS: config.spawnIntervalS, jitterS: config.jitterS } : null,
+  ramp: (/** @type {FleetConfig} */ config) =>
+    config.spawnIntervalS > 0 ? { everyS: config.spawnIntervalS, jitterS: config.jitterS } : null,
   statistics: fleetStatistics,
   maintainEvery: MAINTAIN_EVERY_S,
 
-  async setup ({ sql, config, concurrency, log }) {
+  async setup({ sql, config, concurrency, log }) {
     const fleet = /** @type {FleetConfig} */ (config)
     await createPointsTable(sql, fleet)
     if (fleet.seriesRegistry === 'setup') {
@@ -47,7 +57,7 @@ export default {
   },
 
   // Partitions made ahead of the time stamps the flushes will carry.
-  async maintain ({ sql, config, log }) {
+  async maintain({ sql, config, log }) {
     const fleet = /** @type {FleetConfig} */ (config)
     if (fleet.partitionIntervalS === null) return
     const { created } = await keepPartitionsAhead(sql, fleet)
@@ -55,12 +65,13 @@ export default {
   },
 
   requests: {
-    async flush (db, ctx) {
+    async flush(db, ctx) {
       const config = /** @type {FleetConfig} */ (ctx.config)
       // An agent registers its series when it starts: before its first flush.
       const series = ctx.state.series ?? (ctx.state.series = await startAgent(db, ctx.clientId, config))
       const atMs = Date.now()
-      const lost = (/** @type {unknown} */ err) => ctx.writeFailed(err, series.ids.length, () => flushProbe(series, atMs))
+      const lost = (/** @type {unknown} */ err) =>
+        ctx.writeFailed(err, series.ids.length, () => flushProbe(series, atMs))
       if (!config.reconnectPerFlush) {
         try {
           const copied = await db.copyFrom(COPY_SQL, flushRows(series, atMs, ctx.random))
@@ -86,7 +97,8 @@ export default {
         lost(err)
         // The client's own connection is fine: a lost flush connection
         // must not read as its loss.
-        if (own.connection.broken) throw new Error(`flush connection: ${/** @type {Error} */ (err).message}`, { cause: err })
+        if (own.connection.broken)
+          throw new Error(`flush connection: ${/** @type {Error} */ (err).message}`, { cause: err })
         throw err
       } finally {
         await own.close()

@@ -46,7 +46,7 @@ export const DROP_SQL = `DROP TABLE IF EXISTS ${POINTS}, ${SERIES};`
  * @param {(text: string, params?: unknown[]) => Promise<Array<Record<string, unknown>>>} sql
  * @param {import('./config.js').FleetConfig} config
  */
-export async function createPointsTable (sql, config) {
+export async function createPointsTable(sql, config) {
   await sql('BEGIN')
   try {
     await sql('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK_KEY])
@@ -62,16 +62,23 @@ export async function createPointsTable (sql, config) {
  * @param {(text: string, params?: unknown[]) => Promise<Array<Record<string, unknown>>>} sql
  * @param {import('./config.js').FleetConfig} config
  */
-async function createOrCheck (sql, config) {
+async function createOrCheck(sql, config) {
   const partitioned = config.partitionIntervalS !== null
   const [existing] = await sql('SELECT relkind FROM pg_class WHERE oid = to_regclass($1)', [POINTS])
   if (existing) {
     const isPartitioned = existing.relkind === 'p'
     if (isPartitioned !== partitioned) {
-      throw new Error(`${POINTS} exists ${isPartitioned ? 'partitioned' : 'as a plain table'}, and this run asks for ${partitioned ? 'partitions' : 'a plain table'}: run with --reset to make it again`)
+      throw new Error(
+        `${POINTS} exists ${isPartitioned ? 'partitioned' : 'as a plain table'}, ` +
+          `and this run asks for ${partitioned ? 'partitions' : 'a plain table'}: run with --reset to make it again`
+      )
     }
   } else {
-    await sql(partitioned ? partitionedTableSql({ table: POINTS, columns: POINT_COLUMNS }) : `CREATE TABLE IF NOT EXISTS ${POINTS} (${POINT_COLUMNS})`)
+    await sql(
+      partitioned
+        ? partitionedTableSql({ table: POINTS, columns: POINT_COLUMNS })
+        : `CREATE TABLE IF NOT EXISTS ${POINTS} (${POINT_COLUMNS})`
+    )
   }
   // On a partitioned table these are made on every partition, now and later.
   await sql(`CREATE INDEX IF NOT EXISTS ${POINTS}_series_time_idx ON ${POINTS} (series_id, time)`)
@@ -85,7 +92,7 @@ async function createOrCheck (sql, config) {
  * @param {import('./config.js').FleetConfig} config
  * @param {number} [nowMs]
  */
-export function keepPartitionsAhead (sql, config, nowMs = Date.now()) {
+export function keepPartitionsAhead(sql, config, nowMs = Date.now()) {
   const intervalS = /** @type {number} */ (config.partitionIntervalS)
   return ensurePartitions(sql, {
     table: POINTS,
@@ -102,13 +109,16 @@ export function keepPartitionsAhead (sql, config, nowMs = Date.now()) {
  * @param {number} agents
  * @param {number} metrics
  */
-export async function registerFleet (sql, agents, metrics) {
-  await sql(`INSERT INTO ${SERIES} (name, agent, metric)
+export async function registerFleet(sql, agents, metrics) {
+  await sql(
+    `INSERT INTO ${SERIES} (name, agent, metric)
 SELECT format('${METRIC_PREFIX}.agent.%s.metrics.%s', a, m), a, m
 FROM generate_series(0, $1::int - 1) a CROSS JOIN generate_series(0, $2::int - 1) m
 WHERE NOT EXISTS (SELECT FROM ${SERIES} s WHERE s.agent = a AND s.metric = m)
 ORDER BY a, m
-ON CONFLICT DO NOTHING`, [agents, metrics])
+ON CONFLICT DO NOTHING`,
+    [agents, metrics]
+  )
 }
 
 // An agent's own registration, at its start: the names it lacks, in
@@ -122,6 +132,7 @@ WHERE NOT EXISTS (SELECT FROM ${SERIES} s WHERE s.agent = $1::int AND s.metric =
 ORDER BY m
 ON CONFLICT DO NOTHING`
 
-export const AGENT_SERIES_SQL = `SELECT series_id FROM ${SERIES} WHERE agent = $1::int AND metric < $2::int ORDER BY metric`
+export const AGENT_SERIES_SQL =
+  `SELECT series_id FROM ${SERIES} WHERE agent = $1::int AND metric < $2::int ` + `ORDER BY metric`
 
 export const COPY_SQL = `COPY ${POINTS} (series_id, time, value) FROM STDIN`

@@ -20,7 +20,7 @@ const checkpointSql = (pre17, since17) => `SELECT (xpath('/row/v/text()', query_
  * @param {import('./config.js').FleetConfig} config
  * @returns {import('../contract.js').WorkloadStatistic[]}
  */
-export function fleetStatistics (config) {
+export function fleetStatistics(config) {
   return [
     {
       name: 'pgloadgen_workload_fleet_dead_tuples',
@@ -29,13 +29,19 @@ export function fleetStatistics (config) {
     },
     {
       name: 'pgloadgen_workload_fleet_autovacuums_total',
-      help: `Autovacuums of ${POINTS} and its partitions, since the statistics were reset (inserts trigger them too, PostgreSQL 13+)`,
-      sql: `SELECT coalesce(sum(autovacuum_count), 0) AS value FROM pg_stat_user_tables WHERE relid IN (${POINT_RELATIONS})`
+      help:
+        `Autovacuums of ${POINTS} and its partitions, since the statistics were reset ` +
+        `(inserts trigger them too, PostgreSQL 13+)`,
+      sql:
+        `SELECT coalesce(sum(autovacuum_count), 0) AS value FROM pg_stat_user_tables WHERE relid IN ` +
+        `(${POINT_RELATIONS})`
     },
     {
       name: 'pgloadgen_workload_fleet_vacuums_running',
       help: `Vacuums of ${POINTS} or its partitions running now`,
-      sql: `SELECT count(*) AS value FROM pg_stat_progress_vacuum WHERE datname = current_database() AND relid IN (${POINT_RELATIONS})`
+      sql:
+        `SELECT count(*) AS value FROM pg_stat_progress_vacuum WHERE datname = current_database() AND relid IN ` +
+        `(${POINT_RELATIONS})`
     },
     {
       name: 'pgloadgen_workload_fleet_checkpoints_total',
@@ -49,10 +55,12 @@ export function fleetStatistics (config) {
     },
     ...(config.partitionIntervalS === null
       ? []
-      : [{
-          name: 'pgloadgen_workload_fleet_partitions',
-          help: `Partitions of ${POINTS}`,
-          sql: `SELECT count(*) AS value FROM pg_inherits WHERE inhparent = to_regclass('${POINTS}')`
-        }])
+      : [
+          {
+            name: 'pgloadgen_workload_fleet_partitions',
+            help: `Partitions of ${POINTS}`,
+            sql: `SELECT count(*) AS value FROM pg_inherits WHERE inhparent = to_regclass('${POINTS}')`
+          }
+        ])
   ]
 }

@@ -26,7 +26,9 @@ import { DROP, SCHEMA } from './schema.js'
 /** @type {import('../contract.js').WorkloadModule} */
 export default {
   name: 'tgres',
-  description: 'Tgres\'s vertical layout: one ts row per slot of a segment of series, array slices updated in place (UPDATE ts SET dp[a:b] = …), a ring of slots per series',
+  description:
+    "Tgres's vertical layout: one ts row per slot of a segment of series, array slices updated in place " +
+    '(UPDATE ts SET dp[a:b] = …), a ring of slots per series',
   table: 'ts',
   audit: { table: 'ts' },
   fill: 'flush_segment=1',
@@ -37,17 +39,48 @@ export default {
     { name: 'read_series', weight: 0 }
   ],
   options: {
-    series: { type: 'integer', default: 10000, min: 1, max: 10000000, describe: 'series written (Tgres data sources, one archive each)' },
-    'segment-width': { type: 'integer', default: 200, min: 1, describe: 'series per segment: the array elements of a ts row (Tgres: 200; above 242, dp is kept in TOAST; at most 807, the widest row an 8 kB page holds)' },
-    step: { type: 'duration', default: '10s', min: 0.001, describe: 'each series\' interval between points: the time one slot covers' },
-    slots: { type: 'integer', default: 1440, min: 1, max: 2147483647, describe: 'slots in each series\' ring (a ts row per slot and segment)' },
+    series: {
+      type: 'integer',
+      default: 10000,
+      min: 1,
+      max: 10000000,
+      describe: 'series written (Tgres data sources, one archive each)'
+    },
+    'segment-width': {
+      type: 'integer',
+      default: 200,
+      min: 1,
+      describe:
+        'series per segment: the array elements of a ts row (Tgres: 200; above 242, dp is kept in TOAST; ' +
+        'at most 807, the widest row an 8 kB page holds)'
+    },
+    step: {
+      type: 'duration',
+      default: '10s',
+      min: 0.001,
+      describe: "each series' interval between points: the time one slot covers"
+    },
+    slots: {
+      type: 'integer',
+      default: 1440,
+      min: 1,
+      max: 2147483647,
+      describe: "slots in each series' ring (a ts row per slot and segment)"
+    },
     fillfactor: { type: 'integer', default: 100, min: 10, max: 100, describe: 'fillfactor of ts' },
-    slice: { type: 'integer', default: 0, min: 0, describe: 'series a write updates at once, a contiguous run of a segment (0: the whole segment, as Tgres flushes a full slot)' }
+    slice: {
+      type: 'integer',
+      default: 0,
+      min: 0,
+      describe:
+        'series a write updates at once, a contiguous run of a segment (0: the whole segment, ' +
+        'as Tgres flushes a full slot)'
+    }
   },
-  configure ({ options }) {
+  configure({ options }) {
     return layout(/** @type {Parameters<typeof layout>[0]} */ (options))
   },
-  statistics: (config) => tgresStatistics(config),
+  statistics: config => tgresStatistics(config),
   setup: setupTgres,
   requests: {
     flush_segment: flushSegment,

@@ -28,7 +28,7 @@ const COMPRESSED_VER_BYTES = 31
  * header and no padding, so the row is smaller.
  * @param {number} width
  */
-export function tsRowBytes (width) {
+export function tsRowBytes(width) {
   return 24 + 16 + (24 + 8 * width) + (24 + 2 * width)
 }
 
@@ -38,7 +38,7 @@ export function tsRowBytes (width) {
  * inline when what is left fits TOAST_TUPLE_TARGET; wider, dp goes out of
  * line into ts's TOAST table. 242 on 8 kB pages (checked on 15 and 18).
  */
-export function widestInlineWidth () {
+export function widestInlineWidth() {
   return Math.floor((TOAST_TUPLE_BYTES - 24 - 16 - 24 - COMPRESSED_VER_BYTES) / 8)
 }
 
@@ -60,25 +60,33 @@ export function widestInlineWidth () {
 /**
  * Checks the options and lays the series out. Throws (one line) what
  * cannot work.
- * @param {{ series: number, segmentWidth: number, step: number, slots: number, fillfactor: number, slice: number }} options
+ * @param {{ series: number, segmentWidth: number, step: number, slots: number, fillfactor: number,
+ *     slice: number }} options
  * @returns {TgresConfig}
  */
-export function layout ({ series, segmentWidth: width, step, slots, fillfactor, slice }) {
+export function layout({ series, segmentWidth: width, step, slots, fillfactor, slice }) {
   if (!(series >= 1)) throw new Error(`--series: at least one series, got ${series}`)
   if (!(slots >= 1)) throw new Error(`--slots: at least one slot, got ${slots}`)
   const stepMs = step * 1000
-  if (!Number.isInteger(stepMs) || stepMs < 1) throw new Error(`--step: a whole number of milliseconds of 1 ms or more, got ${step} s`)
+  if (!Number.isInteger(stepMs) || stepMs < 1) {
+    throw new Error(`--step: a whole number of milliseconds of 1 ms or more, got ${step} s`)
+  }
   // rra_bundle.step_ms is an int
   if (stepMs > 2147483647) throw new Error(`--step: at most 2147483647 ms (about 24 days), got ${step} s`)
   const rowBytes = tsRowBytes(width)
   if (rowBytes > MAX_HEAP_TUPLE_BYTES) {
     const widest = Math.floor((MAX_HEAP_TUPLE_BYTES - tsRowBytes(0)) / 10)
-    throw new Error(`--segment-width ${width}: a ts row would take ${rowBytes} bytes uncompressed, more than the ${MAX_HEAP_TUPLE_BYTES} bytes of the largest row an 8 kB page holds (at most ${widest})`)
+    throw new Error(
+      `--segment-width ${width}: a ts row would take ${rowBytes} bytes uncompressed, ` +
+        `more than the ${MAX_HEAP_TUPLE_BYTES} bytes of the largest row an 8 kB page holds (at most ${widest})`
+    )
   }
-  if (slice > width) throw new Error(`--slice ${slice}: more than the ${width} series of a segment (0: the whole segment)`)
+  if (slice > width) {
+    throw new Error(`--slice ${slice}: more than the ${width} series of a segment (0: the whole segment)`)
+  }
   const perWrite = slice === 0 ? width : slice
   const segments = Math.ceil(series / width)
-  const segmentWidth = (/** @type {number} */ seg) => seg < segments - 1 ? width : series - (segments - 1) * width
+  const segmentWidth = (/** @type {number} */ seg) => (seg < segments - 1 ? width : series - (segments - 1) * width)
   // Units of a step go round the segments: slice 0 of every segment, then
   // slice 1 of every segment, … Writes to one row are as far apart as the
   // segments allow, so that clients do not queue on one row's lock.
@@ -98,5 +106,17 @@ export function layout ({ series, segmentWidth: width, step, slots, fillfactor, 
       unit++
     }
   }
-  return { series, width, segments, stepMs, slots, fillfactor, slice: perWrite, unitsPerStep, unitSeg, unitFrom, unitTo }
+  return {
+    series,
+    width,
+    segments,
+    stepMs,
+    slots,
+    fillfactor,
+    slice: perWrite,
+    unitsPerStep,
+    unitSeg,
+    unitFrom,
+    unitTo
+  }
 }

@@ -5,7 +5,7 @@
 // Versions wrap at the largest smallint (Tgres: `% 32767`).
 const VERSIONS = 32767
 // Every series is a sinusoid (as Tgres's blaster sends), its phase its number.
-const RADIANS_PER_STEP = 2 * Math.PI / 360
+const RADIANS_PER_STEP = (2 * Math.PI) / 360
 
 /**
  * The point of a series at a step (steps count from the epoch: data time of
@@ -14,7 +14,7 @@ const RADIANS_PER_STEP = 2 * Math.PI / 360
  * @param {number} series   0-based
  * @param {number} step
  */
-export function pointValue (series, step) {
+export function pointValue(series, step) {
   return Math.round((50 + 40 * Math.sin(step * RADIANS_PER_STEP + series)) * 1000) / 1000
 }
 
@@ -23,7 +23,7 @@ export function pointValue (series, step) {
  * @param {number} step
  * @param {number} slots
  */
-export function slotOf (step, slots) {
+export function slotOf(step, slots) {
   return step % slots
 }
 
@@ -35,7 +35,7 @@ export function slotOf (step, slots) {
  * @param {number} step
  * @param {number} slots
  */
-export function versionOf (step, slots) {
+export function versionOf(step, slots) {
   return Math.floor(step / slots) % VERSIONS
 }
 
@@ -47,7 +47,7 @@ export function versionOf (step, slots) {
  * @param {number} latestStep
  * @param {number} slots
  */
-export function expectedVersions (latestStep, slots) {
+export function expectedVersions(latestStep, slots) {
   const latest = versionOf(latestStep, slots)
   return { latestSlot: slotOf(latestStep, slots), latest, previous: (latest + VERSIONS - 1) % VERSIONS }
 }
@@ -58,7 +58,7 @@ export function expectedVersions (latestStep, slots) {
  * @param {number} count
  * @param {number} step
  */
-export function valuesLiteral (first, count, step) {
+export function valuesLiteral(first, count, step) {
   let text = '{'
   for (let k = 0; k < count; k++) text += (k === 0 ? '' : ',') + pointValue(first + k, step)
   return text + '}'
@@ -69,6 +69,6 @@ export function valuesLiteral (first, count, step) {
  * @param {string | number} value
  * @param {number} count
  */
-export function repeatedLiteral (value, count) {
+export function repeatedLiteral(value, count) {
   return '{' + `${value},`.repeat(count - 1) + value + '}'
 }

@@ -11,9 +11,16 @@ import { expectedVersions, repeatedLiteral, slotOf, valuesLiteral, versionOf } f
 // wraps its single-slice flush in a transaction; a single UPDATE commits
 // the same on its own. A read of one series' ring keeps only the slots whose
 // version matches the pass they belong to (loadRRADps).
-const UPDATE_TS = statement('UPDATE ts AS ts SET dp[$4:$5] = $6, ver[$7:$8] = $9 WHERE rra_bundle_id = $1 AND seg = $2 AND i = $3')
-const INSERT_TS = statement('INSERT INTO ts AS ts (rra_bundle_id, seg, i) VALUES ($1, $2, $3) ON CONFLICT (rra_bundle_id, seg, i) DO NOTHING')
-const UPDATE_STATE = statement('UPDATE rra_state AS rra_state SET latest[$3:$4] = $5, duration_ms[$6:$7] = $8, value[$9:$10] = $11 WHERE rra_bundle_id = $1 AND seg = $2')
+const UPDATE_TS = statement(
+  'UPDATE ts AS ts SET dp[$4:$5] = $6, ver[$7:$8] = $9 WHERE rra_bundle_id = $1 AND seg = $2 AND i = $3'
+)
+const INSERT_TS = statement(
+  'INSERT INTO ts AS ts (rra_bundle_id, seg, i) VALUES ($1, $2, $3) ON CONFLICT (rra_bundle_id, seg, i) DO NOTHING'
+)
+const UPDATE_STATE = statement(
+  'UPDATE rra_state AS rra_state SET latest[$3:$4] = $5, duration_ms[$6:$7] = $8, ' +
+    'value[$9:$10] = $11 WHERE rra_bundle_id = $1 AND seg = $2'
+)
 const READ_SERIES = statement(`SELECT i, r
   FROM (SELECT i, dp[$1] AS r, ver[$1] AS v FROM ts ts WHERE rra_bundle_id = $2 AND seg = $3 AND dp[$1] IS NOT NULL AND dp[$1] <> 'NaN') x
   WHERE (i <= $4) AND v = $5 OR (i > $4) AND v = $6`)
@@ -30,7 +37,7 @@ const repeated = new Map()
  * @param {string | number} value
  * @param {number} count
  */
-function repeatedCached (value, count) {
+function repeatedCached(value, count) {
   const key = `${value}/${count}`
   let literal = repeated.get(key)
   if (literal === undefined) {
@@ -47,7 +54,7 @@ function repeatedCached (value, count) {
  * a step's slot moves on once every series has been given its point.
  * @type {import('../contract.js').RequestFunction}
  */
-export async function flushSegment (db, ctx) {
+export async function flushSegment(db, ctx) {
   const config = /** @type {TgresConfig} */ (ctx.config)
   const shared = /** @type {TgresShared} */ (ctx.shared)
   const unitNumber = shared.next++
@@ -59,9 +66,31 @@ export async function flushSegment (db, ctx) {
   const to = config.unitTo[unit]
   const count = to - from + 1
   const values = valuesLiteral(seg * config.width + from - 1, count, step)
-  const tsParams = [shared.bundleId, seg, slotOf(step, config.slots), from, to, values, from, to, repeatedCached(versionOf(step, config.slots), count)]
+  const tsParams = [
+    shared.bundleId,
+    seg,
+    slotOf(step, config.slots),
+    from,
+    to,
+    values,
+    from,
+    to,
+    repeatedCached(versionOf(step, config.slots), count)
+  ]
   const latest = new Date(step * config.stepMs).toISOString()
-  const stateParams = [shared.bundleId, seg, from, to, repeatedCached(latest, count), from, to, repeatedCached(0, count), from, to, values]
+  const stateParams = [
+    shared.bundleId,
+    seg,
+    from,
+    to,
+    repeatedCached(latest, count),
+    from,
+    to,
+    repeatedCached(0, count),
+    from,
+    to,
+    values
+  ]
   // The two statements leave together and commit on their own, as Tgres's
   // flushes do; both are awaited before either's failure is thrown.
   const connection = db.connection
@@ -77,7 +106,9 @@ export async function flushSegment (db, ctx) {
     const inserted = await db.query(INSERT_TS, tsParams.slice(0, 3))
     ctx.written(inserted.rowCount, 0)
     const again = await db.query(UPDATE_TS, tsParams)
-    if (again.rowCount === 0) throw new Error(`ts row (${shared.bundleId}, ${seg}, ${tsParams[2]}) is missing after its insert`)
+    if (again.rowCount === 0) {
+      throw new Error(`ts row (${shared.bundleId}, ${seg}, ${tsParams[2]}) is missing after its insert`)
+    }
   }
   ctx.written(0, count)
 }
@@ -87,7 +118,7 @@ export async function flushSegment (db, ctx) {
  * latest pass's (up to the latest slot) or the previous pass's (after it).
  * @type {import('../contract.js').RequestFunction}
  */
-export async function readSeries (db, ctx) {
+export async function readSeries(db, ctx) {
   const config = /** @type {TgresConfig} */ (ctx.config)
   const shared = /** @type {TgresShared} */ (ctx.shared)
   const series = Math.floor(ctx.random() * config.series)
@@ -95,6 +126,13 @@ export async function readSeries (db, ctx) {
   // the last step whose units have all been handed out
   const latestStep = shared.firstStep + Math.floor(shared.next / config.unitsPerStep) - 1
   const { latestSlot, latest, previous } = expectedVersions(latestStep, config.slots)
-  const result = await db.query(READ_SERIES, [series - seg * config.width + 1, shared.bundleId, seg, latestSlot, latest, previous])
+  const result = await db.query(READ_SERIES, [
+    series - seg * config.width + 1,
+    shared.bundleId,
+    seg,
+    latestSlot,
+    latest,
+    previous
+  ])
   return result.rowCount > 0
 }

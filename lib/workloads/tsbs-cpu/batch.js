@@ -22,16 +22,18 @@ import { CPU_TABLE, FIELDS } from './schema.js'
 // connection broke before the acknowledgement can be looked for at exit.
 class BatchKeys {
   /** @param {number} size */
-  constructor (size) {
+  constructor(size) {
     this.times = new Float64Array(size)
     this.tags = new Int32Array(size)
     this.count = 0
   }
 
   /** A statement that counts the rows of the batch the table holds. */
-  probe () {
+  probe() {
     return {
-      text: `SELECT count(*) AS n FROM ${CPU_TABLE} WHERE (time, tags_id) IN (SELECT to_timestamp(0) + k.ms * interval '1 millisecond', k.tags_id FROM unnest($1::float8[], $2::int[]) AS k(ms, tags_id))`,
+      text:
+        `SELECT count(*) AS n FROM ${CPU_TABLE} WHERE (time, tags_id) IN (SELECT to_timestamp(0) + k.ms * ` +
+        `interval '1 millisecond', k.tags_id FROM unnest($1::float8[], $2::int[]) AS k(ms, tags_id))`,
       params: [Array.from(this.times.subarray(0, this.count)), Array.from(this.tags.subarray(0, this.count))]
     }
   }
@@ -41,11 +43,14 @@ class BatchKeys {
  * @param {TsbsConfig} config
  * @returns {Sink}
  */
-function newSink (config) {
+function newSink(config) {
   switch (config.insertMethod) {
-    case 'copy': return new TextRows()
-    case 'insert': return new InsertRows(config.batchSize)
-    default: return new BinaryRows()
+    case 'copy':
+      return new TextRows()
+    case 'insert':
+      return new InsertRows(config.batchSize)
+    default:
+      return new BinaryRows()
   }
 }
 
@@ -57,12 +62,12 @@ function newSink (config) {
  * @param {number} batchSize
  * @returns {Prepared}
  */
-function prepare (stream, sink, keys, batchSize) {
+function prepare(stream, sink, keys, batchSize) {
   sink.begin()
   keys.count = 0
   const { times, tags } = keys
   const { rows, newestEpoch } = stream.take(batchSize, {
-    row (timeMs, tagsId, values) {
+    row(timeMs, tagsId, values) {
       times[keys.count] = timeMs
       tags[keys.count++] = tagsId
       sink.row(timeMs, tagsId, values)
@@ -76,8 +81,8 @@ function prepare (stream, sink, keys, batchSize) {
  * @param {Buffer[]} chunks
  * @param {(() => void) | null} then
  */
-function * chunksThen (chunks, then) {
-  yield * chunks
+function* chunksThen(chunks, then) {
+  yield* chunks
   then?.()
 }
 
@@ -85,14 +90,14 @@ function * chunksThen (chunks, then) {
  * @param {import('../db.js').Db} db
  * @param {import('../contract.js').ClientContext} ctx
  */
-export async function insertBatch (db, ctx) {
+export async function insertBatch(db, ctx) {
   const config = /** @type {TsbsConfig} */ (ctx.config)
   const { stream } = /** @type {Shared} */ (ctx.shared)
   const state = ctx.state
   /** @type {[Sink, Sink]} */
-  const sinks = state.sinks ??= [newSink(config), newSink(config)]
+  const sinks = (state.sinks ??= [newSink(config), newSink(config)])
   /** @type {[BatchKeys, BatchKeys]} */
-  const keys = state.keys ??= [new BatchKeys(config.batchSize), new BatchKeys(config.batchSize)]
+  const keys = (state.keys ??= [new BatchKeys(config.batchSize), new BatchKeys(config.batchSize)])
   /** @type {Prepared} */
   const batch = state.prepared ?? prepare(stream, sinks[0], keys[0], config.batchSize)
   state.prepared = null
@@ -101,7 +106,11 @@ export async function insertBatch (db, ctx) {
   const { sink, rows } = batch
   const next = sink === sinks[0] ? 1 : 0
   // on the real clock a batch is what is due when it goes, not earlier
-  const makeNext = stream.real ? null : () => { state.prepared = prepare(stream, sinks[next], keys[next], config.batchSize) }
+  const makeNext = stream.real
+    ? null
+    : () => {
+        state.prepared = prepare(stream, sinks[next], keys[next], config.batchSize)
+      }
   let stored
   try {
     if (sink instanceof InsertRows) {
@@ -109,7 +118,12 @@ export async function insertBatch (db, ctx) {
       makeNext?.()
       stored = (await sent).rowCount
     } else {
-      stored = (await db.copyFrom(sink instanceof BinaryRows ? COPY_BINARY_SQL : COPY_TEXT_SQL, chunksThen(sink.end(), makeNext))).rowCount
+      stored = (
+        await db.copyFrom(
+          sink instanceof BinaryRows ? COPY_BINARY_SQL : COPY_TEXT_SQL,
+          chunksThen(sink.end(), makeNext)
+        )
+      ).rowCount
     }
   } catch (err) {
     sink.discard()

@@ -16,7 +16,7 @@ const TWO_TO_32 = 2 ** 32
 
 export class BinaryCopyWriter extends ChunkWriter {
   /** Starts a batch: its header. */
-  begin () {
+  begin() {
     this.reset()
     this.ensure(HEADER_BYTES)
     SIGNATURE.copy(this.buf, this.at)
@@ -26,20 +26,20 @@ export class BinaryCopyWriter extends ChunkWriter {
   }
 
   /** @param {number} fields  the tuple's field count */
-  tuple (fields) {
+  tuple(fields) {
     this.ensure(2)
     this.view.setInt16(this.at, fields)
     this.at += 2
   }
 
-  null () {
+  null() {
     this.ensure(4)
     this.view.setInt32(this.at, -1)
     this.at += 4
   }
 
   /** @param {number} value  a 32-bit integer (int4) */
-  int4 (value) {
+  int4(value) {
     this.ensure(8)
     this.view.setInt32(this.at, 4)
     this.view.setInt32(this.at + 4, value)
@@ -47,7 +47,7 @@ export class BinaryCopyWriter extends ChunkWriter {
   }
 
   /** @param {number} value  a whole number within ±2^53 (int8) */
-  int8 (value) {
+  int8(value) {
     this.ensure(12)
     this.view.setInt32(this.at, 8)
     writeInt64(this.view, value, this.at + 4)
@@ -55,7 +55,7 @@ export class BinaryCopyWriter extends ChunkWriter {
   }
 
   /** @param {number} value  (float8) */
-  float8 (value) {
+  float8(value) {
     this.ensure(12)
     this.view.setInt32(this.at, 8)
     this.view.setFloat64(this.at + 4, value)
@@ -63,17 +63,17 @@ export class BinaryCopyWriter extends ChunkWriter {
   }
 
   /** @param {number} micros  microseconds since 2000-01-01 UTC (timestamptz) */
-  timestamptzMicros (micros) {
+  timestamptzMicros(micros) {
     this.int8(micros)
   }
 
   /** @param {number} ms  Unix milliseconds (timestamptz) */
-  timestamptz (ms) {
+  timestamptz(ms) {
     this.int8((ms - POSTGRES_EPOCH_MS) * 1000)
   }
 
   /** @param {string} value  (text, varchar: UTF-8 bytes) */
-  text (value) {
+  text(value) {
     const n = Buffer.byteLength(value)
     this.ensure(4 + n)
     this.view.setInt32(this.at, n)
@@ -82,7 +82,7 @@ export class BinaryCopyWriter extends ChunkWriter {
   }
 
   /** The trailer, and the batch's chunks. */
-  end () {
+  end() {
     this.ensure(2)
     this.view.setInt16(this.at, -1)
     this.at += 2
@@ -97,7 +97,7 @@ export class BinaryCopyWriter extends ChunkWriter {
  * @param {number} value
  * @param {number} at
  */
-export function writeInt64 (view, value, at) {
+export function writeInt64(view, value, at) {
   const high = Math.floor(value / TWO_TO_32)
   view.setInt32(at, high)
   view.setUint32(at + 4, value - high * TWO_TO_32)

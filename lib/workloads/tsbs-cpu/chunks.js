@@ -10,7 +10,7 @@ const EMPTY = Buffer.alloc(0)
 
 export class ChunkWriter {
   /** @param {number} [chunkBytes] */
-  constructor (chunkBytes = CHUNK_BYTES) {
+  constructor(chunkBytes = CHUNK_BYTES) {
     this.chunkBytes = chunkBytes
     /** @type {Buffer} the chunk being written */
     this.buf = EMPTY
@@ -28,7 +28,7 @@ export class ChunkWriter {
   }
 
   /** Starts a batch, reusing the Buffers of the last one. */
-  reset () {
+  reset() {
     for (const buffer of this.used) this.spare.push(buffer)
     this.used = []
     this.out = []
@@ -40,7 +40,7 @@ export class ChunkWriter {
    * Makes room for n bytes at this.at.
    * @param {number} n
    */
-  ensure (n) {
+  ensure(n) {
     if (this.at + n <= this.buf.length) return
     if (this.at > 0) this.out.push(this.buf.subarray(0, this.at))
     let next = this.spare.pop()
@@ -57,7 +57,7 @@ export class ChunkWriter {
   }
 
   /** The batch's chunks. */
-  chunks () {
+  chunks() {
     if (this.at > 0) {
       this.out.push(this.buf.subarray(0, this.at))
       this.buf = EMPTY
@@ -67,7 +67,7 @@ export class ChunkWriter {
   }
 
   /** The batch failed: its Buffers are not used again. */
-  discard () {
+  discard() {
     this.used = []
     this.out = []
     this.buf = EMPTY

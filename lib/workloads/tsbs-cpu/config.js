@@ -13,18 +13,73 @@ export const INSERT_METHODS = ['copy-binary', 'copy', 'insert']
 
 /** @type {Record<string, import('../options.js').OptionSpec>} */
 export const OPTIONS = {
-  hosts: { type: 'integer', default: 100, min: 1, max: 1000000, describe: 'hosts, each sending one row of ten usage fields per interval (TSBS --scale)' },
-  interval: { type: 'duration', default: '10s', describe: 'each host\'s point interval (TSBS --log-interval)' },
-  start: { type: 'string', describe: `when simulated time starts, an ISO 8601 time (UTC unless it says otherwise); "now": the real clock (default ${TSBS_START}, as TSBS)` },
-  clock: { type: 'choice', choices: ['simulated', 'real'], default: 'simulated', describe: 'simulated: time runs as fast as rows are written; real: each host emits a point every interval, batches take what is due' },
-  'batch-size': { type: 'integer', default: 10000, min: 1, describe: `rows per insert_batch (at most ${INSERT_MAX_ROWS} with --insert-method insert, ${COPY_MAX_ROWS} with COPY)` },
-  'insert-method': { type: 'choice', choices: INSERT_METHODS, default: 'copy-binary', describe: 'copy-binary (TSBS\'s default), copy (text), or insert (multi-row INSERT with bind parameters)' },
-  'late-window': { type: 'duration', default: '1h', describe: 'late_update corrects a point at most this much older than the newest written' },
-  'out-of-order': { type: 'number', default: 0, min: 0, max: 1, describe: 'fraction of points sent late, at the end of their batch' },
+  hosts: {
+    type: 'integer',
+    default: 100,
+    min: 1,
+    max: 1000000,
+    describe: 'hosts, each sending one row of ten usage fields per interval (TSBS --scale)'
+  },
+  interval: { type: 'duration', default: '10s', describe: "each host's point interval (TSBS --log-interval)" },
+  start: {
+    type: 'string',
+    describe:
+      `when simulated time starts, an ISO 8601 time (UTC unless it says otherwise); "now": the real clock ` +
+      `(default ${TSBS_START}, as TSBS)`
+  },
+  clock: {
+    type: 'choice',
+    choices: ['simulated', 'real'],
+    default: 'simulated',
+    describe:
+      'simulated: time runs as fast as rows are written; real: each host emits a point every interval, ' +
+      'batches take what is due'
+  },
+  'batch-size': {
+    type: 'integer',
+    default: 10000,
+    min: 1,
+    describe:
+      `rows per insert_batch (at most ${INSERT_MAX_ROWS} with --insert-method insert, ` + `${COPY_MAX_ROWS} with COPY)`
+  },
+  'insert-method': {
+    type: 'choice',
+    choices: INSERT_METHODS,
+    default: 'copy-binary',
+    describe: "copy-binary (TSBS's default), copy (text), or insert (multi-row INSERT with bind parameters)"
+  },
+  'late-window': {
+    type: 'duration',
+    default: '1h',
+    describe: 'late_update corrects a point at most this much older than the newest written'
+  },
+  'out-of-order': {
+    type: 'number',
+    default: 0,
+    min: 0,
+    max: 1,
+    describe: 'fraction of points sent late, at the end of their batch'
+  },
   missing: { type: 'number', default: 0, min: 0, max: 1, describe: 'fraction of points never sent' },
-  'partition-interval': { type: 'duration', describe: 'make tsbs_cpu range-partitioned by time, one partition per this much time (default: a plain table, as TSBS without TimescaleDB)' },
-  premake: { type: 'integer', default: 4, min: 0, max: 10000, describe: 'with --partition-interval: partitions made ahead of the newest time written' },
-  seed: { type: 'integer', min: 0, max: MAX_SEED, describe: 'seed of the generated data (default: the run\'s --seed, else a new one each run)' }
+  'partition-interval': {
+    type: 'duration',
+    describe:
+      'make tsbs_cpu range-partitioned by time, one partition per this much time (default: a plain table, ' +
+      'as TSBS without TimescaleDB)'
+  },
+  premake: {
+    type: 'integer',
+    default: 4,
+    min: 0,
+    max: 10000,
+    describe: 'with --partition-interval: partitions made ahead of the newest time written'
+  },
+  seed: {
+    type: 'integer',
+    min: 0,
+    max: MAX_SEED,
+    describe: "seed of the generated data (default: the run's --seed, else a new one each run)"
+  }
 }
 
 /**
@@ -44,10 +99,11 @@ export const OPTIONS = {
  */
 
 /**
- * @param {{ options: Record<string, any>, seed?: number | null }} given  seed: the run's (a plan's seed:), when its own option is not given
+ * @param {{ options: Record<string, any>, seed?: number | null }} given  seed: the run's (a plan's seed:), when its own
+ *   option is not given
  * @returns {TsbsConfig}
  */
-export function configure ({ options, seed = null }) {
+export function configure({ options, seed = null }) {
   const intervalMs = Math.round(options.interval * 1000)
   if (!(intervalMs >= 1)) throw new Error(`--interval: at least 1ms, got ${options.interval}s`)
   let clock = options.clock
@@ -55,7 +111,9 @@ export function configure ({ options, seed = null }) {
   if (options.start === 'now') {
     clock = 'real'
   } else if (options.start !== undefined) {
-    if (clock === 'real') throw new Error('--start: the real clock starts now; give --start now or leave --clock simulated')
+    if (clock === 'real') {
+      throw new Error('--start: the real clock starts now; give --start now or leave --clock simulated')
+    }
     startMs = parseTime(options.start)
   } else if (clock === 'simulated') {
     startMs = Date.parse(TSBS_START)
@@ -63,13 +121,18 @@ export function configure ({ options, seed = null }) {
   const method = options.insertMethod
   const maxRows = method === 'insert' ? INSERT_MAX_ROWS : COPY_MAX_ROWS
   if (options.batchSize > maxRows) {
-    throw new Error(`--batch-size: at most ${maxRows} rows with --insert-method ${method}${method === 'insert' ? ' (65535 bind parameters, 12 a row)' : ''}, got ${options.batchSize}`)
+    throw new Error(
+      `--batch-size: at most ${maxRows} rows with --insert-method ` +
+        `${method}${method === 'insert' ? ' (65535 bind parameters, 12 a row)' : ''}, got ${options.batchSize}`
+    )
   }
   if (options.missing >= 1) throw new Error('--missing: below 1 (with 1 no point would ever be sent)')
   let partitionIntervalS = null
   if (options.partitionInterval !== undefined) {
     partitionIntervalS = options.partitionInterval
-    if (!(partitionIntervalS >= 1) || !Number.isInteger(partitionIntervalS)) throw new Error(`--partition-interval: a whole number of seconds, at least 1s, got ${partitionIntervalS}s`)
+    if (!(partitionIntervalS >= 1) || !Number.isInteger(partitionIntervalS)) {
+      throw new Error(`--partition-interval: a whole number of seconds, at least 1s, got ${partitionIntervalS}s`)
+    }
   }
   return {
     hosts: options.hosts,
@@ -92,9 +155,11 @@ export function configure ({ options, seed = null }) {
  * @param {string} text
  * @returns {number} Unix ms
  */
-function parseTime (text) {
+function parseTime(text) {
   const iso = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(Z|[+-]\d{2}(:?\d{2})?)?$/i.exec(text.trim())
-  if (iso === null) throw new Error(`--start: expected an ISO 8601 time such as ${TSBS_START}, or now; got ${quote(text)}`)
+  if (iso === null) {
+    throw new Error(`--start: expected an ISO 8601 time such as ${TSBS_START}, or now; got ${quote(text)}`)
+  }
   const zoned = iso[4] !== undefined || iso[1] === undefined ? text.trim() : `${text.trim()}Z`
   const ms = Date.parse(zoned.replace(' ', 'T'))
   if (!Number.isFinite(ms)) throw new Error(`--start: not a valid time: ${quote(text)}`)
@@ -107,7 +172,7 @@ function parseTime (text) {
  * @param {TsbsConfig} config
  * @returns {import('../contract.js').Pacing | null}
  */
-export function pacing (config) {
+export function pacing(config) {
   if (config.clock !== 'real') return null
-  return { intervalS: config.intervalMs / 1000 * Math.min(1, config.batchSize / config.hosts) }
+  return { intervalS: (config.intervalMs / 1000) * Math.min(1, config.batchSize / config.hosts) }
 }

@@ -23,14 +23,14 @@ const SMALL_TEXT = Array.from({ length: SMALL }, (_, n) => Buffer.from(String(n)
 
 /** @implements {RowSink} */
 export class BinaryRows {
-  constructor () {
+  constructor() {
     this.writer = new BinaryCopyWriter()
     this.lastMs = NaN
     this.timeHigh = 0
     this.timeLow = 0
   }
 
-  begin () {
+  begin() {
     this.writer.begin()
   }
 
@@ -39,7 +39,7 @@ export class BinaryRows {
    * @param {number} tagsId
    * @param {Float64Array} values
    */
-  row (timeMs, tagsId, values) {
+  row(timeMs, tagsId, values) {
     if (timeMs !== this.lastMs) {
       const micros = (timeMs - POSTGRES_EPOCH_MS) * 1000
       this.timeHigh = Math.floor(micros / TWO_TO_32)
@@ -66,11 +66,11 @@ export class BinaryRows {
   }
 
   /** @returns {Buffer[]} */
-  end () {
+  end() {
     return this.writer.end()
   }
 
-  discard () {
+  discard() {
     this.writer.discard()
   }
 }
@@ -82,14 +82,14 @@ const DOUBLE_TEXT_BYTES = 25
 
 /** @implements {RowSink} */
 export class TextRows {
-  constructor () {
+  constructor() {
     this.writer = new ChunkWriter()
     this.lastMs = NaN
     /** the time's text and a tab */
     this.time = Buffer.alloc(0)
   }
 
-  begin () {
+  begin() {
     this.writer.reset()
   }
 
@@ -98,7 +98,7 @@ export class TextRows {
    * @param {number} tagsId
    * @param {Float64Array} values
    */
-  row (timeMs, tagsId, values) {
+  row(timeMs, tagsId, values) {
     if (timeMs !== this.lastMs) {
       this.time = Buffer.from(`${new Date(timeMs).toISOString()}\t`, 'latin1')
       this.lastMs = timeMs
@@ -125,11 +125,11 @@ export class TextRows {
   }
 
   /** @returns {Buffer[]} */
-  end () {
+  end() {
     return this.writer.chunks()
   }
 
-  discard () {
+  discard() {
     this.writer.discard()
   }
 }
@@ -141,7 +141,7 @@ export class TextRows {
  * @param {number} n
  * @returns {number} where the digits end
  */
-function writeWhole (buf, at, n) {
+function writeWhole(buf, at, n) {
   if (n < 0) {
     buf[at++] = 45 // -
     n = -n
@@ -149,7 +149,7 @@ function writeWhole (buf, at, n) {
   let digits = 1
   for (let rest = n; rest >= 10; rest = Math.floor(rest / 10)) digits++
   for (let i = digits - 1; i >= 0; i--) {
-    buf[at + i] = 48 + n % 10
+    buf[at + i] = 48 + (n % 10)
     n = Math.floor(n / 10)
   }
   return at + digits

@@ -19,7 +19,9 @@ import { setup } from './setup.js'
 /** @type {import('../contract.js').WorkloadModule} */
 export default {
   name: 'tsbs-cpu',
-  description: 'TSBS cpu-only: batches of one row per host per interval (ten usage fields) into tsbs_cpu, by binary COPY, text COPY or multi-row INSERT',
+  description:
+    'TSBS cpu-only: batches of one row per host per interval (ten usage fields) into tsbs_cpu, by binary COPY, ' +
+    'text COPY or multi-row INSERT',
   table: CPU_TABLE,
   audit: { table: CPU_TABLE },
   // tsbs_cpu's shape depends on the options: setup makes it

@@ -12,7 +12,7 @@ const COLUMNS = ROW_COLUMNS.length
  * INSERT … VALUES ($1, …, $12), … for rows rows.
  * @param {number} rows
  */
-export function insertSql (rows) {
+export function insertSql(rows) {
   const tuples = []
   for (let r = 0; r < rows; r++) {
     const first = r * COLUMNS + 1
@@ -26,7 +26,7 @@ export function insertSql (rows) {
 /** @implements {RowSink} */
 export class InsertRows {
   /** @param {number} batchSize */
-  constructor (batchSize) {
+  constructor(batchSize) {
     /** @type {Array<string | number>} */
     this.params = []
     this.rows = 0
@@ -37,7 +37,7 @@ export class InsertRows {
     this.batchSize = batchSize
   }
 
-  begin () {
+  begin() {
     this.params.length = 0
     this.rows = 0
   }
@@ -47,7 +47,7 @@ export class InsertRows {
    * @param {number} tagsId
    * @param {Float64Array} values
    */
-  row (timeMs, tagsId, values) {
+  row(timeMs, tagsId, values) {
     if (timeMs !== this.lastMs) {
       this.time = new Date(timeMs).toISOString()
       this.lastMs = timeMs
@@ -59,9 +59,9 @@ export class InsertRows {
   }
 
   /** @returns {import('../db.js').Sql} */
-  statement () {
+  statement() {
     return this.rows === this.batchSize ? this.fullSql : { name: '', text: insertSql(this.rows) }
   }
 
-  discard () {}
+  discard() {}
 }

@@ -18,7 +18,7 @@ const LEAD_S = 5
 
 // a pace measured over much less than a pass apart (the pass before the
 // load, passes run back to back) says more about batch sizes than speed
-const MIN_PACE_WINDOW_MS = MAINTAIN_EVERY_S * 1000 / 2
+const MIN_PACE_WINDOW_MS = (MAINTAIN_EVERY_S * 1000) / 2
 
 /** @type {WeakMap<object, { at: number, frontier: number, speed: number }>} the stream's time and pace at the last measured pass */
 const paces = new WeakMap()
@@ -27,7 +27,7 @@ const paces = new WeakMap()
  * @param {import('../contract.js').MaintenanceContext} context
  * @param {number} [now]  the wall clock, ms (the pace is measured on it)
  */
-export async function maintainPartitions ({ sql, config, shared }, now = Date.now()) {
+export async function maintainPartitions({ sql, config, shared }, now = Date.now()) {
   const c = /** @type {import('./config.js').TsbsConfig} */ (config)
   if (c.partitionIntervalS === null) return
   const { stream, clients } = /** @type {import('./setup.js').Shared} */ (shared)
@@ -45,20 +45,28 @@ export async function maintainPartitions ({ sql, config, shared }, now = Date.no
   }
   const batchSpanMs = Math.ceil(c.batchSize / stream.hosts) * stream.intervalMs
   const inFlightMs = 2 * clients * batchSpanMs
-  const leadMs = c.premake === 0 ? 0 : Math.max(c.premake * c.partitionIntervalS * 1000, inFlightMs + pace.speed * LEAD_S * 1000)
+  const leadMs =
+    c.premake === 0 ? 0 : Math.max(c.premake * c.partitionIntervalS * 1000, inFlightMs + pace.speed * LEAD_S * 1000)
   const toMs = frontier + 1 + leadMs
-  await ensurePartitions(sql, { table: CPU_TABLE, intervalS: c.partitionIntervalS, from: new Date(fromMs), to: new Date(toMs) })
+  await ensurePartitions(sql, {
+    table: CPU_TABLE,
+    intervalS: c.partitionIntervalS,
+    from: new Date(fromMs),
+    to: new Date(toMs)
+  })
 }
 
 /**
  * @param {import('./config.js').TsbsConfig} config
  * @returns {import('../contract.js').WorkloadStatistic[]}
  */
-export function partitionStatistics (config) {
+export function partitionStatistics(config) {
   if (config.partitionIntervalS === null) return []
-  return [{
-    name: 'pgloadgen_workload_tsbs_cpu_partitions',
-    help: 'Partitions of tsbs_cpu',
-    sql: `SELECT count(*) AS value FROM pg_inherits WHERE inhparent = to_regclass('${CPU_TABLE}')`
-  }]
+  return [
+    {
+      name: 'pgloadgen_workload_tsbs_cpu_partitions',
+      help: 'Partitions of tsbs_cpu',
+      sql: `SELECT count(*) AS value FROM pg_inherits WHERE inhparent = to_regclass('${CPU_TABLE}')`
+    }
+  ]
 }

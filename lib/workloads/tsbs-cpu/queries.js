@@ -26,7 +26,7 @@ export const GROUPBY_HOUR_SQL = `WITH cpu_avg AS (
 /**
  * @param {import('../db.js').Db} db
  */
-export async function queryLastpoint (db) {
+export async function queryLastpoint(db) {
   const { rowCount } = await db.query(LASTPOINT_SQL)
   if (rowCount === 0) return false
 }
@@ -35,10 +35,13 @@ export async function queryLastpoint (db) {
  * @param {import('../db.js').Db} db
  * @param {import('../contract.js').ClientContext} ctx
  */
-export async function queryGroupbyHour (db, ctx) {
+export async function queryGroupbyHour(db, ctx) {
   const { stream } = /** @type {import('./setup.js').Shared} */ (ctx.shared)
   if (stream.newestWrittenEpoch < 0) return false
   const endMs = stream.timeOf(stream.newestWrittenEpoch + 1)
-  const { rowCount } = await db.query(GROUPBY_HOUR_SQL, [new Date(endMs - GROUPBY_WINDOW_MS).toISOString(), new Date(endMs).toISOString()])
+  const { rowCount } = await db.query(GROUPBY_HOUR_SQL, [
+    new Date(endMs - GROUPBY_WINDOW_MS).toISOString(),
+    new Date(endMs).toISOString()
+  ])
   if (rowCount === 0) return false
 }

@@ -17,13 +17,14 @@ const FRACTION_SCALE = 2 ** -FRACTION_BITS
 const NORMAL_TABLE = new Float64Array(NORMAL_SEGMENTS + 1)
 for (let i = 0; i <= NORMAL_SEGMENTS; i++) {
   // the ends: the quantiles half a segment in, so the tails are not cut at 0 and 1
-  const p = i === 0 ? 0.5 / NORMAL_SEGMENTS / 2 : i === NORMAL_SEGMENTS ? 1 - 0.5 / NORMAL_SEGMENTS / 2 : i / NORMAL_SEGMENTS
+  const p =
+    i === 0 ? 0.5 / NORMAL_SEGMENTS / 2 : i === NORMAL_SEGMENTS ? 1 - 0.5 / NORMAL_SEGMENTS / 2 : i / NORMAL_SEGMENTS
   NORMAL_TABLE[i] = normalQuantile(p)
 }
 
 export class Random {
   /** @param {number} seed  any integer; the same seed gives the same sequence */
-  constructor (seed) {
+  constructor(seed) {
     // splitmix32 spreads the seed over the four words of state.
     let s = seed >>> 0
     const next = () => {
@@ -41,7 +42,7 @@ export class Random {
   }
 
   /** @returns {number} uniform in [0, 2^32) */
-  uint32 () {
+  uint32() {
     const a = this.a
     const b = this.b
     const c = this.c
@@ -50,12 +51,12 @@ export class Random {
     this.d = (d + 1) | 0
     this.a = b ^ (b >>> 9)
     this.b = (c + (c << 3)) | 0
-    this.c = ((c << 21) | (c >>> 11)) + t | 0
+    this.c = (((c << 21) | (c >>> 11)) + t) | 0
     return t >>> 0
   }
 
   /** @returns {number} uniform in [0, 1) */
-  float () {
+  float() {
     return this.uint32() * TWO_TO_MINUS_32
   }
 
@@ -63,7 +64,7 @@ export class Random {
    * @param {number} n
    * @returns {number} uniform integer in [0, n)
    */
-  below (n) {
+  below(n) {
     return Math.floor(this.float() * n)
   }
 
@@ -71,7 +72,7 @@ export class Random {
    * A standard normal variate (by table, see NORMAL_TABLE).
    * @returns {number}
    */
-  normal () {
+  normal() {
     const u = this.uint32()
     const segment = u >>> FRACTION_BITS
     const low = NORMAL_TABLE[segment]
@@ -85,26 +86,40 @@ export class Random {
  * each tail below 0.02425.
  * @param {number} p  in (0, 1)
  */
-export function normalQuantile (p) {
+export function normalQuantile(p) {
   const LOW = 0.02425
   if (p < LOW) return tail(Math.sqrt(-2 * Math.log(p)))
   if (p > 1 - LOW) return -tail(Math.sqrt(-2 * Math.log(1 - p)))
   const q = p - 0.5
   const r = q * q
-  return (((((-3.969683028665376e+01 * r + 2.209460984245205e+02) * r - 2.759285104469687e+02) * r + 1.383577518672690e+02) * r - 3.066479806614716e+01) * r + 2.506628277459239e+00) * q /
-    (((((-5.447609879822406e+01 * r + 1.615858368580409e+02) * r - 1.556989798598866e+02) * r + 6.680131188771972e+01) * r - 1.328068155288572e+01) * r + 1)
+  return (
+    ((((((-3.969683028665376e1 * r + 2.209460984245205e2) * r - 2.759285104469687e2) * r + 1.38357751867269e2) * r -
+      3.066479806614716e1) *
+      r +
+      2.506628277459239) *
+      q) /
+    (((((-5.447609879822406e1 * r + 1.615858368580409e2) * r - 1.556989798598866e2) * r + 6.680131188771972e1) * r -
+      1.328068155288572e1) *
+      r +
+      1)
+  )
 }
 
 /** @param {number} q */
-function tail (q) {
-  return (((((-7.784894002430293e-03 * q - 3.223964580411365e-01) * q - 2.400758277161838e+00) * q - 2.549732539343734e+00) * q + 4.374664141464968e+00) * q + 2.938163982698783e+00) /
-    ((((7.784695709041462e-03 * q + 3.224671290700398e-01) * q + 2.445134137142996e+00) * q + 3.754408661907416e+00) * q + 1)
+function tail(q) {
+  return (
+    (((((-7.784894002430293e-3 * q - 3.223964580411365e-1) * q - 2.400758277161838) * q - 2.549732539343734) * q +
+      4.374664141464968) *
+      q +
+      2.938163982698783) /
+    ((((7.784695709041462e-3 * q + 3.224671290700398e-1) * q + 2.445134137142996) * q + 3.754408661907416) * q + 1)
+  )
 }
 
 /**
  * A seed for a run given none: different every time.
  * @returns {number}
  */
-export function randomSeed () {
+export function randomSeed() {
   return Math.floor(Math.random() * 2 ** 31)
 }

@@ -9,11 +9,24 @@ import { TAG_COLUMNS } from './tags.js'
 
 export const CPU_TABLE = 'tsbs_cpu'
 export const TAGS_TABLE = 'tsbs_tags'
-export const FIELDS = ['usage_user', 'usage_system', 'usage_idle', 'usage_nice', 'usage_iowait', 'usage_irq', 'usage_softirq', 'usage_steal', 'usage_guest', 'usage_guest_nice']
+export const FIELDS = [
+  'usage_user',
+  'usage_system',
+  'usage_idle',
+  'usage_nice',
+  'usage_iowait',
+  'usage_irq',
+  'usage_softirq',
+  'usage_steal',
+  'usage_guest',
+  'usage_guest_nice'
+]
 // What a batch writes, in this order; additional_tags is left to its default (NULL).
 export const ROW_COLUMNS = ['time', 'tags_id', ...FIELDS]
 
-export const CPU_COLUMNS_SQL = `time timestamptz, tags_id integer, ${FIELDS.map(field => `${field} double precision`).join(', ')}, additional_tags jsonb DEFAULT NULL`
+export const CPU_COLUMNS_SQL =
+  `time timestamptz, tags_id integer, ` +
+  `${FIELDS.map(field => `${field} double precision`).join(', ')}, additional_tags jsonb DEFAULT NULL`
 
 export const TAGS_SQL = `
 CREATE TABLE IF NOT EXISTS ${TAGS_TABLE} (id serial PRIMARY KEY, ${TAG_COLUMNS.map(column => `${column} text`).join(', ')});

@@ -1,6 +1,15 @@
 import { InputError } from '../../errors.js'
 import { listPartitions, partitionedTableSql } from '../partitions.js'
-import { CPU_COLUMNS_SQL, CPU_INDEXES_SQL, CPU_TABLE, NEWEST_SQL, PLAIN_CPU_SQL, RELKIND_SQL, SEED_TAGS_SQL, TAG_IDS_SQL } from './schema.js'
+import {
+  CPU_COLUMNS_SQL,
+  CPU_INDEXES_SQL,
+  CPU_TABLE,
+  NEWEST_SQL,
+  PLAIN_CPU_SQL,
+  RELKIND_SQL,
+  SEED_TAGS_SQL,
+  TAG_IDS_SQL
+} from './schema.js'
 import { CpuStream } from './stream.js'
 import { TAG_COLUMNS, hostTags } from './tags.js'
 
@@ -21,7 +30,7 @@ const SETUP_LOCK_KEY = 0x74736263 // "tsbc": one generator at a time makes the t
  * @param {import('../contract.js').SetupContext} context
  * @returns {Promise<Shared>}
  */
-export async function setup ({ sql, config, log, concurrency }) {
+export async function setup({ sql, config, log, concurrency }) {
   const c = /** @type {import('./config.js').TsbsConfig} */ (config)
   let tagIds
   await sql('BEGIN')
@@ -37,8 +46,22 @@ export async function setup ({ sql, config, log, concurrency }) {
   const newest = /** @type {number | null} */ ((await sql(NEWEST_SQL))[0]?.ms ?? null)
   const startMs = c.startMs ?? Math.floor(Date.now() / c.intervalMs) * c.intervalMs
   const firstEpoch = newest !== null && newest >= startMs ? Math.floor((newest - startMs) / c.intervalMs) + 1 : 0
-  if (firstEpoch > 0) log.info(`${CPU_TABLE} holds rows up to ${new Date(newest ?? 0).toISOString()}: the data goes on from ${new Date(startMs + firstEpoch * c.intervalMs).toISOString()}`)
-  const stream = new CpuStream({ tagIds, intervalMs: c.intervalMs, startMs, firstEpoch, clock: c.clock, seed: c.seed, missing: c.missing, outOfOrder: c.outOfOrder })
+  if (firstEpoch > 0) {
+    log.info(
+      `${CPU_TABLE} holds rows up to ${new Date(newest ?? 0).toISOString()}: ` +
+        `the data goes on from ${new Date(startMs + firstEpoch * c.intervalMs).toISOString()}`
+    )
+  }
+  const stream = new CpuStream({
+    tagIds,
+    intervalMs: c.intervalMs,
+    startMs,
+    firstEpoch,
+    clock: c.clock,
+    seed: c.seed,
+    missing: c.missing,
+    outOfOrder: c.outOfOrder
+  })
   return { stream, clients: Math.max(1, concurrency) }
 }
 
@@ -46,19 +69,27 @@ export async function setup ({ sql, config, log, concurrency }) {
  * @param {import('../contract.js').SetupContext['sql']} sql
  * @param {import('./config.js').TsbsConfig} c
  */
-async function makeCpuTable (sql, c) {
+async function makeCpuTable(sql, c) {
   const partitioned = c.partitionIntervalS !== null
   const kind = (await sql(RELKIND_SQL))[0]?.relkind ?? null
   if (kind === null) {
     await sql(partitioned ? partitionedTableSql({ table: CPU_TABLE, columns: CPU_COLUMNS_SQL }) : PLAIN_CPU_SQL)
   } else if ((kind === 'p') !== partitioned) {
-    throw new InputError(kind === 'p'
-      ? `${CPU_TABLE} is partitioned (by an earlier run's --partition-interval): give --partition-interval, or --reset to make it plain`
-      : `${CPU_TABLE} is a plain table: --partition-interval needs --reset to make it partitioned`)
+    throw new InputError(
+      kind === 'p'
+        ? `${CPU_TABLE} is partitioned (by an earlier run's --partition-interval): give --partition-interval, ` +
+            `or --reset to make it plain`
+        : `${CPU_TABLE} is a plain table: --partition-interval needs --reset to make it partitioned`
+    )
   } else if (partitioned) {
     const widthMs = /** @type {number} */ (c.partitionIntervalS) * 1000
     const odd = (await listPartitions(sql, CPU_TABLE)).find(p => p.to.getTime() - p.from.getTime() !== widthMs)
-    if (odd) throw new InputError(`${CPU_TABLE}'s partition ${odd.name} spans ${(odd.to.getTime() - odd.from.getTime()) / 1000}s, not --partition-interval ${c.partitionIntervalS}s: use the same interval, or --reset`)
+    if (odd) {
+      throw new InputError(
+        `${CPU_TABLE}'s partition ${odd.name} spans ${(odd.to.getTime() - odd.from.getTime()) / 1000}s, ` +
+          `not --partition-interval ${c.partitionIntervalS}s: use the same interval, or --reset`
+      )
+    }
   }
   for (const index of CPU_INDEXES_SQL) await sql(index)
 }
@@ -68,7 +99,7 @@ async function makeCpuTable (sql, c) {
  * @param {import('../contract.js').SetupContext['sql']} sql
  * @param {number} hosts
  */
-async function seedHosts (sql, hosts) {
+async function seedHosts(sql, hosts) {
   /** @type {string[][]} */
   const columns = TAG_COLUMNS.map(() => [])
   for (let n = 0; n < hosts; n++) {

@@ -39,7 +39,7 @@ const DISORDER_SEED = 0x5bd1e995
 
 export class CpuStream {
   /** @param {StreamOptions} options */
-  constructor ({ tagIds, intervalMs, startMs, firstEpoch, clock, seed, missing, outOfOrder, now = Date.now }) {
+  constructor({ tagIds, intervalMs, startMs, firstEpoch, clock, seed, missing, outOfOrder, now = Date.now }) {
     this.tagIds = tagIds
     this.hosts = tagIds.length
     this.intervalMs = intervalMs
@@ -72,12 +72,12 @@ export class CpuStream {
   }
 
   /** @param {number} epoch */
-  timeOf (epoch) {
+  timeOf(epoch) {
     return this.startMs + epoch * this.intervalMs
   }
 
   /** Points the clock has made due and no batch has taken yet: unbounded on the simulated clock. */
-  due () {
+  due() {
     if (!this.real) return Infinity
     const lastDue = Math.floor((this.now() - this.startMs) / this.intervalMs)
     return Math.max(0, (lastDue + 1 - this.epoch) * this.hosts - this.host)
@@ -87,7 +87,7 @@ export class CpuStream {
    * The time partitions must reach for the next rows: the next point's, or
    * on the real clock the present if later.
    */
-  frontierMs () {
+  frontierMs() {
     const next = this.timeOf(this.epoch)
     return this.real ? Math.max(next, this.now()) : next
   }
@@ -100,7 +100,7 @@ export class CpuStream {
    * @param {RowSink} sink
    * @returns {{ rows: number, newestEpoch: number }}
    */
-  take (maxRows, sink) {
+  take(maxRows, sink) {
     const { hosts, walks, row, tagIds, missing, outOfOrder, values, disorder } = this
     let positions = this.due()
     let rows = 0
@@ -161,9 +161,13 @@ export class CpuStream {
    * @param {number} timeMs
    * @param {number} tagsId
    */
-  hold (i, timeMs, tagsId) {
+  hold(i, timeMs, tagsId) {
     if (i === this.heldTimes.length) {
-      const grow = (/** @type {any} */ old, /** @type {number} */ n) => { const next = new old.constructor(n); next.set(old); return next }
+      const grow = (/** @type {any} */ old, /** @type {number} */ n) => {
+        const next = new old.constructor(n)
+        next.set(old)
+        return next
+      }
       this.heldTimes = grow(this.heldTimes, i * 2)
       this.heldTags = grow(this.heldTags, i * 2)
       this.heldValues = grow(this.heldValues, i * 2 * FIELD_COUNT)
@@ -177,7 +181,7 @@ export class CpuStream {
    * A batch with rows up to newestEpoch was acknowledged.
    * @param {number} newestEpoch
    */
-  written (newestEpoch) {
+  written(newestEpoch) {
     if (newestEpoch > this.newestWrittenEpoch) this.newestWrittenEpoch = newestEpoch
   }
 }

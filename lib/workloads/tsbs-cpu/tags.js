@@ -8,7 +8,18 @@ import { Random } from './random.js'
 // unique index over the tags keeps one row per host however often the hosts
 // are seeded.
 
-export const TAG_COLUMNS = ['hostname', 'region', 'datacenter', 'rack', 'os', 'arch', 'team', 'service', 'service_version', 'service_environment']
+export const TAG_COLUMNS = [
+  'hostname',
+  'region',
+  'datacenter',
+  'rack',
+  'os',
+  'arch',
+  'team',
+  'service',
+  'service_version',
+  'service_environment'
+]
 
 /** @type {Array<[string, string[]]>} */
 const REGIONS = [
@@ -35,10 +46,10 @@ const SERVICE_VERSIONS = 2
  * @param {number} n   0 for host_0
  * @returns {string[]}
  */
-export function hostTags (n) {
+export function hostTags(n) {
   const random = new Random(0x7453_4253 ^ n)
   /** @template T @param {T[]} list */
-  const pick = (list) => list[random.below(list.length)]
+  const pick = list => list[random.below(list.length)]
   const [region, datacenters] = pick(REGIONS)
   return [
     `host_${n}`,
