@@ -121,7 +121,8 @@ export async function checkAgeRights(client, { by, holdLock = null }) {
       rows: [lock]
     } = await client.query(
       `SELECT to_regclass($1) AS oid,
-      CASE WHEN to_regclass($1) IS NULL THEN false ELSE has_table_privilege(to_regclass($1), 'UPDATE, DELETE, TRUNCATE') END AS lockable`,
+      CASE WHEN to_regclass($1) IS NULL THEN false
+        ELSE has_table_privilege(to_regclass($1), 'UPDATE, DELETE, TRUNCATE') END AS lockable`,
       [table]
     )
     if (lock.oid === null) {

@@ -42,7 +42,8 @@ export function tableBloatSql() {
   SELECT a.attrelid AS relid, ${COLUMN_AGGREGATES}
   FROM pg_stat_user_tables t
   JOIN pg_attribute a ON a.attrelid = t.relid AND a.attnum > 0 AND NOT a.attisdropped
-  LEFT JOIN pg_stats s ON s.schemaname = t.schemaname AND s.tablename = t.relname AND s.attname = a.attname AND NOT s.inherited
+  LEFT JOIN pg_stats s
+    ON s.schemaname = t.schemaname AND s.tablename = t.relname AND s.attname = a.attname AND NOT s.inherited
   GROUP BY a.attrelid
 ),
 est AS (
@@ -90,7 +91,8 @@ cols AS (
   GROUP BY idx.indexrelid
 ),
 est AS (
-  SELECT idx.schemaname, idx.relname, idx.indexrelname, c.relpages::numeric AS relpages, c.reltuples::numeric AS reltuples,
+  SELECT idx.schemaname, idx.relname, idx.indexrelname,
+    c.relpages::numeric AS relpages, c.reltuples::numeric AS reltuples,
     current_setting('block_size')::numeric AS bs, ${DEAD_SHARE} AS dead_share,
     (cols.missing IS NOT FALSE OR c.reltuples < 0) AS fallback,
     floor((current_setting('block_size')::numeric - 24 - 16) * ${fillfactor('90')} / 100

@@ -17,7 +17,8 @@ export const TARGETS = `SELECT t.relid AS oid, t.schemaname, t.relname, NULL AS 
 FROM pg_stat_user_tables t JOIN pg_class c ON c.oid = t.relid WHERE c.relkind IN ('r', 'm')
 UNION ALL
 SELECT i.indexrelid, i.schemaname, i.relname, i.indexrelname
-FROM pg_stat_user_indexes i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am am ON am.oid = c.relam AND am.amname = 'btree'`
+FROM pg_stat_user_indexes i JOIN pg_class c ON c.oid = i.indexrelid
+JOIN pg_am am ON am.oid = c.relam AND am.amname = 'btree'`
 
 /** @param {string} schema */
 export function scanSql(schema) {

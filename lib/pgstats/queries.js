@@ -191,7 +191,8 @@ export function progressVacuumSql(version) {
       ? `NULL::bigint AS max_dead_tuples, p.num_dead_item_ids AS num_dead_tuples,
   p.max_dead_tuple_bytes, p.dead_tuple_bytes, p.indexes_total, p.indexes_processed`
       : `p.max_dead_tuples, p.num_dead_tuples,
-  NULL::bigint AS max_dead_tuple_bytes, NULL::bigint AS dead_tuple_bytes, NULL::bigint AS indexes_total, NULL::bigint AS indexes_processed`
+  NULL::bigint AS max_dead_tuple_bytes, NULL::bigint AS dead_tuple_bytes,
+  NULL::bigint AS indexes_total, NULL::bigint AS indexes_processed`
   // delay_time stays 0 while track_cost_delay_timing is off (the vacuum's
   // session may have turned it on): a 0 is a figure only when it is on here
   const delay =
@@ -224,10 +225,14 @@ const XID_TABLES = `WITH global AS (SELECT current_setting('autovacuum_freeze_ma
 opt AS (
   SELECT s.schemaname, s.relname, c.relfrozenxid, t.relfrozenxid AS toast_relfrozenxid,
     c.relminmxid, t.relminmxid AS toast_relminmxid,
-    (SELECT split_part(o, '=', 2)::bigint FROM unnest(c.reloptions) o WHERE o LIKE 'autovacuum_freeze_max_age=%') AS table_opt,
-    (SELECT split_part(o, '=', 2)::bigint FROM unnest(t.reloptions) o WHERE o LIKE 'autovacuum_freeze_max_age=%') AS toast_opt,
-    (SELECT split_part(o, '=', 2)::bigint FROM unnest(c.reloptions) o WHERE o LIKE 'autovacuum_multixact_freeze_max_age=%') AS table_mxid_opt,
-    (SELECT split_part(o, '=', 2)::bigint FROM unnest(t.reloptions) o WHERE o LIKE 'autovacuum_multixact_freeze_max_age=%') AS toast_mxid_opt
+    (SELECT split_part(o, '=', 2)::bigint FROM unnest(c.reloptions) o
+      WHERE o LIKE 'autovacuum_freeze_max_age=%') AS table_opt,
+    (SELECT split_part(o, '=', 2)::bigint FROM unnest(t.reloptions) o
+      WHERE o LIKE 'autovacuum_freeze_max_age=%') AS toast_opt,
+    (SELECT split_part(o, '=', 2)::bigint FROM unnest(c.reloptions) o
+      WHERE o LIKE 'autovacuum_multixact_freeze_max_age=%') AS table_mxid_opt,
+    (SELECT split_part(o, '=', 2)::bigint FROM unnest(t.reloptions) o
+      WHERE o LIKE 'autovacuum_multixact_freeze_max_age=%') AS toast_mxid_opt
   FROM pg_stat_user_tables s
   JOIN pg_class c ON c.oid = s.relid
   LEFT JOIN pg_class t ON t.oid = c.reltoastrelid
@@ -237,12 +242,14 @@ SELECT current_database() AS datname, opt.schemaname, opt.relname,
   greatest(age(opt.relfrozenxid), coalesce(age(opt.toast_relfrozenxid), 0)) AS xid_age,
   least(
     least(coalesce(opt.table_opt, g.freeze_max_age), g.freeze_max_age) - age(opt.relfrozenxid),
-    coalesce(least(coalesce(opt.toast_opt, opt.table_opt, g.freeze_max_age), g.freeze_max_age) - age(opt.toast_relfrozenxid), 2147483647)
+    coalesce(least(coalesce(opt.toast_opt, opt.table_opt, g.freeze_max_age), g.freeze_max_age)
+      - age(opt.toast_relfrozenxid), 2147483647)
   ) AS tx_until_wraparound_autovacuum,
   greatest(mxid_age(opt.relminmxid), coalesce(mxid_age(opt.toast_relminmxid), 0)) AS mxid_age,
   least(
     least(coalesce(opt.table_mxid_opt, g.mxid_freeze_max_age), g.mxid_freeze_max_age) - mxid_age(opt.relminmxid),
-    coalesce(least(coalesce(opt.toast_mxid_opt, opt.table_mxid_opt, g.mxid_freeze_max_age), g.mxid_freeze_max_age) - mxid_age(opt.toast_relminmxid), 2147483647)
+    coalesce(least(coalesce(opt.toast_mxid_opt, opt.table_mxid_opt, g.mxid_freeze_max_age), g.mxid_freeze_max_age)
+      - mxid_age(opt.toast_relminmxid), 2147483647)
   ) AS mxid_until_wraparound_autovacuum
 FROM opt CROSS JOIN global g`
 
@@ -261,7 +268,8 @@ WHERE c.relispartition AND c.relkind IN ('r', 'm')`
 const XID_DATABASES = `SELECT datname, age(datfrozenxid) AS xid_age,
   current_setting('autovacuum_freeze_max_age')::bigint - age(datfrozenxid) AS tx_until_wraparound_autovacuum,
   mxid_age(datminmxid) AS mxid_age,
-  current_setting('autovacuum_multixact_freeze_max_age')::bigint - mxid_age(datminmxid) AS mxid_until_wraparound_autovacuum
+  current_setting('autovacuum_multixact_freeze_max_age')::bigint - mxid_age(datminmxid)
+    AS mxid_until_wraparound_autovacuum
 FROM pg_database`
 
 // What holds back the xmin horizon of the whole server (VACUUM cannot
@@ -274,7 +282,8 @@ FROM pg_database`
 // max_prepared_transactions or max_replication_slots, and is LIMITed.
 export const HOLDERS_PER_KIND = 5
 const HORIZON = `SELECT * FROM (
-(SELECT 'backend' AS kind, a.pid, a.application_name, a.state, a.backend_type, a.datname::text AS datname, NULL::text AS name,
+(SELECT 'backend' AS kind, a.pid, a.application_name, a.state, a.backend_type,
+  a.datname::text AS datname, NULL::text AS name,
   extract(epoch FROM now() - a.xact_start)::float8 AS xact_age_s,
   greatest(age(a.backend_xid), age(a.backend_xmin)) AS xmin_age,
   NULL::int AS slot_xmin_age, NULL::int AS slot_catalog_xmin_age
@@ -288,7 +297,8 @@ UNION ALL
 FROM pg_prepared_xacts p
 ORDER BY age(p.transaction) DESC, p.gid LIMIT ${HOLDERS_PER_KIND})
 UNION ALL
-(SELECT 'slot', r.active_pid, NULL::text, CASE WHEN r.active THEN 'active' ELSE 'inactive' END, NULL::text, r.database::text, r.slot_name::text,
+(SELECT 'slot', r.active_pid, NULL::text, CASE WHEN r.active THEN 'active' ELSE 'inactive' END, NULL::text,
+  r.database::text, r.slot_name::text,
   NULL::float8,
   greatest(age(r.xmin), age(r.catalog_xmin)), age(r.xmin), age(r.catalog_xmin)
 FROM pg_replication_slots r
@@ -358,10 +368,12 @@ export function databaseSql(version) {
       ? `s.sessions, s.sessions_abandoned, s.sessions_fatal, s.sessions_killed,
   s.session_time / 1000.0 AS session_time_seconds, s.active_time / 1000.0 AS active_time_seconds,
   s.idle_in_transaction_time / 1000.0 AS idle_in_transaction_time_seconds`
-      : `NULL::bigint AS sessions, NULL::bigint AS sessions_abandoned, NULL::bigint AS sessions_fatal, NULL::bigint AS sessions_killed,
-  NULL::float8 AS session_time_seconds, NULL::float8 AS active_time_seconds, NULL::float8 AS idle_in_transaction_time_seconds`
+      : `NULL::bigint AS sessions, NULL::bigint AS sessions_abandoned, NULL::bigint AS sessions_fatal,
+  NULL::bigint AS sessions_killed, NULL::float8 AS session_time_seconds, NULL::float8 AS active_time_seconds,
+  NULL::float8 AS idle_in_transaction_time_seconds`
   return `SELECT d.datname,
-  CASE WHEN has_database_privilege(d.oid, 'CONNECT') OR pg_has_role('pg_read_all_stats', 'MEMBER') THEN pg_database_size(d.oid) END AS size_bytes,
+  CASE WHEN has_database_privilege(d.oid, 'CONNECT') OR pg_has_role('pg_read_all_stats', 'MEMBER')
+    THEN pg_database_size(d.oid) END AS size_bytes,
   s.numbackends, s.xact_commit, s.xact_rollback, s.blks_read, s.blks_hit,
   s.tup_returned, s.tup_fetched, s.tup_inserted, s.tup_updated, s.tup_deleted,
   ${sessions}

@@ -55,7 +55,9 @@ const FORKS = ['', '_fsm', '_vm', '_init']
 // table and, for a partitioned one, every partition (pg_partition_tree
 // gives nothing for a plain table), their TOAST tables, and the indexes of
 // all of them. Those without storage (partitioned parents) have no file path.
-const RELATIONS_SQL = `WITH tree AS (SELECT $1::regclass AS relid UNION SELECT relid FROM pg_partition_tree($1::regclass)),
+const RELATIONS_SQL = `WITH tree AS (
+  SELECT $1::regclass AS relid UNION SELECT relid FROM pg_partition_tree($1::regclass)
+),
 heaps AS (
   SELECT c.oid, 'table' AS kind FROM pg_class c JOIN tree ON c.oid = tree.relid
   UNION ALL
@@ -64,7 +66,8 @@ heaps AS (
 rels AS (
   SELECT oid, kind FROM heaps
   UNION ALL
-  SELECT i.indexrelid, CASE h.kind WHEN 'toast' THEN 'toast index' ELSE 'index' END FROM pg_index i JOIN heaps h ON i.indrelid = h.oid
+  SELECT i.indexrelid, CASE h.kind WHEN 'toast' THEN 'toast index' ELSE 'index' END
+  FROM pg_index i JOIN heaps h ON i.indrelid = h.oid
 )
 SELECT r.oid::regclass::text AS relation, r.kind, pg_relation_filepath(r.oid) AS path
 FROM rels r WHERE pg_relation_filepath(r.oid) IS NOT NULL ORDER BY r.kind DESC, 1`

@@ -135,7 +135,8 @@ export async function deleteOldRows(sql, retention, detail, removed) {
 async function describeTable(sql, table, timeColumn) {
   const [row] = await sql(
     `SELECT c.oid::int8 AS oid, c.relkind AS kind,
-  (SELECT format_type(a.atttypid, a.atttypmod) FROM pg_attribute a WHERE a.attrelid = c.oid AND a.attname = $2 AND a.attnum > 0 AND NOT a.attisdropped) AS type
+  (SELECT format_type(a.atttypid, a.atttypmod) FROM pg_attribute a
+    WHERE a.attrelid = c.oid AND a.attname = $2 AND a.attnum > 0 AND NOT a.attisdropped) AS type
 FROM pg_class c WHERE c.oid = to_regclass($1)`,
     [quoteTable(table), timeColumn]
   )

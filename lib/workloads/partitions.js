@@ -128,7 +128,8 @@ export async function readPartitionedTable(sql, table) {
   const quoted = quoteTable(table)
   const [parent] = await sql(
     `SELECT c.oid::int8 AS oid, n.nspname AS schema, c.relname AS name, c.relkind AS kind,
-  p.partstrat AS strategy, p.partnatts AS key_columns, a.attname AS key_column, format_type(a.atttypid, a.atttypmod) AS type
+  p.partstrat AS strategy, p.partnatts AS key_columns, a.attname AS key_column,
+  format_type(a.atttypid, a.atttypmod) AS type
 FROM pg_class c
 JOIN pg_namespace n ON n.oid = c.relnamespace
 LEFT JOIN pg_partitioned_table p ON p.partrelid = c.oid

@@ -40,7 +40,8 @@ async function makeTable(url) {
   await withClient(url, async client => {
     await client.query(`CREATE TABLE big WITH (autovacuum_enabled = off, toast.autovacuum_enabled = off) AS
       SELECT i::bigint AS id, repeat(md5(i::text), 4) AS v,
-             CASE WHEN i % 200 = 0 THEN (SELECT string_agg(gen_random_uuid()::text, '') FROM generate_series(1, 200)) END AS doc
+             CASE WHEN i % 200 = 0
+               THEN (SELECT string_agg(gen_random_uuid()::text, '') FROM generate_series(1, 200)) END AS doc
       FROM generate_series(1, 300000) AS i`)
     await client.query('ALTER TABLE big ADD PRIMARY KEY (id)')
   })
@@ -56,8 +57,10 @@ async function tableFiles(url) {
   const { rows } = await query(
     url,
     `SELECT current_setting('data_directory') AS dir, pg_relation_filepath(oid) AS path FROM pg_class
-    WHERE oid IN ('big'::regclass, 'big_pkey'::regclass, (SELECT reltoastrelid FROM pg_class WHERE oid = 'big'::regclass))
-       OR oid IN (SELECT indexrelid FROM pg_index WHERE indrelid = (SELECT reltoastrelid FROM pg_class WHERE oid = 'big'::regclass))`
+    WHERE oid IN ('big'::regclass, 'big_pkey'::regclass,
+                  (SELECT reltoastrelid FROM pg_class WHERE oid = 'big'::regclass))
+       OR oid IN (SELECT indexrelid FROM pg_index
+                  WHERE indrelid = (SELECT reltoastrelid FROM pg_class WHERE oid = 'big'::regclass))`
   )
   if (rows.length !== 4) {
     throw new Error(`expected heap, primary key, TOAST table and TOAST index, found ${rows.length} relations`)

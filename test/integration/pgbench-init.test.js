@@ -63,7 +63,8 @@ async function definitions(url) {
                pg_get_expr(d.adbin, d.adrelid) as default_value
         from pg_attribute a join pg_class c on c.oid = a.attrelid
         left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
-        where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p') and a.attnum > 0 and not a.attisdropped
+        where c.relnamespace = 'public'::regnamespace and c.relkind in ('r', 'p')
+          and a.attnum > 0 and not a.attisdropped
         order by c.relname, a.attnum`),
       columns: await rows(`
         select table_name, ordinal_position, column_name, data_type, character_maximum_length, numeric_precision,
@@ -181,8 +182,10 @@ async function pgbenchRuns(t, url, expected) {
   const sums = (
     await query(
       url,
-      `select (select sum(abalance) from pgbench_accounts)::text as a, (select sum(tbalance) from pgbench_tellers)::text as t,
-    (select sum(bbalance) from pgbench_branches)::text as b, (select sum(delta) from pgbench_history)::text as h, (select count(*)::int from pgbench_history) as n`
+      `select (select sum(abalance) from pgbench_accounts)::text as a,
+    (select sum(tbalance) from pgbench_tellers)::text as t,
+    (select sum(bbalance) from pgbench_branches)::text as b, (select sum(delta) from pgbench_history)::text as h,
+    (select count(*)::int from pgbench_history) as n`
     )
   ).rows[0]
   t.equal(sums.n, 50)

@@ -69,7 +69,8 @@ async function books() {
     db.url,
     `SELECT (SELECT sum(abalance) FROM pgbench_accounts)::bigint AS a,
     (SELECT sum(bbalance) FROM pgbench_branches)::bigint AS b, (SELECT sum(tbalance) FROM pgbench_tellers)::bigint AS t,
-    (SELECT coalesce(sum(delta), 0) FROM pgbench_history)::bigint AS h, (SELECT count(*) FROM pgbench_history)::bigint AS n`
+    (SELECT coalesce(sum(delta), 0) FROM pgbench_history)::bigint AS h,
+    (SELECT count(*) FROM pgbench_history)::bigint AS n`
   )
   return {
     accounts: Number(row.a),

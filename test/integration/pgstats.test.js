@@ -215,7 +215,8 @@ for (const server of [
         `SELECT pg_total_relation_size('known') AS total, pg_indexes_size('known') AS indexes,
       coalesce(pg_total_relation_size(nullif(reltoastrelid, 0)), 0) AS toast, age(relfrozenxid) AS age,
       (SELECT age(datfrozenxid) FROM pg_database WHERE datname = current_database()) AS db_age,
-      pg_database_size(current_database()) AS db_size, current_setting('autovacuum_freeze_max_age')::int AS freeze_max_age
+      pg_database_size(current_database()) AS db_size,
+      current_setting('autovacuum_freeze_max_age')::int AS freeze_max_age
       FROM pg_class WHERE oid = 'known'::regclass`
       )
     ).rows[0]
@@ -441,7 +442,8 @@ t.test('PG 18: an anti-wraparound autovacuum shows with vacuum_mode="wraparound"
   // Never vacuumed by autovacuum for dead tuples; its own freeze limit
   // 100000 (the global one is 150000); slow, so that it can be seen.
   await withClient(pg18.url, async c => {
-    await c.query(`CREATE TABLE wrap (id bigint, v text) WITH (autovacuum_enabled = false, autovacuum_freeze_max_age = 100000,
+    await c.query(`CREATE TABLE wrap (id bigint, v text)
+      WITH (autovacuum_enabled = false, autovacuum_freeze_max_age = 100000,
       autovacuum_vacuum_cost_delay = 100, autovacuum_vacuum_cost_limit = 10)`)
     await c.query('INSERT INTO wrap SELECT g, md5(g::text) FROM generate_series(1, 100000) g')
   })

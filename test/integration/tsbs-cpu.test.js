@@ -246,7 +246,8 @@ t.test('--out-of-order and --missing: the stated fractions reach the table', asy
       `SELECT count(*)::int AS n,
       count(*) FILTER (WHERE time < newest_before)::int AS late,
       (extract(epoch FROM max(time) - min(time)) / 10 + 1)::int * 10 AS slots
-    FROM (SELECT time, max(time) OVER (ORDER BY ctid ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS newest_before FROM tsbs_cpu) arrivals`
+    FROM (SELECT time, max(time) OVER (ORDER BY ctid ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS newest_before
+      FROM tsbs_cpu) arrivals`
     )
   ).rows[0]
   const missing = 1 - seen.n / seen.slots

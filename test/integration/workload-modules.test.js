@@ -31,7 +31,8 @@ async function checkLedger(t, url, summary, bulkRowsBefore) {
       `SELECT
       (SELECT coalesce(sum(balance), 0)::bigint FROM accounts) AS balances,
       (SELECT coalesce(sum(amount), 0)::bigint FROM ledger) AS ledger,
-      (SELECT count(*)::bigint FROM accounts WHERE balance <> (SELECT coalesce(sum(amount), 0) FROM ledger l WHERE l.account = accounts.id)) AS wrong,
+      (SELECT count(*)::bigint FROM accounts
+        WHERE balance <> (SELECT coalesce(sum(amount), 0) FROM ledger l WHERE l.account = accounts.id)) AS wrong,
       (SELECT count(*)::bigint FROM bulk) AS bulk,
       (SELECT count(*)::bigint FROM bulk WHERE note IS NULL) AS nulls,
       (SELECT count(*)::bigint FROM bulk WHERE note = E'tab\\there, newline\\nthere') AS escaped`

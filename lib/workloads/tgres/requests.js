@@ -22,7 +22,8 @@ const UPDATE_STATE = statement(
     'value[$9:$10] = $11 WHERE rra_bundle_id = $1 AND seg = $2'
 )
 const READ_SERIES = statement(`SELECT i, r
-  FROM (SELECT i, dp[$1] AS r, ver[$1] AS v FROM ts ts WHERE rra_bundle_id = $2 AND seg = $3 AND dp[$1] IS NOT NULL AND dp[$1] <> 'NaN') x
+  FROM (SELECT i, dp[$1] AS r, ver[$1] AS v FROM ts ts
+    WHERE rra_bundle_id = $2 AND seg = $3 AND dp[$1] IS NOT NULL AND dp[$1] <> 'NaN') x
   WHERE (i <= $4) AND v = $5 OR (i > $4) AND v = $6`)
 
 /** @typedef {import('./layout.js').TgresConfig} TgresConfig */

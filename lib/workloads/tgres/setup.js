@@ -57,8 +57,8 @@ export async function setupTgres({ sql, config, log }) {
  * @param {import('../../log.js').Logger} log
  */
 async function applyFillfactor(sql, fillfactor, log) {
-  const [table] =
-    await sql(`SELECT coalesce((SELECT option_value FROM pg_options_to_table(c.reloptions) WHERE option_name = 'fillfactor'), '100')::int AS fillfactor,
+  const [table] = await sql(`SELECT coalesce((SELECT option_value FROM pg_options_to_table(c.reloptions)
+        WHERE option_name = 'fillfactor'), '100')::int AS fillfactor,
       pg_relation_size(c.oid)::float8 AS bytes
     FROM pg_class AS c WHERE c.oid = to_regclass('ts')`)
   if (Number(table.fillfactor) === fillfactor) return

@@ -29,13 +29,15 @@ export function tgresStatistics(config) {
         'Share of the updates of ts since the run started that were HOT (n_tup_hot_upd / n_tup_upd); ' +
         'absent before the first update',
       sql: `SELECT (s.n_tup_hot_upd - r.ts_hot_updates)::float8 / (s.n_tup_upd - r.ts_updates) AS value
-        FROM pg_stat_user_tables AS s, pgloadgen_tgres_run AS r WHERE s.relid = to_regclass('ts') AND s.n_tup_upd > r.ts_updates`
+        FROM pg_stat_user_tables AS s, pgloadgen_tgres_run AS r
+        WHERE s.relid = to_regclass('ts') AND s.n_tup_upd > r.ts_updates`
     },
     {
       name: 'pgloadgen_workload_tgres_autovacuum_runs',
       help: 'Autovacuums of ts finished since the run started',
       sql: `SELECT s.autovacuum_count - r.ts_autovacuums AS value
-        FROM pg_stat_user_tables AS s, pgloadgen_tgres_run AS r WHERE s.relid = to_regclass('ts') AND s.autovacuum_count >= r.ts_autovacuums`
+        FROM pg_stat_user_tables AS s, pgloadgen_tgres_run AS r
+        WHERE s.relid = to_regclass('ts') AND s.autovacuum_count >= r.ts_autovacuums`
     }
   ]
 }

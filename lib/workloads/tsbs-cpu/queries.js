@@ -13,8 +13,9 @@ export const LASTPOINT_SQL = `SELECT DISTINCT ON (t.hostname) * FROM ${TAGS_TABL
 // TSBS's double-groupby-5: the first five usage fields
 const GROUPBY_FIELDS = FIELDS.slice(0, 5)
 export const GROUPBY_WINDOW_MS = 12 * 3600 * 1000
+const GROUPBY_MEANS_SQL = GROUPBY_FIELDS.map(field => `avg(${field}) AS mean_${field}`).join(', ')
 export const GROUPBY_HOUR_SQL = `WITH cpu_avg AS (
-    SELECT date_trunc('hour', time) AS hour, tags_id, ${GROUPBY_FIELDS.map(field => `avg(${field}) AS mean_${field}`).join(', ')}
+    SELECT date_trunc('hour', time) AS hour, tags_id, ${GROUPBY_MEANS_SQL}
     FROM ${CPU_TABLE}
     WHERE time >= $1 AND time < $2
     GROUP BY hour, tags_id

@@ -28,8 +28,9 @@ export const CPU_COLUMNS_SQL =
   `time timestamptz, tags_id integer, ` +
   `${FIELDS.map(field => `${field} double precision`).join(', ')}, additional_tags jsonb DEFAULT NULL`
 
+const TAG_COLUMNS_SQL = TAG_COLUMNS.map(column => `${column} text`).join(', ')
 export const TAGS_SQL = `
-CREATE TABLE IF NOT EXISTS ${TAGS_TABLE} (id serial PRIMARY KEY, ${TAG_COLUMNS.map(column => `${column} text`).join(', ')});
+CREATE TABLE IF NOT EXISTS ${TAGS_TABLE} (id serial PRIMARY KEY, ${TAG_COLUMNS_SQL});
 CREATE UNIQUE INDEX IF NOT EXISTS ${TAGS_TABLE}_uniq ON ${TAGS_TABLE} (${TAG_COLUMNS.join(', ')});
 CREATE INDEX IF NOT EXISTS ${TAGS_TABLE}_hostname_idx ON ${TAGS_TABLE} (hostname);
 `
@@ -45,10 +46,12 @@ export const CPU_INDEXES_SQL = [
 export const DROP_SQL = `DROP TABLE IF EXISTS ${CPU_TABLE}, ${TAGS_TABLE};\n`
 
 // A host's tags are inserted unless present; its id is read back by all ten.
+const TAG_PARAMS_SQL = TAG_COLUMNS.map((_, i) => `$${i + 1}::text[]`).join(', ')
 export const SEED_TAGS_SQL = `INSERT INTO ${TAGS_TABLE} (${TAG_COLUMNS.join(', ')})
-  SELECT * FROM unnest(${TAG_COLUMNS.map((_, i) => `$${i + 1}::text[]`).join(', ')})
+  SELECT * FROM unnest(${TAG_PARAMS_SQL})
   ON CONFLICT DO NOTHING`
-export const TAG_IDS_SQL = `SELECT t.id, u.n FROM unnest(${TAG_COLUMNS.map((_, i) => `$${i + 1}::text[]`).join(', ')}) WITH ORDINALITY AS u(${TAG_COLUMNS.join(', ')}, n)
+export const TAG_IDS_SQL = `SELECT t.id, u.n FROM unnest(${TAG_PARAMS_SQL})
+  WITH ORDINALITY AS u(${TAG_COLUMNS.join(', ')}, n)
   JOIN ${TAGS_TABLE} t USING (${TAG_COLUMNS.join(', ')})`
 
 export const RELKIND_SQL = `SELECT c.relkind FROM pg_class c WHERE c.oid = to_regclass('${CPU_TABLE}')`
