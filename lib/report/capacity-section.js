@@ -89,7 +89,8 @@ export function capacitySection(runs, prefix) {
   const charts = found.map((r, i) => capacityChart(r.run, r.capacity, `${prefix}-${i}`, r.label))
   const rows = found.map(
     ({ label, capacity: c }) => `<tr><td>${esc(label)}</td><td>${esc(c.verdict.replace(/_/g, ' '))}</td>
-<td class="sep">${fmtNumber(c.capacity_per_s)}</td><td>${fmtSeconds(c.knee_s)}</td><td>${fmtNumber(c.clients_at_knee)}</td>
+<td class="sep">${fmtNumber(c.capacity_per_s)}</td><td>${fmtSeconds(c.knee_s)}</td>
+<td>${fmtNumber(c.clients_at_knee)}</td>
 <td class="sep">${fmtUs(c.lag_at_knee_us)}</td><td>${fmtUs(c.lag_at_end_us)}</td><td>${fmtNumber(c.lag_growth, 3)}</td>
 <td class="sep">${fmtNumber(c.peak_per_s)}</td><td>${fmtNumber(c.after_knee_per_s)}</td></tr>`
   )
@@ -98,7 +99,8 @@ export function capacitySection(runs, prefix) {
     .map(({ label, capacity: c }) => {
       const figures = Object.entries(/** @type {CapacityStats} */ (c.stats).workload).map(
         ([name, f]) =>
-          `<tr><td>${esc(name.replace(/^pgloadgen_workload_/, ''))}</td><td>${fmtNumber(f.before)}</td><td>${fmtNumber(f.at_knee)}</td><td>${fmtNumber(f.at_end)}</td></tr>`
+          `<tr><td>${esc(name.replace(/^pgloadgen_workload_/, ''))}</td><td>${fmtNumber(f.before)}</td>` +
+          `<td>${fmtNumber(f.at_knee)}</td><td>${fmtNumber(f.at_end)}</td></tr>`
       )
       return (
         `<h3>${esc(label)}</h3><div ` +
@@ -108,15 +110,29 @@ export function capacitySection(runs, prefix) {
       )
     })
   const unit = found[0].capacity.unit
+  const lag =
+    found[0].capacity.lag_kind === 'start'
+      ? 'Lag: how late each request started (p99 per second).'
+      : 'Lag: how late each request ended, from when it was due (p99 per second).'
+  const sentences = found
+    .map(r => `<p class="lead"><strong>${esc(r.label)}</strong>: ${esc(capacitySentence(r.capacity))}</p>`)
+    .join('\n')
+  const statisticsHtml = statistics.length
+    ? `<details><summary>The workload's statistics around the knee</summary>${statistics.join('')}</details>`
+    : ''
   const html = `<h2>Capacity</h2>
-<p class="lead">Where the lag of the paced requests stopped being bounded by their interval and grew to the end of the load, and the ${esc(unit)} per second delivered just before. ${esc(found[0].capacity.lag_kind === 'start' ? 'Lag: how late each request started (p99 per second).' : 'Lag: how late each request ended, from when it was due (p99 per second).')}</p>
-${found.map(r => `<p class="lead"><strong>${esc(r.label)}</strong>: ${esc(capacitySentence(r.capacity))}</p>`).join('\n')}
+<p class="lead">Where the lag of the paced requests stopped being bounded by their interval and grew to the end of the
+load, and the ${esc(unit)} per second delivered just before. ${esc(lag)}</p>
+${sentences}
 <div class="tablewrap"><table>
-<thead><tr class="group"><th colspan="2"></th><th colspan="3">knee</th><th colspan="3">lag</th><th colspan="2">${esc(unit)}/s delivered</th></tr>
-<tr><th>run</th><th>verdict</th><th class="sep">capacity (${esc(unit)}/s)</th><th>at</th><th>clients</th><th class="sep">at the knee</th><th>at the end</th><th>growth (s/s)</th><th class="sep">peak</th><th>after the knee</th></tr></thead>
+<thead><tr class="group"><th colspan="2"></th><th colspan="3">knee</th><th colspan="3">lag</th>
+<th colspan="2">${esc(unit)}/s delivered</th></tr>
+<tr><th>run</th><th>verdict</th><th class="sep">capacity (${esc(unit)}/s)</th><th>at</th><th>clients</th>
+<th class="sep">at the knee</th><th>at the end</th><th>growth (s/s)</th>
+<th class="sep">peak</th><th>after the knee</th></tr></thead>
 <tbody>${rows.join('')}</tbody></table></div>
 ${chartGrid(charts)}
-${statistics.length ? `<details><summary>The workload's statistics around the knee</summary>${statistics.join('')}</details>` : ''}
+${statisticsHtml}
 <details><summary>How the capacity is found</summary>${keyValueTable(CAPACITY_METHOD)}</details>`
   return { html, charts }
 }

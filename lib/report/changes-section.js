@@ -69,14 +69,24 @@ export function changesSection(run, { heading = '<h2>What changed</h2>' } = {}) 
     'autocorrelation; a cause is named when what the lab saw began, ended or changed within a few seconds of ' +
     "the change (see docs/change-points.md). Times are seconds from the time axis' zero.</p>"
   if (changes.length === 0) {
-    return `${heading}${run.samples.length ? '<p class="lead">Nothing: no series of this run moved beyond the noise.</p>' : '<p class="lead">No samples: nothing to segment.</p>'}${method}`
+    const nothing = run.samples.length
+      ? '<p class="lead">Nothing: no series of this run moved beyond the noise.</p>'
+      : '<p class="lead">No samples: nothing to segment.</p>'
+    return `${heading}${nothing}${method}`
   }
-  const moments = groupChanges(changes).map(
-    group =>
+  const moments = groupChanges(changes).map(group => {
+    const causes =
+      group.causes.length === 0
+        ? '<span class="muted">no cause seen</span>'
+        : group.causes
+            .map(c => `${esc(c.label)} <span class="muted">(${fmtSeconds(c.at_s + offset)})</span>`)
+            .join('<br>')
+    return (
       `<tr><td>${fmtSeconds(group.at_s + offset)}</td><td ` +
       `style="text-align:left">${group.changes.map(c => esc(describeChange(c))).join('<br>')}</td><td ` +
-      `style="text-align:left">${group.causes.length === 0 ? '<span class="muted">no cause seen</span>' : group.causes.map(c => `${esc(c.label)} <span class="muted">(${fmtSeconds(c.at_s + offset)})</span>`).join('<br>')}</td></tr>`
-  )
+      `style="text-align:left">${causes}</td></tr>`
+    )
+  })
   /** @type {Map<string, import('../analysis/explain.js').Change[]>} */
   const byMetric = new Map()
   for (const change of changes) byMetric.set(change.metric, [...(byMetric.get(change.metric) ?? []), change])
@@ -85,17 +95,22 @@ export function changesSection(run, { heading = '<h2>What changed</h2>' } = {}) 
     list.sort((a, b) => a.at_s - b.at_s)
     const levels = [list[0].before, ...list.map(c => c.after)]
     const starts = [0, ...list.map(c => c.at_s)]
-    const cells = levels.map(
-      (level, i) =>
-        `${fmtSeconds(starts[i] + offset)}${i + 1 < starts.length ? `–${fmtSeconds(starts[i + 1] + offset)}` : '–end'}: <b>${esc(metricValue(metric, level.median))}</b> <span class="muted">[${esc(metricValue(metric, level.low))}, ${esc(metricValue(metric, level.high))}]</span>`
-    )
+    const cells = levels.map((level, i) => {
+      const end = i + 1 < starts.length ? `–${fmtSeconds(starts[i + 1] + offset)}` : '–end'
+      const interval = `[${esc(metricValue(metric, level.low))}, ${esc(metricValue(metric, level.high))}]`
+      return (
+        `${fmtSeconds(starts[i] + offset)}${end}: <b>${esc(metricValue(metric, level.median))}</b> ` +
+        `<span class="muted">${interval}</span>`
+      )
+    })
     segmentRows.push(
       `<tr><td>${esc(metricName(metric))}</td><td style="text-align:left">${cells.join(' → ')}</td></tr>`
     )
   }
   return `${heading}${method}
 <div class="tablewrap"><table class="changes">
-<thead><tr><th>time</th><th style="text-align:left">what changed (median of each side)</th><th style="text-align:left">what the lab saw then</th></tr></thead>
+<thead><tr><th>time</th><th style="text-align:left">what changed (median of each side)</th>
+<th style="text-align:left">what the lab saw then</th></tr></thead>
 <tbody>${moments.join('')}</tbody></table></div>
 <div class="tablewrap"><table class="segments">
 <thead><tr><th>series</th><th style="text-align:left">segments: median [95 % interval]</th></tr></thead>

@@ -64,11 +64,14 @@ ${comparison.forced ? '<p class="warning">--force: the entries ran different wor
 <h2>Entries</h2>
 ${entriesTable(comparison)}
 <h2>Figures, each against ${esc(baseline.letter)}</h2>
-<p class="lead">Ratio: the entry's figure / ${esc(baseline.letter)}'s. Under it, the 95 % bootstrap interval of the entry's repetitions in ${esc(baseline.letter)}'s units. A verdict only where the entry's interval and ${esc(baseline.letter)}'s do not overlap; "no interval" with fewer than 3 repetitions. n/a: not recorded.</p>
+<p class="lead">Ratio: the entry's figure / ${esc(baseline.letter)}'s. Under it, the 95 % bootstrap interval of the
+entry's repetitions in ${esc(baseline.letter)}'s units. A verdict only where the entry's interval and
+${esc(baseline.letter)}'s do not overlap; "no interval" with fewer than 3 repetitions. n/a: not recorded.</p>
 ${figuresTable(comparison)}
 ${changesTable(comparison)}
 <h2>Over time</h2>
-<p class="lead">Every entry's runs on shared axes, seconds from each run's start; a colour per entry, dashed lines for repetitions after the first; bands: each run's action. Drag across a chart to zoom, double-click to zoom out.</p>
+<p class="lead">Every entry's runs on shared axes, seconds from each run's start; a colour per entry, dashed lines for
+repetitions after the first; bands: each run's action. Drag across a chart to zoom, double-click to zoom out.</p>
 ${chartGrid(charts)}
 <details><summary>How the figures are made</summary>${keyValueTable(comparison.method)}</details>`
   return { title: `pgloadgen compare: ${title}`, headerHtml, bodyHtml, charts }
@@ -97,17 +100,29 @@ function entriesTable(comparison) {
   const rows = comparison.entries.map(
     (e, i) =>
       `<tr><td><span class="swatch" ` +
-      `style="display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px;background:${paletteColor(i)}"></span>${esc(e.letter)}</td><td style="text-align:left">${esc(e.name)}</td><td style="text-align:left">${esc(e.kind)}</td><td style="text-align:left">${esc(e.workload)}</td><td>${e.repetitions}</td><td>${fmtSeconds(e.elapsed_s.reduce((a, b) => a + b, 0))}</td><td style="text-align:left" class="muted">${esc(e.path)}</td></tr>`
+      `style="display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px;` +
+      `background:${paletteColor(i)}"></span>${esc(e.letter)}</td>` +
+      `<td style="text-align:left">${esc(e.name)}</td><td style="text-align:left">${esc(e.kind)}</td>` +
+      `<td style="text-align:left">${esc(e.workload)}</td><td>${e.repetitions}</td>` +
+      `<td>${fmtSeconds(e.elapsed_s.reduce((a, b) => a + b, 0))}</td>` +
+      `<td style="text-align:left" class="muted">${esc(e.path)}</td></tr>`
   )
   return `<div class="tablewrap"><table class="entries">
-<thead><tr><th></th><th style="text-align:left">name</th><th style="text-align:left">kind</th><th style="text-align:left">workload</th><th>repetitions</th><th>load</th><th style="text-align:left">directory</th></tr></thead>
+<thead><tr><th></th><th style="text-align:left">name</th><th style="text-align:left">kind</th>
+<th style="text-align:left">workload</th><th>repetitions</th><th>load</th>
+<th style="text-align:left">directory</th></tr></thead>
 <tbody>${rows.join('')}</tbody></table></div>`
 }
 
 /** @param {Comparison} comparison */
 function figuresTable(comparison) {
   const [baseline, ...others] = comparison.entries
-  const head = `<tr><th>figure</th><th>${esc(baseline.letter)}</th>${others.map(e => `<th class="sep">${esc(e.letter)}</th><th>${esc(e.letter)} / ${esc(baseline.letter)}</th><th>verdict</th>`).join('')}</tr>`
+  const otherHeads = others
+    .map(
+      e => `<th class="sep">${esc(e.letter)}</th><th>${esc(e.letter)} / ${esc(baseline.letter)}</th><th>verdict</th>`
+    )
+    .join('')
+  const head = `<tr><th>figure</th><th>${esc(baseline.letter)}</th>${otherHeads}</tr>`
   const width = 2 + others.length * 3
   const rows = []
   let group = ''
@@ -133,7 +148,8 @@ function figuresTable(comparison) {
       )
     })
     rows.push(
-      `<tr><td>${esc(figure.label)}</td><td>${formatFigure(figure, baseline.figures[figure.key])}</td>${cells.join('')}</tr>`
+      `<tr><td>${esc(figure.label)}</td><td>${formatFigure(figure, baseline.figures[figure.key])}</td>` +
+        `${cells.join('')}</tr>`
     )
   }
   return `<div class="tablewrap"><table class="compare">
@@ -192,8 +208,10 @@ function changesTable(comparison) {
     )
   })
   return `<h2>What changed within the runs</h2>
-<p class="lead">Seconds from each run's start of load; the causes are what the lab saw within a few seconds of each change (docs/change-points.md).</p>
+<p class="lead">Seconds from each run's start of load; the causes are what the lab saw within a few seconds of each
+change (docs/change-points.md).</p>
 <div class="tablewrap"><table>
-<thead><tr><th>entry</th><th>rep</th><th>time</th><th style="text-align:left">what changed</th><th style="text-align:left">what the lab saw then</th></tr></thead>
+<thead><tr><th>entry</th><th>rep</th><th>time</th><th style="text-align:left">what changed</th>
+<th style="text-align:left">what the lab saw then</th></tr></thead>
 <tbody>${rows.join('')}</tbody></table></div>`
 }

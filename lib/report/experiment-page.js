@@ -76,9 +76,12 @@ export function experimentPage(experiment, summary) {
   const started = Date.parse(info.started_at ?? '')
   const ended = Date.parse(info.ended_at ?? '')
   const repCounts = experiment.variants.map(v => v.repetitions.length)
+  const interrupted = experiment.info.interrupted
+    ? '<p class="warning">Interrupted: the experiment was stopped before all its repetitions ran.</p>'
+    : ''
   const headerHtml = `<h1>${esc(name)}</h1>
 ${plan.description ? `<p class="lead">${esc(plan.description)}</p>` : ''}
-${experiment.info.interrupted ? '<p class="warning">Interrupted: the experiment was stopped before all its repetitions ran.</p>' : ''}
+${interrupted}
 ${metaList([
   ['pgloadgen', esc(info.pgloadgen_version ?? '?')],
   ['PostgreSQL', esc(info.postgres_version ?? '?')],
@@ -94,39 +97,77 @@ ${metaList([
   const variantSections = experiment.variants.map((variant, i) => {
     const figures = summary.variants[i]
     const steps = planVariant(plan, variant.name)
+    const recorded = variant.repetitions.length > 0
+    const table = recorded ? variantTable(figures) : '<p class="lead">No repetition of this variant was recorded.</p>'
+    const wholeRun = recorded
+      ? `<details${actionFirst ? '' : ' open'}><summary>Whole-run figures of each repetition</summary>` +
+        `${wholeRunRepetitions(figures, `whole-run-${i}`)}</details>`
+      : ''
+    const changes = variant.repetitions
+      .map((run, r) => {
+        const heading = `<h3 style="margin-top:12px">What changed in ${esc(figures.repetitions[r].dir)}</h3>`
+        return changesSection(run, { heading })
+      })
+      .join('')
+    const events = variant.repetitions
+      .map(
+        (run, r) =>
+          `<h3 style="margin-top:12px">${esc(figures.repetitions[r].dir)}</h3>${eventsSection(run, { heading: false })}`
+      )
+      .join('')
     return `<section class="variant" id="variant-${i}">
 <h2><span class="swatch" style="background:${paletteColor(i)}"></span>${esc(variant.name)}</h2>
 ${steps?.description ? `<p class="lead">${esc(steps.description)}</p>` : ''}
 ${steps?.steps ? `<p class="lead">Steps: ${esc(describeSteps(steps.steps))}</p>` : ''}
-${variant.repetitions.length === 0 ? '<p class="lead">No repetition of this variant was recorded.</p>' : variantTable(figures)}
-${variant.repetitions.length === 0 ? '' : `<details${actionFirst ? '' : ' open'}><summary>Whole-run figures of each repetition</summary>${wholeRunRepetitions(figures, `whole-run-${i}`)}</details>`}
+${table}
+${wholeRun}
 ${chartGrid(perVariant[i])}
-${variant.repetitions.map((run, r) => changesSection(run, { heading: `<h3 style="margin-top:12px">What changed in ${esc(figures.repetitions[r].dir)}</h3>` })).join('')}
+${changes}
 <details><summary>Events of each repetition</summary>
-${variant.repetitions.map((run, r) => `<h3 style="margin-top:12px">${esc(figures.repetitions[r].dir)}</h3>${eventsSection(run, { heading: false })}`).join('')}
+${events}
 </details>
 </section>`
   })
 
+  const whichAction = actionFirst
+    ? ''
+    : " The action: each run's first vacuum, else analyze or checkpoint, else retention run, else autovacuum " +
+      '(see below).'
   const aroundAction = `
 <h2 id="around-action">Variants compared${actionFirst ? '' : ' around the first action'}</h2>
-<p class="lead">Means over the repetitions; under each ratio, its confidence interval and min – max. Spread: (max − min) / mean. Throughput in requests/s, all request types. Red: more than 10 % worse during the action than before it.${actionFirst ? '' : " The action: each run's first vacuum, else analyze or checkpoint, else retention run, else autovacuum (see below)."}</p>
+<p class="lead">Means over the repetitions; under each ratio, its confidence interval and min – max. Spread: (max − min)
+/ mean. Throughput in requests/s, all request types. Red: more than 10 % worse during the action than before
+it.${whichAction}</p>
 <p class="lead">${esc(statisticsLead())}</p>
 ${overviewTable(summary)}
 ${experimentVacuumCostSection(experiment)}
 ${experimentWraparoundSection(experiment)}
 ${statisticsNotes(summary)}
 ${overview ? chartGrid([overview]) : ''}`
+  const multipleExample = summary.variants.length > 1 ? ` (0.80× ${esc(summary.variants[0].name)})` : ''
+  const overTime = comparison.length
+    ? '<h3 style="margin-top:16px">Every variant over time</h3><p class="lead">A colour per variant, dashed: ' +
+      "repetitions after the first; bands: each run's actions, in its variant's colour (point at a band for what " +
+      `it did).</p>${chartGrid(comparison)}`
+    : ''
   const wholeRuns = `
 <h2 id="whole-runs">Whole runs compared</h2>
-<p class="lead">Every second of each run, not only around an action. Each figure's mean over the repetitions; under it, min – max and the spread ((max − min) / mean) when the repetitions differ, and for the other variants their mean as a multiple of the first variant's${summary.variants.length > 1 ? ` (0.80× ${esc(summary.variants[0].name)})` : ''}. Rates and latencies leave out each run's first second and paused seconds; the table's figures and the workload's statistics are read from every sample. Each figure's definition is under "How the figures are computed".</p>
+<p class="lead">Every second of each run, not only around an action. Each figure's mean over the repetitions; under it,
+min – max and the spread ((max − min) / mean) when the repetitions differ, and for the other variants their mean as a
+multiple of the first variant's${multipleExample}. Rates and latencies leave out each run's first second and paused
+seconds; the table's figures and the workload's statistics are read from every sample. Each figure's definition is
+under "How the figures are computed".</p>
 ${wholeRunComparison(summary.variants)}
-${comparison.length ? `<h3 style="margin-top:16px">Every variant over time</h3><p class="lead">A colour per variant, dashed: repetitions after the first; bands: each run's actions, in its variant's colour (point at a band for what it did).</p>${chartGrid(comparison)}` : ''}`
+${overTime}`
+  const prepareSection = experiment.prepare
+    ? '<section class="variant" id="prepare"><h2>Prepare</h2><p class="lead">The load that built the data set ' +
+      `before the snapshot every variant rolls back to.</p>${chartGrid(prepare)}</section>`
+    : ''
   const bodyHtml = `
 ${actionFirst ? aroundAction + wholeRuns : wholeRuns + aroundAction}
 ${capacity.html}
 ${variantSections.join('\n')}
-${experiment.prepare ? `<section class="variant" id="prepare"><h2>Prepare</h2><p class="lead">The load that built the data set before the snapshot every variant rolls back to.</p>${chartGrid(prepare)}</section>` : ''}
+${prepareSection}
 <h2>How the figures are computed</h2>
 <h3>Around the action</h3>
 ${keyValueTable(METHOD)}
@@ -216,10 +257,8 @@ function describeStep(step) {
   }
   if (kind === 'wait') {
     const { until, timeoutS, ...more } = rest
-    return (
-      `wait until ` +
-      `${typeof until === 'object' ? JSON.stringify(until) : until}${typeof timeoutS === 'number' ? ` (at most ${fmtSeconds(timeoutS)})` : ''}${plainFields(more)}`
-    )
+    const atMost = typeof timeoutS === 'number' ? ` (at most ${fmtSeconds(timeoutS)})` : ''
+    return `wait until ${typeof until === 'object' ? JSON.stringify(until) : until}${atMost}${plainFields(more)}`
   }
   return `${kind}${plainFields(rest)}`
 }
@@ -252,18 +291,32 @@ function overviewTable(summary) {
     const a = v.aggregate
     const s = v.statistics
     const action = [...new Set(v.repetitions.map(r => r.action?.name ?? '–'))].join(', ')
+    const verdicts =
+      summary.variants.length > 1
+        ? verdictCell(summary.comparisons, v.name, 'degradation_ratio', i === 0).replace(
+            '<td class="',
+            '<td class="sep '
+          ) + verdictCell(summary.comparisons, v.name, 'p99_ratio', i === 0)
+        : ''
     return `<tr data-variant="${esc(v.name)}"><td>${esc(v.name)}</td><td>${esc(action)}</td><td>${a.repetitions}</td>
 <td>${meanRange(a.action_duration_s, fmtSeconds)}${duringFlag(s.short_during.map(d => d.samples))}</td>
-<td class="sep">${rate(a.throughput.before?.mean ?? null)}</td><td>${rate(a.throughput.during?.mean ?? null)}</td><td>${rate(a.throughput.after?.mean ?? null)}</td>
-${intervalCell(s.degradation_ratio, ratioClass(a.degradation_ratio?.mean, false))}<td>${fmtPct(a.degradation_ratio?.spread)}</td>${noiseCell(s, 'degradation_ratio')}
-<td class="sep">${fmtUs(a.latency_us.p99.before?.mean)}</td><td>${fmtUs(a.latency_us.p99.during?.mean)}</td><td>${fmtUs(a.latency_us.p99.after?.mean)}</td>
+<td class="sep">${rate(a.throughput.before?.mean ?? null)}</td><td>${rate(a.throughput.during?.mean ?? null)}</td>
+<td>${rate(a.throughput.after?.mean ?? null)}</td>
+${intervalCell(s.degradation_ratio, ratioClass(a.degradation_ratio?.mean, false))}
+<td>${fmtPct(a.degradation_ratio?.spread)}</td>${noiseCell(s, 'degradation_ratio')}
+<td class="sep">${fmtUs(a.latency_us.p99.before?.mean)}</td><td>${fmtUs(a.latency_us.p99.during?.mean)}</td>
+<td>${fmtUs(a.latency_us.p99.after?.mean)}</td>
 ${intervalCell(s.p99_ratio, ratioClass(a.p99_ratio?.mean, true))}${noiseCell(s, 'p99_ratio')}
-${summary.variants.length > 1 ? `${verdictCell(summary.comparisons, v.name, 'degradation_ratio', i === 0).replace('<td class="', '<td class="sep ')}${verdictCell(summary.comparisons, v.name, 'p99_ratio', i === 0)}` : ''}</tr>`
+${verdicts}</tr>`
   })
   const versus = summary.variants.length > 1
   return `<div class="tablewrap"><table id="comparison">
-<thead><tr class="group"><th colspan="4"></th><th colspan="6">throughput (req/s)</th><th colspan="5">latency p99</th>${versus ? `<th colspan="2">against ${esc(baseline)}</th>` : ''}</tr>
-<tr><th>variant</th><th>action</th><th>reps</th><th>action duration</th><th class="sep">before</th><th>during</th><th>after</th><th>during / before</th><th>spread</th><th>noise (before)</th><th class="sep">before</th><th>during</th><th>after</th><th>during / before</th><th>noise (before)</th>${versus ? '<th class="sep">throughput ratio</th><th>p99 ratio</th>' : ''}</tr></thead>
+<thead><tr class="group"><th colspan="4"></th><th colspan="6">throughput (req/s)</th><th colspan="5">latency p99</th>
+${versus ? `<th colspan="2">against ${esc(baseline)}</th>` : ''}</tr>
+<tr><th>variant</th><th>action</th><th>reps</th><th>action duration</th>
+<th class="sep">before</th><th>during</th><th>after</th><th>during / before</th><th>spread</th><th>noise (before)</th>
+<th class="sep">before</th><th>during</th><th>after</th><th>during / before</th><th>noise (before)</th>
+${versus ? '<th class="sep">throughput ratio</th><th>p99 ratio</th>' : ''}</tr></thead>
 <tbody>${rows.join('')}</tbody></table></div>`
 }
 
@@ -281,13 +334,18 @@ function variantTable(variant) {
    *     p99Ratio: [string, string] }} c
    */
   const row = (label, cls, c) => `<tr class="${cls}"><td>${esc(label)}</td><td>${c.duration}</td>
-<td class="sep">${c.thr[0]}</td><td>${c.thr[1]}</td><td>${c.thr[2]}</td><td class="${c.thrRatio[1]}">${c.thrRatio[0]}</td>
+<td class="sep">${c.thr[0]}</td><td>${c.thr[1]}</td><td>${c.thr[2]}</td>
+<td class="${c.thrRatio[1]}">${c.thrRatio[0]}</td>
 <td class="sep">${c.p50[0]}</td><td>${c.p50[1]}</td><td>${c.p50[2]}</td>
-<td class="sep">${c.p99[0]}</td><td>${c.p99[1]}</td><td>${c.p99[2]}</td><td class="${c.p99Ratio[1]}">${c.p99Ratio[0]}</td></tr>`
+<td class="sep">${c.p99[0]}</td><td>${c.p99[1]}</td><td>${c.p99[2]}</td>
+<td class="${c.p99Ratio[1]}">${c.p99Ratio[0]}</td></tr>`
   const reps = variant.repetitions.map(r =>
     row(r.dir.split('/').pop() ?? r.dir, '', {
       duration: r.action
-        ? `${fmtSeconds(r.action.duration_s)}${r.action.completed ? '' : ' (not ended)'}${r.action.ok === false ? ' (failed)' : ''}${duringFlag(shortDuring(r))}`
+        ? fmtSeconds(r.action.duration_s) +
+          (r.action.completed ? '' : ' (not ended)') +
+          (r.action.ok === false ? ' (failed)' : '') +
+          duringFlag(shortDuring(r))
         : 'no action',
       thr: [rate(r.throughput.before), rate(r.throughput.during), rate(r.throughput.after)],
       thrRatio: [ratio(r.degradation_ratio), ratioClass(r.degradation_ratio, false)],
@@ -351,7 +409,12 @@ function variantTable(variant) {
     p99Ratio: ['', '']
   })
   return `<div class="tablewrap"><table>
-<thead><tr class="group"><th colspan="2"></th><th colspan="4">throughput (req/s)</th><th colspan="3">latency p50</th><th colspan="4">latency p99</th></tr>
-<tr><th>repetition</th><th>action duration</th><th class="sep">before</th><th>during</th><th>after</th><th>during / before</th><th class="sep">before</th><th>during</th><th>after</th><th class="sep">before</th><th>during</th><th>after</th><th>during / before</th></tr></thead>
-<tbody>${reps.join('')}${aggRow('mean')}${aggRow('min')}${aggRow('max')}${spreadRow}${ciRow}${noiseRow}</tbody></table></div>`
+<thead><tr class="group"><th colspan="2"></th><th colspan="4">throughput (req/s)</th><th colspan="3">latency p50</th>
+<th colspan="4">latency p99</th></tr>
+<tr><th>repetition</th><th>action duration</th>
+<th class="sep">before</th><th>during</th><th>after</th><th>during / before</th>
+<th class="sep">before</th><th>during</th><th>after</th>
+<th class="sep">before</th><th>during</th><th>after</th><th>during / before</th></tr></thead>
+<tbody>${reps.join('')}${aggRow('mean')}${aggRow('min')}${aggRow('max')}${spreadRow}${ciRow}${noiseRow}
+</tbody></table></div>`
 }

@@ -123,10 +123,10 @@ export function metaList(items) {
  * @param {string} [className]
  */
 export function keyValueTable(object, className = 'kv') {
-  const rows = Object.entries(object).map(
-    ([k, v]) =>
-      `<tr><th scope="row">${esc(k)}</th><td>${esc(typeof v === 'object' && v !== null ? JSON.stringify(v) : v)}</td></tr>`
-  )
+  const rows = Object.entries(object).map(([k, v]) => {
+    const value = typeof v === 'object' && v !== null ? JSON.stringify(v) : v
+    return `<tr><th scope="row">${esc(k)}</th><td>${esc(value)}</td></tr>`
+  })
   return `<table class="${className}"><tbody>${rows.join('')}</tbody></table>`
 }
 
@@ -136,13 +136,14 @@ export function keyValueTable(object, className = 'kv') {
  */
 export function chartGrid(charts) {
   return `<div class="grid">${charts
-    .map(
-      chart => `
+    .map(chart => {
+      const note = chart.note ? ` <span class="note">${esc(chart.note)}</span>` : ''
+      return `
 <figure class="chart${chart.wide ? ' wide' : ''}" data-chart="${esc(chart.id)}" id="${esc(chart.id)}">
-  <figcaption><h3>${esc(chart.title)}${chart.note ? ` <span class="note">${esc(chart.note)}</span>` : ''}</h3></figcaption>
+  <figcaption><h3>${esc(chart.title)}${note}</h3></figcaption>
   <div class="plot"></div>
 </figure>`
-    )
+    })
     .join('')}
 </div>`
 }
@@ -177,9 +178,11 @@ export function xRange(charts) {
 const STYLE = `
 :root { --fg: #212529; --muted: #6c757d; --line: #dee2e6; --panel: #f8f9fa; --accent: #1971c2; }
 * { box-sizing: border-box; }
-body { margin: 0; background: #f1f3f5; color: var(--fg); font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
+body { margin: 0; background: #f1f3f5; color: var(--fg);
+  font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
 header { background: #fff; border-bottom: 1px solid var(--line); padding: 18px 32px 14px; }
-header .kind { text-transform: uppercase; letter-spacing: .08em; font-size: 11px; color: var(--accent); font-weight: 600; }
+header .kind { text-transform: uppercase; letter-spacing: .08em; font-size: 11px; color: var(--accent);
+  font-weight: 600; }
 h1 { font-size: 24px; margin: 2px 0 6px; font-weight: 650; }
 h2 { font-size: 19px; margin: 30px 0 4px; font-weight: 650; }
 h2 + .lead { margin-top: 0; }
@@ -187,28 +190,35 @@ h3 { font-size: 14px; margin: 0; font-weight: 600; }
 .lead { color: var(--muted); margin: 4px 0 12px; max-width: 1100px; }
 main { padding: 6px 32px 40px; }
 section.variant { border-top: 3px solid var(--line); margin-top: 34px; }
-section.variant > h2 .swatch { display: inline-block; width: 12px; height: 12px; border-radius: 2px; margin-right: 8px; vertical-align: 1px; }
+section.variant > h2 .swatch { display: inline-block; width: 12px; height: 12px; border-radius: 2px; margin-right: 8px;
+  vertical-align: 1px; }
 .meta { display: flex; flex-wrap: wrap; gap: 6px 28px; margin: 6px 0 0; }
 .meta div { display: flex; gap: 6px; }
 .meta dt { color: var(--muted); }
 .meta dd { margin: 0; font-weight: 500; }
 .grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(560px, 1fr)); gap: 14px; margin-top: 12px; }
-.chart { margin: 0; background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px 6px; min-width: 0; }
+.chart { margin: 0; background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px 6px;
+  min-width: 0; }
 .chart.wide { grid-column: 1 / -1; }
 .chart .note { color: var(--muted); font-size: 12px; font-weight: 400; margin-left: 6px; }
 .plot { overflow: hidden; margin-top: 6px; min-height: 40px; }
-.no-data { margin: 0; padding: 40px 12px; text-align: center; color: #c92a2a; background: #fff5f5; border: 1px dashed #ffa8a8; border-radius: 4px; }
+.no-data { margin: 0; padding: 40px 12px; text-align: center; color: #c92a2a; background: #fff5f5;
+  border: 1px dashed #ffa8a8; border-radius: 4px; }
 .tablewrap { overflow-x: auto; }
-table { border-collapse: collapse; background: #fff; font-variant-numeric: tabular-nums; border: 1px solid var(--line); border-radius: 6px; }
+table { border-collapse: collapse; background: #fff; font-variant-numeric: tabular-nums; border: 1px solid var(--line);
+  border-radius: 6px; }
 th, td { padding: 5px 10px; border-bottom: 1px solid var(--line); text-align: right; white-space: nowrap; }
 th:first-child, td:first-child { text-align: left; }
 thead th { background: var(--panel); font-weight: 600; font-size: 12.5px; }
 thead tr.group th { text-align: center; border-left: 1px solid var(--line); }
 thead tr.group th:first-child { border-left: 0; }
 td.sep, th.sep { border-left: 1px solid var(--line); }
-tr.section th { text-align: left; background: var(--panel); color: var(--muted); font-size: 11.5px; font-weight: 600; text-transform: uppercase; letter-spacing: .05em; }
+tr.section th { text-align: left; background: var(--panel); color: var(--muted); font-size: 11.5px; font-weight: 600;
+  text-transform: uppercase; letter-spacing: .05em; }
 table.whole-run td, table.whole-run-reps td { vertical-align: top; }
-.band-tip { position: absolute; z-index: 10; pointer-events: none; max-width: 420px; white-space: normal; background: #fff; border: 1px solid var(--line); border-left-width: 4px; border-radius: 4px; padding: 4px 8px; font-size: 12px; box-shadow: 0 2px 6px rgba(0,0,0,.12); }
+.band-tip { position: absolute; z-index: 10; pointer-events: none; max-width: 420px; white-space: normal;
+  background: #fff; border: 1px solid var(--line); border-left-width: 4px; border-radius: 4px; padding: 4px 8px;
+  font-size: 12px; box-shadow: 0 2px 6px rgba(0,0,0,.12); }
 .band-tip strong { display: block; }
 tr.agg td { background: #f8f9fa; }
 tr.agg.first td { border-top: 2px solid #ced4da; }
@@ -223,7 +233,8 @@ table.kv td { text-align: left; white-space: normal; word-break: break-word; }
 .columns { display: flex; flex-wrap: wrap; gap: 16px; align-items: flex-start; }
 details { margin: 10px 0; }
 details > summary { cursor: pointer; color: var(--accent); font-weight: 500; }
-pre { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px; overflow-x: auto; font-size: 12.5px; }
+pre { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: 10px 12px; overflow-x: auto;
+  font-size: 12.5px; }
 footer { color: var(--muted); font-size: 12px; padding: 0 32px 30px; }
 .uplot { font-family: inherit; }
 .u-legend { font-size: 12px; }

@@ -46,6 +46,10 @@ export function runPage(run) {
       : 'seconds from the start of the run'
   const headerHtml = `<h1>${esc(name)}</h1>
 ${runMeta(run, info)}`
+  const settings =
+    info.settings && Object.keys(info.settings).length
+      ? keyValueTable(info.settings)
+      : '<p class="lead">No server settings recorded.</p>'
   const bodyHtml = `
 ${changesSection(run)}
 <h2>Effect of the action</h2>
@@ -53,18 +57,20 @@ ${phasesTable(phases)}
 ${runVacuumCostSection(run)}
 ${runWraparoundSection(run)}
 <h2>The whole run</h2>
-<p class="lead">Rates and latencies over every second of the load but the first and paused ones; the table's figures and the workload's statistics from every sample; what retention removed, from its events.</p>
+<p class="lead">Rates and latencies over every second of the load but the first and paused ones; the table's figures
+and the workload's statistics from every sample; what retention removed, from its events.</p>
 ${wholeRunTable(runWhole(run))}
 ${capacity.html}
 <h2>Over time</h2>
-<p class="lead">Time axis: ${esc(t0Note)}. Shaded bands: actions from start to end (and pauses); dashed lines: other events; red lines: where the run changed. Drag across a chart to zoom, double-click to zoom out.</p>
+<p class="lead">Time axis: ${esc(t0Note)}. Shaded bands: actions from start to end (and pauses); dashed lines: other
+events; red lines: where the run changed. Drag across a chart to zoom, double-click to zoom out.</p>
 ${chartGrid(charts)}
 ${zfs.html}
 ${totalsSection(run.summary)}
 ${eventsSection(run)}
 <h2>Server settings and flags</h2>
 <div class="columns">
-${info.settings && Object.keys(info.settings).length ? keyValueTable(info.settings) : '<p class="lead">No server settings recorded.</p>'}
+${settings}
 ${info.args ? keyValueTable(cleanArgs(info.args)) : ''}
 </div>`
   return {
@@ -119,8 +125,15 @@ function phasesTable(phases) {
     )
   }
   const a = phases.action
-  const lead = `<p class="lead">${esc(a.name.replace(/[_-]/g, ' '))}${a.source === 'samples' ? ' (seen in the PostgreSQL statistics, to the resolution of their polls)' : ''} from ${fmtSeconds(a.start_s)} ${a.completed ? `to ${fmtSeconds(a.end_s)} (${fmtSeconds(a.duration_s)})` : `until the end of the load (not ended, ${fmtSeconds(a.duration_s)} so far)`}${a.ok === false ? ', failed' : ''}.
-Before: ${phases.samples.before} s, during: ${phases.samples.during} s, after: ${phases.samples.after} s of samples. ${esc(METHOD.latency_us)}.</p>`
+  const seen = a.source === 'samples' ? ' (seen in the PostgreSQL statistics, to the resolution of their polls)' : ''
+  const until = a.completed
+    ? `to ${fmtSeconds(a.end_s)} (${fmtSeconds(a.duration_s)})`
+    : `until the end of the load (not ended, ${fmtSeconds(a.duration_s)} so far)`
+  const failed = a.ok === false ? ', failed' : ''
+  const name = esc(a.name.replace(/[_-]/g, ' '))
+  const lead = `<p class="lead">${name}${seen} from ${fmtSeconds(a.start_s)} ${until}${failed}.
+Before: ${phases.samples.before} s, during: ${phases.samples.during} s, after: ${phases.samples.after} s of samples.
+${esc(METHOD.latency_us)}.</p>`
   /**
    * @param {string} label
    * @param {import('./phases.js').Phased} figures
@@ -129,7 +142,8 @@ Before: ${phases.samples.before} s, during: ${phases.samples.during} s, after: $
    * @param {boolean} higherIsWorse
    */
   const row = (label, figures, format, ratio, higherIsWorse) =>
-    `<tr><td>${esc(label)}</td><td>${format(figures.before)}</td><td>${format(figures.during)}</td><td>${format(figures.after)}</td><td class="sep ${ratioClass(ratio, higherIsWorse)}">${fmtRatio(ratio)}</td></tr>`
+    `<tr><td>${esc(label)}</td><td>${format(figures.before)}</td><td>${format(figures.during)}</td>` +
+    `<td>${format(figures.after)}</td><td class="sep ${ratioClass(ratio, higherIsWorse)}">${fmtRatio(ratio)}</td></tr>`
   const p50Ratio = figureRatio(phases.latency_us.p50.during, phases.latency_us.p50.before)
   return `${lead}<div class="tablewrap"><table class="phases">
 <thead><tr><th></th><th>before</th><th>during</th><th>after</th><th class="sep">during / before</th></tr></thead>
@@ -158,15 +172,25 @@ function totalsSection(summary) {
     .filter(([, r]) => r && (r.done > 0 || r.failed > 0))
     .map(
       ([type, r]) =>
-        `<tr><td>${esc(type)}</td><td>${fmtNumber(r.done)}</td><td>${fmtNumber(r.failed)}</td><td>${fmtNumber(r.rate, 1)}</td><td>${fmtUs(r.latency_us?.p50)}</td><td>${fmtUs(r.latency_us?.p99)}</td><td>${fmtUs(r.latency_us?.max)}</td></tr>`
+        `<tr><td>${esc(type)}</td><td>${fmtNumber(r.done)}</td><td>${fmtNumber(r.failed)}</td>` +
+        `<td>${fmtNumber(r.rate, 1)}</td><td>${fmtUs(r.latency_us?.p50)}</td><td>${fmtUs(r.latency_us?.p99)}</td>` +
+        `<td>${fmtUs(r.latency_us?.max)}</td></tr>`
     )
   const all = summary.latency_us ?? {}
+  const requests = Object.values(/** @type {Record<string, any>} */ (summary.requests))
+  const done = requests.reduce((n, r) => n + (r?.done ?? 0), 0)
+  const failed = requests.reduce((n, r) => n + (r?.failed ?? 0), 0)
   return `<h2>Totals</h2>
-<p class="lead">From the run's summary: ${fmtNumber(summary.elapsed_s, 1)} s of load, ${fmtNumber(summary.throughput, 1)} requests/s on average, ${fmtNumber(summary.reconnects)} reconnects, ${fmtNumber(summary.unexpected_failures)} unexpected failures.</p>
+<p class="lead">From the run's summary: ${fmtNumber(summary.elapsed_s, 1)} s of load,
+${fmtNumber(summary.throughput, 1)} requests/s on average, ${fmtNumber(summary.reconnects)} reconnects,
+${fmtNumber(summary.unexpected_failures)} unexpected failures.</p>
 <div class="tablewrap"><table>
-<thead><tr><th>request type</th><th>done</th><th>failed</th><th>per second</th><th>p50</th><th>p99</th><th>max</th></tr></thead>
+<thead><tr><th>request type</th><th>done</th><th>failed</th><th>per second</th><th>p50</th><th>p99</th><th>max</th></tr>
+</thead>
 <tbody>${rows.join('')}
-<tr class="agg first"><td>all</td><td>${fmtNumber(Object.values(/** @type {Record<string, any>} */ (summary.requests)).reduce((n, r) => n + (r?.done ?? 0), 0))}</td><td>${fmtNumber(Object.values(/** @type {Record<string, any>} */ (summary.requests)).reduce((n, r) => n + (r?.failed ?? 0), 0))}</td><td>${fmtNumber(summary.throughput, 1)}</td><td>${fmtUs(all.p50)}</td><td>${fmtUs(all.p99)}</td><td>${fmtUs(all.max)}</td></tr>
+<tr class="agg first"><td>all</td><td>${fmtNumber(done)}</td><td>${fmtNumber(failed)}</td>
+<td>${fmtNumber(summary.throughput, 1)}</td><td>${fmtUs(all.p50)}</td><td>${fmtUs(all.p99)}</td>
+<td>${fmtUs(all.max)}</td></tr>
 </tbody></table></div>`
 }
 
@@ -188,12 +212,19 @@ export function eventsSection(run, { heading = true } = {}) {
             .join(', ') ||
           (detail.sql ?? '')
     const outcome = e.kind === 'end' ? (e.ok === false ? `failed: ${e.error ?? ''}` : 'ok') : ''
-    return `<tr><td>${fmtSeconds((Date.parse(e.ts) - run.t0) / 1000)}</td><td>${esc(e.kind)}</td><td>${esc(e.action)}</td><td>${esc(e.table ?? '')}</td><td>${e.duration_s === undefined ? '' : fmtSeconds(e.duration_s)}</td><td class="${e.ok === false ? 'worse' : ''}">${esc(outcome)}</td><td class="muted" style="text-align:left">${esc(shown)}</td></tr>`
+    const duration = e.duration_s === undefined ? '' : fmtSeconds(e.duration_s)
+    const outcomeClass = e.ok === false ? 'worse' : ''
+    return (
+      `<tr><td>${fmtSeconds((Date.parse(e.ts) - run.t0) / 1000)}</td><td>${esc(e.kind)}</td><td>${esc(e.action)}</td>` +
+      `<td>${esc(e.table ?? '')}</td><td>${duration}</td><td class="${outcomeClass}">${esc(outcome)}</td>` +
+      `<td class="muted" style="text-align:left">${esc(shown)}</td></tr>`
+    )
   })
   const more =
     run.events.length > LIMIT ? `<p class="lead">… and ${run.events.length - LIMIT} more in events.ndjson.</p>` : ''
   return `${heading ? '<h2>Events</h2>' : ''}<div class="tablewrap"><table>
-<thead><tr><th>time</th><th>kind</th><th>action</th><th>table</th><th>duration</th><th>outcome</th><th style="text-align:left">detail</th></tr></thead>
+<thead><tr><th>time</th><th>kind</th><th>action</th><th>table</th><th>duration</th><th>outcome</th>
+<th style="text-align:left">detail</th></tr></thead>
 <tbody>${rows.join('')}</tbody></table></div>${more}`
 }
 

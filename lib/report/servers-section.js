@@ -52,9 +52,12 @@ export function serversSection(variants) {
   )
   if (differing.length === 0) return keyValueTable(redact(shared))
   const snapshots = groupsLine(known)
+  const differingRows = differing
+    .map(row => `<tr><th>${esc(row.name)}</th>${row.values.map(value => `<td>${esc(value)}</td>`).join('')}</tr>`)
+    .join('\n')
   return `<p class="lead">The variants ran on different servers. ${esc(snapshots)}</p>
 <table class="kv"><thead><tr><th></th>${known.map(v => `<th>${esc(v.name)}</th>`).join('')}</tr></thead><tbody>
-${differing.map(row => `<tr><th>${esc(row.name)}</th>${row.values.map(value => `<td>${esc(value)}</td>`).join('')}</tr>`).join('\n')}
+${differingRows}
 </tbody></table>
 <h3 style="margin-top:12px">Shared by every variant</h3>
 ${keyValueTable(redact(shared))}`

@@ -90,10 +90,10 @@ export function verdictCell(comparisons, variant, metric, first) {
  * @param {{ comparisons: Verdict[], variants: Array<{ name: string, statistics: VariantStatistics }> }} summary
  */
 export function statisticsNotes(summary) {
-  const verdicts = summary.comparisons.length
-    ? `<ul class="verdicts" ` +
-      `id="verdicts">${summary.comparisons.map(c => `<li class="verdict-${c.verdict.replace(/\s+/g, '-')}">${esc(c.text)}</li>`).join('')}</ul>`
-    : ''
+  const items = summary.comparisons
+    .map(c => `<li class="verdict-${c.verdict.replace(/\s+/g, '-')}">${esc(c.text)}</li>`)
+    .join('')
+  const verdicts = summary.comparisons.length ? `<ul class="verdicts" id="verdicts">${items}</ul>` : ''
   const warnings = summary.variants.flatMap(v =>
     v.statistics.notes.map(note => `<p class="warning">${esc(v.name)}: ${esc(note)}</p>`)
   )

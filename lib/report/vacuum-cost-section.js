@@ -200,11 +200,14 @@ function costTable(columns) {
         )
         .join('')}</tr>`
   )
-  const duration = `<tr><td>duration</td>${columns.map(c => `<td>${fmtSeconds(mean(c.entries.map(e => e.duration_s)))}</td>`).join('')}</tr>`
-  const source =
-    `<tr><td>figures ` +
-    `from</td>${columns.map(c => `<td>${esc([...new Set(c.entries.map(e => e.cost.source ?? 'no report'))].join(', '))}</td>`).join('')}</tr>`
-  const phases = `<tr><td title="time in each phase of pg_stat_progress_vacuum, to the follower's polling interval">phases</td>${columns
+  const durations = columns.map(c => `<td>${fmtSeconds(mean(c.entries.map(e => e.duration_s)))}</td>`).join('')
+  const duration = `<tr><td>duration</td>${durations}</tr>`
+  const sources = columns
+    .map(c => `<td>${esc([...new Set(c.entries.map(e => e.cost.source ?? 'no report'))].join(', '))}</td>`)
+    .join('')
+  const source = `<tr><td>figures from</td>${sources}</tr>`
+  const phasesTitle = "time in each phase of pg_stat_progress_vacuum, to the follower's polling interval"
+  const phases = `<tr><td title="${phasesTitle}">phases</td>${columns
     .map(
       c =>
         `<td>${phasesCell(
@@ -230,10 +233,11 @@ const LEAD =
 export function runVacuumCostSection(run) {
   const entries = runVacuumCosts(run).slice(0, 12)
   if (entries.length === 0) return ''
-  const columns = entries.map(e => ({
-    heading: `${e.action.replace(/_/g, ' ')}${e.table ? ` of ${e.table}` : ''}${e.ts ? ` at ${fmtSeconds((Date.parse(e.ts) - run.t0) / 1000)}` : ''}`,
-    entries: [e]
-  }))
+  const columns = entries.map(e => {
+    const of = e.table ? ` of ${e.table}` : ''
+    const at = e.ts ? ` at ${fmtSeconds((Date.parse(e.ts) - run.t0) / 1000)}` : ''
+    return { heading: `${e.action.replace(/_/g, ' ')}${of}${at}`, entries: [e] }
+  })
   return `<h2 id="vacuum-cost">What each vacuum cost</h2>
 <p class="lead">${esc(LEAD)}</p>
 ${costTable(columns)}`
@@ -284,7 +288,8 @@ export function experimentVacuumCostSection(experiment) {
     entries: v.entries
   }))
   return `<h3 id="vacuum-cost" style="margin-top:16px">What each vacuum cost</h3>
-<p class="lead">Each run's action (its first vacuum with figures), the mean over the repetitions that have them. ${esc(LEAD)}</p>
+<p class="lead">Each run's action (its first vacuum with figures), the mean over the repetitions that have them.
+${esc(LEAD)}</p>
 ${costTable(columns)}
 <p class="lead">${fmtNumber(variants.reduce((n, v) => n + v.entries.length, 0))} vacuums with figures.</p>`
 }

@@ -163,11 +163,15 @@ export function wholeRunComparison(variants) {
             : []),
           ...(base && base.mean !== 0 ? [`${fmtRatio(s.mean / base.mean)} ${esc(first.name)}`] : [])
         ]
-        return `<td class="sep">${row.format(s.mean)}${notes.length ? `<span class="range">${notes.join(' · ')}</span>` : ''}</td>`
+        const range = notes.length ? `<span class="range">${notes.join(' · ')}</span>` : ''
+        return `<td class="sep">${row.format(s.mean)}${range}</td>`
       })
       .join('')
+  const heads = variants
+    .map(v => `<th class="sep">${esc(v.name)} <span class="muted">(${v.whole_run.repetitions} rep.)</span></th>`)
+    .join('')
   return `<div class="tablewrap"><table class="whole-run" id="whole-run">
-<thead><tr><th>figure</th>${variants.map(v => `<th class="sep">${esc(v.name)} <span class="muted">(${v.whole_run.repetitions} rep.)</span></th>`).join('')}</tr></thead>
+<thead><tr><th>figure</th>${heads}</tr></thead>
 <tbody>
 ${body(rows, variants.length, cells)}
 </tbody></table></div>`
@@ -188,12 +192,15 @@ export function wholeRunRepetitions(variant, id) {
       .map((r, i) => `<td class="${i === 0 ? 'sep' : ''}">${row.format(at(r.whole_run, row.path))}</td>`)
       .join('')
     return (
-      `${own}<td ` +
-      `class="sep">${row.format(s?.mean)}</td><td>${row.format(s?.min)}</td><td>${row.format(s?.max)}</td><td>${fmtPct(s?.spread)}</td>`
+      `${own}<td class="sep">${row.format(s?.mean)}</td><td>${row.format(s?.min)}</td>` +
+      `<td>${row.format(s?.max)}</td><td>${fmtPct(s?.spread)}</td>`
     )
   }
+  const heads = reps
+    .map((r, i) => `<th class="${i === 0 ? 'sep' : ''}">${esc(r.dir.split('/').pop() ?? r.dir)}</th>`)
+    .join('')
   return `<div class="tablewrap"><table class="whole-run-reps" id="${esc(id)}">
-<thead><tr><th>figure</th>${reps.map((r, i) => `<th class="${i === 0 ? 'sep' : ''}">${esc(r.dir.split('/').pop() ?? r.dir)}</th>`).join('')}<th class="sep">mean</th><th>min</th><th>max</th><th>spread</th></tr></thead>
+<thead><tr><th>figure</th>${heads}<th class="sep">mean</th><th>min</th><th>max</th><th>spread</th></tr></thead>
 <tbody>
 ${body(rows, reps.length + 4, cells)}
 </tbody></table></div>`
@@ -219,12 +226,16 @@ ${body(rows, 1, row => `<td class="sep">${row.format(at(whole, row.path))}</td>`
     statistics.length === 0
       ? ''
       : `<div class="tablewrap"><table class="whole-run-statistics" id="whole-run-statistics">
-<thead><tr><th>the workload's statistic</th><th class="sep">first</th><th>last</th><th>mean</th><th>max</th></tr></thead>
+<thead><tr><th>the workload's statistic</th><th class="sep">first</th><th>last</th><th>mean</th><th>max</th></tr>
+</thead>
 <tbody>
 ${statistics
   .map(([name, f]) => {
     const format = statisticFormat(name)
-    return `<tr><td title="${esc(name)}">${esc(statisticTitle(name))}</td><td class="sep">${format(f.first)}</td><td>${format(f.last)}</td><td>${format(f.mean)}</td><td>${format(f.max)}</td></tr>`
+    return (
+      `<tr><td title="${esc(name)}">${esc(statisticTitle(name))}</td><td class="sep">${format(f.first)}</td>` +
+      `<td>${format(f.last)}</td><td>${format(f.mean)}</td><td>${format(f.max)}</td></tr>`
+    )
   })
   .join('\n')}
 </tbody></table></div>`

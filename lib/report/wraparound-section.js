@@ -22,7 +22,11 @@ function section(record, heading) {
   const rows = record.vacuums
     .map(
       (/** @type {Record<string, any>} */ v, /** @type {number} */ i) =>
-        `<tr${v.failsafe ? ' class="bad"' : ''}><td>${i + 1}</td><td>${esc(fmtTime(v.start))}</td><td>${fmtNumber(v.duration_s, 2)} s</td><td>${fmtNumber(v.index_scans)}</td><td>${v.failsafe ? 'tripped' : '—'}</td><td>${fmtNumber(v.during.samples)}</td><td>${fmtNumber(v.during.throughput)}</td><td>${fmtRatio(v.throughput_ratio)}</td><td>${fmtUs(v.during.p99_us)}</td><td>${fmtRatio(v.p99_ratio)}</td><td>${fmtUs(v.during.p99_max_us)}</td></tr>`
+        `<tr${v.failsafe ? ' class="bad"' : ''}><td>${i + 1}</td><td>${esc(fmtTime(v.start))}</td>` +
+        `<td>${fmtNumber(v.duration_s, 2)} s</td><td>${fmtNumber(v.index_scans)}</td>` +
+        `<td>${v.failsafe ? 'tripped' : '—'}</td><td>${fmtNumber(v.during.samples)}</td>` +
+        `<td>${fmtNumber(v.during.throughput)}</td><td>${fmtRatio(v.throughput_ratio)}</td>` +
+        `<td>${fmtUs(v.during.p99_us)}</td><td>${fmtRatio(v.p99_ratio)}</td><td>${fmtUs(v.during.p99_max_us)}</td></tr>`
     )
     .join('\n')
   const failsafes = (record.failsafes ?? [])
@@ -31,17 +35,21 @@ function section(record, heading) {
         `${esc(f.relation)} at ${esc(fmtTime(f.ts))}, after ${fmtNumber(f.index_scans)} index scans`
     )
     .join('; ')
+  const byDatabase = () =>
+    Object.entries(record.other_failsafes.by_database)
+      .map(([db, n]) => `${esc(db)} ${fmtNumber(/** @type {number} */ (n))}`)
+      .join(', ')
   const others = record.other_failsafes?.count
-    ? ` Other tables (the catalogs of every database age too): ${fmtNumber(record.other_failsafes.count)} failsafes (${Object.entries(
-        record.other_failsafes.by_database
-      )
-        .map(([db, n]) => `${esc(db)} ${fmtNumber(/** @type {number} */ (n))}`)
-        .join(', ')}).`
+    ? ' Other tables (the catalogs of every database age too): ' +
+      `${fmtNumber(record.other_failsafes.count)} failsafes (${byDatabase()}).`
     : ''
   return `${heading}
 <p class="lead">${esc(LEAD)}</p>
-<p class="lead">${fmtNumber(record.anti_wraparound_vacuums)} anti-wraparound autovacuums of ${esc(record.table)}; failsafe of the table: ${failsafes || 'none'}.${others}</p>
-<table class="data"><thead><tr><th>#</th><th>start</th><th>took</th><th>index scans</th><th>failsafe</th><th>samples</th><th>requests/s during</th><th>during / quiet</th><th>p99 during</th><th>during / quiet</th><th>p99 max</th></tr></thead>
+<p class="lead">${fmtNumber(record.anti_wraparound_vacuums)} anti-wraparound autovacuums of ${esc(record.table)};
+failsafe of the table: ${failsafes || 'none'}.${others}</p>
+<table class="data"><thead><tr><th>#</th><th>start</th><th>took</th><th>index scans</th><th>failsafe</th>
+<th>samples</th><th>requests/s during</th><th>during / quiet</th><th>p99 during</th><th>during / quiet</th>
+<th>p99 max</th></tr></thead>
 <tbody>
 ${rows}
 ${[
@@ -51,7 +59,8 @@ ${[
   .filter(([, f]) => f)
   .map(
     ([label, f]) =>
-      `<tr><td colspan="5">${esc(label)}</td><td>${fmtNumber(f.samples)}</td><td>${fmtNumber(f.throughput)}</td><td></td><td>${fmtUs(f.p99_us)}</td><td></td><td>${fmtUs(f.p99_max_us)}</td></tr>`
+      `<tr><td colspan="5">${esc(label)}</td><td>${fmtNumber(f.samples)}</td><td>${fmtNumber(f.throughput)}</td>` +
+      `<td></td><td>${fmtUs(f.p99_us)}</td><td></td><td>${fmtUs(f.p99_max_us)}</td></tr>`
   )
   .join('\n')}
 </tbody></table>`

@@ -167,7 +167,10 @@ export function zfsSection(run, prefix) {
     const firstValue = figure.pick(first)
     const lastValue = figure.pick(last)
     if (firstValue === null && lastValue === null && lowest(values) === null) return ''
-    return `<tr><td title="${esc(figure.means)}">${esc(figure.label)}</td><td>${figure.format(firstValue)}</td><td>${figure.format(lastValue)}</td><td>${figure.format(lowest(values))}</td></tr>`
+    return (
+      `<tr><td title="${esc(figure.means)}">${esc(figure.label)}</td><td>${figure.format(firstValue)}</td>` +
+      `<td>${figure.format(lastValue)}</td><td>${figure.format(lowest(values))}</td></tr>`
+    )
   }).filter(Boolean)
   const zdbTimes = /** @type {number[]} */ (points.map(p => p.zfs.zdb_s).filter(v => v !== null))
   const meanZdb = zdbTimes.length ? zdbTimes.reduce((a, b) => a + b, 0) / zdbTimes.length : null
@@ -188,7 +191,9 @@ export function zfsSection(run, prefix) {
       : ''
   ].filter(Boolean)
   const html = `<h2 id="zfs">ZFS pool</h2>
-<p class="lead">The pool ${esc(last.pool)}, which holds the data directory, sampled during the load: its free space (zpool get) and, per metaslab, the free space, the free segments and the largest of them (zdb -mm). ${esc(notes.join(' '))}</p>
+<p class="lead">The pool ${esc(last.pool)}, which holds the data directory, sampled during the load: its free space
+(zpool get) and, per metaslab, the free space, the free segments and the largest of them (zdb -mm).
+${esc(notes.join(' '))}</p>
 <div class="tablewrap"><table class="zfs">
 <thead><tr><th></th><th>first</th><th>last</th><th>lowest</th></tr></thead>
 <tbody>${rows.join('')}</tbody></table></div>
