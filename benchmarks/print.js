@@ -88,12 +88,12 @@ export function resultLines(r) {
   }
   if (r.soak) {
     const k = r.soak
+    const rss = k.rss_samples.map((/** @type {{ rss_bytes: number }} */ x) => (x.rss_bytes / 1048576).toFixed(0))
     lines.push(
       '',
       `soak: concurrency ${k.concurrency} for ${k.duration_s} s, ${k.throughput} req/s, ` +
         `${k.unexpected_failures} unexpected failures`,
-      `  RSS every 5 s (MiB): ` +
-        `${k.rss_samples.map((/** @type {{ rss_bytes: number }} */ x) => (x.rss_bytes / 1048576).toFixed(0)).join(' ')}`,
+      `  RSS every 5 s (MiB): ${rss.join(' ')}`,
       `  growth after warm-up: ${mib(k.rss_growth_after_warmup_bytes)}, peak ${mib(k.peak_rss_bytes)}`
     )
   }

@@ -35,10 +35,13 @@ for (let i = 1; i <= runs; i++) {
   if (i === 1) console.log(`server: PostgreSQL ${summary.server_version}`)
   const changes = summary.changes ?? []
   if (changes.length > 0) withChange++
+  const described = changes.map((/** @type {any} */ c) => {
+    const causes = c.causes.map((/** @type {any} */ x) => x.label).join('; ') || 'no cause seen'
+    return `${c.metric} at ${c.at_s} s (${c.effect}; ${causes})`
+  })
   console.log(
-    `run ${i}: ${summary.throughput} requests/s, ` +
-      `${changes.length} ` +
-      `change(s)${changes.length ? `: ${changes.map((/** @type {any} */ c) => `${c.metric} at ${c.at_s} s (${c.effect}; ${c.causes.map((/** @type {any} */ x) => x.label).join('; ') || 'no cause seen'})`).join(', ')}` : ''}`
+    `run ${i}: ${summary.throughput} requests/s, ${changes.length} change(s)` +
+      (changes.length ? `: ${described.join(', ')}` : '')
   )
 }
 console.log(

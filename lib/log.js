@@ -4,7 +4,10 @@
 const LEVELS = /** @type {const} */ ({ trace: 10, debug: 20, info: 30, warn: 40, error: 50, silent: 100 })
 
 /** @typedef {keyof typeof LEVELS} LevelName */
-/** @typedef {{ trace: (m: string) => void, debug: (m: string) => void, info: (m: string) => void, warn: (m: string) => void, error: (m: string) => void, level: LevelName }} Logger */
+/**
+ * @typedef {{ trace: (m: string) => void, debug: (m: string) => void, info: (m: string) => void,
+ *     warn: (m: string) => void, error: (m: string) => void, level: LevelName }} Logger
+ */
 
 /**
  * @param {string} name

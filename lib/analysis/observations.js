@@ -82,7 +82,9 @@ function vacuumSpans(samples, at, t0, out) {
       const key = `${v.pid}\u0000${v.table}`
       seen.add(key)
       const span = open.get(key)
-      const label = `${v.mode === 'manual' ? 'VACUUM' : v.mode === 'wraparound' ? 'anti-wraparound autovacuum' : 'autovacuum'} of ${v.table} (pid ${v.pid})`
+      const kind =
+        v.mode === 'manual' ? 'VACUUM' : v.mode === 'wraparound' ? 'anti-wraparound autovacuum' : 'autovacuum'
+      const label = `${kind} of ${v.table} (pid ${v.pid})`
       if (!span) {
         const started = typeof v.started_at === 'number' && v.started_at > 0 ? round(v.started_at - t0 / 1000) : now
         const from = Math.max(0, Math.min(now, started))
@@ -133,10 +135,11 @@ function holders(samples, at, lastS, out) {
         continue
       }
       const from = h.xact_age_s === null || h.xact_age_s === undefined ? now : Math.max(0, round(now - h.xact_age_s))
+      // the name first: a line cut at the terminal's width keeps it
+      const session = h.application_name ? `${h.application_name} (pid ${h.pid})` : `pid ${h.pid}`
       const who =
         h.kind === 'backend'
-          ? // the name first: a line cut at the terminal's width keeps it
-            `session ${h.application_name ? `${h.application_name} (pid ${h.pid})` : `pid ${h.pid}`}${h.state ? `, ${h.state}` : ''}`
+          ? `session ${session}${h.state ? `, ${h.state}` : ''}`
           : h.kind === 'prepared'
             ? `prepared transaction '${h.name}'`
             : `replication slot ${h.name}`

@@ -84,7 +84,8 @@ function checkSsl(params) {
 function withLibpqSsl(text, params) {
   if (!params.has('sslmode') || params.has('uselibpqcompat')) return text
   const [beforeFragment, fragment] = text.split('#', 2)
-  const query = `${beforeFragment.replace(/([?&])sslmode=allow(?=&|$)/, '$1sslmode=disable')}${beforeFragment.includes('?') ? '&' : '?'}uselibpqcompat=true`
+  const withoutAllow = beforeFragment.replace(/([?&])sslmode=allow(?=&|$)/, '$1sslmode=disable')
+  const query = `${withoutAllow}${beforeFragment.includes('?') ? '&' : '?'}uselibpqcompat=true`
   return fragment === undefined ? query : `${query}#${fragment}`
 }
 

@@ -187,10 +187,10 @@ export class EmbeddedServer {
       const gone = await goneOwner(this.dataDir) // a run killed outright left it: ours to stop
       this.startedHere = gone !== null
       if (gone !== null) await writeOwner(this.dataDir, process.pid)
+      const left =
+        gone === null ? '' : `, left by a pgloadgen process that is gone (pid ${gone}): this run stops it at its end`
       this.log.info(
-        `using the embedded PostgreSQL already running on port ${running} ` +
-          `(data directory ` +
-          `${this.dataDir})${gone === null ? '' : `, left by a pgloadgen process that is gone (pid ${gone}): this run stops it at its end`}`
+        `using the embedded PostgreSQL already running on port ${running} (data directory ${this.dataDir})${left}`
       )
     } else {
       this.port = this.requestedPort || (await freePort())

@@ -163,11 +163,12 @@ async function prepare(context) {
         : err
     })
   }
-  log.info(
-    `prepare: ` +
-      `loading until ` +
-      `${[prepare.rows && `${prepare.rows} rows`, prepare.tableBytes && `${prepare.tableBytes} bytes`, prepare.seconds && `${prepare.seconds} s`].filter(Boolean).join(' or ')}`
-  )
+  const until = [
+    prepare.rows && `${prepare.rows} rows`,
+    prepare.tableBytes && `${prepare.tableBytes} bytes`,
+    prepare.seconds && `${prepare.seconds} s`
+  ]
+  log.info(`prepare: loading until ${until.filter(Boolean).join(' or ')}`)
   const prepareDir = context.group.prepareDir
   // With a seed, rows of a dense-id table are a fixed share per client, so
   // that every major's prepare phase writes the same rows: each client makes

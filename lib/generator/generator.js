@@ -43,7 +43,10 @@ export class Generator {
     this.concurrencyAtStop = null
     // clients that did their -t requests; when all of them have, the run is over
     this.clientsAtLimit = 0
-    /** @type {number | null} when the last request ended once stopped (monotonicEpochMs), null if no client ran to the end */
+    /**
+     * @type {number | null} when the last request ended once stopped (monotonicEpochMs), null if no client ran to
+     * the end
+     */
     this.requestsEndedMs = null
     /** @type {() => void} */
     let limitReached = () => {}

@@ -103,7 +103,10 @@ export class Worker {
     this.nextDue = pacing ? performance.now() + (pacing.offsetS?.(id) ?? 0) * 1000 : 0
     /** @type {Promise<void>} */
     this.done = Promise.resolve()
-    /** @type {number | null} when the loop left, its last answer in (monotonicEpochMs): before the connection's close */
+    /**
+     * @type {number | null} when the loop left, its last answer in (monotonicEpochMs): before the connection's
+     * close
+     */
     this.loopEndedMs = null
     // --request-timeout: since when (performance.now()) the client has been
     // waiting for the server (0: it is not), on which connection, and

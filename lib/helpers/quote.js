@@ -5,6 +5,13 @@
 
 const MAX_SHOWN = 120
 
+// What is written as an escape: control characters (the rule against them
+// guards against typing them by mistake; here they are the point), line
+// and paragraph separators, bidirectional marks and lone surrogates.
+const UNPRINTABLE =
+  // eslint-disable-next-line no-control-regex
+  /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g
+
 /**
  * The text as it may appear inside a one-line message, without quotes.
  * @param {unknown} value
@@ -13,11 +20,7 @@ const MAX_SHOWN = 120
 export function printable(value, max = MAX_SHOWN) {
   const text = String(value)
   const cut = text.length > max ? `${text.slice(0, max)}… (${text.length} characters)` : text
-  // eslint-disable-next-line no-control-regex
-  return cut.replace(
-    /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g,
-    escape
-  )
+  return cut.replace(UNPRINTABLE, escape)
 }
 
 /**

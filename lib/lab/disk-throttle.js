@@ -225,7 +225,10 @@ export class DiskThrottle {
     return new DiskThrottle({ dataDir: path.resolve(dataDir), controller, device, group, log })
   }
 
-  /** @param {{ dataDir: string, controller: Controller, device: string, group: string, log: import('../log.js').Logger }} options */
+  /**
+   * @param {{ dataDir: string, controller: Controller, device: string, group: string,
+   *     log: import('../log.js').Logger }} options
+   */
   constructor({ dataDir, controller, device, group, log }) {
     this.dataDir = dataDir
     this.controller = controller

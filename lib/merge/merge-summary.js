@@ -105,7 +105,10 @@ export function mergeSummaries(runs) {
  * @param {number} elapsedS
  */
 function mergeRequests(summaries, histograms, elapsedS) {
-  /** @type {Record<string, { started: number, done: number, failed: number, not_found: number, timeouts: number, rate: number | null, rows: number, points: number, latency_us: ReturnType<typeof latencySummary> }>} */
+  /**
+   * @type {Record<string, { started: number, done: number, failed: number, not_found: number, timeouts: number,
+   *     rate: number | null, rows: number, points: number, latency_us: ReturnType<typeof latencySummary> }>}
+   */
   const requests = {}
   const types = [...new Set(summaries.flatMap(s => Object.keys(s.requests ?? {})))]
   for (const type of types) {

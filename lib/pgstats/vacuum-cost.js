@@ -165,10 +165,11 @@ export function vacuumCost({ report, before, after, phases, source }) {
       ['buffer_dirtied', 15, 'the buffers used']
     ])) {
       if (r[key] === null && !unavailable[key]) {
-        unavailable[key] = needs(
-          first,
-          `${source === 'VACUUM VERBOSE' ? 'the VACUUM VERBOSE of older majors does' : 'the autovacuum log entries of older majors do'} not give ${what}`
-        )
+        const older =
+          source === 'VACUUM VERBOSE'
+            ? 'the VACUUM VERBOSE of older majors does'
+            : 'the autovacuum log entries of older majors do'
+        unavailable[key] = needs(first, `${older} not give ${what}`)
       }
     }
   }

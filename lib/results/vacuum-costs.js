@@ -2,7 +2,10 @@
 // as the report and compare read them.
 
 /** @typedef {import('../pgstats/vacuum-cost.js').VacuumCost} VacuumCost */
-/** @typedef {{ ts: string | null, action: string, table: string | null, duration_s: number | null, cost: VacuumCost }} VacuumEntry */
+/**
+ * @typedef {{ ts: string | null, action: string, table: string | null, duration_s: number | null,
+ *     cost: VacuumCost }} VacuumEntry
+ */
 
 /**
  * The vacuums of a run with their cost: from summary.json when it lists

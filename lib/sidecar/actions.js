@@ -12,7 +12,8 @@ import { AGE_XIDS_FIELDS, ageXidsOptions, runAgeXids } from './age-xids-action.j
 
 /**
  * @typedef {object} ActionSpec
- * @property {'vacuum' | 'checkpoint' | 'analyze' | 'reset-stats' | 'fillfactor' | 'drop-partitions' | 'delete' | 'evict-cache' | 'age-xids'} action
+ * @property {'vacuum' | 'checkpoint' | 'analyze' | 'reset-stats' | 'fillfactor' | 'drop-partitions' | 'delete'
+ *     | 'evict-cache' | 'age-xids'} action
  * @property {string} [table]
  * @property {boolean} [freeze]
  * @property {boolean} [full]

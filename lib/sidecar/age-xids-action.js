@@ -79,11 +79,13 @@ export async function runAgeXids(spec, { connectionString, events, log }, onBack
         // the rights were checked by then: the start is recorded once, with the first backend
         if (!recorded) {
           recorded = true
-          log.info(
-            `age-xids: ` +
-              `spending ` +
-              `${options.by !== undefined ? `${options.by} transaction IDs` : `transaction IDs until ${options.table ?? 'the database'} is ${options.toAge} old`}${options.rate ? ` at ${options.rate}/s` : ''}${options.holdLock ? ` holding ${options.holdLock}'s SHARE UPDATE EXCLUSIVE lock` : ''}`
-          )
+          const spending =
+            options.by !== undefined
+              ? `${options.by} transaction IDs`
+              : `transaction IDs until ${options.table ?? 'the database'} is ${options.toAge} old`
+          const atRate = options.rate ? ` at ${options.rate}/s` : ''
+          const holding = options.holdLock ? ` holding ${options.holdLock}'s SHARE UPDATE EXCLUSIVE lock` : ''
+          log.info(`age-xids: spending ${spending}${atRate}${holding}`)
           events
             .record({
               kind: 'start',

@@ -150,7 +150,10 @@ export class ZfsSpaceProbe {
     this.zpool = toolPath('zpool')
     /** @type {boolean | null} whether zpool takes -Hp (null: not tried yet) */
     this.parsable = null
-    /** @type {{ size: number | null, free: number | null, allocated: number | null, fragmentationPct: number | null } | null} */
+    /**
+     * @type {{ size: number | null, free: number | null, allocated: number | null,
+     *     fragmentationPct: number | null } | null}
+     */
     this.poolFigures = null
     /** @type {MetaslabFigures | null} */
     this.metaslabFigures = null

@@ -82,7 +82,10 @@ function changeLines(comparison, colours, width) {
       lines.push(`  ${entry.letter}  not recorded`)
       continue
     }
-    /** @type {Array<{ repetition: number, at_s: number, changes: import('../analysis/explain.js').Change[], causes: import('../analysis/explain.js').Cause[] }>} */
+    /**
+     * @type {Array<{ repetition: number, at_s: number, changes: import('../analysis/explain.js').Change[],
+     *     causes: import('../analysis/explain.js').Cause[] }>}
+     */
     const moments = []
     for (const repetition of [...new Set(entry.changes.map(c => c.repetition))]) {
       for (const group of groupChanges(entry.changes.filter(c => c.repetition === repetition)))

@@ -205,10 +205,11 @@ function auditLines(summary, colours) {
   const insertsInDoubt = Number(summary.inserts_in_doubt ?? 0)
   if (insertsInDoubt > 0) {
     const stored = summary.inserts_in_doubt_stored
-    lines.push(
-      `in doubt (sent, no acknowledgement): ${plural(insertsInDoubt, 'insert')}, ` +
-        `${typeof stored === 'number' ? `${count(stored)} committed, ${count(insertsInDoubt - stored)} not` : 'not looked for'}`
-    )
+    const outcome =
+      typeof stored === 'number'
+        ? `${count(stored)} committed, ${count(insertsInDoubt - stored)} not`
+        : 'not looked for'
+    lines.push(`in doubt (sent, no acknowledgement): ${plural(insertsInDoubt, 'insert')}, ${outcome}`)
   }
   const audit = summary.row_audit
   if (audit) {
@@ -251,11 +252,9 @@ function scheduleLines(summary) {
   const lines = []
   const lag = summary.schedule_lag_us
   if (lag) {
-    const skipped =
-      summary.mode === 'open'
-        ? `, ${count(summary.skipped)} ` +
-          `skipped${summary.max_lag_ms === null || summary.max_lag_ms === undefined ? '' : ` (--max-lag ${summary.max_lag_ms} ms)`}`
-        : ''
+    const maxLag =
+      summary.max_lag_ms === null || summary.max_lag_ms === undefined ? '' : ` (--max-lag ${summary.max_lag_ms} ms)`
+    const skipped = summary.mode === 'open' ? `, ${count(summary.skipped)} skipped${maxLag}` : ''
     lines.push(`schedule lag: p50 ${ms(lag.p50)} ms, p99 ${ms(lag.p99)} ms, max ${ms(lag.max)} ms${skipped}`)
   }
   if (summary.points_written > 0) {

@@ -319,11 +319,16 @@ export async function fuzz(
   const details = await fc.check(property, { seed: SEED, numRuns })
   if (details.failed) {
     const input = JSON.stringify(details.counterexample?.[0])
+    const shown =
+      input === undefined
+        ? String(details.counterexample?.[0])
+        : input.length > 600
+          ? `${input.slice(0, 600)}… (${input.length} characters)`
+          : input
     t.fail(
       safeLabel(
         `${name}: ${/** @type {Error | undefined} */ (details.errorInstance)?.message?.slice(0, 600)}; input ` +
-          `(seed ${SEED}, ${details.numRuns} runs, shrunk ${details.numShrinks} times): ` +
-          `${input === undefined ? String(details.counterexample?.[0]) : input.length > 600 ? `${input.slice(0, 600)}… (${input.length} characters)` : input}`
+          `(seed ${SEED}, ${details.numRuns} runs, shrunk ${details.numShrinks} times): ${shown}`
       )
     )
   } else {

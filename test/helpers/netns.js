@@ -109,7 +109,10 @@ export class NetnsServer {
     return this.waitReady({ connectionString: this.urlOf('postgres'), connectionTimeoutMillis: 2000 })
   }
 
-  /** A fast shutdown (commits kept, sessions ended), then a start: a restart the clients cannot see while the link is down. */
+  /**
+   * A fast shutdown (commits kept, sessions ended), then a start: a restart the clients cannot see while the link is
+   * down.
+   */
   async restart() {
     this.postmaster?.kill('SIGINT')
     await this.exited

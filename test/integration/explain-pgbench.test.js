@@ -65,10 +65,13 @@ t.test('a session holding the xmin horizon under tpcb-like: the change and its c
 
   const summary = await readRunSummary(path.join(dir, 'summary.json'))
   const changes = summary.changes ?? []
-  t.comment(
-    `held from ${heldFrom} s; changes: ` +
-      `${JSON.stringify(changes.map((/** @type {any} */ c) => [c.at_s, c.metric, c.effect, c.causes.map((/** @type {any} */ x) => x.label)]))}`
-  )
+  const listed = changes.map((/** @type {any} */ c) => [
+    c.at_s,
+    c.metric,
+    c.effect,
+    c.causes.map((/** @type {any} */ x) => x.label)
+  ])
+  t.comment(`held from ${heldFrom} s; changes: ${JSON.stringify(listed)}`)
   /** @param {any} c */
   const worse = c => (c.metric === 'throughput' && c.effect < 0) || (c.metric.startsWith('p99_us') && c.effect > 0)
   const names = (/** @type {any} */ c) =>

@@ -97,10 +97,13 @@ t.test('a steady run reports no change', async t => {
     const summary = await readRunSummary(path.join(dir, 'summary.json'))
     t.ok(Array.isArray(summary.changes), 'summary.json has changes')
     if (summary.changes.length > 0 && attempt === 1) {
-      t.comment(
-        `the first steady run reported ` +
-          `${JSON.stringify(summary.changes.map((/** @type {any} */ c) => [c.at_s, c.metric, c.effect, c.causes.map((/** @type {any} */ x) => x.label)]))}; once more`
-      )
+      const listed = summary.changes.map((/** @type {any} */ c) => [
+        c.at_s,
+        c.metric,
+        c.effect,
+        c.causes.map((/** @type {any} */ x) => x.label)
+      ])
+      t.comment(`the first steady run reported ${JSON.stringify(listed)}; once more`)
       continue
     }
     t.same(summary.changes, [], `no change in a steady run (${JSON.stringify(summary.changes)})`)

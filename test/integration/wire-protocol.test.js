@@ -57,7 +57,10 @@ const VALUES = [
 // Statements whose results must not depend on the protocol: typed
 // parameters, repeated and reordered placeholders, and "$1" where it is no
 // placeholder (strings, identifiers, dollar quotes, comments).
-/** @type {Array<{ statement: { name: string, text: string }, params: Array<string | number | bigint | boolean | null>, rows: Array<Array<string | null>> }>} */
+/**
+ * @type {Array<{ statement: { name: string, text: string }, params: Array<string | number | bigint | boolean | null>,
+ *     rows: Array<Array<string | null>> }>}
+ */
 const STATEMENTS = [
   { statement: { name: 'wt_int', text: 'SELECT $1::int + 1' }, params: [41], rows: [['42']] },
   { statement: { name: 'wt_neg_int', text: 'SELECT $1::int * 2' }, params: [-21], rows: [['-42']] },

@@ -63,10 +63,9 @@ export async function workloadsCommand(args, { stdout }) {
       )
     lines.push(`  default mix: ${item.default_mix}`)
     for (const [name, spec] of Object.entries(item.options ?? {})) {
-      lines.push(
-        `  --${name} ` +
-          `(${spec.choices ? spec.choices.join('|') : spec.type}${spec.default === undefined ? '' : `, default ${spec.default}`}): ${spec.describe}`
-      )
+      const kind = spec.choices ? spec.choices.join('|') : spec.type
+      const fallback = spec.default === undefined ? '' : `, default ${spec.default}`
+      lines.push(`  --${name} (${kind}${fallback}): ${spec.describe}`)
     }
     if (item.usage) lines.push(`  ${item.usage}`)
     lines.push('')

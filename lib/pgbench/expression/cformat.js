@@ -117,7 +117,8 @@ export function formatGeneral(x, precision = 15) {
   if (exponent < -4 || exponent >= precision) {
     const fraction = digits.slice(1).replace(/0+$/, '')
     const e = Math.abs(exponent)
-    return `${sign}${digits[0]}${fraction === '' ? '' : '.' + fraction}e${exponent < 0 ? '-' : '+'}${e < 10 ? '0' : ''}${e}`
+    const mantissa = `${sign}${digits[0]}${fraction === '' ? '' : '.' + fraction}`
+    return `${mantissa}e${exponent < 0 ? '-' : '+'}${e < 10 ? '0' : ''}${e}`
   }
   let whole, fraction
   if (exponent >= 0) {

@@ -41,7 +41,10 @@ const UNITS = new Map([
   ['ms', 1000],
   ['s', 1000000]
 ])
-/** @type {Map<string, typeof ELSE | typeof ENDIF | typeof START_PIPELINE | typeof SYNC_PIPELINE | typeof END_PIPELINE>} */
+/**
+ * @type {Map<string, typeof ELSE | typeof ENDIF | typeof START_PIPELINE | typeof SYNC_PIPELINE
+ *     | typeof END_PIPELINE>}
+ */
 const WITHOUT_ARGUMENTS = new Map([
   ['else', ELSE],
   ['endif', ENDIF],

@@ -20,7 +20,10 @@ const LEAD_S = 5
 // load, passes run back to back) says more about batch sizes than speed
 const MIN_PACE_WINDOW_MS = (MAINTAIN_EVERY_S * 1000) / 2
 
-/** @type {WeakMap<object, { at: number, frontier: number, speed: number }>} the stream's time and pace at the last measured pass */
+/**
+ * @type {WeakMap<object, { at: number, frontier: number, speed: number }>} the stream's time and pace at the last
+ * measured pass
+ */
 const paces = new WeakMap()
 
 /**
