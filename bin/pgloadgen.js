@@ -9,5 +9,8 @@ import { setFlagsFromString } from 'node:v8'
 // so that every heap of the process, worker threads' too, keeps it.
 setFlagsFromString('--semi-space-growth-factor=1')
 
+// node-postgres first, without the fetch implementation it would load for
+// nothing (lib/pg/load-pg.js says why).
+await (await import('../lib/pg/load-pg.js')).loadPg()
 const { main } = await import('../lib/cli/main.js')
 process.exitCode = await main(process.argv.slice(2))

@@ -16,7 +16,7 @@ import { latest } from './clock.js'
 // is made their exact sum every MERGE_MS and once more when they stopped.
 
 const MERGE_MS = 100
-const THREAD_FILE = new URL('./generator-thread.js', import.meta.url)
+const THREAD_FILE = new URL('./generator-thread-main.js', import.meta.url)
 
 /**
  * What a thread is given.
