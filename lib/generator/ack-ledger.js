@@ -14,7 +14,8 @@
 // can be put down to the data going back.
 
 const CHUNK_IDS = 1 << 16
-const FINGERPRINTS = 65535
+// the values a cell can hold besides 0
+export const FINGERPRINTS = 65535
 
 /** @typedef {{ cells: Uint16Array, earlier: Uint8Array }} Chunk */
 
@@ -103,6 +104,22 @@ export class AckLedger {
   /** @param {number} id */
   has(id) {
     return this.get(id) !== 0
+  }
+
+  /**
+   * The cells in ascending order of id, sliceSize at a time (a divisor of
+   * 65536), as views of the ledger's own memory: { firstId, cells }, where
+   * cells[i] is the cell of firstId + i (0: not acknowledged).
+   * @param {number} sliceSize
+   * @returns {Generator<{ firstId: number, cells: Uint16Array }>}
+   */
+  *slices(sliceSize) {
+    for (const chunkIndex of [...this.chunks.keys()].sort((a, b) => a - b)) {
+      const { cells } = /** @type {Chunk} */ (this.chunks.get(chunkIndex))
+      for (let start = 0; start < CHUNK_IDS; start += sliceSize) {
+        yield { firstId: chunkIndex * CHUNK_IDS + start, cells: cells.subarray(start, start + sliceSize) }
+      }
+    }
   }
 
   /**

@@ -148,3 +148,45 @@ t.test('fingerprints fold into 1…65535 the same way for every integer', async 
   t.same([...ledger.batches(10)], [[70000]])
   t.equal(ledger.size, 1)
 })
+
+t.test(
+  'fingerprints of any type are judged as the client folds them: negative, past 2^53, numeric, text, null',
+  async t => {
+    const db = await createTestDatabase(t, 'insert_audit_types')
+    const client = new pg.Client({ connectionString: db.url })
+    await client.connect()
+    t.teardown(() => client.end())
+    await client.query('CREATE TABLE audited (id bigserial PRIMARY KEY, n bigint, x numeric, s text)')
+    // 2^53 + 1 reads back as 2^53 in JavaScript: the client's fold of it is what counts
+    const rows = [
+      [-5, '-5', '-5'],
+      [2 ** 53 + 1, '1.5', 'abc'],
+      [null, null, null],
+      [70000, '70000', '70000']
+    ]
+    const ledger = new AckLedger()
+    for (const [n, x, s] of rows) {
+      const {
+        rows: [{ id }]
+      } = await client.query('INSERT INTO audited (n, x, s) VALUES ($1::text::bigint, $2, $3) RETURNING id', [
+        n === null ? null : String(n === 2 ** 53 + 1 ? '9007199254740993' : n),
+        x,
+        s
+      ])
+      ledger.add(Number(id), n === null ? 0 : Number(n))
+    }
+    // what each row's fingerprint is, read the way the client reads it, against what the ledger holds
+    for (const expression of ['n', 'x', 's', 'n * 2']) {
+      const { rows: stored } = await client.query({
+        text: `SELECT id, ${expression} AS fp FROM audited ORDER BY id`,
+        rowMode: 'array'
+      })
+      const present = stored.filter(([id, fp]) => foldFingerprint(Number(fp)) === ledger.get(Number(id))).length
+      t.same(
+        await auditInserts(client, 'audited', expression, ledger, 10000),
+        { present, vanished: 4 - present, missing: 0, inDoubtStored: 0 },
+        `${expression}: ${present} of 4 present`
+      )
+    }
+  }
+)
