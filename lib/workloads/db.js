@@ -13,6 +13,8 @@ import { copyTextRow } from '../wire/wire-connection.js'
 const NO_PARAMS = /** @type {Params} */ ([])
 const BEGIN = { name: 'pgloadgen_begin', text: 'BEGIN' }
 const COMMIT = { name: 'pgloadgen_commit', text: 'COMMIT' }
+// a statement of a pipeline: no Sync after it (see batch)
+const OPEN_PIPELINE = Object.freeze({ sync: false })
 // Texts beyond this many are sent as unnamed statements: a module that
 // builds SQL with values inlined must not prepare without end.
 const MAX_NAMED_TEXTS = 1000
@@ -65,27 +67,52 @@ export class Db {
 
   /**
    * BEGIN, the statements, COMMIT, pipelined: they leave in one write and
-   * come back in one round trip. If one fails, the server skips the rest
-   * and turns the COMMIT into a rollback; the first error is thrown.
+   * come back in one round trip. If one fails, the server skips the rest,
+   * the transaction is rolled back and the first error is thrown.
    * Resolves to the statements' results.
    * @param {Array<[Sql, Params?]>} statements
    * @returns {Promise<WireResult[]>}
    */
   async batch(statements) {
     const connection = this.connection
+    // One Sync, after the COMMIT: the server flushes its replies at every
+    // Sync, so a Sync per statement came back as a packet per statement,
+    // each a wake-up and a read of the client's. The simple protocol has no
+    // pipeline: each statement is a Query of its own there.
+    const open = connection.protocol === 'simple' ? undefined : OPEN_PIPELINE
     connection.cork()
-    const pending = [connection.run(BEGIN, NO_PARAMS)]
+    const pending = [connection.run(BEGIN, NO_PARAMS, open)]
     for (const [sql, params] of statements)
-      pending.push(connection.run(typeof sql === 'string' ? statement(sql) : sql, params ?? NO_PARAMS))
+      pending.push(connection.run(typeof sql === 'string' ? statement(sql) : sql, params ?? NO_PARAMS, open))
     pending.push(connection.run(COMMIT, NO_PARAMS))
     connection.uncork()
-    const settled = await Promise.allSettled(pending)
-    const results = []
-    for (const outcome of settled) {
-      if (outcome.status === 'rejected') throw outcome.reason
-      results.push(outcome.value)
+    // Each run is awaited in turn: they settle in the order they were sent
+    // (with one Sync, all at once), so that every rejection is handled and
+    // the first one is the error. Cheaper than Promise.allSettled, which
+    // makes closures and an outcome object for every statement.
+    const last = pending.length - 1
+    const results = new Array(last - 1)
+    let failed = false
+    let error
+    for (let i = 0; i <= last; i++) {
+      try {
+        const result = await pending[i]
+        if (i > 0 && i < last) results[i - 1] = result
+      } catch (err) {
+        if (!failed) error = err
+        failed = true
+      }
     }
-    return results.slice(1, -1)
+    if (failed) {
+      // A statement failed before the COMMIT: the server skipped the rest,
+      // COMMIT included, and the transaction is left open and failed. It
+      // is rolled back here, so that the connection is idle again after a
+      // batch, as when every statement had its own Sync and the COMMIT
+      // ended the failed transaction.
+      await this.rollback()
+      throw error
+    }
+    return results
   }
 
   /**
