@@ -20,28 +20,35 @@ export class FrameReader {
     this.needed = 0 // bytes the partial message needs before it can be read
   }
 
-  /** @param {Buffer} chunk */
-  push(chunk) {
+  /**
+   * @param {Buffer} chunk
+   * @param {number} [length]  the bytes of chunk that were read: the
+   *   socket reads into one buffer longer than a reply, which is passed
+   *   with the count rather than cut to it (a new view a read)
+   */
+  push(chunk, length = chunk.length) {
     let buf = chunk
+    let size = length
     if (this.partial !== null) {
       // A message spread over chunks is joined once, when it is all there.
-      this.partial.push(Buffer.from(chunk))
-      this.partialLength += chunk.length
+      this.partial.push(Buffer.from(chunk.subarray(0, length)))
+      this.partialLength += length
       if (this.partialLength < this.needed) return
       buf = Buffer.concat(this.partial, this.partialLength)
+      size = buf.length
       this.partial = null
     }
     const target = this.target
     let offset = 0
-    while (buf.length - offset >= 5) {
+    while (size - offset >= 5) {
       const end = offset + 1 + buf.readInt32BE(offset + 1)
-      if (end > buf.length) break
+      if (end > size) break
       target.handle(buf[offset], buf, offset + 5, end)
       offset = end
     }
-    if (offset < buf.length) {
-      this.partial = [Buffer.from(buf.subarray(offset))]
-      this.partialLength = buf.length - offset
+    if (offset < size) {
+      this.partial = [Buffer.from(buf.subarray(offset, size))]
+      this.partialLength = size - offset
       this.needed = this.partialLength >= 5 ? 1 + buf.readInt32BE(offset + 1) : 5
     }
   }

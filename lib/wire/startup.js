@@ -30,7 +30,7 @@ export async function startSession(connection, config, timeoutMs) {
       s => {
         pendingSocket = s
       },
-      chunk => connection.reader.push(chunk)
+      (chunk, length) => connection.reader.push(chunk, length)
     )
     connection.socket = socket
     if (connection.broken) throw timedOut

@@ -11,13 +11,14 @@ const READ_BUFFER_BYTES = 65536
 
 /**
  * Opens the socket to the server, encrypted when the sslmode asks for it,
- * and delivers what the server sends to onChunk. A chunk is only valid
- * during the call: an unencrypted socket reads every reply into the same
- * buffer (net's onread), which spares the allocation of a buffer and the
- * stream machinery per reply.
+ * and delivers what the server sends to onChunk: a buffer and how many of
+ * its bytes were read (all of them, when length is undefined). A chunk is
+ * only valid during the call: an unencrypted socket reads every reply into
+ * the same buffer (net's onread), which spares the allocation of a buffer
+ * and the stream machinery per reply.
  * @param {import('./connection-config.js').WireConfig} config
  * @param {(socket: net.Socket) => void} created  lets the caller time the attempt out
- * @param {(chunk: Buffer) => void} onChunk
+ * @param {(chunk: Buffer, length?: number) => void} onChunk
  * @returns {Promise<net.Socket | tls.TLSSocket>}
  */
 export async function openSocket(config, created, onChunk) {
@@ -26,7 +27,7 @@ export async function openSocket(config, created, onChunk) {
     return rawConnect(config, created, {
       buffer,
       callback: bytes => {
-        onChunk(buffer.subarray(0, bytes))
+        onChunk(buffer, bytes)
         return true // keep reading
       }
     })

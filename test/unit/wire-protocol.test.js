@@ -162,8 +162,10 @@ t.test('the writer builds the recorded messages, growing from a small buffer', a
  * given chunks: each message's type and a copy of its body.
  * @param {string} scenario
  * @param {number} chunkSize
+ * @param {boolean} [oneBuffer]  every chunk read into the same longer buffer,
+ *   whose bytes after it are stale, and pushed with its length (as the socket does)
  */
-function readBack(scenario, chunkSize) {
+function readBack(scenario, chunkSize, oneBuffer = false) {
   /** @type {{ type: string, body: Buffer }[]} */
   const read = []
   const reader = new FrameReader({
@@ -172,7 +174,17 @@ function readBack(scenario, chunkSize) {
     }
   })
   const bytes = Buffer.concat(recorded[scenario].filter(m => m.from === '<').map(m => m.bytes))
-  for (let at = 0; at < bytes.length; at += chunkSize) reader.push(Buffer.from(bytes.subarray(at, at + chunkSize)))
+  const readBuffer = Buffer.alloc(8192, 0xff)
+  for (let at = 0; at < bytes.length; at += chunkSize) {
+    const chunk = bytes.subarray(at, at + chunkSize)
+    if (oneBuffer) {
+      chunk.copy(readBuffer)
+      reader.push(readBuffer, chunk.length)
+      readBuffer.fill(0xff) // what a later read would write over it
+    } else {
+      reader.push(Buffer.from(chunk))
+    }
+  }
   return read
 }
 
@@ -181,7 +193,10 @@ t.test('the frame reader cuts the recorded server bytes into their messages, how
     const whole = recorded[scenario]
       .filter(m => m.from === '<')
       .map(m => ({ type: String.fromCharCode(m.bytes[0]), body: m.bytes.subarray(5) }))
-    for (const size of [1, 4, 5, 6, 17, 4096]) t.same(readBack(scenario, size), whole, `${scenario}, chunks of ${size}`)
+    for (const size of [1, 4, 5, 6, 17, 4096]) {
+      t.same(readBack(scenario, size), whole, `${scenario}, chunks of ${size}`)
+      t.same(readBack(scenario, size, true), whole, `${scenario}, chunks of ${size} in one read buffer`)
+    }
   }
 })
 
