@@ -7,7 +7,7 @@
 //   node benchmarks/capacity-search.js [searches]
 import { CapacitySearch } from '../lib/capacity/search.js'
 import { CAPACITY_DEFAULTS } from '../lib/capacity/defaults.js'
-import { mulberry32 } from '../lib/results/statistics.js'
+import { mulberry32 } from '../lib/results/bootstrap-interval.js'
 
 const runs = Number(process.argv[2] ?? 2000)
 const HALF = 4000

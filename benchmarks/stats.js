@@ -1,4 +1,4 @@
-import { bootstrapMean } from '../lib/results/statistics.js'
+import { bootstrapMean } from '../lib/results/bootstrap-interval.js'
 
 /** @param {number[]} values */
 export function median(values) {
@@ -55,11 +55,11 @@ export async function alternated(round, a, b) {
 
 /**
  * The pairs' ratios against a goal, with the experiments' own method
- * (lib/results/statistics.js): the 95 % percentile-bootstrap interval of
- * their mean. The goal is met when the whole interval lies at or above
- * it, missed when the whole interval lies below it, and undecided when the
- * interval straddles it: the pairs swing more than the distance to the
- * goal, and more rounds would narrow the interval.
+ * (lib/results/bootstrap-interval.js): the 95 % percentile-bootstrap
+ * interval of their mean. The goal is met when the whole interval lies at
+ * or above it, missed when the whole interval lies below it, and undecided
+ * when the interval straddles it: the pairs swing more than the distance
+ * to the goal, and more rounds would narrow the interval.
  * @param {number[]} ratios
  * @param {number | null} goal
  * @returns {GoalCheck | null}  null without a ratio

@@ -1,11 +1,13 @@
 import { isNumber, roundOne } from '../results/numbers.js'
-import { bootstrapMean, intervalSide, LEVEL, MIN_REPETITIONS, RESAMPLES, SEED } from '../results/statistics.js'
+import { bootstrapMean, LEVEL, MIN_REPETITIONS, RESAMPLES, SEED } from '../results/bootstrap-interval.js'
+import { intervalSide } from '../results/statistics.js'
 
 // Each entry after the baseline against it, figure by figure: the ratio of
 // their values, the 95 % bootstrap interval of the entry's per-repetition
 // values (and of the baseline's) in units of the baseline's value, and a
 // verdict only where the two intervals do not overlap, as the experiment
-// report decides between variants (lib/results/statistics.js).
+// report decides between variants (lib/results/bootstrap-interval.js,
+// lib/results/statistics.js).
 
 /**
  * @typedef {'better' | 'worse' | 'higher' | 'lower' | 'cannot tell apart' | 'no interval' | 'n/a'} VerdictWord
@@ -26,7 +28,7 @@ export const VERDICT_METHOD = {
   ratio: "the entry's figure / the baseline's (A's)",
   interval:
     `${LEVEL * 100} % percentile bootstrap interval of the mean of an entry's per-repetition values ` +
-    `(${RESAMPLES} resamples, seed ${SEED}: lib/results/statistics.js), divided by the baseline's figure; ` +
+    `(${RESAMPLES} resamples, seed ${SEED}: lib/results/bootstrap-interval.js), divided by the baseline's figure; ` +
     `it needs at least ${MIN_REPETITIONS} repetitions with the figure`,
   verdict:
     `better or worse only where the entry's interval and the baseline's do not overlap ` +
@@ -50,7 +52,7 @@ export function compareFigures(figures, baseline, entry) {
     const ia = bootstrapMean(baseline.repetitions[figure.key] ?? [])
     const ib = bootstrapMean(entry.repetitions[figure.key] ?? [])
     const scale = isNumber(a) && a !== 0 ? a : null
-    /** @param {import('../results/statistics.js').Interval | null} i */
+    /** @param {import('../results/bootstrap-interval.js').Interval | null} i */
     const scaled = i =>
       i && i.low !== null && i.high !== null && scale !== null
         ? /** @type {[number, number]} */ ([roundOne(i.low / scale, 4), roundOne(i.high / scale, 4)])
@@ -69,8 +71,8 @@ export function compareFigures(figures, baseline, entry) {
 
 /**
  * @param {import('./figures.js').Figure} figure
- * @param {import('../results/statistics.js').Interval | null} a   the baseline's interval
- * @param {import('../results/statistics.js').Interval | null} b   the entry's
+ * @param {import('../results/bootstrap-interval.js').Interval | null} a   the baseline's interval
+ * @param {import('../results/bootstrap-interval.js').Interval | null} b   the entry's
  * @returns {VerdictWord}
  */
 function verdict(figure, a, b) {

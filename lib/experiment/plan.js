@@ -246,7 +246,7 @@ async function planOf(data, baseDir) {
     seed: /** @type {number | null} */ (seed),
     prepare: parsePrepare(plan.prepare, concurrency, workload),
     variants,
-    // 3 at least for a confidence interval (results/statistics.js); fewer only when asked
+    // 3 at least for a confidence interval (results/bootstrap-interval.js); fewer only when asked
     repetitions: plan.repetitions === undefined ? DEFAULT_REPETITIONS : positiveInteger(plan.repetitions, 'repetitions')
   }
 }

@@ -7,13 +7,8 @@ export { renderReport, writeReport, buildReport } from './render.js'
 export { experimentSummary, runPhases, aggregate, METHOD } from './phases.js'
 export { findAction } from '../results/actions.js'
 export { runWhole, wholeSpread, WHOLE_RUN_METHOD } from '../results/whole-run.js'
-export {
-  bootstrapMean,
-  compareVariants,
-  variantStatistics,
-  verdictLines,
-  STATISTICS_METHOD
-} from '../results/statistics.js'
+export { bootstrapMean } from '../results/bootstrap-interval.js'
+export { compareVariants, variantStatistics, verdictLines, STATISTICS_METHOD } from '../results/statistics.js'
 
 /**
  * `pgloadgen report DIR`: writes DIR/report.html (and DIR/summary.json for

@@ -1,13 +1,6 @@
 import { esc, fmtPct, fmtRatio } from './html.js'
-import {
-  LEVEL,
-  MIN_DURING_SAMPLES,
-  MIN_REPETITIONS,
-  NOISE_FACTOR,
-  RATIOS,
-  RESAMPLES,
-  SEED
-} from '../results/statistics.js'
+import { LEVEL, MIN_REPETITIONS, RESAMPLES, SEED } from '../results/bootstrap-interval.js'
+import { MIN_DURING_SAMPLES, NOISE_FACTOR, RATIOS } from '../results/statistics.js'
 
 // The statistics of statistics.js on the experiment page: each ratio's
 // confidence interval, the machine's noise beside the effect, the verdict
@@ -16,7 +9,7 @@ import {
 
 /** @typedef {import('../results/statistics.js').VariantStatistics} VariantStatistics */
 /** @typedef {import('../results/statistics.js').Verdict} Verdict */
-/** @typedef {import('../results/statistics.js').Interval} Interval */
+/** @typedef {import('../results/bootstrap-interval.js').Interval} Interval */
 
 const PCT = `${Math.round(LEVEL * 100)} %`
 

@@ -26,6 +26,17 @@ export function mean(values) {
 }
 
 /**
+ * The mean of values already filtered to numbers: what the bootstrap
+ * interval and the statistics' noise figure both take.
+ * @param {number[]} xs
+ */
+export function meanOf(xs) {
+  let sum = 0
+  for (const x of xs) sum += x
+  return sum / xs.length
+}
+
+/**
  * The largest of the values known; null when none is.
  * @param {(number | null | undefined)[]} values
  * @returns {number | null}

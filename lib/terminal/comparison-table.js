@@ -9,7 +9,7 @@ import { renderTable } from './table.js'
 // table each, so that both fit in 80 columns.
 
 /**
- * @typedef {import('../results/statistics.js').Interval} Interval
+ * @typedef {import('../results/bootstrap-interval.js').Interval} Interval
  * @typedef {import('../results/statistics.js').Verdict} Verdict
  */
 

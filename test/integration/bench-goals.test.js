@@ -16,7 +16,7 @@ import { runPgbench } from '../../benchmarks/pgbench.js'
 import { checkpointer, checkpointNote } from '../../benchmarks/checkpoint.js'
 import { holdAutovacuum, autovacuumNote } from '../../benchmarks/quiet-table.js'
 import { readProfile, resolveProfile } from '../../lib/embedded/profile.js'
-import { bootstrapMean } from '../../lib/results/statistics.js'
+import { bootstrapMean } from '../../lib/results/bootstrap-interval.js'
 import { createTestDatabase, query, withClient } from '../helpers/pg.js'
 
 t.test('a goal is met only when the whole interval clears it', async t => {

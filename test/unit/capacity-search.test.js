@@ -10,7 +10,7 @@ import { markStep, measureStep } from '../../lib/capacity/step-measure.js'
 import { resultLine, stepsTable } from '../../lib/capacity/capacity-table.js'
 import { RequestStats } from '../../lib/metrics/request-stats.js'
 import { InputError } from '../../lib/errors.js'
-import { mulberry32 } from '../../lib/results/statistics.js'
+import { mulberry32 } from '../../lib/results/bootstrap-interval.js'
 
 const DEFAULTS = { startRate: 100, factor: 2, maxRate: 1e6, minRate: 1, resolution: 0.1, repeats: 6 }
 

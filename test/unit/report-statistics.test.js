@@ -1,23 +1,21 @@
-// The report's statistics (lib/results/statistics.js) on known data: the
-// percentile bootstrap interval of a mean, its determinism, what it gives
-// with 3 repetitions and with fewer, the machine's noise, and the verdicts
-// between variants; with fast-check, that the interval holds the sample
-// mean, stays within the values and is the same for the same seed.
+// The report's statistics (lib/results/bootstrap-interval.js,
+// lib/results/statistics.js) on known data: the percentile bootstrap
+// interval of a mean, its determinism, what it gives with 3 repetitions and
+// with fewer, the machine's noise, and the verdicts between variants; with
+// fast-check, that the interval holds the sample mean, stays within the
+// values and is the same for the same seed.
 import t from 'tap'
 import fc from 'fast-check'
 import {
   bootstrapMean,
-  compareVariants,
   distinctResamples,
   mulberry32,
   quantile,
-  variantStatistics,
-  variation,
-  verdictLines,
   LEVEL,
   RESAMPLES,
   SEED
-} from '../../lib/results/statistics.js'
+} from '../../lib/results/bootstrap-interval.js'
+import { compareVariants, variantStatistics, variation, verdictLines } from '../../lib/results/statistics.js'
 
 /** @param {number[]} xs */
 const meanOf = xs => xs.reduce((a, b) => a + b, 0) / xs.length
