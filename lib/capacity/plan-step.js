@@ -2,7 +2,7 @@ import path from 'node:path'
 import { writeFile } from 'node:fs/promises'
 import { InputError, InvalidPlanError } from '../errors.js'
 import { parseDuration } from '../config/numbers.js'
-import { checkSetting } from '../config/run-settings.js'
+import { checkSetting } from '../config/run-setting-checks.js'
 import { parseObjectives } from './objective.js'
 import { CAPACITY_DEFAULTS } from './defaults.js'
 

@@ -1,5 +1,5 @@
 import { MAX_RUN_S, parseDuration } from '../config/numbers.js'
-import { checkSetting, parseRunSettings } from '../config/run-settings.js'
+import { checkSetting, parseRunSettings } from '../config/run-setting-checks.js'
 import { InputError } from '../errors.js'
 import { profileOf, stagesSeconds } from '../config/stages.js'
 
@@ -7,7 +7,7 @@ import { profileOf, stagesSeconds } from '../config/stages.js'
 // depend on: the loop (the stages are clients, or requests/s with --rate),
 // the flags they cannot go with, and the run's duration (the stages', or
 // -d's, which the warm-up must be shorter than). The values themselves are
-// checked where every setting is (config/run-settings.js).
+// checked as every setting is (config/run-setting-checks.js).
 
 /** A closed loop's stages start from this many clients, as k6's ramping-vus starts from its startVUs. */
 export const STAGES_START_CLIENTS = 1

@@ -1,6 +1,7 @@
 import { mixOf } from '../config/mix.js'
 import { parseDuration, parseInteger } from '../config/numbers.js'
-import { checkSetting, DEFAULT_REQUEST_TIMEOUT_S, parseRunSettings } from '../config/run-settings.js'
+import { DEFAULT_REQUEST_TIMEOUT_S } from '../config/run-settings.js'
+import { checkSetting, parseRunSettings } from '../config/run-setting-checks.js'
 import { chooseWorkload } from '../workloads/choose.js'
 import { InputError } from '../errors.js'
 import { chooseTarget, chooseUrl } from './target.js'

@@ -3,7 +3,8 @@
 // collector.
 
 import { MAX_RUN_S, parseDuration, parseInteger } from '../config/numbers.js'
-import { checkSetting, settingFlagOption } from '../config/run-settings.js'
+import { settingFlagOption } from '../config/run-settings.js'
+import { checkSetting } from '../config/run-setting-checks.js'
 import { chooseTarget } from './target.js'
 import { withTarget } from './target-options.js'
 

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto'
 import { isIP } from 'node:net'
 import { reply, readBody, BodyTooLarge, replyTooLarge, DEFAULT_LIMITS } from './http-server.js'
 import { shareOfTotal } from '../scale/share.js'
-import { checkSetting } from '../config/run-settings.js'
+import { checkSetting } from '../config/run-setting-checks.js'
 import { InputError } from '../errors.js'
 const RATE_WINDOW_S = 10
 
@@ -183,7 +183,7 @@ export function controlRoutes({
           } catch {
             return json(res, 400, { error: 'expected a JSON body like {"concurrency": 16}' })
           }
-          // the rule and the wording of -c and a plan's concurrency (config/run-settings.js)
+          // the rule and the wording of -c and a plan's concurrency (config/run-setting-checks.js)
           let next
           try {
             next = /** @type {number} */ (checkSetting('concurrency', body?.concurrency, 'api'))

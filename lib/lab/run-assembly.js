@@ -6,7 +6,7 @@ import { DEFAULT_REQUEST_TIMEOUT_S } from '../config/run-settings.js'
 // reaches the session, its clients and run.json the same way from both.
 
 /**
- * The run's settings as the session needs them, checked (config/run-settings.js).
+ * The run's settings as the session needs them, checked (config/run-setting-checks.js).
  * @typedef {object} LoadSettings
  * @property {import('../config/protocol.js').Protocol} protocol
  * @property {number} concurrency            this process's clients

@@ -6,7 +6,7 @@ import t from 'tap'
 import { InputError } from '../../lib/errors.js'
 import { exitCodeFor } from '../../lib/cli/exit-codes.js'
 import { parseThreshold, parseThresholds, FIGURES, formatValue } from '../../lib/config/thresholds.js'
-import { checkSetting } from '../../lib/config/run-settings.js'
+import { checkSetting } from '../../lib/config/run-setting-checks.js'
 import {
   evaluateThresholds,
   figureValue,
