@@ -29,7 +29,7 @@
 //     pg_stat_database's session columns, 14 and later (absent on 13)
 //
 // A figure the server lacks is selected as NULL (or its statement is not
-// run): no series, never a 0 (metrics.js VERSION_SPECIFIC).
+// run): no series, never a 0 (metric-versions.js VERSION_SPECIFIC).
 //
 // buffers_backend used to count every shared-buffer write done by a process
 // other than the checkpointer and the background writer (client backends,

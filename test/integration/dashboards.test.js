@@ -24,7 +24,7 @@ import {
 } from '../helpers/dashboards.js'
 import { cliHasOption } from '../helpers/cli-options.js'
 import { slowVacuum } from '../helpers/vacuum.js'
-import { metricOnVersion, VERSION_SPECIFIC } from '../../lib/pgstats/metrics.js'
+import { metricOnVersion, VERSION_SPECIFIC } from '../../lib/pgstats/metric-versions.js'
 
 const TABLE = 'test_table' // the manta workload's table
 const RUN_SECONDS = 30
