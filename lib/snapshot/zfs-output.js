@@ -1,7 +1,7 @@
 // What the ZFS tools print, read: `zdb -mm`'s metaslabs (free space, free
 // segments, the largest free segment), zfs's rounded sizes, and
 // `zpool get`'s pool figures, in either of its two forms. No tool is run
-// here (lib/snapshot/zfs-space.js runs them).
+// here (lib/snapshot/zfs-tools.js runs them for zfs-space.js).
 
 /**
  * One metaslab as `zdb -mm` prints it.

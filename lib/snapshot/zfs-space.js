@@ -9,16 +9,13 @@
 // and exported on /metrics. The cost is bounded: one zdb at a time, every
 // intervalS (default 10 s), killed after timeoutS; each round's wall time is
 // measured and exported. A round that fails is counted, and the last
-// figures are kept, marked stale.
-import { execFile } from 'node:child_process'
-import { existsSync } from 'node:fs'
-import { statfs } from 'node:fs/promises'
-import path from 'node:path'
+// figures are kept, marked stale. zfs-tools.js finds and runs the tools;
+// zfs-space-metrics.js exports the figures.
 import { performance } from 'node:perf_hooks'
-import client from 'prom-client'
 import { parseDuration } from '../config/numbers.js'
-import { MissingToolError } from '../errors.js'
 import { parseZdbMetaslabs, parseZpoolGet, summariseMetaslabs } from './zfs-output.js'
+import { registerZfsSpaceMetrics } from './zfs-space-metrics.js'
+import { runZfsTool, toolPath, zfsDatasetOf } from './zfs-tools.js'
 
 export { parseZdbMetaslabs, parseZfsSize, parseZpoolGet, summariseMetaslabs } from './zfs-output.js'
 /** @typedef {import('./zfs-output.js').Metaslab} Metaslab */
@@ -26,14 +23,7 @@ export { parseZdbMetaslabs, parseZfsSize, parseZpoolGet, summariseMetaslabs } fr
 
 export const DEFAULT_INTERVAL_S = 10
 export const DEFAULT_TIMEOUT_S = 30
-const LOOKUP_TIMEOUT_MS = 10000
 const ZPOOL_TIMEOUT_MS = 15000
-const MAX_OUTPUT_BYTES = 64 * 1024 * 1024
-
-// statfs(2) f_type of a ZFS mount: native ZFS, and FUSE (zfs-fuse mounts
-// its datasets through FUSE, as fuse.zfs)
-const ZFS_SUPER_MAGIC = 0x2fc12fc1
-const FUSE_SUPER_MAGIC = 0x65735546
 
 const NO_FRAGMENTATION_PROPERTY =
   'this zpool has no fragmentation property (zfs-fuse, pool version 23: it came with the space map ' +
@@ -64,69 +54,6 @@ const NO_FRAGMENTATION_PROPERTY =
  * @property {boolean} stale                    the last round failed: these are older figures
  * @property {string | null} error              what the last failure said
  */
-
-/**
- * A ZFS tool's path: on PATH, else where zfs-fuse's package puts it (/sbin).
- * @param {string} name
- */
-export function toolPath(name) {
-  const dirs = [
-    ...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean),
-    '/sbin',
-    '/usr/sbin',
-    '/usr/local/sbin'
-  ]
-  for (const dir of dirs) if (existsSync(path.join(dir, name))) return path.join(dir, name)
-  return name
-}
-
-/**
- * Runs a tool, bounded in time and output; resolves with stdout.
- * @param {string} file
- * @param {string[]} args
- * @param {{ timeoutMs: number, signal?: AbortSignal }} options
- * @returns {Promise<string>}
- */
-function run(file, args, { timeoutMs, signal }) {
-  return new Promise((resolve, reject) => {
-    execFile(
-      file,
-      args,
-      { timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: MAX_OUTPUT_BYTES, signal },
-      (err, stdout, stderr) => {
-        if (!err) return resolve(stdout)
-        const failure = /** @type {NodeJS.ErrnoException & { killed?: boolean }} */ (err)
-        const what = `${path.basename(file)} ${args.join(' ')}`
-        if (failure.code === 'ENOENT') {
-          return reject(new MissingToolError(`${path.basename(file)} is not installed`, { cause: err }))
-        }
-        if (failure.name === 'AbortError') return reject(new Error(`${what}: stopped`))
-        if (failure.killed) return reject(new Error(`${what}: no answer within ${timeoutMs / 1000} s (killed)`))
-        const output = String(stderr || stdout).trim()
-        const said = output.split('\n').filter(Boolean)[0] || failure.message
-        reject(Object.assign(new Error(`${what} failed: ${said}`), { output }))
-      }
-    )
-  })
-}
-
-/**
- * The ZFS dataset and pool that hold a directory, or null when it is not on
- * ZFS (or no ZFS tool answers). A directory on another filesystem costs a
- * statfs, nothing more.
- * @param {string} dir
- * @returns {Promise<{ dataset: string, pool: string } | null>}
- */
-export async function zfsDatasetOf(dir) {
-  const fs = await statfs(dir).catch(() => null)
-  if (!fs || (fs.type !== ZFS_SUPER_MAGIC && fs.type !== FUSE_SUPER_MAGIC)) return null
-  const out = await run(toolPath('zfs'), ['list', '-H', '-o', 'name', dir], { timeoutMs: LOOKUP_TIMEOUT_MS }).catch(
-    () => null
-  )
-  const dataset = out?.trim().split('\n')[0]
-  if (!dataset) return null
-  return { dataset, pool: dataset.split('/')[0] }
-}
 
 /**
  * @typedef {object} ZfsSpaceOptions
@@ -177,78 +104,7 @@ export class ZfsSpaceProbe {
     /** @type {Promise<void> | null} */
     this.round = null
     this.abort = new AbortController()
-    if (registry) this.register(registry)
-  }
-
-  /** @param {import('prom-client').Registry} registry */
-  register(registry) {
-    const probe = this
-    const labelNames = ['pool']
-    /**
-     * @param {string} name
-     * @param {string} help
-     * @param {() => number | null | undefined} value   null or undefined: no series
-     */
-    const gauge = (name, help, value) =>
-      new client.Gauge({
-        name,
-        help,
-        labelNames,
-        registers: [registry],
-        collect() {
-          this.reset()
-          const v = value()
-          if (v !== null && v !== undefined && Number.isFinite(v)) this.set({ pool: probe.pool }, v)
-        }
-      })
-    gauge(
-      'pgloadgen_zfs_pool_free_bytes',
-      'Free bytes of the ZFS pool holding the data directory (zpool get free; rounded to three significant digits ' +
-        "where zpool has no -p, as zfs-fuse's)",
-      () => this.poolFigures?.free
-    )
-    gauge(
-      'pgloadgen_zfs_pool_size_bytes',
-      'Size of the ZFS pool holding the data directory (zpool get size)',
-      () => this.poolFigures?.size
-    )
-    gauge('pgloadgen_zfs_metaslabs', 'Metaslabs of the pool, from zdb -mm', () => this.metaslabFigures?.metaslabs)
-    gauge(
-      'pgloadgen_zfs_free_segments',
-      "Free segments of all the pool's metaslabs together, from zdb -mm (more for the same free space: " +
-        'more fragmented)',
-      () => this.metaslabFigures?.freeSegments
-    )
-    gauge(
-      'pgloadgen_zfs_largest_free_segment_bytes',
-      'The largest free segment of any metaslab of the pool, from zdb -mm',
-      () => this.metaslabFigures?.largestFreeSegmentBytes
-    )
-    gauge(
-      'pgloadgen_zfs_fragmentation_ratio',
-      'zpool get fragmentation, as a ratio; no series where the pool has no such property (zfs-fuse)',
-      () =>
-        this.poolFigures?.fragmentationPct === null || this.poolFigures?.fragmentationPct === undefined
-          ? null
-          : this.poolFigures.fragmentationPct / 100
-    )
-    gauge(
-      'pgloadgen_zfs_sample_seconds',
-      'Wall time of the last sampling round of the pool (zpool get and zdb -mm)',
-      () => this.lastRoundS
-    )
-    new client.Counter({
-      name: 'pgloadgen_zfs_sample_errors_total',
-      help:
-        'Runs of zdb or zpool that failed or were killed at their timeout while sampling the pool ' +
-        '(the last figures are kept, marked stale)',
-      labelNames: ['pool', 'tool'],
-      registers: [registry],
-      collect() {
-        this.reset()
-        for (const [tool, n] of Object.entries(probe.errors)) this.inc({ pool: probe.pool, tool }, n)
-      }
-    })
+    if (registry) registerZfsSpaceMetrics(registry, this)
   }
 
   /** Starts sampling: the first round at once (not waited for), then every intervalS. */
@@ -299,7 +155,7 @@ export class ZfsSpaceProbe {
       }
       const zdbStarted = performance.now()
       try {
-        const out = await run(this.zdb, ['-mm', this.pool], {
+        const out = await runZfsTool(this.zdb, ['-mm', this.pool], {
           timeoutMs: this.timeoutS * 1000,
           signal: this.abort.signal
         })
@@ -334,7 +190,7 @@ export class ZfsSpaceProbe {
     const timeoutMs = Math.min(ZPOOL_TIMEOUT_MS, this.timeoutS * 1000)
     if (this.parsable !== false) {
       try {
-        const out = await run(this.zpool, ['get', '-Hp', 'size,free,allocated,fragmentation', this.pool], {
+        const out = await runZfsTool(this.zpool, ['get', '-Hp', 'size,free,allocated,fragmentation', this.pool], {
           timeoutMs,
           signal: this.abort.signal
         })
@@ -348,7 +204,7 @@ export class ZfsSpaceProbe {
       }
     }
     return parseZpoolGet(
-      await run(this.zpool, ['get', 'size,free,allocated', this.pool], { timeoutMs, signal: this.abort.signal }),
+      await runZfsTool(this.zpool, ['get', 'size,free,allocated', this.pool], { timeoutMs, signal: this.abort.signal }),
       false
     )
   }

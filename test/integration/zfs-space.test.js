@@ -21,10 +21,9 @@ import {
   parseZdbMetaslabs,
   parseZfsSize,
   parseZpoolGet,
-  summariseMetaslabs,
-  toolPath,
-  zfsDatasetOf
+  summariseMetaslabs
 } from '../../lib/snapshot/zfs-space.js'
+import { toolPath, zfsDatasetOf } from '../../lib/snapshot/zfs-tools.js'
 import { createLogger } from '../../lib/log.js'
 
 const POOL = `pglzs${process.pid}`
