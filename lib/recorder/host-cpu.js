@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 // The machine's CPU time since the last call, from /proc/stat: how busy
 // it was, and how much of it waited for I/O or was taken by the hypervisor.
 // A recorded run keeps it in each sample, so that a change the server does
-// not explain can be laid at the machine's door (lib/analysis/observations.js).
+// not explain can be laid at the machine's door (lib/analysis/lab-observers.js).
 // Elsewhere than Linux it is null.
 
 const STAT = '/proc/stat'
