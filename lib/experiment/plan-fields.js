@@ -1,4 +1,5 @@
 import { InputError, InvalidPlanError } from '../errors.js'
+import { shown } from '../helpers/quote.js'
 
 // The checks every part of a plan's reading shares: each names its field
 // in a one-line InputError.
@@ -40,4 +41,16 @@ export function wrap(field, fn) {
     if (err instanceof InputError) throw new InvalidPlanError(`${field}: ${err.message}`, { cause: err })
     throw err
   }
+}
+
+/**
+ * @param {unknown} value
+ * @param {string} field
+ * @param {number} [max]
+ */
+export function positiveInteger(value, field, max = Number.MAX_SAFE_INTEGER) {
+  if (!Number.isInteger(value) || /** @type {number} */ (value) < 1)
+    throw new InputError(`${field}: expected a whole number above 0, got ${shown(value)}`)
+  if (/** @type {number} */ (value) > max) throw new InputError(`${field}: at most ${max}, got ${shown(value)}`)
+  return /** @type {number} */ (value)
 }

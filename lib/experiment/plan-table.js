@@ -5,10 +5,10 @@ import { RETENTION_FIELDS } from '../sidecar/retention-spec.js'
 
 // Every field of an experiment plan, each defined once: its name, its type
 // in words, its default and what it means. The parser (plan.js,
-// plan-server.js) takes the names it accepts from here, so that a field
-// cannot be read without being listed, and docs/plans.md is generated from
-// here (scripts/docs/plans-page.js). A field's order is the order the page
-// and the parser's messages give.
+// plan-prepare.js, plan-steps.js, plan-server.js) takes the names it accepts
+// from here, so that a field cannot be read without being listed, and
+// docs/plans.md is generated from here (scripts/docs/plans-page.js). A
+// field's order is the order the page and the parser's messages give.
 
 /**
  * @typedef {object} PlanField
