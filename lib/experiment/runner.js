@@ -2,53 +2,24 @@ import { performance } from 'node:perf_hooks'
 import { existsSync } from 'node:fs'
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import client from 'prom-client'
 import { InputError, RuntimeError } from '../errors.js'
 import { withControlClient } from '../pg/control-client.js'
-import { parseMix } from '../config/mix.js'
 import { redactUrl } from '../config/pg-url.js'
-import { LoadSession } from '../lab/load-session.js'
-import { loadOptions } from '../lab/run-assembly.js'
 import { EventLog } from '../recorder/event-log.js'
 import { runAction } from '../sidecar/actions.js'
-import { currentValue, holds } from '../sidecar/conditions.js'
 import { statsView } from '../pgstats/stats-view.js'
 import { PGLOADGEN_VERSION } from '../recorder/run-info.js'
 import { writeReport } from '../report/index.js'
 import { MIN_REPETITIONS } from '../results/bootstrap-interval.js'
 import { verdictLines } from '../results/statistics.js'
 import { initPgbench, InitError } from '../pgbench/init.js'
-import { isSameTable } from '../sidecar/retention-spec.js'
 import { checkDiskThrottle } from '../lab/disk-throttle.js'
-import { zfsSpaceProbeFor } from '../snapshot/zfs-space.js'
-import { configureFor, groupOf, openServerGroups } from './server-groups.js'
-import { rampStep } from './ramp-step.js'
-import { runCapacityStep } from '../capacity/plan-step.js'
+import { groupOf, openServerGroups } from './server-groups.js'
+import { LIMITS, openSession, serverRecord } from './phase-session.js'
+import { runVariant } from './variant-run.js'
 
-const LIMITS = { shutdownTimeoutS: 10, verifyTimeoutS: 60 }
-
-/**
- * @typedef {object} ExperimentContext
- * @property {import('./plan.js').Plan} plan
- * @property {string} out
- * @property {string} connectionString
- * @property {string} display
- * @property {boolean} embedded
- * @property {string} dataDir
- * @property {import('../snapshot/snapshots.js').Snapshots} snapshots
- * @property {import('../lab/disk-throttle.js').DiskThrottle | null} diskThrottle  the server's slower disk, set again
- *   after every restart
- * @property {import('./server-groups.js').ServerGroup} group   the server this phase runs on
- * @property {import('../helpers/stop-signal.js').StopSignal} stop
- * @property {import('../log.js').Logger} log
- * @property {OnPhase} [onPhase]
- */
-
-/**
- * Told when a phase's load starts: what shows the experiment's progress.
- * @typedef {(phase: { phase: 'prepare' | 'variant', variant?: string, repetition?: number,
- *     session: LoadSession }) => void} OnPhase
- */
+/** @typedef {import('./phase-session.js').ExperimentContext} ExperimentContext */
+/** @typedef {import('./phase-session.js').OnPhase} OnPhase */
 
 /**
  * Runs a plan end to end: start (or reach) the server, prepare and
@@ -233,211 +204,6 @@ async function prepare(context) {
   await context.snapshots.create(prepare.snapshot)
   // the copy driver restarted the server: a new postmaster, outside the group
   await context.diskThrottle?.attach()
-}
-
-/**
- * One repetition of one variant: roll back, load, run the steps, record.
- * @param {ExperimentContext} context
- * @param {import('./plan.js').Plan['variants'][number]} variant
- * @param {number} rep
- */
-async function runVariant(context, variant, rep) {
-  const { plan, log, stop } = context
-  const dir = path.join(context.out, 'variants', variant.name, `rep-${rep}`)
-  await mkdir(dir, { recursive: true })
-  const events = new EventLog({ file: path.join(dir, 'events.ndjson'), log })
-  log.info(`variant ${variant.name}, repetition ${rep}: rolling back to "${plan.prepare.snapshot}"`)
-  const beforeStart = configureFor(context.group, variant)
-  await events.timed(
-    { action: 'rollback', detail: { snapshot: plan.prepare.snapshot, ...(beforeStart && { own_settings: true }) } },
-    () => context.snapshots.rollback(plan.prepare.snapshot, { yes: true, beforeStart })
-  )
-  await context.diskThrottle?.attach()
-  const t0 = new Date()
-
-  // A variant with options of its own gets its tables made afresh, in its own shape.
-  if (variant.workload) {
-    log.info(`variant ${variant.name}: its own options; the ${variant.workload.name} tables are made afresh`)
-  }
-  const session = await openSession(context, dir, {
-    reset: variant.workload !== null,
-    workload: variant.workload ?? plan.workload,
-    mix: plan.mix,
-    concurrency: plan.concurrency,
-    warmupS: plan.warmupS,
-    describe: {
-      phase: 'variant',
-      variant: variant.name,
-      repetition: rep,
-      label: `${variant.name} #${rep}`,
-      t0: t0.toISOString(),
-      server: serverRecord(context.group, variant),
-      ...(variant.workload && { options: variant.workload.options })
-    }
-  })
-  /** @type {Promise<unknown>[]} */
-  const actions = []
-  try {
-    await session.start()
-    context.onPhase?.({ phase: 'variant', variant: variant.name, repetition: rep, session })
-    for (const step of variant.steps) {
-      if (stop.requested) break
-      if (step.capacity)
-        await runCapacityStep({
-          target: { connectionString: context.connectionString, display: context.display, embedded: context.embedded },
-          session,
-          spec: step.capacity,
-          label: step.label,
-          dir,
-          events,
-          stop,
-          log
-        })
-      else await runStep(context, session, events, step, actions)
-    }
-    await Promise.allSettled(actions)
-    const summary = await session.finish(LIMITS)
-    log.info(
-      `variant ${variant.name}, repetition ${rep}: ${summary.throughput} requests/s, ${summary.unexpected_failures} ` +
-        `unexpected failures`
-    )
-  } finally {
-    await session.close()
-    await events.flush()
-  }
-}
-
-/**
- * @param {ExperimentContext} context
- * @param {LoadSession} session
- * @param {EventLog} events
- * @param {import('./plan.js').Step} step
- * @param {Promise<unknown>[]} actions  started actions, awaited by wait: action
- */
-async function runStep(context, session, events, step, actions) {
-  const { log, stop } = context
-  switch (step.kind) {
-    case 'load':
-      if (step.concurrency) await setConcurrency(session, events, step.concurrency, log)
-      if (step.ramp)
-        await rampStep(session.generator, { to: step.ramp, seconds: step.seconds ?? 0 }, { events, log, stop })
-      else await stop.wait(step.seconds ?? 0)
-      return
-    case 'concurrency': {
-      const next = step.factor
-        ? Math.max(1, Math.round(session.generator.concurrency * step.factor))
-        : /** @type {number} */ (step.concurrency)
-      await setConcurrency(session, events, next, log)
-      return
-    }
-    case 'action':
-      actions.push(
-        runAction(/** @type {import('../sidecar/actions.js').ActionSpec} */ (step.action), {
-          connectionString: context.connectionString,
-          events,
-          log,
-          // retention during the load: the row audit must not count its removals as missing
-          onRowsRemoved: (rows, table) => {
-            if (isSameTable(table, session.options.workload.auditTable)) session.noteRowsRemoved(rows)
-          }
-        })
-      )
-      return
-    case 'wait': {
-      const deadline = performance.now() + (step.timeoutS ?? 3600) * 1000
-      if (step.until === 'action') {
-        await stop.wait(step.timeoutS ?? 3600, Promise.allSettled(actions))
-        return
-      }
-      const condition = /** @type {import('../sidecar/conditions.js').Condition} */ (step.until)
-      while (!stop.requested && performance.now() < deadline) {
-        const value = await currentValue(condition, statsView(session.latestStats()), context.dataDir)
-        if (value !== null && holds(condition, value)) {
-          log.info(`${step.label}: "${condition.text}" holds (${value})`)
-          await events.record({ kind: 'point', action: 'condition', detail: { condition: condition.text, value } })
-          return
-        }
-        await stop.wait(1)
-      }
-      if (!stop.requested) {
-        log.warn(`${step.label}: "${condition.text}" did not hold within ${step.timeoutS} s; going on`)
-      }
-    }
-  }
-}
-
-/**
- * @param {LoadSession} session
- * @param {EventLog} events
- * @param {number} next
- * @param {import('../log.js').Logger} log
- */
-async function setConcurrency(session, events, next, log) {
-  const previous = session.generator.concurrency
-  if (previous === next) return
-  session.generator.setConcurrency(next)
-  log.info(`concurrency ${previous} → ${next}`)
-  await events.record({ kind: 'point', action: 'concurrency', detail: { from: previous, to: next } })
-}
-
-/**
- * @param {ExperimentContext} context
- * @param {string} dir
- * @param {{ reset: boolean, workload: import('../workloads/contract.js').Workload, mix: string, concurrency: number,
- *     requestsPerClient?: number | null, warmupS?: number | null, describe: Record<string, unknown> }} options
- *   warmupS: a variant's warm-up (the prepare phase has none: it only fills the table)
- */
-async function openSession(
-  context,
-  dir,
-  { reset, workload, mix, concurrency, requestsPerClient = null, warmupS = null, describe }
-) {
-  const { plan } = context
-  const registry = new client.Registry()
-  // the data directory on ZFS (the zfs snapshot driver's, or an embedded server's): its pool's free space and metaslabs
-  const zfs = await zfsSpaceProbeFor(context.dataDir, { registry, log: context.log })
-  return LoadSession.open(
-    loadOptions({
-      target: { connectionString: context.connectionString, display: context.display, embedded: context.embedded },
-      workload,
-      mix: parseMix(mix, workload.types),
-      settings: {
-        protocol: plan.protocol,
-        concurrency,
-        requestsPerClient,
-        seed: plan.seed,
-        statsIntervalS: plan.statsIntervalS,
-        requestTimeoutS: plan.requestTimeoutS,
-        warmupS
-      },
-      reset,
-      connectTimeoutS: 30,
-      pgStats: { pgstattuple: false },
-      recordDir: dir,
-      serverLogDir: context.dataDir,
-      probes: zfs ? [zfs] : [],
-      describe: { command: 'experiment', experiment: plan.name, ...describe },
-      registry,
-      log: context.log
-    })
-  )
-}
-
-/**
- * What run.json says of the server a phase ran on: its major, profile and
- * the settings the plan gave (what SHOW reports is in run.json's settings),
- * and which variants share its snapshot.
- * @param {import('./server-groups.js').ServerGroup} group
- * @param {import('./plan.js').Plan['variants'][number] | null} variant   null: the prepare phase
- */
-function serverRecord(group, variant) {
-  const own = variant?.server ?? group.base
-  return {
-    major: group.major,
-    ...(own && { profile: own.profile, settings: own.settings }),
-    snapshot: path.basename(group.prepareDir),
-    shares_snapshot_with: group.variants
-  }
 }
 
 /**

@@ -12,9 +12,9 @@ import { code, generatedHeader, table } from './markdown.js'
 
 // docs/metrics.md: every metric /metrics can show, read from registries
 // filled by the very constructors a run calls (lib/lab/load-session.js,
-// lib/experiment/runner.js), with nothing started: no connection, no
-// timer, no server. Each part registers on a registry of its own, so that
-// the page says which part a metric comes from.
+// lib/experiment/phase-session.js), with nothing started: no connection,
+// no timer, no server. Each part registers on a registry of its own, so
+// that the page says which part a metric comes from.
 
 const log = createLogger({ level: 'silent' })
 // Any request types: labels are named by the metrics, not by the types.
