@@ -1,32 +1,26 @@
 import { performance } from 'node:perf_hooks'
-import path from 'node:path'
-import { writeFile } from 'node:fs/promises'
 import { formatMix } from '../config/mix.js'
-import { prepareSchema, readMaxId } from '../workloads/schema.js'
 import { RequestStats } from '../metrics/request-stats.js'
 import { registerGeneratorMetrics } from '../metrics/generator-metrics.js'
 import { ThreadedGenerator } from '../generator/threaded-generator.js'
 import { makeGenerator } from './session-generator.js'
 import { RunState } from '../generator/run-state.js'
 import { Pacer } from '../generator/pacer.js'
-import { monotonicEpochMs } from '../generator/clock.js'
-import { connectWithin } from '../pg/connection.js'
 import { errorMessage } from '../helpers/error-message.js'
-import { countInDoubtRows, countTableRows, verifyInserts } from './audit.js'
 import { WorkloadServices } from './workload-services.js'
-import { buildSummary } from '../summary/summary.js'
-import { summaryJson } from '../summary/summary-json.js'
-import { walPosition, walSince } from './server-wal.js'
+import { walPosition } from './server-wal.js'
 import { StatsCollector } from '../pgstats/collector.js'
 import { DiskSpaceWatch } from './disk-space.js'
-import { PgloadgenError, RuntimeError, ServerUnavailableError } from '../errors.js'
+import { RuntimeError } from '../errors.js'
 import { untilMoment } from '../scale/start-at.js'
 import { formatShare } from '../scale/share.js'
-import { withoutWarmup } from '../summary/warmup.js'
 import { LoadOverTime } from './load-over-time.js'
+import { prepareTarget } from './session-setup.js'
+import { finishSession } from './session-end.js'
 
-// The recorder's modules (and the change-point analysis of the end) are
-// loaded by a recorded run (--record) only: a plain run does not carry them.
+// The recorder's modules are loaded by a recorded run (--record) only: a
+// plain run does not carry them (session-setup.js and session-end.js load
+// what they need of them, and the end's analysis, the same way).
 const runInfo = () => import('../recorder/run-info.js')
 const recorderModule = () => import('../recorder/recorder.js')
 const vacuumsModule = () => import('../recorder/vacuums.js')
@@ -87,44 +81,13 @@ const vacuumsModule = () => import('../recorder/vacuums.js')
 // drives one; an experiment drives one per variant and repetition.
 export class LoadSession {
   /**
-   * Connects, prepares the schema, reads the max id, starts the collector.
-   * Nothing is sent until start().
+   * Connects, prepares the schema, reads the max id (session-setup.js),
+   * starts the collector. Nothing is sent until start().
    * @param {LoadOptions} options
    */
   static async open(options) {
-    const { connectionString, display, workload, log } = options
-    let setup
-    try {
-      setup = await connectWithin(
-        { connectionString, applicationName: 'pgloadgen-setup' },
-        options.connectTimeoutS * 1000
-      )
-    } catch (err) {
-      throw new ServerUnavailableError(`cannot connect to ${display}: ${errorMessage(err)}`, { cause: err })
-    }
-    let maxId, serverVersion, settings, shared, rowsBefore
-    try {
-      try {
-        if (options.reset && workload.dropSql !== null) {
-          log.warn(`--reset: dropping and recreating the ${workload.name} tables`)
-        }
-        await prepareSchema(setup, workload, { reset: options.reset })
-        maxId = workload.idTable === null ? 0 : await readMaxId(setup, workload.idTable)
-        serverVersion = (await setup.query('SHOW server_version')).rows[0].server_version
-        settings = options.recordDir ? await (await runInfo()).readSettings(setup) : {}
-      } catch (err) {
-        throw new RuntimeError(`cannot prepare the ${workload.name} schema on ${display}: ` + errorMessage(err), {
-          cause: err
-        })
-      }
-      shared = await workloadSetup(setup, options)
-      rowsBefore =
-        workload.auditTable === null
-          ? null
-          : Number((await setup.query(`SELECT count(*) AS n FROM ${workload.auditTable}`)).rows[0].n)
-    } finally {
-      await setup.end().catch(() => {})
-    }
+    const { display, workload } = options
+    const { maxId, serverVersion, settings, shared, rowsBefore } = await prepareTarget(options)
     const session = new LoadSession(options, maxId, serverVersion, settings, shared, rowsBefore)
     try {
       await session.services.open()
@@ -302,142 +265,12 @@ export class LoadSession {
   }
 
   /**
-   * Stops the load (waiting for requests in flight up to the grace period),
-   * checks the acknowledged inserts, and returns the summary; with a record
-   * directory, also writes summary.json and the end time into run.json.
-   * judge: fields the summary gains from a look at itself (the thresholds'
-   * verdicts), before summary.json is written.
-   * @param {{ shutdownTimeoutS: number, verifyTimeoutS: number, judge?: (summary: Record<string,
-   *     any>) => Record<string, unknown> }} limits
+   * Stops the load, checks the acknowledged inserts, and returns the summary
+   * (session-end.js); with a record directory, also writes summary.json.
+   * @param {Parameters<typeof finishSession>[1]} limits
    */
-  async finish({ shutdownTimeoutS, verifyTimeoutS, judge }) {
-    const { options, generator, state } = this
-    const finalConcurrency = generator.concurrency
-    this.overTime.stop()
-    // The ramp and the maintenance end first: no client may start while the others stop.
-    await this.services.stop()
-    const finished = await generator.stop(shutdownTimeoutS * 1000)
-    // Requests completed during the grace period count, so the time does
-    // too; closing the connections and the threads afterwards does not.
-    const now = monotonicEpochMs()
-    const endedMs = Math.min(generator.requestsEndedMs ?? now, now)
-    const elapsedS = Math.max(0, endedMs - (performance.timeOrigin + this.started)) / 1000
-    const endedAt = new Date(Date.now() - (now - endedMs))
-    const cpuUsage = process.cpuUsage(this.cpuAtStart)
-    if (!finished) options.log.warn(`requests still in flight after ${shutdownTimeoutS} s were abandoned`)
-    const serverWalBytes = options.recordDir ? await walSince(options.connectionString, this.walAtStart) : null
-    await this.recorder?.stop()
-    this.disk?.check()
-    this.disk?.stop()
-    const { idTable, auditTable } = options.workload
-    const insertAudit =
-      idTable === null
-        ? null
-        : await verifyInserts(
-            options.connectionString,
-            idTable,
-            options.workload.idFingerprint,
-            state,
-            verifyTimeoutS * 1000,
-            options.log
-          )
-    const rowsAfter =
-      auditTable === null
-        ? null
-        : await countTableRows(options.connectionString, auditTable, verifyTimeoutS * 1000, options.log)
-    const inDoubtStored =
-      auditTable === null
-        ? null
-        : await countInDoubtRows(options.connectionString, state.inDoubt, verifyTimeoutS * 1000, options.log)
-    const summary = buildSummary(
-      withoutWarmup(
-        {
-          stats: this.stats,
-          elapsedS,
-          workload: options.workload.name,
-          protocol: options.protocol,
-          concurrency: options.concurrency,
-          finalConcurrency,
-          target: options.display,
-          mix: formatMix(options.mix),
-          reconnects: generator.reconnects,
-          // every acknowledgement, including those whose rows went since
-          acknowledgedInserts: state.acknowledged.acknowledged,
-          acknowledgedMissing: insertAudit?.missing ?? null,
-          // without the check, what the run itself proved: ids acknowledged twice
-          acknowledgedVanished: insertAudit?.vanished ?? state.acknowledged.replaced,
-          insertsInDoubt:
-            idTable === null
-              ? null
-              : { writes: state.insertsInDoubt().length, stored: insertAudit?.inDoubtStored ?? null },
-          serverVersion: this.serverVersion,
-          embedded: options.embedded,
-          abandonedInFlight: !finished,
-          cpuUsage,
-          // an instance's rate is its share of the schedule's
-          openLoop:
-            this.pacer && options.openLoop
-              ? { ...options.openLoop, rate: this.pacer.rate, skipped: this.generator.skipped }
-              : null,
-          startedAt: this.startedAt,
-          endedAt,
-          instance: options.instance
-            ? {
-                share: options.instance,
-                totalConcurrency: options.totalConcurrency ?? options.concurrency,
-                totalRate: options.openLoop?.rate ?? null
-              }
-            : null,
-          startAtMs: options.startAtMs ?? null,
-          pacing: options.workload.pacing,
-          diskFull: this.disk?.summary() ?? null,
-          rowAudit:
-            auditTable === null
-              ? null
-              : {
-                  table: auditTable,
-                  before: this.rowsBefore,
-                  after: rowsAfter,
-                  removed: this.rowsRemoved,
-                  inDoubt: {
-                    writes: state.inDoubt.length,
-                    rows: state.inDoubt.reduce((sum, write) => sum + write.rows, 0),
-                    stored: inDoubtStored
-                  }
-                },
-          stages: options.stages?.stages ?? null
-        },
-        this.overTime.markAtEnd(() => ({ seconds: elapsedS, cpu: cpuUsage }))
-      )
-    )
-    if (judge) Object.assign(summary, judge(summary))
-    if (options.recordDir) {
-      const { recordVacuums } = await vacuumsModule()
-      const { recordedChanges } = await import('../analysis/run-changes.js')
-      const { recordWraparound } = await import('../recorder/wraparound.js')
-      // what each vacuum cost (lib/recorder/vacuums.js)
-      const vacuums = await recordVacuums(options.recordDir, this.logMark ?? null).catch(err => ({
-        vacuums: [],
-        autovacuum_source: `none: ${errorMessage(err)}`
-      }))
-      // when the load changed and what the lab saw then (lib/analysis/explain.js)
-      const changes = await recordedChanges(
-        options.recordDir,
-        this.logMark ?? null,
-        options.pgStats?.intervalS ?? 10
-      ).catch(err => ({ changes: null, changes_method: { error: errorMessage(err) } }))
-      Object.assign(summary, changes)
-      // the anti-wraparound autovacuums of the table, the failsafes and their latency cost (lib/recorder/wraparound.js)
-      const wraparound = await recordWraparound(options.recordDir, this.logMark ?? null, options.workload.table).catch(
-        err => ({ error: errorMessage(err) })
-      )
-      await writeFile(
-        path.join(options.recordDir, 'summary.json'),
-        summaryJson({ ...summary, server_wal_bytes: serverWalBytes, ...vacuums, ...(wraparound && { wraparound }) })
-      )
-      await this.writeRunInfo(new Date())
-    }
-    return summary
+  async finish(limits) {
+    return finishSession(this, limits)
   }
 
   /** @param {Date | null} endedAt */
@@ -475,29 +308,5 @@ export class LoadSession {
     await this.collector?.stop().catch(() => {})
     this.disk?.stop()
     for (const probe of this.options.probes ?? []) await Promise.resolve(probe.stop()).catch(() => {})
-  }
-}
-
-/**
- * The workload's own setup, on the setup connection: what it returns is
- * every client's ctx.shared. Its failure ends the run with one line.
- * @param {import('pg').Client} client
- * @param {LoadOptions} options
- */
-async function workloadSetup(client, { workload, display, concurrency, log }) {
-  try {
-    return await workload.setup({
-      sql: async (text, params) => (await client.query(text, params)).rows,
-      defines: workload.defines,
-      config: workload.config,
-      concurrency,
-      log
-    })
-  } catch (err) {
-    // the workload's own verdict (a refused setting, say) is already worded for the user
-    if (err instanceof PgloadgenError) throw err
-    throw new RuntimeError(`the ${workload.name} workload's setup failed on ${display}: ` + errorMessage(err), {
-      cause: err
-    })
   }
 }

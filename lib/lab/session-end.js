@@ -1,0 +1,156 @@
+import { performance } from 'node:perf_hooks'
+import path from 'node:path'
+import { writeFile } from 'node:fs/promises'
+import { formatMix } from '../config/mix.js'
+import { monotonicEpochMs } from '../generator/clock.js'
+import { errorMessage } from '../helpers/error-message.js'
+import { countInDoubtRows, countTableRows, verifyInserts } from './audit.js'
+import { buildSummary } from '../summary/summary.js'
+import { summaryJson } from '../summary/summary-json.js'
+import { walSince } from './server-wal.js'
+import { withoutWarmup } from '../summary/warmup.js'
+
+// The end of a load session: the load stopped and its time taken, the
+// acknowledged inserts and the audited rows checked, the summary built.
+// What a recorded run (--record) adds to summary.json (its vacuums, change
+// points and anti-wraparound autovacuums) is loaded by a recorded run only.
+
+/**
+ * Stops the load (waiting for requests in flight up to the grace period),
+ * checks the acknowledged inserts, and returns the summary; with a record
+ * directory, also writes summary.json and the end time into run.json.
+ * judge: fields the summary gains from a look at itself (the thresholds'
+ * verdicts), before summary.json is written.
+ * @param {import('./load-session.js').LoadSession} session
+ * @param {{ shutdownTimeoutS: number, verifyTimeoutS: number, judge?: (summary: Record<string,
+ *     any>) => Record<string, unknown> }} limits
+ */
+export async function finishSession(session, { shutdownTimeoutS, verifyTimeoutS, judge }) {
+  const { options, generator, state } = session
+  const finalConcurrency = generator.concurrency
+  session.overTime.stop()
+  // The ramp and the maintenance end first: no client may start while the others stop.
+  await session.services.stop()
+  const finished = await generator.stop(shutdownTimeoutS * 1000)
+  // Requests completed during the grace period count, so the time does
+  // too; closing the connections and the threads afterwards does not.
+  const now = monotonicEpochMs()
+  const endedMs = Math.min(generator.requestsEndedMs ?? now, now)
+  const elapsedS = Math.max(0, endedMs - (performance.timeOrigin + session.started)) / 1000
+  const endedAt = new Date(Date.now() - (now - endedMs))
+  const cpuUsage = process.cpuUsage(session.cpuAtStart)
+  if (!finished) options.log.warn(`requests still in flight after ${shutdownTimeoutS} s were abandoned`)
+  const serverWalBytes = options.recordDir ? await walSince(options.connectionString, session.walAtStart) : null
+  await session.recorder?.stop()
+  session.disk?.check()
+  session.disk?.stop()
+  const { idTable, auditTable } = options.workload
+  const insertAudit =
+    idTable === null
+      ? null
+      : await verifyInserts(
+          options.connectionString,
+          idTable,
+          options.workload.idFingerprint,
+          state,
+          verifyTimeoutS * 1000,
+          options.log
+        )
+  const rowsAfter =
+    auditTable === null
+      ? null
+      : await countTableRows(options.connectionString, auditTable, verifyTimeoutS * 1000, options.log)
+  const inDoubtStored =
+    auditTable === null
+      ? null
+      : await countInDoubtRows(options.connectionString, state.inDoubt, verifyTimeoutS * 1000, options.log)
+  const summary = buildSummary(
+    withoutWarmup(
+      {
+        stats: session.stats,
+        elapsedS,
+        workload: options.workload.name,
+        protocol: options.protocol,
+        concurrency: options.concurrency,
+        finalConcurrency,
+        target: options.display,
+        mix: formatMix(options.mix),
+        reconnects: generator.reconnects,
+        // every acknowledgement, including those whose rows went since
+        acknowledgedInserts: state.acknowledged.acknowledged,
+        acknowledgedMissing: insertAudit?.missing ?? null,
+        // without the check, what the run itself proved: ids acknowledged twice
+        acknowledgedVanished: insertAudit?.vanished ?? state.acknowledged.replaced,
+        insertsInDoubt:
+          idTable === null
+            ? null
+            : { writes: state.insertsInDoubt().length, stored: insertAudit?.inDoubtStored ?? null },
+        serverVersion: session.serverVersion,
+        embedded: options.embedded,
+        abandonedInFlight: !finished,
+        cpuUsage,
+        // an instance's rate is its share of the schedule's
+        openLoop:
+          session.pacer && options.openLoop
+            ? { ...options.openLoop, rate: session.pacer.rate, skipped: session.generator.skipped }
+            : null,
+        startedAt: session.startedAt,
+        endedAt,
+        instance: options.instance
+          ? {
+              share: options.instance,
+              totalConcurrency: options.totalConcurrency ?? options.concurrency,
+              totalRate: options.openLoop?.rate ?? null
+            }
+          : null,
+        startAtMs: options.startAtMs ?? null,
+        pacing: options.workload.pacing,
+        diskFull: session.disk?.summary() ?? null,
+        rowAudit:
+          auditTable === null
+            ? null
+            : {
+                table: auditTable,
+                before: session.rowsBefore,
+                after: rowsAfter,
+                removed: session.rowsRemoved,
+                inDoubt: {
+                  writes: state.inDoubt.length,
+                  rows: state.inDoubt.reduce((sum, write) => sum + write.rows, 0),
+                  stored: inDoubtStored
+                }
+              },
+        stages: options.stages?.stages ?? null
+      },
+      session.overTime.markAtEnd(() => ({ seconds: elapsedS, cpu: cpuUsage }))
+    )
+  )
+  if (judge) Object.assign(summary, judge(summary))
+  if (options.recordDir) {
+    const { recordVacuums } = await import('../recorder/vacuums.js')
+    const { recordedChanges } = await import('../analysis/run-changes.js')
+    const { recordWraparound } = await import('../recorder/wraparound.js')
+    // what each vacuum cost (lib/recorder/vacuums.js)
+    const vacuums = await recordVacuums(options.recordDir, session.logMark ?? null).catch(err => ({
+      vacuums: [],
+      autovacuum_source: `none: ${errorMessage(err)}`
+    }))
+    // when the load changed and what the lab saw then (lib/analysis/explain.js)
+    const changes = await recordedChanges(
+      options.recordDir,
+      session.logMark ?? null,
+      options.pgStats?.intervalS ?? 10
+    ).catch(err => ({ changes: null, changes_method: { error: errorMessage(err) } }))
+    Object.assign(summary, changes)
+    // the anti-wraparound autovacuums of the table, the failsafes and their latency cost (lib/recorder/wraparound.js)
+    const wraparound = await recordWraparound(options.recordDir, session.logMark ?? null, options.workload.table).catch(
+      err => ({ error: errorMessage(err) })
+    )
+    await writeFile(
+      path.join(options.recordDir, 'summary.json'),
+      summaryJson({ ...summary, server_wal_bytes: serverWalBytes, ...vacuums, ...(wraparound && { wraparound }) })
+    )
+    await session.writeRunInfo(new Date())
+  }
+  return summary
+}

@@ -1,0 +1,77 @@
+import { prepareSchema, readMaxId } from '../workloads/schema.js'
+import { connectWithin } from '../pg/connection.js'
+import { errorMessage } from '../helpers/error-message.js'
+import { PgloadgenError, RuntimeError, ServerUnavailableError } from '../errors.js'
+
+// What a load session does on its setup connection before it exists: the
+// workload's schema made ready, and what the session starts from read off
+// the server. The server's settings go into run.json: only a recorded run
+// (--record) reads them, and only it loads the recorder's module to do so.
+
+/** @typedef {import('./load-session.js').LoadOptions} LoadOptions */
+
+/**
+ * Connects, prepares the schema, runs the workload's setup, and reads the
+ * max id, the server's version and settings and the audited table's rows.
+ * @param {LoadOptions} options
+ */
+export async function prepareTarget(options) {
+  const { connectionString, display, workload, log } = options
+  let setup
+  try {
+    setup = await connectWithin(
+      { connectionString, applicationName: 'pgloadgen-setup' },
+      options.connectTimeoutS * 1000
+    )
+  } catch (err) {
+    throw new ServerUnavailableError(`cannot connect to ${display}: ${errorMessage(err)}`, { cause: err })
+  }
+  let maxId, serverVersion, settings, shared, rowsBefore
+  try {
+    try {
+      if (options.reset && workload.dropSql !== null) {
+        log.warn(`--reset: dropping and recreating the ${workload.name} tables`)
+      }
+      await prepareSchema(setup, workload, { reset: options.reset })
+      maxId = workload.idTable === null ? 0 : await readMaxId(setup, workload.idTable)
+      serverVersion = (await setup.query('SHOW server_version')).rows[0].server_version
+      settings = options.recordDir ? await (await import('../recorder/run-info.js')).readSettings(setup) : {}
+    } catch (err) {
+      throw new RuntimeError(`cannot prepare the ${workload.name} schema on ${display}: ` + errorMessage(err), {
+        cause: err
+      })
+    }
+    shared = await workloadSetup(setup, options)
+    rowsBefore =
+      workload.auditTable === null
+        ? null
+        : Number((await setup.query(`SELECT count(*) AS n FROM ${workload.auditTable}`)).rows[0].n)
+  } finally {
+    await setup.end().catch(() => {})
+  }
+  return { maxId, serverVersion, settings, shared, rowsBefore }
+}
+
+/**
+ * The workload's own setup, on the setup connection: what it returns is
+ * every client's ctx.shared. Its failure ends the run with one line.
+ * @param {import('pg').Client} client
+ * @param {LoadOptions} options
+ */
+async function workloadSetup(client, { workload, display, concurrency, log }) {
+  try {
+    return await workload.setup({
+      sql: async (text, params) => (await client.query(text, params)).rows,
+      defines: workload.defines,
+      config: workload.config,
+      concurrency,
+      log
+    })
+  } catch (err) {
+    // the workload's own verdict (a refused setting, say) is already worded for the user
+    if (err instanceof PgloadgenError) throw err
+    throw new RuntimeError(`the ${workload.name} workload's setup failed on ${display}: ` + errorMessage(err), {
+      cause: err
+    })
+  }
+}
