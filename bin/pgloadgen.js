@@ -12,5 +12,8 @@ setFlagsFromString('--semi-space-growth-factor=1')
 // node-postgres first, without the fetch implementation it would load for
 // nothing (lib/pg/load-pg.js says why).
 await (await import('../lib/pg/load-pg.js')).loadPg()
-const { main } = await import('../lib/cli/main.js')
+// the CLI's modules, with the text segmenter they build as they load
+// deferred to its first use (lib/terminal/lazy-segmenter.js says why)
+const { withDeferredSegmenter } = await import('../lib/terminal/lazy-segmenter.js')
+const { main } = await withDeferredSegmenter(() => import('../lib/cli/main.js'))
 process.exitCode = await main(process.argv.slice(2))

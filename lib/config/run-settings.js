@@ -173,7 +173,7 @@ export const RUN_SETTINGS = Object.freeze({
     api: null,
     default: null,
     describe:
-      'load over time, duration:target,… like 30s:8,2m:32,30s:0: the clients (with --rate: ' +
+      'load over time, duration:target,... like 30s:8,2m:32,30s:0: the clients (with --rate: ' +
       'the requests/s) ramp linearly from one target to the next, from 1 client (or the --rate); ' +
       'the run lasts the stages unless -d (docs/load-over-time.md)'
   },

@@ -1,6 +1,5 @@
 import net from 'node:net'
 import { readFile } from 'node:fs/promises'
-import tls from 'node:tls'
 import { ConnectionLostError } from './errors.js'
 
 const SSL_REQUEST_CODE = 80877103
@@ -19,7 +18,7 @@ const READ_BUFFER_BYTES = 65536
  * @param {import('./connection-config.js').WireConfig} config
  * @param {(socket: net.Socket) => void} created  lets the caller time the attempt out
  * @param {(chunk: Buffer, length?: number) => void} onChunk
- * @returns {Promise<net.Socket | tls.TLSSocket>}
+ * @returns {Promise<net.Socket | import('node:tls').TLSSocket>}
  */
 export async function openSocket(config, created, onChunk) {
   if (config.sslmode === 'disable' || config.sslmode === 'allow') {
@@ -66,7 +65,7 @@ function rawConnect(config, created, onread) {
 /**
  * @param {net.Socket} socket
  * @param {import('./connection-config.js').WireConfig} config
- * @returns {Promise<net.Socket | tls.TLSSocket>}
+ * @returns {Promise<net.Socket | import('node:tls').TLSSocket>}
  */
 async function startTls(socket, config) {
   const request = Buffer.alloc(8)
@@ -81,7 +80,11 @@ async function startTls(socket, config) {
     if (config.sslmode === 'prefer') return socket
     throw new ConnectionLostError('the server does not support SSL')
   }
-  const options = await tlsOptions(config)
+  // Loaded here, not at the top: importing node:tls as a module parses
+  // Node's root certificates (its module facade reads every export, the
+  // rootCertificates getter too), memory a connection without SSL never uses.
+  const tls = (await import('node:tls')).default
+  const options = await tlsOptions(config, tls.checkServerIdentity)
   return new Promise((resolve, reject) => {
     // host is what verify-full checks the certificate against; without it
     // Node would check the name "localhost". SNI takes names only.
@@ -99,9 +102,10 @@ async function startTls(socket, config) {
  * makes it verify-ca; verify-ca checks the chain, verify-full the host name
  * too.
  * @param {import('./connection-config.js').WireConfig} config
- * @returns {Promise<tls.ConnectionOptions>}
+ * @param {typeof import('node:tls').checkServerIdentity} checkServerIdentity
+ * @returns {Promise<import('node:tls').ConnectionOptions>}
  */
-async function tlsOptions(config) {
+async function tlsOptions(config, checkServerIdentity) {
   const [ca, cert, key] = await Promise.all(
     [config.sslrootcert, config.sslcert, config.sslkey].map(file => (file ? readFile(file) : undefined))
   )
@@ -114,6 +118,6 @@ async function tlsOptions(config) {
     ...(cert && { cert }),
     ...(key && { key }),
     rejectUnauthorized: verifyChain,
-    checkServerIdentity: config.sslmode === 'verify-full' ? tls.checkServerIdentity : () => undefined
+    checkServerIdentity: config.sslmode === 'verify-full' ? checkServerIdentity : () => undefined
   }
 }

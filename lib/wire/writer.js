@@ -116,12 +116,40 @@ export class MessageWriter {
    */
   param(value) {
     if (value === null) return this.int32(-1)
+    if (typeof value === 'number' && Number.isSafeInteger(value)) return this.integerParam(value)
     const s = typeof value === 'string' ? value : String(value)
     const lengthAt = this.length
     this.ensure(4)
     this.length += 4
     if (s.length > SHORT || !this.ascii(s, 0)) this.utf8(s, Buffer.byteLength(s))
     this.buffer.writeInt32BE(this.length - lengthAt - 4, lengthAt)
+  }
+
+  /**
+   * A length-prefixed integer parameter, its decimal digits written
+   * straight into the buffer: the same bytes as String(n), without the
+   * string, which V8 would keep in its number-to-string cache long enough
+   * to move it to the old generation (ids are the hot path's parameters).
+   * @param {number} n  a safe integer
+   */
+  integerParam(n) {
+    this.ensure(4 + 17) // a sign and at most 16 digits
+    const buffer = this.buffer
+    let at = this.length + 4
+    let rest = n
+    if (rest < 0) {
+      buffer[at++] = 0x2d // '-'
+      rest = -rest
+    }
+    let digits = 1
+    for (let power = 10; power <= rest; power *= 10) digits++
+    for (let i = at + digits - 1; i >= at; i--) {
+      buffer[i] = 0x30 + (rest % 10)
+      rest = Math.floor(rest / 10)
+    }
+    at += digits
+    buffer.writeInt32BE(at - this.length - 4, this.length)
+    this.length = at
   }
 
   /** The bytes written so far, as a view of the writer's buffer: reuse() or release() must follow. */

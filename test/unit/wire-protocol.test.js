@@ -157,6 +157,41 @@ t.test('the writer builds the recorded messages, growing from a small buffer', a
   t.same(SYNC_MESSAGE, clientBytes('pipeline', 'Sync', 'Sync'), 'Sync')
 })
 
+t.test("an integer parameter's bytes are its decimal text's, as String() writes it", async t => {
+  /** @param {number} n */
+  const expected = n => {
+    const text = String(n)
+    const bytes = Buffer.alloc(4 + text.length)
+    bytes.writeInt32BE(text.length)
+    bytes.write(text, 4, 'latin1')
+    return bytes
+  }
+  const edges = [0, -0, 1, -1, 9, 10, 99, 100, 101, 65535, -65536, 2 ** 31, -(2 ** 31), 2 ** 32 + 7, 1e15 - 1, 1e15]
+  edges.push(Number.MAX_SAFE_INTEGER, -Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER - 1)
+  // every length from 1 to 16 digits, both signs, from a fixed sequence
+  let seed = 12345
+  for (let digits = 1; digits <= 16; digits++) {
+    for (let i = 0; i < 50; i++) {
+      seed = (seed * 1103515245 + 12345) % 2147483648
+      const n = Math.min(Number.MAX_SAFE_INTEGER, Math.floor((seed / 2147483648) * 10 ** digits))
+      edges.push(n, -n)
+    }
+  }
+  // a small buffer, so that the digits also land after a growth
+  const w = new MessageWriter(2)
+  const wrong = []
+  for (const n of edges) {
+    w.param(n)
+    const got = w.take()
+    if (!got.equals(expected(n))) wrong.push(`${n}: ${got.toString('hex')}`)
+  }
+  t.same(wrong, [], `${edges.length} integers`)
+  w.param(1.5)
+  t.same(w.take(), expected(1.5), 'a fraction goes as String() writes it')
+  w.param(2 ** 60)
+  t.same(w.take(), expected(2 ** 60), 'an integer beyond 2^53 too')
+})
+
 /**
  * The recorded server messages of a scenario, cut by a FrameReader fed the
  * given chunks: each message's type and a copy of its body.
