@@ -9,7 +9,6 @@ import { Pacer } from '../generator/pacer.js'
 import { errorMessage } from '../helpers/error-message.js'
 import { WorkloadServices } from './workload-services.js'
 import { walPosition } from './server-wal.js'
-import { StatsCollector } from '../pgstats/collector.js'
 import { DiskSpaceWatch } from './disk-space.js'
 import { RuntimeError } from '../errors.js'
 import { untilMoment } from '../scale/start-at.js'
@@ -88,7 +87,10 @@ export class LoadSession {
   static async open(options) {
     const { display, workload } = options
     const { maxId, serverVersion, settings, shared, rowsBefore } = await prepareTarget(options)
-    const session = new LoadSession(options, maxId, serverVersion, settings, shared, rowsBefore)
+    // The statistics collector and its metrics (14 modules) load only for a
+    // run that polls: a run without is leaner (docs/performance.md).
+    const Collector = options.pgStats ? (await import('../pgstats/collector.js')).StatsCollector : null
+    const session = new LoadSession(options, { maxId, serverVersion, settings, shared, rowsBefore, Collector })
     try {
       await session.services.open()
     } catch (err) {
@@ -105,13 +107,15 @@ export class LoadSession {
 
   /**
    * @param {LoadOptions} options
-   * @param {number} maxId
-   * @param {string} serverVersion
-   * @param {Record<string, string>} settings
-   * @param {unknown} shared   what the workload's setup returned
-   * @param {number | null} rowsBefore  the audited table's rows before the load
+   * @param {object} prepared
+   * @param {number} prepared.maxId
+   * @param {string} prepared.serverVersion
+   * @param {Record<string, string>} prepared.settings
+   * @param {unknown} prepared.shared   what the workload's setup returned
+   * @param {number | null} prepared.rowsBefore  the audited table's rows before the load
+   * @param {typeof import('../pgstats/collector.js').StatsCollector | null} prepared.Collector  with options.pgStats
    */
-  constructor(options, maxId, serverVersion, settings, shared, rowsBefore) {
+  constructor(options, { maxId, serverVersion, settings, shared, rowsBefore, Collector }) {
     this.options = options
     this.serverVersion = serverVersion
     this.settings = settings
@@ -147,15 +151,16 @@ export class LoadSession {
       connections: () => generator.connections,
       target: options.display
     })
-    this.collector = options.pgStats
-      ? new StatsCollector({
-          connectionString: options.connectionString,
-          intervalS: options.pgStats.intervalS,
-          registry: options.registry,
-          log: options.log,
-          pgstattuple: options.pgStats.pgstattuple
-        })
-      : null
+    this.collector =
+      options.pgStats && Collector
+        ? new Collector({
+            connectionString: options.connectionString,
+            intervalS: options.pgStats.intervalS,
+            registry: options.registry,
+            log: options.log,
+            pgstattuple: options.pgStats.pgstattuple
+          })
+        : null
     /** @type {import('../recorder/recorder.js').Recorder | null} */
     this.recorder = null
     /** @type {{ file: string, offset: number } | null} where the server log ended when the load started */
