@@ -7,6 +7,7 @@ import { closeControlClient, openControlClient, withControlClient } from '../pg/
 import { RETENTION_FIELDS, checkRetentionSpec, isRetentionAction } from './retention-spec.js'
 import { runRetention } from './retention.js'
 import { VacuumAccount } from '../pgstats/vacuum-cost.js'
+import { VACUUM_PHASES } from '../pgstats/rows.js'
 import { runEvictCache } from './evict-cache.js'
 import { AGE_XIDS_FIELDS, ageXidsOptions, runAgeXids } from './age-xids-action.js'
 
@@ -76,16 +77,6 @@ export const ACTION_FIELDS = [
   'fillfactor',
   'cost_delay',
   ...AGE_XIDS_FIELDS
-]
-
-const PHASES = [
-  'initializing',
-  'scanning heap',
-  'vacuuming indexes',
-  'vacuuming heap',
-  'cleaning up indexes',
-  'truncating heap',
-  'performing final cleanup'
 ]
 
 /**
@@ -326,7 +317,7 @@ function followVacuum(connectionString, pid, { events, log, base, intervalMs, cl
             ...base,
             detail: {
               phase: row.phase,
-              phase_number: PHASES.indexOf(row.phase),
+              phase_number: VACUUM_PHASES.indexOf(row.phase),
               heap_blks_total: Number(row.heap_blks_total),
               heap_blks_scanned: Number(row.heap_blks_scanned)
             }
