@@ -11,20 +11,10 @@ import { from as copyFromStream } from 'pg-copy-streams'
 import { WireConnection, copyTextRow } from '../lib/wire/wire-connection.js'
 import { alternated, spread } from './stats.js'
 import { checkpointer } from './checkpoint.js'
+// the ten usage columns of a TSBS cpu row
+import { FIELDS as COLUMNS } from '../lib/workloads/tsbs-cpu/schema.js'
 
 const TABLE = 'pgloadgen_bench_copy'
-const COLUMNS = [
-  'usage_user',
-  'usage_system',
-  'usage_idle',
-  'usage_nice',
-  'usage_iowait',
-  'usage_irq',
-  'usage_softirq',
-  'usage_steal',
-  'usage_guest',
-  'usage_guest_nice'
-]
 const COPY = `COPY ${TABLE} (time, tags_id, ${COLUMNS.join(', ')}) FROM STDIN`
 const CHUNK_BYTES = 65536
 

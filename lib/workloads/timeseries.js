@@ -1,19 +1,9 @@
 import { denseTableWorkload } from './dense-table.js'
+// the ten usage columns of TSBS's cpu rows, which schema/timeseries.sql's cpu table has too
+import { FIELDS as METRICS } from './tsbs-cpu/schema.js'
 
 // Hosts seeded by schema/timeseries.sql.
 const HOSTS = 100
-const METRICS = [
-  'usage_user',
-  'usage_system',
-  'usage_idle',
-  'usage_nice',
-  'usage_iowait',
-  'usage_irq',
-  'usage_softirq',
-  'usage_steal',
-  'usage_guest',
-  'usage_guest_nice'
-]
 
 const FINGERPRINT = '(extract(epoch FROM time) * 1000000)::bigint % 65536'
 
