@@ -10,6 +10,8 @@
 //   soak      high concurrency for a while, resident memory sampled
 //   ingest    TSBS cpu-only rows: pgloadgen's tsbs-cpu against psql's \copy
 //             of the same rows (npm run bench -- ingest [URL]: that part alone)
+//   answers   the known-answer suite (benchmarks/known-answers/), on servers
+//             of its own: npm run bench -- answers [--quick] [--busy N] …
 import { parseArgs } from 'node:util'
 import os from 'node:os'
 import pg from 'pg'
@@ -26,11 +28,19 @@ import { compareCopy } from './copy.js'
 import { runSoak } from './soak.js'
 import { compareIngest } from './ingest.js'
 import { printResult } from './print.js'
+import { main as knownAnswers } from './known-answers/index.js'
 
-const PARTS = ['manta', 'threads', 'builtins', 'copy', 'soak', 'ingest']
+// the known-answer suite starts its own servers and takes options of its own
+if (process.argv[2] === 'answers') {
+  await knownAnswers(process.argv.slice(3))
+  process.exit()
+}
+
+const PARTS = ['manta', 'threads', 'builtins', 'copy', 'soak', 'ingest', 'answers']
 
 const USAGE = `usage: npm run bench -- [--parts ${PARTS.join(',')}] [-c N] [-d SECONDS] [-r ROUNDS] [--json] [URL]
        npm run bench -- PART [URL]     that part alone
+       npm run bench -- answers [--quick] [--seed N] [--answer-parts a,b] [--busy N] [--update-docs]
   --builtin-duration, --builtin-rounds, --builtin-scale, --copy-rows, --ingest-rows,
   --soak-concurrency, --soak-duration, --no-soak, --no-stats-compare, --data-dir, --profile,
   --pg-version N (the embedded server's PostgreSQL major, default 18), --offline
@@ -73,7 +83,9 @@ function parseOptions() {
     })
   } catch (err) {
     // parseArgs's message is two sentences; the first says what is wrong
-    return usageExit(`${err instanceof Error ? err.message.split('. ')[0] : String(err)} (npm run bench -- --help)`)
+    return usageExit(
+      `${err instanceof Error ? err.message.split(/\.(?:\s|$)/)[0] : String(err)} (npm run bench -- --help)`
+    )
   }
 }
 
@@ -191,6 +203,8 @@ try {
   }
   if (values.json) process.stdout.write(JSON.stringify(result, null, 2) + '\n')
   else printResult(result)
+  // last, and on servers of its own: the whole known-answer suite
+  if (parts.includes('answers')) await knownAnswers([])
 } catch (err) {
   // a server that cannot be reached, a run that failed: one line, as the CLI's
   const message = err instanceof Error ? err.message : String(err)

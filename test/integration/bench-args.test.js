@@ -32,11 +32,15 @@ function bench(args) {
 
 const cases = [
   { args: ['--bogus'], problem: /^bench: Unknown option '--bogus' \(npm run bench -- --help\)$/ },
+  {
+    args: ['--rounds', '-1'],
+    problem: /^bench: Option '--rounds' argument is ambiguous \(npm run bench -- --help\)$/
+  },
   { args: ['--rounds', 'x'], problem: /^bench: --rounds must be a positive whole number$/ },
   { args: ['-d', '0'], problem: /^bench: --duration must be a positive whole number$/ },
   {
     args: ['--parts', 'manta,nope'],
-    problem: /^bench: unknown part "nope" \(parts: manta, threads, builtins, copy, soak, ingest\)$/
+    problem: /^bench: unknown part "nope" \(parts: manta, threads, builtins, copy, soak, ingest, answers\)$/
   },
   { args: ['--json=yes'], problem: /^bench: Option '--json' does not take an argument/ },
   {
@@ -61,6 +65,35 @@ for (const { args, problem } of cases) {
   })
 }
 
+const answerCases = [
+  {
+    args: ['--answer-parts', 'change-points,nope'],
+    problem: /^bench answers: unknown part "nope" \(parts: change-points, /
+  },
+  { args: ['--busy=-1'], problem: /^bench answers: --busy must be a whole number, 0 or more$/ },
+  { args: ['--busy', '-1'], problem: /^bench answers: Option '--busy' argument is ambiguous$/ },
+  { args: ['--seed', 'x'], problem: /^bench answers: --seed must be a whole number$/ },
+  { args: ['--bogus'], problem: /^bench answers: Unknown option '--bogus'$/ }
+]
+
+for (const { args, problem } of answerCases) {
+  t.test(`bench answers ${args.join(' ')}`, async t => {
+    const result = await new Promise(resolve => {
+      execFile(
+        process.execPath,
+        [BENCH, 'answers', ...args],
+        { env: hermeticEnv(), timeout: 20000 },
+        (err, stdout, stderr) => resolve({ code: err ? err.code : 0, stdout, stderr })
+      )
+    })
+    t.equal(result.code, 2, 'exit code 2')
+    t.equal(result.stdout, '', 'nothing on stdout')
+    const lines = result.stderr.split('\n').filter(Boolean)
+    t.equal(lines.length, 1, `one line on stderr: ${JSON.stringify(result.stderr)}`)
+    t.match(lines[0], problem, 'the line names the problem')
+  })
+}
+
 t.test('a server that cannot be reached: one line without the password, exit 1', async t => {
   const result = await bench(['--parts', 'copy', 'postgres://someone:s3cret@127.0.0.1:1/nowhere'])
   t.equal(result.code, 1, 'exit code 1: the input was well formed')
@@ -74,7 +107,7 @@ t.test('a server that cannot be reached: one line without the password, exit 1',
 t.test('bench --help says how to call it and starts nothing', async t => {
   const result = await bench(['--help'])
   t.equal(result.code, 0)
-  t.match(result.stdout, /^usage: npm run bench -- \[--parts manta,threads,builtins,copy,soak,ingest\]/)
+  t.match(result.stdout, /^usage: npm run bench -- \[--parts manta,threads,builtins,copy,soak,ingest,answers\]/)
   t.match(result.stdout, /npm run bench -- PART \[URL\]/)
   t.equal(result.stderr, '')
   t.notOk(existsSync(dataDir), 'no embedded server was started')
