@@ -1,10 +1,12 @@
 import { Worker } from './worker.js'
 import { performance } from 'node:perf_hooks'
 import { latest } from './clock.js'
+import { CANCEL_GRACE_MS } from './request-watch.js'
+import { Refusals } from './refusals.js'
 
 /**
  * @typedef {Omit<import('./worker.js').WorkerContext,
- *     'onConnectionChange' | 'onReconnect' | 'gate' | 'onLimit'> & GeneratorPart} GeneratorOptions
+ *     'onConnectionChange' | 'onReconnect' | 'gate' | 'onLimit' | 'refusals'> & GeneratorPart} GeneratorOptions
  */
 
 /**
@@ -64,6 +66,7 @@ export class Generator {
     this.context = {
       ...options,
       gate: this.gate,
+      refusals: new Refusals(options.log, options.stats.refusals, () => this.counters[0]),
       onConnectionChange: delta => {
         this.counters[0] += delta
       },
@@ -185,6 +188,12 @@ export class Generator {
     ])
     clearTimeout(timer)
     if (!finished) {
+      // what still runs is cancelled on the server first, so that nothing the run sent outlives it
+      for (const worker of all) worker.cancelInFlight()
+      await Promise.race([
+        Promise.all(all.map(w => w.done)),
+        new Promise(resolve => setTimeout(resolve, CANCEL_GRACE_MS))
+      ])
       for (const worker of all) worker.abort()
       await Promise.race([Promise.all(all.map(w => w.done)), new Promise(resolve => setTimeout(resolve, 1000))])
     }

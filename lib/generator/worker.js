@@ -4,7 +4,9 @@ import { monotonicEpochMs } from './clock.js'
 import { isConnectionError } from '../pg/connection.js'
 import { errorMessage } from '../helpers/error-message.js'
 import { WireConnection } from '../wire/wire-connection.js'
-import { leavesOutcomeUnknown, RequestTimeoutError } from '../wire/errors.js'
+import { leavesOutcomeUnknown } from '../wire/errors.js'
+import { RequestWatch } from './request-watch.js'
+import { connectRefusal } from './refusals.js'
 import { Db } from '../workloads/db.js'
 import { clientRandom } from '../workloads/client-random.js'
 import { isDiskFullError } from '../pg/disk-full.js'
@@ -29,6 +31,7 @@ const BACKOFF_MAX_MS = 5000
  *   after that many requests) and the seed of its random numbers
  * @property {() => void} onLimit  a client has done its -t requests
  * @property {Gate} gate  closed while the generator is paused
+ * @property {import('./refusals.js').Refusals} refusals  the server refusing connections for want of a slot
  */
 
 /**
@@ -108,27 +111,25 @@ export class Worker {
      * close
      */
     this.loopEndedMs = null
-    // --request-timeout: since when (performance.now()) the client has been
-    // waiting for the server (0: it is not), on which connection, and
-    // whether the wait was cut (the generator's sweep checks every client)
-    this.waitingSince = 0
-    /** @type {WireConnection | null} */
-    this.waitingOn = null
-    this.timedOut = false
+    // --request-timeout: the client's wait on the server, which the
+    // generator's sweep checks, and cancels on the server when it is late
+    this.watch = new RequestWatch(stats.cancels)
   }
 
   /**
-   * Cuts the connection of a wait on the server older than timeoutMs: what
-   * is in flight on it fails with a RequestTimeoutError, and the loop
-   * replaces the connection.
+   * Cancels a wait on the server older than timeoutMs (request-watch.js):
+   * the request ends with the cancel's error and the connection is kept, or
+   * after the grace its connection is cut and the loop replaces it.
    * @param {number} now  performance.now()
    * @param {number} timeoutMs
    */
   checkTimeout(now, timeoutMs) {
-    if (this.waitingSince === 0 || now - this.waitingSince < timeoutMs) return
-    this.waitingSince = 0
-    this.timedOut = true
-    this.waitingOn?.fail(new RequestTimeoutError(timeoutMs))
+    this.watch.check(now, timeoutMs)
+  }
+
+  /** The run stops: a request still running is cancelled on the server. */
+  cancelInFlight() {
+    this.watch.cancelAtShutdown()
   }
 
   start() {
@@ -205,8 +206,8 @@ export class Worker {
       // the timeout counts from the send, not from an intended start the schedule is behind
       const sentAt = performance.now()
       if (!pacer && !pacing) t0 = sentAt
-      this.waitingOn = client
-      this.waitingSince = sentAt
+      const watch = this.watch
+      watch.begin(client)
       let failure = null
       try {
         const found = await requests[type](db, ctx)
@@ -215,19 +216,14 @@ export class Worker {
         failure = err
         const expected =
           expectedErrors[type] !== null && /** @type {{ code?: string }} */ (err)?.code === expectedErrors[type]
-        if (this.timedOut) stats.timeouts[type]++
+        if (watch.timedOut) stats.timeouts[type]++
         // a workload that wraps the error still reports the timeout as one
-        stats.error(
-          this.timedOut && !(err instanceof RequestTimeoutError)
-            ? `${errorMessage(err)} (request timed out)`
-            : errorMessage(err),
-          expected
-        )
+        stats.error(watch.failureMessage(err), expected)
         if (isDiskFullError(err)) stats.diskFull[type]++
       }
-      this.waitingSince = 0
-      this.timedOut = false
+      watch.end()
       stats.finish(type, (performance.now() - /** @type {number} */ (t0)) * 1000, failure === null)
+      await watch.settle(client)
       if (failure !== null) await this.afterFailure(client, db, failure)
       if (requestsPerClient !== null && ++this.requestsDone >= requestsPerClient) {
         this.context.onLimit()
@@ -235,6 +231,7 @@ export class Worker {
       }
     }
     this.loopEndedMs = monotonicEpochMs()
+    this.context.refusals.leave(this.id)
     await this.close()
   }
 
@@ -252,7 +249,6 @@ export class Worker {
       return
     }
     await this.waitOn(client, () => db.rollback())
-    this.timedOut = false
   }
 
   /**
@@ -263,12 +259,12 @@ export class Worker {
    * @returns {Promise<T>}
    */
   async waitOn(client, work) {
-    this.waitingOn = client
-    this.waitingSince = performance.now()
+    this.watch.begin(client)
     try {
       return await work()
     } finally {
-      this.waitingSince = 0
+      this.watch.end()
+      await this.watch.settle(client)
     }
   }
 
@@ -315,13 +311,14 @@ export class Worker {
       if (this.connectedBefore) this.context.onReconnect()
       this.connectedBefore = true
       if (this.failedConnects > 0) log.info(`connection ${this.id} re-established`)
+      this.context.refusals.clear(this.id)
       this.backoffMs = BACKOFF_MIN_MS
       this.failedConnects = 0
       return client
     } catch (err) {
       client?.destroy()
-      this.timedOut = false
-      if (this.failedConnects++ === 0) {
+      if (connectRefusal(err)) this.context.refusals.add(this.id, err)
+      else if (this.failedConnects++ === 0) {
         log.warn(`connection ${this.id}: cannot connect: ${errorMessage(err)}; retrying with backoff`)
       }
       await this.sleep(this.backoffMs * (0.5 + Math.random() / 2))

@@ -4,6 +4,15 @@ import { ErrorMessageCounts } from './error-messages.js'
 
 const NBUCKETS = LATENCY_BUCKETS_US.length + 1 // + Inf
 
+// Indexes of RequestStats.cancels. A cancel is sent when a request times out
+// (or is still running at the shutdown timeout); it succeeded when the
+// request ended within the grace and its connection was kept; it gave up
+// when the grace passed and the connection was closed instead.
+export const CANCELS_SENT = 0
+export const CANCELS_SUCCEEDED = 1
+export const CANCELS_GAVE_UP = 2
+const CANCEL_COUNTS = 3
+
 // The generator's hot-path record of what happened: flat typed arrays indexed
 // by request type, no label hashing per request. The Prometheus side reads
 // these at scrape time.
@@ -20,7 +29,7 @@ export class RequestStats {
    */
   static floatsFor(types) {
     const n = types.length
-    return n * (9 + 2 * NBUCKETS + 4) + (n + 1) * LOG_HISTOGRAM_FLOATS
+    return n * (9 + 2 * NBUCKETS + 4) + (n + 1) * LOG_HISTOGRAM_FLOATS + CANCEL_COUNTS + 1
   }
 
   /**
@@ -49,6 +58,10 @@ export class RequestStats {
     this.counts = [take(n), take(n)]
     this.latency = types.map(() => new LogHistogram(take(LOG_HISTOGRAM_FLOATS)))
     this.lag = new LogHistogram(take(LOG_HISTOGRAM_FLOATS)) // open loop: send time minus intended time
+    // cancels of requests on the server: [sent, succeeded, gave up] (CANCELS_SENT, …)
+    this.cancels = take(CANCEL_COUNTS)
+    // connections the server refused for want of a slot (SQLSTATE 53300), counted per attempt
+    this.refusals = take(1)
     this.errors = new ErrorMessageCounts()
     this.unexpectedFailures = 0
   }

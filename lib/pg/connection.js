@@ -66,16 +66,18 @@ export async function openConnection({
 /**
  * True when the server said the connection cannot be used any more: class
  * 08 (connection exception) or 57 (operator intervention, e.g.
- * pg_terminate_backend, shutdown). A socket error marks the connection
- * broken by itself; an error of the workload's own code (a script's
- * division by zero, a module's exception) leaves it usable.
+ * pg_terminate_backend, shutdown), except 57014, a statement cancelled (a
+ * cancel request, statement_timeout), after which the connection works. A
+ * socket error marks the connection broken by itself; an error of the
+ * workload's own code (a script's division by zero, a module's exception)
+ * leaves it usable.
  * @param {unknown} err
  */
 export function isConnectionError(err) {
   const code = /** @type {{ code?: unknown }} */ (err)?.code
   if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code))
     return /** @type {{ name?: unknown }} */ (err)?.name === 'ConnectionLostError'
-  return code.startsWith('08') || code.startsWith('57')
+  return code.startsWith('08') || (code.startsWith('57') && code !== '57014')
 }
 
 /**

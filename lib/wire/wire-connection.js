@@ -9,6 +9,7 @@ import { OperationQueue } from './operation-queue.js'
 import { FrameReader } from './frame-reader.js'
 import { inlineParams } from './literals.js'
 import { drained, startCopyIn } from './copy.js'
+import { readBackendKey, sendCancel } from './cancel.js'
 
 export { ConnectionLostError, PipelineAbortedError, ServerError } from './errors.js'
 export { copyTextRow, copyTextValue } from './copy.js'
@@ -46,6 +47,7 @@ export class WireConnection {
     }
     const config = parseConnectionString(connectionString, applicationName)
     const connection = new WireConnection(protocol)
+    connection.config = config
     await startSession(connection, config, connectTimeoutMs)
     return connection
   }
@@ -71,6 +73,22 @@ export class WireConnection {
     this.onReady = null
     /** @type {import('./authentication.js').Authenticator | null} */
     this.authenticator = null
+    /** @type {import('./connection-config.js').WireConfig | null} where it connected: what a cancel reaches */
+    this.config = null
+    /** @type {import('./cancel.js').BackendKey | null} the BackendKeyData of start-up */
+    this.backendKey = null
+  }
+
+  /**
+   * Asks the server to cancel what runs on this connection: a CancelRequest
+   * on a short connection of its own (cancel.js), bounded by timeoutMs.
+   * What was cancelled fails here with SQLSTATE 57014; the connection stays.
+   * @param {number} timeoutMs
+   * @returns {Promise<boolean>} whether the server took the request (not whether anything was running)
+   */
+  cancel(timeoutMs) {
+    if (this.config === null || this.backendKey === null) return Promise.resolve(false)
+    return sendCancel(this.config, this.backendKey, timeoutMs)
   }
 
   /**
@@ -307,7 +325,10 @@ export class WireConnection {
         )
         break
       }
-      default: // S ParameterStatus, K BackendKeyData, N Notice, 2 BindComplete, n NoData, COPY TO's messages, …
+      case 0x4b: // K BackendKeyData
+        this.backendKey = readBackendKey(buf, start, end)
+        break
+      default: // S ParameterStatus, N Notice, 2 BindComplete, n NoData, COPY TO's messages, …
     }
   }
 
