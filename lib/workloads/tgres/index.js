@@ -12,10 +12,13 @@ import { DROP, SCHEMA } from './schema.js'
 // well vacuum and HOT updates keep up (Tgres's failure signal: table bloat).
 //
 // Data time is simulated: the writes of one step (every series' point) are
-// handed out to the clients in order, and the slot moves on when a step's
-// writes have all been handed out. It runs as fast as the server takes the
-// writes; -R holds a steady rate (series ÷ slice ÷ step writes a second is
-// real time).
+// handed out to the clients in order, a segment's one at a time (order.js:
+// a write of a segment goes once its previous one has ended, as Tgres never
+// flushes a segment twice at once), and a segment's slot moves on when its
+// writes of a step have been handed out. It runs as fast as the server
+// takes the writes; -R holds a steady rate (series ÷ slice ÷ step writes a
+// second is real time). One thread: the order is kept in the process's
+// memory, so --threads above 1 is refused.
 //
 // --fillfactor is set on ts when it differs from the table's (at creation,
 // before any row). On a table that already holds rows it is set too, with

@@ -5,7 +5,7 @@ import { expectedVersions, repeatedLiteral, slotOf, valuesLiteral, versionOf } f
 // one contiguous run of a segment's points at one slot is an UPDATE of
 // array slices; when no row was updated, the row is inserted (ON CONFLICT
 // DO NOTHING: another writer may have just made it) and the UPDATE runs
-// again (FlushDataPoints). The segment's archive state follows
+// again (FlushDataPoints). The segment's archive state goes with it
 // (FlushRRAStates): latest is the step's time, value the point, duration_ms
 // 0 (a slot's points arrive whole, nothing is left accumulating). Tgres
 // wraps its single-slice flush in a transaction; a single UPDATE commits
@@ -51,14 +51,35 @@ function repeatedCached(value, count) {
 
 /**
  * One unit of work: the points of one slice of one segment for the step
- * data time has reached. Units are handed out in order across clients, so
- * a step's slot moves on once every series has been given its point.
+ * data time has reached. Units are handed out in data time's order, a
+ * segment's one at a time (order.js): a unit goes once the segment's
+ * previous one has ended, so its state never goes back in time. The wait
+ * for a busy segment, when every segment is busy, is part of the unit's
+ * latency.
  * @type {import('../contract.js').RequestFunction}
  */
 export async function flushSegment(db, ctx) {
   const config = /** @type {TgresConfig} */ (ctx.config)
+  const { order } = /** @type {TgresShared} */ (ctx.shared)
+  const unitNumber = await order.acquire()
+  const seg = config.unitSeg[unitNumber % config.unitsPerStep]
+  try {
+    await flushUnit(db, ctx, unitNumber)
+  } finally {
+    order.release(seg)
+  }
+}
+
+/**
+ * The statements of a unit: its slice of the step's slot, then the
+ * segment's state.
+ * @param {import('../db.js').Db} db
+ * @param {import('../contract.js').ClientContext} ctx
+ * @param {number} unitNumber
+ */
+async function flushUnit(db, ctx, unitNumber) {
+  const config = /** @type {TgresConfig} */ (ctx.config)
   const shared = /** @type {TgresShared} */ (ctx.shared)
-  const unitNumber = shared.next++
   const stepsDone = Math.floor(unitNumber / config.unitsPerStep)
   const unit = unitNumber - stepsDone * config.unitsPerStep
   const step = shared.firstStep + stepsDone
@@ -93,15 +114,18 @@ export async function flushSegment(db, ctx) {
     values
   ]
   // The two statements leave together and commit on their own, as Tgres's
-  // flushes do; both are awaited before either's failure is thrown.
+  // flushes do; both are awaited before either's failure is thrown. The
+  // state goes first: a unit cut off between the two leaves the segment's
+  // state a step ahead of the slot (a slot of the previous pass, which a
+  // read skips), never points ahead of the state.
   const connection = db.connection
   connection.cork()
-  const tsDone = connection.run(UPDATE_TS, tsParams)
   const stateDone = connection.run(UPDATE_STATE, stateParams)
+  const tsDone = connection.run(UPDATE_TS, tsParams)
   connection.uncork()
-  const [tsOutcome, stateOutcome] = await Promise.allSettled([tsDone, stateDone])
-  if (tsOutcome.status === 'rejected') throw tsOutcome.reason
+  const [stateOutcome, tsOutcome] = await Promise.allSettled([stateDone, tsDone])
   if (stateOutcome.status === 'rejected') throw stateOutcome.reason
+  if (tsOutcome.status === 'rejected') throw tsOutcome.reason
   if (stateOutcome.value.rowCount === 0) throw new Error(`rra_state row (${shared.bundleId}, ${seg}) is missing`)
   if (tsOutcome.value.rowCount === 0) {
     const inserted = await db.query(INSERT_TS, tsParams.slice(0, 3))
@@ -124,8 +148,8 @@ export async function readSeries(db, ctx) {
   const shared = /** @type {TgresShared} */ (ctx.shared)
   const series = Math.floor(ctx.random() * config.series)
   const seg = Math.floor(series / config.width)
-  // the last step whose units have all been handed out
-  const latestStep = shared.firstStep + Math.floor(shared.next / config.unitsPerStep) - 1
+  // the last step whose units of the segment have all been handed out
+  const latestStep = shared.firstStep + shared.order.handedStep(seg)
   const { latestSlot, latest, previous } = expectedVersions(latestStep, config.slots)
   const result = await db.query(READ_SERIES, [
     series - seg * config.width + 1,

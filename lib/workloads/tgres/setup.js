@@ -1,11 +1,12 @@
 import { InputError } from '../../errors.js'
 import { widestInlineWidth } from './layout.js'
+import { SegmentOrder } from './order.js'
 
 /**
  * @typedef {object} TgresShared
  * @property {number} bundleId     the rra_bundle of this step and ring size
  * @property {number} firstStep    the step this run writes first
- * @property {number} next         the next unit of work to hand out (shared by every client)
+ * @property {SegmentOrder} order   hands the units out, a segment's one at a time (shared by every client)
  */
 
 /**
@@ -15,7 +16,7 @@ import { widestInlineWidth } from './layout.js'
  * @param {import('../contract.js').SetupContext} context
  * @returns {Promise<TgresShared>}
  */
-export async function setupTgres({ sql, config, log }) {
+export async function setupTgres({ sql, config, concurrency, log }) {
   const layout = /** @type {import('./layout.js').TgresConfig} */ (config)
   const bundle = await bundleFor(sql, layout)
   await applyFillfactor(sql, layout.fillfactor, log)
@@ -45,7 +46,13 @@ export async function setupTgres({ sql, config, log }) {
       `data time ${ms === null ? 'starts' : 'resumes'} at ${new Date(firstStep * layout.stepMs).toISOString()} ` +
       `(slot ${firstStep % layout.slots})`
   )
-  return { bundleId: bundle.id, firstStep, next: 0 }
+  if (concurrency > layout.segments) {
+    log.warn(
+      `tgres: ${concurrency} clients for ${layout.segments} segments: a segment's writes go one at a time, so at ` +
+        `most ${layout.segments} are in flight; the other clients wait for a segment, and the wait is in their latency`
+    )
+  }
+  return { bundleId: bundle.id, firstStep, order: new SegmentOrder(layout) }
 }
 
 /**
