@@ -1,41 +1,47 @@
-// A cheap bloat estimate from the catalogs, the well-known approach of
-// comparing the pages a relation occupies (pg_class.relpages) with the pages
-// its rows would need (pg_class.reltuples times the average row width from
-// pg_stats). It reads catalogs only: no relation lock, no scan. The formula,
-// with its limits, is in notes/pgstats-metrics.md:
+// A cheap bloat estimate from the catalogs and the statistics system, of the
+// quantity pgstattuple measures (bloat-truth.js): the share of a relation's
+// bytes that hold no live tuple, dead tuples and free space (the room a
+// fillfactor keeps free included). It reads no page of the relation; its
+// size comes from pg_relation_size. The formula, its limits and its measured
+// error per PostgreSQL major are in notes/pgstats-metrics.md:
 //
-//   heap tuple   = MAXALIGN(23 + null bitmap) + MAXALIGN(sum((1 - null_frac) * avg_width)) + 4 (line pointer)
-//   index tuple  = MAXALIGN(8 + 4 if any null) + MAXALIGN(sum((1 - null_frac) * avg_width)) + 4
-//   page room    = (block_size - 24 [- 16 btree special space]) * fillfactor / 100
-//   expected     = ceil(reltuples / floor(page room / tuple)) [+ 1 btree metapage]
-//   bloat bytes  = max(relpages - expected, 0) * block_size;  ratio = bloat bytes / (relpages * block_size)
+//   live rows    = n_live_tup (pg_stat_user_tables; reltuples when the counters were reset)
+//   row width    = Σ (1 - null_frac) · avg_width over the columns (pg_stats)
+//   heap         used  = pages · 24 + live rows · (MAXALIGN(MAXALIGN(23 + null bitmap) + row width) + 4)
+//   B-tree       used  = 1 metapage + pages · 40 + entries · (MAXALIGN(8 [+ 4 if any null] + row width) + 4),
+//                entries = n_live_tup + n_dead_tup of the table (a dead row keeps its
+//                entries until VACUUM)
+//   bloat bytes  = max(size - used, 0);  ratio = bloat bytes / size
 //
-// A column without pg_stats (table never analysed) has no average width: the
-// fixed length of its type is used when it has one, otherwise (or when
-// reltuples is unknown, -1) the estimate falls back to the dead-tuple share
-// n_dead_tup / (n_live_tup + n_dead_tup) of pg_stat_user_tables times the
-// relation's pages. The method used is the `method` column.
+// The estimate needs the statistics of every column it measures: when a
+// column has no pg_stats row (never analysed, or a role that may not read
+// the column's statistics) there is no row at all, never a guess.
 //
 // B-tree indexes only; the other access methods have no such estimate.
 
 /**
- * Width of the stored data of a set of pg_attribute rows `a` joined with
- * pg_stats `s`; NULL width when a column has neither statistics nor a
- * fixed length.
+ * Aggregates of a set of pg_attribute rows `a` joined with pg_stats `s`;
+ * missing is true when a column has no statistics.
  */
-const WIDTH = 'coalesce(s.avg_width, CASE WHEN a.attlen > 0 THEN a.attlen END)'
 const COLUMN_AGGREGATES = `count(*) AS natts,
-    sum((1 - coalesce(s.null_frac, 0)) * ${WIDTH}) AS data_width,
-    bool_or(${WIDTH} IS NULL) AS missing,
+    sum((1 - coalesce(s.null_frac, 0)) * coalesce(s.avg_width, 0)) AS data_width,
+    bool_or(s.avg_width IS NULL) AS missing,
     bool_or(coalesce(s.null_frac, 0) > 0) AS has_nulls`
 
-/** @param {string} fallback  fillfactor when the relation has none */
-const fillfactor = fallback =>
-  `coalesce((SELECT split_part(o, '=', 2)::numeric FROM unnest(c.reloptions) o WHERE o LIKE ` +
-  `'fillfactor=%'), ${fallback})`
+// The live rows of table t (pg_stat_user_tables) with class c.
+const LIVE_ROWS = 'CASE WHEN t.n_live_tup > 0 OR c.reltuples <= 0 THEN t.n_live_tup ELSE c.reltuples END'
 
-// The dead-tuple share of a table, 0 when it has no tuples.
-const DEAD_SHARE = 'coalesce(t.n_dead_tup::numeric / nullif(t.n_live_tup + t.n_dead_tup, 0), 0)'
+/** MAXALIGN of a numeric expression. @param {string} x */
+const maxalign = x => `(8 * ceil((${x}) / 8.0))`
+
+// A heap tuple's bytes: the header (23 bytes and the null bitmap, aligned), the data, aligned.
+const HEAP_TUPLE = maxalign(
+  `${maxalign('23 + CASE WHEN cols.has_nulls THEN ceil(cols.natts / 8.0) ELSE 0 END')} + cols.data_width`
+)
+
+const BLOCK = "current_setting('block_size')::numeric"
+
+const OUTPUT = `CASE WHEN size > 0 THEN greatest(size - used, 0) ELSE 0 END AS bloat_bytes`
 
 export function tableBloatSql() {
   return `WITH cols AS (
@@ -47,27 +53,18 @@ export function tableBloatSql() {
   GROUP BY a.attrelid
 ),
 est AS (
-  SELECT t.schemaname, t.relname, c.relpages::numeric AS relpages, c.reltuples::numeric AS reltuples,
-    current_setting('block_size')::numeric AS bs, ${DEAD_SHARE} AS dead_share,
-    (cols.missing IS NOT FALSE OR c.reltuples < 0) AS fallback,
-    floor((current_setting('block_size')::numeric - 24) * ${fillfactor('100')} / 100
-      / (8 * ceil((23 + CASE WHEN cols.has_nulls THEN ceil(cols.natts / 8.0) ELSE 0 END) / 8.0)
-         + 8 * ceil(coalesce(cols.data_width, 0) / 8.0) + 4)) AS tuples_per_page
+  SELECT t.schemaname, t.relname, pg_relation_size(c.oid)::numeric AS size,
+    ceil(pg_relation_size(c.oid) / ${BLOCK}) * 24
+      + ${LIVE_ROWS} * (${HEAP_TUPLE} + 4) AS used
   FROM pg_stat_user_tables t
   JOIN pg_class c ON c.oid = t.relid
-  LEFT JOIN cols ON cols.relid = t.relid
+  JOIN cols ON cols.relid = t.relid AND NOT cols.missing
   WHERE c.relkind IN ('r', 'm')
 ),
-bloat AS (
-  SELECT schemaname, relname, relpages * bs AS relation_bytes, fallback,
-    CASE WHEN fallback THEN dead_share * relpages * bs
-      ELSE greatest(relpages - ceil(reltuples / greatest(tuples_per_page, 1)), 0) * bs END AS bloat_bytes
-  FROM est
-)
-SELECT current_database() AS datname, schemaname, relname,
-  CASE WHEN fallback THEN 'dead_tuples' ELSE 'catalog' END AS method,
-  relation_bytes::float8 AS relation_bytes, bloat_bytes::float8 AS bloat_bytes,
-  coalesce(bloat_bytes / nullif(relation_bytes, 0), 0)::float8 AS bloat_ratio
+bloat AS (SELECT schemaname, relname, size, ${OUTPUT} FROM est)
+SELECT current_database() AS datname, schemaname, relname, 'estimate' AS method,
+  size::float8 AS relation_bytes, bloat_bytes::float8 AS bloat_bytes,
+  coalesce(bloat_bytes / nullif(size, 0), 0)::float8 AS bloat_ratio
 FROM bloat`
 }
 
@@ -91,27 +88,20 @@ cols AS (
   GROUP BY idx.indexrelid
 ),
 est AS (
-  SELECT idx.schemaname, idx.relname, idx.indexrelname,
-    c.relpages::numeric AS relpages, c.reltuples::numeric AS reltuples,
-    current_setting('block_size')::numeric AS bs, ${DEAD_SHARE} AS dead_share,
-    (cols.missing IS NOT FALSE OR c.reltuples < 0) AS fallback,
-    floor((current_setting('block_size')::numeric - 24 - 16) * ${fillfactor('90')} / 100
-      / (8 * ceil((8 + CASE WHEN cols.has_nulls THEN 4 ELSE 0 END) / 8.0)
-         + 8 * ceil(coalesce(cols.data_width, 0) / 8.0) + 4)) AS tuples_per_page
+  SELECT idx.schemaname, idx.relname, idx.indexrelname, pg_relation_size(idx.indexrelid)::numeric AS size,
+    t.n_live_tup + t.n_dead_tup AS entries,
+    ${maxalign('8 + CASE WHEN cols.has_nulls THEN 4 ELSE 0 END + cols.data_width')} + 4 AS entry
   FROM idx
-  JOIN pg_class c ON c.oid = idx.indexrelid
   JOIN pg_stat_user_tables t ON t.relid = idx.indrelid
-  LEFT JOIN cols ON cols.indexrelid = idx.indexrelid
+  JOIN cols ON cols.indexrelid = idx.indexrelid AND NOT cols.missing
 ),
-bloat AS (
-  SELECT schemaname, relname, indexrelname, relpages * bs AS relation_bytes, fallback,
-    CASE WHEN fallback THEN dead_share * relpages * bs
-      ELSE greatest(relpages - ceil(reltuples / greatest(tuples_per_page, 1)) - 1, 0) * bs END AS bloat_bytes
+used AS (
+  SELECT *, ${BLOCK} + ceil(size / ${BLOCK}) * 40 + entries * entry AS used
   FROM est
-)
-SELECT current_database() AS datname, schemaname, relname, indexrelname,
-  CASE WHEN fallback THEN 'dead_tuples' ELSE 'catalog' END AS method,
-  relation_bytes::float8 AS relation_bytes, bloat_bytes::float8 AS bloat_bytes,
-  coalesce(bloat_bytes / nullif(relation_bytes, 0), 0)::float8 AS bloat_ratio
+),
+bloat AS (SELECT schemaname, relname, indexrelname, size, ${OUTPUT} FROM used)
+SELECT current_database() AS datname, schemaname, relname, indexrelname, 'estimate' AS method,
+  size::float8 AS relation_bytes, bloat_bytes::float8 AS bloat_bytes,
+  coalesce(bloat_bytes / nullif(size, 0), 0)::float8 AS bloat_ratio
 FROM bloat`
 }

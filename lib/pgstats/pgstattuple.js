@@ -1,9 +1,11 @@
 // Exact bloat figures from the pgstattuple extension, only when asked for
-// (pgstattuple: true, --pgstattuple): pgstattuple reads every page of the
-// relation, so it is run one relation at a time, each statement under the
-// same statement timeout as the others (a relation too big to scan within
-// it is counted as an error, query="pgstattuple"), and at most once every
-// EXACT_EVERY_MS.
+// (pgstattuple: true, --pgstattuple): pgstattuple() for a table and
+// pgstatindex() for a B-tree (bloat-truth.js says what each figure is). Both
+// read every page of the relation, so they run one relation at a time, each
+// statement under the same statement timeout as the others (a relation too
+// big to scan within it is counted as an error, query="pgstattuple"), and at
+// most once every EXACT_EVERY_MS.
+import { btreeTruthSql, heapTruthSql } from './bloat-truth.js'
 
 export const EXACT_EVERY_MS = 60000
 
@@ -20,14 +22,6 @@ SELECT i.indexrelid, i.schemaname, i.relname, i.indexrelname
 FROM pg_stat_user_indexes i JOIN pg_class c ON c.oid = i.indexrelid
 JOIN pg_am am ON am.oid = c.relam AND am.amname = 'btree'`
 
-/** @param {string} schema */
-export function scanSql(schema) {
-  return (
-    `SELECT table_len, dead_tuple_len + free_space AS bloat_bytes FROM ` +
-    `"${schema.replaceAll('"', '""')}".pgstattuple($1::oid::regclass)`
-  )
-}
-
 /**
  * Scans every target; a failed scan is skipped.
  * @param {{
@@ -41,15 +35,16 @@ export function scanSql(schema) {
 export async function scanExactBloat({ schema, datname, run }) {
   const targets = await run(TARGETS)
   if (targets === null) return null
-  const sql = scanSql(schema)
+  const heapSql = heapTruthSql(schema)
+  const btreeSql = btreeTruthSql(schema)
   /** @type {import('./rows.js').Row[]} */
   const tables = []
   /** @type {import('./rows.js').Row[]} */
   const indexes = []
   for (const target of targets) {
-    const rows = await run(sql, [target.oid])
+    const rows = await run(target.indexrelname === null ? heapSql : btreeSql, [target.oid])
     if (rows === null || rows.length === 0) continue
-    const length = Number(rows[0].table_len)
+    const length = Number(rows[0].relation_bytes)
     const bloat = Number(rows[0].bloat_bytes)
     const row = {
       datname,
