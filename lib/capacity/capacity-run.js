@@ -6,6 +6,8 @@ import { LoadSession } from '../lab/load-session.js'
 import { loadOptions } from '../lab/run-assembly.js'
 import { CapacitySearch } from './search.js'
 import { markStep, measureStep } from './step-measure.js'
+import { LatenessProbe } from './lateness.js'
+import { generatorLimit } from './generator-limit.js'
 import { describeObjectives } from './objective.js'
 
 // One capacity search on a server: one load session, open loop, whose rate
@@ -44,6 +46,8 @@ const CONNECT_WAIT_MS = 15000
  * @property {string} objective            as one phrase
  * @property {CapacityStep[]} steps
  * @property {import('./search.js').SearchResult} result
+ * @property {import('./generator-limit.js').GeneratorLimit | null} generatorLimit  the generator, not the server,
+ *   decided the result: no capacity is stated
  * @property {Awaited<ReturnType<LoadSession['finish']>> | null} summary   the whole session's (every step together)
  */
 
@@ -97,10 +101,12 @@ export async function runCapacity({ target, run, capacity, reset, recordDir, des
   const steps = []
   /** @type {CapacityOutcome['summary']} */
   let summary = null
+  const lateness = new LatenessProbe()
   try {
     if (!(await session.start({ interrupted: stop.promise }))) {
       search.stop()
-      return { objective: describeObjectives(capacity.objectives), steps, result: search.result(), summary }
+      const result = search.result()
+      return { objective: describeObjectives(capacity.objectives), steps, result, generatorLimit: null, summary }
     }
     // one thread (the command refuses --threads): the generator is the one that owns the pacer
     const generator = /** @type {import('../generator/generator.js').Generator} */ (
@@ -123,13 +129,14 @@ export async function runCapacity({ target, run, capacity, reset, recordDir, des
       // requests in flight from the step before end, and the server settles at the new rate
       await stop.wait(capacity.settleS)
       const mark = markStep(session.stats, performance.now())
+      lateness.mark()
       await stop.wait(capacity.stepS)
       if (stop.requested) break
       const phase = /** @type {CapacityStep['phase']} */ (search.phase)
       const step = {
         step: steps.length + 1,
         phase,
-        ...measureStep(session.stats, mark, performance.now(), rate, capacity.objectives)
+        ...measureStep(session.stats, mark, performance.now(), rate, capacity.objectives, lateness.p99Us())
       }
       steps.push(step)
       search.record(step.held)
@@ -137,7 +144,14 @@ export async function runCapacity({ target, run, capacity, reset, recordDir, des
     }
     search.stop()
     summary = await session.finish({ shutdownTimeoutS: run.shutdownTimeoutS, verifyTimeoutS: run.verifyTimeoutS })
-    const outcome = { objective: describeObjectives(capacity.objectives), steps, result: search.result(), summary }
+    const result = search.result()
+    const outcome = {
+      objective: describeObjectives(capacity.objectives),
+      steps,
+      result,
+      generatorLimit: generatorLimit(steps, result, capacity.objectives),
+      summary
+    }
     if (recordDir) {
       await writeFile(
         path.join(recordDir, 'capacity.json'),
@@ -146,6 +160,7 @@ export async function runCapacity({ target, run, capacity, reset, recordDir, des
     }
     return outcome
   } finally {
+    lateness.close()
     await session.close()
   }
 }
@@ -156,12 +171,13 @@ export async function runCapacity({ target, run, capacity, reset, recordDir, des
  * @param {CapacityOutcome} outcome
  * @param {CapacitySettings} capacity
  */
-export function capacityJson({ objective, steps, result, summary }, capacity) {
+export function capacityJson({ objective, steps, result, generatorLimit, summary }, capacity) {
   const s = /** @type {Record<string, any> | null} */ (summary)
   return {
     objective,
     unit: 'requests/s',
-    capacity: result.capacity,
+    // the generator decided the figures: no capacity of the server is stated
+    capacity: generatorLimit ? null : result.capacity,
     interval:
       result.low === null
         ? null
@@ -170,7 +186,14 @@ export function capacityJson({ objective, steps, result, summary }, capacity) {
             high: result.high,
             confidence: result.confidence === null ? null : round(result.confidence, 3)
           },
-    verdict: result.verdict,
+    verdict: generatorLimit ? 'generator_limited' : result.verdict,
+    search_verdict: result.verdict,
+    generator_limit: generatorLimit && {
+      reason: generatorLimit.reason,
+      lateness_p99_us: generatorLimit.latenessP99Us === null ? null : Math.round(generatorLimit.latenessP99Us),
+      limit_us: generatorLimit.limitUs,
+      steps: generatorLimit.steps
+    },
     boundary_steps: { low: result.lowSteps, high: result.highSteps },
     highest_held: result.highestHeld,
     lowest_broken: result.lowestBroken,
@@ -185,7 +208,9 @@ export function capacityJson({ objective, steps, result, summary }, capacity) {
       settle_s: capacity.settleS,
       interval:
         'the rate at which a step holds the objective half the time lies in [low, high] with the confidence given ' +
-        '(a sign test on the steps at each end, once per bracket confirmed: docs/capacity.md)'
+        '(a sign test on the steps at each end, once per rate tried there: docs/capacity.md); capacity is its ' +
+        'geometric middle',
+      arrival: s?.arrival ?? null
     },
     steps: steps.map(step => ({
       step: step.step,
@@ -199,6 +224,7 @@ export function capacityJson({ objective, steps, result, summary }, capacity) {
       p50_us: step.p50Us,
       p99_us: step.p99Us,
       lag_p99_us: step.lagP99Us,
+      generator_lateness_p99_us: step.latenessP99Us === null ? null : Math.round(step.latenessP99Us),
       objectives: step.objectives.map(o => ({ objective: o.objective, value_us: o.valueUs, kept: o.kept })),
       kept_pace: step.keptPace,
       held: step.held

@@ -22,9 +22,10 @@ export function askedRate(rate) {
 export function stepLine(step) {
   const figures = step.objectives.map(o => `${o.objective.replace(/[<=].*$/, '')} ${ms(o.valueUs)} ms`).join(', ')
   const pace = step.keptPace ? '' : ', fell behind'
+  const late = step.latenessP99Us === null ? '' : `, generator late ${ms(step.latenessP99Us)} ms`
   return (
     `step ${step.step} (${step.phase}): ${askedRate(step.rate)} requests/s asked, ` +
-    `${perSecond(step.achieved)} ended; ${figures}${pace}: ${step.held ? 'held' : 'broke'}`
+    `${perSecond(step.achieved)} ended; ${figures}${late}${pace}: ${step.held ? 'held' : 'broke'}`
   )
 }
 
@@ -48,6 +49,7 @@ export function stepsTable(steps, { width = 100 } = {}) {
     ...(withRows ? [{ title: 'rows/s', align: /** @type {const} */ ('right') }] : []),
     { title: 'p99 ms', align: /** @type {const} */ ('right') },
     { title: 'lag p99 ms', align: /** @type {const} */ ('right') },
+    { title: 'gen late ms', align: /** @type {const} */ ('right') },
     ...extra.map(text => ({ title: `${text.replace(/[<=].*$/, '')} ms`, align: /** @type {const} */ ('right') })),
     { title: 'result' }
   ]
@@ -60,6 +62,7 @@ export function stepsTable(steps, { width = 100 } = {}) {
       ...(withRows ? [count(step.rowsPerS)] : []),
       ms(step.p99Us),
       ms(step.lagP99Us),
+      ms(step.latenessP99Us),
       ...extra.map(text => ms(step.objectives.find(o => o.objective === text)?.valueUs)),
       step.held ? 'held' : step.keptPace ? 'broke' : 'broke (fell behind)'
     ]
@@ -68,11 +71,13 @@ export function stepsTable(steps, { width = 100 } = {}) {
 }
 
 /**
- * The result in one line: `capacity: 8200 requests/s (95% interval 8200–8610) for p99<10ms`.
+ * The result in one line: `capacity: 8600 requests/s (95% interval 8200–9020) for p99<10ms`.
  * @param {SearchResult} result
  * @param {string} objective
+ * @param {import('./generator-limit.js').GeneratorLimit | null} [limit]  the generator decided the figures
  */
-export function resultLine(result, objective) {
+export function resultLine(result, objective, limit = null) {
+  if (limit) return generatorLine(result, objective, limit)
   const confidence = result.confidence === null ? null : `${Math.floor(result.confidence * 100)}%`
   switch (result.verdict) {
     case 'above_max':
@@ -109,4 +114,22 @@ function qualifier(result) {
   if (result.verdict === 'unsettled') return '; unsettled: the ends of the bracket did not agree with their first steps'
   if (result.verdict === 'stopped') return '; stopped before the boundary steps were all run'
   return ''
+}
+
+/**
+ * No capacity: the generator, not the server, decided the steps.
+ * @param {SearchResult} result
+ * @param {string} objective
+ * @param {import('./generator-limit.js').GeneratorLimit} limit
+ */
+function generatorLine(result, objective, limit) {
+  const why =
+    limit.reason === 'pace'
+      ? 'the requests did not go out at the rate asked while their latencies kept the objective'
+      : `its own timers fired ${ms(limit.latenessP99Us)} ms late at p99, ` +
+        `a quarter or more of the ${limit.limitUs / 1000} ms limit`
+  return (
+    `capacity: not measured for ${objective}: the generator was the limit (${why}; highest held ` +
+    `${askedRate(result.highestHeld)}, lowest broken ${askedRate(result.lowestBroken)} requests/s)`
+  )
 }

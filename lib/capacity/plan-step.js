@@ -168,7 +168,7 @@ export async function runCapacityStep({ target, session, spec, label, dir, event
       onStep: step => log.info(`${label}: ${stepLine(step)}`),
       log
     })
-    const line = resultLine(outcome.result, outcome.objective)
+    const line = resultLine(outcome.result, outcome.objective, outcome.generatorLimit)
     log.info(`${label}: ${line}`)
     const n = /\[(\d+)\]$/.exec(label)?.[1] ?? '0'
     await writeFile(
@@ -181,8 +181,8 @@ export async function runCapacityStep({ target, session, spec, label, dir, event
       action: 'capacity',
       detail: {
         objective: outcome.objective,
-        verdict: result.verdict,
-        capacity: result.capacity,
+        verdict: outcome.generatorLimit ? 'generator_limited' : result.verdict,
+        capacity: outcome.generatorLimit ? null : result.capacity,
         low: result.low,
         high: result.high,
         confidence: result.confidence

@@ -73,6 +73,12 @@ export class CapacitySearch {
     this.climbHeld = null
     /** @type {SearchResult['verdict'] | null} */
     this.verdict = null
+    // how far a climb or a descent moves: the factor at first, two notches of the resolution once a bracket was seen
+    this.moveFactor = options.factor
+    /** @type {Set<number>} the rates tried as the lower end of a final bracket, and as the upper */
+    this.lowEnds = new Set()
+    /** @type {Set<number>} */
+    this.highEnds = new Set()
     /** @type {number | null} the rate next() gave, awaiting its outcome */
     this.pending = roundRate(Math.min(options.startRate, options.maxRate))
   }
@@ -110,7 +116,10 @@ export class CapacitySearch {
    * @param {boolean} held
    */
   widen(rate, held) {
-    const { factor, maxRate, minRate } = this.options
+    const { maxRate, minRate } = this.options
+    const factor = this.moveFactor
+    // a move of the bracket goes its first notches small; if the rate is further off, at the climb's factor again
+    this.moveFactor = this.options.factor
     if (held && this.phase === 'climb') {
       this.climbHeld = rate
       if (rate >= maxRate) return this.finish('above_max')
@@ -148,38 +157,109 @@ export class CapacitySearch {
     this.pending = mid
   }
 
-  /** The next step at an end of the bracket, or a move of the bracket, or the end. */
+  /**
+   * The next step at an end of the bracket, a wider or a moved bracket, or the end.
+   * @returns {void}
+   */
   confirm() {
-    const { repeats, maxShifts, maxRate, minRate } = this.options
     const low = /** @type {number} */ (this.low)
     const high = /** @type {number} */ (this.high)
-    const lowSteps = this.stepsAt(low)
-    const highSteps = this.stepsAt(high)
-    if (lowSteps.steps < repeats || highSteps.steps < repeats) {
-      this.pending = lowSteps.steps <= highSteps.steps && lowSteps.steps < repeats ? low : high
+    const lowEnd = this.endState(low, true)
+    const highEnd = this.endState(high, false)
+    if (lowEnd === 'firm' && highEnd === 'firm') {
+      this.lowEnds.add(low)
+      this.highEnds.add(high)
+      return this.finish('bracketed')
+    }
+    if (lowEnd === 'open' || highEnd === 'open') {
+      const lowSteps = this.stepsAt(low).steps
+      // the end with fewer steps first, so that both are tried in turn
+      this.pending = lowEnd === 'open' && (highEnd !== 'open' || lowSteps <= this.stepsAt(high).steps) ? low : high
       return
     }
-    const lowHolds = lowSteps.held * 2 > lowSteps.steps
-    const highBreaks = (highSteps.steps - highSteps.held) * 2 > highSteps.steps
-    if (lowHolds && highBreaks) return this.finish('bracketed')
-    // both ends disagree with their first step: not a rate the outcome depends on
-    if ((!lowHolds && !highBreaks) || this.shifts >= /** @type {number} */ (maxShifts)) return this.finish('unsettled')
-    this.shifts++
-    const { factor } = this.options
-    if (!lowHolds) {
-      // the boundary is below the bracket: down again from its lower end, which now counts as broken
-      this.phase = 'descend'
-      this.high = low
-      const lower = roundRate(low / factor)
-      if (lower < minRate || lower >= low) return this.finish('unsettled')
-      this.pending = lower
-    } else {
-      // above it: up again from its upper end, which now counts as held
-      if (high >= maxRate) return this.finish('above_max')
-      this.phase = 'climb'
-      this.climbHeld = high
-      this.pending = roundRate(Math.min(high * factor, maxRate))
+    // an end a step disagreed with: it counts as a rate tried at that end
+    if (lowEnd !== 'firm') this.lowEnds.add(low)
+    if (highEnd !== 'firm') this.highEnds.add(high)
+    if ((lowEnd === 'wrong' && highEnd === 'wrong') || this.shifts >= /** @type {number} */ (this.options.maxShifts)) {
+      return this.finish('unsettled')
     }
+    this.shifts++
+    // after the first bracket, the search moves by two notches of the resolution, not by the climb's factor
+    this.moveFactor = (1 + this.options.resolution) ** 2
+    if (lowEnd === 'wrong') return this.moveDown(low)
+    if (highEnd === 'wrong') return this.moveUp(high)
+    // an end whose steps split: the rate is near it, so that end goes out a notch
+    return this.spread(lowEnd === 'split' ? this.notch(low, -1) : low, highEnd === 'split' ? this.notch(high, 1) : high)
+  }
+
+  /**
+   * Where an end of the bracket stands: firm when every step at it went its
+   * way and there are enough of them (repeats, and one more for each other
+   * rate tried at that end before it, so that the union bound over them
+   * keeps the end's share of the error under 1 / 2^repeats); open when every
+   * step went its way so far but more are needed; split when a step went the
+   * other way but no more than went its way; wrong when most went the other
+   * way.
+   * @param {number} rate
+   * @param {boolean} isLow
+   * @returns {'firm' | 'open' | 'split' | 'wrong'}
+   */
+  endState(rate, isLow) {
+    const { held, steps } = this.stepsAt(rate)
+    const agree = isLow ? held : steps - held
+    const ends = isLow ? this.lowEnds : this.highEnds
+    const needed = this.options.repeats + ends.size - (ends.has(rate) ? 1 : 0)
+    if (agree === steps) return steps >= needed ? 'firm' : 'open'
+    return agree >= steps - agree ? 'split' : 'wrong'
+  }
+
+  /**
+   * The bracket with an end moved out a notch, confirmed in turn; unsettled past the minimum or maximum rate.
+   * @param {number | null} low
+   * @param {number | null} high
+   * @returns {void}
+   */
+  spread(low, high) {
+    if (low === null || high === null) return this.finish('unsettled')
+    this.low = low
+    this.high = high
+    return this.confirm()
+  }
+
+  /**
+   * A rate a notch of the resolution below (-1) or above (1), or null past the minimum or maximum.
+   * @param {number} rate
+   * @param {1 | -1} direction
+   */
+  notch(rate, direction) {
+    const { resolution, minRate, maxRate } = this.options
+    const next = roundRate(rate * (1 + resolution) ** direction)
+    if (next === rate || next < minRate || next > maxRate) return null
+    return next
+  }
+
+  /**
+   * The boundary is below the bracket: down again from its lower end, which now counts as broken.
+   * @param {number} low
+   */
+  moveDown(low) {
+    this.phase = 'descend'
+    this.high = low
+    const lower = roundRate(low / this.moveFactor)
+    if (lower < this.options.minRate || lower >= low) return this.finish('unsettled')
+    this.pending = lower
+  }
+
+  /**
+   * Above it: up again from its upper end, which now counts as held.
+   * @param {number} high
+   */
+  moveUp(high) {
+    const { maxRate } = this.options
+    if (high >= maxRate) return this.finish('above_max')
+    this.phase = 'climb'
+    this.climbHeld = high
+    this.pending = roundRate(Math.min(high * this.moveFactor, maxRate))
   }
 
   /** @param {number} rate */
@@ -220,13 +300,16 @@ export class CapacitySearch {
     }
     const lowSteps = this.stepsAt(this.low)
     const highSteps = this.stepsAt(this.high)
-    // each bracket confirmed was a chance to stop on a wrong one: the tails
-    // are counted once per bracket (a union bound over them)
-    const tails = signTail(lowSteps.held, lowSteps.steps) + signTail(highSteps.steps - highSteps.held, highSteps.steps)
-    const confidence = 1 - (this.shifts + 1) * tails
+    // each rate confirmed as an end was a chance to stop on a wrong one: an
+    // end's tail is counted once per rate confirmed there (a union bound)
+    const tails =
+      Math.max(1, this.lowEnds.size) * signTail(lowSteps.held, lowSteps.steps) +
+      Math.max(1, this.highEnds.size) * signTail(highSteps.steps - highSteps.held, highSteps.steps)
+    const confidence = 1 - tails
     return {
       ...common,
-      capacity: this.low,
+      // the middle of the bracket, on the scale the search moves on
+      capacity: roundRate(Math.sqrt(this.low * this.high)),
       low: this.low,
       high: this.high,
       confidence: Math.max(0, confidence),

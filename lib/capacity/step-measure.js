@@ -32,6 +32,7 @@ import { keeps } from './objective.js'
  * @property {number | null} p50Us  every type together
  * @property {number | null} p99Us
  * @property {number | null} lagP99Us  how late requests started after their intended time
+ * @property {number | null} latenessP99Us  how late the generator's own timers fired (lateness.js); null: not measured
  * @property {Array<{ objective: string, valueUs: number | null, kept: boolean }>} objectives
  * @property {boolean} keptPace     ended at least MIN_PACE of the arrivals asked, less 3 Poisson standard deviations
  * @property {boolean} held         every objective kept, the pace kept, and no more than MAX_UNEXPECTED of the requests
@@ -74,9 +75,10 @@ export function markStep(stats, nowMs) {
  * @param {number} nowMs
  * @param {number} rate
  * @param {Objective[]} objectives
+ * @param {number | null} [latenessP99Us]  the generator's own lateness in the step (lateness.js)
  * @returns {StepFigures}
  */
-export function measureStep(stats, mark, nowMs, rate, objectives) {
+export function measureStep(stats, mark, nowMs, rate, objectives, latenessP99Us = null) {
   const seconds = Math.max(0.001, (nowMs - mark.atMs) / 1000)
   const now = new LogHistogram()
   const before = new LogHistogram()
@@ -112,6 +114,7 @@ export function measureStep(stats, mark, nowMs, rate, objectives) {
     p50Us: now.quantileSince(before.counts, 0.5),
     p99Us: now.quantileSince(before.counts, 0.99),
     lagP99Us: stats.lag.quantileSince(mark.lag, 0.99),
+    latenessP99Us,
     objectives: judged,
     keptPace,
     held: keptPace && judged.every(j => j.kept) && unexpected <= MAX_UNEXPECTED * Math.max(1, done)

@@ -81,7 +81,7 @@ export async function capacityRun(args, { log, stdout, argv = [] }) {
       log
     })
     const table = stepsTable(outcome.steps).join('\n')
-    const line = resultLine(outcome.result, outcome.objective)
+    const line = resultLine(outcome.result, outcome.objective, outcome.generatorLimit)
     if (args.json) {
       stdout.write(JSON.stringify(capacityJson(outcome, capacity)) + '\n')
       process.stderr.write(`${table}\n${line}\n`)
