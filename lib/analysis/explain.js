@@ -182,11 +182,9 @@ export function causesAt(at, observations, window) {
   for (const o of observations) {
     const near = o.from_s >= at - window.before && o.from_s <= at + window.after
     const endsNear = o.to_s !== null && o.to_s >= at - window.before && o.to_s <= at + window.after
-    // a holder or a wait that had been there a while: its effect grows over time
-    const spans =
-      (o.kind === 'xmin_holder' || o.kind === 'lock_wait' || o.kind === 'host') &&
-      o.from_s <= at &&
-      (o.to_s === null || o.to_s >= at - window.before)
+    // a holder, a wait, a stopped server or a strained machine that had
+    // been there a while: a change is found up to a few seconds late
+    const spans = SPANNING.has(o.kind) && o.from_s <= at && (o.to_s === null || o.to_s >= at - window.before)
     if (!near && !endsNear && !spans) continue
     const distance = near
       ? Math.abs(o.from_s - at)
@@ -204,10 +202,12 @@ export function causesAt(at, observations, window) {
       distance
     })
   }
-  // nearest first; within a second of each other, the likelier kind first
+  // what acts at once before what builds up; then nearest first; within a
+  // second of each other, the likelier kind first
   return fits
     .sort(
       (a, b) =>
+        tierOf(a.cause) - tierOf(b.cause) ||
         (Math.abs(a.distance - b.distance) > 1 ? a.distance - b.distance : 0) ||
         kindRank(a.cause.kind) - kindRank(b.cause.kind) ||
         a.distance - b.distance
@@ -216,8 +216,11 @@ export function causesAt(at, observations, window) {
     .map(f => f.cause)
 }
 
+const SPANNING = new Set(['xmin_holder', 'lock_wait', 'host', 'cpu_contention', 'server_stopped', 'stall'])
+
 // What acts at once on every client first; what builds up slowly last.
 const KIND_ORDER = [
+  'server_stopped',
   'lock_wait',
   'disk_full',
   'reconnects',
@@ -225,12 +228,40 @@ const KIND_ORDER = [
   'action',
   'pause',
   'concurrency',
+  'stall',
+  'cpu_contention',
   'vacuum',
   'vacuum_phase',
   'checkpoint',
   'xmin_holder',
   'host'
 ]
+
+// Tiers, first to last: what stops or strikes every client at once and is
+// seen directly; what someone did to the server or the machine (a manual
+// VACUUM, a session or prepared transaction holding the horizon, another
+// process's CPU, a silence); what the server does by itself all the time
+// (autovacuum, checkpoints) and the machine's I/O wait, which are named
+// when nothing else fits (docs/causes.md).
+const TIER = /** @type {Record<string, number>} */ ({
+  server_stopped: 0,
+  lock_wait: 0,
+  disk_full: 0,
+  reconnects: 0,
+  failures: 0,
+  action: 0,
+  pause: 0,
+  concurrency: 0,
+  stall: 1,
+  cpu_contention: 1,
+  xmin_holder: 1
+})
+
+/** @param {Cause} cause */
+function tierOf(cause) {
+  if (cause.kind === 'vacuum' && cause.label.startsWith('VACUUM ')) return 1
+  return TIER[cause.kind] ?? 2
+}
 
 /** @param {string} kind */
 function kindRank(kind) {

@@ -14,6 +14,9 @@
  * @param {Sample[]} samples @param {At} at @param {Observation[]} out
  */
 export function generatorChanges(samples, at, out) {
+  const probes = errorProbes(samples)
+  const failedIn = (/** @type {Sample} */ s) =>
+    Object.entries(s.requests ?? {}).reduce((sum, [type, r]) => sum + (probes.has(type) ? 0 : (r.failed ?? 0)), 0)
   for (let i = 1; i < samples.length; i++) {
     const previous = samples[i - 1]
     const sample = samples[i]
@@ -27,8 +30,8 @@ export function generatorChanges(samples, at, out) {
         label: `${reconnects} client${reconnects === 1 ? '' : 's'} reconnected (the connection was lost)`
       })
     }
-    const failed = Object.values(sample.requests ?? {}).reduce((sum, r) => sum + (r.failed ?? 0), 0)
-    const failedBefore = Object.values(previous.requests ?? {}).reduce((sum, r) => sum + (r.failed ?? 0), 0)
+    const failed = failedIn(sample)
+    const failedBefore = failedIn(previous)
     if (failed > 0 && failedBefore === 0) {
       out.push({
         from_s: now - 1,
@@ -53,6 +56,26 @@ export function generatorChanges(samples, at, out) {
       out.push({ from_s: now - 1, to_s: null, kind: 'pause', label: sample.paused ? 'load paused' : 'load resumed' })
     }
   }
+}
+
+/**
+ * The request types that fail on purpose (an error probe such as manta's
+ * injected_error): nine in ten of their requests or more failed over the
+ * run. Their failures come and go with the throughput and say nothing.
+ * @param {Sample[]} samples
+ */
+function errorProbes(samples) {
+  /** @type {Map<string, { done: number, failed: number }>} */
+  const totals = new Map()
+  for (const s of samples) {
+    for (const [type, r] of Object.entries(s.requests ?? {})) {
+      const t = totals.get(type) ?? { done: 0, failed: 0 }
+      t.done += r.done ?? 0
+      t.failed += r.failed ?? 0
+      totals.set(type, t)
+    }
+  }
+  return new Set([...totals].filter(([, t]) => t.done > 0 && t.failed >= 0.9 * t.done).map(([type]) => type))
 }
 
 // The machine is strained when this share of its CPU time waits for I/O or

@@ -6,8 +6,10 @@
 // (the plan's and the sidecar's actions, autovacuums found in the server
 // log, a full disk) and, when the server's log is local, its checkpoint
 // lines, which give a checkpoint's moment to the millisecond. The observers
-// of the generator, the machine and the events are in lab-observers.js.
+// of the generator, the machine and the events are in lab-observers.js;
+// other processes' CPU, a stopped or silent server in cause-host.js.
 import { eventObservations, generatorChanges, hostStrain } from './lab-observers.js'
+import { cpuContention, serverStopped, stalls } from './cause-host.js'
 
 /** @typedef {import('../recorder/records.js').Sample} Sample */
 /** @typedef {import('../recorder/records.js').LabEvent} LabEvent */
@@ -17,7 +19,7 @@ import { eventObservations, generatorChanges, hostStrain } from './lab-observers
  * @property {number} from_s         seconds after the load began
  * @property {number | null} to_s    its end; null for a moment, or when it had not ended by the last sample
  * @property {string} kind           vacuum, vacuum_phase, checkpoint, xmin_holder, lock_wait, reconnects, failures,
- *   disk_full, action, concurrency, pause, host
+ *   disk_full, action, concurrency, pause, host, cpu_contention, server_stopped, stall (docs/causes.md)
  * @property {string} label          what it was, in words
  */
 
@@ -44,6 +46,9 @@ export function observe({ samples, events, logText = null }) {
   lockWaits(samples, at, lastS, out)
   generatorChanges(samples, at, out)
   hostStrain(samples, at, lastS, out)
+  cpuContention(samples, at, lastS, out)
+  serverStopped(samples, at, lastS, out)
+  stalls(samples, at, lastS, out)
   const logged = logText ? checkpointsInLog(logText) : []
   if (logged.length > 0) {
     for (const c of logged)

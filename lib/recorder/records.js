@@ -52,8 +52,8 @@
  * @property {number} [connections]   the generator's open connections
  * @property {number} [reconnects]    the generator's reconnects so far (cumulative)
  * @property {ServerFigures | null} [server]  the whole server as of the last poll (recorder.js serverFigures)
- * @property {{ busy_pct: number, iowait_pct: number, steal_pct: number } | null} [host]  the machine's CPU in that
- *   second (recorder/host-cpu.js)
+ * @property {import('./host-cpu.js').HostFigures | null} [host]  the machine's CPU in that second, and who used it
+ *   (recorder/host-cpu.js)
  */
 
 /**

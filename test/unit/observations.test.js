@@ -176,7 +176,8 @@ t.test("causes: what fits the change's moment, nearest and likeliest first; noth
   const window = { before: 5, after: 3 }
   t.same(
     causesAt(30, observations, window).map(c => c.label),
-    ['waiting for locker', 'checkpoint', 'held by report']
+    ['waiting for locker', 'held by report', 'checkpoint'],
+    'what acts at once, then what someone holds, then what the server does by itself'
   )
   t.same(
     causesAt(46, observations, window).map(c => c.label),

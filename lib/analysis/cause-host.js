@@ -1,0 +1,210 @@
+// Causes on the machine rather than in the server's statistics, from the
+// samples' host figures (lib/recorder/host-cpu.js): other processes taking
+// the CPU (a rise of their CPU time, with the processes that rose named),
+// the server's processes stopped (state T in /proc: SIGSTOP), and, where
+// /proc shows no server, a server that answered nothing while the
+// generator's connections stayed open and no lock wait was seen.
+
+// the server answered nothing for this long, connections open
+export const STALL_MIN_S = 2
+
+/** @typedef {import('../recorder/records.js').Sample} Sample */
+/** @typedef {import('./observations.js').Observation} Observation */
+/** @typedef {import('./observations.js').At} At */
+
+// Other processes took the CPU when, over RISE_HOLD_S seconds against the
+// BASELINE_S before, processes other than the generator and the server
+// each rose by NAMED_RISE_PCT of a core or more (a process born in that
+// time rose from nothing), CPU_RISE_PCT in all, while the generator's and
+// the server's own CPU time fell by a sixth or more: on a machine that was
+// already busy, a newcomer takes its share from every process, the load's
+// among them, and the machine's total does not rise.
+export const CPU_RISE_PCT = 40
+const NAMED_RISE_PCT = 10
+const OURS_FALL = 0.85
+const BASELINE_S = 8
+const RISE_HOLD_S = 3
+
+/**
+ * Spans in which other processes took the CPU.
+ * @param {Sample[]} samples @param {At} at @param {number} lastS @param {Observation[]} out
+ */
+export function cpuContention(samples, at, lastS, out) {
+  let i = BASELINE_S
+  while (i + RISE_HOLD_S <= samples.length) {
+    const before = samples.slice(i - BASELINE_S, i)
+    const during = samples.slice(i, i + RISE_HOLD_S)
+    const rose = risers(before, during)
+    const total = rose.reduce((sum, p) => sum + p.rise, 0)
+    const oursBefore = meanOf(before, ours)
+    const oursAfter = meanOf(during, ours)
+    const fell = oursBefore !== null && oursAfter !== null && oursAfter <= OURS_FALL * oursBefore
+    if (total < CPU_RISE_PCT || !fell || !(share(samples[i], rose) >= total / 2)) {
+      i++
+      continue
+    }
+    // to the first second whose risers fell below half their share, with the seconds after it
+    const level = rose.reduce((sum, p) => sum + p.pct, 0)
+    let end = i + 1
+    while (end < samples.length) {
+      const held = samples.slice(end, end + RISE_HOLD_S).map(s => share(s, rose))
+      if (held.every(v => v < level / 2)) break
+      end++
+    }
+    const toS = end >= samples.length ? null : round(at(samples[end].t) - 1)
+    out.push({
+      from_s: round(at(samples[i].t) - 1),
+      to_s: toS !== null && toS >= lastS ? null : toS,
+      kind: 'cpu_contention',
+      label: contentionLabel(rose, samples.slice(i, end), oursBefore, oursAfter)
+    })
+    i = end + BASELINE_S
+  }
+}
+
+/** The generator's and the server's CPU in a second, in percent of a core. @param {Sample} s */
+const ours = s => (typeof s.host?.own_pct === 'number' ? s.host.own_pct + (s.host.server_pct ?? 0) : undefined)
+
+/**
+ * The other processes whose share rose from the seconds before to the seconds during.
+ * @param {Sample[]} before @param {Sample[]} during
+ * @returns {Array<{ pid: number, name: string, pct: number, rise: number }>}
+ */
+function risers(before, during) {
+  const mean = (/** @type {Sample[]} */ list, /** @type {number} */ pid) =>
+    list.reduce((sum, s) => sum + (s.host?.top?.find(p => p.pid === pid)?.pct ?? 0), 0) / Math.max(1, list.length)
+  /** @type {Map<number, string>} */
+  const names = new Map()
+  for (const s of during) for (const p of s.host?.top ?? []) names.set(p.pid, p.name)
+  return [...names]
+    .map(([pid, name]) => {
+      const pct = mean(during, pid)
+      return { pid, name, pct, rise: pct - mean(before, pid) }
+    })
+    .filter(p => p.pct >= NAMED_RISE_PCT && p.rise >= NAMED_RISE_PCT)
+    .sort((a, b) => b.pct - a.pct)
+}
+
+/**
+ * The processes' CPU in one second.
+ * @param {Sample} s @param {Array<{ pid: number }>} processes
+ */
+function share(s, processes) {
+  return processes.reduce((sum, p) => sum + (s.host?.top?.find(q => q.pid === p.pid)?.pct ?? 0), 0)
+}
+
+/**
+ * "another process took the CPU (pid 812 yes, 96 % of a core)", with the
+ * generator's and the server's CPU before and during.
+ * @param {Array<{ pid: number, name: string, pct: number }>} rose
+ * @param {Sample[]} during
+ * @param {number | null} oursBefore @param {number | null} oursAfter
+ */
+function contentionLabel(rose, during, oursBefore, oursAfter) {
+  const mean = (/** @type {number} */ pid) =>
+    during.reduce((sum, s) => sum + (s.host?.top?.find(p => p.pid === pid)?.pct ?? 0), 0) / Math.max(1, during.length)
+  const who = rose
+    .slice(0, 3)
+    .map(p => `pid ${p.pid} ${p.name}, ${Math.round(mean(p.pid))} % of a core`)
+    .join('; ')
+  const more = rose.length > 3 ? `; +${rose.length - 3} more` : ''
+  const all = Math.round(rose.reduce((sum, p) => sum + mean(p.pid), 0))
+  const subject = rose.length === 1 ? 'another process took the CPU' : `${rose.length} other processes took the CPU`
+  const server = during.some(s => typeof s.host?.server_pct === 'number') ? ' and the server' : ''
+  return (
+    `${subject} (${who}${more}${rose.length > 1 ? `: ${all} % of a core in all` : ''}); ` +
+    `the generator${server} ${Math.round(oursBefore ?? 0)} → ${Math.round(oursAfter ?? 0)} % of a core`
+  )
+}
+
+/**
+ * Spans in which the local server's processes were stopped.
+ * @param {Sample[]} samples @param {At} at @param {number} lastS @param {Observation[]} out
+ */
+export function serverStopped(samples, at, lastS, out) {
+  spans(
+    samples,
+    s => (s.host?.server_stopped ?? 0) > 0,
+    (from, to, most) =>
+      out.push({
+        from_s: from,
+        to_s: to >= lastS ? null : to,
+        kind: 'server_stopped',
+        label:
+          `the server's processes were stopped (up to ${most.stopped} of ${most.procs} in state T, ` +
+          `postmaster pid ${most.pid ?? '?'})`
+      }),
+    at
+  )
+}
+
+/**
+ * Spans in which the server answered nothing: no request done, none
+ * failed, the generator's connections open, no lock wait seen, and the
+ * server not seen stopped (that is serverStopped's).
+ * @param {Sample[]} samples @param {At} at @param {number} lastS @param {Observation[]} out
+ */
+export function stalls(samples, at, lastS, out) {
+  const stalled = (/** @type {Sample} */ s) =>
+    !s.paused &&
+    s.throughput === 0 &&
+    (s.connections ?? 1) > 0 &&
+    Object.values(s.requests ?? {}).every(r => (r.failed ?? 0) === 0) &&
+    (s.server?.locks?.waiting ?? 0) === 0 &&
+    (s.host?.server_stopped ?? 0) === 0
+  spans(
+    samples,
+    stalled,
+    (from, to) => {
+      if (to - from < STALL_MIN_S) return
+      out.push({
+        from_s: from,
+        to_s: to >= lastS ? null : to,
+        kind: 'stall',
+        label: `the server answered nothing for ${round(to - from)} s (connections open, no lock wait seen)`
+      })
+    },
+    at
+  )
+}
+
+/**
+ * Runs of samples that match, reported as (from, to, the sample with most stopped).
+ * @param {Sample[]} samples
+ * @param {(s: Sample) => boolean} match
+ * @param {(from: number, to: number, most: { stopped: number, procs: number, pid: number | null }) => void} emit
+ * @param {At} at
+ */
+function spans(samples, match, emit, at) {
+  /** @type {{ from: number, to: number, most: { stopped: number, procs: number, pid: number | null } } | null} */
+  let span = null
+  for (const s of samples) {
+    const now = at(s.t)
+    if (!match(s)) {
+      if (span) emit(span.from, span.to, span.most)
+      span = null
+      continue
+    }
+    const stopped = s.host?.server_stopped ?? 0
+    span ??= { from: round(now - 1), to: now, most: { stopped: 0, procs: 0, pid: null } }
+    span.to = now
+    if (stopped >= span.most.stopped) {
+      span.most = { stopped, procs: s.host?.server_procs ?? 0, pid: s.host?.server_pid ?? null }
+    }
+  }
+  if (span) emit(span.from, span.to, span.most)
+}
+
+/**
+ * @param {Sample[]} list
+ * @param {(s: Sample) => number | null | undefined} pick
+ */
+function meanOf(list, pick) {
+  const values = list.map(pick).filter(v => typeof v === 'number')
+  return values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length
+}
+
+/** @param {number} value */
+function round(value) {
+  return Math.round(value * 10) / 10
+}
