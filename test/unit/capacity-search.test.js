@@ -85,6 +85,27 @@ t.test('a lower end that mostly breaks when tried again moves the bracket down',
   t.ok(s.shifts >= 1)
 })
 
+t.test('an end whose steps split goes out a notch, and the new end needs one step more', async t => {
+  // holds up to 7000; between 7000 and 7700 every other time; above, never
+  const seen = new Map()
+  const s = search(DEFAULTS, rate => {
+    const n = (seen.get(rate) ?? 0) + 1
+    seen.set(rate, n)
+    return rate <= 7000 || (rate <= 7700 && n % 2 === 1)
+  })
+  const r = s.result()
+  t.equal(r.verdict, 'bracketed')
+  t.ok(/** @type {number} */ (r.low) <= 7000, `low ${r.low}`)
+  t.ok(/** @type {number} */ (r.high) > 7700, `high ${r.high}`)
+  t.ok(s.shifts >= 1, `${s.shifts} moves`)
+  const widened = s.lowEnds.size > 1 ? r.lowSteps : r.highSteps
+  t.ok(/** @type {{ steps: number }} */ (widened).steps >= 6, 'a second rate at an end takes 6 steps')
+  // each end's share of the error stays under 1/32: the confidence under the union bound is still ≥ 93 %
+  t.ok(/** @type {number} */ (r.confidence) >= 1 - 2 / 32 - 1e-9, `confidence ${r.confidence}`)
+  const mid = Math.sqrt(/** @type {number} */ (r.low) * /** @type {number} */ (r.high))
+  t.ok(mid > 7000 / 1.1 && mid < 7700 * 1.1, `capacity ${r.capacity}`)
+})
+
 t.test('a noisy boundary: the confidence stated is not above how often the interval holds the rate', async t => {
   // p(r), the chance that a step at rate r holds, falls from 1 to 0 in a
   // straight line of log r across 4000 ÷ 1.05 … 4000 × 1.05, ½ at 4000
