@@ -1,11 +1,14 @@
 // A cheap bloat estimate from the catalogs and the statistics system, of the
 // quantity pgstattuple measures (bloat-truth.js): the share of a relation's
 // bytes that hold no live tuple, dead tuples and free space (the room a
-// fillfactor keeps free included). It reads no page of the relation; its
-// size comes from pg_relation_size. The formula, its limits and its measured
-// error per PostgreSQL major are in notes/pgstats-metrics.md:
+// fillfactor keeps free included). It reads catalogs and the statistics
+// system only: no page of the relation, no lock (a relation's size is
+// pg_class.relpages, as of its last VACUUM, ANALYZE or CREATE INDEX). The
+// formula, its limits and its measured error per PostgreSQL major are in
+// notes/pgstats-metrics.md:
 //
-//   live rows    = n_live_tup (pg_stat_user_tables; reltuples when the counters were reset)
+//   live rows    = least(n_live_tup, reltuples): rows deleted since relpages was taken count,
+//                  rows added since do not (reltuples when the counters were reset)
 //   row width    = Σ (1 - null_frac) · avg_width over the columns (pg_stats)
 //   heap         used  = pages · 24 + live rows · (MAXALIGN(MAXALIGN(23 + null bitmap) + row width) + 4)
 //   B-tree       used  = 1 metapage + pages · 40 + entries · (MAXALIGN(8 [+ 4 if any null] + row width) + 4),
@@ -13,23 +16,35 @@
 //                entries until VACUUM)
 //   bloat bytes  = max(size - used, 0);  ratio = bloat bytes / size
 //
-// The estimate needs the statistics of every column it measures: when a
-// column has no pg_stats row (never analysed, or a role that may not read
-// the column's statistics) there is no row at all, never a guess.
+// The estimate needs the statistics of every column it measures. When the
+// role may not read a column (pg_stats then hides its row) there is no row
+// at all, never a guess. When a readable column has no statistics yet (the
+// table was never analysed), the row's method is 'dead_tuples' and its
+// figure only the dead tuples' share of the relation, n_dead_tup /
+// (n_live_tup + n_dead_tup) · size: a lower bound, without the free space.
+// Otherwise the method is 'estimate'.
 //
 // B-tree indexes only; the other access methods have no such estimate.
 
 /**
  * Aggregates of a set of pg_attribute rows `a` joined with pg_stats `s`;
- * missing is true when a column has no statistics.
+ * missing is true when a column has no statistics, hidden when the role may
+ * not read one (`readable`, an expression, says whether it may).
+ * @param {string} readable
  */
-const COLUMN_AGGREGATES = `count(*) AS natts,
+const columnAggregates = readable => `count(*) AS natts,
     sum((1 - coalesce(s.null_frac, 0)) * coalesce(s.avg_width, 0)) AS data_width,
     bool_or(s.avg_width IS NULL) AS missing,
+    bool_or(NOT ${readable}) AS hidden,
     bool_or(coalesce(s.null_frac, 0) > 0) AS has_nulls`
 
-// The live rows of table t (pg_stat_user_tables) with class c.
-const LIVE_ROWS = 'CASE WHEN t.n_live_tup > 0 OR c.reltuples <= 0 THEN t.n_live_tup ELSE c.reltuples END'
+// The dead tuples' share of table t, 0 when it has no tuples.
+const DEAD_SHARE = 'coalesce(t.n_dead_tup::numeric / nullif(t.n_live_tup + t.n_dead_tup, 0), 0)'
+
+// The live rows of table t (pg_stat_user_tables) with class c, as of relpages.
+const LIVE_ROWS =
+  'CASE WHEN t.n_live_tup + t.n_dead_tup = 0 THEN greatest(c.reltuples, 0) ' +
+  'ELSE least(t.n_live_tup, greatest(c.reltuples, 0)) END'
 
 /** MAXALIGN of a numeric expression. @param {string} x */
 const maxalign = x => `(8 * ceil((${x}) / 8.0))`
@@ -41,11 +56,12 @@ const HEAP_TUPLE = maxalign(
 
 const BLOCK = "current_setting('block_size')::numeric"
 
-const OUTPUT = `CASE WHEN size > 0 THEN greatest(size - used, 0) ELSE 0 END AS bloat_bytes`
+const OUTPUT = `CASE WHEN missing THEN dead_share * size WHEN size > 0 THEN greatest(size - used, 0) ELSE 0 END
+    AS bloat_bytes, CASE WHEN missing THEN 'dead_tuples' ELSE 'estimate' END AS method`
 
 export function tableBloatSql() {
   return `WITH cols AS (
-  SELECT a.attrelid AS relid, ${COLUMN_AGGREGATES}
+  SELECT a.attrelid AS relid, ${columnAggregates("has_column_privilege(t.relid, a.attnum, 'SELECT')")}
   FROM pg_stat_user_tables t
   JOIN pg_attribute a ON a.attrelid = t.relid AND a.attnum > 0 AND NOT a.attisdropped
   LEFT JOIN pg_stats s
@@ -53,20 +69,25 @@ export function tableBloatSql() {
   GROUP BY a.attrelid
 ),
 est AS (
-  SELECT t.schemaname, t.relname, pg_relation_size(c.oid)::numeric AS size,
-    ceil(pg_relation_size(c.oid) / ${BLOCK}) * 24
-      + ${LIVE_ROWS} * (${HEAP_TUPLE} + 4) AS used
+  SELECT t.schemaname, t.relname, c.relpages * ${BLOCK} AS size, cols.missing, ${DEAD_SHARE} AS dead_share,
+    c.relpages * 24 + ${LIVE_ROWS} * (${HEAP_TUPLE} + 4) AS used
   FROM pg_stat_user_tables t
   JOIN pg_class c ON c.oid = t.relid
-  JOIN cols ON cols.relid = t.relid AND NOT cols.missing
+  JOIN cols ON cols.relid = t.relid AND NOT cols.hidden
   WHERE c.relkind IN ('r', 'm')
 ),
 bloat AS (SELECT schemaname, relname, size, ${OUTPUT} FROM est)
-SELECT current_database() AS datname, schemaname, relname, 'estimate' AS method,
+SELECT current_database() AS datname, schemaname, relname, method,
   size::float8 AS relation_bytes, bloat_bytes::float8 AS bloat_bytes,
   coalesce(bloat_bytes / nullif(size, 0), 0)::float8 AS bloat_ratio
 FROM bloat`
 }
+
+// Whether the role may read an index column's statistics: the table's
+// column, or for an expression the table.
+const INDEX_COLUMN_READABLE =
+  "CASE WHEN idx.indkey[a.attnum - 1] = 0 THEN has_table_privilege(idx.indrelid, 'SELECT') " +
+  "ELSE has_column_privilege(idx.indrelid, ta.attnum, 'SELECT') END"
 
 export function indexBloatSql() {
   return `WITH idx AS (
@@ -77,7 +98,7 @@ export function indexBloatSql() {
   JOIN pg_am am ON am.oid = ic.relam AND am.amname = 'btree'
 ),
 cols AS (
-  SELECT idx.indexrelid, ${COLUMN_AGGREGATES}
+  SELECT idx.indexrelid, ${columnAggregates(INDEX_COLUMN_READABLE)}
   FROM idx
   JOIN pg_attribute a ON a.attrelid = idx.indexrelid AND a.attnum > 0
   LEFT JOIN pg_attribute ta ON ta.attrelid = idx.indrelid AND ta.attnum = idx.indkey[a.attnum - 1]
@@ -88,19 +109,21 @@ cols AS (
   GROUP BY idx.indexrelid
 ),
 est AS (
-  SELECT idx.schemaname, idx.relname, idx.indexrelname, pg_relation_size(idx.indexrelid)::numeric AS size,
+  SELECT idx.schemaname, idx.relname, idx.indexrelname, ic.relpages * ${BLOCK} AS size,
+    cols.missing, ${DEAD_SHARE} AS dead_share,
     t.n_live_tup + t.n_dead_tup AS entries,
     ${maxalign('8 + CASE WHEN cols.has_nulls THEN 4 ELSE 0 END + cols.data_width')} + 4 AS entry
   FROM idx
+  JOIN pg_class ic ON ic.oid = idx.indexrelid
   JOIN pg_stat_user_tables t ON t.relid = idx.indrelid
-  JOIN cols ON cols.indexrelid = idx.indexrelid AND NOT cols.missing
+  JOIN cols ON cols.indexrelid = idx.indexrelid AND NOT cols.hidden
 ),
 used AS (
-  SELECT *, ${BLOCK} + ceil(size / ${BLOCK}) * 40 + entries * entry AS used
+  SELECT *, ${BLOCK} + size / ${BLOCK} * 40 + entries * entry AS used
   FROM est
 ),
 bloat AS (SELECT schemaname, relname, indexrelname, size, ${OUTPUT} FROM used)
-SELECT current_database() AS datname, schemaname, relname, indexrelname, 'estimate' AS method,
+SELECT current_database() AS datname, schemaname, relname, indexrelname, method,
   size::float8 AS relation_bytes, bloat_bytes::float8 AS bloat_bytes,
   coalesce(bloat_bytes / nullif(size, 0), 0)::float8 AS bloat_ratio
 FROM bloat`

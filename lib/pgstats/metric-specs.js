@@ -256,29 +256,30 @@ export const METRIC_SPECS = [
 
   gauge(
     'pg_bloat_table_estimated_bytes',
-    "Estimated wasted space in the table's heap, from the catalogs (see notes/pgstats-metrics.md)",
-    TABLE,
+    "Estimated dead tuples and free space in the table's heap, from the catalogs and statistics; " +
+      'method="dead_tuples": the dead tuples alone, the table having no statistics yet (notes/pgstats-metrics.md)',
+    [...TABLE, 'method'],
     ['bloat_tables'],
     'bloat_bytes'
   ),
   gauge(
     'pg_bloat_table_ratio',
-    "Estimated share of the table's heap that is wasted, 0 to 1",
-    TABLE,
+    "Estimated share of the table's heap that is dead tuples or free space, 0 to 1 (method as for the bytes)",
+    [...TABLE, 'method'],
     ['bloat_tables'],
     'bloat_ratio'
   ),
   gauge(
     'pg_bloat_index_estimated_bytes',
-    'Estimated wasted space in a B-tree index, from the catalogs',
-    INDEX,
+    'Estimated free space in a B-tree index (empty and deleted pages included), from the catalogs and statistics',
+    [...INDEX, 'method'],
     ['bloat_indexes'],
     'bloat_bytes'
   ),
   gauge(
     'pg_bloat_index_ratio',
-    'Estimated share of a B-tree index that is wasted, 0 to 1',
-    INDEX,
+    'Estimated share of a B-tree index that is free space, 0 to 1 (method as for the bytes)',
+    [...INDEX, 'method'],
     ['bloat_indexes'],
     'bloat_ratio'
   )
@@ -302,14 +303,14 @@ export const EXACT_BLOAT_SPECS = [
   ),
   gauge(
     'pg_bloat_index_exact_bytes',
-    'Dead tuples and free space in a B-tree index, from pgstattuple (scans the index)',
+    'Free space and empty or deleted pages of a B-tree index, from pgstatindex (scans the index)',
     INDEX,
     ['pgstattuple_indexes'],
     'bloat_bytes'
   ),
   gauge(
     'pg_bloat_index_exact_ratio',
-    'Share of a B-tree index that is dead tuples or free space, from pgstattuple, 0 to 1',
+    'Share of a B-tree index that is free space or empty or deleted pages, from pgstatindex, 0 to 1',
     INDEX,
     ['pgstattuple_indexes'],
     'bloat_ratio'
