@@ -61,6 +61,7 @@ import { loadOverTime } from './load-over-time.js'
  * @property {boolean} pgStats
  * @property {unknown} statsInterval
  * @property {unknown} [requestTimeout]
+ * @property {unknown} [statementTimeout]
  * @property {boolean} pgstattuple
  * @property {string} [record]
  * @property {string} [stages]   duration:target,… (load-over-time.js)
@@ -125,7 +126,17 @@ export async function validateRunArgs(args, argv = []) {
     throw new InputError(`--rate: the ${workload.name} workload paces its clients itself`)
   }
   const settings = parseRunSettings('flag', flags, {
-    only: ['concurrency', 'transactions', 'threads', 'rate', 'arrival', 'maxLag', 'statsInterval', 'requestTimeout'],
+    only: [
+      'concurrency',
+      'transactions',
+      'threads',
+      'rate',
+      'arrival',
+      'maxLag',
+      'statsInterval',
+      'requestTimeout',
+      'statementTimeout'
+    ],
     defaults: { statsInterval: args.record === undefined ? 10 : 1, requestTimeout: DEFAULT_REQUEST_TIMEOUT_S }
   })
   // --stages and --warmup, and the run's duration they make
@@ -179,6 +190,7 @@ export async function validateRunArgs(args, argv = []) {
       args.requestTimeout !== undefined,
       overTime.durationS
     ),
+    statementTimeoutS: /** @type {number | null} */ (settings.statementTimeout),
     controlToken: parseControlToken(args.controlToken, process.env.PGLOADGEN_CONTROL_TOKEN),
     diskLimit: await checkedDiskLimit(args)
   }

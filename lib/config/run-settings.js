@@ -150,11 +150,27 @@ export const RUN_SETTINGS = Object.freeze({
     off: true,
     default: DEFAULT_REQUEST_TIMEOUT_S,
     defaultAfter: true,
-    // a request that gets no answer in time fails as a timeout, and its connection is replaced: a blackholed server
-    // cannot hold the run
+    // a request that gets no answer in time fails as a timeout, cancelled on the server, and its connection is
+    // replaced when the cancel does not end it: a blackholed server cannot hold the run
     describe:
-      `seconds a request may wait for its answer (or 500ms, 2m; off: no limit); ` +
-      `then it fails as a timeout and its connection is replaced (default ${DEFAULT_REQUEST_TIMEOUT_S})`
+      `seconds a request may wait for its answer (or 500ms, 2m; off: no limit); then it fails as a timeout and is ` +
+      `cancelled on the server, its connection replaced if it is still running 1 s later ` +
+      `(default ${DEFAULT_REQUEST_TIMEOUT_S})`
+  },
+  statementTimeout: {
+    type: 'duration',
+    flag: 'statement-timeout',
+    plan: null,
+    api: null,
+    min: 0.001,
+    max: 86400,
+    off: true,
+    default: null,
+    // the server's own limit, SET on each client's connection: it stops a long statement itself, even when the
+    // client cannot reach it any more (docs/timeouts-and-partitions.md)
+    describe:
+      "statement_timeout SET on each client connection (seconds, or 500ms, 2m; off: the server's own): " +
+      'the server cancels a statement running longer, and the request fails with SQLSTATE 57014'
   },
   thresholds: {
     type: 'thresholds',
@@ -249,11 +265,14 @@ export function settingFlagNames() {
  *   (null: random)
  * @property {number | null} [requestTimeoutMs]   --request-timeout: a request unanswered this long fails and its
  *   connection is replaced (null: never; default DEFAULT_REQUEST_TIMEOUT_S)
+ * @property {number | null} [statementTimeoutMs]  --statement-timeout: statement_timeout SET on each client's
+ *   connection (null: the server's)
  */
 
 /** @type {Readonly<ClientSettings>} */
 export const DEFAULT_CLIENT_SETTINGS = Object.freeze({
   requestsPerClient: null,
   seed: null,
-  requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_S * 1000
+  requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_S * 1000,
+  statementTimeoutMs: null
 })

@@ -301,6 +301,11 @@ export class Worker {
         this.incarnation = state.incarnationOf(returned.slice(0, space))
         if (this.connectedBefore) state.noteMaxIdAfterReconnect(Number(returned.slice(space + 1)))
       }
+      const statementTimeoutMs = this.context.clients.statementTimeoutMs ?? null
+      if (statementTimeoutMs !== null) {
+        const connection = client
+        await this.waitOn(connection, () => connection.simpleQuery(`SET statement_timeout = ${statementTimeoutMs}`))
+      }
       if (!this.clientReady) {
         await workload.initClient(this.ctx)
         this.clientReady = true

@@ -14,6 +14,7 @@ import { DEFAULT_REQUEST_TIMEOUT_S } from '../config/run-settings.js'
  * @property {number | null} [seed]          --seed (null: none)
  * @property {number} statsIntervalS
  * @property {number | null} [requestTimeoutS]  --request-timeout (null: off; default DEFAULT_REQUEST_TIMEOUT_S)
+ * @property {number | null} [statementTimeoutS]  --statement-timeout (null: the server's)
  * @property {number | null} [rate]          open loop: requests per second of the whole load (null: closed loop)
  * @property {'poisson' | 'fixed'} [arrival]
  * @property {number | null} [maxLagMs]
@@ -89,7 +90,11 @@ export function loadOptions({
     clients: {
       requestsPerClient: settings.requestsPerClient ?? null,
       seed,
-      requestTimeoutMs: requestTimeoutMs(settings.requestTimeoutS)
+      requestTimeoutMs: requestTimeoutMs(settings.requestTimeoutS),
+      statementTimeoutMs:
+        settings.statementTimeoutS === undefined || settings.statementTimeoutS === null
+          ? null
+          : Math.max(1, Math.round(settings.statementTimeoutS * 1000))
     },
     // the start moment seeds the Poisson schedule, so that every instance draws the same one
     openLoop:

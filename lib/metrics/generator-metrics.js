@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module'
 import client from 'prom-client'
 import { LATENCY_BUCKETS_US } from './latency-buckets.js'
-import { LATENCY_BUCKET_COUNT } from './request-stats.js'
+import { CANCELS_GAVE_UP, CANCELS_SENT, CANCELS_SUCCEEDED, LATENCY_BUCKET_COUNT } from './request-stats.js'
 import { HistogramView } from './histogram-view.js'
 
 /**
@@ -53,8 +53,43 @@ export function registerGeneratorMetrics(registry, { stats, connections, target 
   perTypeCounter('pgloadgen_nqueries_failed', 'Requests that failed, by type', stats.failed)
   perTypeCounter(
     'pgloadgen_request_timeouts_total',
-    'Requests that got no answer within --request-timeout (their connection was replaced), by type',
+    'Requests that got no answer within --request-timeout (cancelled on the server), by type',
     stats.timeouts
+  )
+  /**
+   * @param {string} name
+   * @param {string} help
+   * @param {() => number} value
+   */
+  const counter = (name, help, value) =>
+    new client.Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        this.reset()
+        this.inc(value())
+      }
+    })
+  counter(
+    'pgloadgen_request_cancels_sent_total',
+    'Cancel requests sent for requests past --request-timeout or still running at the shutdown timeout',
+    () => stats.cancels[CANCELS_SENT]
+  )
+  counter(
+    'pgloadgen_request_cancels_succeeded_total',
+    'Cancelled requests that ended within the grace: their connections were kept',
+    () => stats.cancels[CANCELS_SUCCEEDED]
+  )
+  counter(
+    'pgloadgen_request_cancels_gave_up_total',
+    'Cancelled requests still running after the grace: their connections were closed and replaced',
+    () => stats.cancels[CANCELS_GAVE_UP]
+  )
+  counter(
+    'pgloadgen_connections_refused_total',
+    'Connection attempts the server refused for want of a slot (SQLSTATE 53300)',
+    () => stats.refusals[0]
   )
   perTypeCounter(
     'pgloadgen_rows_written_total',

@@ -1,4 +1,5 @@
 import { LogHistogram } from './log-histogram.js'
+import { CANCELS_SENT } from './request-stats.js'
 
 // What happened since the last look, for a progress line: the counters'
 // differences and the percentiles of the latencies recorded meanwhile
@@ -19,6 +20,8 @@ import { LogHistogram } from './log-histogram.js'
  * @property {number | null} p99Us
  * @property {number | null} lagP99Us   open loop and paced clients: how late requests started
  * @property {number} skipped     open loop: intended starts skipped for being too late
+ * @property {number} refused     connection attempts the server refused for want of a slot
+ * @property {number} cancelled   requests cancelled on the server (cancels sent)
  */
 
 /** @param {Float64Array} values */
@@ -52,7 +55,9 @@ export class PeriodStats {
       points: sum(stats.points),
       latency,
       lag: Float64Array.from(stats.lag.counts),
-      skipped
+      skipped,
+      refused: stats.refusals[0],
+      cancelled: stats.cancels[CANCELS_SENT]
     }
   }
 
@@ -77,7 +82,9 @@ export class PeriodStats {
       p50Us: now.latency.quantileSince(was.latency.counts, 0.5),
       p99Us: now.latency.quantileSince(was.latency.counts, 0.99),
       lagP99Us: this.stats.lag.quantileSince(was.lag, 0.99),
-      skipped: now.skipped - was.skipped
+      skipped: now.skipped - was.skipped,
+      refused: now.refused - was.refused,
+      cancelled: now.cancelled - was.cancelled
     }
   }
 }

@@ -1,4 +1,5 @@
 import { LogHistogram } from '../metrics/log-histogram.js'
+import { CANCELS_GAVE_UP, CANCELS_SENT, CANCELS_SUCCEEDED } from '../metrics/request-stats.js'
 import { histogramsField } from './histogram-field.js'
 import { formatShare } from '../scale/share.js'
 
@@ -140,6 +141,13 @@ export function buildSummary(input) {
     errors: stats.errors.toJSON(),
     unexpected_failures: stats.unexpectedFailures,
     timeouts: sumOf(stats.timeouts),
+    // the requests cut by the timeout or the shutdown, cancelled on the server (generator/request-watch.js)
+    cancels: {
+      sent: stats.cancels[CANCELS_SENT],
+      succeeded: stats.cancels[CANCELS_SUCCEEDED],
+      gave_up: stats.cancels[CANCELS_GAVE_UP]
+    },
+    refused_connections: stats.refusals[0],
     disk_full: input.diskFull ?? null,
     reconnects: input.reconnects,
     acknowledged_inserts: input.acknowledgedInserts,

@@ -29,6 +29,9 @@ export function progressLine(period, shape, colours = PLAIN) {
   ]
   if (shape.scheduled) parts.push(`lag p99 ${ms(period.lagP99Us)} ms`)
   if (shape.openLoop) parts.push(period.skipped > 0 ? colours.yellow(`${count(period.skipped)} skipped`) : '0 skipped')
+  if (period.cancelled > 0) parts.push(colours.yellow(`${count(period.cancelled)} cancelled`))
+  // the server has no slot for the clients that lost or never had a connection
+  if (period.refused > 0) parts.push(colours.yellow(`${count(period.refused)} connections refused`))
   // an ingest workload: what was written, as the summary counts it
   if (period.points > 0) parts.push(`${perS(period.rows)} rows/s`, `${perS(period.points)} points/s`)
   return `${Math.round(period.elapsedS)} s: ${parts.join(', ')}`

@@ -171,12 +171,20 @@ function failureLines(summary, colours, width) {
   }
   const timeouts = Number(summary.timeouts ?? 0)
   if (timeouts > 0) {
+    lines.push(colours.yellow(`timeouts: ${plural(timeouts, 'request')} got no answer within the request timeout`))
+  }
+  const cancels = summary.cancels
+  if (cancels && cancels.sent > 0) {
     lines.push(
       colours.yellow(
-        `timeouts: ${plural(timeouts, 'request')} got no answer within the request timeout; ` +
-          `their connections were replaced`
+        `cancels: ${count(cancels.sent)} sent, ${count(cancels.succeeded)} ended on the server (connection kept), ` +
+          `${count(cancels.gave_up)} not within the grace (connection replaced)`
       )
     )
+  }
+  const refused = Number(summary.refused_connections ?? 0)
+  if (refused > 0) {
+    lines.push(colours.yellow(`refused: ${plural(refused, 'connection attempt')} refused by the server (too many)`))
   }
   lines.push(`reconnects: ${count(summary.reconnects ?? 0)}`)
   if (summary.abandoned_in_flight) lines.push(colours.yellow('requests still running at the shutdown timeout were cut'))

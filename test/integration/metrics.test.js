@@ -28,7 +28,12 @@ const METRICS = {
   pgloadgen_disk_full_failures_total: { type: 'counter', labels: ['type'] },
   pgloadgen_disk_full: { type: 'gauge', labels: [] },
   // requests that got no answer within --request-timeout
-  pgloadgen_request_timeouts_total: { type: 'counter', labels: ['type'] }
+  pgloadgen_request_timeouts_total: { type: 'counter', labels: ['type'] },
+  // their cancels on the server, and connection attempts the server refused
+  pgloadgen_request_cancels_sent_total: { type: 'counter', labels: [] },
+  pgloadgen_request_cancels_succeeded_total: { type: 'counter', labels: [] },
+  pgloadgen_request_cancels_gave_up_total: { type: 'counter', labels: [] },
+  pgloadgen_connections_refused_total: { type: 'counter', labels: [] }
 }
 // A few of prom-client's default metrics, Node's process metrics.
 const PROCESS_METRICS = {
@@ -72,7 +77,7 @@ function checkPage(t, page) {
     ours,
     Object.keys(METRICS).sort(),
     "exactly the generator's names: the nine of the original tool, the rows and points written, " +
-      'the disk-full ones and the timeouts'
+      'the disk-full ones, the timeouts, the cancels and the refused connections'
   )
   for (const [name, { type, labels }] of Object.entries(METRICS)) {
     const family = families.get(name)
