@@ -2,7 +2,7 @@
 // tables whose dead fraction is fixed by construction (the known-answer
 // cases of benchmarks/known-answers/bloat/), on an embedded PostgreSQL 18
 // and on the machine's PostgreSQL 15. The bound is the 5 points;
-// the errors measured on these shapes are under 2 points on every major
+// the heap errors measured on these shapes are under 3 points on every major
 // (notes/pgstats-metrics.md), so a loaded machine, which changes no byte of
 // a table, cannot push them over it.
 import t from 'tap'
