@@ -9,6 +9,7 @@ import { markStep, measureStep } from './step-measure.js'
 import { LatenessProbe } from './lateness.js'
 import { generatorLimit } from './generator-limit.js'
 import { describeObjectives } from './objective.js'
+import { CAPACITY_DEFAULTS } from './defaults.js'
 
 // One capacity search on a server: one load session, open loop, whose rate
 // the search changes between steps (the pacer starts its schedule over at
@@ -34,6 +35,8 @@ const CONNECT_WAIT_MS = 15000
  * @property {import('./search.js').SearchOptions} search
  * @property {number} stepS      measured seconds of a step
  * @property {number} settleS    seconds at a step's rate before it is measured
+ * @property {number} [maxTimeS] the search ends (unsettled) rather than start a step that would end after this many
+ *   seconds of steps; default CAPACITY_DEFAULTS.maxTimeS
  */
 
 /**
@@ -124,7 +127,14 @@ export async function runCapacity({ target, run, capacity, reset, recordDir, des
       performance.now() - opened < CONNECT_WAIT_MS
     )
       await stop.wait(0.05)
+    const started = performance.now()
+    const budgetMs = (capacity.maxTimeS ?? CAPACITY_DEFAULTS.maxTimeS) * 1000
+    const stepMs = (capacity.settleS + capacity.stepS) * 1000
     for (let rate = search.next(); rate !== null && !stop.requested; rate = search.next()) {
+      if (performance.now() - started + stepMs > budgetMs) {
+        search.timeUp()
+        break
+      }
       generator.setRate(rate)
       // requests in flight from the step before end, and the server settles at the new rate
       await stop.wait(capacity.settleS)
@@ -206,6 +216,7 @@ export function capacityJson({ objective, steps, result, generatorLimit, summary
       repeats: capacity.search.repeats,
       step_s: capacity.stepS,
       settle_s: capacity.settleS,
+      max_time_s: capacity.maxTimeS ?? CAPACITY_DEFAULTS.maxTimeS,
       interval:
         'the rate at which a step holds the objective half the time lies in [low, high] with the confidence given ' +
         '(a sign test on the steps at each end, once per rate tried there: docs/capacity.md); capacity is its ' +

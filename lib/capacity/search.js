@@ -106,6 +106,11 @@ export class CapacitySearch {
     return this.confirm()
   }
 
+  /** The search's time is spent: it ends unsettled unless it had ended already. */
+  timeUp() {
+    if (this.phase !== 'done') this.finish('unsettled')
+  }
+
   /** Stops the search where it is (a signal): the result says what is known. */
   stop() {
     if (this.phase !== 'done') this.finish('stopped')

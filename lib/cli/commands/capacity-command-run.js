@@ -43,7 +43,8 @@ export async function capacityRun(args, { log, stdout, argv = [] }) {
       repeats: flags.repeats
     },
     stepS: flags.stepS,
-    settleS: flags.settleS
+    settleS: flags.settleS,
+    maxTimeS: flags.maxTimeS
   }
   const recordDir = args.record ? path.resolve(args.record) : null
   const [{ openTarget }, { runCapacity, capacityJson }, { stepsTable, stepLine, resultLine }] = await Promise.all([

@@ -64,12 +64,19 @@ export function capacityBuilder(y, workloadSpecs = {}) {
     .option('repeats', {
       type: 'string',
       group: 'Capacity:',
-      describe: `steps at each end of the final bracket (default ${CAPACITY_DEFAULTS.repeats}; 6 for a 95 % interval)`
+      describe:
+        'steps at each end of the final bracket, all agreeing ' +
+        `(default ${CAPACITY_DEFAULTS.repeats}: a 93 % interval)`
     })
     .option('step', {
       type: 'string',
       group: 'Capacity:',
       describe: `measured seconds of a step (default ${CAPACITY_DEFAULTS.stepS})`
+    })
+    .option('max-time', {
+      type: 'string',
+      group: 'Capacity:',
+      describe: `seconds of steps the search may take; then it ends, unsettled (default ${CAPACITY_DEFAULTS.maxTimeS})`
     })
     .option('settle', {
       type: 'string',
@@ -97,6 +104,10 @@ export function parseCapacityFlags(args) {
     resolution: number(args.resolution, '--resolution', CAPACITY_DEFAULTS.resolution, { above: 0, max: 10 }),
     repeats: number(args.repeats, '--repeats', CAPACITY_DEFAULTS.repeats, { above: 0, max: 100, integer: true }),
     stepS: args.step === undefined ? CAPACITY_DEFAULTS.stepS : parseDuration(args.step, '--step', { max: 3600 }),
+    maxTimeS:
+      args.maxTime === undefined
+        ? CAPACITY_DEFAULTS.maxTimeS
+        : parseDuration(args.maxTime, '--max-time', { max: 86400 }),
     settleS:
       args.settle === undefined
         ? CAPACITY_DEFAULTS.settleS
