@@ -54,9 +54,19 @@ export function parsePrepare(value, concurrency, workload) {
   const actions = Array.from(prepare.actions ?? [], (/** @type {unknown} */ a, /** @type {number} */ i) =>
     parseActionSpec(a, `prepare.actions[${i}]`)
   )
+  const batches = prepare.batches === undefined ? 1 : positiveInteger(prepare.batches, 'prepare.batches', 100)
+  if (batches > 1 && rows === null) throw new InputError('prepare.batches: needs prepare.rows, the rows it splits')
+  if (prepare.batch_actions !== undefined && !Array.isArray(prepare.batch_actions)) {
+    throw new InputError('prepare.batch_actions: expected a list of actions')
+  }
+  const batchActions = Array.from(prepare.batch_actions ?? [], (/** @type {unknown} */ a, /** @type {number} */ i) =>
+    parseActionSpec(a, `prepare.batch_actions[${i}]`)
+  )
   return {
     init,
     rows,
+    batches,
+    batchActions,
     tableBytes,
     seconds,
     concurrency:

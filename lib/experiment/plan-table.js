@@ -2,6 +2,7 @@ import { RUN_SETTINGS } from '../config/run-settings.js'
 import { CAPACITY_STEP_FIELDS } from '../capacity/plan-step.js'
 import { ACTIONS, ACTION_FIELDS } from '../sidecar/actions.js'
 import { RETENTION_FIELDS } from '../sidecar/retention-spec.js'
+import { FIGURE_NAMES } from '../report/answer-figures.js'
 
 // Every field of an experiment plan, each defined once: its name, its type
 // in words, its default and what it means. The parser (plan.js,
@@ -178,7 +179,15 @@ export const PLAN_SECTIONS = Object.freeze([
         required: true,
         describe: "the experiment's name: letters, digits, dots, dashes and underscores"
       },
-      description: { type: 'string', describe: 'what the experiment asks, for people; not read' },
+      description: { type: 'string', describe: 'what the experiment does, for people; not read' },
+      question: {
+        type: 'string',
+        describe: 'the question the plan asks, one sentence: the report and the end of the run open with it'
+      },
+      expect: {
+        type: 'expect or list of expect',
+        describe: 'the effects the plan expects (see expect): the answer says whether each appeared'
+      },
       server: {
         type: 'server',
         default: 'the embedded server, profile lab',
@@ -211,6 +220,29 @@ export const PLAN_SECTIONS = Object.freeze([
         describe: 'runs of each variant, interleaved; 3 is the fewest a confidence interval is computed from'
       },
       ...runSettingFields()
+    }
+  },
+  {
+    path: 'expect',
+    describe:
+      "An expected effect: a figure of one variant's repetitions, lower or higher than another variant's or " +
+      'than a fixed value. It appeared when the 95 % interval of the difference lies wholly on that side ' +
+      '(docs/experiments.md#the-answer-first).',
+    fields: {
+      figure: {
+        type: `one of ${FIGURE_NAMES.join(', ')}, or workload.NAME`,
+        required: true,
+        describe:
+          'the figure, per repetition (docs/experiments.md#the-answer-first says where each is read); ' +
+          "workload.NAME: a statistic of the workload's own, at the run's end"
+      },
+      variant: { type: 'string', required: true, describe: 'the variant whose figure moves (freeze-pg18)' },
+      versus: {
+        type: 'string or list of strings',
+        describe: 'the variants it is compared with; with several, it must appear against each'
+      },
+      than: { type: 'number', describe: 'or a fixed value it is compared with (1: a ratio during / before)' },
+      direction: { type: 'lower or higher', required: true, describe: 'which way the figure is expected to move' }
     }
   },
   {
@@ -251,6 +283,17 @@ export const PLAN_SECTIONS = Object.freeze([
       duration: { type: 'duration', describe: 'until this much time has passed' },
       concurrency: { type: 'integer', default: "the plan's", describe: 'the clients of the phase' },
       mix: { type: 'mix', default: "the workload's filling mix, else its default", describe: "the phase's mix" },
+      batches: {
+        type: 'integer',
+        default: '1',
+        describe:
+          'load rows in this many equal batches, the load paused after each while batch_actions run: the table ' +
+          'aged as days of autovacuum age it'
+      },
+      batch_actions: {
+        type: 'list of actions',
+        describe: 'run after each batch, the last included, with the load paused (a VACUUM, an age-xids)'
+      },
       actions: { type: 'list of actions', describe: 'run after the load, before the snapshot (a VACUUM, say)' },
       snapshot: { type: 'string', default: 'prepared', describe: "the snapshot's name" }
     }

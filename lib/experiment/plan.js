@@ -12,6 +12,7 @@ import { checkCapacityWorkload } from '../capacity/plan-step.js'
 import { fieldNames } from './plan-table.js'
 import { parseStep } from './plan-steps.js'
 import { parsePrepare } from './plan-prepare.js'
+import { parseExpect, parseQuestion } from './plan-question.js'
 
 /** @typedef {import('./plan-steps.js').Step} Step */
 
@@ -29,13 +30,17 @@ import { parsePrepare } from './plan-prepare.js'
  *   none)
  * @property {number | null} seed   the clients' random numbers and the workload's data (null: random)
  * @property {{ init: import('../pgbench/init-options.js').InitOptions | null, rows: number | null,
+ *     batches: number, batchActions: import('../sidecar/actions.js').ActionSpec[],
  *     tableBytes: number | null, seconds: number | null, concurrency: number, mix: string, actions:
  * import('../sidecar/actions.js').ActionSpec[], snapshot: string }} prepare
+ *   batches: rows loaded in that many equal parts, batchActions run after each
  * @property {Array<{ name: string, steps: Step[], workload: import('../workloads/contract.js').Workload | null,
  *     server: import('./plan-server.js').EffectiveServer | null }>} variants
  *   workload: a variant's own, when it gives options of its own; server: the embedded server it runs on (null: the
  * plan's URL)
  * @property {number} repetitions
+ * @property {string | null} question   the question the plan asks (null: none stated)
+ * @property {import('./plan-question.js').Expectation[]} expect  the effects it expects
  */
 
 // the fewest repetitions a confidence interval of a variant's ratios is computed from
@@ -226,7 +231,13 @@ async function planOf(data, baseDir) {
     prepare: parsePrepare(plan.prepare, concurrency, workload),
     variants,
     // 3 at least for a confidence interval (results/bootstrap-interval.js); fewer only when asked
-    repetitions: plan.repetitions === undefined ? DEFAULT_REPETITIONS : positiveInteger(plan.repetitions, 'repetitions')
+    repetitions:
+      plan.repetitions === undefined ? DEFAULT_REPETITIONS : positiveInteger(plan.repetitions, 'repetitions'),
+    question: parseQuestion(plan.question),
+    expect: parseExpect(
+      plan.expect,
+      variants.map(v => v.name)
+    )
   }
 }
 

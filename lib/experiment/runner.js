@@ -1,21 +1,16 @@
-import { performance } from 'node:perf_hooks'
 import { existsSync } from 'node:fs'
 import { mkdir, readFile, readdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
-import { InputError, RuntimeError } from '../errors.js'
+import { InputError } from '../errors.js'
 import { withControlClient } from '../pg/control-client.js'
 import { redactUrl } from '../config/pg-url.js'
-import { EventLog } from '../recorder/event-log.js'
-import { runAction } from '../sidecar/actions.js'
-import { statsView } from '../pgstats/stats-view.js'
 import { PGLOADGEN_VERSION } from '../recorder/run-info.js'
 import { writeReport } from '../report/index.js'
 import { MIN_REPETITIONS } from '../results/bootstrap-interval.js'
 import { verdictLines } from '../results/statistics.js'
-import { initPgbench, InitError } from '../pgbench/init.js'
 import { checkDiskThrottle } from '../lab/disk-throttle.js'
 import { groupOf, openServerGroups } from './server-groups.js'
-import { LIMITS, openSession, serverRecord } from './phase-session.js'
+import { preparePhase } from './prepare-phase.js'
 import { runVariant } from './variant-run.js'
 
 /** @typedef {import('./phase-session.js').ExperimentContext} ExperimentContext */
@@ -83,7 +78,7 @@ export async function runExperiment(plan, { out, stop, log, onPhase }) {
       )
     }
     // one prepare phase per major, with the same row counts
-    for (const group of groups) if (!stop.requested) await prepare(contextOf(group))
+    for (const group of groups) if (!stop.requested) await preparePhase(contextOf(group))
     // Variants interleaved per repetition (A1 B1 A2 B2), so that a drift
     // of the machine does not fall on one variant.
     for (let rep = 1; rep <= plan.repetitions && !stop.requested; rep++) {
@@ -118,92 +113,6 @@ export async function runExperiment(plan, { out, stop, log, onPhase }) {
       }
     }
   }
-}
-
-/**
- * Loads until the plan's size, then takes the snapshot every variant starts from.
- * @param {ExperimentContext} context
- */
-async function prepare(context) {
-  const { plan, log, stop } = context
-  const { prepare } = plan
-  if (prepare.init) {
-    log.info(`prepare: pgbench's tables at scale ${prepare.init.scale}`)
-    await initPgbench(context.connectionString, prepare.init, { log }).catch(err => {
-      throw err instanceof InitError
-        ? new RuntimeError(`prepare.pgbench_init: ` + err.message.split('\n')[0], { cause: err })
-        : err
-    })
-  }
-  const until = [
-    prepare.rows && `${prepare.rows} rows`,
-    prepare.tableBytes && `${prepare.tableBytes} bytes`,
-    prepare.seconds && `${prepare.seconds} s`
-  ]
-  log.info(`prepare: loading until ${until.filter(Boolean).join(' or ')}`)
-  const prepareDir = context.group.prepareDir
-  // With a seed, rows of a dense-id table are a fixed share per client, so
-  // that every major's prepare phase writes the same rows: each client makes
-  // that many requests of the fill mix, and the phase ends when all have,
-  // not at the first look past the count (which the interleaving decides).
-  const share =
-    plan.seed !== null && prepare.rows !== null && plan.workload.idTable !== null
-      ? Math.ceil(prepare.rows / prepare.concurrency)
-      : null
-  if (share !== null) {
-    log.info(`prepare: seed ${plan.seed}: each of ${prepare.concurrency} clients makes ${share} requests`)
-  }
-  const session = await openSession(context, prepareDir, {
-    reset: true,
-    workload: plan.workload,
-    mix: prepare.mix,
-    concurrency: prepare.concurrency,
-    requestsPerClient: share,
-    describe: { phase: 'prepare', server: serverRecord(context.group, null) }
-  })
-  let allDone = false
-  session.generator.limitReached.then(() => {
-    allDone = true
-  })
-  try {
-    await session.start()
-    context.onPhase?.({ phase: 'prepare', session })
-    const started = performance.now()
-    while (!stop.requested) {
-      const table = plan.workload.table === null ? null : statsView(session.latestStats())?.table(plan.workload.table)
-      // Rows: the acknowledged inserts of a dense-id table, else what the statistics count.
-      const rows = plan.workload.idTable !== null ? session.state.acknowledged.size : (table?.live ?? 0)
-      if (share !== null ? allDone : prepare.rows !== null && rows >= prepare.rows) break
-      if (prepare.tableBytes !== null && table && table.bytes >= prepare.tableBytes) break
-      if (prepare.seconds !== null && performance.now() - started >= prepare.seconds * 1000) break
-      await stop.wait(1, share === null ? undefined : session.generator.limitReached)
-    }
-    const summary = await session.finish(LIMITS)
-    log.info(
-      `prepare: ${plan.workload.idTable !== null ? summary.acknowledged_inserts : summary.rows_written} rows ` +
-        `written in ${summary.elapsed_s} s`
-    )
-  } finally {
-    await session.close()
-  }
-  if (stop.requested) return
-  const events = new EventLog({ file: path.join(prepareDir, 'events.ndjson'), log })
-  for (const [i, spec] of prepare.actions.entries()) {
-    if (stop.requested) return
-    const outcome = await runAction(spec, { connectionString: context.connectionString, events, log })
-    await events.flush()
-    // Every variant would start from a state the plan did not ask for.
-    if (!outcome.ok) {
-      throw new RuntimeError(
-        `prepare.actions[${i}] (${spec.action}${spec.table ? ` of ${spec.table}` : ''}) failed: ${outcome.error}; ` +
-          `no snapshot taken`
-      )
-    }
-  }
-  await sql(context.connectionString, 'CHECKPOINT')
-  await context.snapshots.create(prepare.snapshot)
-  // the copy driver restarted the server: a new postmaster, outside the group
-  await context.diskThrottle?.attach()
 }
 
 /**

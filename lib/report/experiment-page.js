@@ -12,6 +12,8 @@ import { experimentWraparoundSection } from './wraparound-section.js'
 import { serversSection } from './servers-section.js'
 import { statisticsLead, statisticsNotes } from './statistics-section.js'
 import { overviewTable, variantTable } from './around-action-tables.js'
+import { answerSection } from './answer-section.js'
+import { experimentAnswer } from './answer-lead.js'
 import { chartGrid, esc, fmtSeconds, fmtTime, keyValueTable, metaList, xRange } from './html.js'
 
 // The report of an experiment directory: the variants compared, then one
@@ -61,6 +63,7 @@ export function experimentPage(experiment, summary) {
   const headerHtml = `<h1>${esc(name)}</h1>
 ${plan.description ? `<p class="lead">${esc(plan.description)}</p>` : ''}
 ${interrupted}
+${answerSection(experimentAnswer(plan, summary))}
 ${metaList([
   ['pgloadgen', esc(info.pgloadgen_version ?? '?')],
   ['PostgreSQL', esc(info.postgres_version ?? '?')],
