@@ -9,43 +9,50 @@
 // same segment) has ended, done or failed.
 //
 // Writes are numbered in the order of data time (a step's writes, then the
-// next step's; layout.js). A client takes the earliest write not handed out
-// whose segment has none in flight, looking at most a step's worth of
-// writes ahead of the earliest one not handed out: a slow segment lets the
-// others run a step ahead of it at most, so the segments' data times stay
-// within two steps of each other. A client waits (until a segment's write
-// ends) only when every segment it could write is busy: with more clients
-// than segments, or when one segment's write lasts as long as a step's
-// worth of the others'.
+// next step's; layout.js), and each segment's go in that order. A client
+// takes the earliest write among the segments with none in flight: a
+// segment whose write is slow is passed over, as Tgres's other flushers go
+// on while one waits, and it is the first served once its write ends, so
+// it catches up (when there are fewer clients than segments; with as many
+// or more, every segment is always busy and the gaps between them wander).
+// No write goes a pass of the ring or more (slots steps) after the
+// earliest write in flight, so that every segment's ring holds the same
+// data time but for less than a pass. A client waits (until a segment's
+// write ends) only when every segment has a write in flight, or when the
+// one free is a pass ahead of a write still in flight.
 
 export class SegmentOrder {
-  /** @param {{ unitsPerStep: number, segments: number, unitSeg: Int32Array }} layout */
-  constructor({ unitsPerStep, segments, unitSeg }) {
+  /** @param {{ unitsPerStep: number, segments: number, unitSeg: Int32Array, slots: number }} layout */
+  constructor({ unitsPerStep, segments, unitSeg, slots }) {
+    // settles when a segment's write ends: a promise, so that this state
+    // cannot be copied to another thread (--threads above 1 is refused,
+    // with "#<Promise> could not be cloned")
+    /** @type {Promise<void>} */
+    this.freed = Promise.resolve()
+    /** @type {() => void} */
+    this.wake = () => {}
     this.unitsPerStep = unitsPerStep
+    this.slots = slots
     this.segments = segments
     this.unitSeg = unitSeg
-    // the earliest write not handed out; those after it that were, by number mod unitsPerStep
-    this.head = 0
-    this.handed = new Uint8Array(unitsPerStep)
-    // segments with a write in flight
-    this.busy = new Uint8Array(segments)
-    this.inFlight = 0
     // each segment's earliest write not handed out, and by write within a
     // step, how many writes further on its segment's next one is
     this.next = new Float64Array(segments)
     this.gap = new Int32Array(unitsPerStep)
     gaps(this)
-    // the scan of take(): a segment met in this scan already is skipped
-    this.seen = new Float64Array(segments)
-    this.scans = 0
+    // the segments with no write in flight: a binary heap by their next write
+    this.free = new Int32Array(segments)
+    this.freeCount = 0
+    for (let seg = 0; seg < segments; seg++) this.push(seg)
+    // the segments with a write in flight, where each is in that list (-1:
+    // none in flight), and the write
+    this.flying = new Int32Array(segments)
+    this.flyingCount = 0
+    this.flyingAt = new Int32Array(segments).fill(-1)
+    this.current = new Float64Array(segments)
     // writes that had to wait for a segment; the clients waiting now
     this.waits = 0
     this.waiting = 0
-    /** @type {() => void} */
-    this.wake = () => {}
-    // settles when a segment's write ends (a promise, so that this state
-    // cannot be copied to another thread: --threads is refused)
-    /** @type {Promise<void>} */
     this.freed = this.renewFreed()
   }
 
@@ -56,37 +63,44 @@ export class SegmentOrder {
     })
   }
 
-  /**
-   * The earliest write that may go now, marked in flight; -1 when every
-   * segment that has one within a step's worth is busy.
-   */
-  take() {
-    const perStep = this.unitsPerStep
-    const scan = ++this.scans
-    let met = 0
-    for (let n = this.head; n < this.head + perStep && met < this.segments; n++) {
-      const unit = n % perStep
-      if (this.handed[unit] === 1) continue
-      const seg = this.unitSeg[unit]
-      // only a segment's earliest write not handed out may go
-      if (this.seen[seg] === scan) continue
-      this.seen[seg] = scan
-      met++
-      if (this.busy[seg] === 1) continue
-      this.busy[seg] = 1
-      this.inFlight++
-      this.handed[unit] = 1
-      this.next[seg] = n + this.gap[unit]
-      while (this.handed[this.head % perStep] === 1) this.handed[this.head++ % perStep] = 0
-      return n
-    }
-    return -1
+  /** Writes in flight: one a busy segment. */
+  get inFlight() {
+    return this.flyingCount
   }
 
   /**
-   * The next write this client may send, waiting for a segment when none
-   * is free. Resolves to the write's number; release(its segment) once it
-   * has ended, done or failed.
+   * The earliest write of a segment with none in flight, marked in flight;
+   * -1 when every segment is busy, or the earliest free is a pass ahead.
+   */
+  take() {
+    if (this.freeCount === 0) return -1
+    const seg = this.free[0]
+    const n = this.next[seg]
+    if (this.flyingCount > 0 && this.stepOf(n) - this.stepOf(this.earliestInFlight()) >= this.slots) return -1
+    this.pop()
+    this.flying[this.flyingCount] = seg
+    this.flyingAt[seg] = this.flyingCount++
+    this.current[seg] = n
+    this.next[seg] = n + this.gap[n % this.unitsPerStep]
+    return n
+  }
+
+  /** The earliest write in flight (there is one). */
+  earliestInFlight() {
+    let earliest = Infinity
+    for (let k = 0; k < this.flyingCount; k++) earliest = Math.min(earliest, this.current[this.flying[k]])
+    return earliest
+  }
+
+  /** @param {number} n */
+  stepOf(n) {
+    return Math.floor(n / this.unitsPerStep)
+  }
+
+  /**
+   * The next write this client may send, waiting for a segment when every
+   * one is busy. Resolves to the write's number; release(its segment) once
+   * it has ended, done or failed.
    * @returns {Promise<number>}
    */
   async acquire() {
@@ -107,9 +121,13 @@ export class SegmentOrder {
    * @param {number} seg
    */
   release(seg) {
-    if (this.busy[seg] === 0) return
-    this.busy[seg] = 0
-    this.inFlight--
+    const at = this.flyingAt[seg]
+    if (at < 0) return
+    const moved = this.flying[--this.flyingCount]
+    this.flying[at] = moved
+    this.flyingAt[moved] = at
+    this.flyingAt[seg] = -1
+    this.push(seg)
     if (this.waiting === 0) return
     const wake = this.wake
     this.freed = this.renewFreed()
@@ -123,6 +141,36 @@ export class SegmentOrder {
    */
   handedStep(seg) {
     return Math.floor(this.next[seg] / this.unitsPerStep) - 1
+  }
+
+  /** @param {number} seg */
+  push(seg) {
+    const { free, next } = this
+    let k = this.freeCount++
+    while (k > 0) {
+      const parent = (k - 1) >> 1
+      if (next[free[parent]] <= next[seg]) break
+      free[k] = free[parent]
+      k = parent
+    }
+    free[k] = seg
+  }
+
+  pop() {
+    const { free, next } = this
+    const top = free[0]
+    const last = free[--this.freeCount]
+    let k = 0
+    for (;;) {
+      let child = 2 * k + 1
+      if (child >= this.freeCount) break
+      if (child + 1 < this.freeCount && next[free[child + 1]] < next[free[child]]) child++
+      if (next[last] <= next[free[child]]) break
+      free[k] = free[child]
+      k = child
+    }
+    free[k] = last
+    return top
   }
 }
 

@@ -53,9 +53,9 @@ function repeatedCached(value, count) {
  * One unit of work: the points of one slice of one segment for the step
  * data time has reached. Units are handed out in data time's order, a
  * segment's one at a time (order.js): a unit goes once the segment's
- * previous one has ended, so its state never goes back in time. The wait
- * for a busy segment, when every segment is busy, is part of the unit's
- * latency.
+ * previous one has ended, so its state never goes back in time. A wait
+ * for a segment (every one busy, or the free ones a pass of the ring ahead
+ * of a unit in flight) is part of the unit's latency.
  * @type {import('../contract.js').RequestFunction}
  */
 export async function flushSegment(db, ctx) {
@@ -115,9 +115,12 @@ async function flushUnit(db, ctx, unitNumber) {
   ]
   // The two statements leave together and commit on their own, as Tgres's
   // flushes do; both are awaited before either's failure is thrown. The
-  // state goes first: a unit cut off between the two leaves the segment's
-  // state a step ahead of the slot (a slot of the previous pass, which a
-  // read skips), never points ahead of the state.
+  // state goes first: a unit whose connection is lost between the two
+  // leaves the state a step ahead of the slot (a slot of the previous pass,
+  // which a read skips), not points a step ahead of the state (which a read
+  // skips too). Only a state UPDATE that fails on its own (cancelled at a
+  // request timeout) while the slot's goes through leaves the points ahead.
+  // Either way the segment's next unit puts the two back in step.
   const connection = db.connection
   connection.cork()
   const stateDone = connection.run(UPDATE_STATE, stateParams)
