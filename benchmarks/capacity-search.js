@@ -1,41 +1,120 @@
-// How the capacity search's interval behaves on a noisy boundary, without a
-// server: the chance that a step at rate r holds falls in a straight line
-// of log r from 1 to 0 across r½ ÷ (1 + b) … r½ × (1 + b); for each noise
-// band b, many searches with the command's defaults. Prints how often the
-// interval held r½, the mean confidence stated, and the steps taken: the
-// table of docs/capacity.md.
-//   node benchmarks/capacity-search.js [searches]
+// How the capacity search behaves without a server, two ways:
+//
+// - noise bands: the chance that a step at rate r holds falls in a straight
+//   line of log r from 1 to 0 across r½ ÷ (1 + b) … r½ × (1 + b); for each
+//   band b, many searches with the command's defaults: how often the
+//   interval held r½, the mean confidence stated, the steps taken;
+// - M/D/c steps: each step an M/D/c queue simulated for the step's settling
+//   and measured seconds from empty (as the pacer starts over at each rate),
+//   judged on the p99 of the requests that ended in its measured seconds;
+//   many searches per size against the queue's known capacity
+//   (known-answers/capacity-truth.js): within 10 %, settled, confidence of
+//   90 % or more, the seconds of steps taken.
+//
+// The tables of docs/capacity.md.
+//   node benchmarks/capacity-search.js [searches] [bands|mdc]
 import { CapacitySearch } from '../lib/capacity/search.js'
 import { CAPACITY_DEFAULTS } from '../lib/capacity/defaults.js'
 import { mulberry32 } from '../lib/results/bootstrap-interval.js'
+import { queueCapacity, responseTimes, unitGaps } from './known-answers/capacity-truth.js'
+import { CAPACITY_CASES } from './known-answers/capacity.js'
 
 const runs = Number(process.argv[2] ?? 2000)
-const HALF = 4000
+const which = process.argv[3] ?? 'bands'
+const { startRate, factor, maxRate, minRate, resolution, repeats, stepS, settleS, maxTimeS } = CAPACITY_DEFAULTS
 
-console.log('noise band | interval holds r½ | mean confidence stated | steps | verdicts')
-for (const band of [0, 0.05, 0.1, 0.25, 0.5]) {
-  const p = (/** @type {number} */ r) =>
-    band === 0 ? (r <= HALF ? 1 : 0) : Math.min(1, Math.max(0, 0.5 - Math.log(r / HALF) / (2 * Math.log(1 + band))))
-  let covered = 0
-  let stated = 0
-  let steps = 0
-  /** @type {Record<string, number>} */
-  const verdicts = {}
-  for (let seed = 1; seed <= runs; seed++) {
-    const u = mulberry32(seed)
-    const { startRate, factor, maxRate, minRate, resolution, repeats } = CAPACITY_DEFAULTS
-    const search = new CapacitySearch({ startRate, factor, maxRate, minRate, resolution, repeats })
-    for (let rate = search.next(); rate !== null; rate = search.next()) search.record(u() < p(rate))
-    const result = search.result()
-    if (result.low !== null && result.high !== null && result.low <= HALF && result.high >= HALF) covered++
-    stated += result.confidence ?? 0
-    steps += search.trials.length
-    verdicts[result.verdict] = (verdicts[result.verdict] ?? 0) + 1
+/** @param {(rate: number, i: number) => boolean} holds @param {number} start */
+function searchOn(holds, start = startRate) {
+  const search = new CapacitySearch({ startRate: start, factor, maxRate, minRate, resolution, repeats })
+  let i = 0
+  for (let rate = search.next(); rate !== null; rate = search.next()) {
+    if ((i + 1) * (stepS + settleS) > maxTimeS) {
+      search.timeUp()
+      break
+    }
+    search.record(holds(rate, i++))
   }
-  const pct = (/** @type {number} */ x) => `${((100 * x) / runs).toFixed(1)} %`
-  console.log(
-    `±${band * 100} % | ${pct(covered)} | ${pct(stated)} | ${(steps / runs).toFixed(0)} | ${Object.entries(verdicts)
+  return search
+}
+
+/** @param {number} x */
+const pct = x => `${(100 * x).toFixed(1)} %`
+
+if (which === 'bands') {
+  const HALF = 4000
+  console.log('noise band | interval holds r½ | mean confidence stated | steps | verdicts')
+  for (const band of [0, 0.05, 0.1, 0.25, 0.5]) {
+    const p = (/** @type {number} */ r) =>
+      band === 0 ? (r <= HALF ? 1 : 0) : Math.min(1, Math.max(0, 0.5 - Math.log(r / HALF) / (2 * Math.log(1 + band))))
+    let covered = 0
+    let stated = 0
+    let steps = 0
+    /** @type {Record<string, number>} */
+    const verdicts = {}
+    for (let seed = 1; seed <= runs; seed++) {
+      const u = mulberry32(seed)
+      const search = searchOn(rate => u() < p(rate))
+      const result = search.result()
+      if (result.low !== null && result.high !== null && result.low <= HALF && result.high >= HALF) covered++
+      stated += result.confidence ?? 0
+      steps += search.trials.length
+      verdicts[result.verdict] = (verdicts[result.verdict] ?? 0) + 1
+    }
+    const verdictText = Object.entries(verdicts)
       .map(([k, v]) => `${k} ${v}`)
-      .join(', ')}`
-  )
+      .join(', ')
+    console.log(
+      `±${band * 100} % | ${pct(covered / runs)} | ${pct(stated / runs)} | ` +
+        `${(steps / runs).toFixed(0)} | ${verdictText}`
+    )
+  }
+} else {
+  console.log('size | truth | within 10 % | bracketed | confidence ≥ 90 % | all three | median error | mean s of steps')
+  for (const { clients, sleepMs, limitMs } of CAPACITY_CASES) {
+    const serviceMs = sleepMs + 0.25
+    const truth = queueCapacity({ servers: clients, serviceMs, quantile: 0.99, limitMs }).rate
+    /** @param {number} rate @param {number} seed */
+    const stepHolds = (rate, seed) => {
+      const n = Math.ceil(rate * (settleS + stepS) * 1.3) + 20
+      const gaps = unitGaps(n, seed)
+      const times = responseTimes({ servers: clients, serviceMs, rate, gaps })
+      /** @type {number[]} */
+      const measured = []
+      let at = 0
+      for (let k = 0; k < n; k++) {
+        at += (gaps[k] * 1000) / rate
+        const end = at + times[k]
+        if (end >= settleS * 1000 && end < (settleS + stepS) * 1000) measured.push(times[k])
+      }
+      measured.sort((a, b) => a - b)
+      return measured[Math.min(measured.length - 1, Math.floor(0.99 * measured.length))] < limitMs
+    }
+    let within = 0
+    let bracketed = 0
+    let confident = 0
+    let all = 0
+    let seconds = 0
+    /** @type {number[]} */
+    const errors = []
+    for (let run = 1; run <= runs; run++) {
+      const u = mulberry32(run)
+      const start = Math.round(((clients * 1000) / serviceMs) * (0.1 + 0.4 * u()))
+      const search = searchOn((rate, i) => stepHolds(rate, run * 100003 + i), start)
+      const r = search.result()
+      const error = r.capacity === null ? Infinity : r.capacity / truth - 1
+      const ok = [Math.abs(error) <= 0.1, r.verdict === 'bracketed', (r.confidence ?? 0) >= 0.9]
+      within += Number(ok[0])
+      bracketed += Number(ok[1])
+      confident += Number(ok[2])
+      all += Number(ok.every(Boolean))
+      seconds += search.trials.length * (stepS + settleS)
+      errors.push(error)
+    }
+    errors.sort((a, b) => a - b)
+    console.log(
+      `c=${clients} D=${serviceMs} ms p99<${limitMs}ms | ${truth.toFixed(0)}/s | ${pct(within / runs)} | ` +
+        `${pct(bracketed / runs)} | ${pct(confident / runs)} | ${pct(all / runs)} | ` +
+        `${pct(errors[runs >> 1])} | ${(seconds / runs).toFixed(0)}`
+    )
+  }
 }
