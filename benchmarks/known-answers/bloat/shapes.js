@@ -26,9 +26,15 @@
 /** A pseudo-random integer 0 … 2^31 of the expression `x` and the seed. @param {string} x @param {string} seed */
 const hashInt = (x, seed) => `(('x' || substr(md5(${x} || ':${seed}'), 1, 8))::bit(32)::int & 2147483647)`
 
-/** A text of about `width` bytes (md5 digits, incompressible enough), varying ±50 % by row. */
-const text = (/** @type {number} */ width, /** @type {string} */ seed) =>
-  `substr(repeat(md5(i::text || '${seed}'), ${Math.ceil((width * 1.5) / 32) + 1}), 1, ` +
+/**
+ * A text of about `width` bytes varying ±50 % by row: md5 digits of distinct
+ * inputs, which pglz cannot compress much (a repeated string would shrink to
+ * a few bytes and stay in the heap).
+ * @param {number} width @param {string} seed
+ */
+const text = (width, seed) =>
+  `substr((SELECT string_agg(md5(i::text || ':' || j || '${seed}'), '') ` +
+  `FROM generate_series(1, ${Math.ceil((width * 1.5) / 32) + 1}) j), 1, ` +
   `${Math.round(width / 2)} + ${hashInt('i', seed)} % ${Math.max(1, width)})`
 
 /**
