@@ -5,11 +5,11 @@ import { expectedVersions, repeatedLiteral, slotOf, valuesLiteral, versionOf } f
 // one contiguous run of a segment's points at one slot is an UPDATE of
 // array slices; when no row was updated, the row is inserted (ON CONFLICT
 // DO NOTHING: another writer may have just made it) and the UPDATE runs
-// again (FlushDataPoints). The segment's archive state goes with it
+// again (FlushDataPoints). The segment's archive state follows
 // (FlushRRAStates): latest is the step's time, value the point, duration_ms
 // 0 (a slot's points arrive whole, nothing is left accumulating). Tgres
-// wraps its single-slice flush in a transaction; a single UPDATE commits
-// the same on its own. A read of one series' ring keeps only the slots whose
+// wraps its single-slice flush in a transaction; here the state's UPDATE
+// joins it (flushUnit). A read of one series' ring keeps only the slots whose
 // version matches the pass they belong to (loadRRADps).
 const UPDATE_TS = statement(
   'UPDATE ts AS ts SET dp[$4:$5] = $6, ver[$7:$8] = $9 WHERE rra_bundle_id = $1 AND seg = $2 AND i = $3'
@@ -113,27 +113,25 @@ async function flushUnit(db, ctx, unitNumber) {
     to,
     values
   ]
-  // The two statements leave together and commit on their own, as Tgres's
-  // flushes do; both are awaited before either's failure is thrown. The
-  // state goes first: a unit whose connection is lost between the two
-  // leaves the state a step ahead of the slot (a slot of the previous pass,
-  // which a read skips), not points a step ahead of the state (which a read
-  // skips too). Only a state UPDATE that fails on its own (cancelled at a
-  // request timeout) while the slot's goes through leaves the points ahead.
-  // Either way the segment's next unit puts the two back in step.
-  const connection = db.connection
-  connection.cork()
-  const stateDone = connection.run(UPDATE_STATE, stateParams)
-  const tsDone = connection.run(UPDATE_TS, tsParams)
-  connection.uncork()
-  const [stateOutcome, tsOutcome] = await Promise.allSettled([stateDone, tsDone])
-  if (stateOutcome.status === 'rejected') throw stateOutcome.reason
-  if (tsOutcome.status === 'rejected') throw tsOutcome.reason
-  if (stateOutcome.value.rowCount === 0) throw new Error(`rra_state row (${shared.bundleId}, ${seg}) is missing`)
-  if (tsOutcome.value.rowCount === 0) {
-    const inserted = await db.query(INSERT_TS, tsParams.slice(0, 3))
+  // The slot's UPDATE and the state's, in one transaction that leaves in
+  // one write and comes back in one round trip (Tgres flushes the slot in a
+  // transaction of its own and the state after it, in another): a unit that
+  // fails (a request timeout cancels it, its connection is lost) changes
+  // neither, so that a segment's state and points stay in step. A slot
+  // without its row yet (the ring's first pass) gets it, and its points,
+  // in a second transaction; if that one fails, the state is a step ahead of
+  // the slot, a slot of the previous pass which a read skips.
+  const [tsUpdated, stateUpdated] = await db.batch([
+    [UPDATE_TS, tsParams],
+    [UPDATE_STATE, stateParams]
+  ])
+  if (stateUpdated.rowCount === 0) throw new Error(`rra_state row (${shared.bundleId}, ${seg}) is missing`)
+  if (tsUpdated.rowCount === 0) {
+    const [inserted, again] = await db.batch([
+      [INSERT_TS, tsParams.slice(0, 3)],
+      [UPDATE_TS, tsParams]
+    ])
     ctx.written(inserted.rowCount, 0)
-    const again = await db.query(UPDATE_TS, tsParams)
     if (again.rowCount === 0) {
       throw new Error(`ts row (${shared.bundleId}, ${seg}, ${tsParams[2]}) is missing after its insert`)
     }
