@@ -26,11 +26,17 @@ console.log(
 let withChange = 0
 for (let i = 1; i <= runs; i++) {
   const dir = path.join(work, `run-${i}`)
-  execFileSync(
-    process.execPath,
-    [cli, 'run', url, '-d', String(seconds), '-c', '4', '-p', '0', '--reset', '--record', dir, '--log-level', 'warn'],
-    { stdio: ['ignore', 'ignore', 'ignore'] }
-  )
+  try {
+    execFileSync(
+      process.execPath,
+      [cli, 'run', url, '-d', String(seconds), '-c', '4', '-p', '0', '--reset', '--record', dir, '--log-level', 'warn'],
+      { stdio: ['ignore', 'ignore', 'pipe'] }
+    )
+  } catch (error) {
+    const stderr = String(/** @type {{ stderr?: Buffer }} */ (error).stderr ?? '').trim()
+    console.error(`run ${i} failed: ${stderr.split('\n').pop() || String(error)}`)
+    process.exit(1)
+  }
   const summary = JSON.parse(await readFile(path.join(dir, 'summary.json'), 'utf8'))
   if (i === 1) console.log(`server: PostgreSQL ${summary.server_version}`)
   const changes = summary.changes ?? []

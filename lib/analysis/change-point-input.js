@@ -6,12 +6,12 @@
  * @typedef {object} ChangePointOptions
  * @property {number} [minSegment]   points on each side of a change (default 10)
  * @property {number} [minEffect]    relative change of the median (default 0.2)
- * @property {number} [alpha]        significance before the multiple-testing guard (default 0.001)
+ * @property {number} [alpha]        a window's false-positive rate, over every place tested (default 0.01)
  * @property {number} [floor]        smallest |median| an effect is relative to (default 1e-9)
  * @property {number} [maxChanges]   (default 20)
  */
 
-export const DEFAULTS = Object.freeze({ minSegment: 10, minEffect: 0.2, alpha: 0.001, floor: 1e-9, maxChanges: 20 })
+export const DEFAULTS = Object.freeze({ minSegment: 10, minEffect: 0.2, alpha: 0.01, floor: 1e-9, maxChanges: 20 })
 
 /**
  * The non-missing values and where they were.

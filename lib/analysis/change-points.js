@@ -1,17 +1,25 @@
-import { effectOf, levelOf, levelOfSorted, levelsDiffer } from './levels.js'
-import { checkOptions, denseRanks, present } from './change-point-input.js'
+import { effectOf, levelOf } from './levels.js'
+import { checkOptions, present } from './change-point-input.js'
+import { normalTail, prewhiten, scanInterval, shiftZ } from './change-scan.js'
+import { noiseOf } from './series-noise.js'
+import { scanExcess } from './change-calibration.js'
 import { mosumSplits } from './mosum.js'
 
 export { DEFAULTS } from './change-point-input.js'
+export { RHO_MAX } from './series-noise.js'
 
 // When a run changed: one per-second series cut into segments of steady
-// level. Binary segmentation with Pettitt's rank test (Pettitt 1979), made
-// deterministic and fit for short changes by testing, in each window, a
-// fixed family of sub-intervals at halving lengths (seeded intervals,
-// Kovács, Li, Bühlmann & Munk 2023); the test's statistic shrunk for the
-// series' lag-1 autocorrelation; a split kept only when it is significant,
-// large (minEffect) and the two medians' intervals are disjoint; neighbours
-// merged afterwards when they no longer differ. docs/change-points.md.
+// level. A series of positive figures is analysed in logarithms, where a
+// drop by a third is the same shift at any level and a heavy-tailed p99 is
+// nearly symmetric. Binary segmentation: each window is scanned for one
+// shift of the mean in AR(1) noise (change-scan.js, the noise from
+// series-noise.js), together with a fixed family of sub-intervals at
+// halving lengths (seeded intervals, Kovács, Li, Bühlmann & Munk 2023) for
+// short excursions; a split is kept when it is significant after a
+// Bonferroni guard over every place tested and its effect is at least
+// minEffect. The noise is fitted again around the segments found and the
+// segmentation repeated once; neighbours that no longer differ are merged.
+// docs/change-points.md.
 
 /** @typedef {import('./levels.js').Level} Level */
 
@@ -21,18 +29,15 @@ export { DEFAULTS } from './change-point-input.js'
  * @property {Level} before    the segment before
  * @property {Level} after     the segment after
  * @property {number} effect   (after.median − before.median) / max(|before.median|, floor): signed
- * @property {number} pValue
+ * @property {number} pValue   adjusted for the places tested: significant below alpha
  */
 
 /** @typedef {import('./change-point-input.js').ChangePointOptions} ChangePointOptions */
 
-/** The autocorrelation used is clipped to [0, RHO_MAX]. */
-export const RHO_MAX = 0.95
-
 /**
  * @typedef {object} Series
  * @property {Float64Array} x      the non-missing values, in order
- * @property {Int32Array} dense    each value's rank among the distinct values (0-based)
+ * @property {Float64Array} z      the same in the domain analysed (logarithms of positive series)
  * @property {Required<ChangePointOptions>} opts
  */
 
@@ -42,23 +47,25 @@ export const RHO_MAX = 0.95
  * @property {number} pValue
  */
 
+/** In logarithms, values below this share of the median count as that share. */
+export const LOG_FLOOR = 0.05
+
 /**
  * @param {ArrayLike<number | null | undefined>} values   one per second
  * @param {{ minSegment?: number, minEffect?: number, alpha?: number, floor?: number,
- *     maxChanges?: number }} [options]  defaults 10, 0.2, 0.001, 1e-9, 20
+ *     maxChanges?: number }} [options]  defaults in change-point-input.js
  * @returns {{ changes: ChangePoint[], segments: Array<{ from: number, to: number, level: Level }> }}   changes in index
  *   order; segments cover [0, values.length) with `to` exclusive
  */
 export function findChangePoints(values, options) {
   const opts = checkOptions(options)
   const { x, positions } = present(values)
-  const series = { x, dense: denseRanks(x), opts }
-  const splits = joinSplits(
-    segment(series),
-    mosumSplits(series, (...args) => correctedAutocorrelation(lagOneAutocorrelation(...args), 2 * opts.minSegment)),
-    opts.minSegment
-  )
-  const kept = prune(series, splits)
+  const series = { x, z: domainOf(x, opts.minSegment), opts }
+  let kept = /** @type {Split[]} */ ([])
+  if (x.length >= 2 * opts.minSegment && opts.maxChanges > 0) {
+    kept = segmentWith(series, [0, x.length])
+    if (kept.length > 0) kept = segmentWith(series, [0, ...kept.map(s => s.at), x.length])
+  }
 
   /** @type {Level[]} */
   const levels = []
@@ -77,23 +84,77 @@ export function findChangePoints(values, options) {
 }
 
 /**
+ * Logarithms when every value is at least 0, the median above 0 and the
+ * noise no more lopsided in logarithms than as it is (multiplicative,
+ * heavy-tailed noise becomes nearly symmetric in logarithms; noise that
+ * is symmetric as it is would gain a long lower tail); the values
+ * themselves otherwise.
+ * @param {Float64Array} x
+ * @param {number} half    the running median's half-width
+ * @returns {Float64Array}
+ */
+export function domainOf(x, half) {
+  if (x.length === 0) return x
+  const sorted = x.slice().sort()
+  const median = sorted[Math.floor(sorted.length / 2)]
+  if (sorted[0] < 0 || !(median > 0)) return x
+  const low = LOG_FLOOR * median
+  const logs = x.map(v => Math.log(Math.max(v, low)))
+  return Math.abs(lopsided(logs, half)) <= Math.abs(lopsided(x, half)) ? logs : x
+}
+
+/** At most this many residuals (evenly spaced) judge the noise's symmetry. */
+const LOPSIDED_POINTS = 4000
+
+/**
+ * The quantile skewness (q95 + q05 − 2·q50) / (q95 − q05) of the residuals
+ * around a running median of 2·half + 1 points: 0 for symmetric noise.
+ * @param {Float64Array} z
+ * @param {number} half
+ */
+function lopsided(z, half) {
+  const stride = Math.ceil(z.length / LOPSIDED_POINTS)
+  const residuals = new Float64Array(Math.ceil(z.length / stride))
+  for (let k = 0, i = 0; i < z.length; k++, i += stride) {
+    residuals[k] = z[i] - levelOf(z, Math.max(0, i - half), Math.min(z.length, i + half + 1)).median
+  }
+  residuals.sort()
+  const at = (/** @type {number} */ q) => residuals[Math.min(residuals.length - 1, Math.floor(q * residuals.length))]
+  const spread = at(0.95) - at(0.05)
+  return spread > 0 ? (at(0.95) + at(0.05) - 2 * at(0.5)) / spread : 0
+}
+
+/**
+ * The segmentation with the noise fitted around the segments `bounds`.
+ * @param {Series} series
+ * @param {number[]} bounds
+ * @returns {Split[]}
+ */
+function segmentWith(series, bounds) {
+  const { rho, scale } = noiseOf(series.z, bounds)
+  const whitened = prewhiten(series.z, rho, scale)
+  return prune(series, joinSplits(segment(series, whitened), mosumSplits(series), series.opts.minSegment))
+}
+
+/**
  * Binary segmentation, depth by depth: every window of a depth is tested, the
  * splits found are kept (the most significant first while maxChanges allows)
  * and their two sides are the next depth's windows.
  * @param {Series} series
+ * @param {import('./change-scan.js').Prewhitened} whitened
  * @returns {Split[]}   in index order
  */
-function segment(series) {
+function segment(series, whitened) {
   const { minSegment, maxChanges } = series.opts
   /** @type {Split[]} */
   const splits = []
   let windows = [[0, series.x.length]]
   while (windows.length > 0 && splits.length < maxChanges) {
-    const testable = windows.filter(([from, to]) => to - from >= 2 * minSegment)
     /** @type {Array<Split & { from: number, to: number }>} */
     const found = []
-    for (const [from, to] of testable) {
-      const split = bestSplit(series, from, to, testable.length)
+    for (const [from, to] of windows) {
+      if (to - from < 2 * minSegment) continue
+      const split = bestSplit(series, whitened, from, to)
       if (split) found.push({ ...split, from, to })
     }
     found.sort((a, b) => a.pValue - b.pValue || a.at - b.at)
@@ -107,163 +168,94 @@ function segment(series) {
   return splits.sort((a, b) => a.at - b.at)
 }
 
+/** Candidates of a window tested again with the noise fitted around them. */
+const REFITTED = 4
+
 /**
- * The window's best split: over the window and its seeded sub-intervals
- * (lengths L, L/2, L/4 … down to 2·minSegment; at each length 2^(k+1) − 1
- * intervals shifted by half a length, the first starting at the window's
- * start and the last ending at its end), the accepted candidate with the
- * smallest p-value. An interval of a length with c intervals is tested at
- * alpha / (c · windows at this depth).
+ * The window's best split. The window itself is scanned at half of alpha;
+ * its sub-intervals (lengths L/2, L/4 … down to 2·minSegment, at the k-th
+ * length 2^(k+1) − 1 intervals shifted by half a length) share the other
+ * half equally between lengths. Within a length, Bonferroni over every
+ * place tested. The best candidates are scanned again with the noise
+ * fitted around their split (refit); of those then significant, the first
+ * whose effect is at least minEffect.
  * @param {Series} series
+ * @param {import('./change-scan.js').Prewhitened} whitened
  * @param {number} from
  * @param {number} to
- * @param {number} windows   testable windows at this depth
  * @returns {Split | null}
  */
-function bestSplit(series, from, to, windows) {
-  const { minSegment, alpha } = series.opts
+function bestSplit(series, whitened, from, to) {
+  const { minSegment, alpha, minEffect, floor } = series.opts
   const size = to - from
-  /** @type {Split & { length: number } | null} */
-  let best = null
-  for (let k = 0; Math.floor(size / 2 ** k) >= 2 * minSegment; k++) {
+  let lengths = 0
+  while (Math.floor(size / 2 ** (lengths + 1)) >= 2 * minSegment) lengths++
+  /** @type {Array<Split & { from: number, to: number, places: number }>} */
+  const candidates = []
+  for (let k = 0; k <= lengths; k++) {
     const length = Math.floor(size / 2 ** k)
     const count = 2 ** (k + 1) - 1
-    const threshold = alpha / (count * windows)
+    const share = lengths === 0 ? 1 : k === 0 ? 0.5 : 0.5 / lengths
+    const places = (count * (length - 2 * minSegment + 1)) / share
     let previous = -1
     for (let j = 0; j < count; j++) {
       const start = from + (count === 1 ? 0 : Math.round((j * (size - length)) / (count - 1)))
       if (start === previous) continue
       previous = start
-      const split = testInterval(series, start, start + length, threshold)
-      if (split && (!best || split.pValue < best.pValue || (split.pValue === best.pValue && length > best.length))) {
-        best = { ...split, length }
-      }
+      const best = scanInterval(whitened, start, start + length, minSegment)
+      if (best)
+        candidates.push({ at: best.at, pValue: adjusted(best.z, places), from: start, to: start + length, places })
     }
   }
-  return best && { at: best.at, pValue: best.pValue }
+  candidates.sort((a, b) => a.pValue - b.pValue || b.to - b.from - (a.to - a.from) || a.at - b.at)
+  const refitted = candidates
+    .slice(0, REFITTED)
+    .map(c => refit(series, from, to, c))
+    .filter(c => c.pValue < alpha)
+    .sort((a, b) => a.pValue - b.pValue || a.at - b.at)
+  for (const c of refitted) {
+    const effect = effectOf(levelOf(series.x, c.from, c.at), levelOf(series.x, c.at, c.to), floor)
+    if (Math.abs(effect) >= minEffect) return { at: c.at, pValue: c.pValue }
+  }
+  return null
 }
 
 /**
- * Pettitt's test on x[from, to): the split t maximising |U_t|, where
- * U_t = 2·(sum of the first t mid-ranks) − t·(n + 1), accepted when its
- * p-value, after the autocorrelation correction, is below threshold, its
- * effect at least minEffect and the two sides' median intervals disjoint.
+ * A candidate scanned again, the noise of its neighbourhood in the window
+ * fitted around the candidate's interval and split.
  * @param {Series} series
- * @param {number} from
- * @param {number} to
- * @param {number} threshold
- * @returns {Split | null}
+ * @param {number} window   the window's first point
+ * @param {number} end      the window's end
+ * @param {Split & { from: number, to: number, places: number }} c
+ * @returns {Split & { from: number, to: number }}
  */
-export function testInterval(series, from, to, threshold) {
-  const {
-    x,
-    dense,
-    opts: { minSegment, minEffect, floor }
-  } = series
-  const n = to - from
-  // the interval's order from the series' dense ranks: one numeric sort of rank·n + offset
-  const keys = new Float64Array(n)
-  for (let i = 0; i < n; i++) keys[i] = dense[from + i] * n + i
-  keys.sort()
-  const order = new Int32Array(n)
-  const rank = new Float64Array(n)
-  for (let j = 0; j < n;) {
-    const group = Math.floor(keys[j] / n)
-    let k = j + 1
-    while (k < n && Math.floor(keys[k] / n) === group) k++
-    const mid = (j + 1 + k) / 2
-    for (let q = j; q < k; q++) {
-      const i = keys[q] - group * n
-      order[q] = i
-      rank[i] = mid
-    }
-    j = k
-  }
-
-  let sum = 0
-  let t = -1
-  let K = -1
-  for (let s = 1; s <= n - minSegment; s++) {
-    sum += rank[s - 1]
-    if (s < minSegment) continue
-    const u = Math.abs(2 * sum - s * (n + 1))
-    if (u > K) {
-      K = u
-      t = s
-    }
-  }
-  if (t < 0 || pettitt(K, n) >= threshold) return null
-
-  const left = new Float64Array(t)
-  const right = new Float64Array(n - t)
-  for (let q = 0, l = 0, r = 0; q < n; q++) {
-    const i = order[q]
-    if (i < t) left[l++] = x[from + i]
-    else right[r++] = x[from + i]
-  }
-  const before = levelOfSorted(left)
-  const after = levelOfSorted(right)
-  if (!levelsDiffer(before, after, minEffect, floor)) return null
-
-  const rho = correctedAutocorrelation(lagOneAutocorrelation(x, from, to, from + t, before.median, after.median), n)
-  const pValue = pettitt(K * Math.sqrt((1 - rho) / (1 + rho)), n)
-  if (pValue >= threshold) return null
-  return { at: from + t, pValue }
+function refit(series, window, end, c) {
+  // the noise of a short interval's neighbourhood: the interval and as much again each side
+  const length = c.to - c.from
+  const from = Math.max(window, c.from - length)
+  const to = Math.min(end, c.to + length)
+  const z = series.z.subarray(from, to)
+  const bounds = [...new Set([0, c.from - from, c.at - from, c.to - from, to - from])].sort((a, b) => a - b)
+  const { rho, scale } = noiseOf(z, bounds)
+  const best = scanInterval(prewhiten(z, rho, scale), c.from - from, c.to - from, series.opts.minSegment)
+  if (!best) return { ...c, pValue: 1 }
+  const excess = scanExcess(c.to - c.from, rho, series.opts.minSegment)
+  return { at: best.at + from, pValue: adjusted(Math.abs(best.z) - excess, c.places), from: c.from, to: c.to }
 }
 
 /**
- * Pettitt's approximate p-value of K = max |U_t| over n points.
- * @param {number} K
- * @param {number} n
- * @returns {number}
+ * A two-sided p-value times the places of its family (Bonferroni).
+ * @param {number} z
+ * @param {number} places
  */
-export function pettitt(K, n) {
-  return Math.min(1, 2 * Math.exp((-6 * K * K) / (n * n * n + n * n)))
-}
-
-/** Levels fitted before the autocorrelation is estimated: one each side. */
-const FITTED_LEVELS = 2
-
-/**
- * The estimate's small-sample bias undone, then clipped to [0, RHO_MAX]: a
- * lag-1 autocorrelation estimated around a fitted level falls short by about
- * (1 + 3ρ)/n (Marriott & Pope 1954), once for each level fitted.
- * @param {number} rho   as estimated
- * @param {number} n     points it was estimated from
- * @returns {number}
- */
-export function correctedAutocorrelation(rho, n) {
-  const corrected = rho + (FITTED_LEVELS * (1 + 3 * rho)) / n
-  return Math.min(RHO_MAX, Math.max(0, corrected))
+function adjusted(z, places) {
+  return Math.min(1, 2 * normalTail(Math.abs(z)) * places)
 }
 
 /**
- * The lag-1 autocorrelation of x[from, to) less its side's median (before
- * `at`, after it), as estimated: Σ r_i·r_(i+1) / Σ r_i².
- * @param {Float64Array} x
- * @param {number} from
- * @param {number} to
- * @param {number} at
- * @param {number} before
- * @param {number} after
- * @returns {number}
- */
-export function lagOneAutocorrelation(x, from, to, at, before, after) {
-  let squares = 0
-  let products = 0
-  let previous = NaN
-  for (let i = from; i < to; i++) {
-    const residual = x[i] - (i < at ? before : after)
-    squares += residual * residual
-    if (i > from) products += residual * previous
-    previous = residual
-  }
-  return squares > 0 ? products / squares : 0
-}
-
-/**
- * Binary segmentation's splits and the scan's, one per neighbourhood of
- * minSegment points: the more significant.
+ * Binary segmentation's splits and the moving-sum scan's (mosum.js: short
+ * collapses), one per neighbourhood of minSegment points: the more
+ * significant.
  * @param {Split[]} binary
  * @param {Split[]} scanned
  * @param {number} minSegment
@@ -279,29 +271,33 @@ function joinSplits(binary, scanned, minSegment) {
 }
 
 /**
- * Merges neighbouring segments that no longer differ, until every pair of
- * neighbours does.
+ * Merges neighbouring segments that no longer differ: a boundary stays when
+ * the scan of its two segments together finds it significant there, at
+ * half of alpha over the places of that window, and the segments' medians
+ * differ by minEffect.
  * @param {Series} series
  * @param {Split[]} splits   in index order
  * @returns {Split[]}
  */
 function prune(series, splits) {
-  const {
-    x,
-    opts: { minEffect, floor }
-  } = series
-  const bounds = [0, ...splits.map(split => split.at), x.length]
+  const { x, opts } = series
   const kept = [...splits]
-  const levels = kept.length === 0 ? [] : bounds.slice(0, -1).map((from, i) => levelOf(x, from, bounds[i + 1]))
   let i = 0
   while (i < kept.length) {
-    if (levelsDiffer(levels[i], levels[i + 1], minEffect, floor)) {
+    const from = i > 0 ? kept[i - 1].at : 0
+    const to = i + 1 < kept.length ? kept[i + 1].at : x.length
+    const { at } = kept[i]
+    const z = series.z.subarray(from, to)
+    const { rho, scale } = noiseOf(z, [0, at - from, to - from])
+    const places = Math.max(1, to - from - 2 * opts.minSegment + 1) / 0.5
+    const excess = scanExcess(to - from, rho, opts.minSegment)
+    const pValue = adjusted(Math.abs(shiftZ(prewhiten(z, rho, scale), 0, to - from, at - from)) - excess, places)
+    const effect = effectOf(levelOf(x, from, at), levelOf(x, at, to), opts.floor)
+    if (pValue < opts.alpha && Math.abs(effect) >= opts.minEffect) {
       i++
       continue
     }
     kept.splice(i, 1)
-    bounds.splice(i + 1, 1)
-    levels.splice(i, 2, levelOf(x, bounds[i], bounds[i + 1]))
     if (i > 0) i--
   }
   return kept

@@ -67,7 +67,10 @@ export function levelOfSorted(sorted, from = 0, to = sorted.length) {
  * @returns {Level}
  */
 export function levelOf(values, from = 0, to = values.length) {
-  const sorted = Float64Array.from({ length: Math.max(0, to - from) }, (_, i) => values[from + i])
+  const sorted =
+    values instanceof Float64Array
+      ? values.slice(from, Math.max(from, to))
+      : Float64Array.from({ length: Math.max(0, to - from) }, (_, i) => values[from + i])
   sorted.sort()
   return levelOfSorted(sorted)
 }

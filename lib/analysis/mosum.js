@@ -1,4 +1,6 @@
 import { levelOf, levelsDiffer } from './levels.js'
+import { normalTail } from './change-scan.js'
+import { RHO_MAX } from './series-noise.js'
 
 // Short changes that binary segmentation misses: a hole of 12 s in a run of
 // minutes (a table locked, a burst of checkpoints) moves the level of the
@@ -15,7 +17,7 @@ import { levelOf, levelsDiffer } from './levels.js'
 // autocorrelation of those residuals. Of a run of such points, the one with
 // the largest difference is kept. Bandwidths minSegment and 2·minSegment;
 // the candidates join binary segmentation's before the merging pass
-// (change-points.js prune).
+// (change-points.js prune), which keeps only those its scan confirms.
 
 // A difference of medians of `bandwidth` points each is kept beyond this
 // many noise scales (see docs/change-points.md for the false-positive rates).
@@ -23,17 +25,15 @@ export const NOISE_MULTIPLE = 5
 
 /**
  * @param {{ x: Float64Array, opts: { minSegment: number, minEffect: number, alpha: number, floor: number } }} series
- * @param {(x: Float64Array, from: number, to: number, at: number, before: number,
- *     after: number) => number} autocorrelation  corrected, clipped
  * @returns {Array<{ at: number, pValue: number }>}   in index order
  */
-export function mosumSplits(series, autocorrelation) {
+export function mosumSplits(series) {
   const {
     x,
     opts: { minSegment, minEffect, floor }
   } = series
   if (x.length < 2 * minSegment) return []
-  const noise = noiseScale(x, minSegment, autocorrelation)
+  const noise = noiseScale(x, minSegment)
   /** @type {Array<{ at: number, pValue: number, z: number }>} */
   const found = []
   for (const bandwidth of [minSegment, 2 * minSegment]) {
@@ -146,10 +146,8 @@ function separated(x, from, at, to) {
  * points).
  * @param {Float64Array} x
  * @param {number} half
- * @param {(x: Float64Array, from: number, to: number, at: number, before: number,
- *     after: number) => number} autocorrelation
  */
-function noiseScale(x, half, autocorrelation) {
+function noiseScale(x, half) {
   const residuals = new Float64Array(x.length)
   for (let i = 0; i < x.length; i++) {
     residuals[i] = x[i] - levelOf(x, Math.max(0, i - half), Math.min(x.length, i + half + 1)).median
@@ -160,18 +158,22 @@ function noiseScale(x, half, autocorrelation) {
   // the change itself (many large residuals in a row) does not count as noise
   const limit = 3 * 1.4826 * mad
   const clipped = Float64Array.from(residuals, r => Math.max(-limit, Math.min(limit, r)))
-  const rho = autocorrelation(clipped, 0, clipped.length, clipped.length, 0, 0)
+  const rho = lagOne(clipped)
   return 1.4826 * mad * Math.sqrt((1 + rho) / (1 - rho))
 }
 
 /**
- * P(Z > z) of the standard normal (Abramowitz & Stegun 26.2.17, error below 7.5e-8).
- * @param {number} z
- * @returns {number}
+ * The lag-1 autocorrelation of residuals, its shortfall of about
+ * 2(1 + 3ρ)/n undone (Marriott & Pope 1954), clipped to [0, RHO_MAX].
+ * @param {Float64Array} r
  */
-export function normalTail(z) {
-  if (z < 0) return 1 - normalTail(-z)
-  const t = 1 / (1 + 0.2316419 * z)
-  const density = Math.exp((-z * z) / 2) / Math.sqrt(2 * Math.PI)
-  return density * t * (0.31938153 + t * (-0.356563782 + t * (1.781477937 + t * (-1.821255978 + t * 1.330274429))))
+function lagOne(r) {
+  let squares = 0
+  let products = 0
+  for (let i = 0; i < r.length; i++) {
+    squares += r[i] * r[i]
+    if (i > 0) products += r[i] * r[i - 1]
+  }
+  const rho = squares > 0 ? products / squares : 0
+  return Math.min(RHO_MAX, Math.max(0, rho + (2 * (1 + 3 * rho)) / Math.max(1, r.length)))
 }

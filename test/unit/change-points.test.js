@@ -63,8 +63,8 @@ t.test('steady series make no change', async t => {
     t.comment(
       `${kind}: ${falsePositives} of 200 steady series of 300 points with a change (${(rate * 100).toFixed(1)} %)`
     )
-    // log-normal noise that is also autocorrelated is shown, not held to 1 %: see docs/change-points.md
-    if (kind !== 'lognormal-ar') t.ok(rate <= 0.01, `${kind}: false-positive rate ${rate} at most 1 %`)
+    // the known-answer target (docs/change-points.md): at most 2 % of steady series, every kind of noise
+    t.ok(rate <= 0.02, `${kind}: false-positive rate ${rate} at most 2 %`)
   }
 })
 
