@@ -16,12 +16,17 @@ export const STALL_MIN_S = 2
 // BASELINE_S before, processes other than the generator and the server
 // each rose by NAMED_RISE_PCT of a core or more (a process born in that
 // time rose from nothing), CPU_RISE_PCT in all, while the generator's and
-// the server's own CPU time fell by a sixth or more: on a machine that was
+// the server's own CPU time fell by a sixth or more and they waited for a
+// CPU no less than before (/proc/<pid>/schedstat): on a machine that was
 // already busy, a newcomer takes its share from every process, the load's
-// among them, and the machine's total does not rise.
+// among them, and the machine's total does not rise; a load that stops for
+// another reason (a lock, lost connections) sleeps, and the others fill the
+// CPU it left.
 export const CPU_RISE_PCT = 40
 const NAMED_RISE_PCT = 10
 const OURS_FALL = 0.85
+// and the share of their runnable time they spent waiting for a CPU did not fall by more than this
+const WAIT_SLACK = 0.02
 const BASELINE_S = 8
 const RISE_HOLD_S = 3
 
@@ -39,7 +44,11 @@ export function cpuContention(samples, at, lastS, out) {
     const oursBefore = meanOf(before, ours)
     const oursAfter = meanOf(during, ours)
     const fell = oursBefore !== null && oursAfter !== null && oursAfter <= OURS_FALL * oursBefore
-    if (total < CPU_RISE_PCT || !fell || !(share(samples[i], rose) >= total / 2)) {
+    // runnable but not running: a load that waits for a lock or a connection sleeps instead
+    const waitBefore = meanOf(before, waitShare)
+    const waitAfter = meanOf(during, waitShare)
+    const waiting = waitBefore === null || waitAfter === null || waitAfter >= waitBefore - WAIT_SLACK
+    if (total < CPU_RISE_PCT || !fell || !waiting || !(share(samples[i], rose) >= total / 2)) {
       i++
       continue
     }
@@ -62,24 +71,55 @@ export function cpuContention(samples, at, lastS, out) {
   }
 }
 
+/**
+ * The share of their runnable time the generator's and the server's
+ * processes spent waiting for a CPU in a second (0 to 1).
+ * @param {Sample} s
+ */
+const waitShare = s => {
+  const run = ours(s)
+  const wait = s.host?.wait_pct
+  return typeof wait === 'number' && run !== undefined && wait + run > 0 ? wait / (wait + run) : undefined
+}
+
 /** The generator's and the server's CPU in a second, in percent of a core. @param {Sample} s */
 const ours = s => (typeof s.host?.own_pct === 'number' ? s.host.own_pct + (s.host.server_pct ?? 0) : undefined)
 
 /**
+ * A process, or the processes of one name and parent, as one key.
+ * @param {{ pid: number, ppid?: number, name: string }} p
+ */
+const keyOf = p => (p.ppid === undefined ? `pid ${p.pid}` : `${p.ppid}/${p.name}`)
+
+/**
+ * A process's (or group's) mean share over the seconds.
+ * @param {Sample[]} list @param {string} key
+ */
+function meanShare(list, key) {
+  return (
+    list.reduce((sum, s) => sum + (s.host?.top?.find(p => keyOf(p) === key)?.pct ?? 0), 0) / Math.max(1, list.length)
+  )
+}
+
+/**
  * The other processes whose share rose from the seconds before to the seconds during.
  * @param {Sample[]} before @param {Sample[]} during
- * @returns {Array<{ pid: number, name: string, pct: number, rise: number }>}
+ * @returns {Array<{ key: string, pid: number, name: string, n: number, ppid: number | null, pct: number,
+ *   rise: number }>}
  */
 function risers(before, during) {
-  const mean = (/** @type {Sample[]} */ list, /** @type {number} */ pid) =>
-    list.reduce((sum, s) => sum + (s.host?.top?.find(p => p.pid === pid)?.pct ?? 0), 0) / Math.max(1, list.length)
-  /** @type {Map<number, string>} */
-  const names = new Map()
-  for (const s of during) for (const p of s.host?.top ?? []) names.set(p.pid, p.name)
-  return [...names]
-    .map(([pid, name]) => {
-      const pct = mean(during, pid)
-      return { pid, name, pct, rise: pct - mean(before, pid) }
+  /** @type {Map<string, { pid: number, name: string, n: number, ppid: number | null }>} */
+  const seen = new Map()
+  for (const s of during) {
+    for (const p of s.host?.top ?? []) {
+      const last = seen.get(keyOf(p))
+      seen.set(keyOf(p), { pid: p.pid, name: p.name, n: Math.max(p.n ?? 1, last?.n ?? 1), ppid: p.ppid ?? null })
+    }
+  }
+  return [...seen]
+    .map(([key, p]) => {
+      const pct = meanShare(during, key)
+      return { key, ...p, pct, rise: pct - meanShare(before, key) }
     })
     .filter(p => p.pct >= NAMED_RISE_PCT && p.rise >= NAMED_RISE_PCT)
     .sort((a, b) => b.pct - a.pct)
@@ -87,29 +127,33 @@ function risers(before, during) {
 
 /**
  * The processes' CPU in one second.
- * @param {Sample} s @param {Array<{ pid: number }>} processes
+ * @param {Sample} s @param {Array<{ key: string }>} processes
  */
 function share(s, processes) {
-  return processes.reduce((sum, p) => sum + (s.host?.top?.find(q => q.pid === p.pid)?.pct ?? 0), 0)
+  return processes.reduce((sum, p) => sum + (s.host?.top?.find(q => keyOf(q) === p.key)?.pct ?? 0), 0)
 }
 
 /**
  * "another process took the CPU (pid 812 yes, 96 % of a core)", with the
  * generator's and the server's CPU before and during.
- * @param {Array<{ pid: number, name: string, pct: number }>} rose
+ * @param {Array<{ key: string, pid: number, name: string, n: number, ppid: number | null }>} rose
  * @param {Sample[]} during
  * @param {number | null} oursBefore @param {number | null} oursAfter
  */
 function contentionLabel(rose, during, oursBefore, oursAfter) {
-  const mean = (/** @type {number} */ pid) =>
-    during.reduce((sum, s) => sum + (s.host?.top?.find(p => p.pid === pid)?.pct ?? 0), 0) / Math.max(1, during.length)
   const who = rose
     .slice(0, 3)
-    .map(p => `pid ${p.pid} ${p.name}, ${Math.round(mean(p.pid))} % of a core`)
+    .map(p => {
+      const pct = Math.round(meanShare(during, p.key))
+      return p.n > 1
+        ? `${p.n} processes ${p.name}, children of pid ${p.ppid}, ${pct} % of a core`
+        : `pid ${p.pid} ${p.name}, ${pct} % of a core`
+    })
     .join('; ')
   const more = rose.length > 3 ? `; +${rose.length - 3} more` : ''
-  const all = Math.round(rose.reduce((sum, p) => sum + mean(p.pid), 0))
-  const subject = rose.length === 1 ? 'another process took the CPU' : `${rose.length} other processes took the CPU`
+  const count = rose.reduce((sum, p) => sum + p.n, 0)
+  const all = Math.round(rose.reduce((sum, p) => sum + meanShare(during, p.key), 0))
+  const subject = count === 1 ? 'another process took the CPU' : `${count} other processes took the CPU`
   const server = during.some(s => typeof s.host?.server_pct === 'number') ? ' and the server' : ''
   return (
     `${subject} (${who}${more}${rose.length > 1 ? `: ${all} % of a core in all` : ''}); ` +

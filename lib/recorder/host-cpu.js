@@ -12,11 +12,15 @@ import { findLocalServer } from './host-server.js'
 // lib/analysis/cause-cpu.js). Elsewhere than Linux it is null.
 
 /**
- * A process's share of the second, in percent of one core.
+ * A process's share of the second, in percent of one core; processes of the
+ * same name and parent (a tool's workers, a test runner's children) as one
+ * line, `n` of them, named by the busiest.
  * @typedef {object} ProcessCpu
  * @property {number} pid
  * @property {string} name
  * @property {number} pct
+ * @property {number} [n]
+ * @property {number} [ppid]
  */
 
 /**
@@ -34,13 +38,13 @@ import { findLocalServer } from './host-server.js'
  * @property {number} [server_stopped]   how many of its processes were stopped (state T: SIGSTOP)
  * @property {number} [server_procs]
  * @property {number} [others_pct]       every other process
- * @property {ProcessCpu[]} [top]        the busiest other processes, at most TOP
+ * @property {ProcessCpu[]} [top]        the busiest other processes (or groups), at most TOP
  * @property {number | null} [wait_pct]  how long the generator's threads and the server's processes waited for a
  *   CPU while runnable (/proc/<pid>/schedstat), in percent of one core; null without schedstat
  */
 
 const STAT = '/proc/stat'
-const TOP = 10
+const TOP = 8
 // a process below this share of a core is not worth a line
 const TOP_MIN_PCT = 5
 // looking for the server costs a scan of every process's descriptors: at most this often
@@ -111,8 +115,8 @@ export class HostCpu {
     let othersPct = 0
     let stopped = 0
     let serverProcs = 0
-    /** @type {ProcessCpu[]} */
-    const others = []
+    /** @type {Map<string, ProcessCpu & { best: number }>} */
+    const others = new Map()
     for (const p of list) {
       ticks.set(p.pid, p.ticks)
       const before = this.lastTicks.get(p.pid)
@@ -126,7 +130,12 @@ export class HostCpu {
         if (p.state === 'T' || p.state === 't') stopped++
       } else if (p.pid !== process.pid) {
         othersPct += share
-        if (share >= TOP_MIN_PCT) others.push({ pid: p.pid, name: p.name, pct: round(share) })
+        const key = `${p.ppid}/${p.name}`
+        const group = others.get(key) ?? { pid: p.pid, name: p.name, pct: 0, n: 0, ppid: p.ppid, best: -1 }
+        group.n = (group.n ?? 0) + 1
+        group.pct += share
+        if (share > group.best) Object.assign(group, { pid: p.pid, best: share })
+        others.set(key, group)
       }
     }
     this.lastTicks = ticks
@@ -142,7 +151,11 @@ export class HostCpu {
       server_stopped: stopped,
       server_procs: serverProcs,
       others_pct: round(othersPct),
-      top: others.sort((a, b) => b.pct - a.pct).slice(0, TOP)
+      top: [...others.values()]
+        .filter(g => g.pct >= TOP_MIN_PCT)
+        .sort((a, b) => b.pct - a.pct)
+        .slice(0, TOP)
+        .map(({ pid, name, pct, n, ppid }) => ({ pid, ppid, name, pct: round(pct), ...(n !== 1 && { n }) }))
     }
   }
 

@@ -1,0 +1,86 @@
+// The known-answer suite's incidents: real disturbances of an embedded
+// server (a lock, a held snapshot, a prepared transaction, a manual VACUUM
+// FREEZE on the io-bound profile, a paused server, a reconnect storm) or of
+// the machine (busy-loop processes), each at a seeded moment for a seeded
+// length during a recorded load, and steady runs with nothing injected.
+// Per kind: how often the run's summary found a change near the true
+// start, how late, and how often the first cause named was the true one
+// (docs/causes.md).
+import { mkdtemp, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
+import { EmbeddedServer } from '../../lib/embedded/server.js'
+import { resolveProfile } from '../../lib/embedded/profile.js'
+import { createLogger } from '../../lib/log.js'
+import { mulberry32 } from '../../lib/results/bootstrap-interval.js'
+import { INCIDENT_KINDS } from './incidents/kinds.js'
+import { runCase } from './incidents/case.js'
+import { incidentRows } from './incidents/rows.js'
+
+const PART = 'causes'
+// the kinds the quick subset runs, once each
+const QUICK_KINDS = ['lock', 'cpu', 'pause']
+const CASES = 4
+const STEADY_CASES = 4
+const DURATION_S = 50
+const CONCURRENCY = 4
+
+/**
+ * @param {import('./contract.js').KnownAnswerContext} context
+ * @returns {Promise<import('./contract.js').KnownAnswerRow[]>}
+ */
+export async function run({ seed, quick, say }) {
+  const random = mulberry32(seed ^ 0x1c1d)
+  const kinds = quick ? INCIDENT_KINDS.filter(k => QUICK_KINDS.includes(k.name)) : INCIDENT_KINDS
+  /** @type {import('./incidents/case.js').CaseOutcome[]} */
+  const outcomes = []
+  for (const profile of [...new Set(kinds.map(k => k.profile))]) {
+    await withServer(profile, async (url, dataDir) => {
+      for (const kind of kinds.filter(k => k.profile === profile)) {
+        for (let i = 0; i < (quick ? 1 : CASES); i++) {
+          const o = await runCase({ url, dataDir, kind, random, durationS: DURATION_S, concurrency: CONCURRENCY })
+          say(`incidents: ${kind.name} ${i + 1}: ${describe(o)}`)
+          outcomes.push(o)
+        }
+      }
+      if (profile === 'lab' && !quick) {
+        for (let i = 0; i < STEADY_CASES; i++) {
+          const o = await runCase({ url, dataDir, kind: null, random, durationS: DURATION_S, concurrency: CONCURRENCY })
+          say(`incidents: steady ${i + 1}: ${o.changes} change(s)${o.firstKind ? `, first cause ${o.firstKind}` : ''}`)
+          outcomes.push(o)
+        }
+      }
+    })
+  }
+  return incidentRows(PART, kinds, outcomes)
+}
+
+/** @param {import('./incidents/case.js').CaseOutcome} o */
+function describe(o) {
+  if (!o.found)
+    return `no change within the window (true start ${o.startS} s; changes at ${o.changesAt.join(', ') || 'none'})`
+  return `change ${o.delayS} s from the start, first cause ${o.firstKind}${o.right ? '' : ` (${o.firstLabel})`}`
+}
+
+/**
+ * An embedded server of the profile (prepared transactions allowed) for the
+ * length of fn, in a data directory removed afterwards.
+ * @param {string} profile
+ * @param {(url: string, dataDir: string) => Promise<void>} fn
+ */
+async function withServer(profile, fn) {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-incidents-'))
+  const server = new EmbeddedServer({
+    dataDir,
+    profileFile: resolveProfile(profile),
+    log: createLogger({ level: 'warn' }),
+    adaptProfile: text => `${text}\nmax_prepared_transactions = 10\n`
+  })
+  try {
+    const url = await server.start()
+    await fn(url, dataDir)
+  } finally {
+    await server.shutdown().catch(() => {})
+    await rm(dataDir, { recursive: true, force: true })
+  }
+}

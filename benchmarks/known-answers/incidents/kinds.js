@@ -1,0 +1,174 @@
+// The incidents of the known-answer suite: each starts a real disturbance
+// of the embedded server or of the machine and returns how to end it. The
+// cause the lab should name first is `truth` (cause kinds of
+// docs/causes.md); `profile` is the server's PostgreSQL profile.
+import { spawn } from 'node:child_process'
+import { readFileSync, readdirSync } from 'node:fs'
+import path from 'node:path'
+import pg from 'pg'
+
+/**
+ * @typedef {object} IncidentContext
+ * @property {string} url        the load's database on the embedded server
+ * @property {string} dataDir    the server's data directory
+ * @property {() => number} random   seeded, uniform in [0, 1)
+ *
+ * @typedef {object} IncidentKind
+ * @property {string} name
+ * @property {string} what        the scenario in words
+ * @property {string[]} truth     the cause kinds that are right as the first cause
+ * @property {string} profile
+ * @property {(context: IncidentContext) => Promise<() => Promise<void>>} start
+ */
+
+/** @param {string} url @param {string} name */
+async function client(url, name) {
+  const c = new pg.Client({ connectionString: url, application_name: name })
+  await c.connect()
+  return c
+}
+
+/** @type {IncidentKind[]} */
+export const INCIDENT_KINDS = [
+  {
+    name: 'lock',
+    what: "ACCESS EXCLUSIVE lock on the load's table",
+    truth: ['lock_wait'],
+    profile: 'lab',
+    async start({ url }) {
+      const c = await client(url, 'lock-holder')
+      await c.query('BEGIN')
+      await c.query('LOCK TABLE test_table IN ACCESS EXCLUSIVE MODE')
+      return async () => {
+        await c.query('COMMIT')
+        await c.end()
+      }
+    }
+  },
+  {
+    name: 'cpu',
+    what: 'busy-loop processes take the CPU',
+    truth: ['cpu_contention'],
+    profile: 'lab',
+    async start({ random }) {
+      // a share of a loaded machine: its run queue is already long
+      const n = 6 + Math.floor(random() * 7)
+      const children = Array.from({ length: n }, () =>
+        spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' })
+      )
+      return async () => {
+        for (const child of children) if (child.exitCode === null) child.kill('SIGKILL')
+      }
+    }
+  },
+  {
+    name: 'pause',
+    what: "the server's processes stopped (SIGSTOP, then SIGCONT)",
+    truth: ['server_stopped'],
+    profile: 'lab',
+    async start({ dataDir }) {
+      const pids = serverPids(dataDir)
+      for (const pid of pids) signal(pid, 'SIGSTOP')
+      return async () => {
+        for (const pid of pids) signal(pid, 'SIGCONT')
+      }
+    }
+  },
+  {
+    name: 'reconnects',
+    what: "the load's sessions terminated twice a second (pg_terminate_backend)",
+    truth: ['reconnects', 'failures'],
+    profile: 'lab',
+    async start({ url }) {
+      const c = await client(url, 'terminator')
+      const kill = () =>
+        c
+          .query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'pgloadgen' " +
+              "AND backend_type = 'client backend' AND pid <> pg_backend_pid()"
+          )
+          .catch(() => {})
+      await kill()
+      const timer = setInterval(kill, 500)
+      return async () => {
+        clearInterval(timer)
+        await c.end()
+      }
+    }
+  },
+  {
+    name: 'snapshot',
+    what: 'a REPEATABLE READ snapshot held by an idle session',
+    truth: ['xmin_holder'],
+    profile: 'lab',
+    async start({ url }) {
+      const c = await client(url, 'report')
+      await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ')
+      await c.query('SELECT count(*) FROM test_table WHERE id < 100')
+      return async () => {
+        await c.query('COMMIT')
+        await c.end()
+      }
+    }
+  },
+  {
+    name: 'prepared',
+    what: 'a prepared transaction left open',
+    truth: ['xmin_holder'],
+    profile: 'lab',
+    async start({ url }) {
+      const c = await client(url, 'preparer')
+      const name = `known-answer-${process.pid}-${Date.now()}`
+      await c.query('BEGIN')
+      await c.query('SELECT pg_current_xact_id()')
+      await c.query(`PREPARE TRANSACTION '${name}'`)
+      return async () => {
+        await c.query(`COMMIT PREPARED '${name}'`)
+        await c.end()
+      }
+    }
+  },
+  {
+    name: 'freeze',
+    what: 'a manual VACUUM FREEZE on the io-bound profile',
+    truth: ['vacuum'],
+    profile: 'io-bound',
+    async start({ url }) {
+      const c = await client(url, 'freezer')
+      const done = c.query('VACUUM (FREEZE, DISABLE_PAGE_SKIPPING) test_table').catch(() => {})
+      return async () => {
+        await done
+        await c.end()
+      }
+    }
+  }
+]
+
+/**
+ * The postmaster (first line of postmaster.pid) and its children.
+ * @param {string} dataDir
+ */
+export function serverPids(dataDir) {
+  const postmaster = Number(readFileSync(path.join(dataDir, 'postmaster.pid'), 'utf8').split('\n')[0])
+  const pids = [postmaster]
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8')
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      if (ppid === postmaster) pids.push(Number(name))
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids
+}
+
+/** @param {number} pid @param {NodeJS.Signals} name */
+function signal(pid, name) {
+  try {
+    process.kill(pid, name)
+  } catch {
+    // gone meanwhile
+  }
+}
