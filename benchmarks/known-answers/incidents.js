@@ -20,8 +20,8 @@ import { incidentRows } from './incidents/rows.js'
 const PART = 'causes'
 // the kinds the quick subset runs, once each
 const QUICK_KINDS = ['lock', 'cpu', 'pause']
-const CASES = 4
-const STEADY_CASES = 4
+const CASES = 3
+const STEADY_CASES = 3
 const DURATION_S = 50
 const CONCURRENCY = 4
 
