@@ -4,12 +4,18 @@ import { errorMessage } from '../helpers/error-message.js'
 import { CANCELS_GAVE_UP, CANCELS_SENT, CANCELS_SUCCEEDED } from '../metrics/request-stats.js'
 
 /**
- * How long a request is given to end once its cancel is sent (and how long
- * the cancel's own connection may take): then its connection is closed and
- * replaced. A healthy server ends a cancelled statement in milliseconds; a
- * dead link or a hung server never does.
+ * How long a request is given to end once its cancel is sent: then its
+ * connection is closed and replaced. A healthy server ends a cancelled
+ * statement in milliseconds; a dead link or a hung server never does.
  */
 export const CANCEL_GRACE_MS = 1000
+
+/**
+ * How long the cancel's own connection may take. Longer than the grace: a
+ * server slow to take the cancel (a loaded machine forking its backend)
+ * still stops the statement after the client gave up on its connection.
+ */
+export const CANCEL_TIMEOUT_MS = 5000
 
 /** The SQLSTATE of a statement ended by a cancel (query_canceled). */
 export const QUERY_CANCELED = '57014'
@@ -77,7 +83,7 @@ export class RequestWatch {
       return
     }
     this.cancels[CANCELS_SENT]++
-    this.exchange = connection.cancel(CANCEL_GRACE_MS)
+    this.exchange = connection.cancel(CANCEL_TIMEOUT_MS)
     this.graceTimer = setTimeout(() => {
       this.graceTimer = null
       this.cancels[CANCELS_GAVE_UP]++
@@ -113,8 +119,10 @@ export class RequestWatch {
 
   /**
    * The wait a cancel was sent for has ended: the connection is kept when it
-   * still works. Waits for the cancel's exchange to finish, so that a cancel
-   * arriving late cannot reach the connection's next statement.
+   * still works. Then waits for the cancel's exchange to finish, so that a
+   * cancel arriving late cannot reach the connection's next statement; a
+   * connection that was cut has no next statement, and its cancel goes on
+   * alone.
    * @param {WireConnection} connection
    */
   async settle(connection) {
@@ -125,8 +133,7 @@ export class RequestWatch {
     }
     this.cut = null
     const exchange = this.exchange
-    if (exchange === null) return
     this.exchange = null
-    await exchange
+    if (exchange !== null && !connection.broken) await exchange
   }
 }
