@@ -75,8 +75,9 @@ export async function run({ seed, quick, say }) {
         result: `${reported} with a change; worst setting ${percent(worst.rate)} (${worst.label})`,
         truth: 'no change',
         error: `${percent(reported / total)} false positives`,
-        target: `≤ ${percent(MAX_STEADY)} at every setting`,
-        met: worst.rate <= MAX_STEADY
+        // a quick run's 20 series a setting cannot tell 2 % from 5 %: it is held to the pooled rate
+        target: `≤ ${percent(MAX_STEADY)} ${quick ? 'pooled' : 'at every setting'}`,
+        met: quick ? reported / total <= MAX_STEADY : worst.rate <= MAX_STEADY
       })
     }
   }
