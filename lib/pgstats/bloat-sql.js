@@ -7,8 +7,7 @@
 // formula, its limits and its measured error per PostgreSQL major are in
 // notes/pgstats-metrics.md:
 //
-//   live rows    = least(n_live_tup, reltuples): rows deleted since relpages was taken count,
-//                  rows added since do not (reltuples when the counters were reset)
+//   live rows    = reltuples (as of relpages: the last VACUUM, ANALYZE or CREATE INDEX)
 //   row width    = Σ (1 - null_frac) · avg_width over the columns (pg_stats)
 //   heap         used  = pages · 24 + live rows · (MAXALIGN(MAXALIGN(23 + null bitmap) + row width) + 4)
 //   B-tree       used  = 1 metapage + pages · 40 + entries · (MAXALIGN(8 [+ 4 if any null] + row width) + 4),
@@ -41,10 +40,12 @@ const columnAggregates = readable => `count(*) AS natts,
 // The dead tuples' share of table t, 0 when it has no tuples.
 const DEAD_SHARE = 'coalesce(t.n_dead_tup::numeric / nullif(t.n_live_tup + t.n_dead_tup, 0), 0)'
 
-// The live rows of table t (pg_stat_user_tables) with class c, as of relpages.
-const LIVE_ROWS =
-  'CASE WHEN t.n_live_tup + t.n_dead_tup = 0 THEN greatest(c.reltuples, 0) ' +
-  'ELSE least(t.n_live_tup, greatest(c.reltuples, 0)) END'
+// The live rows of class c as of relpages. Not n_live_tup: a session's
+// counts reach the statistics system up to a second after its statements,
+// so deletes committed just before a VACUUM ends are subtracted again from
+// the live rows the VACUUM counted (a table half deleted then vacuumed in one
+// session read 0 live rows on PostgreSQL 15).
+const LIVE_ROWS = 'greatest(c.reltuples, 0)'
 
 /** MAXALIGN of a numeric expression. @param {string} x */
 const maxalign = x => `(8 * ceil((${x}) / 8.0))`
