@@ -8,7 +8,10 @@ import { criticalZ } from './change-scan.js'
 // 99th percentile of the largest |z| of one scan, by the scan's length and
 // the noise's ρ. A scan's z is taken less the excess of that percentile
 // over the Bonferroni bound at 1 % for the same places, then Bonferroni
-// applies as for independent normal statistics. docs/change-points.md.
+// applies as for independent normal statistics. Two cells where the
+// measurement dipped as ρ grew (30 points at ρ 0.8, 180 at 0.95) hold the
+// cell before them. benchmarks/change-calibration-table.js measures the
+// table again; docs/change-points.md.
 
 const LENGTHS = [20, 30, 40, 60, 90, 120, 180, 240, 480, 960]
 const RHOS = [0, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95]
