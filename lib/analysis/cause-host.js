@@ -48,7 +48,9 @@ export function cpuContention(samples, at, lastS, out) {
     const waitBefore = meanOf(before, waitShare)
     const waitAfter = meanOf(during, waitShare)
     const waiting = waitBefore === null || waitAfter === null || waitAfter >= waitBefore - WAIT_SLACK
-    if (total < CPU_RISE_PCT || !fell || !waiting || !(share(samples[i], rose) >= total / 2)) {
+    // a stopped server leaves the load idle: what fills the CPU then took nothing from it
+    const stopped = during.some(s => (s.host?.server_stopped ?? 0) > 0)
+    if (total < CPU_RISE_PCT || !fell || !waiting || stopped || !(share(samples[i], rose) >= total / 2)) {
       i++
       continue
     }

@@ -113,8 +113,9 @@ export function explainRun({ samples, events, logText = null, statsIntervalS = 1
     segments,
     method: {
       test:
-        'binary segmentation (Pettitt rank test corrected for autocorrelation) and a MOSUM scan; ' +
+        'binary segmentation (a likelihood-ratio scan for a shift of the mean in AR(1) noise) and a MOSUM scan; ' +
         'docs/change-points.md',
+      causes: 'docs/causes.md',
       min_effect: MIN_EFFECT,
       min_segment_s: 10,
       skipped_first_s: skipFirst,
