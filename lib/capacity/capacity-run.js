@@ -35,8 +35,8 @@ const CONNECT_WAIT_MS = 15000
  * @property {import('./search.js').SearchOptions} search
  * @property {number} stepS      measured seconds of a step
  * @property {number} settleS    seconds at a step's rate before it is measured
- * @property {number} [maxTimeS] the search ends (unsettled) rather than start a step that would end after this many
- *   seconds of steps; default CAPACITY_DEFAULTS.maxTimeS
+ * @property {number} [maxTimeS] the search ends (unsettled) rather than start a step that would end more than this
+ *   many seconds after the session began to open; default CAPACITY_DEFAULTS.maxTimeS
  */
 
 /**
@@ -81,6 +81,8 @@ const CONNECT_WAIT_MS = 15000
  * @returns {Promise<CapacityOutcome>}
  */
 export async function runCapacity({ target, run, capacity, reset, recordDir, describe, stop, onStep, log }) {
+  // the time limit counts from here: opening the session and its connections are part of the answer's wait
+  const started = performance.now()
   const search = new CapacitySearch(capacity.search)
   const firstRate = /** @type {number} */ (search.next())
   const session = await LoadSession.open(
@@ -127,7 +129,6 @@ export async function runCapacity({ target, run, capacity, reset, recordDir, des
       performance.now() - opened < CONNECT_WAIT_MS
     )
       await stop.wait(0.05)
-    const started = performance.now()
     const budgetMs = (capacity.maxTimeS ?? CAPACITY_DEFAULTS.maxTimeS) * 1000
     const stepMs = (capacity.settleS + capacity.stepS) * 1000
     for (let rate = search.next(); rate !== null && !stop.requested; rate = search.next()) {

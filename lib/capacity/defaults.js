@@ -15,7 +15,8 @@ export const CAPACITY_DEFAULTS = {
   // 5 s measured after 2 s at the new rate: a p99 from 500 requests or more at 100/s
   stepS: 5,
   settleS: 2,
-  // the search ends by this many seconds of steps, settled or not: an answer within 3 minutes, start included
+  // the search ends by this many seconds after its session began to open, settled or not: an answer within 3
+  // minutes, with the process's start and end
   maxTimeS: 170,
   // open loop: enough clients that they are not what limits the rate (at
   // 10 000/s and 2 ms each, about 20 are busy), few enough for a small server

@@ -76,7 +76,9 @@ export function capacityBuilder(y, workloadSpecs = {}) {
     .option('max-time', {
       type: 'string',
       group: 'Capacity:',
-      describe: `seconds of steps the search may take; then it ends, unsettled (default ${CAPACITY_DEFAULTS.maxTimeS})`
+      describe:
+        'seconds the search may take, from opening its session; then it ends, unsettled ' +
+        `(default ${CAPACITY_DEFAULTS.maxTimeS})`
     })
     .option('settle', {
       type: 'string',
