@@ -100,6 +100,7 @@ export function steadyQuantile(times, quantile) {
 export function queueCapacity({
   servers,
   serviceMs,
+  serviceSamples,
   arrival = 'poisson',
   quantile,
   limitMs,
@@ -107,9 +108,12 @@ export function queueCapacity({
   seed = 1
 }) {
   const stable = (servers * 1000) / serviceMs
-  if (limitMs <= serviceMs) return { rate: 0, stable, quantileMsAt: serviceMs }
   const gaps = unitGaps(arrivals, seed, arrival)
-  const at = (/** @type {number} */ rate) => steadyQuantile(responseTimes({ servers, serviceMs, rate, gaps }), quantile)
+  const at = (/** @type {number} */ rate) =>
+    steadyQuantile(responseTimes({ servers, serviceMs, serviceSamples, rate, gaps, seed }), quantile)
+  // the percentile of the service alone, when the server is never busy
+  const floor = serviceSamples ? at(stable * 1e-4) : serviceMs
+  if (floor >= limitMs) return { rate: 0, stable, quantileMsAt: floor }
   // below stability the queue may still hold the percentile; above it, it never does for long
   let low = stable * 0.01
   let high = stable
