@@ -40,11 +40,12 @@ function firstStepOf(stderr, stepMs) {
  * in ts, by its slot and version, names a step of the last two passes of
  * the ring up to that one, and holds that step's value of its series. The
  * newest step found in ts for an element is its state's step: the state
- * never went back behind its points, nor ahead of them (a write that
- * failed half-way may leave its slice's state a step behind its points or
- * ahead of them: one slice a failed write at most). The steps written add
- * up to the writes and points the summary counts, from the first step the
- * run logged.
+ * never went back behind its points, nor ahead of them (a unit's two
+ * UPDATEs commit together; a failed write in the ring's first pass, whose
+ * row is inserted apart, or one cut off and applied late by the server,
+ * may leave its slice a step off: one slice a failed write at most). The
+ * steps written add up to the writes and points the summary counts, from
+ * the first step the run logged.
  * @param {any} t
  * @param {string} url
  * @param {{ series: number, width: number, slots: number, slice?: number }} shape
