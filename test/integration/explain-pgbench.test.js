@@ -85,10 +85,14 @@ t.test('a session holding the xmin horizon under tpcb-like: the change and its c
   t.ok(after.length > 0, 'throughput falls or the p99 rises after the session began holding the horizon')
   const fall = after.find(names) ?? after[0]
   t.ok(fall && names(fall), `its cause names the session (${JSON.stringify(fall?.causes)})`)
-  t.notOk(
-    changes.some((/** @type {any} */ c) => c.at_s < heldFrom - 2),
-    'no change before the session began'
+  // before the session, no change the lab cannot account for: the other
+  // test files running beside this one take the CPU at times, and a change
+  // the lab then names as CPU contention is a right answer, not a false one
+  const unexplained = changes.filter(
+    (/** @type {any} */ c) =>
+      c.at_s < heldFrom - 2 && !c.causes.some((/** @type {any} */ x) => x.kind === 'cpu_contention')
   )
+  t.same(unexplained, [], 'no change before the session began, but those named as other processes taking the CPU')
   // the end table gives the first two causes of a moment, nearest first; on a
   // busy machine a lock wait or the machine's strain may come nearer
   const holderShown = fall?.causes.slice(0, 2).some((/** @type {any} */ c) => /report-holder/.test(c.label))
