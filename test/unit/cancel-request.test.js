@@ -2,16 +2,14 @@
 // from the protocol's layout and checked byte for byte: from a key written
 // here, from the BackendKeyData messages PostgreSQL 15 sent in the recorded
 // start-ups (test/fixtures/wire/*.hex), and from a protocol 3.2 key of 32
-// bytes. Then the exchange itself against a listener on the loopback: the
-// bytes that arrive, and a listener that never closes bounding the wait. No
-// PostgreSQL (test/integration/cancel-on-timeout.test.js has the real one).
+// bytes. No network: the exchange itself, against a listener on the
+// loopback, is in test/integration/cancel-exchange.test.js, and against
+// PostgreSQL in cancel-on-timeout.test.js.
 import t from 'tap'
-import net from 'node:net'
 import { readFile } from 'node:fs/promises'
 import { parseFixture, messageName } from '../helpers/wire-hex.js'
-import { cancelRequestBytes, readBackendKey, sendCancel, MAX_CANCEL_KEY_BYTES } from '../../lib/wire/cancel.js'
+import { cancelRequestBytes, readBackendKey, MAX_CANCEL_KEY_BYTES } from '../../lib/wire/cancel.js'
 import { WireConnection } from '../../lib/wire/wire-connection.js'
-import { parseConnectionString } from '../../lib/wire/connection-config.js'
 
 /** @param {string} text  groups of hex digits */
 const hex = text => Buffer.from(text.replaceAll(' ', ''), 'hex')
@@ -53,44 +51,4 @@ t.test('protocol 3.2: a longer key goes whole, and a key out of bounds is refuse
   t.same(bytes.subarray(12), secret)
   t.throws(() => cancelRequestBytes({ pid: 1, secret: Buffer.alloc(3) }), RangeError)
   t.throws(() => cancelRequestBytes({ pid: 1, secret: Buffer.alloc(MAX_CANCEL_KEY_BYTES + 1) }), RangeError)
-})
-
-/**
- * A listener on the loopback that hands each connection to onConnection.
- * @param {import('tap').Test} t
- * @param {(socket: net.Socket) => void} onConnection
- */
-async function listener(t, onConnection) {
-  const server = net.createServer(onConnection)
-  await new Promise(resolve => server.listen(0, '127.0.0.1', () => resolve(undefined)))
-  t.teardown(() => new Promise(resolve => server.close(() => resolve(undefined))))
-  const { port } = /** @type {net.AddressInfo} */ (server.address())
-  return parseConnectionString(`postgres://u@127.0.0.1:${port}/d`, 'test')
-}
-
-t.test('the cancel is sent on a connection of its own, which the server closes', async t => {
-  /** @type {Buffer[]} */
-  const received = []
-  const config = await listener(t, socket => {
-    socket.on('data', chunk => {
-      received.push(chunk)
-      if (Buffer.concat(received).length >= 16) socket.end()
-    })
-  })
-  const key = { pid: 4242, secret: hex('01020304') }
-  t.equal(await sendCancel(config, key, 10000), true, 'taken: the server closed after reading it')
-  t.same(Buffer.concat(received), cancelRequestBytes(key), 'the exact bytes, nothing else')
-})
-
-t.test('a server that never closes, or none at all: the cancel gives up, never throws', async t => {
-  /** @type {net.Socket[]} */
-  const held = []
-  const config = await listener(t, socket => {
-    held.push(socket)
-    socket.on('error', () => {})
-  })
-  t.teardown(() => held.forEach(socket => socket.destroy()))
-  t.equal(await sendCancel(config, { pid: 1, secret: hex('00000000') }, 200), false, 'bounded: not taken')
-  const nobody = { ...config, port: 1 } // nothing listens on port 1 of the loopback
-  t.equal(await sendCancel(nobody, { pid: 1, secret: hex('00000000') }, 5000), false, 'refused: not taken')
 })
