@@ -16,7 +16,7 @@
 import { CapacitySearch } from '../lib/capacity/search.js'
 import { CAPACITY_DEFAULTS } from '../lib/capacity/defaults.js'
 import { mulberry32 } from '../lib/results/bootstrap-interval.js'
-import { queueCapacity, responseTimes, unitGaps } from './known-answers/capacity-truth.js'
+import { queueCapacity, simulatedStepHolds } from './known-answers/capacity-truth.js'
 import { CAPACITY_CASES } from './known-answers/capacity.js'
 
 const runs = Number(process.argv[2] ?? 2000)
@@ -74,21 +74,8 @@ if (which === 'bands') {
     const serviceMs = sleepMs + 0.25
     const truth = queueCapacity({ servers: clients, serviceMs, quantile: 0.99, limitMs }).rate
     /** @param {number} rate @param {number} seed */
-    const stepHolds = (rate, seed) => {
-      const n = Math.ceil(rate * (settleS + stepS) * 1.3) + 20
-      const gaps = unitGaps(n, seed)
-      const times = responseTimes({ servers: clients, serviceMs, rate, gaps })
-      /** @type {number[]} */
-      const measured = []
-      let at = 0
-      for (let k = 0; k < n; k++) {
-        at += (gaps[k] * 1000) / rate
-        const end = at + times[k]
-        if (end >= settleS * 1000 && end < (settleS + stepS) * 1000) measured.push(times[k])
-      }
-      measured.sort((a, b) => a - b)
-      return measured[Math.min(measured.length - 1, Math.floor(0.99 * measured.length))] < limitMs
-    }
+    const stepHolds = (rate, seed) =>
+      simulatedStepHolds({ servers: clients, serviceMs, rate, seed, settleS, stepS, limitMs })
     let within = 0
     let bracketed = 0
     let confident = 0

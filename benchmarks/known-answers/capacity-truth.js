@@ -125,3 +125,26 @@ export function queueCapacity({
   }
   return { rate: low, stable, quantileMsAt: at(low) }
 }
+
+/**
+ * Whether one simulated step of the capacity search holds its objective: the
+ * p99 of the requests that end within the step (after its settling time), on
+ * an M/D/c queue at the rate, stays under the limit.
+ * @param {{ servers: number, serviceMs: number, rate: number, seed: number,
+ *   settleS: number, stepS: number, limitMs: number }} step
+ */
+export function simulatedStepHolds({ servers, serviceMs, rate, seed, settleS, stepS, limitMs }) {
+  const n = Math.ceil(rate * (settleS + stepS) * 1.3) + 20
+  const gaps = unitGaps(n, seed)
+  const times = responseTimes({ servers, serviceMs, rate, gaps })
+  /** @type {number[]} */
+  const measured = []
+  let at = 0
+  for (let k = 0; k < n; k++) {
+    at += (gaps[k] * 1000) / rate
+    const end = at + times[k]
+    if (end >= settleS * 1000 && end < (settleS + stepS) * 1000) measured.push(times[k])
+  }
+  measured.sort((a, b) => a - b)
+  return measured[Math.min(measured.length - 1, Math.floor(0.99 * measured.length))] < limitMs
+}

@@ -8,7 +8,7 @@
 import t from 'tap'
 import { CapacitySearch } from '../../lib/capacity/search.js'
 import { CAPACITY_DEFAULTS } from '../../lib/capacity/defaults.js'
-import { queueCapacity, responseTimes, unitGaps } from '../../benchmarks/known-answers/capacity-truth.js'
+import { queueCapacity, simulatedStepHolds } from '../../benchmarks/known-answers/capacity-truth.js'
 
 const SERVERS = 4
 const SERVICE_MS = 10.25
@@ -21,19 +21,7 @@ const LIMIT_MS = 60
  */
 function stepHolds(rate, seed) {
   const { settleS, stepS } = CAPACITY_DEFAULTS
-  const n = Math.ceil(rate * (settleS + stepS) * 1.3) + 20
-  const gaps = unitGaps(n, seed)
-  const times = responseTimes({ servers: SERVERS, serviceMs: SERVICE_MS, rate, gaps })
-  /** @type {number[]} */
-  const measured = []
-  let at = 0
-  for (let k = 0; k < n; k++) {
-    at += (gaps[k] * 1000) / rate
-    const end = at + times[k]
-    if (end >= settleS * 1000 && end < (settleS + stepS) * 1000) measured.push(times[k])
-  }
-  measured.sort((a, b) => a - b)
-  return measured[Math.floor(0.99 * measured.length)] < LIMIT_MS
+  return simulatedStepHolds({ servers: SERVERS, serviceMs: SERVICE_MS, rate, seed, settleS, stepS, limitMs: LIMIT_MS })
 }
 
 t.test('the truth: an M/D/4 queue keeps p99 < 60 ms up to about 347 requests/s', async t => {
