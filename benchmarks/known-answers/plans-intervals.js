@@ -1,10 +1,10 @@
 // Generated repetitions with a known effect, for the interval behind an
-// experiment's answer (lib/report/answer-interval.js) and the reports'
+// experiment's answer (lib/results/t-interval.js) and the reports'
 // verdicts (lib/results/statistics.js): how often the interval covers the
 // true effect, how often "appeared" is said of no effect, and how often a
 // real effect is found. Every draw comes from one seeded generator.
 import { mulberry32, bootstrapMean } from '../../lib/results/bootstrap-interval.js'
-import { effectVerdict, twoSampleEffect } from '../../lib/report/answer-interval.js'
+import { effectVerdict, twoSampleEffect } from '../../lib/results/t-interval.js'
 
 /**
  * @typedef {object} Setting

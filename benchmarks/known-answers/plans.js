@@ -1,5 +1,5 @@
 // The known-answer part of the plans: the interval behind an experiment's
-// answer (lib/report/answer-interval.js) on generated repetitions whose
+// answer (lib/results/t-interval.js) on generated repetitions whose
 // effect is known, the reports' verdicts between variants on repetitions
 // with no difference, and (the whole suite only) freeze-across-versions run
 // for real, where PostgreSQL 18's eager freezing is there by construction.

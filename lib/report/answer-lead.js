@@ -1,5 +1,5 @@
 import { figureOf, figureValues } from './answer-figures.js'
-import { effectVerdict, oneSampleEffect, twoSampleEffect } from './answer-interval.js'
+import { effectVerdict, oneSampleEffect, twoSampleEffect } from '../results/t-interval.js'
 import { methodSentence } from './answer-method.js'
 
 // What an experiment's report and the end of `pgloadgen experiment` open
@@ -136,7 +136,7 @@ function names(list) {
 }
 
 /**
- * @param {import('./answer-interval.js').Effect} effect
+ * @param {import('../results/t-interval.js').Effect} effect
  * @param {string | undefined} unit
  * @param {string | null} other
  */

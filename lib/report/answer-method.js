@@ -1,7 +1,7 @@
-import { ANSWER_LEVEL } from './answer-interval.js'
+import { LEVEL } from '../results/bootstrap-interval.js'
 
 // The known-answer error of the interval behind an experiment's answer
-// (answer-interval.js), measured on generated repetitions with a known
+// (lib/results/t-interval.js), measured on generated repetitions with a known
 // effect by the known-answer suite (benchmarks/known-answers/plans.js, its
 // table in docs/results.md; the method and the machine in
 // docs/experiments.md#the-answer-first). The suite checks these figures
@@ -27,7 +27,7 @@ const pct = share => `${(share * 100).toFixed(1)} %`
  */
 export function methodSentence() {
   return (
-    `Intervals: Welch's t, ${ANSWER_LEVEL * 100} %; on generated repetitions with a known effect ` +
+    `Intervals: Welch's t, ${LEVEL * 100} %; on generated repetitions with a known effect ` +
     `(${MEASURED.repetitions} a side, 2-30 % noise) they held the true effect in ` +
     `${pct(MEASURED.coverageLow)}-${pct(MEASURED.coverageHigh)} of cases, and said "appeared" of no effect ` +
     `in ${pct(MEASURED.falseAppeared)} (docs/experiments.md#the-answer-first).`

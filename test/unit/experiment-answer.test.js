@@ -5,8 +5,8 @@
 import t from 'tap'
 import { experimentAnswer, answerLines } from '../../lib/report/answer-lead.js'
 import { answerLines as terminalLines, wrap } from '../../lib/terminal/answer-lines.js'
-import { twoSampleEffect, oneSampleEffect, effectVerdict, welch } from '../../lib/report/answer-interval.js'
-import { studentQuantile, studentCdf } from '../../lib/report/answer-student-t.js'
+import { twoSampleEffect, oneSampleEffect, effectVerdict, welch } from '../../lib/results/t-interval.js'
+import { studentQuantile, studentCdf } from '../../lib/results/student-t.js'
 import { MEASURED } from '../../lib/report/answer-method.js'
 
 /**

@@ -1,4 +1,4 @@
-import { studentQuantile } from './answer-student-t.js'
+import { studentQuantile } from './student-t.js'
 
 // The interval behind an experiment's answer (answer-lead.js): how far a
 // figure of one variant is from another's, or from a fixed value, with a

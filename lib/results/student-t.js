@@ -1,8 +1,8 @@
-// Student's t distribution, for the intervals an experiment's answer gives
-// (answer-interval.js): its distribution function from the regularized
-// incomplete beta function (a continued fraction, evaluated by the modified
-// Lentz method), and its quantiles by bisection. Degrees of freedom need not
-// be whole (Welch's interval gives fractional ones).
+// Student's t distribution, for the intervals of t-interval.js: its
+// distribution function from the regularized incomplete beta function (a
+// continued fraction, evaluated by the modified Lentz method), and its
+// quantiles by bisection. Degrees of freedom need not be whole (Welch's
+// interval gives fractional ones).
 
 const EPSILON = 1e-12
 const TINY = 1e-300
