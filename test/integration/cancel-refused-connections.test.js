@@ -48,7 +48,7 @@ async function runBackends() {
 
 t.test('refused connections are said once, counted, retried; the run goes on', async t => {
   const run = new CliRun(
-    ['run', url, '-f', script, '-c', String(CLIENTS), '-d', '14', '-P', '1', '--json', '--no-pg-stats'],
+    ['run', url, '-f', script, '-c', String(CLIENTS), '-d', '14', '-P', '1', '-p', '0', '--json', '--no-pg-stats'],
     { t }
   )
   const metricsUrl = await run.metricsUrl()
