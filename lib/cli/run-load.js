@@ -19,6 +19,7 @@ import { formatShare } from '../scale/share.js'
 import { summaryJson } from '../summary/summary-json.js'
 import { checkNotLate } from '../scale/instance-options.js'
 import { DiskThrottle } from '../lab/disk-throttle.js'
+import { ServerWatch } from '../lab/server-watch.js'
 import { startRunProgress } from '../terminal/run-progress.js'
 import { summaryTable } from '../terminal/summary-table.js'
 import { watchThresholds } from '../lab/threshold-watch.js'
@@ -75,6 +76,11 @@ export async function runLoad(args, options, rules, stop, { log, stdout, screen 
     if (stop.requested) return 0
     // the data directory on ZFS: its pool's free space and metaslabs in the samples and on /metrics
     const zfs = await zfsSpaceProbeFor(localDataDir(target, args.dataDir), { intervalS: zfsIntervalS, registry, log })
+    // the embedded server this run owns is started again when it stops on its own (a full pg_wal)
+    const throttle = diskThrottle
+    const serverWatch = target.embedded?.startedHere
+      ? new ServerWatch({ server: target.embedded, events, log, afterStart: async () => throttle?.attach() })
+      : null
     session = await LoadSession.open(
       loadOptions({
         target: {
@@ -94,6 +100,7 @@ export async function runLoad(args, options, rules, stop, { log, stdout, screen 
         recordDir,
         disk: { dataDir: args.pgStats ? localDataDir(target, args.dataDir) : null, events },
         probes: zfs ? [zfs] : [],
+        serverWatch,
         describe: { command: 'run', args: describeArgs(args) },
         registry,
         log

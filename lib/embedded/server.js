@@ -18,7 +18,7 @@ export const EMBEDDED_DATABASE = 'pgloadgen'
 const SUPERUSER = 'postgres'
 const CONF_FILE = 'pgloadgen.conf'
 const SECRET_FILE = 'pgloadgen.secret'
-const LOG_FILE = 'pgloadgen-server.log'
+export const LOG_FILE = 'pgloadgen-server.log'
 
 /**
  * @typedef {object} EmbeddedServerOptions
@@ -214,6 +214,18 @@ export class EmbeddedServer {
     this.port = await this.runningPort()
     // the owner it had before it was stopped: a rolled-back directory holds the snapshot's
     await writeOwner(this.dataDir, this.ownerBeforeStop)
+  }
+
+  /**
+   * Starts the server again after it stopped on its own (a crash it could
+   * not recover from): crash recovery, with the settings and the port it
+   * had; this process owns it again.
+   */
+  async startAfterCrash() {
+    await this.pgCtlStart()
+    this.port = await this.runningPort()
+    this.startedHere = true
+    await writeOwner(this.dataDir, process.pid)
   }
 
   async pgCtlStart() {

@@ -8,7 +8,7 @@
 // local (the embedded server, or a --data-dir given with a URL), polled
 // every second off the request path: a scrape reads the last figures, and a
 // statfs that hangs (a wedged FUSE daemon) only makes the next polls skip.
-import { statfs } from 'node:fs/promises'
+import { readFile, realpath, statfs } from 'node:fs/promises'
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import client from 'prom-client'
@@ -142,8 +142,7 @@ export class DiskSpaceWatch {
     this.polling = true
     try {
       for (const [directory, where] of Object.entries(this.paths)) {
-        const fs = await statfs(where)
-        const figures = { freeBytes: fs.bavail * fs.bsize, sizeBytes: fs.blocks * fs.bsize }
+        const figures = await spaceOf(where)
         this.space.set(directory, figures)
         this.minFree.set(directory, Math.min(this.minFree.get(directory) ?? Infinity, figures.freeBytes))
       }
@@ -291,6 +290,41 @@ function sum(values) {
   let total = 0
   for (let i = 0; i < values.length; i++) total += values[i]
   return total
+}
+
+/**
+ * The space a directory's filesystem has left for the server, from statfs
+ * (through symlinks: pg_wal's own filesystem when it is one).
+ * @param {string} directory
+ * @returns {Promise<SpaceFigures>}
+ */
+export async function spaceOf(directory) {
+  const fs = await statfs(directory)
+  return { freeBytes: fs.bavail * fs.bsize, sizeBytes: fs.blocks * fs.bsize }
+}
+
+/**
+ * Where a directory really is (symlinks followed) and the mount point of
+ * its filesystem (from /proc/self/mountinfo; null where there is none).
+ * @param {string} directory
+ * @returns {Promise<{ directory: string, mountPoint: string | null }>}
+ */
+export async function filesystemOf(directory) {
+  const real = await realpath(directory).catch(() => directory)
+  let mountPoint = null
+  try {
+    for (const line of (await readFile('/proc/self/mountinfo', 'utf8')).split('\n')) {
+      // the fifth field, with spaces and the like escaped as \ooo
+      const field = line.split(' ')[4]
+      if (field === undefined) continue
+      const mount = field.replace(/\\([0-7]{3})/g, (_, octal) => String.fromCharCode(parseInt(octal, 8)))
+      const inside = real === mount || real.startsWith(mount === '/' ? '/' : `${mount}/`)
+      if (inside && mount.length >= (mountPoint?.length ?? 0)) mountPoint = mount
+    }
+  } catch {
+    // no mountinfo (not Linux): the directory alone
+  }
+  return { directory: real, mountPoint }
 }
 
 /**

@@ -59,6 +59,8 @@ const vacuumsModule = () => import('../recorder/vacuums.js')
  *   (else disk.dataDir)
  * @property {Probe[]} [probes]              more figures for the samples, each under its name (started and stopped with
  *   the session)
+ * @property {import('./server-watch.js').ServerWatch | null} [serverWatch]  the embedded server the run owns, started
+ *   again when it stops on its own (started with the load, stopped before the audit)
  * @property {Record<string, unknown>} describe  more facts for run.json (flags, plan step, label)
  * @property {import('prom-client').Registry} registry
  * @property {import('../log.js').Logger} log
@@ -245,6 +247,7 @@ export class LoadSession {
     this.pacer?.begin(at === null ? this.started : this.started - (this.startedAt.getTime() - at))
     if (this.generator instanceof ThreadedGenerator) this.generator.startSchedule(at ?? this.startedAt.getTime())
     this.services.start(this.generator, options.concurrency, options.instance ?? undefined)
+    await options.serverWatch?.start()
     this.overTime.start(this.startedAt.getTime(), this.loadClock)
     await this.recorder?.start()
     const maxId = options.workload.idTable === null ? '' : `; max id ${this.state.maxId}`
@@ -308,6 +311,7 @@ export class LoadSession {
     this.closed = true
     this.overTime.stop()
     await this.generator.stop(0).catch(() => {})
+    await this.options.serverWatch?.stop().catch(() => {})
     await this.recorder?.stop().catch(() => {})
     await this.services.stop().catch(() => {})
     await this.collector?.stop().catch(() => {})

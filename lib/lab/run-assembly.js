@@ -42,6 +42,8 @@ import { DEFAULT_REQUEST_TIMEOUT_S } from '../config/run-settings.js'
  * @property {string | null} [serverLogDir]
  * @property {import('./load-session.js').Probe[]} [probes]   more figures for the samples (a ZFS pool's:
  *   lib/snapshot/zfs-space.js)
+ * @property {import('./server-watch.js').ServerWatch | null} [serverWatch]  the embedded server the run owns, started
+ *   again when it stops on its own
  * @property {Record<string, unknown>} describe   more facts for run.json
  * @property {import('prom-client').Registry} registry
  * @property {import('../log.js').Logger} log
@@ -73,6 +75,7 @@ export function loadOptions({
   disk,
   serverLogDir,
   probes,
+  serverWatch,
   describe,
   registry,
   log
@@ -119,6 +122,7 @@ export function loadOptions({
     ...(disk && { disk }),
     ...(serverLogDir !== undefined && { serverLogDir }),
     ...(probes && probes.length > 0 && { probes }),
+    ...(serverWatch && { serverWatch }),
     // run.json keeps the seed: what makes the run's rows again
     describe: { ...describe, ...(seed !== null && { seed }) },
     registry,

@@ -42,6 +42,8 @@ export async function finishSession(session, { shutdownTimeoutS, verifyTimeoutS,
   if (!finished) options.log.warn(`requests still in flight after ${shutdownTimeoutS} s were abandoned`)
   const serverWalBytes = options.recordDir ? await walSince(options.connectionString, session.walAtStart) : null
   await session.recorder?.stop()
+  // a start of the server under way ends first: the audit reads the server it brought back
+  await options.serverWatch?.stop()
   session.disk?.check()
   session.disk?.stop()
   const { idTable, auditTable } = options.workload
@@ -106,6 +108,7 @@ export async function finishSession(session, { shutdownTimeoutS, verifyTimeoutS,
         startAtMs: options.startAtMs ?? null,
         pacing: options.workload.pacing,
         diskFull: session.disk?.summary() ?? null,
+        serverRestarts: options.serverWatch?.restarts ?? null,
         rowAudit:
           auditTable === null
             ? null

@@ -38,6 +38,8 @@ import { formatShare } from '../scale/share.js'
  * @property {boolean} embedded
  * @property {boolean} abandonedInFlight   some requests were cut at shutdown
  * @property {DiskFullFigures | null} [diskFull]  requests that found no disk space, the episodes, the free space
+ * @property {number | null} [serverRestarts]  the embedded server the run owns, started again after it stopped on its
+ *   own (null: not watched)
  * @property {{ user: number, system: number }} cpuUsage  of this process during the load, µs
  * @property {{ rate: number, arrival: string, maxLagMs: number | null, skipped: number } | null} openLoop
  * @property {import('../workloads/contract.js').Pacing | null} [pacing]   a paced workload's schedule
@@ -150,6 +152,7 @@ export function buildSummary(input) {
     refused_connections: stats.refusals[0],
     disk_full: input.diskFull ?? null,
     reconnects: input.reconnects,
+    ...(typeof input.serverRestarts === 'number' && { server_restarts: input.serverRestarts }),
     acknowledged_inserts: input.acknowledgedInserts,
     acknowledged_missing: input.acknowledgedMissing,
     acknowledged_vanished: input.acknowledgedVanished ?? 0,

@@ -187,6 +187,12 @@ function failureLines(summary, colours, width) {
     lines.push(colours.yellow(`refused: ${plural(refused, 'connection attempt')} refused by the server (too many)`))
   }
   lines.push(`reconnects: ${count(summary.reconnects ?? 0)}`)
+  const restarts = Number(summary.server_restarts ?? 0)
+  if (restarts > 0) {
+    lines.push(
+      colours.yellow(`server restarts: ${count(restarts)} (the embedded server stopped on its own, started again)`)
+    )
+  }
   if (summary.abandoned_in_flight) lines.push(colours.yellow('requests still running at the shutdown timeout were cut'))
   return lines
 }

@@ -42,12 +42,15 @@ export class PipelineAbortedError extends Error {
 
 /**
  * Whether a write that failed with err may have committed: a server error
- * means it did not; anything else (the connection broke, a timeout cut it)
- * leaves its outcome unknown.
+ * means it did not, unless it is a PANIC (the server died writing WAL, and
+ * what reached the disk before, this write's commit among it perhaps,
+ * comes back with crash recovery); anything else (the connection broke, a
+ * timeout cut it) leaves its outcome unknown.
  * @param {unknown} err
  */
 export function leavesOutcomeUnknown(err) {
-  return !(err instanceof ServerError || err instanceof PipelineAbortedError)
+  if (err instanceof ServerError) return err.severity === 'PANIC'
+  return !(err instanceof PipelineAbortedError)
 }
 
 /**
