@@ -5,6 +5,7 @@
 // rather than guess.
 import { findChangePoints } from './change-points.js'
 import { observe } from './observations.js'
+import { conditionCause, conditionChanges } from './conditions.js'
 
 /** @typedef {import('../recorder/records.js').Sample} Sample */
 /** @typedef {import('../recorder/records.js').LabEvent} LabEvent */
@@ -28,7 +29,9 @@ import { observe } from './observations.js'
 /**
  * @typedef {object} Change
  * @property {number} at_s       seconds after the load began
- * @property {string} metric     throughput, p99_us:TYPE, rows_per_s, points_per_s, schedule_lag_p99_us
+ * @property {string} metric     throughput, p99_us:TYPE, rows_per_s, points_per_s, schedule_lag_p99_us, or a
+ *   condition the lab saw directly (conditions.js): condition:xmin_horizon, condition:lock_wait,
+ *   condition:server_stopped, condition:reconnects, condition:failures
  * @property {ChangeLevel} before
  * @property {ChangeLevel} after
  * @property {number | null} effect   relative: (after − before) / before; null from a level of 0
@@ -104,6 +107,14 @@ export function explainRun({ samples, events, logText = null, statsIntervalS = 1
       })
     }
   }
+  // what the lab saw directly, whether or not the load's series moved
+  for (const change of conditionChanges(samples, skipFirst)) {
+    // the condition itself, and what strikes every client at once (a
+    // restart, a stopped server): nothing else makes a condition
+    const kind = conditionCause(change.metric)
+    const fitting = observations.filter(o => o.kind === kind || TIER[o.kind] === 0)
+    changes.push({ ...change, causes: causesAt(change.at_s, fitting, window) })
+  }
   const kept = changes
     .sort((a, b) => Math.abs(b.effect ?? Infinity) - Math.abs(a.effect ?? Infinity))
     .slice(0, MAX_CHANGES)
@@ -115,6 +126,9 @@ export function explainRun({ samples, events, logText = null, statsIntervalS = 1
       test:
         'binary segmentation (a likelihood-ratio scan for a shift of the mean in AR(1) noise) and a MOSUM scan; ' +
         'docs/change-points.md',
+      conditions:
+        'what the lab saw directly (xmin horizon held, lock waits, server stopped, reconnects, failures), ' +
+        'lasting at least a few seconds; docs/causes.md',
       causes: 'docs/causes.md',
       min_effect: MIN_EFFECT,
       min_segment_s: 10,

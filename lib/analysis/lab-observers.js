@@ -14,9 +14,7 @@
  * @param {Sample[]} samples @param {At} at @param {Observation[]} out
  */
 export function generatorChanges(samples, at, out) {
-  const probes = errorProbes(samples)
-  const failedIn = (/** @type {Sample} */ s) =>
-    Object.entries(s.requests ?? {}).reduce((sum, [type, r]) => sum + (probes.has(type) ? 0 : (r.failed ?? 0)), 0)
+  const failedIn = failuresOf(samples)
   for (let i = 1; i < samples.length; i++) {
     const previous = samples[i - 1]
     const sample = samples[i]
@@ -56,6 +54,17 @@ export function generatorChanges(samples, at, out) {
       out.push({ from_s: now - 1, to_s: null, kind: 'pause', label: sample.paused ? 'load paused' : 'load resumed' })
     }
   }
+}
+
+/**
+ * The requests that failed in a second, an error probe's aside.
+ * @param {Sample[]} samples   the run's, which tell the probes
+ * @returns {(s: Sample) => number}
+ */
+export function failuresOf(samples) {
+  const probes = errorProbes(samples)
+  return s =>
+    Object.entries(s.requests ?? {}).reduce((sum, [type, r]) => sum + (probes.has(type) ? 0 : (r.failed ?? 0)), 0)
 }
 
 /**

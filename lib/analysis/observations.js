@@ -129,12 +129,8 @@ function holders(samples, at, lastS, out) {
   const open = new Map()
   for (const sample of samples) {
     const now = at(sample.t)
-    for (const h of sample.server?.horizon ?? []) {
-      // the generator's own clients hold a snapshot only while a request
-      // runs: one that is old is waiting for something else, not the cause
-      const ours = h.application_name === GENERATOR_APPLICATION
-      const old = !ours && (h.kind !== 'backend' || (h.xact_age_s ?? 0) >= HOLDER_MIN_AGE_S)
-      if (!old) continue
+    for (const h of outsideHolders(sample)) {
+      if (h.kind === 'backend' && (h.xact_age_s ?? 0) < HOLDER_MIN_AGE_S) continue
       const key = `${h.kind}\u0000${h.pid ?? ''}\u0000${h.name ?? ''}`
       const found = open.get(key)
       if (found) {
@@ -166,6 +162,20 @@ function holders(samples, at, lastS, out) {
 }
 
 /**
+ * The xmin horizon's holders in a sample that are not the load: the
+ * generator's own clients hold a snapshot only while a request runs (one
+ * that is old is waiting for something else, not the cause), and a vacuum
+ * shows an xmin that no other vacuum waits for.
+ * @param {Sample} sample
+ */
+export function outsideHolders(sample) {
+  const vacuuming = new Set((sample.server?.vacuums ?? []).map(v => v.pid))
+  return (sample.server?.horizon ?? []).filter(
+    h => h.application_name !== GENERATOR_APPLICATION && !(h.kind === 'backend' && vacuuming.has(h.pid))
+  )
+}
+
+/**
  * Spans in which sessions waited for a lock, with who blocked them.
  * @param {Sample[]} samples @param {At} at @param {number} lastS @param {Observation[]} out
  */
@@ -189,13 +199,11 @@ function lockWaits(samples, at, lastS, out) {
   for (const sample of samples) {
     const locks = sample.server?.locks
     const now = at(sample.t)
-    // the load's clients waiting for each other (pgbench's branches) are
-    // the load itself: a wait counts when someone else holds the lock
-    const outside = locks ? locks.blockers.filter(b => b.application_name !== GENERATOR_APPLICATION) : []
-    if (!locks || locks.waiting === 0 || (locks.blockers.length > 0 && outside.length === 0)) {
+    if (!locks || outsideWaiting(sample) === 0) {
       if (locks) close()
       continue
     }
+    const outside = locks.blockers.filter(b => b.application_name !== GENERATOR_APPLICATION)
     // a wait seen now began up to its longest wait ago
     const began = typeof locks.longest_wait_s === 'number' ? Math.max(0, round(now - locks.longest_wait_s)) : now
     span ??= { from: began, to: now, most: 0, blockers: new Map() }
@@ -204,6 +212,20 @@ function lockWaits(samples, at, lastS, out) {
     for (const b of outside) span.blockers.set(b.pid, b.application_name)
   }
   close()
+}
+
+/**
+ * The sessions waiting for a lock in a sample, when someone other than the
+ * load holds it: the load's clients waiting for each other (pgbench's
+ * branches) are the load itself. 0 when none; null when the sample has no
+ * poll of the locks.
+ * @param {Sample} sample
+ */
+export function outsideWaiting(sample) {
+  const locks = sample.server?.locks
+  if (!locks) return null
+  const outside = locks.blockers.filter(b => b.application_name !== GENERATOR_APPLICATION)
+  return locks.blockers.length > 0 && outside.length === 0 ? 0 : locks.waiting
 }
 
 /**

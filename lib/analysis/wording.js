@@ -8,12 +8,22 @@
  */
 export function metricName(metric) {
   if (metric.startsWith('p99_us:')) return `p99 ${metric.slice(7)}`
+  if (metric.startsWith('condition:')) return CONDITIONS[metric.slice(10)]?.name ?? metric.slice(10)
   return (
     { throughput: 'throughput', rows_per_s: 'rows', points_per_s: 'points', schedule_lag_p99_us: 'schedule lag p99' }[
       metric
     ] ?? metric
   )
 }
+
+// The conditions the lab sees directly (conditions.js): their name and unit.
+const CONDITIONS = /** @type {Record<string, { name: string, unit: string }>} */ ({
+  xmin_horizon: { name: 'xmin horizon held', unit: ' s' },
+  lock_wait: { name: 'sessions waiting for a lock', unit: '' },
+  server_stopped: { name: "server's processes stopped", unit: '' },
+  reconnects: { name: 'reconnects', unit: '/s' },
+  failures: { name: 'failed requests', unit: '/s' }
+})
 
 /**
  * A level of the metric with its unit.
@@ -24,6 +34,7 @@ export function metricValue(metric, value) {
   if (metric.startsWith('p99_us:') || metric === 'schedule_lag_p99_us') {
     return `${(value / 1000).toFixed(value < 10000 ? 2 : 1)} ms`
   }
+  if (metric.startsWith('condition:')) return `${Math.round(value)}${CONDITIONS[metric.slice(10)]?.unit ?? ''}`
   return `${Math.round(value)}/s`
 }
 
@@ -33,7 +44,7 @@ export function metricValue(metric, value) {
  */
 export function describeChange({ metric, before, after, effect }) {
   const from = metricValue(metric, before.median)
-    .replace(/\/s$|ms$/, '')
+    .replace(/\/s$|ms$| s$/, '')
     .trim()
   const pct =
     effect === null

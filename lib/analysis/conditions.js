@@ -1,0 +1,173 @@
+// What the lab sees directly that holds up the load or the server, reported
+// as a change of its own whether or not a series of the load moved beyond
+// its noise: the xmin horizon held by a session or a prepared transaction
+// outside the load, the load's sessions waiting for a lock someone else
+// holds, the server's processes stopped, clients losing their connections,
+// requests failing. Each condition is a per-second figure that is 0 when
+// all is well; a condition is a run of seconds in which it is not (a
+// second back at 0 does not end it), long enough to matter. Its start and,
+// when it ended before the run did, its end are changes of the series
+// `condition:NAME` (docs/causes.md).
+import { levelOf } from './levels.js'
+import { HOLDER_MIN_AGE_S, loadStartMs, outsideHolders, outsideWaiting } from './observations.js'
+import { failuresOf } from './lab-observers.js'
+
+/** @typedef {import('../recorder/records.js').Sample} Sample */
+/** @typedef {import('./levels.js').Level} Level */
+
+// a lock wait, a stopped server, lost connections or failures this long, or longer
+export const CONDITION_MIN_S = 3
+// seconds of the figure back at 0 that do not end a condition
+const GAP_SAMPLES = 1
+// the level before a condition's start (after its end) is taken over at most this many seconds
+const SIDE_SAMPLES = 10
+
+/**
+ * @typedef {object} ConditionChange
+ * @property {number} at_s
+ * @property {string} metric    condition:NAME
+ * @property {Level} before
+ * @property {Level} after
+ * @property {number | null} effect   null from a level of 0
+ */
+
+/**
+ * @typedef {object} Condition
+ * @property {string} name
+ * @property {(s: Sample, previous: Sample | undefined) => number | null} figure   null: not seen in that second
+ * @property {boolean} backdated   the figure is how long the condition has lasted: it began that long before
+ * @property {number} leastS       the shortest condition that matters (for a backdated one, the largest figure)
+ */
+
+/**
+ * @param {Sample[]} samples
+ * @returns {Condition[]}
+ */
+function conditionsOf(samples) {
+  const failedIn = failuresOf(samples)
+  return [
+    {
+      name: 'xmin_horizon',
+      // how long the oldest transaction outside the load has held the horizon
+      figure: s => (s.server?.horizon ? Math.max(0, ...outsideHolders(s).map(h => h.xact_age_s ?? 0)) : null),
+      backdated: true,
+      leastS: HOLDER_MIN_AGE_S
+    },
+    { name: 'lock_wait', figure: s => outsideWaiting(s), backdated: false, leastS: CONDITION_MIN_S },
+    {
+      name: 'server_stopped',
+      figure: s => s.host?.server_stopped ?? null,
+      backdated: false,
+      leastS: CONDITION_MIN_S
+    },
+    {
+      name: 'reconnects',
+      figure: (s, previous) => (previous ? (s.reconnects ?? 0) - (previous.reconnects ?? 0) : 0),
+      backdated: false,
+      leastS: CONDITION_MIN_S
+    },
+    { name: 'failures', figure: s => failedIn(s), backdated: false, leastS: CONDITION_MIN_S }
+  ]
+}
+
+/**
+ * The kind of observation (observations.js) a condition's series is seen as.
+ * @param {string} metric   condition:NAME
+ */
+export function conditionCause(metric) {
+  const name = metric.replace(/^condition:/, '')
+  return name === 'xmin_horizon' ? 'xmin_holder' : name
+}
+
+/**
+ * The conditions' starts and ends in a recorded load, in order of time.
+ * @param {Sample[]} samples
+ * @param {number} skipFirst   samples at the start (connecting, warm-up): a condition already there then is no change
+ * @returns {ConditionChange[]}
+ */
+export function conditionChanges(samples, skipFirst) {
+  if (samples.length === 0) return []
+  const t0 = loadStartMs(samples)
+  const at = (/** @type {Sample} */ s) => round((Date.parse(s.t) - t0) / 1000)
+  /** @type {ConditionChange[]} */
+  const out = []
+  for (const condition of conditionsOf(samples)) {
+    const figures = samples.map((s, i) => condition.figure(s, samples[i - 1]))
+    for (const span of spansOf(figures)) {
+      if (span.first < skipFirst) continue
+      const fromS = condition.backdated
+        ? round(at(samples[span.first]) - /** @type {number} */ (figures[span.first]))
+        : round(at(samples[span.first]) - 1)
+      const toS = at(samples[span.last])
+      const lasted = condition.backdated ? span.most : toS - fromS
+      if (lasted < condition.leastS) continue
+      const metric = `condition:${condition.name}`
+      const during = levelOver(figures, span.first, span.last + 1)
+      out.push(change(fromS, metric, levelOver(figures, span.first - SIDE_SAMPLES, span.first), during))
+      if (span.last < samples.length - 1) {
+        out.push(change(toS, metric, during, levelOver(figures, span.last + 1, span.last + 1 + SIDE_SAMPLES)))
+      }
+    }
+  }
+  return out.sort((a, b) => a.at_s - b.at_s)
+}
+
+/**
+ * Runs of figures above 0, through gaps of up to GAP_SAMPLES at 0 (a
+ * second not seen neither starts nor ends one).
+ * @param {Array<number | null>} figures
+ * @returns {Array<{ first: number, last: number, most: number }>}
+ */
+export function spansOf(figures) {
+  /** @type {Array<{ first: number, last: number, most: number }>} */
+  const spans = []
+  /** @type {{ first: number, last: number, most: number } | null} */
+  let span = null
+  figures.forEach((v, i) => {
+    if (v === null) return
+    if (v > 0) {
+      span ??= { first: i, last: i, most: v }
+      span.last = i
+      span.most = Math.max(span.most, v)
+    } else if (span && i - span.last > GAP_SAMPLES) {
+      spans.push(span)
+      span = null
+    }
+  })
+  if (span) spans.push(span)
+  return spans
+}
+
+/**
+ * The level of the figures seen in [from, to).
+ * @param {Array<number | null>} figures @param {number} from @param {number} to
+ */
+function levelOver(figures, from, to) {
+  const seen = figures.slice(Math.max(0, from), Math.max(0, to)).filter(v => v !== null)
+  return levelOf(/** @type {number[]} */ (seen))
+}
+
+/**
+ * @param {number} at @param {string} metric @param {Level} before @param {Level} after
+ * @returns {ConditionChange}
+ */
+function change(at, metric, before, after) {
+  const level = (/** @type {Level} */ l) => ({
+    median: round(l.median || 0),
+    low: round(l.low || 0),
+    high: round(l.high || 0),
+    n: l.n
+  })
+  return {
+    at_s: at,
+    metric,
+    before: level(before),
+    after: level(after),
+    effect: before.median > 0 ? Math.round(((after.median - before.median) / before.median) * 1000) / 1000 : null
+  }
+}
+
+/** @param {number} value */
+function round(value) {
+  return Math.round(value * 10) / 10
+}
