@@ -1,9 +1,11 @@
 // Generated repetitions with a known effect, for the interval behind an
 // experiment's answer (lib/results/t-interval.js) and the reports'
 // verdicts (lib/results/statistics.js): how often the interval covers the
-// true effect, how often "appeared" is said of no effect, and how often a
-// real effect is found. Every draw comes from one seeded generator.
-import { mulberry32, bootstrapMean } from '../../lib/results/bootstrap-interval.js'
+// true effect, how often "appeared" (or "worse", "better") is said of no
+// effect, and how often a real effect is found. Every draw comes from one
+// seeded generator.
+import { mulberry32 } from '../../lib/results/bootstrap-interval.js'
+import { compareVariants, variantStatistics } from '../../lib/results/statistics.js'
 import { effectVerdict, twoSampleEffect } from '../../lib/results/t-interval.js'
 
 /**
@@ -61,22 +63,45 @@ export function answerCases(setting, cases, seed) {
 }
 
 /**
- * The reports' verdict between two variants with no difference: "worse" or
- * "better" when their bootstrap intervals do not overlap.
+ * A repetition's phases, as lib/report/phases.js gives them, whose
+ * throughput during / before is ratio (and no p99 figure).
+ * @param {number} ratio
+ * @returns {import('../../lib/results/statistics.js').RunPhases}
+ */
+function phasesOf(ratio) {
+  const none = { before: null, during: null, after: null }
+  return {
+    action: null,
+    samples: { before: 60, during: 60, after: 60 },
+    throughput: { before: 1000, during: 1000 * ratio, after: 1000 },
+    latency_us: { p50: none, p99: none },
+    degradation_ratio: ratio,
+    p99_ratio: null
+  }
+}
+
+/**
+ * The reports' verdict between two variants (compareVariants, on the
+ * statistics variantStatistics makes of their repetitions): the variant's
+ * throughput ratios of mean setting.ratio, the baseline's of mean 1.
  * @param {Setting} setting
  * @param {number} cases
  * @param {number} seed
+ * @returns {{ cases: number, worse: number, better: number }}
  */
 export function verdictCases(setting, cases, seed) {
   const next = mulberry32(seed)
-  let told = 0
+  let worse = 0
+  let better = 0
   for (let c = 0; c < cases; c++) {
-    const a = bootstrapMean(draws(next, setting.noise, 1000 * setting.ratio, setting.cv, setting.n), {
-      resamples: 2000
-    })
-    const b = bootstrapMean(draws(next, setting.noise, 1000, setting.cv, setting.n), { resamples: 2000 })
-    if (!a || !b || a.low === null || b.low === null || a.high === null || b.high === null) continue
-    if (a.high < b.low || b.high < a.low) told++
+    const variant = draws(next, setting.noise, setting.ratio, setting.cv, setting.n)
+    const baseline = draws(next, setting.noise, 1, setting.cv, setting.n)
+    const [verdict] = compareVariants([
+      { name: 'baseline', statistics: variantStatistics(baseline.map(phasesOf)) },
+      { name: 'variant', statistics: variantStatistics(variant.map(phasesOf)) }
+    ])
+    if (verdict.verdict === 'worse') worse++
+    else if (verdict.verdict === 'better') better++
   }
-  return { cases, told }
+  return { cases, worse, better }
 }

@@ -1,7 +1,8 @@
 // The known-answer part of the plans: the interval behind an experiment's
 // answer (lib/results/t-interval.js) on generated repetitions whose
 // effect is known, the reports' verdicts between variants on repetitions
-// with no difference, and (the whole suite only) freeze-across-versions run
+// with no difference and with a 20 % one, and (the whole suite only)
+// freeze-across-versions run
 // for real, where PostgreSQL 18's eager freezing is there by construction.
 import { spawn } from 'node:child_process'
 import { chmod, mkdtemp, readFile, rm } from 'node:fs/promises'
@@ -16,6 +17,9 @@ const REPO = fileURLToPath(new URL('../../', import.meta.url))
 const PART = 'plans'
 const NOISES = /** @type {const} */ (['normal', 'lognormal'])
 const SPREADS = [0.02, 0.1, 0.3]
+// the reports' verdicts: repetitions a side, at 10 % noise
+const VERDICT_REPETITIONS = [3, 5, 10]
+const VERDICT_SPREAD = 0.1
 
 /** @param {number} share */
 const pct = share => `${(share * 100).toFixed(1)} %`
@@ -58,10 +62,9 @@ export function intervalRows({ seed, quick, say }) {
   // the coverage the answer states must still hold (within the spread of a fresh measurement)
   const slack = quick ? 0.03 : 0.015
   const stated = low >= MEASURED.coverageLow - slack && high <= MEASURED.coverageHigh + slack
-  const verdictCount = quick ? 500 : 4000
-  const verdicts = verdictCases({ noise: 'normal', cv: 0.1, ratio: 1, n }, verdictCount, next)
   const pooled = falseAppeared.reduce((sum, share) => sum + share, 0) / falseAppeared.length
   const scenario = `${n} repetitions a side, normal and log-normal noise 2-30 %`
+  const verdicts = verdictRows(quick ? 500 : 4000, next)
   return [
     {
       part: PART,
@@ -95,15 +98,66 @@ export function intervalRows({ seed, quick, say }) {
       target: '≥ 95 % found',
       met: Math.min(...found) >= 0.95
     },
+    ...verdicts
+  ]
+}
+
+/**
+ * The reports' verdict between variants (lib/results/statistics.js
+ * compareVariants): how often it says "worse" or "better" of no difference,
+ * and how often it finds a throughput ratio 20 % lower.
+ * @param {number} cases   per setting
+ * @param {number} seed    of the first setting, the next ones after it
+ * @returns {import('./contract.js').KnownAnswerRow[]}
+ */
+function verdictRows(cases, seed) {
+  let next = seed
+  /** @type {number[]} */
+  const told = []
+  /** @type {number[]} */
+  const found = []
+  for (const n of VERDICT_REPETITIONS) {
+    for (const noise of NOISES) {
+      const none = verdictCases({ noise, cv: VERDICT_SPREAD, ratio: 1, n }, cases, next++)
+      told.push((none.worse + none.better) / cases)
+      found.push(verdictCases({ noise, cv: VERDICT_SPREAD, ratio: 0.8, n }, cases, next++).worse / cases)
+    }
+  }
+  const pooled = told.reduce((sum, share) => sum + share, 0) / told.length
+  // a setting's share may lie above 5 % by the spread of a measurement of this many cases
+  const allowed = 0.05 + 2 * Math.sqrt((0.05 * 0.95) / cases)
+  const reps = VERDICT_REPETITIONS.join(', ')
+  const scenario = `${reps} repetitions a side, normal and log-normal noise ${VERDICT_SPREAD * 100} %`
+  /** @param {number[]} shares  per setting, by repetitions then noise */
+  const byReps = shares =>
+    VERDICT_REPETITIONS.map(
+      (n, i) =>
+        `${shares
+          .slice(i * NOISES.length, (i + 1) * NOISES.length)
+          .map(pct)
+          .join(' / ')} at ${n}`
+    ).join(', ')
+  const tenFound = Math.min(...found.slice(-NOISES.length))
+  return [
     {
       part: PART,
-      scenario: `report verdicts (bootstrap intervals apart): ${n} repetitions a side, 10 % noise, no difference`,
-      cases: verdicts.cases,
-      result: `"worse" or "better" in ${pct(verdicts.told / verdicts.cases)}`,
+      scenario: `report verdicts (Welch's interval of the ratio): ${scenario}, no difference`,
+      cases: cases * told.length,
+      result: `"worse" or "better" in ${pct(pooled)} (${pct(Math.max(...told))} at most in a setting)`,
       truth: 'no difference',
-      error: `${pct(verdicts.told / verdicts.cases)} false verdicts`,
-      target: '≤ 5 %',
-      met: verdicts.told / verdicts.cases <= 0.05
+      error: `${pct(pooled)} false verdicts`,
+      target: `≤ 5 % over all settings; each within ${pct(allowed)} (5 % and the spread of ${cases} cases)`,
+      met: pooled <= 0.05 && Math.max(...told) <= allowed
+    },
+    {
+      part: PART,
+      scenario: `report verdicts, a 20 % lower throughput ratio: ${scenario}`,
+      cases: cases * found.length,
+      result: `"worse" in ${byReps(found)} repetitions (normal / log-normal noise)`,
+      truth: 'ratio 0.8',
+      error: `${pct(1 - tenFound)} missed at ${VERDICT_REPETITIONS[VERDICT_REPETITIONS.length - 1]} repetitions`,
+      target: `≥ 95 % found at ${VERDICT_REPETITIONS[VERDICT_REPETITIONS.length - 1]} repetitions`,
+      met: tenFound >= 0.95
     }
   ]
 }

@@ -92,7 +92,7 @@ export async function runExperiment(plan, { out, stop, log, onPhase }) {
       JSON.stringify({ ...info, ended_at: new Date().toISOString(), interrupted: stop.requested }, null, 2) + '\n'
     )
     const written = await writeReport(outDir)
-    // the verdicts in words: worse only when the intervals do not overlap
+    // the verdicts in words: worse only when Welch's interval excludes no difference
     if (written.summary) {
       for (const line of verdictLines(JSON.parse(await readFile(written.summary, 'utf8')))) log.info(line)
     }

@@ -65,8 +65,9 @@ ${comparison.forced ? '<p class="warning">--force: the entries ran different wor
 ${entriesTable(comparison)}
 <h2>Figures, each against ${esc(baseline.letter)}</h2>
 <p class="lead">Ratio: the entry's figure / ${esc(baseline.letter)}'s. Under it, the 95 % bootstrap interval of the
-entry's repetitions in ${esc(baseline.letter)}'s units. A verdict only where the entry's interval and
-${esc(baseline.letter)}'s do not overlap; "no interval" with fewer than 3 repetitions. n/a: not recorded.</p>
+entry's repetitions in ${esc(baseline.letter)}'s units. A verdict only where Welch's 95 % interval of the
+entry's repetitions against ${esc(baseline.letter)}'s excludes no difference; "no interval" with fewer than 3
+repetitions. n/a: not recorded.</p>
 ${figuresTable(comparison)}
 ${changesTable(comparison)}
 <h2>Over time</h2>

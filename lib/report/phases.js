@@ -183,7 +183,7 @@ export function experimentSummary(experiment) {
     postgres_version: info.postgres_version ?? null,
     method: METHOD,
     variants,
-    // each variant against the first: worse or better only when the intervals do not overlap
+    // each variant against the first: worse or better only when Welch's interval excludes no difference
     comparisons: compareVariants(variants),
     statistics_method: STATISTICS_METHOD,
     // paced runs that wrote points or rows: where the server stopped keeping up (capacity.js)

@@ -98,8 +98,10 @@ export function statisticsLead() {
   return (
     `Confidence intervals (CI): ${PCT} percentile bootstrap of the mean of the repetitions' ratios ` +
     `(${RESAMPLES} resamples, seed ${SEED}); with ${MIN_REPETITIONS} repetitions it is their min – max, ` +
-    `with fewer there is none. A variant is called worse or better than the first only when the two intervals do ` +
-    `not overlap; otherwise the data cannot tell them apart. Noise: the coefficient of variation of the ` +
+    `with fewer there is none. A variant is called worse or better than the first only when Welch's ${PCT} ` +
+    `interval of the ratio of their geometric means excludes 1 (a two-sided test at 5 %; not the overlap of the ` +
+    `two CIs: two min – max ranges of alike values miss each other in 10 % of cases); otherwise the data cannot ` +
+    `tell them apart. Noise: the coefficient of variation of the ` +
     `"before" windows across the repetitions, beside the effect |ratio − 1|. A "during" window shorter than ` +
     `${MIN_DURING_SAMPLES} samples is flagged.`
   )

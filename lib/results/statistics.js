@@ -1,14 +1,21 @@
 import { isNumber, meanOf, roundOne } from './numbers.js'
 import { bootstrapMean, LEVEL, MIN_REPETITIONS, RESAMPLES, SEED } from './bootstrap-interval.js'
+import { effectSide, roundEffect, twoSampleEffect } from './t-interval.js'
 
 // Honest statistics over the repetitions of a variant: a confidence
 // interval of the mean of each degradation ratio, a verdict between
-// variants only when their intervals do not overlap, the machine's own
-// noise (how much the "before" windows moved from repetition to
-// repetition), and a flag on "during" windows too short to trust.
+// variants only when Welch's interval of their difference excludes none,
+// the machine's own noise (how much the "before" windows moved from
+// repetition to repetition), and a flag on "during" windows too short to
+// trust.
 //
-// The interval, its level, resamples, seed and the fewest repetitions it
-// needs are bootstrap-interval.js's.
+// The interval shown per variant, its level, resamples, seed and the
+// fewest repetitions it needs are bootstrap-interval.js's; the verdict's
+// interval is t-interval.js's. The verdict does not ask whether two
+// variants' bootstrap intervals overlap: with 3 repetitions each is the
+// min - max of the three ratios, and two min - max ranges of values drawn
+// alike miss each other in 2 × 3! × 3! / 6! = 10 % of cases, twice the 5 %
+// a 95 % test allows.
 
 export const MIN_DURING_SAMPLES = 30
 // An effect within this many coefficients of variation of the "before"
@@ -27,8 +34,12 @@ export const STATISTICS_METHOD = {
     `with n = 3 the ${LEVEL * 100} % interval is the min - max of the three ratios and covers less than ` +
     `${LEVEL * 100} %; fewer than ${MIN_REPETITIONS} repetitions: no interval`,
   verdict:
-    `each variant against the first (the baseline), per ratio: "worse" or "better" only when the two ` +
-    `intervals do not overlap (a conservative test); else the data cannot tell them apart`,
+    `each variant against the first (the baseline), per ratio: Welch's ${LEVEL * 100} % interval of the ` +
+    `difference of the mean logs of the two variants' per-repetition ratios, given as the ratio of their ` +
+    `geometric means (of the difference of their means when a ratio is 0); "worse" or "better" only when it ` +
+    `excludes no difference (a two-sided test at ${roundOne((1 - LEVEL) * 100, 1)} %), else the data cannot ` +
+    `tell them apart. Not whether the bootstrap intervals overlap: with 3 repetitions each is the min - max ` +
+    `of the three ratios, and two min - max ranges of values drawn alike miss each other in 10 % of cases`,
   worse:
     'degradation_ratio (throughput during / before): lower is worse; p99_ratio (p99 during / before): higher is worse',
   noise:
@@ -80,6 +91,8 @@ export const RATIOS = /** @type {const} */ ([
 /**
  * @typedef {object} VariantStatistics
  * @property {number} repetitions
+ * @property {{ degradation_ratio: number[], p99_ratio: number[] }} ratios   the repetitions' ratios known, in order:
+ *   what the intervals and the verdicts are computed from
  * @property {Interval | null} degradation_ratio
  * @property {Interval | null} p99_ratio
  * @property {{ throughput_before: ReturnType<typeof variation>, p99_before: ReturnType<typeof variation> }} noise
@@ -102,8 +115,12 @@ export const RATIOS = /** @type {const} */ ([
  * @returns {VariantStatistics}
  */
 export function variantStatistics(reps) {
-  const degradation = bootstrapMean(reps.map(r => r.degradation_ratio))
-  const p99 = bootstrapMean(reps.map(r => r.p99_ratio))
+  const ratios = {
+    degradation_ratio: reps.map(r => r.degradation_ratio).filter(isNumber),
+    p99_ratio: reps.map(r => r.p99_ratio).filter(isNumber)
+  }
+  const degradation = bootstrapMean(ratios.degradation_ratio)
+  const p99 = bootstrapMean(ratios.p99_ratio)
   const noise = {
     throughput_before: rounded(variation(reps.map(r => r.throughput.before))),
     p99_before: rounded(variation(reps.map(r => r.latency_us.p99.before)))
@@ -131,6 +148,7 @@ export function variantStatistics(reps) {
   for (const s of shortDuring) notes.push(duringNote(s.samples, s.repetition))
   return {
     repetitions: reps.length,
+    ratios,
     degradation_ratio: roundInterval(degradation),
     p99_ratio: roundInterval(p99),
     noise,
@@ -160,27 +178,17 @@ export function duringNote(samples, repetition) {
  * @property {string} baseline        the first variant
  * @property {string} variant
  * @property {'worse' | 'better' | 'cannot tell apart' | 'no interval'} verdict   the variant against the baseline
- * @property {[number, number] | null} baseline_interval
- * @property {[number, number] | null} variant_interval
+ * @property {[number, number] | null} baseline_interval   the baseline's bootstrap interval (descriptive)
+ * @property {[number, number] | null} variant_interval    the variant's
+ * @property {import('./t-interval.js').Effect | null} effect   the variant against the baseline: Welch's interval
+ *   the verdict rests on (null: no interval)
  * @property {string} text
  */
 
 /**
- * Where interval b lies against interval a: wholly above it, wholly below
- * it, or null when they overlap (the data cannot tell them apart).
- * @param {[number, number]} a
- * @param {[number, number]} b
- * @returns {'above' | 'below' | null}
- */
-export function intervalSide(a, b) {
-  if (b[0] > a[1]) return 'above'
-  if (b[1] < a[0]) return 'below'
-  return null
-}
-
-/**
  * Each variant against the first, per ratio: worse or better only when
- * the intervals do not overlap.
+ * Welch's interval of the variant against the baseline excludes no
+ * difference.
  * @param {Array<{ name: string, statistics: VariantStatistics }>} variants
  * @returns {Verdict[]}
  */
@@ -216,31 +224,53 @@ export function compareVariants(variants) {
         out.push({
           ...base,
           verdict: 'no interval',
+          effect: null,
           text:
             `${ratio.label}: cannot tell ${other.name} from ${first.name}: ${why}, ` +
             `fewer than ${MIN_REPETITIONS}: no confidence interval`
         })
         continue
       }
-      const side = intervalSide(ia, ib)
+      const effect = roundEffect(
+        twoSampleEffect(other.statistics.ratios[ratio.key], first.statistics.ratios[ratio.key]),
+        4
+      )
+      const why = `(${effectText(effect, other.name, first.name)})`
+      const side = effectSide(effect)
       if (side !== null) {
         const bWorse = (side === 'above') === ratio.higherIsWorse
         const [worse, better] = bWorse ? [other.name, first.name] : [first.name, other.name]
         out.push({
           ...base,
           verdict: bWorse ? 'worse' : 'better',
-          text: `${ratio.label}: ${worse} is worse than ${better} (intervals do not overlap)`
+          effect,
+          text: `${ratio.label}: ${worse} is worse than ${better} ${why}`
         })
       } else {
         out.push({
           ...base,
           verdict: 'cannot tell apart',
-          text: `${ratio.label}: cannot tell ${other.name} and ${first.name} apart (intervals overlap)`
+          effect,
+          text: `${ratio.label}: cannot tell ${other.name} and ${first.name} apart ${why}`
         })
       }
     }
   }
   return out
+}
+
+/**
+ * Welch's interval of a verdict in words: "Welch's 95 % interval of the
+ * ratio B / A, 0.81 to 0.93, excludes 1".
+ * @param {import('./t-interval.js').Effect} effect
+ * @param {string} variant
+ * @param {string} baseline
+ */
+function effectText(effect, variant, baseline) {
+  const of = effect.kind === 'ratio' ? `the ratio ${variant} / ${baseline}` : `the difference ${variant} - ${baseline}`
+  const ends = [effect.low, effect.high].map(end => /** @type {number} */ (end).toPrecision(3))
+  const holds = effectSide(effect) === null ? 'holds' : 'excludes'
+  return `Welch's ${LEVEL * 100} % interval of ${of}, ${ends[0]} to ${ends[1]}, ${holds} ${effect.none}`
 }
 
 /**

@@ -1,23 +1,23 @@
+import { LEVEL, MIN_REPETITIONS } from './bootstrap-interval.js'
+import { roundOne } from './numbers.js'
 import { studentQuantile } from './student-t.js'
 
-// The interval behind an experiment's answer (answer-lead.js): how far a
-// figure of one variant is from another's, or from a fixed value, with a
-// confidence interval from Student's t.
+// Intervals from Student's t: how far a figure of one variant (or run) is
+// from another's, or from a fixed value. The experiment's answer
+// (lib/report/answer-lead.js) and the verdicts between variants
+// (statistics.js) and between runs (lib/compare/verdicts.js) rest on them.
 //
-// Two variants: when every value is above 0, Welch's interval of the
+// Two samples: when every value is above 0, Welch's interval of the
 // difference of the mean logs, given back as a ratio of geometric means
-// (0.72: the variant's figure is 28 % lower); a figure that may be 0 (pages
-// frozen early, on a major that freezes none) gets Welch's interval of the
-// difference of the means, in the figure's unit. One variant against a
-// fixed value: the t interval of its mean. Welch's interval, not the
-// reports' bootstrap: with 3 repetitions a percentile bootstrap's 95 %
-// interval is their min - max, and covers far less than 95 %; t's is wider
-// and keeps its level (answer-method.js states the coverage measured on
-// generated data).
-
-export const ANSWER_LEVEL = 0.95
-// the fewest values on each side an interval is computed from, as for the reports' intervals
-export const MIN_VALUES = 3
+// (0.72: the first sample's figure is 28 % lower); a figure that may be 0
+// (pages frozen early, on a major that freezes none) gets Welch's interval
+// of the difference of the means, in the figure's unit. One sample against
+// a fixed value: the t interval of its mean. Welch's interval, not the
+// reports' bootstrap (bootstrap-interval.js): with 3 repetitions a
+// percentile bootstrap's 95 % interval is their min - max, and covers far
+// less than 95 %; t's is wider and keeps its level (the known-answer suite,
+// benchmarks/known-answers/plans.js, measures it on generated data). The
+// level and the fewest values on each side are the reports' intervals'.
 
 /**
  * @typedef {object} Effect
@@ -47,9 +47,9 @@ function variance(xs) {
  * @param {number} level
  * @returns {{ estimate: number, low: number | null, high: number | null }}
  */
-export function welch(a, b, level = ANSWER_LEVEL) {
+export function welch(a, b, level = LEVEL) {
   const estimate = mean(a) - mean(b)
-  if (a.length < MIN_VALUES || b.length < MIN_VALUES) return { estimate, low: null, high: null }
+  if (a.length < MIN_REPETITIONS || b.length < MIN_REPETITIONS) return { estimate, low: null, high: null }
   const va = variance(a) / a.length
   const vb = variance(b) / b.length
   const se = Math.sqrt(va + vb)
@@ -60,13 +60,13 @@ export function welch(a, b, level = ANSWER_LEVEL) {
 }
 
 /**
- * A variant's figure against another's.
- * @param {number[]} a  the variant's values
+ * A sample's figure against another's.
+ * @param {number[]} a  the sample's values (a variant's)
  * @param {number[]} b  the other's
  * @param {number} [level]
  * @returns {Effect}
  */
-export function twoSampleEffect(a, b, level = ANSWER_LEVEL) {
+export function twoSampleEffect(a, b, level = LEVEL) {
   const n = [a.length, b.length]
   if ([...a, ...b].every(x => x > 0)) {
     const { estimate, low, high } = welch(a.map(Math.log), b.map(Math.log), level)
@@ -83,18 +83,47 @@ export function twoSampleEffect(a, b, level = ANSWER_LEVEL) {
 }
 
 /**
- * A variant's figure against a fixed value: the t interval of its mean.
+ * A sample's figure against a fixed value: the t interval of its mean.
  * @param {number[]} a
  * @param {number} than
  * @param {number} [level]
  * @returns {Effect}
  */
-export function oneSampleEffect(a, than, level = ANSWER_LEVEL) {
+export function oneSampleEffect(a, than, level = LEVEL) {
   const estimate = mean(a)
   const base = { kind: /** @type {const} */ ('mean'), estimate, none: than, n: [a.length] }
-  if (a.length < MIN_VALUES) return { ...base, low: null, high: null }
+  if (a.length < MIN_REPETITIONS) return { ...base, low: null, high: null }
   const half = studentQuantile((1 + level) / 2, a.length - 1) * Math.sqrt(variance(a) / a.length)
   return { ...base, low: estimate - half, high: estimate + half }
+}
+
+/**
+ * The effect with its estimate and ends rounded to digits decimals.
+ * @param {Effect} effect
+ * @param {number} digits
+ * @returns {Effect}
+ */
+export function roundEffect(effect, digits) {
+  return {
+    ...effect,
+    estimate: roundOne(effect.estimate, digits),
+    low: effect.low === null ? null : roundOne(effect.low, digits),
+    high: effect.high === null ? null : roundOne(effect.high, digits)
+  }
+}
+
+/**
+ * Where an effect's interval lies against no effect: wholly above it,
+ * wholly below it, or null when it holds it or there is no interval (the
+ * data cannot tell the effect from none: a two-sided test at 1 - level).
+ * @param {Effect} effect
+ * @returns {'above' | 'below' | null}
+ */
+export function effectSide(effect) {
+  if (effect.low === null || effect.high === null) return null
+  if (effect.low > effect.none) return 'above'
+  if (effect.high < effect.none) return 'below'
+  return null
 }
 
 /**
@@ -106,9 +135,7 @@ export function oneSampleEffect(a, than, level = ANSWER_LEVEL) {
  */
 export function effectVerdict(effect, direction) {
   if (effect.low === null || effect.high === null) return 'no interval'
-  const below = effect.high < effect.none
-  const above = effect.low > effect.none
-  if (direction === 'lower' ? below : above) return 'appeared'
-  if (direction === 'lower' ? above : below) return 'opposite'
-  return 'not shown'
+  const side = effectSide(effect)
+  if (side === null) return 'not shown'
+  return (side === 'below') === (direction === 'lower') ? 'appeared' : 'opposite'
 }

@@ -57,9 +57,9 @@ export function compareTable(comparison, { colours = PLAIN, width = 80 } = {}) {
     )
     lines.push(...figureTable(comparison, baseline, entry, against.figures, colours, width))
   }
-  lines.push('', colours.dim(`verdict: better or worse only where the 95 % bootstrap intervals of the`))
+  lines.push('', colours.dim(`verdict: better or worse only where Welch's 95 % interval of the entry's`))
   lines.push(
-    colours.dim(`repetitions of ${baseline.letter} and of the entry do not overlap; cannot tell: they overlap;`)
+    colours.dim(`repetitions against ${baseline.letter}'s excludes no difference; cannot tell: it holds none;`)
   )
   lines.push(colours.dim('no CI: fewer than 3 repetitions; higher, lower: counts neither better nor worse'))
   return lines

@@ -159,9 +159,10 @@ export function experimentSummaryPage() {
     schemaFile: 'experiment-summary.schema.json',
     about: [
       'Fields marked "always" are in every summary; vacuum_cost and wraparound only when a run of the experiment has',
-      'vacuum figures or an anti-wraparound record. A field written a.b belongs to the object in a, a[].b to each',
-      'object of the list a, a.*.b to each object of the map a. [experiments.md](experiments.md) says how the figures',
-      "are used; a run's own summary is [summary.md](summary.md)."
+      "vacuum figures or an anti-wraparound record; a variant's statistics.ratios and a verdict's effect in the",
+      "summaries written since the verdicts rest on Welch's interval. A field written a.b belongs to the object",
+      'in a, a[].b to each object of the list a, a.*.b to each object of the map a. [experiments.md](experiments.md)',
+      "says how the figures are used; a run's own summary is [summary.md](summary.md)."
     ]
   })
 }

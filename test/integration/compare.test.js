@@ -349,7 +349,9 @@ t.test('entries with repetitions get intervals and verdicts', async t => {
     fast.throughput.ratio > 2.5 && fast.throughput.ratio < 5.5,
     `B runs about 4 times A's rate (${fast.throughput.ratio})`
   )
-  t.equal(fast.throughput.verdict, 'better', 'four times the rate: better, the intervals far apart')
+  t.equal(fast.throughput.verdict, 'better', "four times the rate: better, Welch's interval far above 1")
+  t.match(fast.throughput.effect, { kind: 'ratio', none: 1, n: [3, 3] }, 'the interval the verdict rests on')
+  t.ok(fast.throughput.effect.low > 1, `its low end above 1: ${fast.throughput.effect.low}`)
   t.ok(fast.throughput.interval[0] > fast.throughput.baseline_interval[1], "B's interval lies above A's")
   t.equal(
     comparison.comparisons[1].figures.throughput.verdict,

@@ -1,7 +1,8 @@
 // The report's statistics (lib/results/bootstrap-interval.js,
 // lib/results/statistics.js) on known data: the percentile bootstrap
 // interval of a mean, its determinism, what it gives with 3 repetitions and
-// with fewer, the machine's noise, and the verdicts between variants; with
+// with fewer, the machine's noise, and the verdicts between variants
+// (Welch's interval, lib/results/t-interval.js); with
 // fast-check, that the interval holds the sample mean, stays within the
 // values and is the same for the same seed.
 import t from 'tap'
@@ -162,7 +163,10 @@ function statistics(ratios, p99Ratios, { during } = {}) {
   )
 }
 
-t.test('verdicts: worse only when the intervals do not overlap', async t => {
+/** @param {number[]} xs */
+const meanLog = xs => meanOf(xs.map(Math.log))
+
+t.test("verdicts: worse only when Welch's interval of the ratio excludes 1", async t => {
   const vacuum = { name: 'vacuum', statistics: statistics([0.8, 0.82, 0.81], [1.5, 1.6, 1.55]) }
   const freeze = { name: 'freeze', statistics: statistics([0.6, 0.62, 0.61], [1.5, 1.7, 1.6]) }
   const light = { name: 'light', statistics: statistics([0.95, 0.97, 0.96], [2.0, 2.1, 2.2]) }
@@ -170,38 +174,72 @@ t.test('verdicts: worse only when the intervals do not overlap', async t => {
   t.equal(verdicts.length, 4, 'two ratios, two variants against the first')
   const find = (/** @type {string} */ metric, /** @type {string} */ variant) =>
     verdicts.find(v => v.metric === metric && v.variant === variant)
-  t.equal(find('degradation_ratio', 'freeze')?.verdict, 'worse')
-  t.equal(
-    find('degradation_ratio', 'freeze')?.text,
-    'throughput during / before: freeze is worse than vacuum (intervals do not overlap)'
+  const slower = find('degradation_ratio', 'freeze')
+  t.equal(slower?.verdict, 'worse')
+  t.match(
+    slower?.text,
+    /^throughput during \/ before: freeze is worse than vacuum \(Welch's 95 % interval of the ratio freeze \/ vacuum, 0\.7\d+ to 0\.7\d+, excludes 1\)$/
   )
-  t.same(find('degradation_ratio', 'freeze')?.variant_interval, [0.6, 0.62])
-  t.same(find('degradation_ratio', 'freeze')?.baseline_interval, [0.8, 0.82])
+  t.same(slower?.variant_interval, [0.6, 0.62], "the variant's bootstrap interval, shown as before")
+  t.same(slower?.baseline_interval, [0.8, 0.82])
+  t.equal(slower?.effect?.kind, 'ratio')
+  t.equal(
+    slower?.effect?.estimate,
+    Math.round(Math.exp(meanLog([0.6, 0.62, 0.61]) - meanLog([0.8, 0.82, 0.81])) * 1e4) / 1e4,
+    'the ratio of the geometric means'
+  )
+  t.ok(
+    Number(slower?.effect?.low) < Number(slower?.effect?.estimate) && Number(slower?.effect?.high) < 1,
+    `its interval lies below 1: ${slower?.effect?.low} to ${slower?.effect?.high}`
+  )
   t.equal(find('degradation_ratio', 'light')?.verdict, 'better', 'a higher throughput ratio is better')
-  t.equal(
+  t.match(
     find('degradation_ratio', 'light')?.text,
-    'throughput during / before: vacuum is worse than light (intervals do not overlap)'
+    /^throughput during \/ before: vacuum is worse than light \(Welch's 95 % interval of the ratio light \/ vacuum, 1\.1\d+ to 1\.2\d+, excludes 1\)$/
   )
-  t.equal(find('p99_ratio', 'freeze')?.verdict, 'cannot tell apart', '[1.5, 1.7] overlaps [1.5, 1.6]')
-  t.equal(
+  t.equal(find('p99_ratio', 'freeze')?.verdict, 'cannot tell apart', '1.5-1.7 against 1.5-1.6')
+  t.match(
     find('p99_ratio', 'freeze')?.text,
-    'p99 latency during / before: cannot tell freeze and vacuum apart (intervals overlap)'
+    /^p99 latency during \/ before: cannot tell freeze and vacuum apart \(Welch's 95 % interval of the ratio freeze \/ vacuum, 0\.\d+ to 1\.\d+, holds 1\)$/
   )
   t.equal(find('p99_ratio', 'light')?.verdict, 'worse', 'a higher p99 ratio is worse')
-  t.equal(
-    find('p99_ratio', 'light')?.text,
-    'p99 latency during / before: light is worse than vacuum (intervals do not overlap)'
-  )
+  t.match(find('p99_ratio', 'light')?.text, /^p99 latency during \/ before: light is worse than vacuum \(Welch's/)
   t.same(compareVariants([vacuum]), [], 'one variant: nothing to compare')
 
   const touching = { name: 'touching', statistics: statistics([0.82, 0.83, 0.84], [1.6, 1.7, 1.8]) }
-  t.equal(compareVariants([vacuum, touching])[0].verdict, 'cannot tell apart', 'intervals that share an end overlap')
+  t.equal(compareVariants([vacuum, touching])[0].verdict, 'cannot tell apart', 'ranges that share an end')
+
+  // 0.8-1.0 against 1.01-1.2: the min - max ranges (the bootstrap intervals of 3) miss each other, as two
+  // ranges of values drawn alike do in 10 % of cases; the means are 0.2 apart with a spread of 0.1 a side
+  const spread = { name: 'spread', statistics: statistics([0.8, 0.9, 1.0], [1.5, 1.6, 1.55]) }
+  const apart = { name: 'apart', statistics: statistics([1.01, 1.1, 1.2], [1.5, 1.6, 1.55]) }
+  const [ranges] = compareVariants([spread, apart])
+  t.ok(
+    Number(ranges.variant_interval?.[0]) > Number(ranges.baseline_interval?.[1]),
+    `the bootstrap intervals do not overlap: ${ranges.baseline_interval} and ${ranges.variant_interval}`
+  )
+  t.equal(ranges.verdict, 'cannot tell apart', "but Welch's interval holds 1: no verdict")
+  t.ok(
+    Number(ranges.effect?.low) < 1 && Number(ranges.effect?.high) > 1,
+    `${ranges.effect?.low} to ${ranges.effect?.high}`
+  )
+
+  // a throughput that stopped during the action: a ratio of 0, no logarithm; the difference of the means
+  const stalled = { name: 'stalled', statistics: statistics([0, 0.1, 0.05], [1.5, 1.6, 1.55]) }
+  const [stall] = compareVariants([vacuum, stalled])
+  t.equal(stall.verdict, 'worse')
+  t.equal(stall.effect?.kind, 'difference')
+  t.equal(stall.effect?.estimate, Math.round((0.05 - 0.81) * 1e4) / 1e4, 'the difference of the means')
+  t.match(stall.text, /\(Welch's 95 % interval of the difference stalled - vacuum, -0\.\d+ to -0\.\d+, excludes 0\)$/)
 
   const two = { name: 'two', statistics: statistics([0.3, 0.31], [5, 5.1]) }
   const noCi = compareVariants([vacuum, two])
   t.same(
-    noCi.map(v => v.verdict),
-    ['no interval', 'no interval'],
+    noCi.map(v => [v.verdict, v.effect]),
+    [
+      ['no interval', null],
+      ['no interval', null]
+    ],
     'fewer than 3 repetitions: no verdict'
   )
   t.match(

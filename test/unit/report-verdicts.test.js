@@ -1,7 +1,8 @@
 // The experiment report's honest statistics, on experiment directories made
 // up second by second (test/fixtures/report/vacuum.js), where every
 // repetition's ratios are known: the confidence intervals in summary.json
-// and on the page, the verdicts for intervals that overlap and that do not,
+// and on the page, the verdicts (Welch's interval of the ratio) for
+// variants that differ and that do not,
 // the flag on "during" windows shorter than 30 samples, the machine's noise
 // beside the effect, and what the report says with fewer than 3
 // repetitions. No server, no browser: fast.
@@ -94,21 +95,32 @@ t.test('summary.json: the intervals, the noise, the flags and the verdicts', asy
   )
   t.same(vacuum.statistics.short_during, [], 'vacuum: 30 samples, not flagged')
 
-  /** @type {Array<{ metric: string, variant: string, verdict: string, text: string }>} */
+  t.same(
+    freeze.statistics.ratios,
+    { degradation_ratio: [0.6, 0.62, 0.61], p99_ratio: [1.5, 1.7, 1.6] },
+    'the ratios the verdicts are computed from'
+  )
+
+  /** @type {Array<{ metric: string, variant: string, verdict: string, text: string, effect: any }>} */
   const comparisons = summary.comparisons
   const find = (/** @type {string} */ metric, /** @type {string} */ variant) =>
     comparisons.find(c => c.metric === metric && c.variant === variant)
-  t.equal(
+  t.match(
     find('degradation_ratio', 'freeze')?.text,
-    'throughput during / before: freeze is worse than vacuum (intervals do not overlap)'
+    /^throughput during \/ before: freeze is worse than vacuum \(Welch's 95 % interval of the ratio freeze \/ vacuum, 0\.7\d+ to 0\.7\d+, excludes 1\)$/
   )
-  t.equal(
+  t.match(
+    find('degradation_ratio', 'freeze')?.effect,
+    { kind: 'ratio', none: 1, n: [3, 3] },
+    'the interval the verdict rests on'
+  )
+  t.match(
     find('degradation_ratio', 'light')?.text,
-    'throughput during / before: vacuum is worse than light (intervals do not overlap)'
+    /^throughput during \/ before: vacuum is worse than light \(Welch's 95 % interval of the ratio light \/ vacuum, 1\.\d+ to 1\.\d+, excludes 1\)$/
   )
-  t.equal(
+  t.match(
     find('p99_ratio', 'freeze')?.text,
-    'p99 latency during / before: cannot tell freeze and vacuum apart (intervals overlap)'
+    /^p99 latency during \/ before: cannot tell freeze and vacuum apart \(Welch's 95 % interval of the ratio freeze \/ vacuum, 0\.\d+ to 1\.\d+, holds 1\)$/
   )
   t.equal(find('p99_ratio', 'light')?.verdict, 'better', 'light: a lower p99 ratio, [1.05, 1.15] against [1.5, 1.6]')
   t.ok(
@@ -117,13 +129,13 @@ t.test('summary.json: the intervals, the noise, the flags and the verdicts', asy
   )
   t.match(
     summary.statistics_method,
-    { interval: /percentile bootstrap/, verdict: /do not overlap/ },
+    { interval: /percentile bootstrap/, verdict: /Welch's 95 % interval[\s\S]*min - max/ },
     'the method is written down'
   )
 
   const lines = verdictLines(summary)
   t.ok(
-    lines.includes('throughput during / before: freeze is worse than vacuum (intervals do not overlap)'),
+    lines.includes(/** @type {string} */ (find('degradation_ratio', 'freeze')?.text)),
     'the text summary has the verdicts'
   )
   t.ok(lines.includes('freeze: rep-1: during window: 5 samples < 30: too short to trust'), 'and the short windows')
@@ -158,13 +170,13 @@ t.test('the page: the intervals, the verdicts, the flag, the noise', async t => 
   const verdicts = text(/<ul class="verdicts" id="verdicts">[\s\S]*?<\/ul>/.exec(html)?.[0] ?? '')
   t.match(
     verdicts,
-    'throughput during / before: freeze is worse than vacuum (intervals do not overlap)',
+    /throughput during \/ before: freeze is worse than vacuum \(Welch's 95 % interval of the ratio freeze \/ vacuum, \S+ to \S+, excludes 1\)/,
     'the verdict in words'
   )
   t.match(
     verdicts,
-    'p99 latency during / before: cannot tell freeze and vacuum apart (intervals overlap)',
-    'and the overlap'
+    /p99 latency during \/ before: cannot tell freeze and vacuum apart \(Welch's 95 % interval of the ratio freeze \/ vacuum, \S+ to \S+, holds 1\)/,
+    'and where it cannot tell'
   )
   t.match(text(html), 'freeze: rep-2: during window: 5 samples < 30: too short to trust', 'a warning per short window')
 
@@ -173,6 +185,7 @@ t.test('the page: the intervals, the verdicts, the flag, the noise', async t => 
   t.match(panel, 'noise (CV) 10.0 %', 'and the noise of the before windows')
   t.match(panel, '5.0 s during window: 5 samples < 30: too short to trust', 'each repetition flagged')
   t.match(text(html), /Confidence intervals \(CI\): 95 % percentile bootstrap/, 'the method in the lead')
+  t.match(text(html), /worse or better than the first only when Welch's 95 % interval/, 'and the verdict')
 })
 
 t.test('fewer than 3 repetitions: no interval, no verdict, and the report says so', async t => {
@@ -192,8 +205,11 @@ t.test('fewer than 3 repetitions: no interval, no verdict, and the report says s
   t.same(experimentSummaryProblems(summary), [], 'the summary follows docs/experiment-summary.schema.json')
   t.equal(summary.variants[1].statistics.degradation_ratio?.low, null, 'no interval')
   t.same(
-    summary.comparisons.map(c => c.verdict),
-    ['no interval', 'no interval'],
+    summary.comparisons.map(c => [c.verdict, c.effect]),
+    [
+      ['no interval', null],
+      ['no interval', null]
+    ],
     'no verdict, however far apart the means'
   )
   t.match(
