@@ -12,6 +12,9 @@
 //             of the same rows (npm run bench -- ingest [URL]: that part alone)
 //   answers   the known-answer suite (benchmarks/known-answers/), on servers
 //             of its own: npm run bench -- answers [--quick] [--busy N] …
+//   chaos     the chaos soak (benchmarks/chaos/): faults drawn from a seed for
+//             30 minutes, on a server of its own: npm run bench -- chaos
+//             [--minutes N] [--seed N] [--update-docs]
 import { parseArgs } from 'node:util'
 import os from 'node:os'
 import pg from 'pg'
@@ -29,18 +32,24 @@ import { runSoak } from './soak.js'
 import { compareIngest } from './ingest.js'
 import { printResult } from './print.js'
 import { main as knownAnswers } from './known-answers/index.js'
+import { main as chaos } from './chaos/index.js'
 
-// the known-answer suite starts its own servers and takes options of its own
+// the known-answer suite and the chaos soak start their own servers and take options of their own
 if (process.argv[2] === 'answers') {
   await knownAnswers(process.argv.slice(3))
   process.exit()
 }
+if (process.argv[2] === 'chaos') {
+  await chaos(process.argv.slice(3))
+  process.exit()
+}
 
-const PARTS = ['manta', 'threads', 'builtins', 'copy', 'soak', 'ingest', 'answers']
+const PARTS = ['manta', 'threads', 'builtins', 'copy', 'soak', 'ingest', 'answers', 'chaos']
 
 const USAGE = `usage: npm run bench -- [--parts ${PARTS.join(',')}] [-c N] [-d SECONDS] [-r ROUNDS] [--json] [URL]
        npm run bench -- PART [URL]     that part alone
        npm run bench -- answers [--quick] [--seed N] [--answer-parts a,b] [--busy N] [--update-docs]
+       npm run bench -- chaos [--minutes N] [--seed N] [--update-docs]
   --builtin-duration, --builtin-rounds, --builtin-scale, --copy-rows, --ingest-rows,
   --soak-concurrency, --soak-duration, --no-soak, --no-stats-compare, --data-dir, --profile,
   --pg-version N (the embedded server's PostgreSQL major, default 18), --offline
@@ -205,6 +214,8 @@ try {
   else printResult(result)
   // last, and on servers of its own: the whole known-answer suite
   if (parts.includes('answers')) await knownAnswers([])
+  // and the chaos soak, 30 minutes on a server of its own
+  if (parts.includes('chaos')) await chaos([])
 } catch (err) {
   // a server that cannot be reached, a run that failed: one line, as the CLI's
   const message = err instanceof Error ? err.message : String(err)

@@ -1,0 +1,109 @@
+// The chaos soak's end checks, from what soak.js gathered: the run ended
+// well and every fault was done; the insert audit exact (no acknowledged
+// row missing or vanished, and the table holding exactly the rows the run
+// says it stored); no backend of the run left; the generator's resident
+// memory flat; each fault named by a change the run's summary found at
+// its moment.
+import { rssSlope } from './rss.js'
+
+// a change names a fault when it is found this close to it: from a few
+// seconds before it began (the change's moment is located to within a few
+// seconds) to a while after it ended (the clients' recovery)
+export const MATCH_WINDOW_S = /** @type {const} */ ([5, 15])
+export const RSS_LIMIT_MIB_PER_10_MIN = 1
+
+/**
+ * @typedef {object} Check
+ * @property {string} name
+ * @property {string} value
+ * @property {string} limit
+ * @property {boolean} met
+ */
+
+/**
+ * @typedef {import('./soak.js').DoneFault & { change: any | null }} NamedFault
+ */
+
+/**
+ * @param {import('./soak.js').SoakOutcome} outcome
+ * @param {{ concurrency: number, lengthS: number, rss: boolean }} options
+ * @returns {{ checks: Check[], faults: NamedFault[] }}
+ */
+export function endChecks(outcome, { concurrency, lengthS, rss }) {
+  const s = outcome.summary
+  const faults = outcome.faults.map(fault => ({ ...fault, change: changeNear(outcome.changes, fault) }))
+  const stored = s ? s.acknowledged_inserts + (s.inserts_in_doubt_stored ?? 0) : null
+  /** @type {Check[]} */
+  const checks = [
+    check(
+      'the run ends with exit 0 and its summary',
+      `exit ${outcome.exitCode}`,
+      'exit 0',
+      outcome.exitCode === 0 && s
+    ),
+    check(
+      'faults done',
+      `${outcome.faults.filter(f => f.done).length} of ${outcome.faults.length}`,
+      'all',
+      outcome.faults.every(f => f.done)
+    ),
+    check('acknowledged inserts missing', String(s?.acknowledged_missing), '0', s?.acknowledged_missing === 0),
+    check('acknowledged inserts vanished', String(s?.acknowledged_vanished), '0', s?.acknowledged_vanished === 0),
+    check(
+      "rows in the table = acknowledged + in doubt and stored (the run's count)",
+      `${outcome.tableRows} = ${s?.acknowledged_inserts} + ${s?.inserts_in_doubt_stored}`,
+      'equal',
+      outcome.tableRows !== null && outcome.tableRows === stored && s.acknowledged_inserts > 0
+    ),
+    check(
+      'client backends of the run before it stopped',
+      String(outcome.backendsAtEnd),
+      `≤ ${concurrency}`,
+      outcome.backendsAtEnd >= 0 && outcome.backendsAtEnd <= concurrency
+    ),
+    check('backends of the run left after it exited', String(outcome.backendsAfter), '0', outcome.backendsAfter === 0),
+    check(
+      'faults a change was found at',
+      `${faults.filter(f => f.change).length} of ${faults.length}`,
+      'all',
+      faults.every(f => f.change)
+    )
+  ]
+  if (rss) {
+    // after the first tenth of the run (start-up)
+    const slope = rssSlope(outcome.rss, lengthS / 10)
+    checks.push(
+      check(
+        "generator's resident memory, least-squares slope (MiB per 10 min)",
+        slope === null ? 'no samples' : slope.toFixed(3),
+        `< ${RSS_LIMIT_MIB_PER_10_MIN}`,
+        slope !== null && slope < RSS_LIMIT_MIB_PER_10_MIN
+      )
+    )
+  }
+  return { checks, faults }
+}
+
+/**
+ * The change found nearest the fault's start within the window, or null.
+ * @param {any[]} changes
+ * @param {import('./soak.js').DoneFault} fault
+ */
+export function changeNear(changes, fault) {
+  const near = changes.filter(
+    c => c.at_s >= fault.from_s - MATCH_WINDOW_S[0] && c.at_s <= fault.to_s + MATCH_WINDOW_S[1]
+  )
+  near.sort((a, b) => Math.abs(a.at_s - fault.from_s) - Math.abs(b.at_s - fault.from_s))
+  return near[0] ?? null
+}
+
+/**
+ * @param {string} name
+ * @param {string} value
+ * @param {string} limit
+ * @param {unknown} met
+ * @returns {Check}
+ */
+function check(name, value, limit, met) {
+  return { name, value, limit, met: Boolean(met) }
+}

@@ -1,0 +1,53 @@
+// The generator's resident memory, read from /proc every ten seconds, and
+// its trend: the least-squares slope, in MiB per ten minutes.
+import { readFileSync } from 'node:fs'
+
+const EVERY_MS = 10000
+
+export class RssSampler {
+  /** @param {number} pid */
+  constructor(pid) {
+    this.pid = pid
+    this.started = Date.now()
+    /** @type {Array<{ t_s: number, rss_bytes: number }>} */
+    this.samples = []
+    this.timer = setInterval(() => this.sample(), EVERY_MS)
+    this.sample()
+  }
+
+  sample() {
+    try {
+      const kb = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${this.pid}/status`, 'utf8'))?.[1])
+      if (Number.isFinite(kb)) this.samples.push({ t_s: (Date.now() - this.started) / 1000, rss_bytes: kb * 1024 })
+    } catch {
+      // the process has ended
+    }
+  }
+
+  stop() {
+    clearInterval(this.timer)
+  }
+}
+
+/**
+ * The least-squares slope of resident memory over time, in MiB per ten
+ * minutes, of the samples after the first `skipS` seconds (start-up: the
+ * JIT, the first allocations); null with fewer than three.
+ * @param {Array<{ t_s: number, rss_bytes: number }>} samples
+ * @param {number} skipS
+ */
+export function rssSlope(samples, skipS) {
+  const used = samples.filter(s => s.t_s >= skipS)
+  if (used.length < 3) return null
+  const xs = used.map(s => s.t_s / 600)
+  const ys = used.map(s => s.rss_bytes / 2 ** 20)
+  const mx = xs.reduce((a, b) => a + b, 0) / xs.length
+  const my = ys.reduce((a, b) => a + b, 0) / ys.length
+  let sxy = 0
+  let sxx = 0
+  for (let i = 0; i < xs.length; i++) {
+    sxy += (xs[i] - mx) * (ys[i] - my)
+    sxx += (xs[i] - mx) ** 2
+  }
+  return sxx === 0 ? null : sxy / sxx
+}
