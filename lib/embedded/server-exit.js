@@ -61,7 +61,9 @@ export async function serverLogSize(dataDir) {
  * last PANIC or FATAL line about the server itself, from its severity on
  * (`PANIC:  could not write to file "pg_wal/xlogtemp.N": Disk quota
  * exceeded`). Null when there is none (a postmaster killed outright logs
- * nothing), or the log cannot be read.
+ * nothing), when the log is shorter than `from` (not the log marked: the
+ * data directory was replaced, by a snapshot's rollback say), or when it
+ * cannot be read.
  * @param {string} dataDir
  * @param {number} from
  * @returns {Promise<string | null>}
@@ -73,8 +75,7 @@ export async function exitCause(dataDir, from) {
   } catch {
     return null
   }
-  // a log shorter than the mark is another one (the data directory replaced): read it whole
-  return lastServerFailure(text.subarray(from <= text.length ? from : 0).toString('utf8'))
+  return from > text.length ? null : lastServerFailure(text.subarray(from).toString('utf8'))
 }
 
 /**

@@ -11,8 +11,9 @@ import { filesystemOf, spaceOf } from './disk-space.js'
 // the server's log, says what to free, waits until pg_wal's filesystem has
 // room for crash recovery, and starts the server again (with backoff, a
 // bounded number of tries). The generator's connections come back by
-// themselves. A server shut down cleanly (pg_ctl stop, a snapshot) is left
-// to whoever stopped it.
+// themselves. A server shut down cleanly (pg_ctl stop, a snapshot), or
+// gone with no failure in its log (killed outright, its data directory
+// replaced underneath), is left to whoever stopped it.
 
 // Room on pg_wal's filesystem before a start: crash recovery writes WAL,
 // its end-of-recovery checkpoint may need a new segment.
@@ -46,7 +47,7 @@ const BACKOFF_MAX_MS = 30000
  * A stop of the server, from the moment it was found down.
  * @typedef {object} Outage
  * @property {number} since
- * @property {string | null} cause
+ * @property {string} cause       the last PANIC or FATAL of the server's log
  * @property {number} tries
  * @property {number} nextTryAt
  * @property {string} lastError
@@ -66,7 +67,8 @@ export class ServerWatch {
     this.restarts = 0
     /** @type {number | null} when the postmaster was first found gone, not shut down */
     this.goneSince = null
-    this.cleanStopNoted = false
+    /** a stop not the server's failing was said: nothing more until it runs again */
+    this.leftAlone = false
     /** @type {Outage | null} */
     this.outage = null
     this.gaveUp = false
@@ -119,25 +121,42 @@ export class ServerWatch {
     if (this.outage) return running ? this.startedElsewhere(this.outage) : this.tryStart(this.outage)
     if (running) {
       this.goneSince = null
-      this.cleanStopNoted = false
+      this.leftAlone = false
       return
     }
-    if (await stoppedCleanly(this.server.dataDir)) {
-      this.goneSince = null
-      if (!this.cleanStopNoted) this.log.info('the embedded PostgreSQL was shut down cleanly: left as it is')
-      this.cleanStopNoted = true
-      return
-    }
+    if (this.leftAlone) return
+    if (await stoppedCleanly(this.server.dataDir))
+      return this.leaveAlone('was shut down cleanly (pg_ctl stop, a snapshot)')
     this.goneSince ??= Date.now()
     if (Date.now() - this.goneSince < CONFIRM_MS) return
-    await this.wentDown(this.goneSince)
+    const cause = await exitCause(this.server.dataDir, this.logMark)
+    if (cause === null) {
+      return this.leaveAlone(
+        'stopped without a clean shutdown, and its log names no PANIC or FATAL since the load started (killed ' +
+          'outright, or its data directory replaced)'
+      )
+    }
+    await this.wentDown(this.goneSince, cause)
   }
 
-  /** @param {number} since */
-  async wentDown(since) {
+  /**
+   * A stop the lab cannot put down to the server failing: said once, until the server runs again.
+   * @param {string} how
+   */
+  leaveAlone(how) {
+    this.goneSince = null
+    this.leftAlone = true
+    this.log.info(`the embedded PostgreSQL ${how}: the lab leaves it to whoever stopped it`)
+  }
+
+  /**
+   * @param {number} since
+   * @param {string} cause  the last PANIC or FATAL of the server's log
+   */
+  async wentDown(since, cause) {
     const outage = {
       since,
-      cause: await exitCause(this.server.dataDir, this.logMark),
+      cause,
       tries: 0,
       nextTryAt: 0,
       lastError: ''
@@ -173,7 +192,7 @@ export class ServerWatch {
     const where = room.mountPoint ? `, on the filesystem mounted at ${room.mountPoint}` : ''
     const free = room.freeBytes === null ? 'free space unknown' : `${mib(room.freeBytes)} free`
     return (
-      `${outage.cause ?? 'its log names no PANIC or FATAL'}` +
+      `${outage.cause}` +
       `${outage.lastError ? ` (last start: ${outage.lastError})` : ''}; ` +
       `pg_wal is ${room.directory}${where}, ${free}: free at least ${mib(this.neededBytes)} there for its crash ` +
       'recovery'

@@ -46,7 +46,7 @@ t.test('the cause is the last PANIC or FATAL about the server written after the 
     `PANIC:  ${panic}`,
     'a connection cut by the stop says nothing of why'
   )
-  t.equal(await exitCause(dataDir, 10 ** 9), `FATAL:  ${recovery}`, 'a log shorter than the mark is read whole')
+  t.equal(await exitCause(dataDir, 10 ** 9), null, 'a log shorter than the mark is another log: no cause')
   t.equal(await exitCause(path.join(dataDir, 'none'), 0), null, 'no log: no cause')
 })
 
