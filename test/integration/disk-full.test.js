@@ -13,7 +13,8 @@
 // "Watching the disk fill").
 import t from 'tap'
 import { execFile } from 'node:child_process'
-import { symlink } from 'node:fs/promises'
+import { randomBytes } from 'node:crypto'
+import { open, symlink } from 'node:fs/promises'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { CliRun, waitFor, sleep } from '../helpers/cli.js'
@@ -33,6 +34,8 @@ const DATA = `${POOL}/data`
 const POOL_BYTES = 512 * 1024 * 1024
 // room left on the data dataset when the quota is put on under load
 const HEADROOM = 8 * 1024 * 1024
+// of it, what the load must write to fill the dataset
+const LOAD_FILL = 1024 * 1024
 const CONCURRENCY = 8
 const DISK_FULL_MESSAGE =
   /^could not extend file "\?"(?: with \w+\(\))?: (?:Disk quota exceeded|No space left on device)$/
@@ -147,6 +150,10 @@ async function scenario(t, { dataDir, events, recordDir }) {
       await sleep(500)
     }
   }
+  // The load fills the last LOAD_FILL bytes; a file of the dataset (another
+  // writer on the same disk) takes the rest at once, so that the disk fills
+  // in seconds however slowly a loaded machine lets the load write.
+  await fill(path.join(path.dirname(dataDir), 'filler'), HEADROOM - LOAD_FILL)
   const quotaSetAt = Date.now()
   /** @type {string | undefined} what started the episode, as its event says */
   let startCause
@@ -167,8 +174,16 @@ async function scenario(t, { dataDir, events, recordDir }) {
       timeoutMs: 45000
     })
     t.comment(`full ${((Date.now() - quotaSetAt) / 1000).toFixed(1)} s after the quota was set`)
-    // Full for a few seconds under load: the failures pile up, the generator stays.
-    await sleep(3000)
+    // Full under load: the failures pile up, the generator stays. The poll
+    // of the free space can see it run out before a write fails (the last
+    // free bytes still hold rows in pages the table has), so the test waits
+    // for the first failure rather than for a time that assumes a speed.
+    const insertFailures = async () =>
+      sampleValue(await metrics(), 'pgloadgen_disk_full_failures_total', { type: 'insert_row' }) ?? 0
+    await waitFor(async () => (await insertFailures()) > 0, {
+      what: 'an insert to fail for want of space',
+      timeoutMs: 45000
+    }).catch(() => {})
     const families = await metrics()
     const failures = sampleValue(families, 'pgloadgen_disk_full_failures_total', { type: 'insert_row' }) ?? 0
     t.ok(failures > 0, `pgloadgen_disk_full_failures_total{type="insert_row"}: ${failures}`)
@@ -308,4 +323,24 @@ async function scenario(t, { dataDir, events, recordDir }) {
       'the events file holds the episode'
     )
   })
+}
+
+/**
+ * Writes bytes of random data (ZFS compression gains nothing on it) to
+ * file, synced; stops early, without an error, when the dataset is full.
+ * @param {string} file
+ * @param {number} bytes
+ */
+async function fill(file, bytes) {
+  const chunk = randomBytes(256 * 1024)
+  const handle = await open(file, 'w')
+  try {
+    for (let written = 0; written < bytes; written += chunk.length)
+      await handle.write(chunk, 0, Math.min(chunk.length, bytes - written))
+    await handle.sync()
+  } catch (err) {
+    if (!['EDQUOT', 'ENOSPC'].includes(/** @type {NodeJS.ErrnoException} */ (err).code ?? '')) throw err
+  } finally {
+    await handle.close().catch(() => {})
+  }
 }

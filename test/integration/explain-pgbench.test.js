@@ -82,9 +82,21 @@ t.test('a session holding the xmin horizon under tpcb-like: the change and its c
   const names = (/** @type {any} */ c) =>
     c.causes.some((/** @type {any} */ x) => x.kind === 'xmin_holder' && /report-holder/.test(x.label))
   const after = changes.filter((/** @type {any} */ c) => worse(c) && c.at_s >= heldFrom - 2)
-  t.ok(after.length > 0, 'throughput falls or the p99 rises after the session began holding the horizon')
+  // The versions pile up with the transactions done while the horizon is
+  // held, so the fall grows with the machine's speed: quiet, throughput
+  // falls by three quarters; with other test files taking both cores a run
+  // may do a tenth of the transactions and fall by less than its noise. The
+  // truth is read from the samples themselves: where throughput fell by a
+  // third or more, the lab must find it and name the session.
+  const fell = await fallAfter(path.join(dir, 'samples.ndjson'), heldFrom)
+  t.comment(`throughput at the end of the hold / before it: ${fell.ratio.toFixed(2)} (${fell.text})`)
   const fall = after.find(names) ?? after[0]
-  t.ok(fall && names(fall), `its cause names the session (${JSON.stringify(fall?.causes)})`)
+  if (fell.ratio <= 2 / 3 || after.length > 0) {
+    t.ok(after.length > 0, 'throughput falls or the p99 rises after the session began holding the horizon')
+    t.ok(fall && names(fall), `its cause names the session (${JSON.stringify(fall?.causes)})`)
+  } else {
+    t.comment('the fall was within the noise of a loaded machine: no change to find')
+  }
   // before the session, no change the lab cannot account for: the other
   // test files running beside this one take the CPU at times, and a change
   // the lab then names as CPU contention is a right answer, not a false one
@@ -96,7 +108,9 @@ t.test('a session holding the xmin horizon under tpcb-like: the change and its c
   // the end table gives the first two causes of a moment, nearest first; on a
   // busy machine a lock wait or the machine's strain may come nearer
   const holderShown = fall?.causes.slice(0, 2).some((/** @type {any} */ c) => /report-holder/.test(c.label))
-  if (holderShown) t.match(result.stderr, /what changed:[\s\S]*report-holder/, 'the end table names it')
+  if (!fall)
+    t.notMatch(result.stderr, /what changed:[\s\S]*report-holder/, 'the end table names no change it did not find')
+  else if (holderShown) t.match(result.stderr, /what changed:[\s\S]*report-holder/, 'the end table names it')
   else
     t.match(
       result.stderr,
@@ -104,3 +118,25 @@ t.test('a session holding the xmin horizon under tpcb-like: the change and its c
       'the end table counts the causes it has no room for (the session among them, in summary.json)'
     )
 })
+
+/**
+ * Throughput in the last 20 s of the run against the 15 s before the hold,
+ * medians of the per-second figures of samples.ndjson.
+ * @param {string} file
+ * @param {number} heldFrom  the second the hold began
+ */
+async function fallAfter(file, heldFrom) {
+  const rows = (await readFile(file, 'utf8'))
+    .trim()
+    .split('\n')
+    .map(line => /** @type {{ throughput: number }} */ (JSON.parse(line)).throughput)
+  const before = median(rows.slice(Math.max(0, heldFrom - 15), heldFrom))
+  const end = median(rows.slice(-20))
+  return { ratio: before > 0 ? end / before : 1, text: `${end} req/s against ${before}` }
+}
+
+/** @param {number[]} xs */
+function median(xs) {
+  const sorted = [...xs].sort((a, b) => a - b)
+  return sorted.length ? sorted[Math.floor(sorted.length / 2)] : 0
+}
