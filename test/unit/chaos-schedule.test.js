@@ -1,0 +1,42 @@
+// The chaos soak's schedule and its memory trend: the same seed gives the
+// same faults, at gaps within the bounds, of the kinds asked for; a short
+// soak takes each kind once before any twice; the least-squares slope of
+// a line is its slope.
+import t from 'tap'
+import { drawSchedule, FAULT_KINDS } from '../../benchmarks/chaos/schedule.js'
+import { rssSlope } from '../../benchmarks/chaos/rss.js'
+
+t.test('a seed gives one schedule, with gaps of one to three minutes', async t => {
+  const first = drawSchedule({ seed: 1, lengthS: 1800 })
+  t.same(drawSchedule({ seed: 1, lengthS: 1800 }), first, 'the same seed, the same faults')
+  t.notSame(drawSchedule({ seed: 2, lengthS: 1800 }), first, 'another seed, other faults')
+  t.ok(first.length >= 9 && first.length <= 30, `${first.length} faults in 30 minutes`)
+  t.ok(first[0].at_s >= 60 && first[0].at_s <= 180, `the first at ${first[0].at_s} s`)
+  for (let i = 1; i < first.length; i++) {
+    const gap = first[i].at_s - first[i - 1].at_s
+    t.ok(gap >= 60 && gap <= 180, `gap ${i}: ${gap} s`)
+  }
+  t.ok(first.at(-1)?.at_s <= 1800 - 90, 'none in the last minute and a half')
+  for (const fault of first) {
+    t.ok(FAULT_KINDS.includes(fault.kind), `${fault.kind} is a kind`)
+    if (fault.kind === 'wal_full') t.ok(fault.hold_s >= 10 && fault.hold_s <= 20, `WAL full for ${fault.hold_s} s`)
+    else t.equal(fault.hold_s, 10, `${fault.kind} lasts 10 s`)
+  }
+})
+
+t.test('a short soak draws each kind once before any twice', async t => {
+  const kinds = /** @type {const} */ (['sigstop', 'blackhole', 'wal_full'])
+  const faults = drawSchedule({ seed: 3, lengthS: 200, gapS: [15, 18], kinds, distinct: true, quietEndS: 10 })
+  t.ok(faults.length >= 6, `${faults.length} faults`)
+  t.same(new Set(faults.slice(0, 3).map(f => f.kind)), new Set(kinds), 'the first three are the three kinds')
+  t.same(new Set(faults.slice(3, 6).map(f => f.kind)), new Set(kinds), 'and so are the next three')
+})
+
+t.test('the slope of resident memory, in MiB per ten minutes, after the start-up', async t => {
+  const line = Array.from({ length: 100 }, (_, i) => ({ t_s: i * 10, rss_bytes: 50 * 2 ** 20 + i * 10 * 1024 }))
+  // 10 KiB every 10 s: 600 KiB in ten minutes
+  t.equal(Number(rssSlope(line, 0)?.toFixed(4)), Number((600 / 1024).toFixed(4)), '600 KiB per 10 min')
+  const startUp = [{ t_s: 0, rss_bytes: 0 }, ...line.slice(10)]
+  t.equal(Number(rssSlope(startUp, 50)?.toFixed(4)), Number((600 / 1024).toFixed(4)), 'the start-up left out')
+  t.equal(rssSlope(line.slice(0, 2), 0), null, 'no slope from two samples')
+})
