@@ -89,6 +89,8 @@ export function conditionChanges(samples, skipFirst) {
   if (samples.length === 0) return []
   const t0 = loadStartMs(samples)
   const at = (/** @type {Sample} */ s) => round((Date.parse(s.t) - t0) / 1000)
+  // a figure of the server's is as old as its poll, which came before the sample
+  const polledAt = (/** @type {Sample} */ s) => round((Date.parse(s.server?.polled_at ?? s.t) - t0) / 1000)
   /** @type {ConditionChange[]} */
   const out = []
   for (const condition of conditionsOf(samples)) {
@@ -96,7 +98,7 @@ export function conditionChanges(samples, skipFirst) {
     for (const span of spansOf(figures)) {
       if (span.first < skipFirst) continue
       const fromS = condition.backdated
-        ? round(at(samples[span.first]) - /** @type {number} */ (figures[span.first]))
+        ? round(polledAt(samples[span.first]) - /** @type {number} */ (figures[span.first]))
         : round(at(samples[span.first]) - 1)
       const toS = at(samples[span.last])
       const lasted = condition.backdated ? span.most : toS - fromS

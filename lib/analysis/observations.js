@@ -137,7 +137,9 @@ function holders(samples, at, lastS, out) {
         found.lastSeen = now
         continue
       }
-      const from = h.xact_age_s === null || h.xact_age_s === undefined ? now : Math.max(0, round(now - h.xact_age_s))
+      // the age is the poll's, which came before the sample
+      const polled = at(sample.server?.polled_at ?? sample.t)
+      const from = h.xact_age_s === null || h.xact_age_s === undefined ? now : Math.max(0, round(polled - h.xact_age_s))
       // the name first: a line cut at the terminal's width keeps it
       const session = h.application_name ? `${h.application_name} (pid ${h.pid})` : `pid ${h.pid}`
       const who =

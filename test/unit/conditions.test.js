@@ -10,6 +10,7 @@ import { describeChange } from '../../lib/analysis/wording.js'
 
 const START = Date.parse('2026-11-25T10:00:00.000Z')
 const SECONDS = 50
+const POLL_LEAD_S = 0.4
 
 /**
  * A recorded second of a steady load: throughput with a little noise, the
@@ -34,6 +35,8 @@ function sample(elapsed, state = {}) {
     },
     host: { busy_pct: 60, iowait_pct: 0, steal_pct: 0, cores: 2, own_pct: 40, server_pct: 60, server_stopped: 0 },
     server: {
+      // the server is polled a little before the sample is written
+      polled_at: new Date(START + (elapsed - POLL_LEAD_S) * 1000).toISOString(),
       checkpoints: { timed: 1, requested: 0 },
       vacuums: state.vacuums ?? [],
       horizon: [
@@ -65,7 +68,7 @@ const report = since => (/** @type {number} */ elapsed) => ({
       pid: 77,
       application_name: 'report',
       state: 'idle in transaction',
-      xact_age_s: elapsed - since,
+      xact_age_s: elapsed - POLL_LEAD_S - since,
       xmin_age: 100 * (elapsed - since)
     }
   ]
@@ -80,14 +83,14 @@ t.test('spans of a figure above 0 go through one second back at 0 and through se
 })
 
 t.test('a snapshot held by a session outside the load: a change at its start and its end', async t => {
-  // the transaction began at 22.4 s; the poll at 23 s sees it 0.6 s old
+  // the transaction began at 22.4 s; the poll for the sample at 23 s, at 22.6 s, sees it 0.2 s old
   const samples = runWith(23, 36, report(22.4))
   const changes = conditionChanges(samples, 2).filter(c => c.metric === 'condition:xmin_horizon')
   t.same(
     changes.map(c => [c.at_s, c.before.median, c.after.median, c.effect]),
     [
-      [22.4, 0, 7.1, null],
-      [36, 7.1, 0, -1]
+      [22.4, 0, 6.7, null],
+      [36, 6.7, 0, -1]
     ]
   )
   t.equal(describeChange(changes[0]), 'xmin horizon held 0 → 7 s (from 0)')
@@ -107,7 +110,9 @@ t.test('a holder younger than 5 s, the load itself and a vacuum are no condition
   const brief = runWith(23, 26, report(22.5))
   t.same(conditionChanges(brief, 2), [], 'held for under 5 s')
   const vacuum = runWith(20, 35, elapsed => ({
-    horizon: [{ kind: 'backend', pid: 88, application_name: '', state: 'active', xact_age_s: elapsed - 19.5 }],
+    horizon: [
+      { kind: 'backend', pid: 88, application_name: '', state: 'active', xact_age_s: elapsed - POLL_LEAD_S - 19.5 }
+    ],
     vacuums: [{ pid: 88, table: 'public.t', mode: 'manual', phase_name: 'scanning heap', started_at: null }]
   }))
   t.same(
@@ -121,7 +126,9 @@ t.test('a holder younger than 5 s, the load itself and a vacuum are no condition
 
 t.test('a prepared transaction left open', async t => {
   const samples = runWith(30, 50, elapsed => ({
-    horizon: [{ kind: 'prepared', pid: null, name: 'tx1', state: null, xact_age_s: elapsed - 29.8, xmin_age: 5 }]
+    horizon: [
+      { kind: 'prepared', pid: null, name: 'tx1', state: null, xact_age_s: elapsed - POLL_LEAD_S - 29.8, xmin_age: 5 }
+    ]
   }))
   const { changes } = explainRun({ samples, events: [] })
   t.same(
