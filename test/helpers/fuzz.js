@@ -287,7 +287,7 @@ export async function fuzz(
   parse,
   { runs = 2000, slowMs = SLOW_MS, valid = () => null, refused = () => null } = {}
 ) {
-  const numRuns = Math.max(1, Math.round(runs * SCALE))
+  const numRuns = Math.max(1, Math.round(runs * SCALE * (CLI_SAMPLES ? CLI_SAMPLE_SHARE : 1)))
   let parsed = 0
   let refusedCount = 0
   let cases = 0
@@ -350,21 +350,25 @@ export async function fuzz(
 // The samples that go through the CLI spawn a process each (a third of a
 // second of CPU apiece, more than the fuzzing around them): they belong to
 // the integration loop, which runs the unit fuzz files again with
-// PGLOADGEN_FUZZ_CLI=1 (test/integration/fuzz-cli.test.js). The unit loop
+// PGLOADGEN_FUZZ_CLI=1 (test/helpers/fuzz-cli.js, from two integration files). The unit loop
 // names them in a comment, with where they run: not as skipped tests, since
 // nothing of them goes unrun in npm test.
 export const CLI_SAMPLES = process.env.PGLOADGEN_FUZZ_CLI === '1'
+// The share of each fuzz run that the integration loop repeats to draw its
+// CLI samples from: the unit loop has checked every case already, and the
+// first cases of the same seed give the same kinds of refusals.
+const CLI_SAMPLE_SHARE = 0.25
 
 /**
  * A subtest that runs refused inputs through the CLI: run when CLI_SAMPLES,
- * otherwise left to test/integration/fuzz-cli.test.js, with a comment.
+ * otherwise left to the integration loop (test/helpers/fuzz-cli.js), with a comment.
  * @param {import('tap').Test} t
  * @param {string} name
  * @param {(t: import('tap').Test) => Promise<void>} body
  */
 export function cliSampleTest(t, name, body) {
   if (!CLI_SAMPLES) {
-    t.comment(`${name}: spawns the CLI, run by test/integration/fuzz-cli.test.js`)
+    t.comment(`${name}: spawns the CLI, run by the integration loop (test/integration/fuzz-cli*.test.js)`)
     return Promise.resolve()
   }
   return t.test(name, body)
