@@ -99,21 +99,23 @@ export class ServerWatch {
    * Stops watching, after the check under way (a start in progress ends
    * first, so that the audit finds the server up). A server still down is
    * said, with its cause and what to free, and its event ends.
+   * @returns {Promise<boolean>} whether the server stays down, stopped on its own
    */
   async stop() {
-    if (this.stopped) return
+    if (this.stopped) return false
     this.stopped = true
     if (this.timer) clearTimeout(this.timer)
     await this.checking
     const outage = this.outage
-    if (outage === null) return
+    if (outage === null) return this.gaveUp
     this.outage = null
     const message =
       `the run ends with the embedded PostgreSQL stopped for ${seconds(Date.now() - outage.since)} s: ` +
-      `${await this.stopDescription(outage)}; a later pgloadgen run on ${this.server.dataDir} starts it again ` +
-      `(crash recovery)`
+      `${await this.stopDescription(outage)}; the rows cannot be checked, and a later pgloadgen run on ` +
+      `${this.server.dataDir} starts it again (crash recovery)`
     this.log.warn(message)
     await this.endOutage(outage, { ok: false, error: message })
+    return true
   }
 
   async check() {

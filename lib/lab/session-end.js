@@ -40,15 +40,17 @@ export async function finishSession(session, { shutdownTimeoutS, verifyTimeoutS,
   const endedAt = new Date(Date.now() - (now - endedMs))
   const cpuUsage = process.cpuUsage(session.cpuAtStart)
   if (!finished) options.log.warn(`requests still in flight after ${shutdownTimeoutS} s were abandoned`)
-  const serverWalBytes = options.recordDir ? await walSince(options.connectionString, session.walAtStart) : null
+  // a start of the server under way ends first: what follows reads the server it brought back
+  const serverDown = (await options.serverWatch?.stop()) ?? false
+  const serverWalBytes =
+    options.recordDir && !serverDown ? await walSince(options.connectionString, session.walAtStart) : null
   await session.recorder?.stop()
-  // a start of the server under way ends first: the audit reads the server it brought back
-  await options.serverWatch?.stop()
   session.disk?.check()
   session.disk?.stop()
   const { idTable, auditTable } = options.workload
+  // a server that stopped on its own and stays down has nothing to read (server-watch.js said why)
   const insertAudit =
-    idTable === null
+    idTable === null || serverDown
       ? null
       : await verifyInserts(
           options.connectionString,
@@ -59,11 +61,11 @@ export async function finishSession(session, { shutdownTimeoutS, verifyTimeoutS,
           options.log
         )
   const rowsAfter =
-    auditTable === null
+    auditTable === null || serverDown
       ? null
       : await countTableRows(options.connectionString, auditTable, verifyTimeoutS * 1000, options.log)
   const inDoubtStored =
-    auditTable === null
+    auditTable === null || serverDown
       ? null
       : await countInDoubtRows(options.connectionString, state.inDoubt, verifyTimeoutS * 1000, options.log)
   const summary = buildSummary(

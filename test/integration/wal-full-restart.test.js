@@ -301,16 +301,21 @@ async function staysFull(t, { dataDir, walMount, events, server }) {
   t.teardown(() => rm(ackDir, { recursive: true, force: true }))
   const before = (await serverDownEvents(events)).length
   const run = startRun(t, { dataDir, events }, path.join(ackDir, 'acknowledged.ndjson'))
+  const began = Date.now()
+  const at = () => `${((Date.now() - began) / 1000).toFixed(1)} s`
   const metricsUrl = await run.metricsUrl(90000)
-  await waitFor(async () => (await rowsWritten(metricsUrl)) >= 300, { what: 'some rows written', timeoutMs: 60000 })
+  await waitFor(async () => (await rowsWritten(metricsUrl)) >= 100, { what: 'some rows written', timeoutMs: 60000 })
+  t.comment(`loading at ${at()}`)
   await setQuota(WAL, HEADROOM)
-  t.comment(`the writer beside the run got: ${(await fillWal(await embeddedUrl(dataDir))).join('; ')}`)
+  t.comment(`the writer beside the run got: ${(await fillWal(await embeddedUrl(dataDir))).join('; ')} (${at()})`)
   await waitFor(async () => (await serverDownEvents(events)).length > before, {
     what: 'a server_down event',
     timeoutMs: 60000
   })
+  t.comment(`server_down at ${at()}`)
   run.kill('SIGTERM')
   const result = await run.exited
+  t.comment(`the run ended at ${at()}`)
   t.equal(result.code, 0, 'the run exits 0, as when a server at a URL is lost')
   const said = /pgloadgen warn: the run ends with the embedded PostgreSQL stopped for [\d.]+ s: (.*)/.exec(
     result.stderr
@@ -324,7 +329,7 @@ async function staysFull(t, { dataDir, walMount, events, server }) {
   )
   t.match(
     said?.[1],
-    /free at least 64\.0 MiB there for its crash recovery; a later pgloadgen run on .* starts it/,
+    /free at least 64\.0 MiB there for its crash recovery; the rows cannot be checked, and a later pgloadgen run on .* starts it/,
     'and how much'
   )
   const [start, end] = (await serverDownEvents(events)).slice(before)
