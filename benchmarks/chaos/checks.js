@@ -85,15 +85,22 @@ export function endChecks(outcome, { concurrency, lengthS, rss }) {
 }
 
 /**
- * The change found nearest the fault's start within the window, or null.
+ * The change found at the fault: one from a little before it began to a
+ * while after it ended, not the end of a condition (a series of the lab's
+ * back at 0, which is the end of what came before); one with a cause
+ * named first, then the nearest its start. Null when there is none.
  * @param {any[]} changes
  * @param {import('./soak.js').DoneFault} fault
  */
 export function changeNear(changes, fault) {
   const near = changes.filter(
-    c => c.at_s >= fault.from_s - MATCH_WINDOW_S[0] && c.at_s <= fault.to_s + MATCH_WINDOW_S[1]
+    c =>
+      c.at_s >= fault.from_s - MATCH_WINDOW_S[0] &&
+      c.at_s <= fault.to_s + MATCH_WINDOW_S[1] &&
+      !(String(c.metric).startsWith('condition:') && c.after?.median === 0)
   )
-  near.sort((a, b) => Math.abs(a.at_s - fault.from_s) - Math.abs(b.at_s - fault.from_s))
+  const named = (/** @type {any} */ c) => ((c.causes?.length ?? 0) > 0 ? 0 : 1)
+  near.sort((a, b) => named(a) - named(b) || Math.abs(a.at_s - fault.from_s) - Math.abs(b.at_s - fault.from_s))
   return near[0] ?? null
 }
 

@@ -189,7 +189,8 @@ export class ChaosServer {
       } catch (err) {
         const said = String(/** @type {any} */ (err).stderr || err)
         if (/no such pool/.test(said)) return
-        if (attempt === 10) throw new Error(`cannot destroy the pool ${this.pool}: ${said}`, { cause: err })
+        // zfs-fuse may hold the pool busy a while after the server's last file closed
+        if (attempt === 60) throw new Error(`cannot destroy the pool ${this.pool}: ${said}`, { cause: err })
         await new Promise(resolve => setTimeout(resolve, 1000))
       }
     }

@@ -5,6 +5,7 @@
 import t from 'tap'
 import { drawSchedule, FAULT_KINDS } from '../../benchmarks/chaos/schedule.js'
 import { rssSlope } from '../../benchmarks/chaos/rss.js'
+import { changeNear } from '../../benchmarks/chaos/checks.js'
 
 t.test('a seed gives one schedule, with gaps of one to three minutes', async t => {
   const first = drawSchedule({ seed: 1, lengthS: 1800 })
@@ -39,4 +40,26 @@ t.test('the slope of resident memory, in MiB per ten minutes, after the start-up
   const startUp = [{ t_s: 0, rss_bytes: 0 }, ...line.slice(10)]
   t.equal(Number(rssSlope(startUp, 50)?.toFixed(4)), Number((600 / 1024).toFixed(4)), 'the start-up left out')
   t.equal(rssSlope(line.slice(0, 2), 0), null, 'no slope from two samples')
+})
+
+t.test('the change at a fault: in its window, not the end of a condition, a named one first', async t => {
+  const fault = { planned: { at_s: 30, kind: 'sigstop', hold_s: 10 }, from_s: 30, to_s: 40, detail: '', done: true }
+  const change = (
+    /** @type {number} */ at,
+    /** @type {string} */ metric,
+    /** @type {number} */ after,
+    causes = []
+  ) => ({
+    at_s: at,
+    metric,
+    after: { median: after },
+    causes
+  })
+  const ended = change(29, 'condition:reconnects', 0)
+  const noise = change(30, 'p99_us:read_row', 5)
+  const drop = change(31, 'throughput', 0, [{ kind: 'server_stopped', label: 'stopped' }])
+  t.equal(changeNear([ended, noise, drop], fault), drop, 'the named drop, not the nearer noise or the end before')
+  t.equal(changeNear([ended, noise], fault), noise, 'with none named, the nearest')
+  t.equal(changeNear([ended], fault), null, 'the end of a condition alone is no change at the fault')
+  t.equal(changeNear([change(24, 'throughput', 0), change(56, 'throughput', 0)], fault), null, 'none outside')
 })
