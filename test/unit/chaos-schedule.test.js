@@ -1,7 +1,7 @@
 // The chaos soak's schedule and its memory trend: the same seed gives the
 // same faults, at gaps within the bounds, of the kinds asked for; a short
 // soak takes each kind once before any twice; the least-squares slope of
-// a line is its slope.
+// a line is its slope; the change taken as a fault's is the one at it.
 import t from 'tap'
 import { drawSchedule, FAULT_KINDS } from '../../benchmarks/chaos/schedule.js'
 import { rssSlope } from '../../benchmarks/chaos/rss.js'
