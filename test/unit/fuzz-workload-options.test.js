@@ -6,7 +6,7 @@ import t from 'tap'
 import fc from 'fast-check'
 import { loadWorkload, rawWorkloadModule } from '../../lib/workloads/index.js'
 import { REPO } from '../helpers/cli.js'
-import { fuzzTest, hostileText, jsonish, cliRefuses, sample } from '../helpers/fuzz.js'
+import { fuzzTest, hostileText, jsonish, cliRefuses, cliSampleTest, sample } from '../helpers/fuzz.js'
 import { camelCase } from '../../lib/workloads/options.js'
 
 const JOB_QUEUE = `${REPO}notes/workloads/job-queue.js`
@@ -89,7 +89,7 @@ for (const spec of ['tsbs-cpu', 'tgres', 'fleet', JOB_QUEUE]) {
           : `the message does not name the option: ${err.message}`
     }
   )
-  t.test(`the CLI refuses a sample of ${name}'s: exit 2, one line`, async t => {
+  cliSampleTest(t, `the CLI refuses a sample of ${name}'s: exit 2, one line`, async t => {
     const flags = result.refusals.flatMap(given =>
       Object.entries(/** @type {Record<string, unknown>} */ (given))
         .filter(([key, value]) => names.includes(key) && typeof value === 'string' && specs[key].type !== 'boolean')
