@@ -40,7 +40,7 @@ const cases = [
   { args: ['-d', '0'], problem: /^bench: --duration must be a positive whole number$/ },
   {
     args: ['--parts', 'manta,nope'],
-    problem: /^bench: unknown part "nope" \(parts: manta, threads, builtins, copy, soak, ingest, answers\)$/
+    problem: /^bench: unknown part "nope" \(parts: manta, threads, builtins, copy, soak, ingest, answers, chaos\)$/
   },
   { args: ['--json=yes'], problem: /^bench: Option '--json' does not take an argument/ },
   {
@@ -67,23 +67,23 @@ for (const { args, problem } of cases) {
 
 const answerCases = [
   {
-    args: ['--answer-parts', 'change-points,nope'],
+    args: ['answers', '--answer-parts', 'change-points,nope'],
     problem: /^bench answers: unknown part "nope" \(parts: change-points, /
   },
-  { args: ['--busy=-1'], problem: /^bench answers: --busy must be a whole number, 0 or more$/ },
-  { args: ['--busy', '-1'], problem: /^bench answers: Option '--busy' argument is ambiguous$/ },
-  { args: ['--seed', 'x'], problem: /^bench answers: --seed must be a whole number$/ },
-  { args: ['--bogus'], problem: /^bench answers: Unknown option '--bogus'$/ }
+  { args: ['answers', '--busy=-1'], problem: /^bench answers: --busy must be a whole number, 0 or more$/ },
+  { args: ['answers', '--busy', '-1'], problem: /^bench answers: Option '--busy' argument is ambiguous$/ },
+  { args: ['answers', '--seed', 'x'], problem: /^bench answers: --seed must be a whole number$/ },
+  { args: ['answers', '--bogus'], problem: /^bench answers: Unknown option '--bogus'$/ },
+  { args: ['chaos', '--minutes', '1'], problem: /^bench chaos: --minutes must be a number, 2 or more$/ },
+  { args: ['chaos', '--seed', '1.5'], problem: /^bench chaos: --seed must be a whole number$/ },
+  { args: ['chaos', '--bogus'], problem: /^bench chaos: Unknown option '--bogus'$/ }
 ]
 
 for (const { args, problem } of answerCases) {
-  t.test(`bench answers ${args.join(' ')}`, async t => {
+  t.test(`bench ${args.join(' ')}`, async t => {
     const result = await new Promise(resolve => {
-      execFile(
-        process.execPath,
-        [BENCH, 'answers', ...args],
-        { env: hermeticEnv(), timeout: 20000 },
-        (err, stdout, stderr) => resolve({ code: err ? err.code : 0, stdout, stderr })
+      execFile(process.execPath, [BENCH, ...args], { env: hermeticEnv(), timeout: 20000 }, (err, stdout, stderr) =>
+        resolve({ code: err ? err.code : 0, stdout, stderr })
       )
     })
     t.equal(result.code, 2, 'exit code 2')
@@ -107,7 +107,7 @@ t.test('a server that cannot be reached: one line without the password, exit 1',
 t.test('bench --help says how to call it and starts nothing', async t => {
   const result = await bench(['--help'])
   t.equal(result.code, 0)
-  t.match(result.stdout, /^usage: npm run bench -- \[--parts manta,threads,builtins,copy,soak,ingest,answers\]/)
+  t.match(result.stdout, /^usage: npm run bench -- \[--parts manta,threads,builtins,copy,soak,ingest,answers,chaos\]/)
   t.match(result.stdout, /npm run bench -- PART \[URL\]/)
   t.equal(result.stderr, '')
   t.notOk(existsSync(dataDir), 'no embedded server was started')
