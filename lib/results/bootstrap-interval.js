@@ -1,7 +1,10 @@
 import { isNumber, meanOf } from './numbers.js'
 
-// The confidence interval of a mean that the verdicts between variants
-// (statistics.js) and between runs (compare/verdicts.js) rest on.
+// The confidence interval of a mean that the reports show per variant
+// (statistics.js) and per entry compared (compare/verdicts.js). Their
+// verdicts do not rest on it but on Welch's interval (t-interval.js): with
+// 3 repetitions this interval is the min - max, and two of them miss each
+// other in 10 % of cases with no difference.
 //
 // The interval is a percentile bootstrap of the mean: the repetitions'
 // ratios (one per repetition, each measured within its own run) are
