@@ -196,7 +196,12 @@ t.test('metrics while running, then SIGTERM', async t => {
     what: 'nconns to reach the concurrency'
   })
   t.equal(await generatorBackends(db.url), CONCURRENCY, 'the server sees as many generator connections as nconns says')
-  await sleep(1000)
+  // the page has every family once a request of the mix has failed (the
+  // injected error is a small share of it: a busy machine may take seconds)
+  await waitFor(
+    async () => ((await scrape(metricsUrl)).families.get('pgloadgen_error_messages')?.samples.length ?? 0) > 0,
+    { what: 'a failed request counted by its message', timeoutMs: 30000 }
+  )
 
   const first = await scrape(metricsUrl)
   t.test('first scrape', async t => checkPage(t, first))
