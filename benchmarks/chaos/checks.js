@@ -75,13 +75,26 @@ export function endChecks(outcome, { concurrency, lengthS, rss }) {
     checks.push(
       check(
         "generator's resident memory, least-squares slope (MiB per 10 min)",
-        slope === null ? 'no samples' : slope.toFixed(3),
+        slope === null ? 'no samples' : `${slope.toFixed(3)} (${rssShape(outcome.rss, lengthS)})`,
         `< ${RSS_LIMIT_MIB_PER_10_MIN}`,
         slope !== null && slope < RSS_LIMIT_MIB_PER_10_MIN
       )
     )
   }
   return { checks, faults }
+}
+
+/**
+ * Where resident memory was at the end of the start-up and at the end,
+ * and its slope over the second half: a creep that levels off from a leak.
+ * @param {Array<{ t_s: number, rss_bytes: number }>} samples
+ * @param {number} lengthS
+ */
+function rssShape(samples, lengthS) {
+  const mib = (/** @type {{ rss_bytes: number } | undefined} */ s) => ((s?.rss_bytes ?? 0) / 2 ** 20).toFixed(1)
+  const first = samples.find(s => s.t_s >= lengthS / 10)
+  const half = rssSlope(samples, lengthS / 2)
+  return `${mib(first)} → ${mib(samples.at(-1))} MiB; over the second half ${half === null ? '?' : half.toFixed(3)}`
 }
 
 /**
