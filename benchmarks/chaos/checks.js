@@ -4,7 +4,7 @@
 // says it stored); no backend of the run left; the generator's resident
 // memory flat; each fault named by a change the run's summary found at
 // its moment.
-import { rssSlope } from './rss.js'
+import { rssFloor, rssSlope } from './rss.js'
 
 // a change names a fault when it is found this close to it: from a few
 // seconds before it began (the change's moment is located to within a few
@@ -86,7 +86,9 @@ export function endChecks(outcome, { concurrency, lengthS, rss }) {
 
 /**
  * Where resident memory was at the end of the start-up and at the end,
- * and its slope over the second half: a creep that levels off from a leak.
+ * its slope over the second half (a creep that levels off is not a leak),
+ * and the slope of its floor, the lowest of every 5 minutes (what is left
+ * after the heap's major collections).
  * @param {Array<{ t_s: number, rss_bytes: number }>} samples
  * @param {number} lengthS
  */
@@ -94,7 +96,9 @@ function rssShape(samples, lengthS) {
   const mib = (/** @type {{ rss_bytes: number } | undefined} */ s) => ((s?.rss_bytes ?? 0) / 2 ** 20).toFixed(1)
   const first = samples.find(s => s.t_s >= lengthS / 10)
   const half = rssSlope(samples, lengthS / 2)
-  return `${mib(first)} → ${mib(samples.at(-1))} MiB; over the second half ${half === null ? '?' : half.toFixed(3)}`
+  const floor = rssSlope(rssFloor(samples, lengthS / 10, 300), 0)
+  const figure = (/** @type {number | null} */ n) => (n === null ? '?' : n.toFixed(3))
+  return `${mib(first)} → ${mib(samples.at(-1))} MiB; second half ${figure(half)}; floor ${figure(floor)}`
 }
 
 /**

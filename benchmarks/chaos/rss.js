@@ -51,3 +51,25 @@ export function rssSlope(samples, skipS) {
   }
   return sxx === 0 ? null : sxy / sxx
 }
+
+/**
+ * The floor of resident memory: the lowest sample of each window of
+ * `windowS` seconds after `skipS`, at its moment. The heap grows between
+ * two major collections and falls back at each (minutes apart): what a
+ * leak raises is the floor, which the sawtooth hides from a slope of every
+ * sample.
+ * @param {Array<{ t_s: number, rss_bytes: number }>} samples
+ * @param {number} skipS
+ * @param {number} windowS
+ */
+export function rssFloor(samples, skipS, windowS) {
+  /** @type {Map<number, { t_s: number, rss_bytes: number }>} */
+  const lowest = new Map()
+  for (const s of samples) {
+    if (s.t_s < skipS) continue
+    const window = Math.floor((s.t_s - skipS) / windowS)
+    const held = lowest.get(window)
+    if (!held || s.rss_bytes < held.rss_bytes) lowest.set(window, s)
+  }
+  return [...lowest.values()]
+}

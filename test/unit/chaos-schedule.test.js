@@ -4,7 +4,7 @@
 // a line is its slope; the change taken as a fault's is the one at it.
 import t from 'tap'
 import { drawSchedule, FAULT_KINDS } from '../../benchmarks/chaos/schedule.js'
-import { rssSlope } from '../../benchmarks/chaos/rss.js'
+import { rssFloor, rssSlope } from '../../benchmarks/chaos/rss.js'
 import { changeNear } from '../../benchmarks/chaos/checks.js'
 
 t.test('a seed gives one schedule, with gaps of one to three minutes', async t => {
@@ -62,4 +62,17 @@ t.test('the change at a fault: in its window, not the end of a condition, a name
   t.equal(changeNear([ended, noise], fault), noise, 'with none named, the nearest')
   t.equal(changeNear([ended], fault), null, 'the end of a condition alone is no change at the fault')
   t.equal(changeNear([change(24, 'throughput', 0), change(56, 'throughput', 0)], fault), null, 'none outside')
+})
+
+t.test("resident memory's floor: the lowest of each window, after the start-up", async t => {
+  // a sawtooth: 1 MiB more every 10 s, back to 60 MiB every 100 s
+  const saw = Array.from({ length: 60 }, (_, i) => ({ t_s: i * 10, rss_bytes: (60 + (i % 10)) * 2 ** 20 }))
+  const floor = rssFloor(saw, 100, 100)
+  t.same(
+    floor.map(s => s.t_s),
+    [100, 200, 300, 400, 500],
+    'one per window, at its lowest'
+  )
+  t.equal(rssSlope(floor, 0), 0, 'a flat floor under the sawtooth')
+  t.ok((rssSlope(saw.slice(10, 55), 0) ?? 0) > 0.5, 'where a slope of every sample, cut mid-tooth, rises')
 })
