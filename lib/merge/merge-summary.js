@@ -69,8 +69,18 @@ export function mergeSummaries(runs) {
     errors: addCounts(summaries.map(s => s.errors ?? {})),
     unexpected_failures: sum(s => s.unexpected_failures),
     timeouts: sum(s => s.timeouts ?? 0),
+    // each instance cancels its own requests and is refused on its own connections
+    cancels: {
+      sent: sum(s => s.cancels?.sent ?? 0),
+      succeeded: sum(s => s.cancels?.succeeded ?? 0),
+      gave_up: sum(s => s.cancels?.gave_up ?? 0)
+    },
+    refused_connections: sum(s => s.refused_connections ?? 0),
     disk_full: mergeDiskFull(summaries.map(s => s.disk_full ?? null)),
     reconnects: sum(s => s.reconnects),
+    ...(summaries.some(s => typeof s.server_restarts === 'number') && {
+      server_restarts: sum(s => s.server_restarts ?? 0)
+    }),
     // every instance checks its own acknowledged ids: they are disjoint, so the counts add up
     acknowledged_inserts: sum(s => s.acknowledged_inserts),
     acknowledged_missing: summaries.every(s => typeof s.acknowledged_missing === 'number')

@@ -177,8 +177,8 @@ function failureLines(summary, colours, width) {
   if (cancels && cancels.sent > 0) {
     lines.push(
       colours.yellow(
-        `cancels: ${count(cancels.sent)} sent, ${count(cancels.succeeded)} ended on the server (connection kept), ` +
-          `${count(cancels.gave_up)} not within the grace (connection replaced)`
+        `cancels: ${count(cancels.sent)} sent, ${count(cancels.succeeded)} ended on the server (kept), ` +
+          `${count(cancels.gave_up)} past the grace (replaced)`
       )
     )
   }

@@ -55,6 +55,8 @@ function instanceRun(index, latencies, startedMs, seconds) {
     errors: index ? { 'duplicate key': index } : {},
     unexpected_failures: 0,
     reconnects: index,
+    cancels: { sent: 2 + index, succeeded: 1 + index, gave_up: 1 },
+    refused_connections: 3 * index,
     acknowledged_inserts: latencies.length,
     acknowledged_missing: 0,
     acknowledged_vanished: 0,
@@ -98,6 +100,9 @@ t.test('a merged summary: counts added, percentiles of every request, rates over
   t.ok(merged.latency_us.p95 !== null && merged.latency_us.p95 >= 50000, 'the slow tenth is the p95, not averaged away')
   t.same(merged.errors, { 'duplicate key': 1 })
   t.equal(merged.reconnects, 1)
+  t.same(merged.cancels, { sent: 5, succeeded: 3, gave_up: 2 }, "each instance's cancels added")
+  t.equal(merged.refused_connections, 3, "each instance's refused connections added")
+  t.notOk('server_restarts' in merged, 'no instance owned a server it restarted')
   t.equal(merged.acknowledged_inserts, 1000)
   t.equal(merged.acknowledged_missing, 0)
   t.equal(merged.process.peak_rss_bytes, 51e6, "the largest instance's")
