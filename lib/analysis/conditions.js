@@ -2,8 +2,8 @@
 // as a change of its own whether or not a series of the load moved beyond
 // its noise: the xmin horizon held by a session or a prepared transaction
 // outside the load, the load's sessions waiting for a lock someone else
-// holds, the server's processes stopped, clients losing their connections,
-// requests failing. Each condition is a per-second figure that is 0 when
+// holds, the server's processes stopped, no request answered at all,
+// clients losing their connections, requests failing. Each condition is a per-second figure that is 0 when
 // all is well; a condition is a run of seconds in which it is not (a
 // second back at 0 does not end it), long enough to matter. Its start and,
 // when it ended before the run did, its end are changes of the series
@@ -37,6 +37,7 @@ const SIDE_SAMPLES = 10
  * @property {(s: Sample, previous: Sample | undefined) => number | null} figure   null: not seen in that second
  * @property {boolean} backdated   the figure is how long the condition has lasted: it began that long before
  * @property {number} leastS       the shortest condition that matters (for a backdated one, the largest figure)
+ * @property {number} [burst]      a figure this high in one second matters however short the condition
  */
 
 /**
@@ -45,6 +46,7 @@ const SIDE_SAMPLES = 10
  */
 function conditionsOf(samples) {
   const failedIn = failuresOf(samples)
+  const clients = Math.max(0, ...samples.map(s => s.concurrency ?? 0))
   return [
     {
       name: 'xmin_horizon',
@@ -61,10 +63,20 @@ function conditionsOf(samples) {
       leastS: CONDITION_MIN_S
     },
     {
+      // no request done while clients wanted to run: a link gone dark, a
+      // hung server, whatever the lab cannot see from its side
+      name: 'stall',
+      figure: s => (!s.paused && (s.concurrency ?? 1) > 0 && s.throughput === 0 ? 1 : 0),
+      backdated: false,
+      leastS: CONDITION_MIN_S
+    },
+    {
       name: 'reconnects',
       figure: (s, previous) => (previous ? (s.reconnects ?? 0) - (previous.reconnects ?? 0) : 0),
       backdated: false,
-      leastS: CONDITION_MIN_S
+      leastS: CONDITION_MIN_S,
+      // every client lost its connection at once (a restart, backends killed): over in a second or two
+      ...(clients > 1 && { burst: clients })
     },
     { name: 'failures', figure: s => failedIn(s), backdated: false, leastS: CONDITION_MIN_S }
   ]
@@ -102,11 +114,12 @@ export function conditionChanges(samples, skipFirst) {
         : round(at(samples[span.first]) - 1)
       const toS = at(samples[span.last])
       const lasted = condition.backdated ? span.most : toS - fromS
-      if (lasted < condition.leastS) continue
+      if (lasted < condition.leastS && span.most < (condition.burst ?? Infinity)) continue
       const metric = `condition:${condition.name}`
       const during = levelOver(figures, span.first, span.last + 1)
       out.push(change(fromS, metric, levelOver(figures, span.first - SIDE_SAMPLES, span.first), during))
-      if (span.last < samples.length - 1) {
+      // a burst shorter than a condition: a moment, with no end of its own
+      if (span.last < samples.length - 1 && lasted >= condition.leastS) {
         out.push(change(toS, metric, during, levelOver(figures, span.last + 1, span.last + 1 + SIDE_SAMPLES)))
       }
     }

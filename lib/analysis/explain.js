@@ -31,7 +31,7 @@ import { conditionCause, conditionChanges } from './conditions.js'
  * @property {number} at_s       seconds after the load began
  * @property {string} metric     throughput, p99_us:TYPE, rows_per_s, points_per_s, schedule_lag_p99_us, or a
  *   condition the lab saw directly (conditions.js): condition:xmin_horizon, condition:lock_wait,
- *   condition:server_stopped, condition:reconnects, condition:failures
+ *   condition:server_stopped, condition:stall, condition:reconnects, condition:failures
  * @property {ChangeLevel} before
  * @property {ChangeLevel} after
  * @property {number | null} effect   relative: (after − before) / before; null from a level of 0
@@ -127,8 +127,8 @@ export function explainRun({ samples, events, logText = null, statsIntervalS = 1
         'binary segmentation (a likelihood-ratio scan for a shift of the mean in AR(1) noise) and a MOSUM scan; ' +
         'docs/change-points.md',
       conditions:
-        'what the lab saw directly (xmin horizon held, lock waits, server stopped, reconnects, failures), ' +
-        'lasting at least a few seconds; docs/causes.md',
+        'what the lab saw directly (xmin horizon held, lock waits, server stopped, no request answered, ' +
+        'reconnects, failures), lasting at least a few seconds, or every client reconnecting at once; docs/causes.md',
       causes: 'docs/causes.md',
       min_effect: MIN_EFFECT,
       min_segment_s: 10,

@@ -18,13 +18,13 @@ const POLL_LEAD_S = 0.4
  * contender that comes and goes unrelated to anything below.
  * @param {number} elapsed
  * @param {{ horizon?: any[], vacuums?: any[], waiting?: number, reconnects?: number, failed?: number,
- *     stopped?: number }} [state]
+ *     stopped?: number, throughput?: number }} [state]
  */
 function sample(elapsed, state = {}) {
   return {
     t: new Date(START + elapsed * 1000).toISOString(),
     elapsed_s: elapsed,
-    throughput: 1000 + ((elapsed * 37) % 11) * 10,
+    throughput: state.throughput ?? 1000 + ((elapsed * 37) % 11) * 10,
     concurrency: 4,
     connections: 4,
     paused: false,
@@ -186,4 +186,44 @@ t.test('a lock wait and a stopped server of 3 s or more; shorter ones are not', 
   const start = changes.find(c => c.metric === 'condition:server_stopped')
   t.equal(start?.at_s, 24)
   t.equal(start?.causes[0]?.kind, 'server_stopped')
+})
+
+t.test('no request answered for 3 s or more is a stall; a shorter gap is not', async t => {
+  const dark = runWith(20, 29, () => ({ throughput: 0 }))
+  t.same(
+    conditionChanges(dark, 2)
+      .filter(c => c.metric === 'condition:stall')
+      .map(c => [c.at_s, c.after.median]),
+    [
+      [19, 1],
+      [29, 0]
+    ],
+    'a link gone dark for 10 s: its start and its end'
+  )
+  t.same(
+    conditionChanges(
+      runWith(20, 21, () => ({ throughput: 0 })),
+      2
+    ),
+    [],
+    'two seconds without an answer'
+  )
+})
+
+t.test('every client reconnecting within a second is a condition, however short', async t => {
+  // the counter counts from the start: the run's 4 clients at 30 s, once
+  const restart = runWith(30, 50, () => ({ reconnects: 4 }))
+  t.same(
+    conditionChanges(restart, 2).map(c => [c.at_s, c.metric]),
+    [[29, 'condition:reconnects']],
+    'a restart: every connection replaced at once'
+  )
+  t.same(
+    conditionChanges(
+      runWith(30, 50, () => ({ reconnects: 2 })),
+      2
+    ),
+    [],
+    'half of them: no condition'
+  )
 })
