@@ -1,7 +1,7 @@
 // One test file at a time for the measurements that another file's load
 // would disturb (a steady run that must show no change, a run whose change
-// must stand out): the test files run two at a time, so such a file waits
-// here for the other to finish its measurement. A directory made with
+// must stand out): the test files run three at a time, so such a file waits
+// here for another to finish its measurement. A directory made with
 // mkdir is the lock (atomic on every filesystem); one whose process is
 // gone is taken over.
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises'
