@@ -226,8 +226,11 @@ function lockWaits(samples, at, lastS, out) {
 export function outsideWaiting(sample) {
   const locks = sample.server?.locks
   if (!locks) return null
+  // no blocker read at all: the wait ended before the poll could see who
+  // held the lock, a short wait of the load's clients on each other (a
+  // lock held from outside is still held when its blocker is read)
   const outside = locks.blockers.filter(b => b.application_name !== GENERATOR_APPLICATION)
-  return locks.blockers.length > 0 && outside.length === 0 ? 0 : locks.waiting
+  return outside.length === 0 ? 0 : locks.waiting
 }
 
 /**

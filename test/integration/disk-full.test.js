@@ -15,6 +15,7 @@ import t from 'tap'
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { open, symlink } from 'node:fs/promises'
+import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { CliRun, waitFor, sleep } from '../helpers/cli.js'
@@ -339,7 +340,9 @@ async function fill(file, bytes) {
       await handle.write(chunk, 0, Math.min(chunk.length, bytes - written))
     await handle.sync()
   } catch (err) {
-    if (!['EDQUOT', 'ENOSPC'].includes(/** @type {NodeJS.ErrnoException} */ (err).code ?? '')) throw err
+    // libuv has no name for EDQUOT: its errno is all there is
+    const { errno } = /** @type {NodeJS.ErrnoException} */ (err)
+    if (![os.constants.errno.EDQUOT, os.constants.errno.ENOSPC].includes(-(errno ?? 0))) throw err
   } finally {
     await handle.close().catch(() => {})
   }

@@ -43,7 +43,11 @@ function sample(elapsed, state = {}) {
         { kind: 'backend', pid: 50, application_name: 'pgloadgen', state: 'active', xact_age_s: 0.01, xmin_age: 2 },
         ...(state.horizon ?? [])
       ],
-      locks: { waiting: state.waiting ?? 0, longest_wait_s: null, blockers: [] }
+      locks: {
+        waiting: state.waiting ?? 0,
+        longest_wait_s: null,
+        blockers: state.waiting ? [{ pid: 88, application_name: 'locker' }] : []
+      }
     },
     ...(state.stopped !== undefined && {
       host: { busy_pct: 10, iowait_pct: 0, steal_pct: 0, cores: 2, own_pct: 1, server_pct: 0, server_stopped: 9 }
