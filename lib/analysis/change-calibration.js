@@ -1,5 +1,4 @@
 import { criticalZ } from './change-scan.js'
-import { stretchCount } from './segment-scan.js'
 
 // How far the scan's largest z strays under no change, once the noise is
 // fitted around the candidate split (change-points.js refit): the fit takes
@@ -15,7 +14,7 @@ import { stretchCount } from './segment-scan.js'
 // table again; docs/change-points.md.
 
 const LENGTHS = [20, 30, 40, 60, 90, 120, 180, 240, 480, 960]
-export const RHOS = [0, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95]
+const RHOS = [0, 0.3, 0.5, 0.7, 0.8, 0.9, 0.95]
 const Q99 = [
   [3.61, 4.44, 4.8, 5.76, 6.64, 6.91, 7.32],
   [4.01, 4.78, 5.39, 6.13, 6.13, 7, 7.52],
@@ -42,50 +41,17 @@ const RHO_SHORTFALL = 0.02
 export function scanExcess(length, rho, margin) {
   const scaled = (length * MARGIN) / margin
   const places = Math.max(1, length - 2 * margin + 1)
-  return quantile99(LENGTHS, Q99, scaled, rho + RHO_SHORTFALL) - criticalZ(0.01 / (2 * places))
-}
-
-// The same for the scan of segment-scan.js, a stretch that leaves and comes
-// back: the 99th percentile of its largest |z| over every stretch of a
-// steady series, the noise refitted around the best stretch, measured by
-// benchmarks/stretch-calibration-table.js on STRETCH_CASES series a cell.
-// Longer scans are not made (change-points.js, STRETCH_MAX).
-export const STRETCH_LENGTHS = [20, 30, 40, 60, 90, 120, 180, 240, 360]
-const STRETCH_Q99 = [
-  [3.61, 4.17, 4.8, 5.97, 6.38, 6.71, 6.71],
-  [3.91, 4.91, 5.69, 6.03, 6.91, 7.62, 7.92],
-  [4.53, 5.5, 5.53, 6.34, 6.56, 7.17, 8],
-  [4.65, 5.33, 5.7, 6.38, 6.55, 7.08, 7.32],
-  [4.68, 5.26, 5.56, 5.77, 5.93, 6.44, 6.81],
-  [4.61, 5.18, 5.49, 5.66, 5.68, 6.2, 6.2],
-  [4.7, 5, 5.16, 5.39, 5.62, 5.78, 6.06],
-  [4.51, 4.93, 5.15, 5.34, 5.58, 5.9, 5.9],
-  [4.82, 4.99, 5.21, 5.55, 5.55, 5.6, 5.86]
-]
-
-/**
- * The excess of the stretch scan's 99th percentile over Bonferroni's bound,
- * never below 0: beyond the table's lengths Bonferroni alone guards.
- * @param {number} length    points scanned
- * @param {number} rho       fitted
- * @param {number} margin    minSegment
- */
-export function stretchExcess(length, rho, margin) {
-  const scaled = (length * MARGIN) / margin
-  const bound = criticalZ(0.01 / (2 * stretchCount(length, margin)))
-  return Math.max(0, quantile99(STRETCH_LENGTHS, STRETCH_Q99, scaled, rho + RHO_SHORTFALL) - bound)
+  return quantile99(scaled, rho + RHO_SHORTFALL) - criticalZ(0.01 / (2 * places))
 }
 
 /**
- * @param {number[]} lengths
- * @param {number[][]} table
  * @param {number} length
  * @param {number} rho
  */
-function quantile99(lengths, table, length, rho) {
-  const i = bracket(lengths, Math.log(Math.max(lengths[0], Math.min(length, lengths[lengths.length - 1]))), Math.log)
+function quantile99(length, rho) {
+  const i = bracket(LENGTHS, Math.log(Math.max(LENGTHS[0], Math.min(length, LENGTHS[LENGTHS.length - 1]))), Math.log)
   const j = bracket(RHOS, Math.max(0, Math.min(rho, RHOS[RHOS.length - 1])), v => v)
-  const at = (/** @type {number} */ r) => table[i.low][r] + i.share * (table[i.high][r] - table[i.low][r])
+  const at = (/** @type {number} */ r) => Q99[i.low][r] + i.share * (Q99[i.high][r] - Q99[i.low][r])
   return at(j.low) + j.share * (at(j.high) - at(j.low))
 }
 

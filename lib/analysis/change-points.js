@@ -2,8 +2,7 @@ import { effectOf, levelOf } from './levels.js'
 import { checkOptions, present } from './change-point-input.js'
 import { normalTail, prewhiten, scanInterval, shiftZ } from './change-scan.js'
 import { noiseOf } from './series-noise.js'
-import { scanExcess, stretchExcess } from './change-calibration.js'
-import { scanStretches, stretchCount, stretchZ } from './segment-scan.js'
+import { scanExcess } from './change-calibration.js'
 import { mosumSplits } from './mosum.js'
 
 export { DEFAULTS } from './change-point-input.js'
@@ -16,8 +15,7 @@ export { RHO_MAX } from './series-noise.js'
 // shift of the mean in AR(1) noise (change-scan.js, the noise from
 // series-noise.js), together with a fixed family of sub-intervals at
 // halving lengths (seeded intervals, Kovács, Li, Bühlmann & Munk 2023) for
-// short excursions, and for a stretch that leaves its level and comes back
-// (segment-scan.js: holes); a split is kept when it is significant after a
+// short excursions; a split is kept when it is significant after a
 // Bonferroni guard over every place tested and its effect is at least
 // minEffect. The noise is fitted again around the segments found and the
 // segmentation repeated once; neighbours that no longer differ are merged.
@@ -152,214 +150,97 @@ function segment(series, whitened) {
   const splits = []
   let windows = [[0, series.x.length]]
   while (windows.length > 0 && splits.length < maxChanges) {
-    /** @type {Array<{ found: Split[], from: number, to: number }>} */
+    /** @type {Array<Split & { from: number, to: number }>} */
     const found = []
     for (const [from, to] of windows) {
       if (to - from < 2 * minSegment) continue
-      const best = bestSplit(series, whitened, from, to)
-      if (best.length > 0) found.push({ found: best, from, to })
+      const split = bestSplit(series, whitened, from, to)
+      if (split) found.push({ ...split, from, to })
     }
-    found.sort((a, b) => a.found[0].pValue - b.found[0].pValue || a.found[0].at - b.found[0].at)
+    found.sort((a, b) => a.pValue - b.pValue || a.at - b.at)
     const taken = found.slice(0, maxChanges - splits.length)
-    for (const window of taken) splits.push(...window.found)
-    windows = taken.flatMap(({ found, from, to }) => {
-      const edges = [from, ...found.map(split => split.at), to]
-      return edges.slice(1).map((edge, k) => [edges[k], edge])
-    })
+    for (const { at, pValue } of taken) splits.push({ at, pValue })
+    windows = taken.flatMap(({ from, at, to }) => [
+      [from, at],
+      [at, to]
+    ])
   }
-  splits.splice(maxChanges)
   return splits.sort((a, b) => a.at - b.at)
 }
 
-/** Candidates of a window tested again with the noise fitted around them, of each scan. */
+/** Candidates of a window tested again with the noise fitted around them. */
 const REFITTED = 4
-/** The stretch scan's share of alpha; the scans for one shift share the rest. */
-const STRETCH_SHARE = 1 / 3
-/** The longest interval scanned for a stretch: the scan is quadratic in its length. */
-const STRETCH_MAX = 360
 
 /**
- * @typedef {object} Candidate
- * @property {'shift' | 'stretch'} kind
- * @property {number} at       the new level's first point
- * @property {number} end      a stretch's first point back; `to` for a shift
- * @property {number} pValue
- * @property {number} from     the interval scanned
- * @property {number} to
- * @property {number} places   the places of its family, over its share of alpha
- */
-
-/**
- * The window's best split, or a stretch's two. The window itself is
- * scanned for one shift at a share of alpha; its sub-intervals (lengths
- * L/2, L/4 … down to 2·minSegment, at the k-th length 2^(k+1) − 1
- * intervals shifted by half a length) share as much again equally between
- * lengths, and the stretch scan has STRETCH_SHARE. Within a length,
- * Bonferroni over every place tested. The best candidates of each scan are
- * scanned again with the noise fitted around them (refit); of those then
- * significant, the first whose effect is at least minEffect (a stretch's
- * at both ends).
+ * The window's best split. The window itself is scanned at half of alpha;
+ * its sub-intervals (lengths L/2, L/4 … down to 2·minSegment, at the k-th
+ * length 2^(k+1) − 1 intervals shifted by half a length) share the other
+ * half equally between lengths. Within a length, Bonferroni over every
+ * place tested. The best candidates are scanned again with the noise
+ * fitted around their split (refit); of those then significant, the first
+ * whose effect is at least minEffect.
  * @param {Series} series
  * @param {import('./change-scan.js').Prewhitened} whitened
  * @param {number} from
  * @param {number} to
- * @returns {Split[]}
+ * @returns {Split | null}
  */
 function bestSplit(series, whitened, from, to) {
-  const { alpha } = series.opts
-  const best = (/** @type {Candidate[]} */ list) =>
-    list.sort((a, b) => a.pValue - b.pValue || b.to - b.from - (a.to - a.from) || a.at - b.at).slice(0, REFITTED)
-  const refitted = [
-    ...best(shiftCandidates(series, whitened, from, to)),
-    ...best(stretchCandidates(series, whitened, from, to))
-  ]
+  const { minSegment, alpha, minEffect, floor } = series.opts
+  const size = to - from
+  let lengths = 0
+  while (Math.floor(size / 2 ** (lengths + 1)) >= 2 * minSegment) lengths++
+  /** @type {Array<Split & { from: number, to: number, places: number }>} */
+  const candidates = []
+  for (let k = 0; k <= lengths; k++) {
+    const length = Math.floor(size / 2 ** k)
+    const count = 2 ** (k + 1) - 1
+    const share = lengths === 0 ? 1 : k === 0 ? 0.5 : 0.5 / lengths
+    const places = (count * (length - 2 * minSegment + 1)) / share
+    let previous = -1
+    for (let j = 0; j < count; j++) {
+      const start = from + (count === 1 ? 0 : Math.round((j * (size - length)) / (count - 1)))
+      if (start === previous) continue
+      previous = start
+      const best = scanInterval(whitened, start, start + length, minSegment)
+      if (best)
+        candidates.push({ at: best.at, pValue: adjusted(best.z, places), from: start, to: start + length, places })
+    }
+  }
+  candidates.sort((a, b) => a.pValue - b.pValue || b.to - b.from - (a.to - a.from) || a.at - b.at)
+  const refitted = candidates
+    .slice(0, REFITTED)
     .map(c => refit(series, from, to, c))
     .filter(c => c.pValue < alpha)
     .sort((a, b) => a.pValue - b.pValue || a.at - b.at)
   for (const c of refitted) {
-    if (!differs(series, c.from, c.at, c.end)) continue
-    if (c.end < c.to && !differs(series, c.at, c.end, c.to)) continue
-    return (c.end < c.to ? [c.at, c.end] : [c.at]).map(at => ({ at, pValue: c.pValue }))
+    const effect = effectOf(levelOf(series.x, c.from, c.at), levelOf(series.x, c.at, c.to), floor)
+    if (Math.abs(effect) >= minEffect) return { at: c.at, pValue: c.pValue }
   }
-  return []
-}
-
-/**
- * Whether the medians of x[from, at) and x[at, to) differ by minEffect.
- * @param {Series} series
- * @param {number} from
- * @param {number} at
- * @param {number} to
- */
-function differs(series, from, at, to) {
-  const { x, opts } = series
-  return Math.abs(effectOf(levelOf(x, from, at), levelOf(x, at, to), opts.floor)) >= opts.minEffect
-}
-
-/**
- * The seeded intervals of a window: for each length L/2^k down to
- * 2·minSegment, 2^(k+1) − 1 intervals shifted by half a length.
- * @param {number} from
- * @param {number} to
- * @param {number} minSegment
- * @returns {Array<{ length: number, starts: number[] }>}   longest first
- */
-function seededIntervals(from, to, minSegment) {
-  const size = to - from
-  const family = []
-  for (let k = 0; k === 0 || Math.floor(size / 2 ** k) >= 2 * minSegment; k++) {
-    const length = Math.floor(size / 2 ** k)
-    const count = 2 ** (k + 1) - 1
-    const starts = [
-      ...new Set(
-        Array.from(
-          { length: count },
-          (_, j) => from + (count === 1 ? 0 : Math.round((j * (size - length)) / (count - 1)))
-        )
-      )
-    ]
-    family.push({ length, starts })
-  }
-  return family
-}
-
-/**
- * Scans for one shift over the window and its seeded intervals.
- * @param {Series} series
- * @param {import('./change-scan.js').Prewhitened} whitened
- * @param {number} from
- * @param {number} to
- * @returns {Candidate[]}
- */
-function shiftCandidates(series, whitened, from, to) {
-  const { minSegment } = series.opts
-  const family = seededIntervals(from, to, minSegment)
-  const lengths = family.length - 1
-  /** @type {Candidate[]} */
-  const candidates = []
-  family.forEach(({ length, starts }, k) => {
-    const share = (1 - STRETCH_SHARE) * (lengths === 0 ? 1 : k === 0 ? 0.5 : 0.5 / lengths)
-    const places = ((2 ** (k + 1) - 1) * (length - 2 * minSegment + 1)) / share
-    for (const start of starts) {
-      const found = scanInterval(whitened, start, start + length, minSegment)
-      if (!found) continue
-      const pValue = adjusted(found.z, places)
-      candidates.push({
-        kind: 'shift',
-        at: found.at,
-        end: start + length,
-        pValue,
-        from: start,
-        to: start + length,
-        places
-      })
-    }
-  })
-  return candidates
-}
-
-/**
- * Scans for a stretch that leaves and comes back: over the window when it
- * is at most STRETCH_MAX long, else over its seeded intervals of the
- * longest length within that.
- * @param {Series} series
- * @param {import('./change-scan.js').Prewhitened} whitened
- * @param {number} from
- * @param {number} to
- * @returns {Candidate[]}
- */
-function stretchCandidates(series, whitened, from, to) {
-  const { minSegment } = series.opts
-  const family = seededIntervals(from, to, minSegment)
-  const k = family.findIndex(f => f.length <= STRETCH_MAX)
-  if (k < 0) return []
-  const { length, starts } = family[k]
-  const places = ((2 ** (k + 1) - 1) * stretchCount(length, minSegment)) / STRETCH_SHARE
-  /** @type {Candidate[]} */
-  const candidates = []
-  for (const start of starts) {
-    const found = scanStretches(whitened, start, start + length, minSegment)
-    if (!found) continue
-    const pValue = adjusted(found.z, places)
-    candidates.push({ kind: 'stretch', at: found.a, end: found.b, pValue, from: start, to: start + length, places })
-  }
-  return candidates
+  return null
 }
 
 /**
  * A candidate scanned again, the noise of its neighbourhood in the window
- * fitted around the candidate's interval and split (or stretch). Fitted
- * around a stretch's three levels, steady noise's slow swing looks less
- * autocorrelated than it is, so a stretch's threshold is that of the larger
- * of that ρ and the ρ fitted around one level.
+ * fitted around the candidate's interval and split.
  * @param {Series} series
  * @param {number} window   the window's first point
  * @param {number} end      the window's end
- * @param {Candidate} c
- * @returns {Candidate}
+ * @param {Split & { from: number, to: number, places: number }} c
+ * @returns {Split & { from: number, to: number }}
  */
 function refit(series, window, end, c) {
   // the noise of a short interval's neighbourhood: the interval and as much again each side
-  const { minSegment } = series.opts
   const length = c.to - c.from
   const from = Math.max(window, c.from - length)
   const to = Math.min(end, c.to + length)
   const z = series.z.subarray(from, to)
-  const bounds = [...new Set([0, c.from - from, c.at - from, c.end - from, c.to - from, to - from])].sort(
-    (a, b) => a - b
-  )
+  const bounds = [...new Set([0, c.from - from, c.at - from, c.to - from, to - from])].sort((a, b) => a - b)
   const { rho, scale } = noiseOf(z, bounds)
-  const whitened = prewhiten(z, rho, scale)
-  if (c.kind === 'shift') {
-    const best = scanInterval(whitened, c.from - from, c.to - from, minSegment)
-    if (!best) return { ...c, pValue: 1 }
-    const excess = scanExcess(length, rho, minSegment)
-    return { ...c, at: best.at + from, pValue: adjusted(Math.abs(best.z) - excess, c.places) }
-  }
-  const best = scanStretches(whitened, c.from - from, c.to - from, minSegment)
+  const best = scanInterval(prewhiten(z, rho, scale), c.from - from, c.to - from, series.opts.minSegment)
   if (!best) return { ...c, pValue: 1 }
-  const excess = stretchExcess(length, Math.max(rho, noiseOf(z, [0, to - from]).rho), minSegment)
-  return { ...c, at: best.a + from, end: best.b + from, pValue: adjusted(Math.abs(best.z) - excess, c.places) }
+  const excess = scanExcess(c.to - c.from, rho, series.opts.minSegment)
+  return { at: best.at + from, pValue: adjusted(Math.abs(best.z) - excess, c.places), from: c.from, to: c.to }
 }
 
 /**
@@ -393,24 +274,26 @@ function joinSplits(binary, scanned, minSegment) {
  * Merges neighbouring segments that no longer differ: a boundary stays when
  * the scan of its two segments together finds it significant there, at
  * half of alpha over the places of that window, and the segments' medians
- * differ by minEffect; or when a segment it bounds, tested as a stretch
- * against its two neighbours, is significant so and differs by minEffect
- * from each of them.
+ * differ by minEffect.
  * @param {Series} series
  * @param {Split[]} splits   in index order
  * @returns {Split[]}
  */
 function prune(series, splits) {
+  const { x, opts } = series
   const kept = [...splits]
   let i = 0
   while (i < kept.length) {
-    const edges = [0, ...kept.map(split => split.at), series.x.length]
-    // boundary i is edges[i + 1]
-    const holds =
-      shiftHolds(series, edges[i], edges[i + 1], edges[i + 2]) ||
-      (i + 3 < edges.length && stretchHolds(series, edges[i], edges[i + 1], edges[i + 2], edges[i + 3])) ||
-      (i > 0 && stretchHolds(series, edges[i - 1], edges[i], edges[i + 1], edges[i + 2]))
-    if (holds) {
+    const from = i > 0 ? kept[i - 1].at : 0
+    const to = i + 1 < kept.length ? kept[i + 1].at : x.length
+    const { at } = kept[i]
+    const z = series.z.subarray(from, to)
+    const { rho, scale } = noiseOf(z, [0, at - from, to - from])
+    const places = Math.max(1, to - from - 2 * opts.minSegment + 1) / 0.5
+    const excess = scanExcess(to - from, rho, opts.minSegment)
+    const pValue = adjusted(Math.abs(shiftZ(prewhiten(z, rho, scale), 0, to - from, at - from)) - excess, places)
+    const effect = effectOf(levelOf(x, from, at), levelOf(x, at, to), opts.floor)
+    if (pValue < opts.alpha && Math.abs(effect) >= opts.minEffect) {
       i++
       continue
     }
@@ -418,44 +301,4 @@ function prune(series, splits) {
     if (i > 0) i--
   }
   return kept
-}
-
-/**
- * Whether a shift at `at` within [from, to) holds, at half of alpha over
- * the places of that window.
- * @param {Series} series
- * @param {number} from
- * @param {number} at
- * @param {number} to
- */
-function shiftHolds(series, from, at, to) {
-  const { opts } = series
-  const z = series.z.subarray(from, to)
-  const { rho, scale } = noiseOf(z, [0, at - from, to - from])
-  const places = Math.max(1, to - from - 2 * opts.minSegment + 1) / 0.5
-  const excess = scanExcess(to - from, rho, opts.minSegment)
-  const pValue = adjusted(Math.abs(shiftZ(prewhiten(z, rho, scale), 0, to - from, at - from)) - excess, places)
-  return pValue < opts.alpha && differs(series, from, at, to)
-}
-
-/**
- * Whether the stretch [a, b) within [from, to) holds, at the stretch
- * scan's share of half of alpha over the stretches of that window.
- * @param {Series} series
- * @param {number} from
- * @param {number} a
- * @param {number} b
- * @param {number} to
- */
-function stretchHolds(series, from, a, b, to) {
-  const { opts } = series
-  const z = series.z.subarray(from, to)
-  const { rho, scale } = noiseOf(z, [0, a - from, b - from, to - from])
-  const places = stretchCount(to - from, opts.minSegment) / (0.5 * STRETCH_SHARE)
-  const excess = stretchExcess(to - from, Math.max(rho, noiseOf(z, [0, to - from]).rho), opts.minSegment)
-  const pValue = adjusted(
-    Math.abs(stretchZ(prewhiten(z, rho, scale), 0, to - from, a - from, b - from)) - excess,
-    places
-  )
-  return pValue < opts.alpha && differs(series, from, a, b) && differs(series, a, b, to)
 }
