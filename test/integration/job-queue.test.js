@@ -55,8 +55,11 @@ t.test('the job queue runs, and its table bloats', async t => {
   const tuple = (
     await query(db.url, "SELECT table_len, tuple_len, dead_tuple_len + free_space AS waste FROM pgstattuple('jobs')")
   ).rows[0]
+  // most of the table is not live rows: dead ones, free space, or (once
+  // pruning or a vacuum has run, which a busy machine moves in time) the line
+  // pointers of rows gone, which pgstattuple counts as neither
   t.ok(
-    Number(tuple.waste) > Number(tuple.tuple_len),
-    `most of the table is dead or free space (${tuple.waste} of ${tuple.table_len} bytes; live ${tuple.tuple_len})`
+    Number(tuple.tuple_len) < Number(tuple.table_len) / 2,
+    `most of the table is not live rows (${tuple.tuple_len} of ${tuple.table_len} bytes; ${tuple.waste} dead, free)`
   )
 })
