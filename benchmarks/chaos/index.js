@@ -16,6 +16,7 @@ import { endChecks } from './checks.js'
 import { soakTables } from './table.js'
 import { machineLine } from '../known-answers/table.js'
 import { addToResults } from '../known-answers/results-doc.js'
+import { partMain } from '../part-main.js'
 
 const RESULTS = fileURLToPath(new URL('../../docs/results.md', import.meta.url))
 export const CONCURRENCY = 8
@@ -95,18 +96,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) await main(process.argv.
 
 /** @param {string[]} args */
 export async function main(args) {
-  /** @type {ChaosOptions} */
-  let options
-  try {
-    options = chaosOptions(args)
-  } catch (err) {
-    process.stderr.write(`bench chaos: ${err instanceof Error ? err.message.split(/\.(?:\s|$)/)[0] : String(err)}\n`)
-    process.exit(2)
-  }
-  try {
-    if (!(await runChaos(options))) process.exitCode = 1
-  } catch (err) {
-    process.stderr.write(`bench chaos: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}\n`)
-    process.exitCode = 1
-  }
+  await partMain('chaos', args, chaosOptions, runChaos)
 }

@@ -14,6 +14,7 @@ import { fileURLToPath } from 'node:url'
 import { machineLine, tableLines } from './table.js'
 import { startBusyLoad } from './busy-load.js'
 import { addToResults } from './results-doc.js'
+import { partMain } from '../part-main.js'
 
 /** The parts, in the order the table shows them: each a module of this folder. */
 export const ANSWER_PARTS = ['change-points', 'incidents', 'capacity', 'bloat', 'plans']
@@ -106,19 +107,5 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) await main(process.argv.
 
 /** @param {string[]} args */
 export async function main(args) {
-  /** @type {SuiteOptions} */
-  let options
-  try {
-    options = suiteOptions(args)
-  } catch (err) {
-    process.stderr.write(`bench answers: ${err instanceof Error ? err.message.split(/\.(?:\s|$)/)[0] : String(err)}\n`)
-    process.exit(2)
-  }
-  try {
-    const rows = await runKnownAnswers(options)
-    if (rows.some(row => !row.met)) process.exitCode = 1
-  } catch (err) {
-    process.stderr.write(`bench answers: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}\n`)
-    process.exitCode = 1
-  }
+  await partMain('answers', args, suiteOptions, async options => (await runKnownAnswers(options)).every(row => row.met))
 }
