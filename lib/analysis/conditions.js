@@ -2,8 +2,9 @@
 // as a change of its own whether or not a series of the load moved beyond
 // its noise: the xmin horizon held by a session or a prepared transaction
 // outside the load, the load's sessions waiting for a lock someone else
-// holds, the server's processes stopped, no request answered at all,
-// clients losing their connections, requests failing. Each condition is a per-second figure that is 0 when
+// holds, a manual VACUUM running, the server's processes stopped, no
+// request answered at all, clients losing their connections, requests
+// failing. Each condition is a per-second figure that is 0 when
 // all is well; a condition is a run of seconds in which it is not (a
 // second back at 0 does not end it), long enough to matter. Its start and,
 // when it ended before the run did, its end are changes of the series
@@ -47,6 +48,7 @@ const SIDE_SAMPLES = 10
 function conditionsOf(samples) {
   const failedIn = failuresOf(samples)
   const clients = Math.max(0, ...samples.map(s => s.concurrency ?? 0))
+  const vacuumAges = manualVacuumAges(samples)
   return [
     {
       name: 'xmin_horizon',
@@ -56,6 +58,14 @@ function conditionsOf(samples) {
       leastS: HOLDER_MIN_AGE_S
     },
     { name: 'lock_wait', figure: s => outsideWaiting(s), backdated: false, leastS: CONDITION_MIN_S },
+    {
+      // someone ran VACUUM on the server (an autovacuum is the server's own
+      // work, all the time): how long the oldest one has run
+      name: 'vacuum',
+      figure: s => vacuumAges.get(s) ?? null,
+      backdated: true,
+      leastS: CONDITION_MIN_S
+    },
     {
       name: 'server_stopped',
       figure: s => s.host?.server_stopped ?? null,
@@ -80,6 +90,42 @@ function conditionsOf(samples) {
     },
     { name: 'failures', figure: s => failedIn(s), backdated: false, leastS: CONDITION_MIN_S }
   ]
+}
+
+/**
+ * How long the oldest manual VACUUM each poll saw had run, 0 when none
+ * ran, null for a sample with no poll: from its statement's start, or,
+ * when the start is not known, from a second before the first poll that
+ * saw its process vacuuming.
+ * @param {Sample[]} samples
+ * @returns {Map<Sample, number | null>}
+ */
+export function manualVacuumAges(samples) {
+  /** @type {Map<Sample, number | null>} */
+  const ages = new Map()
+  /** @type {Map<string, number>} */
+  const firstSeenS = new Map()
+  for (const s of samples) {
+    if (!s.server) {
+      ages.set(s, null)
+      continue
+    }
+    const polledS = Date.parse(s.server.polled_at ?? s.t) / 1000
+    const running = (s.server.vacuums ?? []).filter(v => v.mode === 'manual')
+    for (const key of [...firstSeenS.keys()])
+      if (!running.some(v => `${v.pid}`.concat(v.table) === key)) firstSeenS.delete(key)
+    const each = running.map(v => {
+      const key = `${v.pid}`.concat(v.table)
+      if (!firstSeenS.has(key)) firstSeenS.set(key, polledS - 1)
+      const from =
+        typeof v.started_at === 'number' && v.started_at > 0
+          ? v.started_at
+          : /** @type {number} */ (firstSeenS.get(key))
+      return Math.max(0.1, polledS - from)
+    })
+    ages.set(s, each.length > 0 ? Math.max(...each) : 0)
+  }
+  return ages
 }
 
 /**

@@ -31,7 +31,7 @@ import { conditionCause, conditionChanges } from './conditions.js'
  * @property {number} at_s       seconds after the load began
  * @property {string} metric     throughput, p99_us:TYPE, rows_per_s, points_per_s, schedule_lag_p99_us, or a
  *   condition the lab saw directly (conditions.js): condition:xmin_horizon, condition:lock_wait,
- *   condition:server_stopped, condition:stall, condition:reconnects, condition:failures
+ *   condition:vacuum, condition:server_stopped, condition:stall, condition:reconnects, condition:failures
  * @property {ChangeLevel} before
  * @property {ChangeLevel} after
  * @property {number | null} effect   relative: (after − before) / before; null from a level of 0
@@ -50,8 +50,12 @@ import { conditionCause, conditionChanges } from './conditions.js'
 // of the series.
 const SKIP_FIRST = 2
 const SKIP_LAST = 1
-// A request type's p99 of a second is a figure only with this many requests in it.
-const MIN_REQUESTS_FOR_P99 = 5
+// A request type's p99 of a second is a figure only with this many requests
+// in it. Below, it is the slowest of a handful: its spread is the tail's
+// own, and its level moves with how many there were (the slowest of 20 is
+// slower than the slowest of 5), so a type of 1 % of the requests made its
+// p99 rise fourfold in a steady run whose throughput merely drifted.
+export const MIN_REQUESTS_FOR_P99 = 20
 // a type is segmented only when at least half its seconds have a p99
 const MIN_P99_SHARE = 0.5
 // The smallest move worth a change, relative to the level before: rates
@@ -127,8 +131,9 @@ export function explainRun({ samples, events, logText = null, statsIntervalS = 1
         'binary segmentation (a likelihood-ratio scan for a shift of the mean in AR(1) noise) and a MOSUM scan; ' +
         'docs/change-points.md',
       conditions:
-        'what the lab saw directly (xmin horizon held, lock waits, server stopped, no request answered, ' +
-        'reconnects, failures), lasting at least a few seconds, or every client reconnecting at once; docs/causes.md',
+        'what the lab saw directly (xmin horizon held, lock waits, a manual VACUUM, server stopped, ' +
+        'no request answered, reconnects, failures), lasting at least a few seconds, ' +
+        'or every client reconnecting at once; docs/causes.md',
       causes: 'docs/causes.md',
       min_effect: MIN_EFFECT,
       min_segment_s: 10,

@@ -166,6 +166,49 @@ t.test('one lost connection, or failures of an error probe, are no condition', a
   t.same(changes, [], 'the probe fails every second: a steady run reports nothing')
 })
 
+t.test(
+  'a manual VACUUM running 3 s or more: a change dated at its start, named first; an autovacuum is none',
+  async t => {
+    const manual = (/** @type {string} */ mode, /** @type {number | null} */ started) => () => ({
+      vacuums: [{ pid: 88, table: 'public.big', mode, phase_name: 'scanning heap', started_at: started }]
+    })
+    // the statement began at 20.2 s; the polls from 21 s to 31 s saw it
+    const samples = runWith(21, 31, manual('manual', START / 1000 + 20.2))
+    const changes = conditionChanges(samples, 2).filter(c => c.metric === 'condition:vacuum')
+    t.same(
+      changes.map(c => [c.at_s, c.before.median, c.after.median]),
+      [
+        [20.2, 0, 5.4],
+        [31, 5.4, 0]
+      ],
+      'from its statement start to the last poll that saw it'
+    )
+    const { changes: all } = explainRun({ samples, events: [] })
+    const start = all.find(c => c.metric === 'condition:vacuum')
+    t.equal(start?.at_s, 20.2, 'reported though the throughput never moved')
+    t.equal(start?.causes[0]?.kind, 'vacuum')
+    t.match(start?.causes[0]?.label, /^VACUUM of public\.big \(pid 88\) starts/)
+
+    t.same(
+      conditionChanges(runWith(21, 31, manual('autovacuum', START / 1000 + 20.2)), 2),
+      [],
+      "an autovacuum is the server's own work"
+    )
+    t.same(
+      conditionChanges(runWith(21, 31, manual('wraparound', START / 1000 + 20.2)), 2),
+      [],
+      'so is an anti-wraparound one'
+    )
+    t.same(conditionChanges(runWith(21, 22, manual('manual', START / 1000 + 20.8)), 2), [], 'over within 3 s')
+    const unknownStart = conditionChanges(runWith(21, 30, manual('manual', null)), 2)
+    t.same(
+      unknownStart.map(c => c.at_s),
+      [19.6, 30],
+      'with no statement start known: from a second before the first poll that saw it (at 20.6 s)'
+    )
+  }
+)
+
 t.test('a lock wait and a stopped server of 3 s or more; shorter ones are not', async t => {
   const lock = runWith(25, 30, () => ({ waiting: 4 }))
   t.same(
