@@ -10,6 +10,7 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import os from 'node:os'
 import path from 'node:path'
 import { EmbeddedServer } from '../../lib/embedded/server.js'
+import { DiskThrottle } from '../../lib/lab/disk-throttle.js'
 import { resolveProfile } from '../../lib/embedded/profile.js'
 import { createLogger } from '../../lib/log.js'
 import { mulberry32 } from '../../lib/results/bootstrap-interval.js'
@@ -21,9 +22,16 @@ const PART = 'causes'
 // the kinds the quick subset runs, once each
 const QUICK_KINDS = ['lock', 'cpu', 'pause']
 const CASES = 3
-const STEADY_CASES = 3
+const STEADY_CASES = 6
 const DURATION_S = 50
 const CONCURRENCY = 4
+// The io-bound profile's server on a slower disk (its data files' reads and
+// writes, direct I/O): a VACUUM FREEZE of a large table then takes seconds,
+// as on the small disks the profile stands for.
+/** @type {Record<string, import('../../lib/lab/disk-throttle.js').DiskLimit>} */
+const DISK_LIMITS = {
+  'io-bound': { readBps: 16e6, readIops: null, writeBps: 16e6, writeIops: null }
+}
 
 /**
  * @param {import('./contract.js').KnownAnswerContext} context
@@ -63,24 +71,30 @@ function describe(o) {
 }
 
 /**
- * An embedded server of the profile (prepared transactions allowed) for the
- * length of fn, in a data directory removed afterwards.
+ * An embedded server of the profile (prepared transactions allowed; the
+ * io-bound profile's on a throttled disk) for the length of fn, in a data
+ * directory removed afterwards.
  * @param {string} profile
  * @param {(url: string, dataDir: string) => Promise<void>} fn
  */
-async function withServer(profile, fn) {
+export async function withServer(profile, fn) {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-incidents-'))
+  const log = createLogger({ level: 'warn' })
   const server = new EmbeddedServer({
     dataDir,
     profileFile: resolveProfile(profile),
-    log: createLogger({ level: 'warn' }),
+    log,
     adaptProfile: text => `${text}\nmax_prepared_transactions = 10\n`
   })
+  const limit = DISK_LIMITS[profile]
+  const throttle = limit ? await DiskThrottle.create({ dataDir, limit, log }) : null
   try {
     const url = await server.start()
+    await throttle?.attach()
     await fn(url, dataDir)
   } finally {
     await server.shutdown().catch(() => {})
+    await throttle?.release().catch(() => {})
     await rm(dataDir, { recursive: true, force: true })
   }
 }

@@ -43,6 +43,7 @@ export async function runCase({ url, dataDir, kind, random, durationS, concurren
     const seed = Math.floor(random() * 2 ** 31)
     const atS = 18 + random() * 10
     const lengthS = 10 + random() * 8
+    await kind?.prepare?.({ url, dataDir, random })
     const args = ['run', url, '-d', String(durationS), '-c', String(concurrency), '-p', '0', '-P', '0', '--reset']
     const child = spawn(
       process.execPath,

@@ -18,6 +18,7 @@ import pg from 'pg'
  * @property {string} what        the scenario in words
  * @property {string[]} truth     the cause kinds that are right as the first cause
  * @property {string} profile
+ * @property {(context: IncidentContext) => Promise<void>} [prepare]   before each case's load starts
  * @property {(context: IncidentContext) => Promise<() => Promise<void>>} start
  */
 
@@ -27,6 +28,9 @@ async function client(url, name) {
   await c.connect()
   return c
 }
+
+// rows of (bigint, 100 characters) in a MB of heap: 8 kB pages of about 57 rows
+const FREEZE_ROWS_PER_MB = 7000
 
 /** @type {IncidentKind[]} */
 export const INCIDENT_KINDS = [
@@ -130,12 +134,29 @@ export const INCIDENT_KINDS = [
   },
   {
     name: 'freeze',
-    what: 'a manual VACUUM FREEZE on the io-bound profile',
+    what: 'a manual VACUUM FREEZE of a large table on the io-bound profile',
     truth: ['vacuum'],
     profile: 'io-bound',
+    // a table of a seeded 60 to 120 MB beside the load's, filled and
+    // checkpointed before the load starts, none of it frozen: the FREEZE
+    // reads and rewrites every page through the io-bound profile's small
+    // shared buffers and direct I/O, for several seconds (on the load's own
+    // table of a few MB it ends within a second or two)
+    async prepare({ url, random }) {
+      const rows = Math.round((60 + random() * 60) * FREEZE_ROWS_PER_MB)
+      const c = await client(url, 'freeze-prepare')
+      try {
+        await c.query('DROP TABLE IF EXISTS freeze_target')
+        await c.query('CREATE TABLE freeze_target (id bigint, pad text) WITH (autovacuum_enabled = off)')
+        await c.query(`INSERT INTO freeze_target SELECT g, repeat('x', 100) FROM generate_series(1, ${rows}) g`)
+        await c.query('CHECKPOINT')
+      } finally {
+        await c.end()
+      }
+    },
     async start({ url }) {
       const c = await client(url, 'freezer')
-      const done = c.query('VACUUM (FREEZE, DISABLE_PAGE_SKIPPING) test_table').catch(() => {})
+      const done = c.query('VACUUM (FREEZE, DISABLE_PAGE_SKIPPING) freeze_target').catch(() => {})
       return async () => {
         await done
         await c.end()
