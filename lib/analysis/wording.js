@@ -20,6 +20,7 @@ export function metricName(metric) {
 const CONDITIONS = /** @type {Record<string, { name: string, unit: string }>} */ ({
   xmin_horizon: { name: 'xmin horizon held', unit: ' s' },
   lock_wait: { name: 'sessions waiting for a lock', unit: '' },
+  vacuum: { name: 'manual VACUUM running', unit: ' s' },
   server_stopped: { name: "server's processes stopped", unit: '' },
   reconnects: { name: 'reconnects', unit: '/s' },
   failures: { name: 'failed requests', unit: '/s' }

@@ -186,6 +186,7 @@ t.test(
     const { changes: all } = explainRun({ samples, events: [] })
     const start = all.find(c => c.metric === 'condition:vacuum')
     t.equal(start?.at_s, 20.2, 'reported though the throughput never moved')
+    t.equal(describeChange(changes[0]), 'manual VACUUM running 0 → 5 s (from 0)')
     t.equal(start?.causes[0]?.kind, 'vacuum')
     t.match(start?.causes[0]?.label, /^VACUUM of public\.big \(pid 88\) starts/)
 
