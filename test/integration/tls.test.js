@@ -8,7 +8,7 @@ import { copyFile, chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promi
 import os from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
-import { runCli, lines } from '../helpers/cli.js'
+import { runCli, lines, waitFor } from '../helpers/cli.js'
 import { startEmbedded } from '../helpers/embedded.js'
 import { query, withClient } from '../helpers/pg.js'
 import { parsePgUrl } from '../../lib/config/pg-url.js'
@@ -165,7 +165,9 @@ for (const c of accepted) {
     t.ok(done > 100, `requests done over SSL (${done})`)
     t.equal(result.summary.unexpected_failures, 0, 'no unexpected failure')
     t.equal(result.summary.acknowledged_missing, 0, 'the insert check ran over SSL too and found every row')
-    t.notMatch(result.stderr, /pg stats: .*(failed|error)/i, 'the statistics connection works over SSL')
+    // a statement of the statistics may time out on a loaded machine; what SSL decides is the connection itself
+    t.match(result.stderr, /pg stats: connected to/, 'the statistics connection opens over SSL')
+    t.notMatch(result.stderr, /pg stats: connect failed/, 'and never fails to connect')
     t.notMatch(result.stderr + result.stdout, password, 'the password is never printed')
   })
 }
@@ -228,6 +230,54 @@ t.test('the wire client reads each sslmode as node-postgres does', async t => {
       `${c.name}: refused`
     )
   }
+})
+
+t.test('a timed-out request is cancelled over SSL too', async t => {
+  // the CancelRequest goes on a connection of its own, which must be
+  // encrypted as well: this server refuses any connection without SSL
+  const script = path.join(certs, 'sleep.sql')
+  await writeFile(script, 'SELECT pg_sleep(30);\n')
+  const app = `pgloadgen_tls_cancel_${process.pid}`
+  const adminSsl = parsePgUrl(urlOn('127.0.0.1', 'sslmode=require')).connectionString
+  const result = await runCli(
+    [
+      'run',
+      urlOn('127.0.0.1', `sslmode=require&application_name=${app}`),
+      '-f',
+      script,
+      '-c',
+      '2',
+      '-d',
+      '3',
+      '-p',
+      '0',
+      '--json',
+      '--no-pg-stats',
+      '--request-timeout',
+      '300ms'
+    ],
+    { t }
+  )
+  t.equal(result.code, 0, `exit 0; stderr: ${result.stderr.slice(-1000)}`)
+  if (!t.ok(result.summary, 'a JSON summary')) return
+  const { cancels } = result.summary
+  t.ok(result.summary.timeouts >= 2, `the sleeps timed out (${result.summary.timeouts})`)
+  t.ok(cancels.succeeded >= 1, `cancels reached the server over SSL (${JSON.stringify(cancels)})`)
+  t.equal(cancels.sent, cancels.succeeded + cancels.gave_up, 'each cancel counted once')
+  let sleeping = -1
+  await waitFor(
+    async () => {
+      const { rows } = await query(
+        adminSsl,
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = $1 AND query LIKE '%pg_sleep%'",
+        [app]
+      )
+      sleeping = rows[0].n
+      return sleeping === 0
+    },
+    { what: 'no sleeping backend of the run', timeoutMs: 5000 }
+  ).catch(() => {})
+  t.equal(sleeping, 0, 'after the run, no backend of it is left sleeping')
 })
 
 t.test('no session of a run is left open', async t => {
