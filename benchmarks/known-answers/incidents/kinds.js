@@ -133,6 +133,27 @@ export const INCIDENT_KINDS = [
     }
   },
   {
+    name: 'checkpoint',
+    what: 'checkpoints one after another on the io-bound profile (a throttled disk)',
+    truth: ['checkpoint'],
+    profile: 'io-bound',
+    // CHECKPOINT as soon as the last one ended: the load's dirty pages are
+    // written through the throttled disk again and again, and each page's
+    // first change after a checkpoint puts the whole page in the WAL
+    async start({ url }) {
+      const c = await client(url, 'checkpointer')
+      let stopping = false
+      const loop = (async () => {
+        while (!stopping) await c.query('CHECKPOINT').catch(() => {})
+      })()
+      return async () => {
+        stopping = true
+        await loop
+        await c.end()
+      }
+    }
+  },
+  {
     name: 'freeze',
     what: 'a manual VACUUM FREEZE of a large table on the io-bound profile',
     truth: ['vacuum'],
