@@ -63,6 +63,7 @@ import { loadOverTime } from './load-over-time.js'
  * @property {unknown} [requestTimeout]
  * @property {unknown} [statementTimeout]
  * @property {boolean} pgstattuple
+ * @property {boolean} [pgstattupleApprox]
  * @property {string} [record]
  * @property {string} [stages]   duration:target,… (load-over-time.js)
  * @property {unknown} [warmup]

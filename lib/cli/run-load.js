@@ -15,6 +15,7 @@ import { loadOptions } from '../lab/run-assembly.js'
 import { localDataDir } from '../lab/disk-space.js'
 import { parseZfsInterval, zfsSpaceProbeFor } from '../snapshot/zfs-space.js'
 import { DEFAULT_EVENTS_FILE } from './target-options.js'
+import { pgstattupleMode } from './stats-options.js'
 import { formatShare } from '../scale/share.js'
 import { summaryJson } from '../summary/summary-json.js'
 import { checkNotLate } from '../scale/instance-options.js'
@@ -96,7 +97,7 @@ export async function runLoad(args, options, rules, stop, { log, stdout, screen 
         workloadChoice: options.workloadChoice,
         reset: args.reset,
         connectTimeoutS: options.connectTimeoutS,
-        pgStats: args.pgStats ? { pgstattuple: args.pgstattuple } : null,
+        pgStats: args.pgStats ? { pgstattuple: pgstattupleMode(args) } : null,
         recordDir,
         disk: { dataDir: args.pgStats ? localDataDir(target, args.dataDir) : null, events },
         probes: zfs ? [zfs] : [],

@@ -207,6 +207,7 @@ export const RUN_OPTION_NAMES = new Set([
   'threshold-abort',
   'pg-stats',
   'pgstattuple',
+  'pgstattuple-approx',
   'log-level',
   'help',
   'version',

@@ -3,7 +3,7 @@ import { startHttpServer, reply } from '../http/http-server.js'
 import { StatsCollector } from '../pgstats/collector.js'
 import { openTarget } from './target.js'
 import { StopSignal } from '../helpers/stop-signal.js'
-import { validateStatsArgs } from './stats-options.js'
+import { pgstattupleMode, validateStatsArgs } from './stats-options.js'
 
 /**
  * pgloadgen stats: the PostgreSQL statistics on GET /metrics, without load,
@@ -41,7 +41,7 @@ export async function statsCommand(args, { log }) {
       intervalS: options.statsIntervalS,
       registry,
       log,
-      pgstattuple: args.pgstattuple
+      pgstattuple: pgstattupleMode(args)
     })
     await collector.start()
     log.info(`exporting the statistics of ${target.display} every ${options.statsIntervalS} s`)

@@ -16,8 +16,22 @@ export const statsOptions = {
     default: false,
     describe:
       'also exact bloat from the pgstattuple extension, if installed (scans every table and index, once a minute)'
+  },
+  'pgstattuple-approx': {
+    type: /** @type {const} */ ('boolean'),
+    default: false,
+    describe:
+      "--pgstattuple, with the tables' figures from pgstattuple_approx (reads only the pages not all-visible; " +
+      'metric label method="pgstattuple_approx")'
   }
 }
+
+/**
+ * The collector's pgstattuple mode from --pgstattuple and --pgstattuple-approx.
+ * @param {{ pgstattuple: boolean, pgstattupleApprox?: boolean }} args
+ * @returns {import('../pgstats/pgstattuple.js').PgstattupleMode}
+ */
+export const pgstattupleMode = args => (args.pgstattupleApprox ? 'approx' : args.pgstattuple)
 
 /** @param {import('yargs').Argv} y */
 export function statsBuilder(y) {
@@ -53,6 +67,7 @@ export function parseStatsInterval(value) {
  * @property {string} httpHost
  * @property {unknown} statsInterval
  * @property {boolean} pgstattuple
+ * @property {boolean} [pgstattupleApprox]
  * @property {unknown} [duration]
  * @property {string} [dataDir]
  * @property {string} profile

@@ -26,7 +26,8 @@ import { FIND_EXTENSION, EXACT_EVERY_MS, scanExactBloat } from './pgstattuple.js
  * @property {number} [intervalS]      seconds between polls, default 10
  * @property {import('prom-client').Registry} registry
  * @property {import('../log.js').Logger} log
- * @property {boolean} [pgstattuple]   also exact bloat from pgstattuple (scans the relations)
+ * @property {import('./pgstattuple.js').PgstattupleMode} [pgstattuple]   also exact bloat from pgstattuple
+ *   (scans the relations); 'approx': the tables' from pgstattuple_approx
  */
 
 export class StatsCollector {
@@ -176,7 +177,8 @@ export class StatsCollector {
         const exact = await scanExactBloat({
           schema: this.pgstattupleSchema,
           datname: this.datname,
-          run: (sql, params) => run('pgstattuple', sql, params)
+          run: (sql, params) => run('pgstattuple', sql, params),
+          approx: this.pgstattuple === 'approx'
         })
         if (exact) {
           this.store('pgstattuple_tables', exact.tables)

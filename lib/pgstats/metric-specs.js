@@ -289,15 +289,17 @@ export const METRIC_SPECS = [
 export const EXACT_BLOAT_SPECS = [
   gauge(
     'pg_bloat_table_exact_bytes',
-    'Dead tuples and free space in the table, from pgstattuple (scans the table)',
-    TABLE,
+    'Dead tuples and free space in the table; method="pgstattuple": pgstattuple() (reads every page), ' +
+      'method="pgstattuple_approx": pgstattuple_approx() (--pgstattuple-approx: reads the pages not all-visible, ' +
+      "the others' free space from the free space map)",
+    [...TABLE, 'method'],
     ['pgstattuple_tables'],
     'bloat_bytes'
   ),
   gauge(
     'pg_bloat_table_exact_ratio',
-    'Share of the table that is dead tuples or free space, from pgstattuple, 0 to 1',
-    TABLE,
+    'Share of the table that is dead tuples or free space, 0 to 1 (method as for the bytes)',
+    [...TABLE, 'method'],
     ['pgstattuple_tables'],
     'bloat_ratio'
   ),

@@ -1,11 +1,21 @@
 // Exact bloat figures from the pgstattuple extension, only when asked for
 // (pgstattuple: true, --pgstattuple): pgstattuple() for a table and
 // pgstatindex() for a B-tree (bloat-truth.js says what each figure is). Both
-// read every page of the relation, so they run one relation at a time, each
+// read every page of the relation. With pgstattuple: 'approx'
+// (--pgstattuple-approx) a table's figure is pgstattuple_approx()'s instead,
+// which reads only the pages the visibility map does not mark all-visible
+// and takes the others' free space from the free space map; each table row
+// says which in its method, 'pgstattuple' or 'pgstattuple_approx' (there is
+// no approximate pgstatindex). They run one relation at a time, each
 // statement under the same statement timeout as the others (a relation too
 // big to scan within it is counted as an error, query="pgstattuple"), and at
 // most once every EXACT_EVERY_MS.
-import { btreeTruthSql, heapTruthSql } from './bloat-truth.js'
+import { btreeTruthSql, heapApproxSql, heapTruthSql } from './bloat-truth.js'
+
+/**
+ * @typedef {boolean | 'approx'} PgstattupleMode  false: none; true: pgstattuple;
+ *   'approx': the tables' figures from pgstattuple_approx
+ */
 
 export const EXACT_EVERY_MS = 60000
 
@@ -27,15 +37,18 @@ JOIN pg_am am ON am.oid = c.relam AND am.amname = 'btree'`
  * @param {{
  *   schema: string,
  *   datname: string,
- *   run: (sql: string, params?: unknown[]) => Promise<import('./rows.js').Row[] | null>
- * }} options  run returns null when the statement failed (and was counted)
+ *   run: (sql: string, params?: unknown[]) => Promise<import('./rows.js').Row[] | null>,
+ *   approx?: boolean
+ * }} options  run returns null when the statement failed (and was counted); approx: tables by
+ *   pgstattuple_approx
  * @returns {Promise<{ tables: import('./rows.js').Row[], indexes: import('./rows.js').Row[] } | null>} null: the target
  *   list could not be read
  */
-export async function scanExactBloat({ schema, datname, run }) {
+export async function scanExactBloat({ schema, datname, run, approx = false }) {
   const targets = await run(TARGETS)
   if (targets === null) return null
-  const heapSql = heapTruthSql(schema)
+  const heapSql = approx ? heapApproxSql(schema) : heapTruthSql(schema)
+  const heapMethod = approx ? 'pgstattuple_approx' : 'pgstattuple'
   const btreeSql = btreeTruthSql(schema)
   /** @type {import('./rows.js').Row[]} */
   const tables = []
@@ -53,7 +66,8 @@ export async function scanExactBloat({ schema, datname, run }) {
       indexrelname: target.indexrelname === null ? null : String(target.indexrelname),
       relation_bytes: length,
       bloat_bytes: bloat,
-      bloat_ratio: length > 0 ? bloat / length : 0
+      bloat_ratio: length > 0 ? bloat / length : 0,
+      method: target.indexrelname === null ? heapMethod : 'pgstatindex'
     }
     if (row.indexrelname === null) tables.push(row)
     else indexes.push(row)

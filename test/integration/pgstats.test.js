@@ -264,6 +264,11 @@ for (const server of [
     t.ok(indexBloat >= 0 && indexBloat <= 1, `estimated index bloat ratio in [0, 1] (${indexBloat})`)
     const exact = value('pg_bloat_table_exact_bytes') ?? -1
     t.ok(exact > 0, `pgstattuple: dead tuples and free space of the table (${exact} bytes)`)
+    t.same(
+      [...new Set((f.get('pg_bloat_table_exact_bytes')?.samples ?? []).map(s => s.labels.method))],
+      ['pgstattuple'],
+      'the exact table figures say they are pgstattuple\'s (method="pgstattuple")'
+    )
     t.ok(
       (value('pg_bloat_index_exact_ratio', { ...labels, indexrelname: 'known_pkey' }) ?? -1) >= 0,
       'pgstattuple on the index'

@@ -37,6 +37,15 @@ t.test('an estimate off by more is met only by the exact figure shown on demand'
   t.equal(absent.met, false, 'a shape whose table is readable must have a figure')
 })
 
+t.test("the heap's pgstattuple_approx figure is shown beside the others when measured", async t => {
+  const heap = { ...fig(0.4, 0.1), approx: 0.42 }
+  const row = summarise(13, plain, [{ heap, btrees: [fig(0.1, 0.11), fig(0.2, 0.2)] }])
+  t.match(row.error, /worst heap -30\.0 \(pgstattuple \+0\.0, pgstattuple_approx \+2\.0\), B-tree \+1\.0 points/)
+  t.equal(row.met, true, 'met by the exact figure')
+  const close = summarise(13, plain, [{ heap: { ...fig(0.4, 0.41), approx: 0.4 }, btrees: [fig(0.1, 0.1)] }])
+  t.match(close.error, /worst heap \+1\.0 \(pgstattuple_approx \+0\.0\)/)
+})
+
 t.test('a role that cannot read pg_stats: met only when no estimate is shown', async t => {
   const none = summarise(16, blind, [{ heap: fig(0.5, null), btrees: [fig(0.5, null), fig(0.5, null)] }])
   t.equal(none.met, true)

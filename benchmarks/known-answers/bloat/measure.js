@@ -1,6 +1,7 @@
 // One bloat case measured: the shape built in a schema of its own, then the
 // exporter's figures for its heap and its two B-tree indexes beside the
-// truth of pgstattuple (heap) and pgstatindex (B-tree).
+// truth of pgstattuple (heap) and pgstatindex (B-tree), and for the heap the
+// figure of --pgstattuple-approx (pgstattuple_approx).
 import pg from 'pg'
 import { tableBloatSql, indexBloatSql } from '../../../lib/pgstats/bloat-sql.js'
 import { heapTruthSql, btreeTruthSql } from '../../../lib/pgstats/bloat-truth.js'
@@ -15,6 +16,8 @@ import { scanExactBloat } from '../../../lib/pgstats/pgstattuple.js'
  * @property {number | null} estimate    the exporter's figure, null when it shows none
  * @property {string | null} method      what the exporter's figure is
  * @property {number | null} onDemand    the exporter's exact figure (--pgstattuple), null when it shows none
+ * @property {number | null} [approx]    heap only: the exporter's figure with --pgstattuple-approx
+ *   (pgstattuple_approx), null when it shows none
  */
 
 /**
@@ -143,6 +146,13 @@ export async function measureCase(url, schema, shape, sizes) {
       datname: '',
       run: async (sql, params) => (await client.query(sql, params)).rows
     })
+    const approx = await scanExactBloat({
+      schema: 'public',
+      datname: '',
+      run: async (sql, params) => (await client.query(sql, params)).rows,
+      approx: true
+    })
+    const approxHeap = approx?.tables.find(r => r.schemaname === schema && r.method === 'pgstattuple_approx')
     const onDemand = (/** @type {string | null} */ index) =>
       (index === null ? exact?.tables : exact?.indexes)?.find(
         r => r.schemaname === schema && (index === null || r.indexrelname === index)
@@ -155,7 +165,12 @@ export async function measureCase(url, schema, shape, sizes) {
       const row = est.indexes.find(r => r.indexrelname === index)
       btrees.push({ truth: Number(truth.bloat_ratio), ...figure(row, onDemand(index)) })
     }
-    return { heap: { truth: Number(heapTruth.bloat_ratio), ...figure(est.table, onDemand(null)) }, btrees }
+    const heap = {
+      truth: Number(heapTruth.bloat_ratio),
+      ...figure(est.table, onDemand(null)),
+      approx: approxHeap ? Number(approxHeap.bloat_ratio) : null
+    }
+    return { heap, btrees }
   } finally {
     await client.query(`DROP SCHEMA ${schema} CASCADE`).catch(() => {})
     await client.end().catch(() => {})

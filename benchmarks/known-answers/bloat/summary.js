@@ -2,7 +2,8 @@
 // the error in points (hundredths of the relation), the worst case counted.
 // The estimate is the figure shown by default; where it is more than
 // TARGET_POINTS off, the row is met only if the exact figure the exporter
-// shows on demand (--pgstattuple) is within them.
+// shows on demand (--pgstattuple) is within them. The heap's figure of
+// --pgstattuple-approx (pgstattuple_approx) is shown beside, when measured.
 
 /** @typedef {import('../contract.js').KnownAnswerRow} KnownAnswerRow */
 /** @typedef {import('./measure.js').CaseResult} CaseResult */
@@ -18,13 +19,13 @@ const pct = ratio => `${(ratio * 100).toFixed(1)} %`
 
 /**
  * The worst error in points of one kind of figure, null when one is absent.
- * @param {Figures[]} figures @param {'estimate' | 'onDemand'} kind
+ * @param {Figures[]} figures @param {'estimate' | 'onDemand' | 'approx'} kind
  */
 function worst(figures, kind) {
   let out = 0
   for (const f of figures) {
     const value = f[kind]
-    if (value === null) return null
+    if (value === null || value === undefined) return null
     const error = (value - f.truth) * 100
     if (Math.abs(error) > Math.abs(out)) out = error
   }
@@ -44,11 +45,15 @@ const within = error => error !== null && Math.abs(error) <= TARGET_POINTS
 function side(figures, exact) {
   const estimate = worst(figures, 'estimate')
   const onDemand = worst(figures, 'onDemand')
+  const approx = worst(figures, 'approx')
   const present = figures.filter(f => f.estimate !== null)
+  const shownExact = within(estimate) ? [] : [`${exact} ${points(onDemand)}`]
+  const shownApprox = approx === null ? [] : [`pgstattuple_approx ${points(approx)}`]
+  const beside = [...shownExact, ...shownApprox]
   return {
     shown: present.length ? pct(mean(present.map(f => Number(f.estimate)))) : 'none',
     truth: pct(mean(figures.map(f => f.truth))),
-    error: within(estimate) ? points(estimate) : `${points(estimate)} (${exact} ${points(onDemand)})`,
+    error: beside.length ? `${points(estimate)} (${beside.join(', ')})` : points(estimate),
     met: within(estimate) || within(onDemand),
     absent: figures.length - present.length
   }
