@@ -4,8 +4,8 @@
 // fillfactor keeps free included). It reads catalogs and the statistics
 // system only: no page of the relation, no lock (a relation's size is
 // pg_class.relpages, as of its last VACUUM, ANALYZE or CREATE INDEX). The
-// formula, its limits and its measured error per PostgreSQL major are in
-// notes/pgstats-metrics.md:
+// formula and its limits are in notes/pgstats-metrics.md, its measured error
+// per PostgreSQL major and shape in docs/postgres-side.md:
 //
 //   live rows    = reltuples (as of relpages: the last VACUUM, ANALYZE or CREATE INDEX)
 //   row width    = Σ (1 - null_frac) · avg_width over the columns (pg_stats)

@@ -3,7 +3,7 @@
 // cases of benchmarks/known-answers/bloat/), on an embedded PostgreSQL 18
 // and on the machine's PostgreSQL 15. The bound is the 5 points;
 // the heap and B-tree errors measured on these shapes are under 3 points on
-// every major (notes/pgstats-metrics.md), so a loaded machine, which changes
+// every major (docs/postgres-side.md), so a loaded machine, which changes
 // no byte of a table, cannot push them over it.
 import t from 'tap'
 import { SHAPES, drawSizes } from '../../benchmarks/known-answers/bloat/shapes.js'
