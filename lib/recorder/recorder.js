@@ -173,6 +173,8 @@ export function serverFigures(snapshot) {
       mode: v.mode,
       phase_name: v.phaseName,
       started_at: v.startedAt,
+      // in the run's database (another's table is named by its oid)
+      here: here(v.datname),
       // what the major has (17+, 18+); null elsewhere
       dead_tuple_bytes: v.deadTupleBytes,
       max_dead_tuple_bytes: v.maxDeadTupleBytes,

@@ -60,6 +60,7 @@
  * @typedef {object} ServerFigures
  * @property {string} [polled_at]
  * @property {Array<{ pid: number | null, table: string, mode: string, phase_name: string, started_at: number | null,
+ *     here?: boolean,
  *     dead_tuple_bytes?: number | null, max_dead_tuple_bytes?: number | null, indexes_total?: number | null,
  * indexes_processed?: number | null, delay_time_s?: number | null }>} [vacuums]
  * @property {{ xid_age: number | null, mxid_age: number | null } | null} [database]  the run's database's
