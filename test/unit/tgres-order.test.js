@@ -125,11 +125,13 @@ t.test('the defect: 3 clients, 3 segments, one write slow', async t => {
   )
 })
 
-t.test('no write goes a pass of the ring ahead of one in flight', async t => {
+t.test('no write goes so far ahead of one in flight that the rings would share no data time', async t => {
+  // segment 1 holds step 0 until its write of step 1 ends; a ring of 3
+  // slots at step 3 would hold 1 to 3 only
   const layoutOf = shapeOf({ series: 450, slots: 3 })
   const run = await simulate(layoutOf, { clients: 3, units: 90, duration: n => (n === 4 ? 30 : 1) })
   t.same(run.problems, [], 'in order')
-  t.equal(run.widest, 2, 'segments 0 and 2 went on up to two steps ahead of segment 1, not three')
+  t.equal(run.widest, 1, 'segments 0 and 2 went on one step ahead of segment 1, not two')
   t.ok(run.order.waits > 0, `then their clients waited for segment 1 (${run.order.waits})`)
 })
 
@@ -140,7 +142,8 @@ t.test('more clients than segments: the rest wait, and the segments are kept bus
   t.same(run.problems, [], 'in order')
   t.equal(run.mostInFlight, 3, 'three in flight at most, one a segment')
   t.ok(run.order.waits > 0, `clients waited (${run.order.waits})`)
-  t.ok(run.busy * 8 > 3 * 0.99, `the segments were kept busy (${((run.busy * 8) / 3).toFixed(3)} of the time)`)
+  // a segment's write that lasts long holds the others back 11 steps after it (a ring of 12): they idle a little then
+  t.ok(run.busy * 8 > 3 * 0.98, `the segments were kept busy (${((run.busy * 8) / 3).toFixed(3)} of the time)`)
 })
 
 t.test('the step a read expects follows the segment', async t => {

@@ -15,11 +15,14 @@
 // on while one waits, and it is the first served once its write ends, so
 // it catches up (when there are fewer clients than segments; with as many
 // or more, every segment is always busy and the gaps between them wander).
-// No write goes a pass of the ring or more (slots steps) after the
-// earliest write in flight, so that every segment's ring holds the same
-// data time but for less than a pass. A client waits (until a segment's
-// write ends) only when every segment has a write in flight, or when the
-// one free is a pass ahead of a write still in flight.
+// No write goes slots − 1 steps or more after the earliest write in
+// flight: until that write ends, its segment (and, in slices, the rest of
+// the segment's slices, which come after it) holds the step before it, and
+// every segment's ring must still hold that step, so that the rings share
+// a data time (a write slots steps after it would overwrite that step's
+// slot). A client waits (until a segment's write ends) only when every
+// segment has a write in flight, or when the one free is that far ahead
+// of a write still in flight.
 
 export class SegmentOrder {
   /** @param {{ unitsPerStep: number, segments: number, unitSeg: Int32Array, slots: number }} layout */
@@ -33,6 +36,8 @@ export class SegmentOrder {
     this.wake = () => {}
     this.unitsPerStep = unitsPerStep
     this.slots = slots
+    // a write goes less than this many steps after the earliest in flight (with one slot: only at its step)
+    this.reach = Math.max(1, slots - 1)
     this.segments = segments
     this.unitSeg = unitSeg
     // each segment's earliest write not handed out, and by write within a
@@ -70,13 +75,13 @@ export class SegmentOrder {
 
   /**
    * The earliest write of a segment with none in flight, marked in flight;
-   * -1 when every segment is busy, or the earliest free is a pass ahead.
+   * -1 when every segment is busy, or the earliest free is too far ahead (reach).
    */
   take() {
     if (this.freeCount === 0) return -1
     const seg = this.free[0]
     const n = this.next[seg]
-    if (this.flyingCount > 0 && this.stepOf(n) - this.stepOf(this.earliestInFlight()) >= this.slots) return -1
+    if (this.flyingCount > 0 && this.stepOf(n) - this.stepOf(this.earliestInFlight()) >= this.reach) return -1
     this.pop()
     this.flying[this.flyingCount] = seg
     this.flyingAt[seg] = this.flyingCount++
