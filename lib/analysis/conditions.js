@@ -93,7 +93,9 @@ function conditionsOf(samples) {
 }
 
 /**
- * How long the oldest manual VACUUM each poll saw had run, 0 when none
+ * How long the oldest manual VACUUM in the run's database each poll saw
+ * had run (another database's, on a shared server, is not the run's
+ * condition), 0 when none
  * ran, null for a sample with no poll: from its statement's start, or,
  * when the start is not known, from a second before the first poll that
  * saw its process vacuuming.
@@ -111,7 +113,7 @@ export function manualVacuumAges(samples) {
       continue
     }
     const polledS = Date.parse(s.server.polled_at ?? s.t) / 1000
-    const running = (s.server.vacuums ?? []).filter(v => v.mode === 'manual')
+    const running = (s.server.vacuums ?? []).filter(v => v.mode === 'manual' && v.here !== false)
     for (const key of [...firstSeenS.keys()])
       if (!running.some(v => `${v.pid}`.concat(v.table) === key)) firstSeenS.delete(key)
     const each = running.map(v => {

@@ -6,6 +6,7 @@
 import { findChangePoints } from './change-points.js'
 import { observe } from './observations.js'
 import { conditionCause, conditionChanges } from './conditions.js'
+import { changePointsWithCuts } from './known-splits.js'
 
 /** @typedef {import('../recorder/records.js').Sample} Sample */
 /** @typedef {import('../recorder/records.js').LabEvent} LabEvent */
@@ -86,12 +87,19 @@ export function explainRun({ samples, events, logText = null, statsIntervalS = 1
   const changes = []
   /** @type {Record<string, Segment[]>} */
   const segments = {}
+  // each sample describes the second that ends at its elapsed_s
+  const secondStart = (/** @type {number} */ index) => round((used[index]?.elapsed_s ?? index + skipFirst + 1) - 1)
+  const conditions = conditionChanges(samples, skipFirst)
+  const stallCuts = cutsAt(
+    conditions.filter(c => c.metric === 'condition:stall').map(c => c.at_s),
+    used.map((_, i) => secondStart(i))
+  )
   for (const [metric, values] of seriesOf(used)) {
-    const found = findChangePoints(values, {
-      minEffect: MIN_EFFECT[metric.startsWith('p99_us:') ? 'p99_us' : metric] ?? 0.2
-    })
-    // each sample describes the second that ends at its elapsed_s
-    const secondStart = (/** @type {number} */ index) => round((used[index]?.elapsed_s ?? index + skipFirst + 1) - 1)
+    const options = { minEffect: MIN_EFFECT[metric.startsWith('p99_us:') ? 'p99_us' : metric] ?? 0.2 }
+    // a rate was 0 while no request was done: seen, not inferred (known-splits.js)
+    const found = RATES.has(metric)
+      ? changePointsWithCuts(values, stallCuts, options)
+      : findChangePoints(values, options)
     segments[metric] = found.segments.map(s => ({
       from_s: secondStart(s.from),
       to_s: s.to >= used.length ? round(used[used.length - 1]?.elapsed_s ?? s.to) : secondStart(s.to),
@@ -112,7 +120,7 @@ export function explainRun({ samples, events, logText = null, statsIntervalS = 1
     }
   }
   // what the lab saw directly, whether or not the load's series moved
-  for (const change of conditionChanges(samples, skipFirst)) {
+  for (const change of conditions) {
     // the condition itself, and what strikes every client at once (a
     // restart, a stopped server): nothing else makes a condition
     const kind = conditionCause(change.metric)
@@ -141,6 +149,20 @@ export function explainRun({ samples, events, logText = null, statsIntervalS = 1
       cause_window_s: [-window.before, window.after]
     }
   }
+}
+
+/** The series of what was done each second: 0 throughout a stall. */
+const RATES = new Set(['throughput', 'rows_per_s', 'points_per_s'])
+
+/**
+ * The indexes of the seconds at which the moments begin: for each moment,
+ * the first second starting at it or after (within half a second).
+ * @param {number[]} moments   seconds after the load began
+ * @param {number[]} starts    each second's start, ascending
+ * @returns {number[]}
+ */
+export function cutsAt(moments, starts) {
+  return moments.map(m => starts.findIndex(start => start >= m - 0.5)).filter(i => i > 0)
 }
 
 /**

@@ -201,6 +201,10 @@ t.test(
       'so is an anti-wraparound one'
     )
     t.same(conditionChanges(runWith(21, 22, manual('manual', START / 1000 + 20.8)), 2), [], 'over within 3 s')
+    const elsewhere = () => ({
+      vacuums: [{ pid: 89, table: '25882', here: false, mode: 'manual', phase_name: 'scanning heap', started_at: null }]
+    })
+    t.same(conditionChanges(runWith(21, 31, elsewhere), 2), [], "another database's VACUUM on the same server is none")
     const unknownStart = conditionChanges(runWith(21, 30, manual('manual', null)), 2)
     t.same(
       unknownStart.map(c => c.at_s),
