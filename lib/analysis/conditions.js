@@ -38,7 +38,7 @@ const SIDE_SAMPLES = 10
  * @property {(s: Sample, previous: Sample | undefined) => number | null} figure   null: not seen in that second
  * @property {boolean} backdated   the figure is how long the condition has lasted: it began that long before
  * @property {number} leastS       the shortest condition that matters (for a backdated one, the largest figure)
- * @property {number} [burst]      a figure this high in one second matters however short the condition
+ * @property {number} [burst]      figures adding up to this over a span matter however short it is
  */
 
 /**
@@ -85,7 +85,8 @@ function conditionsOf(samples) {
       figure: (s, previous) => (previous ? (s.reconnects ?? 0) - (previous.reconnects ?? 0) : 0),
       backdated: false,
       leastS: CONDITION_MIN_S,
-      // every client lost its connection at once (a restart, backends killed): over in a second or two
+      // every client lost its connection at once (a restart, backends killed): over in a second or two,
+      // and counted in two seconds when the reconnects straddle one's end
       ...(clients > 1 && { burst: clients })
     },
     { name: 'failures', figure: s => failedIn(s), backdated: false, leastS: CONDITION_MIN_S }
@@ -162,7 +163,7 @@ export function conditionChanges(samples, skipFirst) {
         : round(at(samples[span.first]) - 1)
       const toS = at(samples[span.last])
       const lasted = condition.backdated ? span.most : toS - fromS
-      if (lasted < condition.leastS && span.most < (condition.burst ?? Infinity)) continue
+      if (lasted < condition.leastS && span.total < (condition.burst ?? Infinity)) continue
       const metric = `condition:${condition.name}`
       const during = levelOver(figures, span.first, span.last + 1)
       out.push(change(fromS, metric, levelOver(figures, span.first - SIDE_SAMPLES, span.first), during))
@@ -177,21 +178,23 @@ export function conditionChanges(samples, skipFirst) {
 
 /**
  * Runs of figures above 0, through gaps of up to GAP_SAMPLES at 0 (a
- * second not seen neither starts nor ends one).
+ * second not seen neither starts nor ends one): where, the largest figure
+ * and their sum.
  * @param {Array<number | null>} figures
- * @returns {Array<{ first: number, last: number, most: number }>}
+ * @returns {Array<{ first: number, last: number, most: number, total: number }>}
  */
 export function spansOf(figures) {
-  /** @type {Array<{ first: number, last: number, most: number }>} */
+  /** @type {Array<{ first: number, last: number, most: number, total: number }>} */
   const spans = []
-  /** @type {{ first: number, last: number, most: number } | null} */
+  /** @type {{ first: number, last: number, most: number, total: number } | null} */
   let span = null
   figures.forEach((v, i) => {
     if (v === null) return
     if (v > 0) {
-      span ??= { first: i, last: i, most: v }
+      span ??= { first: i, last: i, most: v, total: 0 }
       span.last = i
       span.most = Math.max(span.most, v)
+      span.total += v
     } else if (span && i - span.last > GAP_SAMPLES) {
       spans.push(span)
       span = null

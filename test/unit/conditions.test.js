@@ -80,8 +80,8 @@ const report = since => (/** @type {number} */ elapsed) => ({
 
 t.test('spans of a figure above 0 go through one second back at 0 and through seconds not seen', async t => {
   t.same(spansOf([0, 2, 3, 0, 4, null, 5, 0, 0, 1]), [
-    { first: 1, last: 6, most: 5 },
-    { first: 9, last: 9, most: 1 }
+    { first: 1, last: 6, most: 5, total: 14 },
+    { first: 9, last: 9, most: 1, total: 1 }
   ])
   t.same(spansOf([0, 0, null, 0]), [])
 })
@@ -277,5 +277,14 @@ t.test('every client reconnecting within a second is a condition, however short'
     ),
     [],
     'half of them: no condition'
+  )
+  // two clients reconnect in the second that ends at 30 s, the other two in the next
+  const straddling = runWith(30, 50, () => ({ reconnects: 2 })).map(s =>
+    s.elapsed_s >= 31 && s.elapsed_s <= 50 ? { ...s, reconnects: 4 } : s
+  )
+  t.same(
+    conditionChanges(straddling, 2).map(c => [c.at_s, c.metric]),
+    [[29, 'condition:reconnects']],
+    'every connection replaced across the end of a second: counted over the two'
   )
 })
