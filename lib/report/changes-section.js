@@ -43,15 +43,27 @@ function loadOffsetS(run) {
  */
 export function changeMarks(run, prefix = '') {
   const offset = loadOffsetS(run)
-  return groupChanges(runChanges(run)).map(group => ({
-    from: Math.round((group.at_s + offset) * 1000) / 1000,
-    to: null,
-    label: short(
-      `${prefix}changed: ${group.changes.map(describeChange).join(', ')} (${describeCauses(group.causes, 1)})`
-    ),
-    color: CHANGE_COLOR,
-    detail: describeCauses(group.causes, 5)
-  }))
+  return groupChanges(runChanges(run)).map(group => {
+    const what = loadFirst(group.changes).map(describeChange).join(', ')
+    return {
+      from: Math.round((group.at_s + offset) * 1000) / 1000,
+      to: null,
+      label: short(`${prefix}changed: ${what} (${describeCauses(group.causes, 1)})`),
+      color: CHANGE_COLOR,
+      detail: describeCauses(group.causes, 5)
+    }
+  })
+}
+
+/**
+ * A moment's changes with the load's own series (throughput, a p99) before
+ * the conditions the lab saw: a chart's mark is cut short, and what moved
+ * on the chart is what it marks.
+ * @param {import('../analysis/explain.js').Change[]} changes
+ */
+function loadFirst(changes) {
+  const condition = (/** @type {import('../analysis/explain.js').Change} */ c) => c.metric.startsWith('condition:')
+  return [...changes.filter(c => !condition(c)), ...changes.filter(condition)]
 }
 
 /**
