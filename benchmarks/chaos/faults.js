@@ -93,7 +93,7 @@ async function restart(server, mode) {
 /**
  * The WAL's dataset full: a snapshot taken, so that what the server
  * writes over (recycled segments) needs new space as a new file does, and
- * the quota lowered to what the dataset uses and a mebibyte. The next WAL
+ * the quota lowered to what the dataset uses and a mebibyte or a few. The next WAL
  * written past it fails and the server PANICs; its crash recovery must
  * write WAL too, so the postmaster ends. After the hold, the quota goes
  * back and the snapshot is destroyed, and the server is started again when
@@ -104,13 +104,17 @@ async function fillWal({ server, planned }) {
   const panicsBefore = server.panics().length
   await server.holdWal(true)
   try {
-    // ZFS reports what is used as of its last transaction group: the load may be past it already
+    // ZFS reports what is used as of its last transaction group: the load
+    // may be past it already, by more on a loaded machine, whose groups
+    // take longer; so the margin doubles with each refusal, to 16 MiB,
+    // which the load still writes within the hold
     for (let attempt = 1; ; attempt++) {
+      const margin = 2 ** Math.min(attempt - 1, 4) * 1024 * 1024
       try {
-        await server.setWalQuota((await server.walUsed()) + 1024 * 1024)
+        await server.setWalQuota((await server.walUsed()) + margin)
         break
       } catch (err) {
-        if (attempt === 10 || !/less than current used/.test(String(/** @type {any} */ (err).stderr))) throw err
+        if (attempt === 20 || !/less than current used/.test(String(/** @type {any} */ (err).stderr))) throw err
         await sleep(300)
       }
     }

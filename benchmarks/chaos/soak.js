@@ -278,7 +278,13 @@ async function readChanges(recordDir) {
 
 /** @param {unknown} err */
 function errorText(err) {
-  return (err instanceof Error ? err.message : String(err)).split('\n')[0]
+  // a command's own words are on its stderr, after the message's first line
+  const stderr = String(/** @type {any} */ (err)?.stderr ?? '')
+    .trim()
+    .split('\n')
+    .pop()
+  const first = (err instanceof Error ? err.message : String(err)).split('\n')[0]
+  return stderr ? `${first}: ${stderr}` : first
 }
 
 /** @param {number} ms */
