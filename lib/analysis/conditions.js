@@ -115,10 +115,10 @@ export function manualVacuumAges(samples) {
     }
     const polledS = Date.parse(s.server.polled_at ?? s.t) / 1000
     const running = (s.server.vacuums ?? []).filter(v => v.mode === 'manual' && v.here !== false)
-    for (const key of [...firstSeenS.keys()])
-      if (!running.some(v => `${v.pid}`.concat(v.table) === key)) firstSeenS.delete(key)
-    const each = running.map(v => {
-      const key = `${v.pid}`.concat(v.table)
+    const keys = running.map(v => `${v.pid} ${v.table}`)
+    for (const key of [...firstSeenS.keys()]) if (!keys.includes(key)) firstSeenS.delete(key)
+    const each = running.map((v, i) => {
+      const key = keys[i]
       if (!firstSeenS.has(key)) firstSeenS.set(key, polledS - 1)
       const from =
         typeof v.started_at === 'number' && v.started_at > 0

@@ -1,6 +1,6 @@
 import { findChangePoints } from './change-points.js'
 import { effectOf } from './levels.js'
-import { DEFAULTS } from './change-point-input.js'
+import { checkOptions } from './change-point-input.js'
 
 // A series cut where the lab knows it changed, and segmented between the
 // cuts. When no request was done for seconds on end (a stall: a lock every
@@ -22,8 +22,9 @@ import { DEFAULTS } from './change-point-input.js'
  * @returns {{ changes: ChangePoint[], segments: Array<{ from: number, to: number, level: Level }> }}
  */
 export function changePointsWithCuts(values, cuts, options) {
+  const opts = checkOptions(options)
   const inside = [...new Set(cuts)].filter(i => i > 0 && i < values.length).sort((a, b) => a - b)
-  if (inside.length === 0) return findChangePoints(values, options)
+  if (inside.length === 0) return findChangePoints(values, opts)
   const bounds = [0, ...inside, values.length]
   /** @type {Array<{ from: number, to: number, level: Level }>} */
   const segments = []
@@ -31,14 +32,14 @@ export function changePointsWithCuts(values, cuts, options) {
   const changes = []
   for (let k = 0; k + 1 < bounds.length; k++) {
     const from = bounds[k]
-    const found = findChangePoints(Array.prototype.slice.call(values, from, bounds[k + 1]), options)
+    const found = findChangePoints(Array.prototype.slice.call(values, from, bounds[k + 1]), opts)
     const pieceSegments = found.segments.filter(s => s.level.n > 0)
     if (pieceSegments.length === 0) continue
     const previous = segments[segments.length - 1]
     const first = pieceSegments[0]
     if (previous) {
-      const effect = effectOf(previous.level, first.level, options.floor ?? DEFAULTS.floor)
-      if (Math.abs(effect) >= (options.minEffect ?? DEFAULTS.minEffect)) {
+      const effect = effectOf(previous.level, first.level, opts.floor)
+      if (Math.abs(effect) >= opts.minEffect) {
         changes.push({ index: from + first.from, before: previous.level, after: first.level, effect, pValue: 0 })
       }
     }

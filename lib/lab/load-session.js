@@ -51,7 +51,8 @@ const vacuumsModule = () => import('../recorder/vacuums.js')
  *   thread loads it again
  * @property {boolean} reset                  drop and recreate the workload's tables first
  * @property {number} connectTimeoutS
- * @property {{ intervalS: number, pgstattuple: boolean | 'approx' } | null} pgStats  null: no collector
+ * @property {{ intervalS: number, pgstattuple: import('../pgstats/pgstattuple.js').PgstattupleMode } | null} pgStats
+ *   null: no collector
  * @property {string | null} recordDir        samples, run.json and summary.json go there
  * @property {{ dataDir: string | null, events: import('../recorder/event-log.js').EventLog | null }} [disk]  watch for
  *   a full disk (lib/lab/disk-space.js)

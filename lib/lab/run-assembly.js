@@ -36,8 +36,8 @@ import { DEFAULT_REQUEST_TIMEOUT_S } from '../config/run-settings.js'
  *   threads load again
  * @property {boolean} reset
  * @property {number} connectTimeoutS
- * @property {{ pgstattuple: boolean | 'approx' } | null} pgStats   null: no statistics collector;
- *   'approx': the tables' exact figures from pgstattuple_approx
+ * @property {{ pgstattuple: import('../pgstats/pgstattuple.js').PgstattupleMode } | null} pgStats   null: no
+ *   statistics collector
  * @property {string | null} recordDir
  * @property {import('./load-session.js').LoadOptions['disk']} [disk]
  * @property {string | null} [serverLogDir]
