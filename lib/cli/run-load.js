@@ -5,6 +5,7 @@
 import path from 'node:path'
 import { createRegistry } from '../metrics/generator-metrics.js'
 import { startHttpServer, reply } from '../http/http-server.js'
+import { ScrapeWatch } from '../http/final-scrape.js'
 import { openTarget } from './target.js'
 import { EventLog } from '../recorder/event-log.js'
 import { isSameTable } from '../sidecar/retention-spec.js'
@@ -53,10 +54,14 @@ export async function runLoad(args, options, rules, stop, { log, stdout, screen 
     registry,
     log
   })
+  const scrapes = new ScrapeWatch()
   /** @type {import('../http/http-server.js').Routes} */
   const routes = {
     '/metrics': {
-      GET: async (_req, res) => reply(res, 200, await registry.metrics(), registry.contentType)
+      GET: async (_req, res) => {
+        reply(res, 200, await registry.metrics(), registry.contentType)
+        scrapes.scraped()
+      }
     }
   }
   const http = await startHttpServer({ host: args.httpHost, port: options.httpPort, log, routes })
@@ -189,6 +194,7 @@ export async function runLoad(args, options, rules, stop, { log, stdout, screen 
     })
     if (args.json) stdout.write(summaryJson(summary))
     finished = summary
+    await finalScrape(scrapes, log)
     // 3 when a threshold failed
     return thresholdExitCode(summary)
   } finally {
@@ -207,6 +213,19 @@ export async function runLoad(args, options, rules, stop, { log, stdout, screen 
     const summary = finished
     if (summary) screen.print((colours, width) => summaryTable(summary, { colours, width, recordDir }))
   }
+}
+
+/**
+ * Keeps /metrics up until a scraper that visited during the run has seen the
+ * final counts (lib/http/final-scrape.js).
+ * @param {ScrapeWatch} scrapes
+ * @param {import('../log.js').Logger} log
+ */
+async function finalScrape(scrapes, log) {
+  const waitMs = scrapes.waitMs()
+  if (waitMs === 0) return
+  log.info(`waiting for the final scrape of /metrics (at most ${(waitMs / 1000).toFixed(1)} s)`)
+  if (!(await scrapes.final())) log.warn('/metrics was not scraped again: the last seconds may be missing there')
 }
 
 /**

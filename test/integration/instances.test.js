@@ -94,6 +94,8 @@ t.test('three instances started together, merged exactly', async t => {
       : null
 
   const results = await Promise.all(runs.map(run => run.exited))
+  // each instance waited for Prometheus's scrape of its final counts before it exited
+  const exitedMs = Date.now()
   for (const [i, result] of results.entries())
     t.equal(result.code, 0, `instance ${i} ends normally: ${result.stderr.slice(-300)}`)
   const summaries = results.map(r => r.summary)
@@ -234,8 +236,14 @@ t.test('three instances started together, merged exactly', async t => {
   t.test('the recording rules give the merged p99 within one bucket', async t => {
     // a missing tool fails the test, naming its package: never a skip
     if (!prometheus) return t.fail(String(prometheusProblem))
-    const endS = Date.parse(merged.ended_at) / 1000 + 2
+    // a rule evaluation after the last scrape
+    await new Promise(resolve => setTimeout(resolve, Math.max(0, exitedMs + 2500 - Date.now())))
+    const endS = Date.now() / 1000
     const series = await prometheus.queryRange('all:pgloadgen_query_latency_us:p99_rate1m', startAtMs / 1000, endS, 1)
+    for (const [i, result] of results.entries()) {
+      t.match(result.stderr, /waiting for the final scrape of \/metrics/, `instance ${i} waited for its final scrape`)
+      t.notMatch(result.stderr, /was not scraped again/, `and Prometheus scraped instance ${i}'s final counts`)
+    }
     const values = (series[0]?.values ?? []).map(([, v]) => Number(v)).filter(Number.isFinite)
     t.ok(values.length > 0, `the rule recorded p99 during the load: ${prometheus.log().slice(-500)}`)
     // the last evaluation over a window that holds the whole load
