@@ -6,7 +6,9 @@
 //   interval held r½, the mean confidence stated, the steps taken;
 // - M/D/c steps: each step an M/D/c queue simulated for the step's settling
 //   and measured seconds from empty (as the pacer starts over at each rate),
-//   judged on the p99 of the requests that ended in its measured seconds;
+//   judged on the p99 of the requests that ended in its measured seconds,
+//   its length and the bracket's resolution chosen as the command chooses
+//   them (lib/capacity/step-length.js);
 //   many searches per size against the queue's known capacity
 //   (known-answers/capacity-truth.js): within 10 %, settled, confidence of
 //   90 % or more, the seconds of steps taken.
@@ -16,7 +18,7 @@
 import { CapacitySearch } from '../lib/capacity/search.js'
 import { CAPACITY_DEFAULTS } from '../lib/capacity/defaults.js'
 import { mulberry32 } from '../lib/results/bootstrap-interval.js'
-import { queueCapacity, simulatedStepHolds } from './known-answers/capacity-truth.js'
+import { queueCapacity, simulatedSearch } from './known-answers/capacity-truth.js'
 import { CAPACITY_CASES } from './known-answers/capacity.js'
 
 const runs = Number(process.argv[2] ?? 2000)
@@ -73,9 +75,6 @@ if (which === 'bands') {
   for (const { clients, sleepMs, limitMs } of CAPACITY_CASES) {
     const serviceMs = sleepMs + 0.25
     const truth = queueCapacity({ servers: clients, serviceMs, quantile: 0.99, limitMs }).rate
-    /** @param {number} rate @param {number} seed */
-    const stepHolds = (rate, seed) =>
-      simulatedStepHolds({ servers: clients, serviceMs, rate, seed, settleS, stepS, limitMs })
     let within = 0
     let bracketed = 0
     let confident = 0
@@ -85,16 +84,16 @@ if (which === 'bands') {
     const errors = []
     for (let run = 1; run <= runs; run++) {
       const u = mulberry32(run)
-      const start = Math.round(((clients * 1000) / serviceMs) * (0.1 + 0.4 * u()))
-      const search = searchOn((rate, i) => stepHolds(rate, run * 100003 + i), start)
-      const r = search.result()
+      const startRate = Math.round(((clients * 1000) / serviceMs) * (0.1 + 0.4 * u()))
+      const simulated = simulatedSearch({ servers: clients, serviceMs, limitMs, startRate, seed: run * 100003 })
+      const r = simulated.search.result()
       const error = r.capacity === null ? Infinity : r.capacity / truth - 1
       const ok = [Math.abs(error) <= 0.1, r.verdict === 'bracketed', (r.confidence ?? 0) >= 0.9]
       within += Number(ok[0])
       bracketed += Number(ok[1])
       confident += Number(ok[2])
       all += Number(ok.every(Boolean))
-      seconds += search.trials.length * (stepS + settleS)
+      seconds += simulated.seconds
       errors.push(error)
     }
     errors.sort((a, b) => a - b)

@@ -13,6 +13,10 @@
 // the same unit-mean gaps at every λ (scaled by 1/λ), so the simulated
 // percentile rises with λ and the bisection is clean.
 import { mulberry32 } from '../../lib/results/bootstrap-interval.js'
+import { CapacitySearch } from '../../lib/capacity/search.js'
+import { CAPACITY_DEFAULTS } from '../../lib/capacity/defaults.js'
+import { parseObjectives } from '../../lib/capacity/objective.js'
+import { measuredSeconds, tailShare, withNoisyResolution } from '../../lib/capacity/step-length.js'
 
 /**
  * @typedef {object} Queue
@@ -147,4 +151,32 @@ export function simulatedStepHolds({ servers, serviceMs, rate, seed, settleS, st
   }
   measured.sort((a, b) => a - b)
   return measured[Math.min(measured.length - 1, Math.floor(0.99 * measured.length))] < limitMs
+}
+
+/**
+ * One search of `pgloadgen capacity`'s method, with its defaults and time
+ * limit, on simulated steps of an M/D/c queue (simulatedStepHolds): each
+ * step's measured length and the bracket's resolution chosen as the command
+ * chooses them (lib/capacity/step-length.js).
+ * @param {{ servers: number, serviceMs: number, limitMs: number, startRate: number, seed: number }} options
+ * @returns {{ search: CapacitySearch, seconds: number }}  seconds: of steps, settling included
+ */
+export function simulatedSearch({ servers, serviceMs, limitMs, startRate, seed }) {
+  const { factor, maxRate, minRate, resolution, repeats, stepS, settleS, maxTimeS } = CAPACITY_DEFAULTS
+  const tail = tailShare(parseObjectives(`p99<${limitMs}ms`, undefined))
+  const options = { startRate, factor, maxRate, minRate, resolution, repeats }
+  const search = new CapacitySearch(withNoisyResolution(options, tail, stepS))
+  let seconds = 0
+  let i = 0
+  for (let rate = search.next(); rate !== null; rate = search.next()) {
+    const remainingS = maxTimeS - seconds
+    const measured = measuredSeconds({ rate, tail, stepS, settleS, remainingS, stepsLeft: search.stepsLeft() })
+    if (settleS + measured > remainingS) {
+      search.timeUp()
+      break
+    }
+    seconds += settleS + measured
+    search.record(simulatedStepHolds({ servers, serviceMs, rate, seed: seed + i++, settleS, stepS: measured, limitMs }))
+  }
+  return { search, seconds }
 }

@@ -10,6 +10,7 @@ import { LatenessProbe } from './lateness.js'
 import { generatorLimit } from './generator-limit.js'
 import { describeObjectives } from './objective.js'
 import { CAPACITY_DEFAULTS } from './defaults.js'
+import { measuredSeconds, tailShare, withNoisyResolution } from './step-length.js'
 
 // One capacity search on a server: one load session, open loop, whose rate
 // the search changes between steps (the pacer starts its schedule over at
@@ -33,7 +34,7 @@ const CONNECT_WAIT_MS = 15000
  * @typedef {object} CapacitySettings
  * @property {import('./objective.js').Objective[]} objectives
  * @property {import('./search.js').SearchOptions} search
- * @property {number} stepS      measured seconds of a step
+ * @property {number} stepS      measured seconds of a step, at least (step-length.js measuredSeconds)
  * @property {number} settleS    seconds at a step's rate before it is measured
  * @property {number} [maxTimeS] the search ends (unsettled) rather than start a step that would end more than this
  *   many seconds after the session began to open; default CAPACITY_DEFAULTS.maxTimeS
@@ -83,7 +84,8 @@ const CONNECT_WAIT_MS = 15000
 export async function runCapacity({ target, run, capacity, reset, recordDir, describe, stop, onStep, log }) {
   // the time limit counts from here: opening the session and its connections are part of the answer's wait
   const started = performance.now()
-  const search = new CapacitySearch(capacity.search)
+  const tail = tailShare(capacity.objectives)
+  const search = new CapacitySearch(withNoisyResolution(capacity.search, tail, capacity.stepS))
   const firstRate = /** @type {number} */ (search.next())
   const session = await LoadSession.open(
     loadOptions({
@@ -119,7 +121,7 @@ export async function runCapacity({ target, run, capacity, reset, recordDir, des
     )
     log.info(
       `capacity: ${describeObjectives(capacity.objectives)}; steps of ${capacity.settleS} s settling and ` +
-        `${capacity.stepS} s measured, from ${firstRate} requests/s`
+        `${capacity.stepS} s measured or more, from ${firstRate} requests/s`
     )
     // the first step must not pay for opening the connections
     const opened = performance.now()
@@ -129,19 +131,29 @@ export async function runCapacity({ target, run, capacity, reset, recordDir, des
       performance.now() - opened < CONNECT_WAIT_MS
     )
       await stop.wait(0.05)
-    const budgetMs = (capacity.maxTimeS ?? CAPACITY_DEFAULTS.maxTimeS) * 1000
-    const stepMs = (capacity.settleS + capacity.stepS) * 1000
+    const budgetS = capacity.maxTimeS ?? CAPACITY_DEFAULTS.maxTimeS
+    const { settleS } = capacity
     for (let rate = search.next(); rate !== null && !stop.requested; rate = search.next()) {
-      if (performance.now() - started + stepMs > budgetMs) {
+      const elapsedS = (performance.now() - started) / 1000
+      const stepsLeft = search.stepsLeft()
+      const stepS = measuredSeconds({
+        rate,
+        tail,
+        stepS: capacity.stepS,
+        settleS,
+        remainingS: budgetS - elapsedS,
+        stepsLeft
+      })
+      if (elapsedS + settleS + stepS > budgetS) {
         search.timeUp()
         break
       }
       generator.setRate(rate)
       // requests in flight from the step before end, and the server settles at the new rate
-      await stop.wait(capacity.settleS)
+      await stop.wait(settleS)
       const mark = markStep(session.stats, performance.now())
       lateness.mark()
-      await stop.wait(capacity.stepS)
+      await stop.wait(stepS)
       if (stop.requested) break
       const phase = /** @type {CapacityStep['phase']} */ (search.phase)
       const step = {
@@ -216,6 +228,8 @@ export function capacityJson({ objective, steps, result, generatorLimit, summary
       resolution: capacity.search.resolution,
       repeats: capacity.search.repeats,
       step_s: capacity.stepS,
+      tail_requests: CAPACITY_DEFAULTS.tailRequests,
+      max_step_s: CAPACITY_DEFAULTS.maxStepFactor * capacity.stepS,
       settle_s: capacity.settleS,
       max_time_s: capacity.maxTimeS ?? CAPACITY_DEFAULTS.maxTimeS,
       interval:

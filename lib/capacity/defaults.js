@@ -15,6 +15,12 @@ export const CAPACITY_DEFAULTS = {
   // 5 s measured after 2 s at the new rate: a p99 from 500 requests or more at 100/s
   stepS: 5,
   settleS: 2,
+  // a step's percentile should be at least its 10th slowest request (1000 requests for a p99): while the bracket
+  // is confirmed a step is measured long enough for that, up to twice --step within the time left; a --step step
+  // with fewer widens the resolution in proportion, up to 3 times (lib/capacity/step-length.js)
+  tailRequests: 10,
+  maxStepFactor: 2,
+  maxWiden: 3,
   // the search ends by this many seconds after its session began to open, settled or not: an answer within 3
   // minutes, with the process's start and end
   maxTimeS: 170,

@@ -6,7 +6,9 @@
 //    to the maximum rate; a first step that broke goes down (÷ factor)
 //    instead, to the minimum rate;
 // 2. bisect: between the last rate that held and the first that broke,
-//    at their geometric mean, until they are less than 1 + resolution apart;
+//    at their geometric mean, until they are less than 1 + resolution apart
+//    (a resolution widened where a step holds few requests beyond the
+//    objective's percentile: step-length.js);
 // 3. confirm: both ends of that bracket are tried again, in turn, until
 //    each has `repeats` steps. When the lower end mostly broke, the search
 //    goes down again from it (÷ factor, then bisects); when the upper end
@@ -34,6 +36,8 @@
  * @property {number} repeats      ≥ 1: steps at each end of the final bracket
  * @property {number} [maxShifts]  default 4
  * @property {number} [maxTrials]  default 80
+ * @property {(rate: number) => number} [resolutionAt]  the resolution near a rate, when its steps are noisier than
+ *   `resolution` (step-length.js noisyResolution); default `resolution` everywhere
  */
 
 /**
@@ -154,7 +158,7 @@ export class CapacitySearch {
     const low = /** @type {number} */ (this.low)
     const high = /** @type {number} */ (this.high)
     const mid = roundRate(Math.sqrt(low * high))
-    if (high / low <= 1 + this.options.resolution || mid <= low || mid >= high) {
+    if (high / low <= 1 + this.resolutionAt(low) || mid <= low || mid >= high) {
       this.phase = 'confirm'
       return this.confirm()
     }
@@ -190,7 +194,7 @@ export class CapacitySearch {
     }
     this.shifts++
     // after the first bracket, the search moves by two notches of the resolution, not by the climb's factor
-    this.moveFactor = (1 + this.options.resolution) ** 2
+    this.moveFactor = (1 + this.resolutionAt(low)) ** 2
     if (lowEnd === 'wrong') return this.moveDown(low)
     if (highEnd === 'wrong') return this.moveUp(high)
     // an end whose steps split: the rate is near it, so that end goes out a notch
@@ -212,9 +216,7 @@ export class CapacitySearch {
   endState(rate, isLow) {
     const { held, steps } = this.stepsAt(rate)
     const agree = isLow ? held : steps - held
-    const ends = isLow ? this.lowEnds : this.highEnds
-    const needed = this.options.repeats + ends.size - (ends.has(rate) ? 1 : 0)
-    if (agree === steps) return steps >= needed ? 'firm' : 'open'
+    if (agree === steps) return this.stepsShort(rate, isLow ? this.lowEnds : this.highEnds) === 0 ? 'firm' : 'open'
     return agree >= steps - agree ? 'split' : 'wrong'
   }
 
@@ -237,8 +239,8 @@ export class CapacitySearch {
    * @param {1 | -1} direction
    */
   notch(rate, direction) {
-    const { resolution, minRate, maxRate } = this.options
-    const next = roundRate(rate * (1 + resolution) ** direction)
+    const { minRate, maxRate } = this.options
+    const next = roundRate(rate * (1 + this.resolutionAt(rate)) ** direction)
     if (next === rate || next < minRate || next > maxRate) return null
     return next
   }
@@ -265,6 +267,35 @@ export class CapacitySearch {
     this.phase = 'climb'
     this.climbHeld = high
     this.pending = roundRate(Math.min(high * this.moveFactor, maxRate))
+  }
+
+  /**
+   * The bracket's resolution near a rate.
+   * @param {number} rate
+   */
+  resolutionAt(rate) {
+    return this.options.resolutionAt?.(rate) ?? this.options.resolution
+  }
+
+  /**
+   * While the bracket is confirmed, the steps its ends still need to be firm
+   * if every one goes its end's way (at least 1); null in the other phases.
+   * @returns {number | null}
+   */
+  stepsLeft() {
+    if (this.phase !== 'confirm') return null
+    const low = /** @type {number} */ (this.low)
+    const high = /** @type {number} */ (this.high)
+    return Math.max(1, this.stepsShort(low, this.lowEnds) + this.stepsShort(high, this.highEnds))
+  }
+
+  /**
+   * @param {number} rate
+   * @param {Set<number>} ends   the rates tried at that end
+   */
+  stepsShort(rate, ends) {
+    const needed = this.options.repeats + ends.size - (ends.has(rate) ? 1 : 0)
+    return Math.max(0, needed - this.stepsAt(rate).steps)
   }
 
   /** @param {number} rate */

@@ -77,9 +77,12 @@ t.test('a known boundary: 4 clients that each sleep 10 ms per request', async t 
     // 4 clients × 100 requests/s each at most can be served for good; a short step can hold a little more,
     // its backlog still short of the limit when it ends: at r above 400/s it grows by r − 400 a second, so
     // after the 0.5 s settling and the 1 s step a request waits (r − 400) × 1.5 / 400 s, under 100 ms up
-    // to r = 400 × (1 + 0.1 / 1.5) ≈ 427
+    // to r = 400 × (1 + 0.1 / 1.5) ≈ 427 (less for a confirming step lengthened to 2 s). The lower end held in
+    // every step it had; the middle may be above it: 1 s steps at 400/s hold 4 requests beyond the p99, so the
+    // bracket is settled at 25 %, not 10 % (lib/capacity/step-length.js)
     const held = 400 * (1 + 0.1 / 1.5)
-    t.ok(out.capacity > 0 && out.capacity <= held, `capacity ${out.capacity} requests/s (at most ${Math.floor(held)})`)
+    t.ok(out.capacity > 0, `capacity ${out.capacity} requests/s`)
+    t.ok(out.interval.low <= held, `lower end ${out.interval.low} requests/s (at most ${Math.floor(held)})`)
     t.ok(
       out.interval.low < out.capacity && out.capacity < out.interval.high,
       `${out.capacity} in the middle of ${out.interval.low}–${out.interval.high}`

@@ -1,8 +1,9 @@
 // The capacity search without a server: its climb, bisection and
 // confirmation on made-up outcomes (a sharp boundary, a noisy one, one
 // below the start, none below the maximum), the sign-test confidence, the
-// objectives' parsing and judging, a step measured from recorded latencies,
-// and the result line.
+// objectives' parsing and judging, a step's length and the bracket's
+// resolution from the requests beyond the percentile, a step measured from
+// recorded latencies, and the result line.
 import t from 'tap'
 import { CapacitySearch, signTail, roundRate } from '../../lib/capacity/search.js'
 import { parseObjective, parseObjectives, keeps } from '../../lib/capacity/objective.js'
@@ -11,6 +12,7 @@ import { resultLine, stepsTable } from '../../lib/capacity/capacity-table.js'
 import { RequestStats } from '../../lib/metrics/request-stats.js'
 import { InputError } from '../../lib/errors.js'
 import { mulberry32 } from '../../lib/results/bootstrap-interval.js'
+import { measuredSeconds, noisyResolution, tailShare, withNoisyResolution } from '../../lib/capacity/step-length.js'
 
 const DEFAULTS = { startRate: 100, factor: 2, maxRate: 1e6, minRate: 1, resolution: 0.1, repeats: 5 }
 
@@ -205,6 +207,50 @@ t.test('objectives: the grammar of --threshold, upper bounds on latencies only',
   t.equal(keeps(o, 9999), true)
   t.equal(keeps(o, 10000), false)
   t.equal(keeps(o, null), false, 'nothing measured does not hold')
+})
+
+t.test('a step long enough for its percentile: at least --step, at most twice, within the time left', async t => {
+  const tail = tailShare(parseObjectives(['p99<100ms', 'lag_p95<1s'], undefined))
+  t.ok(Math.abs(/** @type {number} */ (tail) - 0.01) < 1e-12, 'the smallest share beyond a percentile: the p99')
+  t.equal(tailShare(parseObjectives('max<1s', undefined)), null, 'a maximum: no length makes it less noisy')
+  const base = { tail, stepS: 5, settleS: 2, remainingS: 100, stepsLeft: 5 }
+  t.equal(measuredSeconds({ ...base, rate: 74, stepsLeft: null }), 5, 'climbing and bisecting: --step')
+  t.equal(measuredSeconds({ ...base, rate: 347 }), 5, '347/s hold 17 beyond the p99 in 5 s: --step')
+  const close = (/** @type {number} */ a, /** @type {number} */ b) => Math.abs(a - b) < 1e-9
+  t.ok(close(measuredSeconds({ ...base, rate: 125 }), 8), '1000 requests at 125/s: the 10th slowest is the p99')
+  t.equal(measuredSeconds({ ...base, rate: 40 }), 10, 'twice --step at most')
+  t.ok(close(measuredSeconds({ ...base, rate: 74, remainingS: 50 }), 8), 'the time left shared among the steps needed')
+  t.equal(measuredSeconds({ ...base, rate: 74, remainingS: 20 }), 5, 'never shorter than --step')
+  t.equal(measuredSeconds({ ...base, tail: null, rate: 74 }), 5, 'a maximum: --step')
+})
+
+t.test('the resolution widens where a --step step holds fewer than 10 requests beyond the percentile', async t => {
+  const at = (/** @type {number} */ rate) => noisyResolution({ rate, tail: 0.01, stepS: 5, resolution: 0.1 })
+  t.equal(at(347), 0.1, '17 beyond: as given')
+  t.equal(at(200), 0.1, '10 beyond: as given')
+  t.ok(Math.abs(at(74) - 0.1 * (10 / 3.7)) < 1e-12, '3.7 beyond: 2.7 times')
+  t.ok(Math.abs(at(10) - 0.3) < 1e-12, 'at most 3 times')
+  t.equal(noisyResolution({ rate: 10, tail: null, stepS: 5, resolution: 0.1 }), 0.1, 'a maximum: as given')
+  // a sharp boundary at 74/s: the bisection stops at a bracket of 27 %, not 10 %
+  const options = withNoisyResolution(DEFAULTS, 0.01, 5)
+  const s = search({ ...options, startRate: 30 }, rate => rate <= 74)
+  const r = s.result()
+  t.equal(r.verdict, 'bracketed')
+  t.ok(/** @type {number} */ (r.low) <= 74 && /** @type {number} */ (r.high) > 74, `74 in [${r.low}, ${r.high}]`)
+  const ratio = /** @type {number} */ (r.high) / /** @type {number} */ (r.low)
+  t.ok(ratio > 1.1 && ratio <= 1 + at(/** @type {number} */ (r.low)) + 1e-9, `ratio ${ratio.toFixed(3)}`)
+  t.ok(s.trials.length < search({ ...DEFAULTS, startRate: 30 }, rate => rate <= 74).trials.length, 'fewer steps')
+})
+
+t.test('the steps the confirmation still needs', async t => {
+  const s = new CapacitySearch({ ...DEFAULTS, startRate: 1000 })
+  t.equal(s.stepsLeft(), null, 'climbing')
+  for (let rate = s.next(); rate !== null && s.phase !== 'confirm'; rate = s.next()) s.record(rate <= 1500)
+  t.equal(s.phase, 'confirm')
+  // each end has one step from the bisection: 4 more each
+  t.equal(s.stepsLeft(), 8)
+  s.record(s.next() === s.low)
+  t.equal(s.stepsLeft(), 7)
 })
 
 t.test('a step measured from recorded latencies', async t => {

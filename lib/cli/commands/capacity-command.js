@@ -59,7 +59,10 @@ export function capacityBuilder(y, workloadSpecs = {}) {
     .option('resolution', {
       type: 'string',
       group: 'Capacity:',
-      describe: `bisect until the bracket's ends are within this fraction (default ${CAPACITY_DEFAULTS.resolution})`
+      describe:
+        `bisect until the bracket's ends are within this fraction (default ${CAPACITY_DEFAULTS.resolution}), ` +
+        `widened up to ${CAPACITY_DEFAULTS.maxWiden} times where a --step step holds fewer than ` +
+        `${CAPACITY_DEFAULTS.tailRequests} requests beyond the objective's percentile`
     })
     .option('repeats', {
       type: 'string',
@@ -71,7 +74,10 @@ export function capacityBuilder(y, workloadSpecs = {}) {
     .option('step', {
       type: 'string',
       group: 'Capacity:',
-      describe: `measured seconds of a step (default ${CAPACITY_DEFAULTS.stepS})`
+      describe:
+        `measured seconds of a step, at least (default ${CAPACITY_DEFAULTS.stepS}); a step confirming the bracket ` +
+        `runs up to ${CAPACITY_DEFAULTS.maxStepFactor} times that, to hold ${CAPACITY_DEFAULTS.tailRequests} ` +
+        `requests beyond the objective's percentile`
     })
     .option('max-time', {
       type: 'string',
