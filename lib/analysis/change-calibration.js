@@ -27,10 +27,12 @@ const Q99 = [
   [3.67, 3.81, 4, 4.11, 4.26, 4.56, 4.69],
   [3.69, 3.81, 3.94, 4.06, 4.23, 4.4, 4.66]
 ]
+/** @type {QuantileTable} */
+const STEP_TABLE = { lengths: LENGTHS, rhos: RHOS, q99: Q99 }
 /** The margin the table was measured with. */
 const MARGIN = 10
 /** ρ as fitted around a split falls a little short of the truth. */
-const RHO_SHORTFALL = 0.02
+export const RHO_SHORTFALL = 0.02
 
 /**
  * The excess of the scan's 99th percentile over Bonferroni's bound.
@@ -41,17 +43,28 @@ const RHO_SHORTFALL = 0.02
 export function scanExcess(length, rho, margin) {
   const scaled = (length * MARGIN) / margin
   const places = Math.max(1, length - 2 * margin + 1)
-  return quantile99(scaled, rho + RHO_SHORTFALL) - criticalZ(0.01 / (2 * places))
+  return quantile99(STEP_TABLE, scaled, rho + RHO_SHORTFALL) - criticalZ(0.01 / (2 * places))
 }
 
 /**
+ * @typedef {object} QuantileTable
+ * @property {number[]} lengths   ascending
+ * @property {number[]} rhos      ascending
+ * @property {number[][]} q99     by length, then ρ
+ */
+
+/**
+ * A table's 99th percentile at a length and ρ, interpolated in the
+ * length's logarithm and in ρ, clamped to the table's edges.
+ * @param {QuantileTable} table
  * @param {number} length
  * @param {number} rho
  */
-function quantile99(length, rho) {
-  const i = bracket(LENGTHS, Math.log(Math.max(LENGTHS[0], Math.min(length, LENGTHS[LENGTHS.length - 1]))), Math.log)
-  const j = bracket(RHOS, Math.max(0, Math.min(rho, RHOS[RHOS.length - 1])), v => v)
-  const at = (/** @type {number} */ r) => Q99[i.low][r] + i.share * (Q99[i.high][r] - Q99[i.low][r])
+export function quantile99(table, length, rho) {
+  const { lengths, rhos, q99 } = table
+  const i = bracket(lengths, Math.log(Math.max(lengths[0], Math.min(length, lengths[lengths.length - 1]))), Math.log)
+  const j = bracket(rhos, Math.max(0, Math.min(rho, rhos[rhos.length - 1])), v => v)
+  const at = (/** @type {number} */ r) => q99[i.low][r] + i.share * (q99[i.high][r] - q99[i.low][r])
   return at(j.low) + j.share * (at(j.high) - at(j.low))
 }
 

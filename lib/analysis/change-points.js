@@ -4,6 +4,7 @@ import { normalTail, prewhiten, scanInterval, shiftZ } from './change-scan.js'
 import { noiseOf } from './series-noise.js'
 import { scanExcess } from './change-calibration.js'
 import { mosumSplits } from './mosum.js'
+import { MAX_INTERVAL, holeSplit } from './hole-scan.js'
 
 export { DEFAULTS } from './change-point-input.js'
 export { RHO_MAX } from './series-noise.js'
@@ -100,7 +101,7 @@ export function domainOf(x, half) {
   if (sorted[0] < 0 || !(median > 0)) return x
   const low = LOG_FLOOR * median
   const logs = x.map(v => Math.log(Math.max(v, low)))
-  return Math.abs(lopsided(logs, half)) <= Math.abs(lopsided(x, half)) ? logs : x
+  return Math.abs(lopsided(logs, half)) <= Math.abs(lopsided(x, half)) + Number(process.env.LOGPREF ?? 0) ? logs : x
 }
 
 /** At most this many residuals (evenly spaced) judge the noise's symmetry. */
@@ -150,7 +151,7 @@ function segment(series, whitened) {
   const splits = []
   let windows = [[0, series.x.length]]
   while (windows.length > 0 && splits.length < maxChanges) {
-    /** @type {Array<Split & { from: number, to: number }>} */
+    /** @type {Array<WindowSplit & { from: number, to: number }>} */
     const found = []
     for (const [from, to] of windows) {
       if (to - from < 2 * minSegment) continue
@@ -159,14 +160,23 @@ function segment(series, whitened) {
     }
     found.sort((a, b) => a.pValue - b.pValue || a.at - b.at)
     const taken = found.slice(0, maxChanges - splits.length)
-    for (const { at, pValue } of taken) splits.push({ at, pValue })
-    windows = taken.flatMap(({ from, at, to }) => [
-      [from, at],
-      [at, to]
-    ])
+    for (const { at, end, pValue } of taken) {
+      splits.push({ at, pValue })
+      if (end !== undefined) splits.push({ at: end, pValue })
+    }
+    // a hole's edges make three windows
+    windows = taken.flatMap(({ from, at, end, to }) => {
+      const edges = [from, at, ...(end === undefined ? [] : [end]), to]
+      return edges.slice(1).map((edge, i) => [edges[i], edge])
+    })
   }
-  return splits.sort((a, b) => a.at - b.at)
+  return splits.sort((a, b) => a.at - b.at).slice(0, maxChanges)
 }
+
+/**
+ * A window's split: one edge, or a hole's two (`end`, its first point after).
+ * @typedef {Split & { end?: number }} WindowSplit
+ */
 
 /** Candidates of a window tested again with the noise fitted around them. */
 const REFITTED = 4
@@ -183,7 +193,7 @@ const REFITTED = 4
  * @param {import('./change-scan.js').Prewhitened} whitened
  * @param {number} from
  * @param {number} to
- * @returns {Split | null}
+ * @returns {WindowSplit | null}
  */
 function bestSplit(series, whitened, from, to) {
   const { minSegment, alpha, minEffect, floor } = series.opts
@@ -213,12 +223,22 @@ function bestSplit(series, whitened, from, to) {
     .map(c => refit(series, from, to, c))
     .filter(c => c.pValue < alpha)
     .sort((a, b) => a.pValue - b.pValue || a.at - b.at)
-  for (const c of refitted) {
-    const effect = effectOf(levelOf(series.x, c.from, c.at), levelOf(series.x, c.at, c.to), floor)
-    if (Math.abs(effect) >= minEffect) return { at: c.at, pValue: c.pValue }
-  }
-  return null
+  const step = refitted.find(
+    c => Math.abs(effectOf(levelOf(series.x, c.from, c.at), levelOf(series.x, c.at, c.to), floor)) >= minEffect
+  )
+  // A hole or a bump, at half of alpha over every pair (hole-scan.js): the
+  // more significant of the two. A long window with a step is split first:
+  // the hole is scanned there once its windows are short.
+  if (step && to - from > HOLE_BESIDE_STEP) return { at: step.at, pValue: step.pValue }
+  const hole = holeSplit(series, whitened, from, to, HOLE_SHARE)
+  if (hole && (!step || hole.pValue < step.pValue)) return hole
+  return step ? { at: step.at, pValue: step.pValue } : null
 }
+
+/** The share of alpha of a window's hole scan. */
+const HOLE_SHARE = 0.5
+/** The longest window whose hole is weighed against its step. */
+const HOLE_BESIDE_STEP = 4 * MAX_INTERVAL
 
 /**
  * A candidate scanned again, the noise of its neighbourhood in the window

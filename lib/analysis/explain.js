@@ -68,8 +68,19 @@ const MIN_EFFECT = /** @type {Record<string, number>} */ ({
   p99_us: 0.4,
   schedule_lag_p99_us: 0.4
 })
-// At most this many changes in a summary, the largest effects first.
+// At most this many changes in a summary, the largest effects first: 20,
+// or one for every CHANGE_EVERY_S seconds of a longer load (a day of faults
+// has more than 20, and each must be there).
 const MAX_CHANGES = 20
+const CHANGE_EVERY_S = 30
+
+/**
+ * The seconds the samples span.
+ * @param {Sample[]} used
+ */
+function loadSeconds(used) {
+  return used.length === 0 ? 0 : (used[used.length - 1].elapsed_s ?? 0) - (used[0].elapsed_s ?? 0) + 1
+}
 
 /**
  * What changed in a recorded load and why.
@@ -129,7 +140,7 @@ export function explainRun({ samples, events, logText = null, statsIntervalS = 1
   }
   const kept = changes
     .sort((a, b) => Math.abs(b.effect ?? Infinity) - Math.abs(a.effect ?? Infinity))
-    .slice(0, MAX_CHANGES)
+    .slice(0, Math.max(MAX_CHANGES, Math.ceil(loadSeconds(used) / CHANGE_EVERY_S)))
     .sort((a, b) => a.at_s - b.at_s || a.metric.localeCompare(b.metric))
   return {
     changes: kept,

@@ -288,3 +288,23 @@ t.test('every client reconnecting within a second is a condition, however short'
     'every connection replaced across the end of a second: counted over the two'
   )
 })
+
+t.test('half an hour with a reconnect burst every two minutes keeps every burst', async t => {
+  // 15 bursts, each every client losing its connection once and 4 s of
+  // failures (a start and an end each): 45 changes, more than the 20 a
+  // short run keeps
+  const bursts = Array.from({ length: 15 }, (_, k) => 100 + 120 * k)
+  let reconnects = 0
+  const samples = Array.from({ length: 1800 }, (_, i) => {
+    const elapsed = i + 1
+    const burst = bursts.includes(elapsed)
+    if (burst) reconnects += 4
+    const failing = bursts.some(at => elapsed >= at && elapsed < at + 4)
+    return sample(elapsed, { reconnects, failed: failing ? 4 : 0 })
+  })
+  const { changes } = explainRun({ samples, events: [] })
+  const found = bursts.filter(at =>
+    changes.some(c => c.metric === 'condition:reconnects' && Math.abs(c.at_s - (at - 1)) <= 1)
+  )
+  t.equal(found.length, bursts.length, `${found.length} of ${bursts.length} bursts in the ${changes.length} changes`)
+})
