@@ -9,8 +9,11 @@ CREATE TABLE IF NOT EXISTS test_table (
     c4 text,
     c5 text
 );
-ALTER SEQUENCE test_table_id OWNED BY test_table.id;
 CREATE UNIQUE INDEX IF NOT EXISTS by_id ON test_table (id);
 CREATE INDEX IF NOT EXISTS by_c1 ON test_table (c1);
 CREATE INDEX IF NOT EXISTS by_c2 ON test_table (c2);
 CREATE INDEX IF NOT EXISTS by_c3 ON test_table (c3);
+-- Last, once the table is locked (CREATE INDEX takes it even when the index
+-- exists): a load already running takes the table's lock and then the
+-- sequence's (nextval), so the sequence locked first would deadlock with it.
+ALTER SEQUENCE test_table_id OWNED BY test_table.id;
