@@ -31,46 +31,79 @@ const BASELINE_S = 8
 const RISE_HOLD_S = 3
 
 /**
- * Spans in which other processes took the CPU.
+ * Spans in which other processes took the CPU. When the processes of one
+ * span leave while others take their place (another test's processes, then
+ * a build's), the next span starts at once, judged against the same seconds
+ * before the first: the load's CPU has not come back in between, so the
+ * seconds just before the newcomers are no baseline.
  * @param {Sample[]} samples @param {At} at @param {number} lastS @param {Observation[]} out
  */
 export function cpuContention(samples, at, lastS, out) {
   let i = BASELINE_S
   while (i + RISE_HOLD_S <= samples.length) {
     const before = samples.slice(i - BASELINE_S, i)
-    const during = samples.slice(i, i + RISE_HOLD_S)
-    const rose = risers(before, during)
-    const total = rose.reduce((sum, p) => sum + p.rise, 0)
-    const oursBefore = meanOf(before, ours)
-    const oursAfter = meanOf(during, ours)
-    const fell = oursBefore !== null && oursAfter !== null && oursAfter <= OURS_FALL * oursBefore
-    // runnable but not running: a load that waits for a lock or a connection sleeps instead
-    const waitBefore = meanOf(before, waitShare)
-    const waitAfter = meanOf(during, waitShare)
-    const waiting = waitBefore === null || waitAfter === null || waitAfter >= waitBefore - WAIT_SLACK
-    // a stopped server leaves the load idle: what fills the CPU then took nothing from it
-    const stopped = during.some(s => (s.host?.server_stopped ?? 0) > 0)
-    if (total < CPU_RISE_PCT || !fell || !waiting || stopped || !(share(samples[i], rose) >= total / 2)) {
+    let found = contentionAt(samples, before, i)
+    if (!found) {
       i++
       continue
     }
-    // to the first second whose risers fell below half their share, with the seconds after it
-    const level = rose.reduce((sum, p) => sum + p.pct, 0)
-    let end = i + 1
-    while (end < samples.length) {
-      const held = samples.slice(end, end + RISE_HOLD_S).map(s => share(s, rose))
-      if (held.every(v => v < level / 2)) break
-      end++
+    let end = i
+    while (found) {
+      const from = end
+      end = spanEnd(samples, from, found.rose)
+      const toS = end >= samples.length ? null : round(at(samples[end].t) - 1)
+      out.push({
+        from_s: round(at(samples[from].t) - 1),
+        to_s: toS !== null && toS >= lastS ? null : toS,
+        kind: 'cpu_contention',
+        label: contentionLabel(found.rose, samples.slice(from, end), found.oursBefore, found.oursAfter)
+      })
+      /** @type {Set<string>} */
+      const left = new Set(found.rose.map(p => p.key))
+      found = end + RISE_HOLD_S <= samples.length ? contentionAt(samples, before, end, left) : null
     }
-    const toS = end >= samples.length ? null : round(at(samples[end].t) - 1)
-    out.push({
-      from_s: round(at(samples[i].t) - 1),
-      to_s: toS !== null && toS >= lastS ? null : toS,
-      kind: 'cpu_contention',
-      label: contentionLabel(rose, samples.slice(i, end), oursBefore, oursAfter)
-    })
     i = end + BASELINE_S
   }
+}
+
+/**
+ * Whether other processes took the CPU in the RISE_HOLD_S seconds from i,
+ * against the seconds `before` (see CPU_RISE_PCT): who rose, and the load's
+ * CPU before and during; null when they did not. The processes of `except`
+ * (a span's that just left) are not newcomers.
+ * @param {Sample[]} samples @param {Sample[]} before @param {number} i @param {Set<string>} [except]
+ */
+function contentionAt(samples, before, i, except) {
+  const during = samples.slice(i, i + RISE_HOLD_S)
+  const rose = risers(before, during).filter(p => !except?.has(p.key))
+  const total = rose.reduce((sum, p) => sum + p.rise, 0)
+  const oursBefore = meanOf(before, ours)
+  const oursAfter = meanOf(during, ours)
+  const fell = oursBefore !== null && oursAfter !== null && oursAfter <= OURS_FALL * oursBefore
+  // runnable but not running: a load that waits for a lock or a connection sleeps instead
+  const waitBefore = meanOf(before, waitShare)
+  const waitAfter = meanOf(during, waitShare)
+  const waiting = waitBefore === null || waitAfter === null || waitAfter >= waitBefore - WAIT_SLACK
+  // a stopped server leaves the load idle: what fills the CPU then took nothing from it
+  const stopped = during.some(s => (s.host?.server_stopped ?? 0) > 0)
+  if (total < CPU_RISE_PCT || !fell || !waiting || stopped || !(share(samples[i], rose) >= total / 2)) return null
+  return { rose, oursBefore, oursAfter }
+}
+
+/**
+ * The first second from `from` on whose risers fell below half their share
+ * for RISE_HOLD_S seconds, or the run's end.
+ * @param {Sample[]} samples @param {number} from @param {ReturnType<typeof risers>} rose
+ */
+function spanEnd(samples, from, rose) {
+  const level = rose.reduce((sum, p) => sum + p.pct, 0)
+  let end = from + 1
+  while (end < samples.length) {
+    const held = samples.slice(end, end + RISE_HOLD_S).map(s => share(s, rose))
+    if (held.every(v => v < level / 2)) break
+    end++
+  }
+  return end
 }
 
 /**

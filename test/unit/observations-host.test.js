@@ -84,6 +84,39 @@ t.test('busy processes from second 30 to 45: other processes took the CPU, named
   )
 })
 
+t.test('one contender leaves as another starts: two spans, the second named by its own processes', async t => {
+  // another test's processes from 20 to 30 s, then the spinners from 30 to 45 s: the load's CPU never
+  // comes back between them (a loaded machine under CI)
+  const jitter = noise(9)
+  const samples = []
+  for (let s = 1; s <= 60; s++) {
+    const first = s > 20 && s <= 30
+    const second = s > 30 && s <= 45
+    samples.push(
+      sample(s, {
+        own_pct: (first || second ? 35 : 60) + 5 * jitter(),
+        server_pct: first || second ? 25 : 40,
+        others_pct: 100 + 10 * jitter(),
+        top: [
+          { pid: 7, name: 'tap', pct: 45 + 5 * jitter() },
+          ...(first ? [{ pid: 900, ppid: 800, name: 'node', n: 3, pct: 60 }] : []),
+          ...(second ? [{ pid: 4242, ppid: 1, name: 'sh', n: 3, pct: 60 }] : [])
+        ]
+      })
+    )
+  }
+  const found = observe({ samples, events: [] }).filter(o => o.kind === 'cpu_contention')
+  t.same(
+    found.map(o => [o.from_s, o.to_s]),
+    [
+      [20, 30],
+      [30, 45]
+    ],
+    'one span each, the second from the moment the first ended'
+  )
+  t.match(found[1]?.label ?? '', /processes sh, children of pid 1/, 'the second named by its own processes')
+})
+
 t.test('no cause when the load did not lose CPU, or the newcomers are too small', async t => {
   const jitter = noise(11)
   const samples = Array.from({ length: 60 }, (_, i) =>
