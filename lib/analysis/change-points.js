@@ -101,7 +101,7 @@ export function domainOf(x, half) {
   if (sorted[0] < 0 || !(median > 0)) return x
   const low = LOG_FLOOR * median
   const logs = x.map(v => Math.log(Math.max(v, low)))
-  return Math.abs(lopsided(logs, half)) <= Math.abs(lopsided(x, half)) + Number(process.env.LOGPREF ?? 0) ? logs : x
+  return Math.abs(lopsided(logs, half)) <= Math.abs(lopsided(x, half)) ? logs : x
 }
 
 /** At most this many residuals (evenly spaced) judge the noise's symmetry. */
