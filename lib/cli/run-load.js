@@ -194,7 +194,6 @@ export async function runLoad(args, options, rules, stop, { log, stdout, screen 
     })
     if (args.json) stdout.write(summaryJson(summary))
     finished = summary
-    await finalScrape(scrapes, log)
     // 3 when a threshold failed
     return thresholdExitCode(summary)
   } finally {
@@ -202,12 +201,14 @@ export async function runLoad(args, options, rules, stop, { log, stdout, screen 
     await session?.close()
     stopControl?.()
     await events.flush()
-    await http.close()
     if (target?.embedded) {
       await target.embedded.stop().catch(err => log.warn(`stopping the embedded server: ${err.message}`))
     }
     // after the stop: a server pgloadgen did not start goes back to its own group
     await diskThrottle?.release().catch(err => log.warn(`disk limit: ${err.message}`))
+    // the final counts scraped once everything else has stopped: nothing of the run waits on the server meanwhile
+    if (finished) await finalScrape(scrapes, log)
+    await http.close()
     // last, under the log of the shutdown: the table on stderr whatever --json
     // says, from the summary object --json printed
     const summary = finished
