@@ -20,13 +20,7 @@ import { holeExcess } from './hole-calibration.js'
 // excess of a hole scan of
 // its length and ρ (hole-calibration.js), and Bonferroni over every pair tested.
 
-/**
- * The series as change-points.js holds it.
- * @typedef {object} Series
- * @property {Float64Array} x      the values
- * @property {Float64Array} z      in the domain analysed
- * @property {Required<import('./change-point-input.js').ChangePointOptions>} opts
- */
+/** @typedef {import('./change-points.js').Series} Series */
 
 /** The longest interval whose pairs are all scored. */
 export const MAX_INTERVAL = 240
