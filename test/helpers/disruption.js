@@ -112,9 +112,14 @@ export async function assertSurvived(t, result, { url, table, rowsBefore, concur
   if (!t.ok(summary, 'a JSON summary')) return
   assertConsistent(t, summary, { concurrency })
   t.ok(summary.reconnects >= lost, `reconnects counted (${summary.reconnects} ≥ ${lost} connections lost)`)
+  // A connection lost while it carried a request fails that request; one
+  // lost between two requests (closed while idle) is replaced before it is
+  // used and fails none. So the failures are at least one (the connections
+  // are busy nearly all the time) and at most one per reconnect.
   t.ok(
-    summary.unexpected_failures >= lost,
-    `the failures are counted as unexpected (${summary.unexpected_failures}), at least one per connection lost`
+    summary.unexpected_failures >= 1 && summary.unexpected_failures <= summary.reconnects,
+    `the failures are counted as unexpected (${summary.unexpected_failures}), at least one and at most one per ` +
+      `reconnect (${summary.reconnects})`
   )
   const otherMessages = Object.keys(summary.errors).filter(message => !INJECTED_ERROR_MESSAGE.test(message))
   t.ok(otherMessages.length > 0, `the failures are counted by message: ${JSON.stringify(otherMessages)}`)
