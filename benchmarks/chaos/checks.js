@@ -4,7 +4,7 @@
 // says it stored); no backend of the run left; the generator's resident
 // memory flat; each fault named by a change the run's summary found at
 // its moment.
-import { rssFloor, rssSlope } from './rss.js'
+import { memorySlopes, rssFloor, rssSlope } from './rss.js'
 
 // a change names a fault when it is found this close to it: from a few
 // seconds before it began (the change's moment is located to within a few
@@ -75,7 +75,7 @@ export function endChecks(outcome, { concurrency, lengthS, rss }) {
     checks.push(
       check(
         "generator's resident memory, least-squares slope (MiB per 10 min)",
-        slope === null ? 'no samples' : `${slope.toFixed(3)} (${rssShape(outcome.rss, lengthS)})`,
+        slope === null ? 'no samples' : `${slope.toFixed(3)} (${rssShape(outcome.rss, outcome.memory, lengthS)})`,
         `< ${RSS_LIMIT_MIB_PER_10_MIN}`,
         slope !== null && slope < RSS_LIMIT_MIB_PER_10_MIN
       )
@@ -88,17 +88,24 @@ export function endChecks(outcome, { concurrency, lengthS, rss }) {
  * Where resident memory was at the end of the start-up and at the end,
  * its slope over the second half (a creep that levels off is not a leak),
  * and the slope of its floor, the lowest of every 5 minutes (what is left
- * after the heap's major collections).
+ * after the heap's major collections); and where the slope lies, from
+ * the generator's own figures.
  * @param {Array<{ t_s: number, rss_bytes: number }>} samples
+ * @param {import('./soak.js').SoakOutcome['memory']} memory
  * @param {number} lengthS
  */
-function rssShape(samples, lengthS) {
+function rssShape(samples, memory, lengthS) {
   const mib = (/** @type {{ rss_bytes: number } | undefined} */ s) => ((s?.rss_bytes ?? 0) / 2 ** 20).toFixed(1)
   const first = samples.find(s => s.t_s >= lengthS / 10)
   const half = rssSlope(samples, lengthS / 2)
   const floor = rssSlope(rssFloor(samples, lengthS / 10, 300), 0)
   const figure = (/** @type {number | null} */ n) => (n === null ? '?' : n.toFixed(3))
-  return `${mib(first)} → ${mib(samples.at(-1))} MiB; second half ${figure(half)}; floor ${figure(floor)}`
+  const parts = memorySlopes(memory, lengthS / 10)
+  const where = parts
+    ? [`JavaScript heap ${figure(parts.heap)}`, `buffers ${figure(parts.buffers)}`, `the rest ${figure(parts.rest)}`]
+    : []
+  const of = where.length > 0 ? `; of the slope, ${where.join(', ')}` : ''
+  return `${mib(first)} → ${mib(samples.at(-1))} MiB; second half ${figure(half)}; floor ${figure(floor)}${of}`
 }
 
 /**

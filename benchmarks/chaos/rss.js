@@ -73,3 +73,25 @@ export function rssFloor(samples, skipS, windowS) {
   }
   return [...lowest.values()]
 }
+
+/**
+ * Where a slope of resident memory lies, from the generator's own figures
+ * in its recorded samples (lib/recorder/recorder.js memoryFigures): the
+ * slopes, in MiB per ten minutes after `skipS`, of its JavaScript heap, of
+ * the buffers outside it, and of the rest of its resident memory (the
+ * allocator's, other threads'). Null without samples.
+ * @param {Array<{ t_s: number, memory: import('../../lib/recorder/records.js').MemoryFigures }>} samples
+ * @param {number} skipS
+ */
+export function memorySlopes(samples, skipS) {
+  /** @param {(m: import('../../lib/recorder/records.js').MemoryFigures) => number} part */
+  const slope = part =>
+    rssSlope(
+      samples.map(s => ({ t_s: s.t_s, rss_bytes: part(s.memory) })),
+      skipS
+    )
+  const heap = slope(m => m.heap_total)
+  const buffers = slope(m => m.external)
+  const rest = slope(m => m.rss - m.heap_total - m.external)
+  return heap === null || buffers === null || rest === null ? null : { heap, buffers, rest }
+}

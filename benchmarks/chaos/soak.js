@@ -45,6 +45,8 @@ const EXIT_MS = 600000
  * @property {string} stderrTail
  * @property {DoneFault[]} faults
  * @property {Array<{ t_s: number, rss_bytes: number }>} rss
+ * @property {Array<{ t_s: number, memory: import('../../lib/recorder/records.js').MemoryFigures }>} memory
+ *   the generator's own figures, from its recorded samples
  * @property {number} backendsAtEnd        client backends of the run before it stopped, once settled
  * @property {number} backendsAfter        backends of the run left after it exited, once settled
  * @property {number | null} tableRows     rows in the load's table after the run
@@ -113,6 +115,7 @@ async function soakOn(server, teardown, { lengthS, schedule, concurrency, reques
     stderrTail: stderr.slice(-3000),
     faults,
     rss: rss.samples,
+    memory: await readMemory(recordDir, startedAt),
     backendsAtEnd,
     backendsAfter,
     tableRows: await server
@@ -262,6 +265,18 @@ async function readSamples(recordDir) {
     .split('\n')
     .filter(Boolean)
     .map(line => JSON.parse(line))
+}
+
+/**
+ * The generator's memory figures from its recorded samples, at seconds
+ * from the load's start.
+ * @param {string} recordDir
+ * @param {number} startedAt
+ */
+async function readMemory(recordDir, startedAt) {
+  return (await readSamples(recordDir))
+    .filter(sample => sample.memory)
+    .map(sample => ({ t_s: (Date.parse(sample.t) - startedAt) / 1000, memory: sample.memory }))
 }
 
 /**

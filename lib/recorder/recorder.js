@@ -111,6 +111,7 @@ export class Recorder {
       requests,
       ...(lag && { lag }),
       cpu_us: cpu,
+      memory: memoryFigures(),
       // the whole machine's: what else ran besides the load and the server
       host: this.host.sample(),
       pg: pgFigures(snapshot, table),
@@ -249,4 +250,16 @@ function pgFigures(snapshot, table) {
       heap_blks_vacuumed: vacuum.heapBlksVacuumed
     }
   }
+}
+
+/**
+ * The generator's memory: resident, and the main thread's JavaScript heap
+ * and the buffers outside it, so that a rise over a long run can be put
+ * down to one of them or to what lies outside both (the allocator, other
+ * threads). Bytes.
+ * @returns {import('./records.js').MemoryFigures}
+ */
+function memoryFigures() {
+  const m = process.memoryUsage()
+  return { rss: m.rss, heap_total: m.heapTotal, heap_used: m.heapUsed, external: m.external }
 }

@@ -33,6 +33,14 @@
  */
 
 /**
+ * @typedef {object} MemoryFigures   bytes
+ * @property {number} rss             resident, the whole process
+ * @property {number} heap_total      the main thread's JavaScript heap, as reserved
+ * @property {number} heap_used       and as used
+ * @property {number} external        buffers outside that heap (socket buffers, the insert ledger's chunks)
+ */
+
+/**
  * One line of samples.ndjson.
  * @typedef {object} Sample
  * @property {string} t               end of the second it describes
@@ -43,6 +51,7 @@
  * @property {number} throughput      requests done in that second, all types
  * @property {Record<string, RequestFigures>} [requests]
  * @property {{ user: number, system: number }} [cpu_us]
+ * @property {MemoryFigures} [memory]  the generator's memory at the end of the second
  * @property {PgFigures | null} [pg]
  * @property {number} [rows]          rows the requests reported written in that second
  * @property {number} [points]        points (metric values) they reported written

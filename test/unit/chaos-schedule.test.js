@@ -4,7 +4,7 @@
 // a line is its slope; the change taken as a fault's is the one at it.
 import t from 'tap'
 import { drawSchedule, FAULT_KINDS } from '../../benchmarks/chaos/schedule.js'
-import { rssFloor, rssSlope } from '../../benchmarks/chaos/rss.js'
+import { memorySlopes, rssFloor, rssSlope } from '../../benchmarks/chaos/rss.js'
 import { changeNear } from '../../benchmarks/chaos/checks.js'
 
 t.test('a seed gives one schedule, with gaps of one to three minutes', async t => {
@@ -40,6 +40,25 @@ t.test('the slope of resident memory, in MiB per ten minutes, after the start-up
   const startUp = [{ t_s: 0, rss_bytes: 0 }, ...line.slice(10)]
   t.equal(Number(rssSlope(startUp, 50)?.toFixed(4)), Number((600 / 1024).toFixed(4)), 'the start-up left out')
   t.equal(rssSlope(line.slice(0, 2), 0), null, 'no slope from two samples')
+})
+
+t.test('where the slope lies: the JavaScript heap, the buffers outside it, the rest', async t => {
+  const MiB = 2 ** 20
+  // over 1000 s: the heap flat, the buffers up 1 MiB, the rest up 2 MiB
+  const samples = Array.from({ length: 101 }, (_, i) => {
+    const heap_total = 20 * MiB
+    const external = 4 * MiB + (i / 100) * MiB
+    return {
+      t_s: i * 10,
+      memory: { rss: heap_total + external + 40 * MiB + (i / 50) * MiB, heap_total, heap_used: 10 * MiB, external }
+    }
+  })
+  const parts = memorySlopes(samples, 0)
+  const per10 = (/** @type {number} */ mib) => Number(((mib * 600) / 1000).toFixed(4))
+  t.equal(Number(parts?.heap.toFixed(4)), 0, 'the heap flat')
+  t.equal(Number(parts?.buffers.toFixed(4)), per10(1), 'the buffers: 1 MiB over 1000 s')
+  t.equal(Number(parts?.rest.toFixed(4)), per10(2), 'the rest: 2 MiB over 1000 s')
+  t.equal(memorySlopes([], 0), null, 'none without samples')
 })
 
 t.test('the change at a fault: in its window, not the end of a condition, a named one first', async t => {
