@@ -310,9 +310,17 @@ const TIER = /** @type {Record<string, number>} */ ({
   xmin_holder: 1
 })
 
+// The machine's I/O wait is what someone's I/O does: a checkpoint or a
+// vacuum of the server that fits the change is named before it, however
+// near the wait's rise came (a burst of checkpoints on a slow disk raised
+// the wait a second before the checkpoint counters moved, and was named
+// after the wait).
+const LAST_TIER = 3
+
 /** @param {Cause} cause */
 function tierOf(cause) {
   if (cause.kind === 'vacuum' && cause.label.startsWith('VACUUM ')) return 1
+  if (cause.kind === 'host') return LAST_TIER
   return TIER[cause.kind] ?? 2
 }
 

@@ -196,6 +196,23 @@ t.test("causes: what fits the change's moment, nearest and likeliest first; noth
   )
 })
 
+t.test("the machine's I/O wait comes after a checkpoint that fits, however near it rose", async t => {
+  const observations = [
+    { from_s: 29.5, to_s: 36, kind: 'host', label: 'the machine strained: up to 30 % of its CPU time waiting for I/O' },
+    { from_s: 32, to_s: null, kind: 'checkpoint', label: '3 checkpoints (requested)' }
+  ]
+  t.same(
+    causesAt(30, observations, { before: 5, after: 3 }).map(c => c.kind),
+    ['checkpoint', 'host'],
+    'the checkpoint 2 s after the change, then the wait that rose 0.5 s before it'
+  )
+  t.same(
+    causesAt(30, observations.slice(0, 1), { before: 5, after: 3 }).map(c => c.kind),
+    ['host'],
+    'the wait alone, when nothing of the server fits'
+  )
+})
+
 t.test('changes in words, grouped by moment', async t => {
   const level = (/** @type {number} */ median) => ({ median, low: median * 0.9, high: median * 1.1, n: 20 })
   const changes = [
