@@ -234,16 +234,33 @@ export function outsideWaiting(sample) {
 }
 
 /**
- * Checkpoints from the counters, where the log is not local: a rise of
- * checkpoints_timed or checkpoints_req between two polls.
+ * Checkpoints from the poll, where the log is not local: one under way
+ * from the first poll that sees the checkpointer at work to the first that
+ * sees it idle (the counters rise only at a checkpoint's end), and each
+ * rise of checkpoints_timed or checkpoints_req between two polls.
  * @param {Sample[]} samples @param {At} at @param {Observation[]} out
  */
 function checkpointCounters(samples, at, out) {
-  /** @type {{ timed: number | null, requested: number | null } | null} */
+  /** @type {{ timed: number | null, requested: number | null, running?: boolean } | null} */
   let last = null
+  /** @type {Observation | null} a checkpoint seen under way, until the poll that sees it done */
+  let underWay = null
   for (const sample of samples) {
     const now = sample.server?.checkpoints
     if (!now) continue
+    const polledAt = at(sample.server?.polled_at ?? sample.t)
+    if (now.running && !underWay) {
+      underWay = {
+        from_s: polledAt,
+        to_s: null,
+        kind: 'checkpoint',
+        label: 'a checkpoint under way (the checkpointer writing)'
+      }
+      out.push(underWay)
+    } else if (!now.running && underWay) {
+      underWay.to_s = polledAt
+      underWay = null
+    }
     if (last) {
       for (const [key, reason] of /** @type {const} */ ([
         ['timed', 'timed'],
@@ -252,7 +269,7 @@ function checkpointCounters(samples, at, out) {
         const rise = (now[key] ?? 0) - (last[key] ?? 0)
         if (rise > 0) {
           out.push({
-            from_s: at(sample.server?.polled_at ?? sample.t),
+            from_s: polledAt,
             to_s: null,
             kind: 'checkpoint',
             label: `${rise > 1 ? `${rise} checkpoints` : 'checkpoint'} (${reason})`

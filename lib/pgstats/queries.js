@@ -161,14 +161,24 @@ LEFT JOIN pg_stat_activity a ON a.datid = d.oid AND a.state IS NOT NULL
 WHERE d.datallowconn
 GROUP BY d.datname, a.state`
 
+// What the checkpointer does now: between checkpoints it sleeps on
+// CheckpointerMain; at work it waits on something else (DataFileWrite,
+// DataFileSync, CheckpointWriteDelay, WALSync…) or on nothing (on the CPU,
+// shown here as 'CPU'). The counters rise only when a checkpoint ends,
+// which on a slow disk is seconds after its writes began to weigh on the
+// load. Null to a role that may not read other processes' activity
+// (pg_read_all_stats), which sees every column of the row null.
+const CHECKPOINTER_WAIT = `(SELECT CASE WHEN backend_start IS NOT NULL THEN coalesce(wait_event, 'CPU') END
+  FROM pg_stat_activity WHERE backend_type = 'checkpointer' LIMIT 1) AS checkpointer_wait`
+
 /** @param {number} version */
 export function bgwriterSql(version) {
   if (version < PG17) {
     return `SELECT buffers_alloc, buffers_clean, buffers_backend, buffers_checkpoint,
-  checkpoints_timed, checkpoints_req, maxwritten_clean
+  checkpoints_timed, checkpoints_req, maxwritten_clean, ${CHECKPOINTER_WAIT}
 FROM pg_stat_bgwriter`
   }
-  return `SELECT b.buffers_alloc, b.buffers_clean,
+  return `SELECT b.buffers_alloc, b.buffers_clean, ${CHECKPOINTER_WAIT},
   (SELECT coalesce(sum(io.writes), 0) FROM pg_stat_io io
     WHERE io.object = 'relation' AND io.backend_type NOT IN ('checkpointer', 'background writer')) AS buffers_backend,
   c.buffers_written AS buffers_checkpoint,

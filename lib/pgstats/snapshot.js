@@ -86,6 +86,7 @@
  * @typedef {object} CheckpointsSnapshot
  * @property {number | null} timed       cumulative: checkpoints_timed (num_timed on 17+)
  * @property {number | null} requested   cumulative: checkpoints_req (num_requested on 17+)
+ * @property {boolean} [running]         the checkpointer was in a checkpoint at the poll (its wait event)
  */
 
 /**
@@ -261,7 +262,13 @@ function locksOf(rows) {
  */
 function checkpointsOf(rows) {
   const row = rows[0]
-  return row ? { timed: num(row.checkpoints_timed), requested: num(row.checkpoints_req) } : null
+  if (!row) return null
+  const wait = row.checkpointer_wait
+  return {
+    timed: num(row.checkpoints_timed),
+    requested: num(row.checkpoints_req),
+    running: typeof wait === 'string' && wait !== 'CheckpointerMain'
+  }
 }
 
 /**

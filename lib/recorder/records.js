@@ -74,7 +74,8 @@
  * indexes_processed?: number | null, delay_time_s?: number | null }>} [vacuums]
  * @property {{ xid_age: number | null, mxid_age: number | null } | null} [database]  the run's database's
  *   age(datfrozenxid) and mxid_age(datminmxid)
- * @property {{ timed: number | null, requested: number | null } | null} [checkpoints]
+ * @property {{ timed: number | null, requested: number | null, running?: boolean } | null} [checkpoints]
+ *   cumulative counters (they rise as a checkpoint ends), and whether one was under way at the poll
  * @property {Array<{ kind: string, pid: number | null, application_name: string | null, name: string | null,
  *     state: string | null, xact_age_s: number | null, xmin_age: number | null }>} [horizon]
  * @property {{ waiting: number, longest_wait_s: number | null, blockers: Array<{ pid: number,

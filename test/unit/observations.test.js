@@ -196,6 +196,22 @@ t.test("causes: what fits the change's moment, nearest and likeliest first; noth
   )
 })
 
+t.test('a checkpoint under way, from the poll that sees the checkpointer at work', async t => {
+  const at = (/** @type {number} */ s, /** @type {boolean} */ running, requested = 0) =>
+    sample(s, withServer({ checkpoints: { timed: 0, requested, running } }))
+  const samples = [at(1, false), at(2, false), at(3, true), at(4, true), at(5, true), at(6, false, 1), at(7, false, 1)]
+  t.same(
+    observe({ samples, events: [] })
+      .filter(o => o.kind === 'checkpoint')
+      .map(o => [o.from_s, o.to_s, o.label]),
+    [
+      [3, 6, 'a checkpoint under way (the checkpointer writing)'],
+      [6, null, 'checkpoint (requested)']
+    ],
+    'seen at 3 s, three seconds before the counter rose as it ended'
+  )
+})
+
 t.test("the machine's I/O wait comes after a checkpoint that fits, however near it rose", async t => {
   const observations = [
     { from_s: 29.5, to_s: 36, kind: 'host', label: 'the machine strained: up to 30 % of its CPU time waiting for I/O' },
