@@ -43,6 +43,7 @@
 // and the settings cover the whole server.
 
 import { tableBloatSql, indexBloatSql } from './bloat-sql.js'
+import { CHECKPOINTER_WAIT } from './checkpointer-sql.js'
 
 export const PG14 = 140000
 export const PG17 = 170000
@@ -160,16 +161,6 @@ FROM pg_database d
 LEFT JOIN pg_stat_activity a ON a.datid = d.oid AND a.state IS NOT NULL
 WHERE d.datallowconn
 GROUP BY d.datname, a.state`
-
-// What the checkpointer does now: between checkpoints it sleeps on
-// CheckpointerMain; at work it waits on something else (DataFileWrite,
-// DataFileSync, CheckpointWriteDelay, WALSync…) or on nothing (on the CPU,
-// shown here as 'CPU'). The counters rise only when a checkpoint ends,
-// which on a slow disk is seconds after its writes began to weigh on the
-// load. Null to a role that may not read other processes' activity
-// (pg_read_all_stats), which sees every column of the row null.
-const CHECKPOINTER_WAIT = `(SELECT CASE WHEN backend_start IS NOT NULL THEN coalesce(wait_event, 'CPU') END
-  FROM pg_stat_activity WHERE backend_type = 'checkpointer' LIMIT 1) AS checkpointer_wait`
 
 /** @param {number} version */
 export function bgwriterSql(version) {
