@@ -269,7 +269,15 @@ export function causesAt(at, observations, window) {
     .map(f => f.cause)
 }
 
-const SPANNING = new Set(['xmin_holder', 'lock_wait', 'host', 'cpu_contention', 'server_stopped', 'stall'])
+const SPANNING = new Set([
+  'xmin_holder',
+  'lock_wait',
+  'host',
+  'cpu_contention',
+  'server_stopped',
+  'stall',
+  'connection_slots'
+])
 
 // What acts at once on every client first; what builds up slowly last.
 const KIND_ORDER = [
@@ -282,6 +290,7 @@ const KIND_ORDER = [
   'pause',
   'concurrency',
   'stall',
+  'connection_slots',
   'cpu_contention',
   'vacuum',
   'vacuum_phase',
@@ -306,6 +315,7 @@ const TIER = /** @type {Record<string, number>} */ ({
   pause: 0,
   concurrency: 0,
   stall: 1,
+  connection_slots: 1,
   cpu_contention: 1,
   xmin_holder: 1
 })

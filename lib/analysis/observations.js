@@ -19,7 +19,8 @@ import { cpuContention, serverStopped, stalls } from './cause-host.js'
  * @property {number} from_s         seconds after the load began
  * @property {number | null} to_s    its end; null for a moment, or when it had not ended by the last sample
  * @property {string} kind           vacuum, vacuum_phase, checkpoint, xmin_holder, lock_wait, reconnects, failures,
- *   disk_full, action, concurrency, pause, host, cpu_contention, server_stopped, stall (docs/causes.md)
+ *   disk_full, action, concurrency, pause, host, cpu_contention, server_stopped, stall, connection_slots
+ *   (docs/causes.md)
  * @property {string} label          what it was, in words
  */
 
@@ -44,6 +45,7 @@ export function observe({ samples, events, logText = null }) {
   vacuumSpans(samples, at, t0, out)
   holders(samples, at, lastS, out)
   lockWaits(samples, at, lastS, out)
+  slotsFull(samples, at, lastS, out)
   generatorChanges(samples, at, out)
   hostStrain(samples, at, lastS, out)
   cpuContention(samples, at, lastS, out)
@@ -231,6 +233,40 @@ export function outsideWaiting(sample) {
   // lock held from outside is still held when its blocker is read)
   const outside = locks.blockers.filter(b => b.application_name !== GENERATOR_APPLICATION)
   return outside.length === 0 ? 0 : locks.waiting
+}
+
+/**
+ * Spans in which every connection slot of the server was taken, when the
+ * load's own clients could not take them all: another application's
+ * connections (a burst of them, a pool grown past its size), which cost
+ * the server a process each and refuse every new connection, a reconnect
+ * of the load's among them. From the first poll that saw them taken to the
+ * first that saw one free.
+ * @param {Sample[]} samples @param {At} at @param {number} lastS @param {Observation[]} out
+ */
+function slotsFull(samples, at, lastS, out) {
+  /** @type {Observation | null} */
+  let span = null
+  let most = 0
+  for (const sample of samples) {
+    const seen = sample.server?.connections
+    if (!seen) continue
+    const polledAt = at(sample.server?.polled_at ?? sample.t)
+    const full = seen.slots !== null && seen.clients >= seen.slots && (sample.concurrency ?? 0) < seen.slots
+    if (full) {
+      most = Math.max(most, seen.clients)
+      if (!span) {
+        span = { from_s: polledAt, to_s: null, kind: 'connection_slots', label: '' }
+        out.push(span)
+      }
+      const load = `the load's ${sample.concurrency ?? '?'} clients among them`
+      span.label = `every connection slot taken (up to ${most} sessions for ${seen.slots} slots), ${load}`
+      continue
+    }
+    if (span) span.to_s = polledAt >= lastS ? null : polledAt
+    span = null
+    most = 0
+  }
 }
 
 /**

@@ -391,7 +391,10 @@ export const SETTING_NAMES = [
   'autovacuum_naptime',
   'autovacuum_vacuum_cost_delay',
   'vacuum_cost_delay',
-  'autovacuum_max_workers'
+  'autovacuum_max_workers',
+  'max_connections',
+  'superuser_reserved_connections',
+  'reserved_connections'
 ]
 
 const SETTINGS =

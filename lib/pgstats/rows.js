@@ -156,7 +156,7 @@ export function parseActivity(rows) {
 const UNIT_SECONDS = /** @type {Record<string, number>} */ ({ us: 1e-6, ms: 1e-3, s: 1, min: 60, h: 3600, d: 86400 })
 
 /**
- * The autovacuum settings in base units, as one row.
+ * The autovacuum settings in base units, and the connection slots, as one row.
  * autovacuum_vacuum_cost_delay = -1 means "use vacuum_cost_delay": the
  * effective value is exported.
  * @param {Row[]} rows   name, setting, unit from pg_settings
@@ -188,9 +188,22 @@ export function parseSettings(rows) {
         costDelay !== undefined && costDelay !== null && costDelay < 0
           ? (values.vacuum_cost_delay ?? null)
           : (costDelay ?? null),
-      autovacuum_max_workers: values.autovacuum_max_workers ?? null
+      autovacuum_max_workers: values.autovacuum_max_workers ?? null,
+      connection_slots: connectionSlots(values)
     }
   ]
+}
+
+/**
+ * The connections a role without the superuser's (or, on 16+,
+ * pg_use_reserved_connections') privilege may open: max_connections less
+ * the slots reserved for those roles; null when max_connections is unknown.
+ * @param {Record<string, number | null>} values
+ */
+function connectionSlots(values) {
+  const max = values.max_connections
+  if (max === undefined || max === null) return null
+  return max - (values.superuser_reserved_connections ?? 0) - (values.reserved_connections ?? 0)
 }
 
 /**

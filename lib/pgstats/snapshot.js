@@ -90,6 +90,12 @@
  */
 
 /**
+ * @typedef {object} ConnectionsSnapshot
+ * @property {number} clients        sessions in a database, of every database (pg_stat_activity with a state)
+ * @property {number | null} slots   how many a role without reserved slots may open (rows.js connectionSlots)
+ */
+
+/**
  * @typedef {object} StatsSnapshot
  * @property {number} time                 end of the last poll, Unix seconds
  * @property {number | null} serverVersionNum
@@ -100,6 +106,7 @@
  * @property {HorizonHolder[]} horizon     oldest first, at most 5 of each kind; [] when none or the statement failed
  * @property {LocksSnapshot | null} locks  null when the statement failed or its rows are stale
  * @property {CheckpointsSnapshot | null} checkpoints   null when the bgwriter statement failed or is stale
+ * @property {ConnectionsSnapshot | null} connections   null when the activity statement failed or is stale
  */
 
 /**
@@ -200,7 +207,8 @@ export function buildSnapshot({ rows, time, serverVersionNum, datname }) {
     vacuums,
     horizon: horizonOf(rows('horizon')),
     locks: locksOf(rows('locks')),
-    checkpoints: checkpointsOf(rows('bgwriter'))
+    checkpoints: checkpointsOf(rows('bgwriter')),
+    connections: connectionsOf(rows('activity'), rows('settings'))
   }
 }
 
@@ -268,6 +276,19 @@ function checkpointsOf(rows) {
     timed: num(row.checkpoints_timed),
     requested: num(row.checkpoints_req),
     running: typeof wait === 'string' && wait !== 'CheckpointerMain'
+  }
+}
+
+/**
+ * @param {import('./rows.js').Row[]} activity   of the activity section: connections by database and state
+ * @param {import('./rows.js').Row[]} settings   of the settings section (refreshed less often)
+ * @returns {ConnectionsSnapshot | null}
+ */
+function connectionsOf(activity, settings) {
+  if (activity.length === 0) return null
+  return {
+    clients: activity.reduce((sum, row) => sum + (num(row.connections) ?? 0), 0),
+    slots: num(settings[0]?.connection_slots)
   }
 }
 

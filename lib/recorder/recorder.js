@@ -186,6 +186,7 @@ export function serverFigures(snapshot) {
     // how close the run's database is to an anti-wraparound vacuum
     database: databaseAges(snapshot),
     checkpoints: snapshot.checkpoints ?? null,
+    connections: snapshot.connections ?? null,
     horizon: snapshot.horizon
       .filter(h => h.kind === 'slot' || here(h.datname))
       .slice(0, MAX_HOLDERS)

@@ -76,6 +76,8 @@
  *   age(datfrozenxid) and mxid_age(datminmxid)
  * @property {{ timed: number | null, requested: number | null, running?: boolean } | null} [checkpoints]
  *   cumulative counters (they rise as a checkpoint ends), and whether one was under way at the poll
+ * @property {{ clients: number, slots: number | null } | null} [connections]  the server's sessions in a
+ *   database, every database's, and how many a role without reserved slots may open
  * @property {Array<{ kind: string, pid: number | null, application_name: string | null, name: string | null,
  *     state: string | null, xact_age_s: number | null, xmin_age: number | null }>} [horizon]
  * @property {{ waiting: number, longest_wait_s: number | null, blockers: Array<{ pid: number,

@@ -17,7 +17,7 @@ import { readRunSummary } from '../helpers/summary-schema.js'
 
 const { url } = await createTestDatabase(t, 'explain')
 // causes that are other processes' doings on the shared machine and server
-const OTHERS_DOINGS = new Set(['cpu_contention', 'host', 'checkpoint', 'vacuum', 'vacuum_phase'])
+const OTHERS_DOINGS = new Set(['cpu_contention', 'host', 'checkpoint', 'vacuum', 'vacuum_phase', 'connection_slots'])
 const work = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-explain-'))
 t.teardown(() => rm(work, { recursive: true, force: true }))
 

@@ -367,6 +367,22 @@ for (const server of SERVERS) {
       t.ok(after, `a CHECKPOINT counts as requested (${before} → ${after.checkpoints?.requested})`)
     })
 
+    t.test("the server's sessions and its connection slots in the snapshot", async t => {
+      const limits = (
+        await query(
+          server.url,
+          `SELECT current_setting('max_connections')::int - current_setting('superuser_reserved_connections')::int -
+          coalesce(current_setting('reserved_connections', true)::int, 0) AS slots`
+        )
+      ).rows[0]
+      const { snapshot } = await poll()
+      t.equal(snapshot.connections?.slots, limits.slots, 'slots: max_connections less the reserved')
+      t.ok(
+        (snapshot.connections?.clients ?? 0) >= 1,
+        `clients ${snapshot.connections?.clients}: the poll's own among them`
+      )
+    })
+
     // Before any prepared transaction: creating a logical slot waits for
     // every transaction with an id to end.
     // a server without logical decoding or prepared transactions (the system

@@ -212,6 +212,24 @@ t.test('a checkpoint under way, from the poll that sees the checkpointer at work
   )
 })
 
+t.test('every connection slot taken, when the load alone could not take them', async t => {
+  const at = (/** @type {number} */ s, /** @type {number} */ clients, concurrency = 4) =>
+    sample(s, { concurrency, ...withServer({ connections: { clients, slots: 97 } }) })
+  const samples = [at(1, 6), at(2, 6), at(3, 97), at(4, 100), at(5, 60), at(6, 6), at(20, 97, 97), at(21, 97, 97)]
+  const spans = observe({ samples, events: [] }).filter(o => o.kind === 'connection_slots')
+  t.same(
+    spans.map(o => [o.from_s, o.to_s, o.label]),
+    [[3, 5, "every connection slot taken (up to 100 sessions for 97 slots), the load's 4 clients among them"]],
+    'from the poll that saw them taken to the first that saw one free; not when the load alone takes them'
+  )
+  const checkpoint = { from_s: 3.5, to_s: null, kind: 'checkpoint', label: 'checkpoint (requested)' }
+  t.same(
+    causesAt(4, [checkpoint, ...spans], { before: 5, after: 3 }).map(c => c.kind),
+    ['connection_slots', 'checkpoint'],
+    "another application's connections before what the server does by itself"
+  )
+})
+
 t.test("the machine's I/O wait comes after a checkpoint that fits, however near it rose", async t => {
   const observations = [
     { from_s: 29.5, to_s: 36, kind: 'host', label: 'the machine strained: up to 30 % of its CPU time waiting for I/O' },
