@@ -7,9 +7,11 @@
 // log, a full disk) and, when the server's log is local, its checkpoint
 // lines, which give a checkpoint's moment to the millisecond. The observers
 // of the generator, the machine and the events are in lab-observers.js;
-// other processes' CPU, a stopped or silent server in cause-host.js.
+// other processes' CPU, a stopped or silent server in cause-host.js;
+// checkpoints and the full-page images after them in cause-checkpoints.js.
 import { eventObservations, generatorChanges, hostStrain } from './lab-observers.js'
 import { cpuContention, serverStopped, stalls } from './cause-host.js'
+import { checkpoints } from './cause-checkpoints.js'
 
 /** @typedef {import('../recorder/records.js').Sample} Sample */
 /** @typedef {import('../recorder/records.js').LabEvent} LabEvent */
@@ -51,13 +53,7 @@ export function observe({ samples, events, logText = null }) {
   cpuContention(samples, at, lastS, out)
   serverStopped(samples, at, lastS, out)
   stalls(samples, at, lastS, out)
-  const logged = logText ? checkpointsInLog(logText) : []
-  if (logged.length > 0) {
-    for (const c of logged)
-      out.push({ from_s: at(c.ts), to_s: null, kind: 'checkpoint', label: `checkpoint starting (${c.reason})` })
-  } else {
-    checkpointCounters(samples, at, out)
-  }
+  checkpoints(samples, logText, at, out)
   eventObservations(events, at, out)
   return out.filter(o => Number.isFinite(o.from_s)).sort((a, b) => a.from_s - b.from_s)
 }
@@ -267,85 +263,6 @@ function slotsFull(samples, at, lastS, out) {
     span = null
     most = 0
   }
-}
-
-/**
- * Checkpoints from the poll, where the log is not local: one under way
- * from the first poll that sees the checkpointer at work to the first that
- * sees it idle (the counters rise only at a checkpoint's end), and each
- * rise of checkpoints_timed or checkpoints_req between two polls.
- * @param {Sample[]} samples @param {At} at @param {Observation[]} out
- */
-function checkpointCounters(samples, at, out) {
-  /** @type {{ timed: number | null, requested: number | null, running?: boolean } | null} */
-  let last = null
-  /** @type {Observation | null} a checkpoint seen under way, until the poll that sees it done */
-  let underWay = null
-  for (const sample of samples) {
-    const now = sample.server?.checkpoints
-    if (!now) continue
-    const polledAt = at(sample.server?.polled_at ?? sample.t)
-    if (now.running && !underWay) {
-      underWay = {
-        from_s: polledAt,
-        to_s: null,
-        kind: 'checkpoint',
-        label: 'a checkpoint under way (the checkpointer writing)'
-      }
-      out.push(underWay)
-    } else if (!now.running && underWay) {
-      underWay.to_s = polledAt
-      underWay = null
-    }
-    if (last) {
-      for (const [key, reason] of /** @type {const} */ ([
-        ['timed', 'timed'],
-        ['requested', 'requested']
-      ])) {
-        const rise = (now[key] ?? 0) - (last[key] ?? 0)
-        if (rise > 0) {
-          out.push({
-            from_s: polledAt,
-            to_s: null,
-            kind: 'checkpoint',
-            label: `${rise > 1 ? `${rise} checkpoints` : 'checkpoint'} (${reason})`
-          })
-        }
-      }
-    }
-    last = now
-  }
-}
-
-// "2026-11-25 17:00:00.123 UTC [123] LOG:  checkpoint starting: immediate force wait"
-const CHECKPOINT_LINE =
-  /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?) (UTC|GMT|[+-]\d\d(?::?\d\d)?)\b.*LOG:\s+checkpoint starting: (.*)$/
-
-/**
- * Checkpoints the server logged (log_checkpoints, on by default since
- * PostgreSQL 15), with why: time, wal, immediate, force…
- * @param {string} text
- * @returns {Array<{ ts: string, reason: string }>}
- */
-export function checkpointsInLog(text) {
-  const out = []
-  for (const line of text.split('\n')) {
-    const match = CHECKPOINT_LINE.exec(line)
-    if (!match) continue
-    const zone = match[2] === 'UTC' || match[2] === 'GMT' ? 'Z' : match[2]
-    const ms = Date.parse(`${match[1].replace(' ', 'T')}${zone}`)
-    if (!Number.isFinite(ms)) continue
-    const words = match[3].trim().split(/\s+/)
-    const reason = words.includes('time')
-      ? 'timed'
-      : words.includes('wal')
-        ? 'WAL volume'
-        : words.includes('immediate') || words.includes('force')
-          ? 'requested'
-          : words.join(' ')
-    out.push({ ts: new Date(ms).toISOString(), reason })
-  }
-  return out
 }
 
 /** @param {number} value */

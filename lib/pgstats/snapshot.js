@@ -96,6 +96,13 @@
  */
 
 /**
+ * @typedef {object} WalSnapshot
+ * @property {number | null} records   cumulative: pg_stat_wal.wal_records
+ * @property {number | null} fpi       cumulative: full-page images written to the WAL
+ * @property {number | null} bytes     cumulative: bytes of WAL written
+ */
+
+/**
  * @typedef {object} StatsSnapshot
  * @property {number} time                 end of the last poll, Unix seconds
  * @property {number | null} serverVersionNum
@@ -107,6 +114,7 @@
  * @property {LocksSnapshot | null} locks  null when the statement failed or its rows are stale
  * @property {CheckpointsSnapshot | null} checkpoints   null when the bgwriter statement failed or is stale
  * @property {ConnectionsSnapshot | null} connections   null when the activity statement failed or is stale
+ * @property {WalSnapshot | null} wal   null before PostgreSQL 14 (no pg_stat_wal) or when its statement failed
  */
 
 /**
@@ -208,7 +216,8 @@ export function buildSnapshot({ rows, time, serverVersionNum, datname }) {
     horizon: horizonOf(rows('horizon')),
     locks: locksOf(rows('locks')),
     checkpoints: checkpointsOf(rows('bgwriter')),
-    connections: connectionsOf(rows('activity'), rows('settings'))
+    connections: connectionsOf(rows('activity'), rows('settings')),
+    wal: walOf(rows('wal'))
   }
 }
 
@@ -290,6 +299,16 @@ function connectionsOf(activity, settings) {
     clients: activity.reduce((sum, row) => sum + (num(row.connections) ?? 0), 0),
     slots: num(settings[0]?.connection_slots)
   }
+}
+
+/**
+ * @param {import('./rows.js').Row[]} rows   of the wal section
+ * @returns {WalSnapshot | null}
+ */
+function walOf(rows) {
+  const row = rows[0]
+  if (!row) return null
+  return { records: num(row.wal_records), fpi: num(row.wal_fpi), bytes: num(row.wal_bytes) }
 }
 
 /**

@@ -187,6 +187,7 @@ export function serverFigures(snapshot) {
     database: databaseAges(snapshot),
     checkpoints: snapshot.checkpoints ?? null,
     connections: snapshot.connections ?? null,
+    wal: snapshot.wal ?? null,
     horizon: snapshot.horizon
       .filter(h => h.kind === 'slot' || here(h.datname))
       .slice(0, MAX_HOLDERS)

@@ -78,6 +78,8 @@
  *   cumulative counters (they rise as a checkpoint ends), and whether one was under way at the poll
  * @property {{ clients: number, slots: number | null } | null} [connections]  the server's sessions in a
  *   database, every database's, and how many a role without reserved slots may open
+ * @property {{ records: number | null, fpi: number | null, bytes: number | null } | null} [wal]  cumulative
+ *   pg_stat_wal counters (PostgreSQL 14+): records, full-page images, bytes
  * @property {Array<{ kind: string, pid: number | null, application_name: string | null, name: string | null,
  *     state: string | null, xact_age_s: number | null, xmin_age: number | null }>} [horizon]
  * @property {{ waiting: number, longest_wait_s: number | null, blockers: Array<{ pid: number,

@@ -383,6 +383,17 @@ for (const server of SERVERS) {
       )
     })
 
+    t.test("the WAL's counters in the snapshot", async t => {
+      const before = (await poll()).snapshot.wal
+      t.match(before, { records: Number, fpi: Number, bytes: Number }, 'records, full-page images and bytes')
+      await query(server.url, 'CREATE TABLE IF NOT EXISTS wal_counted (id int); INSERT INTO wal_counted VALUES (1)')
+      const after = (await poll()).snapshot.wal
+      t.ok(
+        (after?.records ?? 0) > (before?.records ?? 0),
+        `records rose with an insert (${before?.records} → ${after?.records})`
+      )
+    })
+
     // Before any prepared transaction: creating a logical slot waits for
     // every transaction with an id to end.
     // a server without logical decoding or prepared transactions (the system

@@ -3,7 +3,8 @@
 // cause of a change: no server, samples written here as the recorder
 // writes them.
 import t from 'tap'
-import { observe, checkpointsInLog, loadStartMs } from '../../lib/analysis/observations.js'
+import { observe, loadStartMs } from '../../lib/analysis/observations.js'
+import { checkpointsInLog } from '../../lib/analysis/cause-checkpoints.js'
 import { causesAt, groupChanges } from '../../lib/analysis/explain.js'
 import { describeChange, describeCauses } from '../../lib/analysis/wording.js'
 
@@ -228,6 +229,36 @@ t.test('every connection slot taken, when the load alone could not take them', a
     ['connection_slots', 'checkpoint'],
     "another application's connections before what the server does by itself"
   )
+})
+
+t.test("a surge of the WAL's full-page images is a checkpoint's doing", async t => {
+  /** @param {number[]} perSecond full-page images written in each second, from second 1 */
+  const run = perSecond => {
+    let fpi = 1000
+    return perSecond.map((n, i) => sample(i + 1, withServer({ wal: { records: 0, fpi: (fpi += n), bytes: 0 } })))
+  }
+  const quiet = Array(12).fill(40)
+  const seen = (/** @type {number[]} */ perSecond) =>
+    observe({ samples: run(perSecond), events: [] })
+      .filter(o => o.kind === 'checkpoint')
+      .map(o => [o.from_s, o.label])
+  t.same(
+    seen([...quiet, 600, 500, 90, 40, 40, 40, 700, 40]),
+    [
+      [
+        12,
+        'full-page images in the WAL at 600/s, 15× the 40/s before (pages changed for the first time since a checkpoint)'
+      ],
+      [
+        18,
+        'full-page images in the WAL at 700/s, 18× the 40/s before (pages changed for the first time since a checkpoint)'
+      ]
+    ],
+    'each surge once, from the poll before the rise; the next after the rate fell back'
+  )
+  t.same(seen([...quiet, 90, 95, 40]), [], 'not below 100 a second, however many times the rate before')
+  t.same(seen([...Array(12).fill(400), 900, 400]), [], 'not less than 3 times the rate before')
+  t.same(seen([600, ...quiet]), [], 'not without 5 polls before it to compare with')
 })
 
 t.test("the machine's I/O wait comes after a checkpoint that fits, however near it rose", async t => {
