@@ -242,17 +242,12 @@ t.test("a surge of the WAL's full-page images is a checkpoint's doing", async t 
     observe({ samples: run(perSecond), events: [] })
       .filter(o => o.kind === 'checkpoint')
       .map(o => [o.from_s, o.label])
+  const why = '(pages changed for the first time since a checkpoint)'
   t.same(
     seen([...quiet, 600, 500, 90, 40, 40, 40, 700, 40]),
     [
-      [
-        12,
-        'full-page images in the WAL at 600/s, 15× the 40/s before (pages changed for the first time since a checkpoint)'
-      ],
-      [
-        18,
-        'full-page images in the WAL at 700/s, 18× the 40/s before (pages changed for the first time since a checkpoint)'
-      ]
+      [12, `full-page images in the WAL at 600/s, 15× the 40/s before ${why}`],
+      [18, `full-page images in the WAL at 700/s, 18× the 40/s before ${why}`]
     ],
     'each surge once, from the poll before the rise; the next after the rate fell back'
   )
