@@ -90,7 +90,7 @@ export function endChecks(outcome, { concurrency, lengthS, rss }) {
  * and the slope of its floor, the lowest of every 5 minutes (what is left
  * after the heap's major collections); and where the slope lies, from
  * the generator's own figures.
- * @param {Array<{ t_s: number, rss_bytes: number }>} samples
+ * @param {import('./rss.js').RssSample[]} samples
  * @param {import('./soak.js').SoakOutcome['memory']} memory
  * @param {number} lengthS
  */
@@ -105,7 +105,15 @@ function rssShape(samples, memory, lengthS) {
     ? [`JavaScript heap ${figure(parts.heap)}`, `buffers ${figure(parts.buffers)}`, `the rest ${figure(parts.rest)}`]
     : []
   const of = where.length > 0 ? `; of the slope, ${where.join(', ')}` : ''
-  return `${mib(first)} → ${mib(samples.at(-1))} MiB; second half ${figure(half)}; floor ${figure(floor)}${of}`
+  const part = (/** @type {'anon_bytes' | 'file_bytes'} */ key) =>
+    figure(
+      rssSlope(
+        samples.flatMap(s => (s[key] === undefined ? [] : [{ t_s: s.t_s, rss_bytes: s[key] }])),
+        lengthS / 10
+      )
+    )
+  const split = `; private ${part('anon_bytes')}, file-backed ${part('file_bytes')}`
+  return `${mib(first)} → ${mib(samples.at(-1))} MiB; second half ${figure(half)}; floor ${figure(floor)}${split}${of}`
 }
 
 /**

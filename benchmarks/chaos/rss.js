@@ -1,15 +1,22 @@
 // The generator's resident memory, read from /proc every ten seconds, and
-// its trend: the least-squares slope, in MiB per ten minutes.
+// its trend: the least-squares slope, in MiB per ten minutes. Each sample
+// also splits it into its private part (RssAnon: the allocators' and V8's
+// memory, where a leak grows) and its file-backed part (RssFile: the pages
+// of the node binary and libraries that the code run so far has touched,
+// shared with every other node process, and dropped by the kernel when it
+// needs the memory).
 import { readFileSync } from 'node:fs'
 
 const EVERY_MS = 10000
+
+/** @typedef {{ t_s: number, rss_bytes: number, anon_bytes?: number, file_bytes?: number }} RssSample */
 
 export class RssSampler {
   /** @param {number} pid */
   constructor(pid) {
     this.pid = pid
     this.started = Date.now()
-    /** @type {Array<{ t_s: number, rss_bytes: number }>} */
+    /** @type {RssSample[]} */
     this.samples = []
     this.timer = setInterval(() => this.sample(), EVERY_MS)
     this.sample()
@@ -17,8 +24,12 @@ export class RssSampler {
 
   sample() {
     try {
-      const kb = Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${this.pid}/status`, 'utf8'))?.[1])
-      if (Number.isFinite(kb)) this.samples.push({ t_s: (Date.now() - this.started) / 1000, rss_bytes: kb * 1024 })
+      const status = readFileSync(`/proc/${this.pid}/status`, 'utf8')
+      const bytes = (/** @type {string} */ field) =>
+        Number(new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1]) * 1024
+      const sample = { t_s: (Date.now() - this.started) / 1000, rss_bytes: bytes('VmRSS') }
+      if (Number.isFinite(sample.rss_bytes))
+        this.samples.push({ ...sample, anon_bytes: bytes('RssAnon'), file_bytes: bytes('RssFile') })
     } catch {
       // the process has ended
     }

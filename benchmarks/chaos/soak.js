@@ -44,7 +44,7 @@ const EXIT_MS = 600000
  * @property {number | null} exitCode
  * @property {string} stderrTail
  * @property {DoneFault[]} faults
- * @property {Array<{ t_s: number, rss_bytes: number }>} rss
+ * @property {import('./rss.js').RssSample[]} rss
  * @property {Array<{ t_s: number, memory: import('../../lib/recorder/records.js').MemoryFigures }>} memory
  *   the generator's own figures, from its recorded samples
  * @property {number} backendsAtEnd        client backends of the run before it stopped, once settled
