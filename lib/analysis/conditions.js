@@ -4,13 +4,13 @@
 // outside the load, the load's sessions waiting for a lock someone else
 // holds, a manual VACUUM running, the server's processes stopped, no
 // request answered at all, clients losing their connections, requests
-// failing. Each condition is a per-second figure that is 0 when
+// failing, every connection slot of the server taken. Each condition is a per-second figure that is 0 when
 // all is well; a condition is a run of seconds in which it is not (a
 // second back at 0 does not end it), long enough to matter. Its start and,
 // when it ended before the run did, its end are changes of the series
 // `condition:NAME` (docs/causes.md).
 import { levelOf } from './levels.js'
-import { HOLDER_MIN_AGE_S, loadStartMs, outsideHolders, outsideWaiting } from './observations.js'
+import { HOLDER_MIN_AGE_S, loadStartMs, outsideHolders, outsideWaiting, slotsTaken } from './observations.js'
 import { failuresOf } from './lab-observers.js'
 
 /** @typedef {import('../recorder/records.js').Sample} Sample */
@@ -89,7 +89,9 @@ function conditionsOf(samples) {
       // and counted in two seconds when the reconnects straddle one's end
       ...(clients > 1 && { burst: clients })
     },
-    { name: 'failures', figure: s => failedIn(s), backdated: false, leastS: CONDITION_MIN_S }
+    { name: 'failures', figure: s => failedIn(s), backdated: false, leastS: CONDITION_MIN_S },
+    // every connection slot taken, not by the load alone: a reconnect of the load's would be refused
+    { name: 'connection_slots', figure: s => slotsTaken(s), backdated: false, leastS: CONDITION_MIN_S }
   ]
 }
 

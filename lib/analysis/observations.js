@@ -245,11 +245,11 @@ function slotsFull(samples, at, lastS, out) {
   let span = null
   let most = 0
   for (const sample of samples) {
-    const seen = sample.server?.connections
-    if (!seen) continue
+    const taken = slotsTaken(sample)
+    if (taken === null) continue
+    const seen = /** @type {{ clients: number, slots: number }} */ (sample.server?.connections)
     const polledAt = at(sample.server?.polled_at ?? sample.t)
-    const full = seen.slots !== null && seen.clients >= seen.slots && (sample.concurrency ?? 0) < seen.slots
-    if (full) {
+    if (taken > 0) {
       most = Math.max(most, seen.clients)
       if (!span) {
         span = { from_s: polledAt, to_s: null, kind: 'connection_slots', label: '' }
@@ -263,6 +263,20 @@ function slotsFull(samples, at, lastS, out) {
     span = null
     most = 0
   }
+}
+
+/**
+ * The sessions other than the load's clients when every connection slot
+ * of the server is taken and the load alone could not take them all; 0
+ * when a slot is free (or the load's clients are enough to take them);
+ * null when the sample has no poll of the sessions or of the slots.
+ * @param {Sample} sample
+ */
+export function slotsTaken(sample) {
+  const seen = sample.server?.connections
+  if (!seen || seen.slots === null || seen.slots === undefined) return null
+  const load = sample.concurrency ?? 0
+  return seen.clients >= seen.slots && load < seen.slots ? seen.clients - load : 0
 }
 
 /** @param {number} value */

@@ -18,7 +18,7 @@ const POLL_LEAD_S = 0.4
  * contender that comes and goes unrelated to anything below.
  * @param {number} elapsed
  * @param {{ horizon?: any[], vacuums?: any[], waiting?: number, reconnects?: number, failed?: number,
- *     stopped?: number, throughput?: number }} [state]
+ *     stopped?: number, throughput?: number, sessions?: number }} [state]
  */
 function sample(elapsed, state = {}) {
   return {
@@ -38,6 +38,8 @@ function sample(elapsed, state = {}) {
       // the server is polled a little before the sample is written
       polled_at: new Date(START + (elapsed - POLL_LEAD_S) * 1000).toISOString(),
       checkpoints: { timed: 1, requested: 0 },
+      // the server's sessions in a database, every database's, for 37 connection slots
+      connections: { clients: state.sessions ?? 6, slots: 37 },
       vacuums: state.vacuums ?? [],
       horizon: [
         { kind: 'backend', pid: 50, application_name: 'pgloadgen', state: 'active', xact_age_s: 0.01, xmin_age: 2 },
@@ -238,6 +240,30 @@ t.test('a lock wait and a stopped server of 3 s or more; shorter ones are not', 
   const start = changes.find(c => c.metric === 'condition:server_stopped')
   t.equal(start?.at_s, 24)
   t.equal(start?.causes[0]?.kind, 'server_stopped')
+})
+
+t.test("every connection slot taken by another application's sessions, for 3 s or more", async t => {
+  const burst = runWith(30, 40, () => ({ sessions: 37 }))
+  t.same(
+    conditionChanges(burst, 2)
+      .filter(c => c.metric === 'condition:connection_slots')
+      .map(c => [c.at_s, c.after.median]),
+    [
+      [29, 33],
+      [40, 0]
+    ],
+    "its start and its end; the figure is the sessions other than the load's 4 clients"
+  )
+  const { changes } = explainRun({ samples: burst, events: [] })
+  t.equal(changes.find(c => c.metric === 'condition:connection_slots')?.causes[0]?.kind, 'connection_slots')
+  t.same(
+    conditionChanges(
+      runWith(30, 31, () => ({ sessions: 37 })),
+      2
+    ),
+    [],
+    'two seconds taken'
+  )
 })
 
 t.test('no request answered for 3 s or more is a stall; a shorter gap is not', async t => {
