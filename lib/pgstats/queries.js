@@ -44,6 +44,7 @@
 
 import { tableBloatSql, indexBloatSql } from './bloat-sql.js'
 import { CHECKPOINTER_WAIT } from './checkpointer-sql.js'
+import { SETTINGS } from './settings-sql.js'
 
 export const PG14 = 140000
 export const PG17 = 170000
@@ -382,21 +383,3 @@ FROM pg_database d
 LEFT JOIN pg_stat_database s ON s.datid = d.oid
 WHERE d.datallowconn`
 }
-
-export const SETTING_NAMES = [
-  'autovacuum',
-  'autovacuum_freeze_max_age',
-  'autovacuum_vacuum_threshold',
-  'autovacuum_vacuum_scale_factor',
-  'autovacuum_naptime',
-  'autovacuum_vacuum_cost_delay',
-  'vacuum_cost_delay',
-  'autovacuum_max_workers',
-  'max_connections',
-  'superuser_reserved_connections',
-  'reserved_connections'
-]
-
-const SETTINGS =
-  `SELECT name, setting, unit FROM pg_settings WHERE name IN ` +
-  `(${SETTING_NAMES.map(name => `'${name}'`).join(', ')})`
