@@ -12,6 +12,8 @@
 /** @typedef {import('./observations.js').At} At */
 
 /**
+ * Every checkpoint observation of a run: the logged checkpoints, or those
+ * the poll saw when the log has none, and the surges of full-page images.
  * @param {Sample[]} samples @param {string | null} logText @param {At} at @param {Observation[]} out
  */
 export function checkpoints(samples, logText, at, out) {
