@@ -7,6 +7,8 @@
 // checkpoints come one after another on a slow disk, while the checkpoints
 // themselves are too short for a poll to see.
 
+import { medianOf } from './series-noise.js'
+
 /** @typedef {import('../recorder/records.js').Sample} Sample */
 /** @typedef {import('./observations.js').Observation} Observation */
 /** @typedef {import('./observations.js').At} At */
@@ -140,7 +142,7 @@ export function fullPageImages(samples, at, out) {
       if (rate < FPI_SURGE_END * surgeOver) surgeOver = null
       continue
     }
-    const baseline = rates.length >= FPI_BASELINE / 2 ? median(rates) : null
+    const baseline = rates.length >= FPI_BASELINE / 2 ? medianOf(Float64Array.from(rates)) : null
     rates.push(rate)
     if (rates.length > FPI_BASELINE) rates.shift()
     if (baseline === null || rate < FPI_MIN_PER_S || rate < FPI_SURGE * baseline) continue
@@ -154,11 +156,4 @@ export function fullPageImages(samples, at, out) {
       label: `full-page images in the WAL at ${Math.round(rate)}/s, ${times} (${why})`
     })
   }
-}
-
-/** @param {number[]} values */
-function median(values) {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = Math.floor(sorted.length / 2)
-  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
 }

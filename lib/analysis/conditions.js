@@ -4,11 +4,11 @@
 // outside the load, the load's sessions waiting for a lock someone else
 // holds, a manual VACUUM running, the server's processes stopped, no
 // request answered at all, clients losing their connections, requests
-// failing, every connection slot of the server taken. Each condition is a per-second figure that is 0 when
-// all is well; a condition is a run of seconds in which it is not (a
-// second back at 0 does not end it), long enough to matter. Its start and,
-// when it ended before the run did, its end are changes of the series
-// `condition:NAME` (docs/causes.md).
+// failing, every connection slot of the server taken. Each condition is a
+// per-second figure that is 0 when all is well; a condition is a run of
+// seconds in which it is not (a second back at 0 does not end it), long
+// enough to matter. Its start and, when it ended before the run did, its
+// end are changes of the series `condition:NAME` (docs/causes.md).
 import { levelOf } from './levels.js'
 import { HOLDER_MIN_AGE_S, loadStartMs, outsideHolders, outsideWaiting, slotsTaken } from './observations.js'
 import { failuresOf } from './lab-observers.js'

@@ -245,9 +245,9 @@ function slotsFull(samples, at, lastS, out) {
   let span = null
   let most = 0
   for (const sample of samples) {
+    const seen = sample.server?.connections
     const taken = slotsTaken(sample)
-    if (taken === null) continue
-    const seen = /** @type {{ clients: number, slots: number }} */ (sample.server?.connections)
+    if (!seen || taken === null) continue
     const polledAt = at(sample.server?.polled_at ?? sample.t)
     if (taken > 0) {
       most = Math.max(most, seen.clients)
