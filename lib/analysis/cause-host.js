@@ -5,6 +5,8 @@
 // /proc shows no server, a server that answered nothing while the
 // generator's connections stayed open and no lock wait was seen.
 
+import { round } from '../helpers/numbers.js'
+
 // the server answered nothing for this long, connections open
 export const STALL_MIN_S = 2
 
@@ -51,9 +53,9 @@ export function cpuContention(samples, at, lastS, out) {
     while (found) {
       const from = end
       end = spanEnd(samples, from, found.rose)
-      const toS = end >= samples.length ? null : round(at(samples[end].t) - 1)
+      const toS = end >= samples.length ? null : round(at(samples[end].t) - 1, 1)
       out.push({
-        from_s: round(at(samples[from].t) - 1),
+        from_s: round(at(samples[from].t) - 1, 1),
         to_s: toS !== null && toS >= lastS ? null : toS,
         kind: 'cpu_contention',
         label: contentionLabel(found.rose, samples.slice(from, end), found.oursBefore, found.oursAfter)
@@ -190,10 +192,7 @@ function contentionLabel(rose, during, oursBefore, oursAfter) {
   const all = Math.round(rose.reduce((sum, p) => sum + meanShare(during, p.key), 0))
   const subject = count === 1 ? 'another process took the CPU' : `${count} other processes took the CPU`
   const server = during.some(s => typeof s.host?.server_pct === 'number') ? ' and the server' : ''
-  return (
-    `${subject} (${who}${more}${rose.length > 1 ? `: ${all} % of a core in all` : ''}); ` +
-    `the generator${server} ${Math.round(oursBefore ?? 0)} → ${Math.round(oursAfter ?? 0)} % of a core`
-  )
+  return `${subject} (${who}${more}${rose.length > 1 ? `: ${all} % of a core in all` : ''}); the generator${server} ${Math.round(oursBefore ?? 0)} → ${Math.round(oursAfter ?? 0)} % of a core`
 }
 
 /**
@@ -209,9 +208,7 @@ export function serverStopped(samples, at, lastS, out) {
         from_s: from,
         to_s: to >= lastS ? null : to,
         kind: 'server_stopped',
-        label:
-          `the server's processes were stopped (up to ${most.stopped} of ${most.procs} in state T, ` +
-          `postmaster pid ${most.pid ?? '?'})`
+        label: `the server's processes were stopped (up to ${most.stopped} of ${most.procs} in state T, postmaster pid ${most.pid ?? '?'})`
       }),
     at
   )
@@ -240,7 +237,7 @@ export function stalls(samples, at, lastS, out) {
         from_s: from,
         to_s: to >= lastS ? null : to,
         kind: 'stall',
-        label: `the server answered nothing for ${round(to - from)} s (connections open, no lock wait seen)`
+        label: `the server answered nothing for ${round(to - from, 1)} s (connections open, no lock wait seen)`
       })
     },
     at
@@ -265,7 +262,7 @@ function spans(samples, match, emit, at) {
       continue
     }
     const stopped = s.host?.server_stopped ?? 0
-    span ??= { from: round(now - 1), to: now, most: { stopped: 0, procs: 0, pid: null } }
+    span ??= { from: round(now - 1, 1), to: now, most: { stopped: 0, procs: 0, pid: null } }
     span.to = now
     if (stopped >= span.most.stopped) {
       span.most = { stopped, procs: s.host?.server_procs ?? 0, pid: s.host?.server_pid ?? null }
@@ -281,9 +278,4 @@ function spans(samples, match, emit, at) {
 function meanOf(list, pick) {
   const values = list.map(pick).filter(v => typeof v === 'number')
   return values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length
-}
-
-/** @param {number} value */
-function round(value) {
-  return Math.round(value * 10) / 10
 }

@@ -12,6 +12,7 @@
 import { levelOf } from './levels.js'
 import { HOLDER_MIN_AGE_S, loadStartMs, outsideHolders, outsideWaiting, slotsTaken } from './observations.js'
 import { failuresOf } from './lab-observers.js'
+import { round } from '../helpers/numbers.js'
 
 /** @typedef {import('../recorder/records.js').Sample} Sample */
 /** @typedef {import('./levels.js').Level} Level */
@@ -151,9 +152,9 @@ export function conditionCause(metric) {
 export function conditionChanges(samples, skipFirst) {
   if (samples.length === 0) return []
   const t0 = loadStartMs(samples)
-  const at = (/** @type {Sample} */ s) => round((Date.parse(s.t) - t0) / 1000)
+  const at = (/** @type {Sample} */ s) => round((Date.parse(s.t) - t0) / 1000, 1)
   // a figure of the server's is as old as its poll, which came before the sample
-  const polledAt = (/** @type {Sample} */ s) => round((Date.parse(s.server?.polled_at ?? s.t) - t0) / 1000)
+  const polledAt = (/** @type {Sample} */ s) => round((Date.parse(s.server?.polled_at ?? s.t) - t0) / 1000, 1)
   /** @type {ConditionChange[]} */
   const out = []
   for (const condition of conditionsOf(samples)) {
@@ -161,8 +162,8 @@ export function conditionChanges(samples, skipFirst) {
     for (const span of spansOf(figures)) {
       if (span.first < skipFirst) continue
       const fromS = condition.backdated
-        ? round(polledAt(samples[span.first]) - /** @type {number} */ (figures[span.first]))
-        : round(at(samples[span.first]) - 1)
+        ? round(polledAt(samples[span.first]) - /** @type {number} */ (figures[span.first]), 1)
+        : round(at(samples[span.first]) - 1, 1)
       const toS = at(samples[span.last])
       const lasted = condition.backdated ? span.most : toS - fromS
       if (lasted < condition.leastS && span.total < (condition.burst ?? Infinity)) continue
@@ -221,9 +222,9 @@ function levelOver(figures, from, to) {
  */
 function change(at, metric, before, after) {
   const level = (/** @type {Level} */ l) => ({
-    median: round(l.median || 0),
-    low: round(l.low || 0),
-    high: round(l.high || 0),
+    median: round(l.median || 0, 1),
+    low: round(l.low || 0, 1),
+    high: round(l.high || 0, 1),
     n: l.n
   })
   return {
@@ -233,9 +234,4 @@ function change(at, metric, before, after) {
     after: level(after),
     effect: before.median > 0 ? Math.round(((after.median - before.median) / before.median) * 1000) / 1000 : null
   }
-}
-
-/** @param {number} value */
-function round(value) {
-  return Math.round(value * 10) / 10
 }

@@ -7,6 +7,7 @@ import { findChangePoints } from './change-points.js'
 import { observe } from './observations.js'
 import { conditionCause, conditionChanges } from './conditions.js'
 import { changePointsWithCuts } from './known-splits.js'
+import { round } from '../helpers/numbers.js'
 
 /** @typedef {import('../recorder/records.js').Sample} Sample */
 /** @typedef {import('../recorder/records.js').LabEvent} LabEvent */
@@ -99,7 +100,7 @@ export function explainRun({ samples, events, logText = null, statsIntervalS = 1
   /** @type {Record<string, Segment[]>} */
   const segments = {}
   // each sample describes the second that ends at its elapsed_s
-  const secondStart = (/** @type {number} */ index) => round((used[index]?.elapsed_s ?? index + skipFirst + 1) - 1)
+  const secondStart = (/** @type {number} */ index) => round((used[index]?.elapsed_s ?? index + skipFirst + 1) - 1, 1)
   const conditions = conditionChanges(samples, skipFirst)
   const stallCuts = cutsAt(
     conditions.filter(c => c.metric === 'condition:stall').map(c => c.at_s),
@@ -113,7 +114,7 @@ export function explainRun({ samples, events, logText = null, statsIntervalS = 1
       : findChangePoints(values, options)
     segments[metric] = found.segments.map(s => ({
       from_s: secondStart(s.from),
-      to_s: s.to >= used.length ? round(used[used.length - 1]?.elapsed_s ?? s.to) : secondStart(s.to),
+      to_s: s.to >= used.length ? round(used[used.length - 1]?.elapsed_s ?? s.to, 1) : secondStart(s.to),
       level: level(s.level)
     }))
     for (const change of found.changes) {
@@ -146,13 +147,9 @@ export function explainRun({ samples, events, logText = null, statsIntervalS = 1
     changes: kept,
     segments,
     method: {
-      test:
-        'binary segmentation (a likelihood-ratio scan for a shift of the mean in AR(1) noise) and a MOSUM scan; ' +
-        'docs/change-points.md',
+      test: 'binary segmentation (a likelihood-ratio scan for a shift of the mean in AR(1) noise) and a MOSUM scan; docs/change-points.md',
       conditions:
-        'what the lab saw directly (xmin horizon held, lock waits, a manual VACUUM, server stopped, ' +
-        'no request answered, reconnects, failures), lasting at least a few seconds, ' +
-        'or every client reconnecting at once; docs/causes.md',
+        'what the lab saw directly (xmin horizon held, lock waits, a manual VACUUM, server stopped, no request answered, reconnects, failures), lasting at least a few seconds, or every client reconnecting at once; docs/causes.md',
       causes: 'docs/causes.md',
       min_effect: MIN_EFFECT,
       min_segment_s: 10,
@@ -368,10 +365,4 @@ export function groupChanges(changes, withinS = 3) {
  */
 function level(l) {
   return { median: round(l.median, 1), low: round(l.low, 1), high: round(l.high, 1), n: l.n }
-}
-
-/** @param {number} value @param {number} [digits] */
-function round(value, digits = 1) {
-  const f = 10 ** digits
-  return Math.round(value * f) / f
 }

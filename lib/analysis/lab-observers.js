@@ -161,9 +161,7 @@ export function eventObservations(events, at, out) {
         from_s: now,
         to_s: null,
         kind: 'vacuum',
-        label:
-          `${event.action === 'autovacuum_wraparound' ? 'anti-wraparound autovacuum' : 'autovacuum'}${table} ` +
-          `ends (server log)`
+        label: `${event.action === 'autovacuum_wraparound' ? 'anti-wraparound autovacuum' : 'autovacuum'}${table} ends (server log)`
       })
     } else if (event.action === 'concurrency' || event.action === 'pause' || event.action === 'resume') {
       // the samples show these second by second

@@ -12,6 +12,7 @@
 import { eventObservations, generatorChanges, hostStrain } from './lab-observers.js'
 import { cpuContention, serverStopped, stalls } from './cause-host.js'
 import { checkpoints } from './cause-checkpoints.js'
+import { round } from '../helpers/numbers.js'
 
 /** @typedef {import('../recorder/records.js').Sample} Sample */
 /** @typedef {import('../recorder/records.js').LabEvent} LabEvent */
@@ -40,7 +41,7 @@ const GENERATOR_APPLICATION = 'pgloadgen'
 export function observe({ samples, events, logText = null }) {
   if (samples.length === 0) return []
   const t0 = loadStartMs(samples)
-  const at = (/** @type {string} */ ts) => round((Date.parse(ts) - t0) / 1000)
+  const at = (/** @type {string} */ ts) => round((Date.parse(ts) - t0) / 1000, 1)
   /** @type {Observation[]} */
   const out = []
   const lastS = at(samples[samples.length - 1].t)
@@ -91,7 +92,7 @@ function vacuumSpans(samples, at, t0, out) {
         v.mode === 'manual' ? 'VACUUM' : v.mode === 'wraparound' ? 'anti-wraparound autovacuum' : 'autovacuum'
       const label = `${kind} of ${v.table} (pid ${v.pid})`
       if (!span) {
-        const started = typeof v.started_at === 'number' && v.started_at > 0 ? round(v.started_at - t0 / 1000) : now
+        const started = typeof v.started_at === 'number' && v.started_at > 0 ? round(v.started_at - t0 / 1000, 1) : now
         const from = Math.max(0, Math.min(now, started))
         open.set(key, { from, to: now, phase: v.phase_name, label })
         out.push({ from_s: from, to_s: null, kind: 'vacuum', label: `${label} starts` })
@@ -110,7 +111,7 @@ function vacuumSpans(samples, at, t0, out) {
         from_s: now,
         to_s: null,
         kind: 'vacuum',
-        label: `${span.label} ends (ran ${round(now - span.from)} s)`
+        label: `${span.label} ends (ran ${round(now - span.from, 1)} s)`
       })
     }
   }
@@ -137,7 +138,8 @@ function holders(samples, at, lastS, out) {
       }
       // the age is the poll's, which came before the sample
       const polled = at(sample.server?.polled_at ?? sample.t)
-      const from = h.xact_age_s === null || h.xact_age_s === undefined ? now : Math.max(0, round(polled - h.xact_age_s))
+      const from =
+        h.xact_age_s === null || h.xact_age_s === undefined ? now : Math.max(0, round(polled - h.xact_age_s, 1))
       // the name first: a line cut at the terminal's width keeps it
       const session = h.application_name ? `${h.application_name} (pid ${h.pid})` : `pid ${h.pid}`
       const who =
@@ -205,7 +207,7 @@ function lockWaits(samples, at, lastS, out) {
     }
     const outside = locks.blockers.filter(b => b.application_name !== GENERATOR_APPLICATION)
     // a wait seen now began up to its longest wait ago
-    const began = typeof locks.longest_wait_s === 'number' ? Math.max(0, round(now - locks.longest_wait_s)) : now
+    const began = typeof locks.longest_wait_s === 'number' ? Math.max(0, round(now - locks.longest_wait_s, 1)) : now
     span ??= { from: began, to: now, most: 0, blockers: new Map() }
     span.to = now
     span.most = Math.max(span.most, locks.waiting)
@@ -277,9 +279,4 @@ export function slotsTaken(sample) {
   if (!seen || seen.slots === null || seen.slots === undefined) return null
   const load = sample.concurrency ?? 0
   return seen.clients >= seen.slots && load < seen.slots ? seen.clients - load : 0
-}
-
-/** @param {number} value */
-function round(value) {
-  return Math.round(value * 10) / 10
 }

@@ -11,6 +11,7 @@ import { generatorLimit } from './generator-limit.js'
 import { describeObjectives } from './objective.js'
 import { CAPACITY_DEFAULTS } from './defaults.js'
 import { measuredSeconds, tailShare, withNoisyResolution } from './step-length.js'
+import { round } from '../helpers/numbers.js'
 
 // One capacity search on a server: one load session, open loop, whose rate
 // the search changes between steps (the pacer starts its schedule over at
@@ -120,8 +121,7 @@ export async function runCapacity({ target, run, capacity, reset, recordDir, des
       /** @type {unknown} */ (session.generator)
     )
     log.info(
-      `capacity: ${describeObjectives(capacity.objectives)}; steps of ${capacity.settleS} s settling and ` +
-        `${capacity.stepS} s measured or more, from ${firstRate} requests/s`
+      `capacity: ${describeObjectives(capacity.objectives)}; steps of ${capacity.settleS} s settling and ${capacity.stepS} s measured or more, from ${firstRate} requests/s`
     )
     // the first step must not pay for opening the connections
     const opened = performance.now()
@@ -233,9 +233,7 @@ export function capacityJson({ objective, steps, result, generatorLimit, summary
       settle_s: capacity.settleS,
       max_time_s: capacity.maxTimeS ?? CAPACITY_DEFAULTS.maxTimeS,
       interval:
-        'the rate at which a step holds the objective half the time lies in [low, high] with the confidence given ' +
-        '(a sign test on the steps at each end, once per rate tried there: docs/capacity.md); capacity is its ' +
-        'geometric middle',
+        'the rate at which a step holds the objective half the time lies in [low, high] with the confidence given (a sign test on the steps at each end, once per rate tried there: docs/capacity.md); capacity is its geometric middle',
       arrival: s?.arrival ?? null
     },
     steps: steps.map(step => ({
@@ -267,13 +265,4 @@ export function capacityJson({ objective, steps, result, generatorLimit, summary
       rows_missing: s.rows_missing ?? null
     }
   }
-}
-
-/**
- * @param {number} value
- * @param {number} digits
- */
-function round(value, digits) {
-  const f = 10 ** digits
-  return Math.round(value * f) / f
 }

@@ -23,10 +23,7 @@ export function stepLine(step) {
   const figures = step.objectives.map(o => `${o.objective.replace(/[<=].*$/, '')} ${ms(o.valueUs)} ms`).join(', ')
   const pace = step.keptPace ? '' : ', fell behind'
   const late = step.latenessP99Us === null ? '' : `, generator late ${ms(step.latenessP99Us)} ms`
-  return (
-    `step ${step.step} (${step.phase}): ${askedRate(step.rate)} requests/s asked, ` +
-    `${perSecond(step.achieved)} ended; ${figures}${late}${pace}: ${step.held ? 'held' : 'broke'}`
-  )
+  return `step ${step.step} (${step.phase}): ${askedRate(step.rate)} requests/s asked, ${perSecond(step.achieved)} ended; ${figures}${late}${pace}: ${step.held ? 'held' : 'broke'}`
 }
 
 /**
@@ -81,31 +78,17 @@ export function resultLine(result, objective, limit = null) {
   const confidence = result.confidence === null ? null : `${Math.floor(result.confidence * 100)}%`
   switch (result.verdict) {
     case 'above_max':
-      return (
-        `capacity: above ${askedRate(result.capacity)} requests/s for ${objective} ` +
-        `(the highest rate tried held; raise --max-rate)`
-      )
+      return `capacity: above ${askedRate(result.capacity)} requests/s for ${objective} (the highest rate tried held; raise --max-rate)`
     case 'below_min':
-      return (
-        `capacity: below ${askedRate(result.lowestBroken)} requests/s for ${objective} ` +
-        `(the lowest rate tried broke)`
-      )
+      return `capacity: below ${askedRate(result.lowestBroken)} requests/s for ${objective} (the lowest rate tried broke)`
     default:
       if (result.capacity === null && result.verdict === 'unsettled') {
-        return (
-          `capacity: unsettled for ${objective}: rates that held earlier broke later ` +
-          `(highest held ${askedRate(result.highestHeld)}, lowest broken ${askedRate(result.lowestBroken)} ` +
-          `requests/s); the server changed during the search`
-        )
+        return `capacity: unsettled for ${objective}: rates that held earlier broke later (highest held ${askedRate(result.highestHeld)}, lowest broken ${askedRate(result.lowestBroken)} requests/s); the server changed during the search`
       }
       if (result.capacity === null) {
         return `capacity: not found for ${objective} (the search stopped before a rate held and one broke)`
       }
-      return (
-        `capacity: ${askedRate(result.capacity)} requests/s ` +
-        `(${confidence} interval ${askedRate(result.low)}–${askedRate(result.high)}) for ` +
-        `${objective}${qualifier(result)}`
-      )
+      return `capacity: ${askedRate(result.capacity)} requests/s (${confidence} interval ${askedRate(result.low)}–${askedRate(result.high)}) for ${objective}${qualifier(result)}`
   }
 }
 
@@ -126,10 +109,6 @@ function generatorLine(result, objective, limit) {
   const why =
     limit.reason === 'pace'
       ? 'the requests did not go out at the rate asked while their latencies kept the objective'
-      : `its own timers fired ${ms(limit.latenessP99Us)} ms late at p99, ` +
-        `a quarter or more of the ${limit.limitUs / 1000} ms limit`
-  return (
-    `capacity: not measured for ${objective}: the generator was the limit (${why}; highest held ` +
-    `${askedRate(result.highestHeld)}, lowest broken ${askedRate(result.lowestBroken)} requests/s)`
-  )
+      : `its own timers fired ${ms(limit.latenessP99Us)} ms late at p99, a quarter or more of the ${limit.limitUs / 1000} ms limit`
+  return `capacity: not measured for ${objective}: the generator was the limit (${why}; highest held ${askedRate(result.highestHeld)}, lowest broken ${askedRate(result.lowestBroken)} requests/s)`
 }

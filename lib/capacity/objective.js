@@ -32,14 +32,12 @@ export function parseObjective(text, types) {
   const quantile = spec.quantile ?? (threshold.figure.endsWith('max') ? 1 : null)
   if (spec.kind !== 'latency' || quantile === null) {
     throw new InputError(
-      `--objective ${compact}: a step is judged on a latency or lag percentile, or max (p99<10ms, lag_p99<50ms), ` +
-        `not on ${threshold.figure}`
+      `--objective ${compact}: a step is judged on a latency or lag percentile, or max (p99<10ms, lag_p99<50ms), not on ${threshold.figure}`
     )
   }
   if (threshold.op !== '<' && threshold.op !== '<=') {
     throw new InputError(
-      `--objective ${compact}: an objective is an upper bound (< or <=): the search looks for the highest rate that ` +
-        `stays under it`
+      `--objective ${compact}: an objective is an upper bound (< or <=): the search looks for the highest rate that stays under it`
     )
   }
   return {

@@ -50,8 +50,7 @@ export function parseCapacityStep(step, label) {
     const n = typeof value === 'number' ? value : /^\d+(\.\d+)?$/.test(String(value).trim()) ? Number(value) : NaN
     if (!(n > above) || n > max || (integer && !Number.isInteger(n))) {
       throw new InputError(
-        `${label}.${field} must be ${integer ? 'a whole number' : 'a number'} above ` +
-          `${above}${max < Number.MAX_SAFE_INTEGER ? ` and at most ${max}` : ''}, got ${JSON.stringify(value)}`
+        `${label}.${field} must be ${integer ? 'a whole number' : 'a number'} above ${above}${max < Number.MAX_SAFE_INTEGER ? ` and at most ${max}` : ''}, got ${JSON.stringify(value)}`
       )
     }
     return n

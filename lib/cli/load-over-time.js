@@ -35,8 +35,7 @@ export function loadOverTime(args, { workload, rate }) {
   const openLoop = rate !== null
   if (!openLoop && args.concurrency !== undefined) {
     throw new InputError(
-      '--stages with --concurrency: the stages set the clients (with --rate the stages are requests/s, ' +
-        'and -c the clients that serve them)'
+      '--stages with --concurrency: the stages set the clients (with --rate the stages are requests/s, and -c the clients that serve them)'
     )
   }
   if (args.transactions !== undefined) {
@@ -46,8 +45,7 @@ export function loadOverTime(args, { workload, rate }) {
   }
   if (args.instance !== undefined) {
     throw new InputError(
-      '--stages with --instance: a load split over instances cannot ramp (give each instance its -c or its ' +
-        'share of --rate)'
+      '--stages with --instance: a load split over instances cannot ramp (give each instance its -c or its share of --rate)'
     )
   }
   if (!openLoop && (workload.clients !== null || workload.ramp !== null)) {
@@ -75,8 +73,7 @@ export function loadOverTime(args, { workload, rate }) {
 function checkedWarmup(warmupS, durationS, source) {
   if (warmupS !== null && durationS !== null && warmupS >= durationS) {
     throw new InputError(
-      `--warmup ${warmupS} s is not shorter than the run (${durationS} s, from ${source}): ` +
-        `nothing would be left for the summary`
+      `--warmup ${warmupS} s is not shorter than the run (${durationS} s, from ${source}): nothing would be left for the summary`
     )
   }
   return warmupS

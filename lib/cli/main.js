@@ -115,8 +115,7 @@ export function cliParser(argv, workloadSpecs, choose) {
     )
     .command(
       'capacity [pgUrl]',
-      'the highest open-loop rate a workload holds an objective at (p99<10ms, lag_p99<50ms), in steps, ' +
-        'with its interval',
+      'the highest open-loop rate a workload holds an objective at (p99<10ms, lag_p99<50ms), in steps, with its interval',
       y => capacityBuilder(y, workloadSpecs),
       args => choose(capacityCommand, args)
     )
@@ -175,8 +174,7 @@ export function cliParser(argv, workloadSpecs, choose) {
     )
     .command(
       'merge <dirs..>',
-      "merge the run directories of a load's instances (run --instance I/N --record DIR) into one summary and " +
-        'report, exactly',
+      "merge the run directories of a load's instances (run --instance I/N --record DIR) into one summary and report, exactly",
       mergeBuilder,
       args => choose(mergeCommand, args)
     )
@@ -194,8 +192,7 @@ export function cliParser(argv, workloadSpecs, choose) {
     )
     .demandCommand(
       1,
-      'give a command: run, capacity, init, workloads, stats, vacuum, analyze, checkpoint, reset-stats, ' +
-        'evict-cache, drop-partitions, delete, snapshot, sidecar, experiment, report, merge, compare, server or k8s'
+      'give a command: run, capacity, init, workloads, stats, vacuum, analyze, checkpoint, reset-stats, evict-cache, drop-partitions, delete, snapshot, sidecar, experiment, report, merge, compare, server or k8s'
     )
   return parser
 }

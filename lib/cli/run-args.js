@@ -119,8 +119,7 @@ export async function validateRunArgs(args, argv = []) {
   }
   if (workload.clients !== null && args.concurrency !== undefined) {
     throw new InputError(
-      `--concurrency: the ${workload.name} workload sets its number of clients itself (${workload.clients}); ` +
-        `see its options`
+      `--concurrency: the ${workload.name} workload sets its number of clients itself (${workload.clients}); see its options`
     )
   }
   if (workload.pacing !== null && args.rate !== undefined) {
@@ -242,8 +241,7 @@ function instanceAndStart(args, totalConcurrency) {
   const startAtMs = args.startAt === undefined ? null : parseStartAt(args.startAt)
   if (instance !== null && totalConcurrency < instance.parts) {
     throw new InputError(
-      `--instance ${args.instance}: ${totalConcurrency} clients cannot be shared by ${instance.parts} instances ` +
-        `(each needs at least one)`
+      `--instance ${args.instance}: ${totalConcurrency} clients cannot be shared by ${instance.parts} instances (each needs at least one)`
     )
   }
   if (instance !== null && instance.parts > 1 && args.rate !== undefined && startAtMs === null) {

@@ -19,8 +19,7 @@ export function runBuilder(y, workloadSpecs = {}) {
     .positional('pgUrl', {
       type: 'string',
       describe:
-        'postgres://user[:password]@host[:port]/database; default PGLOADGEN_PG_URL, DATABASE_URL, ' +
-        'else an embedded server'
+        'postgres://user[:password]@host[:port]/database; default PGLOADGEN_PG_URL, DATABASE_URL, else an embedded server'
     })
     // the run's settings (-c, -t, --seed, -M, --mix, -R, --arrival, --max-lag, -j, --stats-interval):
     // config/run-settings.js
@@ -79,8 +78,7 @@ export function runBuilder(y, workloadSpecs = {}) {
     .option('instance', {
       type: 'string',
       describe:
-        "I/N: run instance I's exact share (0-based, as JOB_COMPLETION_INDEX) of the concurrency and rate " +
-        'of N instances'
+        "I/N: run instance I's exact share (0-based, as JOB_COMPLETION_INDEX) of the concurrency and rate of N instances"
     })
     .option('start-at', {
       type: 'string',
@@ -93,14 +91,12 @@ export function runBuilder(y, workloadSpecs = {}) {
     .option('zfs-interval', {
       type: 'string',
       describe:
-        'seconds between two samples of the ZFS pool that holds the data directory (embedded server, ' +
-        'or --data-dir), when it is on ZFS: zdb -mm and zpool get (default 10; 0: none)'
+        'seconds between two samples of the ZFS pool that holds the data directory (embedded server, or --data-dir), when it is on ZFS: zdb -mm and zpool get (default 10; 0: none)'
     })
     .option('disk-limit', {
       type: 'string',
       describe:
-        'a slower disk for the embedded server: read_mbps=8,read_iops=400 (also write_mbps, write_iops; ' +
-        'MB = 10^6 bytes; root and a cgroup blkio or io controller)'
+        'a slower disk for the embedded server: read_mbps=8,read_iops=400 (also write_mbps, write_iops; MB = 10^6 bytes; root and a cgroup blkio or io controller)'
     })
     .option('connect-timeout', { type: 'string', default: '15', describe: 'seconds to wait for the server at start' })
     .option('shutdown-timeout', {
@@ -129,15 +125,13 @@ export function runBuilder(y, workloadSpecs = {}) {
     .option('control-token', {
       type: 'string',
       describe:
-        'bearer token that POST /concurrency, /pause, /resume require when --http-host is not loopback ' +
-        '(also PGLOADGEN_CONTROL_TOKEN)'
+        'bearer token that POST /concurrency, /pause, /resume require when --http-host is not loopback (also PGLOADGEN_CONTROL_TOKEN)'
     })
     .option('threshold-abort', {
       type: 'boolean',
       default: false,
       describe:
-        'check the --threshold conditions every second while running, and stop the run when one has failed ' +
-        'for good (exit 3)'
+        'check the --threshold conditions every second while running, and stop the run when one has failed for good (exit 3)'
     })
     .option('pg-stats', {
       type: 'boolean',

@@ -21,8 +21,7 @@ export const statsOptions = {
     type: /** @type {const} */ ('boolean'),
     default: false,
     describe:
-      "--pgstattuple, with the tables' figures from pgstattuple_approx (reads only the pages not all-visible; " +
-      'metric label method="pgstattuple_approx")'
+      '--pgstattuple, with the tables\' figures from pgstattuple_approx (reads only the pages not all-visible; metric label method="pgstattuple_approx")'
   }
 }
 

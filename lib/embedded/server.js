@@ -145,8 +145,7 @@ export class EmbeddedServer {
             : (info.mode & 0o001) !== 0
       if (!canEnter) {
         throw new RuntimeError(
-          `the postgres system user cannot enter ${dir}, so it cannot run a server in ${this.dataDir}; ` +
-            `choose a --data-dir elsewhere`
+          `the postgres system user cannot enter ${dir}, so it cannot run a server in ${this.dataDir}; choose a --data-dir elsewhere`
         )
       }
       if (dir === path.dirname(dir)) return
@@ -367,7 +366,7 @@ function readSecret(dataDir) {
   try {
     return readFileSync(path.join(dataDir, SECRET_FILE), 'utf8').trim()
   } catch (err) {
-    throw new RuntimeError(`the data directory ${dataDir} was not created by pgloadgen (no ` + `${SECRET_FILE})`, {
+    throw new RuntimeError(`the data directory ${dataDir} was not created by pgloadgen (no ${SECRET_FILE})`, {
       cause: err
     })
   }

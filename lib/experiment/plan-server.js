@@ -40,8 +40,7 @@ export function parsePlanServer(value) {
   if (server.url !== undefined) {
     if (server.disk_limit !== undefined) {
       throw new InputError(
-        'server.disk_limit: only for the embedded server (pgloadgen cannot move a server it did not start ' +
-          'into a cgroup)'
+        'server.disk_limit: only for the embedded server (pgloadgen cannot move a server it did not start into a cgroup)'
       )
     }
     for (const key of ['version', 'settings', 'profile'])

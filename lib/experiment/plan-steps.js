@@ -64,8 +64,7 @@ export function parseStep(value, label) {
       // a ramp starts from the clients there are: a concurrency to start from is a step of its own
       if (step.ramp !== undefined && step.concurrency !== undefined) {
         throw new InputError(
-          `${label}: give concurrency or ramp, not both (a ramp starts from the clients running; ` +
-            `put a concurrency step before it)`
+          `${label}: give concurrency or ramp, not both (a ramp starts from the clients running; put a concurrency step before it)`
         )
       }
       return {

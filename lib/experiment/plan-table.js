@@ -71,8 +71,7 @@ const LOAD_STEP = {
   ramp: {
     type: 'integer',
     describe:
-      'the clients to reach, in a straight line from those running over the step, as --stages moves them; ' +
-      'not with concurrency'
+      'the clients to reach, in a straight line from those running over the step, as --stages moves them; not with concurrency'
   }
 }
 
@@ -81,8 +80,7 @@ const CAPACITY_STEP = owned(CAPACITY_STEP_FIELDS, {
     type: 'string or list of strings',
     required: true,
     describe:
-      "the objectives, as --objective: p99<10ms, lag_p99<50ms; the variant's load is paused while the " +
-      'search runs (docs/capacity.md)'
+      "the objectives, as --objective: p99<10ms, lag_p99<50ms; the variant's load is paused while the search runs (docs/capacity.md)"
   },
   start_rate: { type: 'number', default: "the capacity command's", describe: 'the first rate tried, requests/s' },
   max_rate: { type: 'number', default: "the capacity command's", describe: 'the highest rate tried, requests/s' },
@@ -225,16 +223,13 @@ export const PLAN_SECTIONS = Object.freeze([
   {
     path: 'expect',
     describe:
-      "An expected effect: a figure of one variant's repetitions, lower or higher than another variant's or " +
-      'than a fixed value. It appeared when the 95 % interval of the difference lies wholly on that side ' +
-      '(docs/experiments.md#the-answer-first).',
+      "An expected effect: a figure of one variant's repetitions, lower or higher than another variant's or than a fixed value. It appeared when the 95 % interval of the difference lies wholly on that side (docs/experiments.md#the-answer-first).",
     fields: {
       figure: {
         type: `one of ${FIGURE_NAMES.join(', ')}, or workload.NAME`,
         required: true,
         describe:
-          'the figure, per repetition (docs/experiments.md#the-answer-first says where each is read); ' +
-          "workload.NAME: a statistic of the workload's own, at the run's end"
+          "the figure, per repetition (docs/experiments.md#the-answer-first says where each is read); workload.NAME: a statistic of the workload's own, at the run's end"
       },
       variant: { type: 'string', required: true, describe: 'the variant whose figure moves (freeze-pg18)' },
       versus: {
@@ -287,8 +282,7 @@ export const PLAN_SECTIONS = Object.freeze([
         type: 'integer',
         default: '1',
         describe:
-          'load rows in this many equal batches, the load paused after each while batch_actions run: the table ' +
-          'aged as days of autovacuum age it'
+          'load rows in this many equal batches, the load paused after each while batch_actions run: the table aged as days of autovacuum age it'
       },
       batch_actions: {
         type: 'list of actions',

@@ -110,8 +110,7 @@ async function load(context, events) {
     }
     const summary = await session.finish(LIMITS)
     log.info(
-      `prepare: ${plan.workload.idTable !== null ? summary.acknowledged_inserts : summary.rows_written} rows ` +
-        `written in ${summary.elapsed_s} s`
+      `prepare: ${plan.workload.idTable !== null ? summary.acknowledged_inserts : summary.rows_written} rows written in ${summary.elapsed_s} s`
     )
     if (prepare.batches > 1 && !stop.requested) {
       await runActions(context, events, prepare.batchActions, `prepare.batch_actions (batch ${batch})`)
@@ -157,8 +156,7 @@ async function runActions(context, events, actions, field) {
     await events.flush()
     if (!outcome.ok) {
       throw new RuntimeError(
-        `${field}[${i}] (${spec.action}${spec.table ? ` of ${spec.table}` : ''}) failed: ${outcome.error}; ` +
-          `no snapshot taken`
+        `${field}[${i}] (${spec.action}${spec.table ? ` of ${spec.table}` : ''}) failed: ${outcome.error}; no snapshot taken`
       )
     }
   }

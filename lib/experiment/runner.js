@@ -73,8 +73,7 @@ export async function runExperiment(plan, { out, stop, log, onPhase }) {
 
     if (plan.repetitions < MIN_REPETITIONS) {
       log.warn(
-        `repetitions: ${plan.repetitions}, fewer than ${MIN_REPETITIONS}: the report gives no confidence interval ` +
-          `and cannot tell the variants apart`
+        `repetitions: ${plan.repetitions}, fewer than ${MIN_REPETITIONS}: the report gives no confidence interval and cannot tell the variants apart`
       )
     }
     // one prepare phase per major, with the same row counts
@@ -105,8 +104,7 @@ export async function runExperiment(plan, { out, stop, log, onPhase }) {
         const io = await diskThrottle.counters().catch(() => null)
         if (io) {
           log.info(
-            `disk limit: the server read ${(io.readBytes / 1e6).toFixed(0)} MB in ${io.reads} reads and wrote ` +
-              `${(io.writeBytes / 1e6).toFixed(0)} MB in ${io.writes} writes through it`
+            `disk limit: the server read ${(io.readBytes / 1e6).toFixed(0)} MB in ${io.reads} reads and wrote ${(io.writeBytes / 1e6).toFixed(0)} MB in ${io.writes} writes through it`
           )
         }
         await diskThrottle.release().catch(err => log.warn(`disk limit: ${err.message}`))

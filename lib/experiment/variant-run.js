@@ -80,8 +80,7 @@ export async function runVariant(context, variant, rep) {
     await Promise.allSettled(actions)
     const summary = await session.finish(LIMITS)
     log.info(
-      `variant ${variant.name}, repetition ${rep}: ${summary.throughput} requests/s, ${summary.unexpected_failures} ` +
-        `unexpected failures`
+      `variant ${variant.name}, repetition ${rep}: ${summary.throughput} requests/s, ${summary.unexpected_failures} unexpected failures`
     )
   } finally {
     await session.close()

@@ -289,9 +289,7 @@ export class Worker {
           connection.run(
             {
               name: '',
-              text:
-                `SELECT pg_postmaster_start_time()::text || ' ' || coalesce(max(id), ` +
-                `0)::text FROM ${workload.idTable}`
+              text: `SELECT pg_postmaster_start_time()::text || ' ' || coalesce(max(id), 0)::text FROM ${workload.idTable}`
             },
             []
           )

@@ -193,9 +193,7 @@ export function controlRoutes({
           }
           if (share && next < share.parts) {
             return json(res, 400, {
-              error:
-                `concurrency is the total of ${share.parts} instances, each needs at least one client: ` +
-                `at least ${share.parts}`
+              error: `concurrency is the total of ${share.parts} instances, each needs at least one client: at least ${share.parts}`
             })
           }
           const previous = generator.concurrency
@@ -203,8 +201,7 @@ export function controlRoutes({
           const own = share ? shareOfTotal(next, share) : next
           generator.setConcurrency(own)
           log.info(
-            `concurrency changed from ${previous} to ` +
-              `${own}${share ? ` (of ${next} over ${share.parts} instances)` : ''}`
+            `concurrency changed from ${previous} to ${own}${share ? ` (of ${next} over ${share.parts} instances)` : ''}`
           )
           await events.record({
             kind: 'point',

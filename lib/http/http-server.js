@@ -116,12 +116,12 @@ export async function startHttpServer({ host, port, routes, log, limits: given =
     server.once('error', (/** @type {NodeJS.ErrnoException} */ err) => {
       if (err.code === 'EADDRINUSE')
         reject(
-          new InputError(`HTTP port ${port} on ${host} is already in use (choose ` + `another with --http-port)`, {
+          new InputError(`HTTP port ${port} on ${host} is already in use (choose another with --http-port)`, {
             cause: err
           })
         )
       else if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND')
-        reject(new InputError(`cannot listen on ` + `${host}: no such local address`, { cause: err }))
+        reject(new InputError(`cannot listen on ${host}: no such local address`, { cause: err }))
       else if (err.code === 'EACCES') reject(new InputError(`not allowed to listen on ${host}:${port}`, { cause: err }))
       else reject(err)
     })

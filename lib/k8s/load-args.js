@@ -21,8 +21,7 @@ const SET_BY_RENDER = new Map([
   ['events', 'the pods write their events to their own volume'],
   [
     'record',
-    'with --results-claim NAME each pod records to that volume (instance-I), for pgloadgen merge; ' +
-      'without it each prints its summary (--json) to its log'
+    'with --results-claim NAME each pod records to that volume (instance-I), for pgloadgen merge; without it each prints its summary (--json) to its log'
   ],
   ['data-dir', 'the pods run against the database of the Secret, never an embedded server'],
   ['profile', 'the pods run against the database of the Secret, never an embedded server'],

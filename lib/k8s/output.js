@@ -48,8 +48,7 @@ export async function writeBuilt(files, stdout) {
     const { code, out, err } = await run('kubectl', ['kustomize', dir])
     if (code === null)
       throw new MissingToolError(
-        `without --out the manifests are built by kubectl kustomize, and ` +
-          `kubectl cannot be run (${err}): install kubectl or give --out DIR`
+        `without --out the manifests are built by kubectl kustomize, and kubectl cannot be run (${err}): install kubectl or give --out DIR`
       )
     if (code !== 0) throw new RuntimeError(`kubectl kustomize failed: ${err.trim().split('\n')[0]}`)
     stdout.write(out)

@@ -80,8 +80,7 @@ function kustomization(doc, options) {
   }
   doc.commentBefore = [
     ` Written by: ${options.command}`,
-    ` ${options.instances} instance${options.instances === 1 ? '' : 's'} of pgloadgen, ` +
-      `starting at ${formatStartAt(options.startAt)};`,
+    ` ${options.instances} instance${options.instances === 1 ? '' : 's'} of pgloadgen, starting at ${formatStartAt(options.startAt)};`,
     ` the database URL is the key "url" of the Secret ${options.urlSecret}.`,
     '',
     `   kubectl create secret generic ${options.urlSecret} --from-literal=url='postgres://user:password@host:5432/db'`,

@@ -134,8 +134,7 @@ export async function checkAgeRights(client, { by, holdLock = null }) {
   }
   if (Number(info.oldest_age) + by > MAX_AGE_AFTER) {
     throw new InputError(
-      `age-xids: the server's oldest database is ${info.oldest_age} transactions old; ` +
-        `${by} more would pass ${MAX_AGE_AFTER}, too close to the failsafe and wraparound`
+      `age-xids: the server's oldest database is ${info.oldest_age} transactions old; ${by} more would pass ${MAX_AGE_AFTER}, too close to the failsafe and wraparound`
     )
   }
   return { xidFunction, database: info.database }

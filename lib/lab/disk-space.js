@@ -83,22 +83,18 @@ export class DiskSpaceWatch {
     if (this.paths !== null) {
       spaceGauge(
         'pg_data_directory_free_bytes',
-        'Space left for the server on the filesystem of its data directory (directory="data") and of its pg_wal ' +
-          '(directory="pg_wal"), from statfs: f_bavail × f_bsize; a ZFS dataset\'s quota counts',
+        'Space left for the server on the filesystem of its data directory (directory="data") and of its pg_wal (directory="pg_wal"), from statfs: f_bavail × f_bsize; a ZFS dataset\'s quota counts',
         'freeBytes'
       )
       spaceGauge(
         'pg_data_directory_size_bytes',
-        'Size of the filesystem of the data directory and of pg_wal, from statfs (a ZFS dataset with a ' +
-          'quota: the quota)',
+        'Size of the filesystem of the data directory and of pg_wal, from statfs (a ZFS dataset with a quota: the quota)',
         'sizeBytes'
       )
     }
     new client.Gauge({
       name: 'pgloadgen_disk_full',
-      help:
-        "1 from the first request that failed for want of disk space (or the data directory's free space near " +
-        'zero) until writes succeed again',
+      help: "1 from the first request that failed for want of disk space (or the data directory's free space near zero) until writes succeed again",
       registers: [registry],
       collect() {
         this.set(watch.episode ? 1 : 0)
@@ -107,9 +103,7 @@ export class DiskSpaceWatch {
     const types = this.stats.types
     new client.Counter({
       name: 'pgloadgen_disk_full_failures_total',
-      help:
-        'Requests that failed because the server could not write for want of space (SQLSTATE 53100, ENOSPC, ' +
-        'EDQUOT), by type',
+      help: 'Requests that failed because the server could not write for want of space (SQLSTATE 53100, ENOSPC, EDQUOT), by type',
       labelNames: ['type'],
       registers: [registry],
       collect() {
@@ -212,8 +206,7 @@ export class DiskSpaceWatch {
     this.fullMs += Date.now() - episode.since
     this.episode = null
     this.log.info(
-      `disk full no more: writes succeed again after ${durationS} s and ${episode.failures} failed ` +
-        `requests${this.describeSpace()}`
+      `disk full no more: writes succeed again after ${durationS} s and ${episode.failures} failed requests${this.describeSpace()}`
     )
     this.events?.record({
       kind: 'end',
@@ -239,10 +232,7 @@ export class DiskSpaceWatch {
     if (!data) return ''
     const wal = this.space.get('pg_wal')
     const mib = (/** @type {number} */ bytes) => `${(bytes / 1048576).toFixed(1)} MiB`
-    return (
-      ` (data directory: ${mib(data.freeBytes)} free of ` +
-      `${mib(data.sizeBytes)}${wal && wal.sizeBytes !== data.sizeBytes ? `; pg_wal: ${mib(wal.freeBytes)} free` : ''})`
-    )
+    return ` (data directory: ${mib(data.freeBytes)} free of ${mib(data.sizeBytes)}${wal && wal.sizeBytes !== data.sizeBytes ? `; pg_wal: ${mib(wal.freeBytes)} free` : ''})`
   }
 
   /** The figures of the last poll, for the recorded samples; null when not local. */

@@ -120,8 +120,7 @@ export async function checkDiskThrottle(dir) {
   const controller = await findController()
   if (!controller) {
     throw new InputError(
-      'disk limit: this machine has no cgroup blkio (v1) or io (v2) controller to throttle the disk with; ' +
-        'leave the disk limit out'
+      'disk limit: this machine has no cgroup blkio (v1) or io (v2) controller to throttle the disk with; leave the disk limit out'
     )
   }
   return { controller, device: await blockDevice(dir) }
@@ -171,8 +170,7 @@ async function blockDevice(dir) {
   const sys = `/sys/dev/block/${major}:${minor}`
   if (!existsSync(sys)) {
     throw new InputError(
-      `disk limit: ${existing} is not on a block device (device ${major}:${minor}: tmpfs, ` +
-        `overlay or a network filesystem?); put the data directory on a disk or leave the disk limit out`
+      `disk limit: ${existing} is not on a block device (device ${major}:${minor}: tmpfs, overlay or a network filesystem?); put the data directory on a disk or leave the disk limit out`
     )
   }
   const real = await realpath(sys)
@@ -208,8 +206,7 @@ export class DiskThrottle {
         const max = (/** @type {number | null} */ v) => (v === null ? 'max' : String(v))
         await writeFile(
           path.join(group, 'io.max'),
-          `${device} rbps=${max(limit.readBps)} riops=${max(limit.readIops)} wbps=${max(limit.writeBps)} ` +
-            `wiops=${max(limit.writeIops)}`
+          `${device} rbps=${max(limit.readBps)} riops=${max(limit.readIops)} wbps=${max(limit.writeBps)} wiops=${max(limit.writeIops)}`
         )
       }
     } catch (err) {
@@ -219,8 +216,7 @@ export class DiskThrottle {
       })
     }
     log.info(
-      `disk limit: the embedded server's I/O to device ${device} limited to ${describeDiskLimit(limit)} ` +
-        `(cgroup v${controller.version} ${group})`
+      `disk limit: the embedded server's I/O to device ${device} limited to ${describeDiskLimit(limit)} (cgroup v${controller.version} ${group})`
     )
     return new DiskThrottle({ dataDir: path.resolve(dataDir), controller, device, group, log })
   }

@@ -253,14 +253,10 @@ export class LoadSession {
     await this.recorder?.start()
     const maxId = options.workload.idTable === null ? '' : `; max id ${this.state.maxId}`
     const share = options.instance
-      ? ` (instance ${formatShare(options.instance)} of ${options.totalConcurrency} ` +
-        `clients${this.pacer ? ` and ${options.openLoop?.rate} requests/s` : ''})`
+      ? ` (instance ${formatShare(options.instance)} of ${options.totalConcurrency} clients${this.pacer ? ` and ${options.openLoop?.rate} requests/s` : ''})`
       : ''
     options.log.info(
-      `running ${options.workload.name} ` +
-        `${this.pacer ? `at ${this.pacer.rate} requests/s (${options.openLoop?.arrival}) on` : 'at'} concurrency ` +
-        `${options.concurrency}${share} against ${options.display} (PostgreSQL ${this.serverVersion}, ` +
-        `protocol ${options.protocol})${maxId}`
+      `running ${options.workload.name} ${this.pacer ? `at ${this.pacer.rate} requests/s (${options.openLoop?.arrival}) on` : 'at'} concurrency ${options.concurrency}${share} against ${options.display} (PostgreSQL ${this.serverVersion}, protocol ${options.protocol})${maxId}`
     )
     return true
   }

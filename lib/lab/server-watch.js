@@ -109,10 +109,7 @@ export class ServerWatch {
     const outage = this.outage
     if (outage === null) return this.gaveUp
     this.outage = null
-    const message =
-      `the run ends with the embedded PostgreSQL stopped for ${seconds(Date.now() - outage.since)} s: ` +
-      `${await this.stopDescription(outage)}; the rows cannot be checked, and a later pgloadgen run on ` +
-      `${this.server.dataDir} starts it again (crash recovery)`
+    const message = `the run ends with the embedded PostgreSQL stopped for ${seconds(Date.now() - outage.since)} s: ${await this.stopDescription(outage)}; the rows cannot be checked, and a later pgloadgen run on ${this.server.dataDir} starts it again (crash recovery)`
     this.log.warn(message)
     await this.endOutage(outage, { ok: false, error: message })
     return true
@@ -134,8 +131,7 @@ export class ServerWatch {
     const cause = await exitCause(this.server.dataDir, this.logMark)
     if (cause === null) {
       return this.leaveAlone(
-        'stopped without a clean shutdown, and its log names no PANIC or FATAL since the load started (killed ' +
-          'outright, or its data directory replaced)'
+        'stopped without a clean shutdown, and its log names no PANIC or FATAL since the load started (killed outright, or its data directory replaced)'
       )
     }
     await this.wentDown(this.goneSince, cause)
@@ -193,12 +189,7 @@ export class ServerWatch {
     const room = await this.walRoom()
     const where = room.mountPoint ? `, on the filesystem mounted at ${room.mountPoint}` : ''
     const free = room.freeBytes === null ? 'free space unknown' : `${mib(room.freeBytes)} free`
-    return (
-      `${outage.cause}` +
-      `${outage.lastError ? ` (last start: ${outage.lastError})` : ''}; ` +
-      `pg_wal is ${room.directory}${where}, ${free}: free at least ${mib(this.neededBytes)} there for its crash ` +
-      'recovery'
-    )
+    return `${outage.cause}${outage.lastError ? ` (last start: ${outage.lastError})` : ''}; pg_wal is ${room.directory}${where}, ${free}: free at least ${mib(this.neededBytes)} there for its crash recovery`
   }
 
   async walRoom() {
@@ -228,8 +219,7 @@ export class ServerWatch {
     this.outage = null
     this.logMark = await serverLogSize(this.server.dataDir)
     this.log.info(
-      `embedded PostgreSQL started again after ${seconds(Date.now() - outage.since)} s ` +
-        `(crash recovery done, try ${outage.tries} of ${START_TRIES})`
+      `embedded PostgreSQL started again after ${seconds(Date.now() - outage.since)} s (crash recovery done, try ${outage.tries} of ${START_TRIES})`
     )
     await this.afterStart().catch(err => this.log.warn(`after the start: ${errorMessage(err)}`))
     await this.endOutage(outage, { ok: true })
@@ -241,16 +231,13 @@ export class ServerWatch {
       const waitMs = Math.min(BACKOFF_MS * 2 ** (outage.tries - 1), BACKOFF_MAX_MS)
       outage.nextTryAt = Date.now() + waitMs
       this.log.warn(
-        `starting the embedded PostgreSQL again failed (try ${outage.tries} of ${START_TRIES}): ` +
-          `${outage.lastError}; next try in ${seconds(waitMs)} s`
+        `starting the embedded PostgreSQL again failed (try ${outage.tries} of ${START_TRIES}): ${outage.lastError}; next try in ${seconds(waitMs)} s`
       )
       return
     }
     this.gaveUp = true
     this.outage = null
-    const message =
-      `the embedded PostgreSQL did not start again in ${START_TRIES} tries and stays stopped: ` +
-      `${await this.stopDescription(outage)}`
+    const message = `the embedded PostgreSQL did not start again in ${START_TRIES} tries and stays stopped: ${await this.stopDescription(outage)}`
     this.log.warn(message)
     await this.endOutage(outage, { ok: false, error: message })
   }

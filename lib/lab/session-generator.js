@@ -59,8 +59,7 @@ function threadedGenerator(options, { shared, state, stats }) {
     structuredClone(shared)
   } catch (err) {
     throw new RuntimeError(
-      `--threads: the ${options.workload.name} workload's setup returned what cannot go to ` +
-        `another thread (${errorMessage(err)}); run it with --threads 1`,
+      `--threads: the ${options.workload.name} workload's setup returned what cannot go to another thread (${errorMessage(err)}); run it with --threads 1`,
       { cause: err }
     )
   }

@@ -1,4 +1,5 @@
-import { latencySummary, round, rowAudit } from '../summary/summary.js'
+import { latencySummary, rowAudit } from '../summary/summary.js'
+import { roundOrNull } from '../helpers/numbers.js'
 import { mergeHistograms, mergedHistogramsField } from '../results/merge-histograms.js'
 
 // One summary from the summaries of a load's instances, in the shape of a
@@ -27,7 +28,7 @@ export function mergeSummaries(runs) {
   const cpuSystemS = sum(s => s.process?.cpu_system_s)
   const vacuumSource = summaries.find(s => Array.isArray(s.vacuums) && s.vacuums.length > 0) ?? first
   return {
-    elapsed_s: round(elapsedS, 3),
+    elapsed_s: roundOrNull(elapsedS, 3),
     started_at: new Date(startedMs).toISOString(),
     ended_at: new Date(endedMs).toISOString(),
     start_at: common(summaries.map(s => s.start_at)),
@@ -49,7 +50,7 @@ export function mergeSummaries(runs) {
       // the instances' shares add up to the rate they were given together
       rate:
         common(summaries.map(s => s.instance?.total_rate ?? null)) ??
-        round(
+        roundOrNull(
           sum(s => s.rate),
           3
         ),
@@ -59,11 +60,11 @@ export function mergeSummaries(runs) {
     }),
     ...(paced && { pacing_interval_s: first.pacing_interval_s }),
     ...((open || paced) && { schedule_lag_us: histograms.lag ? latencySummary(histograms.lag) : null }),
-    throughput: round(done / elapsedS, 1),
+    throughput: roundOrNull(done / elapsedS, 1),
     rows_written: rows,
     points_written: points,
-    rows_per_s: round(rows / elapsedS, 1),
-    points_per_s: round(points / elapsedS, 1),
+    rows_per_s: roundOrNull(rows / elapsedS, 1),
+    points_per_s: roundOrNull(points / elapsedS, 1),
     latency_us: latencySummary(histograms.latency),
     requests,
     errors: addCounts(summaries.map(s => s.errors ?? {})),
@@ -94,9 +95,9 @@ export function mergeSummaries(runs) {
     ...mergeRowAudit(summaries, rows),
     abandoned_in_flight: summaries.some(s => s.abandoned_in_flight === true),
     process: {
-      cpu_user_s: round(cpuUserS, 3),
-      cpu_system_s: round(cpuSystemS, 3),
-      cpu_us_per_request: round(done ? ((cpuUserS + cpuSystemS) * 1e6) / done : null, 1),
+      cpu_user_s: roundOrNull(cpuUserS, 3),
+      cpu_system_s: roundOrNull(cpuSystemS, 3),
+      cpu_us_per_request: roundOrNull(done ? ((cpuUserS + cpuSystemS) * 1e6) / done : null, 1),
       // of the largest instance: each is a process of its own
       peak_rss_bytes: Math.max(...summaries.map(s => Number(s.process?.peak_rss_bytes) || 0))
     },
@@ -132,7 +133,7 @@ function mergeRequests(summaries, histograms, elapsedS) {
       failed: add('failed'),
       not_found: add('not_found'),
       timeouts: add('timeouts'),
-      rate: round(done / elapsedS, 1),
+      rate: roundOrNull(done / elapsedS, 1),
       rows: add('rows'),
       points: add('points'),
       latency_us: h ? latencySummary(h) : { p50: null, p95: null, p99: null, max: null, mean: null }

@@ -67,8 +67,7 @@ function checkedRun(dir, run) {
   const histograms = summary.histograms
   if (!histograms || typeof histograms.scheme !== 'string') {
     throw new InputError(
-      `merge: ${dir}/summary.json keeps no raw histograms (written by an older pgloadgen): ` +
-        `its percentiles cannot be merged exactly`
+      `merge: ${dir}/summary.json keeps no raw histograms (written by an older pgloadgen): its percentiles cannot be merged exactly`
     )
   }
   try {
@@ -107,20 +106,17 @@ function checkTogether(runs) {
   for (const r of runs.slice(1)) {
     if (r.summary.workload !== first.summary.workload) {
       throw new InputError(
-        `merge: ${dirOf(first)} ran the ${first.summary.workload} workload, ${dirOf(r)} ${r.summary.workload}: ` +
-          `only runs of one workload merge`
+        `merge: ${dirOf(first)} ran the ${first.summary.workload} workload, ${dirOf(r)} ${r.summary.workload}: only runs of one workload merge`
       )
     }
     if (r.summary.histograms.scheme !== first.summary.histograms.scheme) {
       throw new InputError(
-        `merge: ${dirOf(first)} and ${dirOf(r)} have histograms of different bucket schemes ` +
-          `(${first.summary.histograms.scheme}, ${r.summary.histograms.scheme})`
+        `merge: ${dirOf(first)} and ${dirOf(r)} have histograms of different bucket schemes (${first.summary.histograms.scheme}, ${r.summary.histograms.scheme})`
       )
     }
     if (r.summary.latency_kind !== first.summary.latency_kind) {
       throw new InputError(
-        `merge: ${dirOf(first)} measured ${first.summary.latency_kind} latencies, ` +
-          `${dirOf(r)} ${r.summary.latency_kind}: they do not add up`
+        `merge: ${dirOf(first)} measured ${first.summary.latency_kind} latencies, ${dirOf(r)} ${r.summary.latency_kind}: they do not add up`
       )
     }
   }
@@ -131,8 +127,7 @@ function checkTogether(runs) {
     const other = runs.find(o => o.instance && o.instance.parts !== r.instance?.parts)
     if (other) {
       throw new InputError(
-        `merge: ${dirOf(r)} is instance ${r.instance.name}, ${dirOf(other)} instance ${other.instance?.name}: ` +
-          `parts of different splits`
+        `merge: ${dirOf(r)} is instance ${r.instance.name}, ${dirOf(other)} instance ${other.instance?.name}: parts of different splits`
       )
     }
     const twin = byIndex.get(r.instance.index)

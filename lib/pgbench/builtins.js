@@ -75,10 +75,7 @@ export function findBuiltin(name) {
 
 /** pgbench's listing of the built-in scripts (-b list). */
 export function listBuiltins() {
-  return (
-    `Available builtin ` +
-    `scripts:\n${BUILTIN_SCRIPTS.map(script => `  ${script.name.padStart(13)}: ${script.description}\n`).join('')}\n`
-  )
+  return `Available builtin scripts:\n${BUILTIN_SCRIPTS.map(script => `  ${script.name.padStart(13)}: ${script.description}\n`).join('')}\n`
 }
 
 /**

@@ -80,9 +80,7 @@ export function createTables(options, serverVersion) {
     // Since PostgreSQL 18 a partitioned table cannot be unlogged: only its
     // partitions are. Before 18 pgbench marked the parent too.
     const unlogged = options.unlogged && !(isAccounts && partitioned && serverVersion >= 180000)
-    let sql =
-      `create${unlogged ? ' unlogged' : ''} table ` +
-      `${ddl.table}(${options.scale >= SCALE_BIGINT_AID ? ddl.bigAidColumns : ddl.columns})`
+    let sql = `create${unlogged ? ' unlogged' : ''} table ${ddl.table}(${options.scale >= SCALE_BIGINT_AID ? ddl.bigAidColumns : ddl.columns})`
     if (isAccounts && partitioned) sql += ` partition by ${options.partitionMethod} (aid)`
     else if (ddl.fillfactor) sql += ` with (fillfactor=${options.fillfactor})`
     return sql + tablespace
@@ -108,10 +106,7 @@ function createPartition(options, p) {
   } else {
     bounds = `for values with (modulus ${partitions}, remainder ${p - 1})`
   }
-  return (
-    `create${options.unlogged ? ' unlogged' : ''} table pgbench_accounts_${p}\n  partition of ` +
-    `pgbench_accounts\n  ${bounds} with (fillfactor=${options.fillfactor})`
-  )
+  return `create${options.unlogged ? ' unlogged' : ''} table pgbench_accounts_${p}\n  partition of pgbench_accounts\n  ${bounds} with (fillfactor=${options.fillfactor})`
 }
 
 /**
@@ -137,10 +132,8 @@ export function primaryKeys(options) {
 export function serverSideInserts(scale) {
   return [
     `insert into pgbench_branches(bid,bbalance) select bid, 0 from generate_series(1, ${scale}) as bid`,
-    `insert into pgbench_tellers(tid,bid,tbalance) select tid, (tid - 1) / ${TELLERS_PER_BRANCH} + 1, ` +
-      `0 from generate_series(1, ${TELLERS_PER_BRANCH * scale}) as tid`,
-    `insert into pgbench_accounts(aid,bid,abalance,filler) select aid, (aid - 1) / ${ACCOUNTS_PER_BRANCH} + 1, 0, ` +
-      `'' from generate_series(1, ${ACCOUNTS_PER_BRANCH * scale}) as aid`
+    `insert into pgbench_tellers(tid,bid,tbalance) select tid, (tid - 1) / ${TELLERS_PER_BRANCH} + 1, 0 from generate_series(1, ${TELLERS_PER_BRANCH * scale}) as tid`,
+    `insert into pgbench_accounts(aid,bid,abalance,filler) select aid, (aid - 1) / ${ACCOUNTS_PER_BRANCH} + 1, 0, '' from generate_series(1, ${ACCOUNTS_PER_BRANCH * scale}) as aid`
   ]
 }
 

@@ -160,8 +160,7 @@ const STEPS = {
 async function generateClientSide({ client, connectionString, options, serverVersion, log, rows }) {
   log.info('generating data (client-side)...')
   const kinds = await client.query(
-    'select t.name, c.relkind from unnest($1::text[]) as t(name) left join pg_catalog.pg_class c on c.oid = ' +
-      'to_regclass(t.name)',
+    'select t.name, c.relkind from unnest($1::text[]) as t(name) left join pg_catalog.pg_class c on c.oid = to_regclass(t.name)',
     [COPY_TABLES.map(spec => spec.table)]
   )
   /** @type {Map<string, string | null>} */
@@ -213,8 +212,7 @@ function progressReporter(table, total, quiet, log) {
     }
     const remaining = ((total - sent) * elapsed) / sent
     log.info(
-      `${sent} of ${total} tuples (${Math.floor((sent * 100) / total)}%) of ${table} done ` +
-        `(elapsed ${elapsed.toFixed(2)} s, remaining ${remaining.toFixed(2)} s)`
+      `${sent} of ${total} tuples (${Math.floor((sent * 100) / total)}%) of ${table} done (elapsed ${elapsed.toFixed(2)} s, remaining ${remaining.toFixed(2)} s)`
     )
   }
 }

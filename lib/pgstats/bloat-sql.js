@@ -90,15 +90,13 @@ FROM bloat`
 // Whether the role may read an index column's statistics: the table's
 // column, or for an expression the table.
 const INDEX_COLUMN_READABLE =
-  "CASE WHEN idx.indkey[a.attnum - 1] = 0 THEN has_table_privilege(idx.indrelid, 'SELECT') " +
-  "ELSE has_column_privilege(idx.indrelid, ta.attnum, 'SELECT') END"
+  "CASE WHEN idx.indkey[a.attnum - 1] = 0 THEN has_table_privilege(idx.indrelid, 'SELECT') ELSE has_column_privilege(idx.indrelid, ta.attnum, 'SELECT') END"
 
 // The distinct values of one index column among the table's live rows
 // (pg_stats.n_distinct: a count, or when negative a share of the rows), one
 // more when it holds nulls (deduplication treats nulls as equal).
 const COLUMN_DISTINCT =
-  'CASE WHEN s.n_distinct < 0 THEN -s.n_distinct * idx.live ELSE s.n_distinct END' +
-  ' + CASE WHEN s.null_frac > 0 THEN 1 ELSE 0 END'
+  'CASE WHEN s.n_distinct < 0 THEN -s.n_distinct * idx.live ELSE s.n_distinct END + CASE WHEN s.null_frac > 0 THEN 1 ELSE 0 END'
 
 // Whether a key column's operator class may be deduplicated: it has the
 // B-tree support function 4 (equalimage, PostgreSQL 13+). Numeric, float and
@@ -131,8 +129,7 @@ const newton = () =>
   Array.from(
     { length: NEWTON_STEPS },
     (_, i) =>
-      `  CROSS JOIN LATERAL (SELECT l${i} - (l${i} - mu * (1 - exp(-l${i}))) / ` +
-      `nullif(1 - mu * exp(-l${i}), 0) AS l${i + 1} OFFSET 0) n${i + 1}`
+      `  CROSS JOIN LATERAL (SELECT l${i} - (l${i} - mu * (1 - exp(-l${i}))) / nullif(1 - mu * exp(-l${i}), 0) AS l${i + 1} OFFSET 0) n${i + 1}`
   ).join('\n')
 
 // B-tree page layout (src/include/access/nbtree.h, bufpage.h): a page is a

@@ -20,8 +20,7 @@ const ext = schema => `"${schema.replaceAll('"', '""')}"`
 
 /** @param {string} bytes @param {string} total */
 const columns = (bytes, total) =>
-  `${total}::float8 AS relation_bytes, ${bytes}::float8 AS bloat_bytes, ` +
-  `coalesce((${bytes})::float8 / nullif(${total}, 0), 0)::float8 AS bloat_ratio`
+  `${total}::float8 AS relation_bytes, ${bytes}::float8 AS bloat_bytes, coalesce((${bytes})::float8 / nullif(${total}, 0), 0)::float8 AS bloat_ratio`
 
 /** pgstattuple: reads every page. @param {string} schema */
 export function heapTruthSql(schema) {
@@ -30,17 +29,13 @@ export function heapTruthSql(schema) {
 
 /** pgstattuple_approx: skips all-visible pages (heaps and materialized views only). @param {string} schema */
 export function heapApproxSql(schema) {
-  return (
-    `SELECT ${columns('dead_tuple_len + approx_free_space', 'table_len')} ` +
-    `FROM ${ext(schema)}.pgstattuple_approx($1::regclass)`
-  )
+  return `SELECT ${columns('dead_tuple_len + approx_free_space', 'table_len')} FROM ${ext(schema)}.pgstattuple_approx($1::regclass)`
 }
 
 /** pgstatindex: reads every page of a B-tree. @param {string} schema */
 export function btreeTruthSql(schema) {
   const leafFree =
-    "leaf_pages * (current_setting('block_size')::float8 - 40) * " +
-    "(100 - CASE WHEN avg_leaf_density = 'NaN' THEN 100 ELSE avg_leaf_density END) / 100"
+    "leaf_pages * (current_setting('block_size')::float8 - 40) * (100 - CASE WHEN avg_leaf_density = 'NaN' THEN 100 ELSE avg_leaf_density END) / 100"
   const free = `(${leafFree} + (empty_pages + deleted_pages) * current_setting('block_size')::float8)`
   return `SELECT ${columns(free, 'index_size')} FROM ${ext(schema)}.pgstatindex($1::regclass)`
 }

@@ -233,8 +233,7 @@ export class StatsCollector {
         schema = extension ? String(extension.schema) : null
         if (schema === null) {
           this.log.warn(
-            `pg stats: --pgstattuple asked for, but the pgstattuple extension is not installed in ${info.datname} ` +
-              `(CREATE EXTENSION pgstattuple); exact bloat figures are not collected`
+            `pg stats: --pgstattuple asked for, but the pgstattuple extension is not installed in ${info.datname} (CREATE EXTENSION pgstattuple); exact bloat figures are not collected`
           )
         }
       }
@@ -253,8 +252,7 @@ export class StatsCollector {
       this.pgstattupleSchema = schema
       this.client = client
       this.log.info(
-        `pg stats: ${this.connectedOnce ? 'reconnected' : 'connected'} to ${this.display} ` +
-          `(server_version_num ${version}), polling every ${this.intervalMs / 1000} s`
+        `pg stats: ${this.connectedOnce ? 'reconnected' : 'connected'} to ${this.display} (server_version_num ${version}), polling every ${this.intervalMs / 1000} s`
       )
       this.connectedOnce = true
       this.recovered('connect')

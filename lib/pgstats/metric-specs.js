@@ -61,8 +61,7 @@ export const METRIC_SPECS = [
   ...['heap_blks_read', 'heap_blks_hit', 'idx_blks_read', 'idx_blks_hit'].map(column =>
     counter(
       `pg_statio_user_tables_${column}`,
-      `Blocks ${column.endsWith('read') ? 'read from outside shared buffers' : 'found in shared buffers'}, ` +
-        `${column.startsWith('heap') ? 'heap' : 'all indexes'} (pg_statio_user_tables.${column})`,
+      `Blocks ${column.endsWith('read') ? 'read from outside shared buffers' : 'found in shared buffers'}, ${column.startsWith('heap') ? 'heap' : 'all indexes'} (pg_statio_user_tables.${column})`,
       TABLE,
       ['statio_user_tables'],
       column
@@ -71,8 +70,7 @@ export const METRIC_SPECS = [
   ...['idx_blks_read', 'idx_blks_hit'].map(column =>
     counter(
       `pg_statio_user_indexes_${column}`,
-      `Index blocks ${column.endsWith('read') ? 'read from outside shared buffers' : 'found in shared buffers'} ` +
-        `(pg_statio_user_indexes.${column})`,
+      `Index blocks ${column.endsWith('read') ? 'read from outside shared buffers' : 'found in shared buffers'} (pg_statio_user_indexes.${column})`,
       INDEX,
       ['statio_user_indexes'],
       column
@@ -133,16 +131,14 @@ export const METRIC_SPECS = [
 
   gauge(
     'pg_locks_waiting_backends',
-    "Backends waiting for a heavyweight lock (pg_stat_activity.wait_event_type = 'Lock'), " +
-      'per database that accepts connections, 0 when none',
+    "Backends waiting for a heavyweight lock (pg_stat_activity.wait_event_type = 'Lock'), per database that accepts connections, 0 when none",
     ['datname'],
     ['locks'],
     'waiting_backends'
   ),
   gauge(
     'pg_locks_longest_wait_seconds',
-    'Longest wait of a backend waiting for a heavyweight lock now: since pg_locks.waitstart (PostgreSQL 14+), ' +
-      'else since its pg_stat_activity.state_change; 0 when none waits',
+    'Longest wait of a backend waiting for a heavyweight lock now: since pg_locks.waitstart (PostgreSQL 14+), else since its pg_stat_activity.state_change; 0 when none waits',
     [],
     ['locks'],
     'longest_wait_seconds'
@@ -256,8 +252,7 @@ export const METRIC_SPECS = [
 
   gauge(
     'pg_bloat_table_estimated_bytes',
-    "Estimated dead tuples and free space in the table's heap, from the catalogs and statistics; " +
-      'method="dead_tuples": the dead tuples alone, the table having no statistics yet (notes/pgstats-metrics.md)',
+    'Estimated dead tuples and free space in the table\'s heap, from the catalogs and statistics; method="dead_tuples": the dead tuples alone, the table having no statistics yet (notes/pgstats-metrics.md)',
     [...TABLE, 'method'],
     ['bloat_tables'],
     'bloat_bytes'
@@ -289,9 +284,7 @@ export const METRIC_SPECS = [
 export const EXACT_BLOAT_SPECS = [
   gauge(
     'pg_bloat_table_exact_bytes',
-    'Dead tuples and free space in the table; method="pgstattuple": pgstattuple() (reads every page), ' +
-      'method="pgstattuple_approx": pgstattuple_approx() (--pgstattuple-approx: reads the pages not all-visible, ' +
-      "the others' free space from the free space map)",
+    'Dead tuples and free space in the table; method="pgstattuple": pgstattuple() (reads every page), method="pgstattuple_approx": pgstattuple_approx() (--pgstattuple-approx: reads the pages not all-visible, the others\' free space from the free space map)',
     [...TABLE, 'method'],
     ['pgstattuple_tables'],
     'bloat_bytes'

@@ -20,9 +20,7 @@ import { btreeTruthSql, heapApproxSql, heapTruthSql } from './bloat-truth.js'
 export const EXACT_EVERY_MS = 60000
 
 // The extension's schema in the connected database, or no row.
-export const FIND_EXTENSION =
-  `SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = ` +
-  `e.extnamespace WHERE e.extname = 'pgstattuple'`
+export const FIND_EXTENSION = `SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pgstattuple'`
 
 // The relations to scan: user tables, and their B-tree indexes.
 export const TARGETS = `SELECT t.relid AS oid, t.schemaname, t.relname, NULL AS indexrelname

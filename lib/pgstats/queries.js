@@ -199,8 +199,7 @@ export function progressVacuumSql(version) {
   // session may have turned it on): a 0 is a figure only when it is on here
   const delay =
     version >= PG18
-      ? "CASE WHEN p.delay_time > 0 OR current_setting('track_cost_delay_timing')::bool THEN p.delay_time / 1000.0 " +
-        'END::float8 AS delay_time_seconds'
+      ? "CASE WHEN p.delay_time > 0 OR current_setting('track_cost_delay_timing')::bool THEN p.delay_time / 1000.0 END::float8 AS delay_time_seconds"
       : 'NULL::float8 AS delay_time_seconds'
   return `SELECT p.pid, p.datname, coalesce(c.relname, p.relid::text) AS relname, n.nspname AS schemaname,
   p.phase, p.heap_blks_total, p.heap_blks_scanned, p.heap_blks_vacuumed, p.index_vacuum_count, ${dead}, ${delay},

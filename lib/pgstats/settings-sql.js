@@ -17,6 +17,4 @@ const SETTING_NAMES = [
   'reserved_connections'
 ]
 
-export const SETTINGS =
-  `SELECT name, setting, unit FROM pg_settings WHERE name IN ` +
-  `(${SETTING_NAMES.map(name => `'${name}'`).join(', ')})`
+export const SETTINGS = `SELECT name, setting, unit FROM pg_settings WHERE name IN (${SETTING_NAMES.map(name => `'${name}'`).join(', ')})`

@@ -51,8 +51,7 @@ export async function readCounters(client, table, { backendType, visibility }) {
   const leaves = `SELECT c.oid AS relid FROM pg_class c WHERE c.relkind IN ('r', 'm')
   AND (c.oid = to_regclass($1) OR c.oid IN (SELECT p.relid FROM pg_partition_tree(to_regclass($1)) p WHERE p.isleaf))`
   const size = await client.query(
-    `SELECT (sum(pg_relation_size(relid, 'main')) / current_setting('block_size')::int)::bigint AS pages ` +
-      `FROM (${leaves}) l`,
+    `SELECT (sum(pg_relation_size(relid, 'main')) / current_setting('block_size')::int)::bigint AS pages FROM (${leaves}) l`,
     [table]
   )
   const heapPages = size.rows[0].pages === null ? null : Number(size.rows[0].pages)

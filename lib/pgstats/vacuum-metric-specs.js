@@ -14,8 +14,7 @@ const HOLDING = 'a backend, a prepared transaction or a replication slot holds b
 export const VACUUM_METRIC_SPECS = [
   gauge(
     'pg_stat_progress_vacuum_phase',
-    'Phase of a running vacuum: 0 initializing, 1 scanning heap, 2 vacuuming indexes, 3 vacuuming heap, ' +
-      '4 cleaning up indexes, 5 truncating heap, 6 performing final cleanup, -1 other',
+    'Phase of a running vacuum: 0 initializing, 1 scanning heap, 2 vacuuming indexes, 3 vacuuming heap, 4 cleaning up indexes, 5 truncating heap, 6 performing final cleanup, -1 other',
     VACUUM,
     ['progress_vacuum'],
     'phase'
@@ -31,8 +30,7 @@ export const VACUUM_METRIC_SPECS = [
   ),
   gauge(
     'pg_stat_progress_vacuum_max_dead_tuples',
-    'Dead tuples a running vacuum can hold before a pass over the indexes (max_dead_tuples, ' +
-      'PostgreSQL 16 and older; 17 sizes it in bytes: pg_stat_progress_vacuum_max_dead_tuple_bytes)',
+    'Dead tuples a running vacuum can hold before a pass over the indexes (max_dead_tuples, PostgreSQL 16 and older; 17 sizes it in bytes: pg_stat_progress_vacuum_max_dead_tuple_bytes)',
     VACUUM,
     ['progress_vacuum'],
     'max_dead_tuples'
@@ -46,8 +44,7 @@ export const VACUUM_METRIC_SPECS = [
   ),
   gauge(
     'pg_stat_progress_vacuum_max_dead_tuple_bytes',
-    'Memory a running vacuum may use for its dead items before a pass over the indexes (max_dead_tuple_bytes, ' +
-      'PostgreSQL 17+)',
+    'Memory a running vacuum may use for its dead items before a pass over the indexes (max_dead_tuple_bytes, PostgreSQL 17+)',
     VACUUM,
     ['progress_vacuum'],
     'max_dead_tuple_bytes'
@@ -75,8 +72,7 @@ export const VACUUM_METRIC_SPECS = [
   ),
   gauge(
     'pg_stat_progress_vacuum_delay_time_seconds',
-    'Time a running vacuum has slept in its cost-based delay (delay_time, ' +
-      'PostgreSQL 18+ with track_cost_delay_timing on)',
+    'Time a running vacuum has slept in its cost-based delay (delay_time, PostgreSQL 18+ with track_cost_delay_timing on)',
     VACUUM,
     ['progress_vacuum'],
     'delay_time_seconds'
@@ -98,32 +94,28 @@ export const VACUUM_METRIC_SPECS = [
 
   gauge(
     'pg_vacuum_xid_age',
-    "age(relfrozenxid) of a table (its TOAST table's if older), or age(datfrozenxid) of a database " +
-      '(schemaname and relname empty)',
+    "age(relfrozenxid) of a table (its TOAST table's if older), or age(datfrozenxid) of a database (schemaname and relname empty)",
     TABLE,
     ['xid_tables', 'xid_databases'],
     'xid_age'
   ),
   gauge(
     'pg_vacuum_tx_until_wraparound_autovacuum',
-    "Transactions left before autovacuum_freeze_max_age (the table's own when lower) forces an " +
-      'anti-wraparound autovacuum',
+    "Transactions left before autovacuum_freeze_max_age (the table's own when lower) forces an anti-wraparound autovacuum",
     TABLE,
     ['xid_tables', 'xid_databases'],
     'tx_until_wraparound_autovacuum'
   ),
   gauge(
     'pg_vacuum_mxid_age',
-    "mxid_age(relminmxid) of a table (its TOAST table's if older), or mxid_age(datminmxid) of a database " +
-      '(schemaname and relname empty)',
+    "mxid_age(relminmxid) of a table (its TOAST table's if older), or mxid_age(datminmxid) of a database (schemaname and relname empty)",
     TABLE,
     ['xid_tables', 'xid_databases'],
     'mxid_age'
   ),
   gauge(
     'pg_vacuum_mxid_until_wraparound_autovacuum',
-    "Multixacts left before autovacuum_multixact_freeze_max_age (the table's own when lower) forces an " +
-      'anti-wraparound autovacuum',
+    "Multixacts left before autovacuum_multixact_freeze_max_age (the table's own when lower) forces an anti-wraparound autovacuum",
     TABLE,
     ['xid_tables', 'xid_databases'],
     'mxid_until_wraparound_autovacuum'
@@ -131,17 +123,14 @@ export const VACUUM_METRIC_SPECS = [
 
   gauge(
     'pg_xmin_horizon_age',
-    'Age in transactions of the oldest xmin held by each kind of holder on the server: backend ' +
-      '(pg_stat_activity backend_xmin, backend_xid), prepared (pg_prepared_xacts), slot (pg_replication_slots xmin, ' +
-      'catalog_xmin); 0 when none holds it',
+    'Age in transactions of the oldest xmin held by each kind of holder on the server: backend (pg_stat_activity backend_xmin, backend_xid), prepared (pg_prepared_xacts), slot (pg_replication_slots xmin, catalog_xmin); 0 when none holds it',
     ['kind'],
     ['horizon'],
     'kind_oldest_age'
   ),
   gauge(
     'pg_xmin_horizon_oldest_age',
-    'Age in transactions of the oldest xmin any backend, prepared transaction or replication slot holds on the ' +
-      'server (pg_stat_activity, pg_prepared_xacts, pg_replication_slots); 0 when none',
+    'Age in transactions of the oldest xmin any backend, prepared transaction or replication slot holds on the server (pg_stat_activity, pg_prepared_xacts, pg_replication_slots); 0 when none',
     [],
     ['horizon'],
     'oldest_age'
@@ -149,9 +138,7 @@ export const VACUUM_METRIC_SPECS = [
   {
     ...gauge(
       'pg_xmin_holder_age',
-      'Age in transactions of the xmin a holder keeps: greatest(age(backend_xid), age(backend_xmin)) of a backend, ' +
-        'age(transaction) of a prepared transaction (name: its gid), greatest(age(xmin), ' +
-        'age(catalog_xmin)) of a replication slot (name: the slot); the 5 oldest of each kind',
+      'Age in transactions of the xmin a holder keeps: greatest(age(backend_xid), age(backend_xmin)) of a backend, age(transaction) of a prepared transaction (name: its gid), greatest(age(xmin), age(catalog_xmin)) of a replication slot (name: the slot); the 5 oldest of each kind',
       HOLDER,
       ['horizon'],
       'xmin_age'
@@ -161,8 +148,7 @@ export const VACUUM_METRIC_SPECS = [
   {
     ...gauge(
       'pg_xmin_holder_xact_age_seconds',
-      "How long a holder's transaction has been open: now() - xact_start of a backend (pg_stat_activity), " +
-        'now() - prepared of a prepared transaction (pg_prepared_xacts); none for slots',
+      "How long a holder's transaction has been open: now() - xact_start of a backend (pg_stat_activity), now() - prepared of a prepared transaction (pg_prepared_xacts); none for slots",
       HOLDER,
       ['horizon'],
       'xact_age_s'

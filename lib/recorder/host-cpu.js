@@ -1,6 +1,7 @@
 import { readFileSync, readdirSync } from 'node:fs'
 import os from 'node:os'
 import { findLocalServer } from './host-server.js'
+import { round } from '../helpers/numbers.js'
 
 // The machine's CPU time since the last call, from /proc/stat: how busy
 // it was, and how much of it waited for I/O or was taken by the hypervisor;
@@ -96,7 +97,7 @@ export class HostCpu {
       iowait_pct: pct(iowait),
       steal_pct: pct(steal),
       cores: os.availableParallelism(),
-      own_pct: round(own),
+      own_pct: round(own, 1),
       ...processes
     }
   }
@@ -146,16 +147,16 @@ export class HostCpu {
         ours.map(p => p.pid),
         seconds
       ),
-      server_pct: this.server === null ? null : round(serverPct),
+      server_pct: this.server === null ? null : round(serverPct, 1),
       server_pid: this.server,
       server_stopped: stopped,
       server_procs: serverProcs,
-      others_pct: round(othersPct),
+      others_pct: round(othersPct, 1),
       top: [...others.values()]
         .filter(g => g.pct >= TOP_MIN_PCT)
         .sort((a, b) => b.pct - a.pct)
         .slice(0, TOP)
-        .map(({ pid, name, pct, n, ppid }) => ({ pid, ppid, name, pct: round(pct), ...(n !== 1 && { n }) }))
+        .map(({ pid, name, pct, n, ppid }) => ({ pid, ppid, name, pct: round(pct, 1), ...(n !== 1 && { n }) }))
     }
   }
 
@@ -190,7 +191,7 @@ export class HostCpu {
     const first = this.lastWaits.size === 0
     this.lastWaits = now
     if (now.size === 0 || first) return null
-    return round((waited / 1e9 / seconds) * 100)
+    return round((waited / 1e9 / seconds) * 100, 1)
   }
 
   /**
@@ -278,9 +279,4 @@ function uptime() {
   } catch {
     return 0
   }
-}
-
-/** @param {number} value */
-function round(value) {
-  return Math.round(value * 10) / 10
 }

@@ -2,6 +2,7 @@ import { appendFile, mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { findTable } from '../pgstats/stats-view.js'
 import { HostCpu } from './host-cpu.js'
+import { roundOrNull } from '../helpers/numbers.js'
 
 /**
  * @typedef {object} RecorderSources
@@ -139,11 +140,6 @@ function sum(values) {
   let total = 0
   for (let i = 0; i < values.length; i++) total += values[i]
   return total
-}
-
-/** @param {number | null} value */
-function roundOrNull(value) {
-  return value === null ? null : Math.round(value)
 }
 
 // At most this many of the server's running vacuums and xmin holders in a

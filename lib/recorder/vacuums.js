@@ -92,8 +92,7 @@ export async function recordVacuums(recordDir, logMark) {
   if (lines.length) await appendFile(eventsFile, lines.join(''))
   return {
     vacuums,
-    autovacuum_source:
-      `the server log (${SERVER_LOG}; autovacuums shorter than log_autovacuum_min_duration ` + `are not in it)`
+    autovacuum_source: `the server log (${SERVER_LOG}; autovacuums shorter than log_autovacuum_min_duration are not in it)`
   }
 }
 

@@ -56,23 +56,19 @@ export function actionDetail(start, end) {
     else if (d.note) parts.push(`nothing dropped: ${d.note}`)
     else
       parts.push(
-        `${fmtNumber(d.dropped ?? 0)} partition${d.dropped === 1 ? '' : 's'} dropped: ` +
-          `${fmtNumber(d.rows ?? 0)} rows, ${fmtBytes(d.bytes ?? 0)}`
+        `${fmtNumber(d.dropped ?? 0)} partition${d.dropped === 1 ? '' : 's'} dropped: ${fmtNumber(d.rows ?? 0)} rows, ${fmtBytes(d.bytes ?? 0)}`
       )
   } else if (action === 'delete' && end) {
     if (typeof d.skipped === 'string') parts.push(`skipped: ${d.skipped}`)
     else if (d.note) parts.push(`nothing deleted: ${d.note}`)
     else
       parts.push(
-        `${fmtNumber(d.rows_deleted ?? 0)} rows deleted in ${fmtNumber(d.batches ?? 0)} ` +
-          `batch${d.batches === 1 ? '' : 'es'}${d.batch ? ` of ${fmtNumber(d.batch)}` : ''}`
+        `${fmtNumber(d.rows_deleted ?? 0)} rows deleted in ${fmtNumber(d.batches ?? 0)} batch${d.batches === 1 ? '' : 'es'}${d.batch ? ` of ${fmtNumber(d.batch)}` : ''}`
       )
   } else if (action === 'evict-cache' && end && typeof d.files === 'number') {
     const page = typeof d.page_size === 'number' ? d.page_size : 4096
     parts.push(
-      `${fmtNumber(d.files)} file${d.files === 1 ? '' : 's'} (${fmtBytes(d.bytes ?? 0)}) evicted from the page ` +
-        `cache: ${fmtBytes((d.resident_pages_before ?? 0) * page)} resident before, ` +
-        `${fmtBytes((d.resident_pages_after ?? 0) * page)} after`
+      `${fmtNumber(d.files)} file${d.files === 1 ? '' : 's'} (${fmtBytes(d.bytes ?? 0)}) evicted from the page cache: ${fmtBytes((d.resident_pages_before ?? 0) * page)} resident before, ${fmtBytes((d.resident_pages_after ?? 0) * page)} after`
     )
   } else if (typeof startDetail.sql === 'string') {
     parts.push(startDetail.sql)

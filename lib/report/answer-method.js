@@ -26,10 +26,5 @@ const pct = share => `${(share * 100).toFixed(1)} %`
  * @returns {string}
  */
 export function methodSentence() {
-  return (
-    `Intervals: Welch's t, ${LEVEL * 100} %; on generated repetitions with a known effect ` +
-    `(${MEASURED.repetitions} a side, 2-30 % noise) they held the true effect in ` +
-    `${pct(MEASURED.coverageLow)}-${pct(MEASURED.coverageHigh)} of cases, and said "appeared" of no effect ` +
-    `in ${pct(MEASURED.falseAppeared)} (docs/experiments.md#the-answer-first).`
-  )
+  return `Intervals: Welch's t, ${LEVEL * 100} %; on generated repetitions with a known effect (${MEASURED.repetitions} a side, 2-30 % noise) they held the true effect in ${pct(MEASURED.coverageLow)}-${pct(MEASURED.coverageHigh)} of cases, and said "appeared" of no effect in ${pct(MEASURED.falseAppeared)} (docs/experiments.md#the-answer-first).`
 }

@@ -1,6 +1,7 @@
 import { MIN_SMOOTHING_S, series, smoothed } from './capacity-line.js'
 import { CAPACITY_METHOD } from './capacity.js'
 import { chartGrid, esc, fmtNumber, fmtSeconds, fmtUs, keyValueTable } from './html.js'
+import { roundOrNull } from '../helpers/numbers.js'
 
 // The page's capacity section: a sentence, a table row and a chart per
 // paced run that has a capacity figure (capacity.js finds them).
@@ -17,30 +18,13 @@ export function capacitySentence(c) {
   const bound = `the bound of ${fmtUs(c.bound_us)} (the pacing interval)`
   switch (c.verdict) {
     case 'knee':
-      return (
-        `The server stopped keeping up at about ${fmtNumber(c.capacity_per_s)} ${unit} delivered, ` +
-        `with ${fmtNumber(c.clients_at_knee)} clients, ${fmtSeconds(c.knee_s)} into the run: the lag, ` +
-        `${fmtUs(c.lag_at_knee_us)} then, grew ${fmtNumber(c.lag_growth, 3)} s a second to ` +
-        `${fmtUs(c.lag_at_end_us)} at the end, past ${bound}. ` +
-        `${statsSentence(/** @type {CapacityStats} */ (c.stats))}`
-      )
+      return `The server stopped keeping up at about ${fmtNumber(c.capacity_per_s)} ${unit} delivered, with ${fmtNumber(c.clients_at_knee)} clients, ${fmtSeconds(c.knee_s)} into the run: the lag, ${fmtUs(c.lag_at_knee_us)} then, grew ${fmtNumber(c.lag_growth, 3)} s a second to ${fmtUs(c.lag_at_end_us)} at the end, past ${bound}. ${statsSentence(/** @type {CapacityStats} */ (c.stats))}`
     case 'kept_up':
-      return (
-        `It kept up to the end, with up to ${fmtNumber(c.max_clients)} clients and at most ` +
-        `${fmtNumber(c.peak_per_s)} ${unit} delivered (the lag was ${fmtUs(c.lag_at_end_us)} at the end, ` +
-        `within ${bound}): the capacity is above that.`
-      )
+      return `It kept up to the end, with up to ${fmtNumber(c.max_clients)} clients and at most ${fmtNumber(c.peak_per_s)} ${unit} delivered (the lag was ${fmtUs(c.lag_at_end_us)} at the end, within ${bound}): the capacity is above that.`
     case 'overloaded_throughout':
-      return (
-        `It never kept up: the lag was above ${bound} from the start, with ${fmtNumber(c.after_knee_per_s)} ` +
-        `${unit} delivered: the capacity is below what the first clients asked for.`
-      )
+      return `It never kept up: the lag was above ${bound} from the start, with ${fmtNumber(c.after_knee_per_s)} ${unit} delivered: the capacity is below what the first clients asked for.`
     case 'inconclusive':
-      return (
-        `The lag was above ${bound} at the end (${fmtUs(c.lag_at_end_us)}) but not clearly growing, ` +
-        `or not for long enough: no verdict. It rose from ${fmtSeconds(c.knee_s)}, ` +
-        `with ${fmtNumber(c.capacity_per_s)} ${unit} delivered before.`
-      )
+      return `The lag was above ${bound} at the end (${fmtUs(c.lag_at_end_us)}) but not clearly growing, or not for long enough: no verdict. It rose from ${fmtSeconds(c.knee_s)}, with ${fmtNumber(c.capacity_per_s)} ${unit} delivered before.`
     default:
       return 'No lag in the samples: no request ended in a recorded second.'
   }
@@ -59,8 +43,7 @@ function statsSentence(stats) {
   /** @param {{ before: number | null, at_knee: number | null, at_end: number | null } | null} figure */
   const delta = figure =>
     figure && figure.before !== null && figure.at_knee !== null && figure.at_end !== null
-      ? `${fmtNumber(figure.at_knee - figure.before)} in the window before the knee, ` +
-        `${fmtNumber(figure.at_end - figure.at_knee)} after it`
+      ? `${fmtNumber(figure.at_knee - figure.before)} in the window before the knee, ${fmtNumber(figure.at_end - figure.at_knee)} after it`
       : null
   const dead = find(/dead_tuples$/)?.at_knee ?? stats.dead_tuples
   const parts = [
@@ -99,15 +82,9 @@ export function capacitySection(runs, prefix) {
     .map(({ label, capacity: c }) => {
       const figures = Object.entries(/** @type {CapacityStats} */ (c.stats).workload).map(
         ([name, f]) =>
-          `<tr><td>${esc(name.replace(/^pgloadgen_workload_/, ''))}</td><td>${fmtNumber(f.before)}</td>` +
-          `<td>${fmtNumber(f.at_knee)}</td><td>${fmtNumber(f.at_end)}</td></tr>`
+          `<tr><td>${esc(name.replace(/^pgloadgen_workload_/, ''))}</td><td>${fmtNumber(f.before)}</td><td>${fmtNumber(f.at_knee)}</td><td>${fmtNumber(f.at_end)}</td></tr>`
       )
-      return (
-        `<h3>${esc(label)}</h3><div ` +
-        `class="tablewrap"><table><thead><tr><th>statistic</th><th>${esc(fmtSeconds(c.window_s))} before the ` +
-        `knee</th><th>at the knee</th><th>at the ` +
-        `end</th></tr></thead><tbody>${figures.join('')}</tbody></table></div>`
-      )
+      return `<h3>${esc(label)}</h3><div class="tablewrap"><table><thead><tr><th>statistic</th><th>${esc(fmtSeconds(c.window_s))} before the knee</th><th>at the knee</th><th>at the end</th></tr></thead><tbody>${figures.join('')}</tbody></table></div>`
     })
   const unit = found[0].capacity.unit
   const lag =
@@ -147,7 +124,7 @@ ${statisticsHtml}
  */
 function capacityChart(run, c, id, label) {
   const line = series(run, c.unit)
-  const x = line.map(p => round(p.x, 3))
+  const x = line.map(p => roundOrNull(p.x, 3))
   const smooth = smoothed(line, Math.max(MIN_SMOOTHING_S, c.bound_us / 1e6))
   return {
     id,
@@ -157,14 +134,14 @@ function capacityChart(run, c, id, label) {
     log: true,
     rightFormat: 'rate',
     series: [
-      { label: 'lag p99', color: '#f08c00', x, y: line.map(p => round(p.lag, 0)), width: 1 },
-      { label: 'smoothed lag', color: '#c2255c', x, y: smooth.map(v => round(v, 0)), width: 2 },
+      { label: 'lag p99', color: '#f08c00', x, y: line.map(p => roundOrNull(p.lag, 0)), width: 1 },
+      { label: 'smoothed lag', color: '#c2255c', x, y: smooth.map(v => roundOrNull(v, 0)), width: 2 },
       { label: 'bound', color: '#495057', x, y: line.map(() => c.bound_us), width: 1, dash: [6, 3] },
       {
         label: `${c.unit}/s (right axis)`,
         color: '#1c7ed6',
         x,
-        y: line.map(p => round(p.delivered / p.dt, 0)),
+        y: line.map(p => roundOrNull(p.delivered / p.dt, 0)),
         axis: 1,
         width: 1.25
       }
@@ -174,13 +151,4 @@ function capacityChart(run, c, id, label) {
         ? []
         : [{ from: c.knee_s, to: null, label: `knee: ${fmtNumber(c.capacity_per_s)} ${c.unit}/s`, color: '#e8590c' }]
   }
-}
-
-/**
- * @param {number | null | undefined} value
- * @param {number} digits
- */
-function round(value, digits) {
-  const f = 10 ** digits
-  return value === null || value === undefined || !Number.isFinite(value) ? null : Math.round(value * f) / f
 }

@@ -1,4 +1,5 @@
 import { climbStart, lagSlope, meanRate, MIN_SMOOTHING_S, peakWindow, series, smoothed } from './capacity-line.js'
+import { roundOrNull } from '../helpers/numbers.js'
 
 // The capacity of a paced ingest (a fleet of agents, each writing once per
 // interval): the points a second the server delivered just before it
@@ -9,18 +10,12 @@ import { climbStart, lagSlope, meanRate, MIN_SMOOTHING_S, peakWindow, series, sm
 // the line it is found on, and the arithmetic along it, are capacity-line.js.
 
 export const CAPACITY_METHOD = {
-  lag:
-    'per second, the p99 of how late paced requests ended, from when they were due (their latency); ' +
-    'of how late they started when the samples carry it',
+  lag: 'per second, the p99 of how late paced requests ended, from when they were due (their latency); of how late they started when the samples carry it',
   bound: 'the pacing interval: a request ending later than one interval after it was due delays the next',
   smoothed_lag: 'median of the lag over a trailing window of one interval (at least 3 s)',
-  knee:
-    'where the climb of the last excursion of the smoothed lag above the bound (lasting to the end) began: ' +
-    'back from where it crossed the bound, the first second of the climb above the level before it ' +
-    '(median + 3 × 1.4826 × MAD, at least 5 % of the way to the bound)',
+  knee: 'where the climb of the last excursion of the smoothed lag above the bound (lasting to the end) began: back from where it crossed the bound, the first second of the climb above the level before it (median + 3 × 1.4826 × MAD, at least 5 % of the way to the bound)',
   unbounded:
-    'that excursion lasted at least 2 intervals (at least 10 s) and the lag rose from the knee to the end ' +
-    '(least-squares slope above 0)',
+    'that excursion lasted at least 2 intervals (at least 10 s) and the lag rose from the knee to the end (least-squares slope above 0)',
   capacity:
     'mean points (else rows) per second delivered in the window ending at the knee, 2 intervals long (at least 5 s)',
   peak: 'highest mean over such a window during the load',
@@ -89,7 +84,7 @@ export function runCapacity(run) {
     lag_kind: /** @type {'start' | 'end'} */ (lagKind),
     bound_us: boundUs,
     window_s: windowS,
-    peak_per_s: round(peakWindow(line, windowS)),
+    peak_per_s: roundOrNull(peakWindow(line, windowS), 1),
     max_clients: maxOf(line.map(p => p.clients))
   }
   const empty = {
@@ -105,7 +100,7 @@ export function runCapacity(run) {
   const known = smooth.flatMap((v, i) => (v === null ? [] : [i]))
   if (known.length === 0) return { verdict: 'no_lag', ...base, ...empty }
   const last = known[known.length - 1]
-  const endLag = round(smooth[last])
+  const endLag = roundOrNull(smooth[last], 1)
   if (/** @type {number} */ (smooth[last]) <= boundUs)
     return { verdict: 'kept_up', ...base, ...empty, lag_at_end_us: endLag }
   const within = known.filter(i => /** @type {number} */ (smooth[i]) <= boundUs)
@@ -115,7 +110,7 @@ export function runCapacity(run) {
       ...base,
       ...empty,
       lag_at_end_us: endLag,
-      after_knee_per_s: round(meanRate(line, line[0].x - 1, line[line.length - 1].x))
+      after_knee_per_s: roundOrNull(meanRate(line, line[0].x - 1, line[line.length - 1].x), 1)
     }
   }
   const lastWithin = within[within.length - 1]
@@ -131,13 +126,13 @@ export function runCapacity(run) {
   return {
     verdict: grew ? 'knee' : 'inconclusive',
     ...base,
-    capacity_per_s: round(meanRate(line, kneeX - windowS, kneeX)),
-    knee_s: round(kneeX, 1),
+    capacity_per_s: roundOrNull(meanRate(line, kneeX - windowS, kneeX), 1),
+    knee_s: roundOrNull(kneeX, 1),
     clients_at_knee: line[knee].clients,
-    lag_at_knee_us: round(smooth[knee] ?? line[knee].lag),
+    lag_at_knee_us: roundOrNull(smooth[knee] ?? line[knee].lag, 1),
     lag_at_end_us: endLag,
-    lag_growth: slope === null ? null : round(slope / 1e6, 3),
-    after_knee_per_s: round(meanRate(line, kneeX, line[line.length - 1].x)),
+    lag_growth: slope === null ? null : roundOrNull(slope / 1e6, 3),
+    after_knee_per_s: roundOrNull(meanRate(line, kneeX, line[line.length - 1].x), 1),
     stats: statsAround(line, knee, windowS)
   }
 }
@@ -168,7 +163,9 @@ function statsAround(line, knee, windowS) {
   return {
     dead_tuples: line[knee].dead,
     vacuum_running: line.some(p => p.vacuum && Math.abs(p.x - kneeX) <= windowS),
-    generator_cpu_pct: cpu.length ? round(/** @type {number[]} */ (cpu).reduce((a, b) => a + b, 0) / cpu.length) : null,
+    generator_cpu_pct: cpu.length
+      ? roundOrNull(/** @type {number[]} */ (cpu).reduce((a, b) => a + b, 0) / cpu.length, 1)
+      : null,
     workload
   }
 }
@@ -186,7 +183,9 @@ export function capacitySpread(reps) {
     unit: found[0].unit,
     verdicts: found.map(r => r.verdict),
     capacity_per_s:
-      mean === null ? null : { mean: round(mean), min: Math.min(...knees), max: Math.max(...knees), n: knees.length }
+      mean === null
+        ? null
+        : { mean: roundOrNull(mean, 1), min: Math.min(...knees), max: Math.max(...knees), n: knees.length }
   }
 }
 
@@ -194,13 +193,4 @@ export function capacitySpread(reps) {
 function maxOf(values) {
   const known = /** @type {number[]} */ (values.filter(v => v !== null))
   return known.length ? Math.max(...known) : null
-}
-
-/**
- * @param {number | null | undefined} value
- * @param {number} [digits]
- */
-function round(value, digits = 1) {
-  const f = 10 ** digits
-  return value === null || value === undefined || !Number.isFinite(value) ? null : Math.round(value * f) / f
 }

@@ -76,10 +76,7 @@ export function changesSection(run, { heading = '<h2>What changed</h2>' } = {}) 
   const changes = runChanges(run)
   const offset = loadOffsetS(run)
   const method =
-    '<p class="lead">Each per-second series is cut into segments where its level moved by at least a fifth ' +
-    '(two fifths for a latency) for at least 10 s, by binary segmentation with a rank test corrected for ' +
-    'autocorrelation; a cause is named when what the lab saw began, ended or changed within a few seconds of ' +
-    "the change (see docs/change-points.md). Times are seconds from the time axis' zero.</p>"
+    '<p class="lead">Each per-second series is cut into segments where its level moved by at least a fifth (two fifths for a latency) for at least 10 s, by binary segmentation with a rank test corrected for autocorrelation; a cause is named when what the lab saw began, ended or changed within a few seconds of the change (see docs/change-points.md). Times are seconds from the time axis\' zero.</p>'
   if (changes.length === 0) {
     const nothing = run.samples.length
       ? '<p class="lead">Nothing: no series of this run moved beyond the noise.</p>'
@@ -93,11 +90,7 @@ export function changesSection(run, { heading = '<h2>What changed</h2>' } = {}) 
         : group.causes
             .map(c => `${esc(c.label)} <span class="muted">(${fmtSeconds(c.at_s + offset)})</span>`)
             .join('<br>')
-    return (
-      `<tr><td>${fmtSeconds(group.at_s + offset)}</td><td ` +
-      `style="text-align:left">${group.changes.map(c => esc(describeChange(c))).join('<br>')}</td><td ` +
-      `style="text-align:left">${causes}</td></tr>`
-    )
+    return `<tr><td>${fmtSeconds(group.at_s + offset)}</td><td style="text-align:left">${group.changes.map(c => esc(describeChange(c))).join('<br>')}</td><td style="text-align:left">${causes}</td></tr>`
   })
   /** @type {Map<string, import('../analysis/explain.js').Change[]>} */
   const byMetric = new Map()
@@ -110,10 +103,7 @@ export function changesSection(run, { heading = '<h2>What changed</h2>' } = {}) 
     const cells = levels.map((level, i) => {
       const end = i + 1 < starts.length ? `–${fmtSeconds(starts[i + 1] + offset)}` : '–end'
       const interval = `[${esc(metricValue(metric, level.low))}, ${esc(metricValue(metric, level.high))}]`
-      return (
-        `${fmtSeconds(starts[i] + offset)}${end}: <b>${esc(metricValue(metric, level.median))}</b> ` +
-        `<span class="muted">${interval}</span>`
-      )
+      return `${fmtSeconds(starts[i] + offset)}${end}: <b>${esc(metricValue(metric, level.median))}</b> <span class="muted">${interval}</span>`
     })
     segmentRows.push(
       `<tr><td>${esc(metricName(metric))}</td><td style="text-align:left">${cells.join(' → ')}</td></tr>`

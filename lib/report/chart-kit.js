@@ -2,6 +2,8 @@
 // repetitions and variants, the repetition's number, and values rounded to
 // what a chart can show (to keep the page small).
 
+import { round } from '../helpers/numbers.js'
+
 const TYPE_COLORS = /** @type {Record<string, string>} */ ({
   insert_row: '#1f77b4',
   read_row: '#2ca02c',
@@ -55,13 +57,4 @@ export function chartValue(value) {
   if (value === null || !Number.isFinite(value)) return null
   const magnitude = Math.abs(value)
   return magnitude >= 100 ? Math.round(value) : round(value, 2)
-}
-
-/**
- * @param {number} value
- * @param {number} digits
- */
-export function round(value, digits) {
-  const f = 10 ** digits
-  return Math.round(value * f) / f
 }

@@ -3,7 +3,8 @@ import { actionLabel } from './actions.js'
 import { findAction } from '../results/actions.js'
 import { eventMarks } from './marks.js'
 import { changeMarks } from './changes-section.js'
-import { chartValue as roundOrNull, paletteColor, repNumber, round, typeColor } from './chart-kit.js'
+import { chartValue, paletteColor, repNumber, typeColor } from './chart-kit.js'
+import { round } from '../helpers/numbers.js'
 import { runSeriesCharts, variantSeriesCharts } from './series-charts.js'
 
 export { paletteColor } from './chart-kit.js'
@@ -68,7 +69,7 @@ export function runCharts(run, prefix) {
     label,
     color,
     x,
-    y: points.map(p => roundOrNull(pick(p))),
+    y: points.map(p => chartValue(pick(p))),
     ...extra
   })
   /**
@@ -196,7 +197,7 @@ export function variantCharts(variant, prefix) {
       label: rep.label,
       color: rep.color,
       x: rep.x,
-      y: rep.points.map(p => roundOrNull(pick(p))),
+      y: rep.points.map(p => chartValue(pick(p))),
       width: 1.5,
       ...extra
     }))
@@ -276,7 +277,7 @@ export function overviewChart(variants, prefix) {
         label: `${variant.name} rep ${repNumber(run.dir, i)}`,
         color: paletteColor(v),
         x: points.map(p => round(p.x, 3)),
-        y: points.map(p => roundOrNull(p.rate)),
+        y: points.map(p => chartValue(p.rate)),
         width: 1.5,
         ...(i > 0 && { dash: [5, 3] })
       })

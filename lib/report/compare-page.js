@@ -86,9 +86,7 @@ ${chartGrid(charts)}
  */
 export async function writeComparePage(file, comparison, entries) {
   const page = comparePage(comparison, entries)
-  const footer =
-    `Written by pgloadgen ${esc(PGLOADGEN_VERSION)} at ${esc(new Date().toISOString())}. Charts: uPlot ` +
-    `(MIT licence), inlined.`
+  const footer = `Written by pgloadgen ${esc(PGLOADGEN_VERSION)} at ${esc(new Date().toISOString())}. Charts: uPlot (MIT licence), inlined.`
   const html = await pageHtml({ ...page, kind: 'comparison', footer })
   await mkdir(path.dirname(path.resolve(file)), { recursive: true })
   const temporary = `${file}.${process.pid}.tmp`
@@ -100,13 +98,7 @@ export async function writeComparePage(file, comparison, entries) {
 function entriesTable(comparison) {
   const rows = comparison.entries.map(
     (e, i) =>
-      `<tr><td><span class="swatch" ` +
-      `style="display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px;` +
-      `background:${paletteColor(i)}"></span>${esc(e.letter)}</td>` +
-      `<td style="text-align:left">${esc(e.name)}</td><td style="text-align:left">${esc(e.kind)}</td>` +
-      `<td style="text-align:left">${esc(e.workload)}</td><td>${e.repetitions}</td>` +
-      `<td>${fmtSeconds(e.elapsed_s.reduce((a, b) => a + b, 0))}</td>` +
-      `<td style="text-align:left" class="muted">${esc(e.path)}</td></tr>`
+      `<tr><td><span class="swatch" style="display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:6px;background:${paletteColor(i)}"></span>${esc(e.letter)}</td><td style="text-align:left">${esc(e.name)}</td><td style="text-align:left">${esc(e.kind)}</td><td style="text-align:left">${esc(e.workload)}</td><td>${e.repetitions}</td><td>${fmtSeconds(e.elapsed_s.reduce((a, b) => a + b, 0))}</td><td style="text-align:left" class="muted">${esc(e.path)}</td></tr>`
   )
   return `<div class="tablewrap"><table class="entries">
 <thead><tr><th></th><th style="text-align:left">name</th><th style="text-align:left">kind</th>
@@ -143,14 +135,10 @@ function figuresTable(comparison) {
         : ''
       const verdict = c?.verdict ?? NA
       const cls = verdict === 'worse' ? 'worse' : verdict === 'better' ? 'better' : 'muted'
-      return (
-        `<td class="sep">${formatFigure(figure, b)}</td><td>${ratio}${interval}</td><td ` +
-        `class="${cls}">${esc(verdict)}</td>`
-      )
+      return `<td class="sep">${formatFigure(figure, b)}</td><td>${ratio}${interval}</td><td class="${cls}">${esc(verdict)}</td>`
     })
     rows.push(
-      `<tr><td>${esc(figure.label)}</td><td>${formatFigure(figure, baseline.figures[figure.key])}</td>` +
-        `${cells.join('')}</tr>`
+      `<tr><td>${esc(figure.label)}</td><td>${formatFigure(figure, baseline.figures[figure.key])}</td>${cells.join('')}</tr>`
     )
   }
   return `<div class="tablewrap"><table class="compare">
@@ -188,23 +176,19 @@ function changesTable(comparison) {
   const rows = comparison.entries.flatMap(entry => {
     if (entry.changes === null) {
       return [
-        `<tr><td>${esc(entry.letter)}</td><td></td><td></td><td style="text-align:left" class="muted">not ` +
-          `recorded</td><td></td></tr>`
+        `<tr><td>${esc(entry.letter)}</td><td></td><td></td><td style="text-align:left" class="muted">not recorded</td><td></td></tr>`
       ]
     }
     if (entry.changes.length === 0) {
       return [
-        `<tr><td>${esc(entry.letter)}</td><td></td><td></td><td style="text-align:left" class="muted">nothing: ` +
-          `steady</td><td></td></tr>`
+        `<tr><td>${esc(entry.letter)}</td><td></td><td></td><td style="text-align:left" class="muted">nothing: steady</td><td></td></tr>`
       ]
     }
     const reps = [...new Set(entry.changes.map(c => c.repetition))]
     return reps.flatMap(rep =>
       groupChanges(entry.changes?.filter(c => c.repetition === rep) ?? []).map(
         group =>
-          `<tr><td>${esc(entry.letter)}</td><td>${rep}</td><td>${fmtSeconds(group.at_s)}</td><td ` +
-          `style="text-align:left">${group.changes.map(c => esc(describeChange(c))).join('<br>')}</td><td ` +
-          `style="text-align:left">${esc(describeCauses(group.causes, 5))}</td></tr>`
+          `<tr><td>${esc(entry.letter)}</td><td>${rep}</td><td>${fmtSeconds(group.at_s)}</td><td style="text-align:left">${group.changes.map(c => esc(describeChange(c))).join('<br>')}</td><td style="text-align:left">${esc(describeCauses(group.causes, 5))}</td></tr>`
       )
     )
   })

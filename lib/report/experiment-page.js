@@ -82,8 +82,7 @@ ${metaList([
     const recorded = variant.repetitions.length > 0
     const table = recorded ? variantTable(figures) : '<p class="lead">No repetition of this variant was recorded.</p>'
     const wholeRun = recorded
-      ? `<details${actionFirst ? '' : ' open'}><summary>Whole-run figures of each repetition</summary>` +
-        `${wholeRunRepetitions(figures, `whole-run-${i}`)}</details>`
+      ? `<details${actionFirst ? '' : ' open'}><summary>Whole-run figures of each repetition</summary>${wholeRunRepetitions(figures, `whole-run-${i}`)}</details>`
       : ''
     const changes = variant.repetitions
       .map((run, r) => {
@@ -113,8 +112,7 @@ ${events}
 
   const whichAction = actionFirst
     ? ''
-    : " The action: each run's first vacuum, else analyze or checkpoint, else retention run, else autovacuum " +
-      '(see below).'
+    : " The action: each run's first vacuum, else analyze or checkpoint, else retention run, else autovacuum (see below)."
   const aroundAction = `
 <h2 id="around-action">Variants compared${actionFirst ? '' : ' around the first action'}</h2>
 <p class="lead">Means over the repetitions; under each ratio, its confidence interval and min – max. Spread: (max − min)
@@ -128,9 +126,7 @@ ${statisticsNotes(summary)}
 ${overview ? chartGrid([overview]) : ''}`
   const multipleExample = summary.variants.length > 1 ? ` (0.80× ${esc(summary.variants[0].name)})` : ''
   const overTime = comparison.length
-    ? '<h3 style="margin-top:16px">Every variant over time</h3><p class="lead">A colour per variant, dashed: ' +
-      "repetitions after the first; bands: each run's actions, in its variant's colour (point at a band for what " +
-      `it did).</p>${chartGrid(comparison)}`
+    ? `<h3 style="margin-top:16px">Every variant over time</h3><p class="lead">A colour per variant, dashed: repetitions after the first; bands: each run's actions, in its variant's colour (point at a band for what it did).</p>${chartGrid(comparison)}`
     : ''
   const wholeRuns = `
 <h2 id="whole-runs">Whole runs compared</h2>
@@ -142,8 +138,7 @@ under "How the figures are computed".</p>
 ${wholeRunComparison(summary.variants)}
 ${overTime}`
   const prepareSection = experiment.prepare
-    ? '<section class="variant" id="prepare"><h2>Prepare</h2><p class="lead">The load that built the data set ' +
-      `before the snapshot every variant rolls back to.</p>${chartGrid(prepare)}</section>`
+    ? `<section class="variant" id="prepare"><h2>Prepare</h2><p class="lead">The load that built the data set before the snapshot every variant rolls back to.</p>${chartGrid(prepare)}</section>`
     : ''
   const bodyHtml = `
 ${actionFirst ? aroundAction + wholeRuns : wholeRuns + aroundAction}

@@ -1,5 +1,6 @@
 import { actionColor, actionDetail, actionLabel } from './actions.js'
 import { vacuumsInSamples } from '../results/actions.js'
+import { round } from '../helpers/numbers.js'
 
 // A run's events as the charts mark them: bands for actions (start to end)
 // and pauses, lines for other points in time, each with what it did for
@@ -22,7 +23,7 @@ import { vacuumsInSamples } from '../results/actions.js'
  * @returns {EventMark[]}
  */
 export function eventMarks(run) {
-  const at = (/** @type {string} */ ts) => round((Date.parse(ts) - run.t0) / 1000)
+  const at = (/** @type {string} */ ts) => round((Date.parse(ts) - run.t0) / 1000, 3)
   /** @type {EventMark[]} */
   const marks = []
   const lastX = run.samples.length ? at(run.samples[run.samples.length - 1].t) : null
@@ -38,7 +39,7 @@ export function eventMarks(run) {
       const start = open.get(key) ?? null
       open.delete(key)
       const to = at(event.ts)
-      const from = start ? at(start.ts) : round(to - (event.duration_s ?? 0))
+      const from = start ? at(start.ts) : round(to - (event.duration_s ?? 0), 3)
       marks.push({
         from,
         to,
@@ -79,8 +80,8 @@ export function eventMarks(run) {
   // Vacuums nobody asked for (autovacuums) show in the samples only.
   if (!run.events.some(e => e.kind === 'start' && /^vacuum/.test(e.action))) {
     for (const span of vacuumsInSamples(run.samples)) {
-      const from = round((span.startMs - run.t0) / 1000)
-      const to = span.endMs === null ? Math.max(from, lastX ?? from) : round((span.endMs - run.t0) / 1000)
+      const from = round((span.startMs - run.t0) / 1000, 3)
+      const to = span.endMs === null ? Math.max(from, lastX ?? from) : round((span.endMs - run.t0) / 1000, 3)
       marks.push({
         from,
         to,
@@ -114,9 +115,4 @@ function pointLabel(event) {
   const detail = /** @type {Record<string, any>} */ (event.detail ?? {})
   if (event.action === 'concurrency' && 'to' in detail) return `concurrency → ${detail.to}`
   return event.action.replace(/_/g, ' ')
-}
-
-/** @param {number} value  seconds, to the millisecond */
-function round(value) {
-  return Math.round(value * 1000) / 1000
 }

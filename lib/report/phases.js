@@ -1,7 +1,8 @@
 import path from 'node:path'
 import { timeline } from '../results/timeline.js'
 import { findAction } from '../results/actions.js'
-import { mean, ratio, roundOne, spread } from '../results/numbers.js'
+import { mean, ratio, spread } from '../results/numbers.js'
+import { round } from '../helpers/numbers.js'
 import { CAPACITY_METHOD, capacitySpread, runCapacity } from './capacity.js'
 import { runWhole, wholeSpread, WHOLE_RUN_METHOD } from '../results/whole-run.js'
 import { compareVariants, STATISTICS_METHOD, variantStatistics } from '../results/statistics.js'
@@ -38,19 +39,15 @@ const BEFORE_MIN_S = 10
 
 export const METHOD = {
   action:
-    'the first vacuum the sidecar ran (start to end event); else its first analyze or checkpoint; ' +
-    'else its first retention run (drop-partitions or delete); else the first vacuum seen in the PostgreSQL ' +
-    'figures of the samples (an autovacuum, to the resolution of the stats polls)',
+    'the first vacuum the sidecar ran (start to end event); else its first analyze or checkpoint; else its first retention run (drop-partitions or delete); else the first vacuum seen in the PostgreSQL figures of the samples (an autovacuum, to the resolution of the stats polls)',
   before: `samples ending by the action start, within a window as long as the action (at least ${BEFORE_MIN_S} s)`,
   during:
-    'samples whose middle falls between the action start and end (those overlapping it when the action is shorter ' +
-    'than a sample)',
+    'samples whose middle falls between the action start and end (those overlapping it when the action is shorter than a sample)',
   after: 'samples starting after the action end, to the end of the load',
   excluded: 'the first sample of each run and paused seconds',
   throughput: 'mean of per-second rates, requests done per second, all types',
   latency_us:
-    "mean of per-second all-type percentiles; a second's all-type percentile is the done-weighted mean of the " +
-    'per-type percentiles',
+    "mean of per-second all-type percentiles; a second's all-type percentile is the done-weighted mean of the per-type percentiles",
   degradation_ratio: 'throughput during / before',
   p99_ratio: 'p99 latency during / before',
   spread: '(max - min) / mean across repetitions'
@@ -110,16 +107,16 @@ export function runPhases(run) {
   return {
     action: {
       name: action.name,
-      duration_s: action.duration_s === null ? roundOne(lengthMs / 1000, 2) : roundOne(action.duration_s, 2),
-      start_s: roundOne((action.startMs - run.t0) / 1000, 2),
-      end_s: action.endMs === null ? null : roundOne((action.endMs - run.t0) / 1000, 2),
+      duration_s: action.duration_s === null ? round(lengthMs / 1000, 2) : round(action.duration_s, 2),
+      start_s: round((action.startMs - run.t0) / 1000, 2),
+      end_s: action.endMs === null ? null : round((action.endMs - run.t0) / 1000, 2),
       ok: action.ok,
       completed: action.endMs !== null,
       source: action.source
     },
     samples: { before: before.length, during: during.length, after: after.length },
-    throughput: round(throughput, 1),
-    latency_us: { p50: round(p50, 0), p99: round(p99, 0) },
+    throughput: roundPhased(throughput, 1),
+    latency_us: { p50: roundPhased(p50, 0), p99: roundPhased(p99, 0) },
     degradation_ratio: ratio(throughput.during, throughput.before),
     p99_ratio: ratio(p99.during, p99.before)
   }
@@ -197,10 +194,10 @@ export function experimentSummary(experiment) {
  * @param {number} digits
  * @returns {Phased}
  */
-function round(phased, digits) {
+function roundPhased(phased, digits) {
   return {
-    before: phased.before === null ? null : roundOne(phased.before, digits),
-    during: phased.during === null ? null : roundOne(phased.during, digits),
-    after: phased.after === null ? null : roundOne(phased.after, digits)
+    before: phased.before === null ? null : round(phased.before, digits),
+    during: phased.during === null ? null : round(phased.during, digits),
+    after: phased.after === null ? null : round(phased.after, digits)
   }
 }

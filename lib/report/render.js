@@ -18,9 +18,7 @@ import { PGLOADGEN_VERSION } from '../recorder/run-info.js'
  */
 export async function buildReport(dir) {
   const kind = await directoryKind(dir)
-  const footer =
-    `Written by pgloadgen ${esc(PGLOADGEN_VERSION)} at ${esc(new Date().toISOString())} from ` +
-    `${esc(path.basename(path.resolve(dir)))}/. Charts: uPlot (MIT licence), inlined.`
+  const footer = `Written by pgloadgen ${esc(PGLOADGEN_VERSION)} at ${esc(new Date().toISOString())} from ${esc(path.basename(path.resolve(dir)))}/. Charts: uPlot (MIT licence), inlined.`
   if (kind === 'experiment') {
     const experiment = await readExperiment(dir)
     const summary = withWraparound(withVacuumCosts(experimentSummary(experiment), experiment), experiment)

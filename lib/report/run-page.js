@@ -119,10 +119,7 @@ export function runMeta(run, info) {
  */
 function phasesTable(phases) {
   if (!phases.action) {
-    return (
-      '<p class="lead">No vacuum, analyze, checkpoint or retention run in this run\'s events, ' +
-      'and no vacuum of the table in its statistics: nothing to compare before and after.</p>'
-    )
+    return '<p class="lead">No vacuum, analyze, checkpoint or retention run in this run\'s events, and no vacuum of the table in its statistics: nothing to compare before and after.</p>'
   }
   const a = phases.action
   const seen = a.source === 'samples' ? ' (seen in the PostgreSQL statistics, to the resolution of their polls)' : ''
@@ -142,8 +139,7 @@ ${esc(METHOD.latency_us)}.</p>`
    * @param {boolean} higherIsWorse
    */
   const row = (label, figures, format, ratio, higherIsWorse) =>
-    `<tr><td>${esc(label)}</td><td>${format(figures.before)}</td><td>${format(figures.during)}</td>` +
-    `<td>${format(figures.after)}</td><td class="sep ${ratioClass(ratio, higherIsWorse)}">${fmtRatio(ratio)}</td></tr>`
+    `<tr><td>${esc(label)}</td><td>${format(figures.before)}</td><td>${format(figures.during)}</td><td>${format(figures.after)}</td><td class="sep ${ratioClass(ratio, higherIsWorse)}">${fmtRatio(ratio)}</td></tr>`
   const p50Ratio = figureRatio(phases.latency_us.p50.during, phases.latency_us.p50.before)
   return `${lead}<div class="tablewrap"><table class="phases">
 <thead><tr><th></th><th>before</th><th>during</th><th>after</th><th class="sep">during / before</th></tr></thead>
@@ -172,9 +168,7 @@ function totalsSection(summary) {
     .filter(([, r]) => r && (r.done > 0 || r.failed > 0))
     .map(
       ([type, r]) =>
-        `<tr><td>${esc(type)}</td><td>${fmtNumber(r.done)}</td><td>${fmtNumber(r.failed)}</td>` +
-        `<td>${fmtNumber(r.rate, 1)}</td><td>${fmtUs(r.latency_us?.p50)}</td><td>${fmtUs(r.latency_us?.p99)}</td>` +
-        `<td>${fmtUs(r.latency_us?.max)}</td></tr>`
+        `<tr><td>${esc(type)}</td><td>${fmtNumber(r.done)}</td><td>${fmtNumber(r.failed)}</td><td>${fmtNumber(r.rate, 1)}</td><td>${fmtUs(r.latency_us?.p50)}</td><td>${fmtUs(r.latency_us?.p99)}</td><td>${fmtUs(r.latency_us?.max)}</td></tr>`
     )
   const all = summary.latency_us ?? {}
   const requests = Object.values(/** @type {Record<string, any>} */ (summary.requests))
@@ -214,11 +208,7 @@ export function eventsSection(run, { heading = true } = {}) {
     const outcome = e.kind === 'end' ? (e.ok === false ? `failed: ${e.error ?? ''}` : 'ok') : ''
     const duration = e.duration_s === undefined ? '' : fmtSeconds(e.duration_s)
     const outcomeClass = e.ok === false ? 'worse' : ''
-    return (
-      `<tr><td>${fmtSeconds((Date.parse(e.ts) - run.t0) / 1000)}</td><td>${esc(e.kind)}</td><td>${esc(e.action)}</td>` +
-      `<td>${esc(e.table ?? '')}</td><td>${duration}</td><td class="${outcomeClass}">${esc(outcome)}</td>` +
-      `<td class="muted" style="text-align:left">${esc(shown)}</td></tr>`
-    )
+    return `<tr><td>${fmtSeconds((Date.parse(e.ts) - run.t0) / 1000)}</td><td>${esc(e.kind)}</td><td>${esc(e.action)}</td><td>${esc(e.table ?? '')}</td><td>${duration}</td><td class="${outcomeClass}">${esc(outcome)}</td><td class="muted" style="text-align:left">${esc(shown)}</td></tr>`
   })
   const more =
     run.events.length > LIMIT ? `<p class="lead">… and ${run.events.length - LIMIT} more in events.ndjson.</p>` : ''

@@ -1,6 +1,7 @@
 import { activeTypes, timeline } from '../results/timeline.js'
 import { actionMarks } from './marks.js'
-import { chartValue, paletteColor, repNumber, round } from './chart-kit.js'
+import { chartValue, paletteColor, repNumber } from './chart-kit.js'
+import { round } from '../helpers/numbers.js'
 
 // The charts of what time-series workloads record besides requests: rows
 // and points written per second, how late paced requests started, and the

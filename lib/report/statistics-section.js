@@ -33,10 +33,7 @@ export function intervalCell(interval, cls) {
   const ci =
     interval.low === null ? `no CI: ${interval.n} rep. &lt; ${MIN_REPETITIONS}` : `${PCT} CI ${fmtInterval(interval)}`
   const range = interval.n > 1 ? ` · min – max ${fmtRatio(interval.min)} – ${fmtRatio(interval.max)}` : ''
-  return (
-    `<td class="${cls} ci" data-ci-low="${interval.low ?? ''}" ` +
-    `data-ci-high="${interval.high ?? ''}">${fmtRatio(interval.mean)}<span class="range">${ci}${range}</span></td>`
-  )
+  return `<td class="${cls} ci" data-ci-low="${interval.low ?? ''}" data-ci-high="${interval.high ?? ''}">${fmtRatio(interval.mean)}<span class="range">${ci}${range}</span></td>`
 }
 
 /**
@@ -50,14 +47,10 @@ export function noiseCell(stats, key) {
   const noise = stats.noise[/** @type {NonNullable<typeof ratio>} */ (ratio).noise]
   const effect = stats.effect[key]
   if (!noise) {
-    return (
-      `<td class="noise muted">– <span ` +
-      `class="range">${stats.repetitions < 2 ? 'fewer than 2 repetitions' : 'no before window'}</span></td>`
-    )
+    return `<td class="noise muted">– <span class="range">${stats.repetitions < 2 ? 'fewer than 2 repetitions' : 'no before window'}</span></td>`
   }
   const against = effect
-    ? `effect ${fmtPct(effect.size)} ` +
-      `${effect.above_noise ? `&gt; ${NOISE_FACTOR}× noise` : `≤ ${NOISE_FACTOR}× noise: not clearly above it`}`
+    ? `effect ${fmtPct(effect.size)} ${effect.above_noise ? `&gt; ${NOISE_FACTOR}× noise` : `≤ ${NOISE_FACTOR}× noise: not clearly above it`}`
     : ''
   return `<td class="noise" data-noise-cv="${noise.cv}">±${fmtPct(noise.cv)}<span class="range">${against}</span></td>`
 }
@@ -95,16 +88,7 @@ export function statisticsNotes(summary) {
 
 /** The method in one paragraph, for the lead of the comparison. */
 export function statisticsLead() {
-  return (
-    `Confidence intervals (CI): ${PCT} percentile bootstrap of the mean of the repetitions' ratios ` +
-    `(${RESAMPLES} resamples, seed ${SEED}); with ${MIN_REPETITIONS} repetitions it is their min – max, ` +
-    `with fewer there is none. A variant is called worse or better than the first only when Welch's ${PCT} ` +
-    `interval of the ratio of their geometric means excludes 1 (a two-sided test at 5 %; not the overlap of the ` +
-    `two CIs: two min – max ranges of alike values miss each other in 10 % of cases); otherwise the data cannot ` +
-    `tell them apart. Noise: the coefficient of variation of the ` +
-    `"before" windows across the repetitions, beside the effect |ratio − 1|. A "during" window shorter than ` +
-    `${MIN_DURING_SAMPLES} samples is flagged.`
-  )
+  return `Confidence intervals (CI): ${PCT} percentile bootstrap of the mean of the repetitions' ratios (${RESAMPLES} resamples, seed ${SEED}); with ${MIN_REPETITIONS} repetitions it is their min – max, with fewer there is none. A variant is called worse or better than the first only when Welch's ${PCT} interval of the ratio of their geometric means excludes 1 (a two-sided test at 5 %; not the overlap of the two CIs: two min – max ranges of alike values miss each other in 10 % of cases); otherwise the data cannot tell them apart. Noise: the coefficient of variation of the "before" windows across the repetitions, beside the effect |ratio − 1|. A "during" window shorter than ${MIN_DURING_SAMPLES} samples is flagged.`
 }
 
 /**
@@ -114,10 +98,7 @@ export function statisticsLead() {
 export function duringFlag(short) {
   if (short.length === 0) return ''
   const many = short.length > 1 || short[0] !== 1
-  return (
-    `<span class="warning short-during" style="display:block;font-size:11.5px">during window: ` +
-    `${short.join(', ')} sample${many ? 's' : ''} &lt; ${MIN_DURING_SAMPLES}: too short to trust</span>`
-  )
+  return `<span class="warning short-during" style="display:block;font-size:11.5px">during window: ${short.join(', ')} sample${many ? 's' : ''} &lt; ${MIN_DURING_SAMPLES}: too short to trust</span>`
 }
 
 /**

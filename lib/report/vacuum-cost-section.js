@@ -175,8 +175,7 @@ function phasesCell(phases, reasons) {
   return keys
     .map(
       k =>
-        `${esc(k.replace(/_s$/, '').replace(/_/g, ' '))} ` +
-        `${fmtSeconds(mean(known.map(p => /** @type {Record<string, number>} */ (p)[k] ?? 0)))}`
+        `${esc(k.replace(/_s$/, '').replace(/_/g, ' '))} ${fmtSeconds(mean(known.map(p => /** @type {Record<string, number>} */ (p)[k] ?? 0)))}`
     )
     .join(', ')
 }
@@ -222,9 +221,7 @@ function costTable(columns) {
 }
 
 const LEAD =
-  "From the vacuum's own report (VACUUM VERBOSE for the sidecar's vacuums, the server log for autovacuums): pages, " +
-  "index scans, the WAL it wrote; around it: the visibility map (pg_visibility), pg_stat_io's vacuum context and " +
-  "the server's WAL (pg_stat_wal, the whole server). Point at a figure's name for its meaning."
+  "From the vacuum's own report (VACUUM VERBOSE for the sidecar's vacuums, the server log for autovacuums): pages, index scans, the WAL it wrote; around it: the visibility map (pg_visibility), pg_stat_io's vacuum context and the server's WAL (pg_stat_wal, the whole server). Point at a figure's name for its meaning."
 
 /**
  * The run page's section: every vacuum of the run with figures.

@@ -191,10 +191,7 @@ export function wholeRunRepetitions(variant, id) {
     const own = reps
       .map((r, i) => `<td class="${i === 0 ? 'sep' : ''}">${row.format(at(r.whole_run, row.path))}</td>`)
       .join('')
-    return (
-      `${own}<td class="sep">${row.format(s?.mean)}</td><td>${row.format(s?.min)}</td>` +
-      `<td>${row.format(s?.max)}</td><td>${fmtPct(s?.spread)}</td>`
-    )
+    return `${own}<td class="sep">${row.format(s?.mean)}</td><td>${row.format(s?.min)}</td><td>${row.format(s?.max)}</td><td>${fmtPct(s?.spread)}</td>`
   }
   const heads = reps
     .map((r, i) => `<th class="${i === 0 ? 'sep' : ''}">${esc(r.dir.split('/').pop() ?? r.dir)}</th>`)
@@ -232,10 +229,7 @@ ${body(rows, 1, row => `<td class="sep">${row.format(at(whole, row.path))}</td>`
 ${statistics
   .map(([name, f]) => {
     const format = statisticFormat(name)
-    return (
-      `<tr><td title="${esc(name)}">${esc(statisticTitle(name))}</td><td class="sep">${format(f.first)}</td>` +
-      `<td>${format(f.last)}</td><td>${format(f.mean)}</td><td>${format(f.max)}</td></tr>`
-    )
+    return `<tr><td title="${esc(name)}">${esc(statisticTitle(name))}</td><td class="sep">${format(f.first)}</td><td>${format(f.last)}</td><td>${format(f.mean)}</td><td>${format(f.max)}</td></tr>`
   })
   .join('\n')}
 </tbody></table></div>`

@@ -6,11 +6,7 @@ import { esc, fmtNumber, fmtRatio, fmtTime, fmtUs } from './html.js'
 // it ran against the seconds outside every one of them.
 
 const LEAD =
-  'Each anti-wraparound autovacuum of the table, from the server log (its end and elapsed time); ' +
-  'the failsafe from its WARNING. "During": the seconds of load that overlap the vacuum; "quiet": ' +
-  'the seconds that overlap neither one nor an age-xids burst (the load alone), ' +
-  'which the ratios are taken against; "outside": every second that overlaps no vacuum. ' +
-  "A vacuum shorter than a second has one or two samples: its figures are those seconds'."
+  'Each anti-wraparound autovacuum of the table, from the server log (its end and elapsed time); the failsafe from its WARNING. "During": the seconds of load that overlap the vacuum; "quiet": the seconds that overlap neither one nor an age-xids burst (the load alone), which the ratios are taken against; "outside": every second that overlaps no vacuum. A vacuum shorter than a second has one or two samples: its figures are those seconds\'.'
 
 /**
  * @param {Record<string, any> | null | undefined} record   a run's summary.wraparound
@@ -22,11 +18,7 @@ function section(record, heading) {
   const rows = record.vacuums
     .map(
       (/** @type {Record<string, any>} */ v, /** @type {number} */ i) =>
-        `<tr${v.failsafe ? ' class="bad"' : ''}><td>${i + 1}</td><td>${esc(fmtTime(v.start))}</td>` +
-        `<td>${fmtNumber(v.duration_s, 2)} s</td><td>${fmtNumber(v.index_scans)}</td>` +
-        `<td>${v.failsafe ? 'tripped' : '—'}</td><td>${fmtNumber(v.during.samples)}</td>` +
-        `<td>${fmtNumber(v.during.throughput)}</td><td>${fmtRatio(v.throughput_ratio)}</td>` +
-        `<td>${fmtUs(v.during.p99_us)}</td><td>${fmtRatio(v.p99_ratio)}</td><td>${fmtUs(v.during.p99_max_us)}</td></tr>`
+        `<tr${v.failsafe ? ' class="bad"' : ''}><td>${i + 1}</td><td>${esc(fmtTime(v.start))}</td><td>${fmtNumber(v.duration_s, 2)} s</td><td>${fmtNumber(v.index_scans)}</td><td>${v.failsafe ? 'tripped' : '—'}</td><td>${fmtNumber(v.during.samples)}</td><td>${fmtNumber(v.during.throughput)}</td><td>${fmtRatio(v.throughput_ratio)}</td><td>${fmtUs(v.during.p99_us)}</td><td>${fmtRatio(v.p99_ratio)}</td><td>${fmtUs(v.during.p99_max_us)}</td></tr>`
     )
     .join('\n')
   const failsafes = (record.failsafes ?? [])
@@ -40,8 +32,7 @@ function section(record, heading) {
       .map(([db, n]) => `${esc(db)} ${fmtNumber(/** @type {number} */ (n))}`)
       .join(', ')
   const others = record.other_failsafes?.count
-    ? ' Other tables (the catalogs of every database age too): ' +
-      `${fmtNumber(record.other_failsafes.count)} failsafes (${byDatabase()}).`
+    ? ` Other tables (the catalogs of every database age too): ${fmtNumber(record.other_failsafes.count)} failsafes (${byDatabase()}).`
     : ''
   return `${heading}
 <p class="lead">${esc(LEAD)}</p>
@@ -59,8 +50,7 @@ ${[
   .filter(([, f]) => f)
   .map(
     ([label, f]) =>
-      `<tr><td colspan="5">${esc(label)}</td><td>${fmtNumber(f.samples)}</td><td>${fmtNumber(f.throughput)}</td>` +
-      `<td></td><td>${fmtUs(f.p99_us)}</td><td></td><td>${fmtUs(f.p99_max_us)}</td></tr>`
+      `<tr><td colspan="5">${esc(label)}</td><td>${fmtNumber(f.samples)}</td><td>${fmtNumber(f.throughput)}</td><td></td><td>${fmtUs(f.p99_us)}</td><td></td><td>${fmtUs(f.p99_max_us)}</td></tr>`
   )
   .join('\n')}
 </tbody></table>`
@@ -78,8 +68,7 @@ export function experimentWraparoundSection(experiment) {
       variant.repetitions.map((run, r) =>
         section(
           run.summary?.wraparound,
-          `<h3 id="wraparound-${esc(variant.name)}-${r + 1}" style="margin-top:16px">Anti-wraparound vacuums and ` +
-            `the failsafe: ${esc(variant.name)}, repetition ${r + 1}</h3>`
+          `<h3 id="wraparound-${esc(variant.name)}-${r + 1}" style="margin-top:16px">Anti-wraparound vacuums and the failsafe: ${esc(variant.name)}, repetition ${r + 1}</h3>`
         )
       )
     )

@@ -1,6 +1,6 @@
 import { eventMarks } from './marks.js'
 import { chartGrid, esc, fmtBytes, fmtFigure, fmtNumber, fmtPct, fmtSeconds } from './html.js'
-import { round } from './chart-kit.js'
+import { round } from '../helpers/numbers.js'
 
 // The ZFS pool under the data directory over the run, as the zfs probe
 // sampled it (lib/snapshot/zfs-space.js): its free space and largest free
@@ -167,27 +167,20 @@ export function zfsSection(run, prefix) {
     const firstValue = figure.pick(first)
     const lastValue = figure.pick(last)
     if (firstValue === null && lastValue === null && lowest(values) === null) return ''
-    return (
-      `<tr><td title="${esc(figure.means)}">${esc(figure.label)}</td><td>${figure.format(firstValue)}</td>` +
-      `<td>${figure.format(lastValue)}</td><td>${figure.format(lowest(values))}</td></tr>`
-    )
+    return `<tr><td title="${esc(figure.means)}">${esc(figure.label)}</td><td>${figure.format(firstValue)}</td><td>${figure.format(lastValue)}</td><td>${figure.format(lowest(values))}</td></tr>`
   }).filter(Boolean)
   const zdbTimes = /** @type {number[]} */ (points.map(p => p.zfs.zdb_s).filter(v => v !== null))
   const meanZdb = zdbTimes.length ? zdbTimes.reduce((a, b) => a + b, 0) / zdbTimes.length : null
   const notes = [
-    `${fmtNumber(last.rounds)} rounds of zpool get and zdb -mm, ${fmtSeconds(last.sampling_s_total)} of wall time ` +
-      `in all; zdb took ${fmtSeconds(meanZdb)} on average, ` +
-      `${fmtSeconds(zdbTimes.length ? Math.max(...zdbTimes) : null)} at most.`,
+    `${fmtNumber(last.rounds)} rounds of zpool get and zdb -mm, ${fmtSeconds(last.sampling_s_total)} of wall time in all; zdb took ${fmtSeconds(meanZdb)} on average, ${fmtSeconds(zdbTimes.length ? Math.max(...zdbTimes) : null)} at most.`,
     last.errors > 0
-      ? `${fmtNumber(last.errors)} runs of the tools failed${last.error ? ` (last: ${last.error})` : ''}: ` +
-        `their round kept the figures before, marked stale.`
+      ? `${fmtNumber(last.errors)} runs of the tools failed${last.error ? ` (last: ${last.error})` : ''}: their round kept the figures before, marked stale.`
       : 'No run of the tools failed.',
     last.fragmentation_pct === null && last.fragmentation_unknown
       ? `Fragmentation: unknown: ${last.fragmentation_unknown}.`
       : '',
     last.pool_bytes_rounded
-      ? "zpool printed the pool's sizes rounded (it has no -p), and zdb the metaslabs' too: " +
-        'about three significant digits.'
+      ? "zpool printed the pool's sizes rounded (it has no -p), and zdb the metaslabs' too: about three significant digits."
       : ''
   ].filter(Boolean)
   const html = `<h2 id="zfs">ZFS pool</h2>

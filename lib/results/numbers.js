@@ -1,5 +1,8 @@
 // The arithmetic the report's figures share: means of what is known, the
-// spread of a figure across repetitions, rounding.
+// spread of a figure across repetitions, the ratio of two (rounded with
+// lib/helpers/numbers.js).
+
+import { round } from '../helpers/numbers.js'
 
 /**
  * Mean, min, max across repetitions, and spread = (max − min) / |mean|.
@@ -59,10 +62,10 @@ export function spread(values) {
   const max = Math.max(...present)
   const digits = decimals(present)
   return {
-    mean: roundOne(avg, Math.max(digits, 1)),
+    mean: round(avg, Math.max(digits, 1)),
     min,
     max,
-    spread: avg === 0 ? null : roundOne((max - min) / Math.abs(avg), 3),
+    spread: avg === 0 ? null : round((max - min) / Math.abs(avg), 3),
     n: present.length
   }
 }
@@ -87,23 +90,5 @@ function decimals(values) {
  */
 export function ratio(a, b) {
   if (a === null || b === null || b === 0) return null
-  return roundOne(a / b, 3)
-}
-
-/**
- * @param {number} value
- * @param {number} digits
- */
-export function roundOne(value, digits) {
-  const f = 10 ** digits
-  return Math.round(value * f) / f
-}
-
-/**
- * @param {number | null | undefined} value
- * @param {number} digits
- * @returns {number | null}
- */
-export function roundOrNull(value, digits) {
-  return isNumber(value) ? roundOne(value, digits) : null
+  return round(a / b, 3)
 }

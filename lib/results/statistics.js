@@ -1,4 +1,5 @@
-import { isNumber, meanOf, roundOne } from './numbers.js'
+import { isNumber, meanOf } from './numbers.js'
+import { round } from '../helpers/numbers.js'
 import { bootstrapMean, LEVEL, MIN_REPETITIONS, RESAMPLES, SEED } from './bootstrap-interval.js'
 import { effectSide, roundEffect, twoSampleEffect } from './t-interval.js'
 
@@ -23,29 +24,12 @@ export const MIN_DURING_SAMPLES = 30
 export const NOISE_FACTOR = 2
 
 export const STATISTICS_METHOD = {
-  interval:
-    `percentile bootstrap of the mean of a variant's per-repetition ratios: ` +
-    `${RESAMPLES} resamples with replacement of the repetitions, the mean of each, ` +
-    `the ${roundOne(((1 - LEVEL) / 2) * 100, 1)}th to ${roundOne(((1 + LEVEL) / 2) * 100, 1)}th percentile of ` +
-    `those means (linear interpolation); a seeded generator (mulberry32, seed ${SEED}): ` +
-    `the same data gives the same interval`,
-  small_samples:
-    `with n repetitions there are only C(2n-1, n) distinct resamples (10 for n = 3); ` +
-    `with n = 3 the ${LEVEL * 100} % interval is the min - max of the three ratios and covers less than ` +
-    `${LEVEL * 100} %; fewer than ${MIN_REPETITIONS} repetitions: no interval`,
-  verdict:
-    `each variant against the first (the baseline), per ratio: Welch's ${LEVEL * 100} % interval of the ` +
-    `difference of the mean logs of the two variants' per-repetition ratios, given as the ratio of their ` +
-    `geometric means (of the difference of their means when a ratio is 0); "worse" or "better" only when it ` +
-    `excludes no difference (a two-sided test at ${roundOne((1 - LEVEL) * 100, 1)} %), else the data cannot ` +
-    `tell them apart. Not whether the bootstrap intervals overlap: with 3 repetitions each is the min - max ` +
-    `of the three ratios, and two min - max ranges of values drawn alike miss each other in 10 % of cases`,
+  interval: `percentile bootstrap of the mean of a variant's per-repetition ratios: ${RESAMPLES} resamples with replacement of the repetitions, the mean of each, the ${round(((1 - LEVEL) / 2) * 100, 1)}th to ${round(((1 + LEVEL) / 2) * 100, 1)}th percentile of those means (linear interpolation); a seeded generator (mulberry32, seed ${SEED}): the same data gives the same interval`,
+  small_samples: `with n repetitions there are only C(2n-1, n) distinct resamples (10 for n = 3); with n = 3 the ${LEVEL * 100} % interval is the min - max of the three ratios and covers less than ${LEVEL * 100} %; fewer than ${MIN_REPETITIONS} repetitions: no interval`,
+  verdict: `each variant against the first (the baseline), per ratio: Welch's ${LEVEL * 100} % interval of the difference of the mean logs of the two variants' per-repetition ratios, given as the ratio of their geometric means (of the difference of their means when a ratio is 0); "worse" or "better" only when it excludes no difference (a two-sided test at ${round((1 - LEVEL) * 100, 1)} %), else the data cannot tell them apart. Not whether the bootstrap intervals overlap: with 3 repetitions each is the min - max of the three ratios, and two min - max ranges of values drawn alike miss each other in 10 % of cases`,
   worse:
     'degradation_ratio (throughput during / before): lower is worse; p99_ratio (p99 during / before): higher is worse',
-  noise:
-    `the machine's noise: the coefficient of variation (sample standard deviation / mean) of the "before" ` +
-    `windows' throughput and p99 across the variant's repetitions; an effect ` +
-    `(|ratio - 1|) of at most ${NOISE_FACTOR} times that is not clearly above the noise`,
+  noise: `the machine's noise: the coefficient of variation (sample standard deviation / mean) of the "before" windows' throughput and p99 across the variant's repetitions; an effect (|ratio - 1|) of at most ${NOISE_FACTOR} times that is not clearly above the noise`,
   short_during: `a "during" window of fewer than ${MIN_DURING_SAMPLES} samples is flagged: too short to trust`
 }
 
@@ -132,7 +116,7 @@ export function variantStatistics(reps) {
    */
   const effect = (interval, cv) => {
     if (!interval) return null
-    const size = roundOne(Math.abs(interval.mean - 1), 4)
+    const size = round(Math.abs(interval.mean - 1), 4)
     return { size, noise: cv ? cv.cv : null, above_noise: cv ? size > NOISE_FACTOR * cv.cv : null }
   }
   const shortDuring = reps.flatMap((r, i) =>
@@ -141,8 +125,7 @@ export function variantStatistics(reps) {
   const notes = []
   if (reps.length < MIN_REPETITIONS) {
     notes.push(
-      `${reps.length} repetition${reps.length === 1 ? '' : 's'}: a confidence interval needs at least ` +
-        `${MIN_REPETITIONS}; the data cannot tell this variant from another`
+      `${reps.length} repetition${reps.length === 1 ? '' : 's'}: a confidence interval needs at least ${MIN_REPETITIONS}; the data cannot tell this variant from another`
     )
   }
   for (const s of shortDuring) notes.push(duringNote(s.samples, s.repetition))
@@ -166,10 +149,7 @@ export function variantStatistics(reps) {
  * @param {number} [repetition]
  */
 export function duringNote(samples, repetition) {
-  return (
-    `${repetition === undefined ? '' : `rep-${repetition}: `}during window: ` +
-    `${samples} sample${samples === 1 ? '' : 's'} < ${MIN_DURING_SAMPLES}: too short to trust`
-  )
+  return `${repetition === undefined ? '' : `rep-${repetition}: `}during window: ${samples} sample${samples === 1 ? '' : 's'} < ${MIN_DURING_SAMPLES}: too short to trust`
 }
 
 /**
@@ -217,17 +197,14 @@ export function compareVariants(variants) {
         const why = missing
           .map(
             v =>
-              `${v.name} has ${v.statistics[ratio.key]?.n ?? 0} ` +
-              `repetition${v.statistics[ratio.key]?.n === 1 ? '' : 's'} with a ratio`
+              `${v.name} has ${v.statistics[ratio.key]?.n ?? 0} repetition${v.statistics[ratio.key]?.n === 1 ? '' : 's'} with a ratio`
           )
           .join(', ')
         out.push({
           ...base,
           verdict: 'no interval',
           effect: null,
-          text:
-            `${ratio.label}: cannot tell ${other.name} from ${first.name}: ${why}, ` +
-            `fewer than ${MIN_REPETITIONS}: no confidence interval`
+          text: `${ratio.label}: cannot tell ${other.name} from ${first.name}: ${why}, fewer than ${MIN_REPETITIONS}: no confidence interval`
         })
         continue
       }
@@ -293,7 +270,7 @@ export function verdictLines(summary) {
  */
 function roundInterval(interval) {
   if (!interval) return null
-  const r = (/** @type {number} */ v) => roundOne(v, 4)
+  const r = (/** @type {number} */ v) => round(v, 4)
   return {
     ...interval,
     mean: r(interval.mean),
@@ -307,5 +284,5 @@ function roundInterval(interval) {
  */
 function rounded(v) {
   if (!v) return null
-  return { n: v.n, mean: roundOne(v.mean, 2), sd: roundOne(v.sd, 2), cv: roundOne(v.cv, 4) }
+  return { n: v.n, mean: round(v.mean, 2), sd: round(v.sd, 2), cv: round(v.cv, 4) }
 }

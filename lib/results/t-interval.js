@@ -1,5 +1,5 @@
 import { LEVEL, MIN_REPETITIONS } from './bootstrap-interval.js'
-import { roundOne } from './numbers.js'
+import { round } from '../helpers/numbers.js'
 import { studentQuantile } from './student-t.js'
 
 // Intervals from Student's t: how far a figure of one variant (or run) is
@@ -106,9 +106,9 @@ export function oneSampleEffect(a, than, level = LEVEL) {
 export function roundEffect(effect, digits) {
   return {
     ...effect,
-    estimate: roundOne(effect.estimate, digits),
-    low: effect.low === null ? null : roundOne(effect.low, digits),
-    high: effect.high === null ? null : roundOne(effect.high, digits)
+    estimate: round(effect.estimate, digits),
+    low: effect.low === null ? null : round(effect.low, digits),
+    high: effect.high === null ? null : round(effect.high, digits)
   }
 }
 

@@ -1,6 +1,7 @@
 import { activeTypes, timeline } from './timeline.js'
 import { autovacuumsSeen, fillfactorSet, retentionTotals } from './actions.js'
-import { isNumber, maxOf, mean, roundOrNull, spread } from './numbers.js'
+import { isNumber, maxOf, mean, spread } from './numbers.js'
+import { roundOrNull } from '../helpers/numbers.js'
 
 // The figures of a whole run, for plans whose variants are not one action
 // under load (retention run periodically, a fillfactor changed, a ramp):
@@ -11,22 +12,19 @@ import { isNumber, maxOf, mean, roundOrNull, spread } from './numbers.js'
 
 export const WHOLE_RUN_METHOD = {
   samples:
-    'rates and latencies: the samples of the load but the first (connections being set up) and paused seconds; ' +
-    "the table's figures and the workload's statistics: every sample that holds them",
+    "rates and latencies: the samples of the load but the first (connections being set up) and paused seconds; the table's figures and the workload's statistics: every sample that holds them",
   seconds: 'seconds the counted samples cover',
   requests_per_s: 'requests done in the counted samples / the seconds they cover, all request types',
   failed_per_s: 'requests failed in the counted samples / the seconds they cover, all request types',
   rows_per_s:
-    'rows the requests reported written (acknowledged by the server) in the counted samples / the seconds they ' +
-    'cover; null when the workload reported none',
+    'rows the requests reported written (acknowledged by the server) in the counted samples / the seconds they cover; null when the workload reported none',
   points_per_s: 'points (metric values) written, likewise',
   latency_p99_us:
     "mean of the per-second all-type p99 (a second's all-type p99 is the done-weighted mean of the per-type p99)",
   latency_p99_us_by_type:
     'per request type, mean of its per-second p99 over the counted seconds in which it completed requests',
   start_lag_p99_us:
-    'mean of the per-second p99 of how late paced (or open-loop) requests started against their schedule; ' +
-    'null when the samples hold none',
+    'mean of the per-second p99 of how late paced (or open-loop) requests started against their schedule; null when the samples hold none',
   dead_tuples_peak:
     "highest dead-tuple count of the workload's table in the samples (a partitioned table: its partitions added up)",
   table_bytes_end:
@@ -35,23 +33,15 @@ export const WHOLE_RUN_METHOD = {
   partitions_end: 'partitions of the table in the last sample that counts them',
   xid_age_end: "age of the table's relfrozenxid in the last sample that has it",
   autovacuum_runs:
-    'when the workload has a statistic counting autovacuums (the first whose name holds "autovacuum"): ' +
-    'its rises from sample to sample, added up over the run; else autovacuums_seen',
+    'when the workload has a statistic counting autovacuums (the first whose name holds "autovacuum"): its rises from sample to sample, added up over the run; else autovacuums_seen',
   autovacuum_source: "what autovacuum_runs counted: the statistic's name, or samples",
   autovacuums_seen:
-    "distinct autovacuums of the table (or its partitions) in the samples' vacuum progress: " +
-    'a new one where a sample shows an autovacuum after one that showed none, or another mode, another heap size, ' +
-    'an earlier phase or fewer blocks scanned; one that starts and ends between two polls is missed',
+    "distinct autovacuums of the table (or its partitions) in the samples' vacuum progress: a new one where a sample shows an autovacuum after one that showed none, or another mode, another heap size, an earlier phase or fewer blocks scanned; one that starts and ends between two polls is missed",
   retention:
-    'from the end events of the drop-partitions and delete actions: runs (skipped and failed ones too), failed, ' +
-    'skipped, rows_removed (the rows of the partitions dropped, counted right before each drop, ' +
-    'plus the rows deleted; a failed run counts what it committed), partitions_dropped, bytes_dropped ' +
-    '(their pg_total_relation_size), batches (DELETE transactions), seconds (all runs) and max_seconds ' +
-    '(the longest run)',
+    'from the end events of the drop-partitions and delete actions: runs (skipped and failed ones too), failed, skipped, rows_removed (the rows of the partitions dropped, counted right before each drop, plus the rows deleted; a failed run counts what it committed), partitions_dropped, bytes_dropped (their pg_total_relation_size), batches (DELETE transactions), seconds (all runs) and max_seconds (the longest run)',
   fillfactor: "the fillfactor the run's last successful fillfactor action set",
   rows_missing:
-    "from the run's summary.json: rows reported written that the table did not gain, " +
-    'rows removed by retention accounted for',
+    "from the run's summary.json: rows reported written that the table did not gain, rows removed by retention accounted for",
   workload: "each of the workload's own statistics over the samples that hold it: first, last, mean, max",
   across_repetitions: 'mean, min, max and spread = (max - min) / mean of each figure over the repetitions that have it'
 }

@@ -76,8 +76,7 @@ function isoMoment(text, value) {
   const m = ISO.exec(text)
   if (!m) {
     throw new InputError(
-      `--start-at must be ISO 8601 with a time zone (2030-01-01T12:00:00Z, 2030-01-01T14:00:00+02:00) or seconds ` +
-        `since the epoch, got ${quote(value)}`
+      `--start-at must be ISO 8601 with a time zone (2030-01-01T12:00:00Z, 2030-01-01T14:00:00+02:00) or seconds since the epoch, got ${quote(value)}`
     )
   }
   const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map(i => Number(m[i] ?? 0))
@@ -111,7 +110,6 @@ export function checkNotLate(startAtMs, instance, now = Date.now()) {
   if (now <= startAtMs) return
   const who = instance ? `instance ${formatShare(instance)}` : 'this run'
   throw new InputError(
-    `--start-at ${new Date(startAtMs).toISOString()} passed ${((now - startAtMs) / 1000).toFixed(3)} s ago: ` +
-      `${who} came up too late to start with the others`
+    `--start-at ${new Date(startAtMs).toISOString()} passed ${((now - startAtMs) / 1000).toFixed(3)} s ago: ${who} came up too late to start with the others`
   )
 }

@@ -10,6 +10,7 @@ import { VacuumAccount } from '../pgstats/vacuum-cost.js'
 import { VACUUM_PHASES } from '../pgstats/rows.js'
 import { runEvictCache } from './evict-cache.js'
 import { AGE_XIDS_FIELDS, ageXidsOptions, runAgeXids } from './age-xids-action.js'
+import { round } from '../helpers/numbers.js'
 
 /**
  * @typedef {object} ActionSpec
@@ -266,16 +267,16 @@ export async function runAction(spec, context, onBackend) {
     const duration = (endMs - started) / 1000
     await follower?.stop()
     const detail = account ? { cost: await account.finish(endMs) } : undefined
-    await events.record({ kind: 'end', ...base, duration_s: round(duration), ok: true, ...(detail && { detail }) })
+    await events.record({ kind: 'end', ...base, duration_s: round(duration, 3), ok: true, ...(detail && { detail }) })
     log.info(`${describe(spec)}${spec.table ? ` of ${spec.table}` : ''} finished in ${duration.toFixed(1)} s`)
-    return { ok: true, duration_s: round(duration), ...(detail && { detail }) }
+    return { ok: true, duration_s: round(duration, 3), ...(detail && { detail }) }
   } catch (err) {
     const duration = (performance.now() - started) / 1000
     await follower?.stop()
     const message = errorMessage(err)
-    await events.record({ kind: 'end', ...base, duration_s: round(duration), ok: false, error: message })
+    await events.record({ kind: 'end', ...base, duration_s: round(duration, 3), ok: false, error: message })
     log.warn(`${describe(spec)} failed after ${duration.toFixed(1)} s: ${message}`)
-    return { ok: false, duration_s: round(duration), error: message }
+    return { ok: false, duration_s: round(duration, 3), error: message }
   } finally {
     await closeControlClient(client)
   }
@@ -302,8 +303,7 @@ function followVacuum(connectionString, pid, { events, log, base, intervalMs, cl
       client = await openControlClient({ connectionString, applicationName: 'pgloadgen-sidecar-progress', log })
       while (!stopped) {
         const { rows } = await client.query(
-          'SELECT phase, heap_blks_total, heap_blks_scanned, heap_blks_vacuumed FROM pg_stat_progress_vacuum ' +
-            'WHERE pid = $1',
+          'SELECT phase, heap_blks_total, heap_blks_scanned, heap_blks_vacuumed FROM pg_stat_progress_vacuum WHERE pid = $1',
           [pid]
         )
         const row = rows[0]
@@ -356,9 +356,4 @@ export async function cancelBackends(connectionString, pids) {
   await withControlClient({ connectionString, applicationName: 'pgloadgen-sidecar' }, async client => {
     await client.query('SELECT pg_cancel_backend(pid) FROM unnest($1::int[]) AS pid', [pids])
   })
-}
-
-/** @param {number} n */
-function round(n) {
-  return Math.round(n * 1000) / 1000
 }

@@ -4,6 +4,7 @@ import { parseInteger } from '../config/numbers.js'
 import { errorMessage } from '../helpers/error-message.js'
 import { quoteTable } from '../helpers/table-name.js'
 import { ageXids, MAX_PARALLEL, parseXidCount } from '../lab/age-xids.js'
+import { round } from '../helpers/numbers.js'
 
 // age-xids as a sidecar, schedule or plan action: { action: age-xids,
 // by: 5M, rate: 100000, parallel: 2, hold_lock: test_table }. Its start and
@@ -104,24 +105,18 @@ export async function runAgeXids(spec, { connectionString, events, log }, onBack
       },
       onProgress: (done, seconds) => log.info(`age-xids: ${done} spent (${Math.round(done / seconds)} XIDs/s)`)
     })
-    const duration = round((performance.now() - started) / 1000)
+    const duration = round((performance.now() - started) / 1000, 3)
     await events.record({ kind: 'end', ...base, duration_s: duration, ok: true, detail: { ...result } })
     log.info(
-      `age-xids: ${result.consumed} transaction IDs in ${result.seconds.toFixed(1)} s, ${result.xids_per_s} XIDs/s; ` +
-        `database ${result.database} age ${result.age_before} → ${result.age_after}`
+      `age-xids: ${result.consumed} transaction IDs in ${result.seconds.toFixed(1)} s, ${result.xids_per_s} XIDs/s; database ${result.database} age ${result.age_before} → ${result.age_after}`
     )
     return { ok: true, duration_s: duration, detail: { ...result } }
   } catch (err) {
     if (err instanceof InputError) throw err
-    const duration = round((performance.now() - started) / 1000)
+    const duration = round((performance.now() - started) / 1000, 3)
     const message = errorMessage(err)
     if (recorded) await events.record({ kind: 'end', ...base, duration_s: duration, ok: false, error: message })
     log.warn(`age-xids failed after ${duration.toFixed(1)} s: ${message}`)
     return { ok: false, duration_s: duration, error: message }
   }
-}
-
-/** @param {number} n */
-function round(n) {
-  return Math.round(n * 1000) / 1000
 }

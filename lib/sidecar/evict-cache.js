@@ -80,8 +80,7 @@ FROM rels r WHERE pg_relation_filepath(r.oid) IS NOT NULL ORDER BY r.kind DESC, 
  */
 export async function localDataDirectory(client) {
   const { rows } = await client.query(
-    "SELECT current_setting('data_directory') AS dir, current_setting('port') AS port, " +
-      '(SELECT system_identifier::text FROM pg_control_system()) AS sysid'
+    "SELECT current_setting('data_directory') AS dir, current_setting('port') AS port, (SELECT system_identifier::text FROM pg_control_system()) AS sysid"
   )
   const { dir, port, sysid } = rows[0]
   const why = "evict-cache drops a local server's files from this machine's page cache"
@@ -91,14 +90,12 @@ export async function localDataDirectory(client) {
   } catch (err) {
     const code = /** @type {NodeJS.ErrnoException} */ (err).code
     if (code === 'ENOENT' || code === 'ENOTDIR')
-      throw new InputError(
-        `the server's data directory ${dir} is not on ` + `this machine (a remote server?): ${why}`,
-        { cause: err }
-      )
+      throw new InputError(`the server's data directory ${dir} is not on this machine (a remote server?): ${why}`, {
+        cause: err
+      })
     if (code === 'EACCES' || code === 'EPERM')
       throw new InputError(
-        `cannot read the server's data directory ${dir} ` +
-          `as ${os.userInfo().username}: run as root or as the server's user (${why})`,
+        `cannot read the server's data directory ${dir} as ${os.userInfo().username}: run as root or as the server's user (${why})`,
         { cause: err }
       )
     throw new InputError(`cannot read the server's data directory ${dir}: ${errorMessage(err)}`, { cause: err })
@@ -116,9 +113,7 @@ export async function localDataDirectory(client) {
   }
   if (here !== sysid || pidPort !== String(port)) {
     throw new InputError(
-      `the data directory ${dir} on this machine is not the server's ` +
-        `(${here !== sysid ? 'another system identifier' : 'no server on its port runs there'}): ` +
-        `a remote server? ${why}`
+      `the data directory ${dir} on this machine is not the server's (${here !== sysid ? 'another system identifier' : 'no server on its port runs there'}): a remote server? ${why}`
     )
   }
   return dir
@@ -189,8 +184,7 @@ function run(command, args) {
       if (err && /** @type {NodeJS.ErrnoException} */ (err).code === 'ENOENT') {
         reject(
           new MissingToolError(
-            `evict-cache needs ${command}, which is not installed (Debian package ${command}: ` +
-              `apt-get install ${command})`,
+            `evict-cache needs ${command}, which is not installed (Debian package ${command}: apt-get install ${command})`,
             { cause: err }
           )
         )
@@ -235,7 +229,7 @@ export async function checkEvictable(connectionString) {
   } catch (err) {
     // SHOW data_directory needs a superuser or pg_read_all_settings
     if (/** @type {{ code?: string }} */ (err).code === '42501')
-      throw new InputError(`evict-cache cannot find the ` + `server's files: ${errorMessage(err)}`, { cause: err })
+      throw new InputError(`evict-cache cannot find the server's files: ${errorMessage(err)}`, { cause: err })
     if (err instanceof InputError) throw err
     // anything else fails the action itself, recorded as such
   } finally {
@@ -304,9 +298,7 @@ export async function runEvictCache(spec, context) {
     const duration = took()
     await events.record({ kind: 'end', ...base, duration_s: duration, ok: true, detail: { ...detail } })
     log.info(
-      `evict-cache of ${table}: ${detail.files} files of ${detail.relations} relations, ${mb(detail.bytes)}; ` +
-        `resident ${mb(detail.resident_pages_before * detail.page_size)} before, ` +
-        `${mb(detail.resident_pages_after * detail.page_size)} after (${duration.toFixed(2)} s)`
+      `evict-cache of ${table}: ${detail.files} files of ${detail.relations} relations, ${mb(detail.bytes)}; resident ${mb(detail.resident_pages_before * detail.page_size)} before, ${mb(detail.resident_pages_after * detail.page_size)} after (${duration.toFixed(2)} s)`
     )
     return { ok: true, duration_s: duration, detail: { ...detail } }
   } catch (err) {

@@ -67,8 +67,7 @@ export function checkRetentionSpec(spec, field) {
     if (/** @type {Record<string, unknown>} */ (spec)[key] === undefined) continue
     if (!OWN_FIELDS[action].includes(key)) {
       throw new InputError(
-        `${at(key)}: ` +
-          `not a field of ${action}${key === 'time_column' ? ' (its partitions are of the partition key)' : ''}`
+        `${at(key)}: not a field of ${action}${key === 'time_column' ? ' (its partitions are of the partition key)' : ''}`
       )
     }
   }
@@ -99,8 +98,7 @@ export function checkRetentionSpec(spec, field) {
   }
   if (spec.yes !== true)
     throw new RefusedActionError(
-      `${at('yes')}: ${action} ` +
-        `${action === 'delete' ? 'deletes rows' : 'drops partitions'} of ${spec.table}: say yes: true to let it run`
+      `${at('yes')}: ${action} ${action === 'delete' ? 'deletes rows' : 'drops partitions'} of ${spec.table}: say yes: true to let it run`
     )
   return { action, table: spec.table, olderThanS, relativeTo, batch, timeColumn }
 }

@@ -34,8 +34,7 @@ export async function dropOldPartitions(sql, retention, detail, removed) {
   )
   if (retention.olderThanS * 1000 < widthMs) {
     throw new RuntimeError(
-      `older_than (${retention.olderThanS} s) is shorter than one partition of ${retention.table} ` +
-        `(${widthMs / 1000} s): give at least ${widthMs / 1000} s`
+      `older_than (${retention.olderThanS} s) is shorter than one partition of ${retention.table} (${widthMs / 1000} s): give at least ${widthMs / 1000} s`
     )
   }
   Object.assign(detail, { dropped: 0, rows: 0, bytes: 0, rows_counted_by: 'count(*)', partitions: [] })
@@ -106,9 +105,7 @@ export async function deleteOldRows(sql, retention, detail, removed) {
   const column = `"${retention.timeColumn}"`
   const bound = cutoffSql(target.type)
   for (const leaf of await leavesBefore(sql, target, byTime, cutoff)) {
-    const statement =
-      `DELETE FROM ${leaf} WHERE ctid = ANY (ARRAY(SELECT ctid FROM ${leaf} WHERE ${column} < ` +
-      `${bound} LIMIT $2)) AND ${column} < ${bound}`
+    const statement = `DELETE FROM ${leaf} WHERE ctid = ANY (ARRAY(SELECT ctid FROM ${leaf} WHERE ${column} < ${bound} LIMIT $2)) AND ${column} < ${bound}`
     for (;;) {
       const result = await sql(`WITH gone AS (${statement} RETURNING 1) SELECT count(*)::int8 AS n FROM gone`, [
         cutoff / 1000,

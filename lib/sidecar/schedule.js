@@ -104,8 +104,7 @@ function parseRule(item, label, now) {
   if (!ACTIONS.includes(/** @type {any} */ (raw.action))) {
     const maintenance = ACTIONS.filter(a => !RETENTION_ACTIONS.includes(/** @type {any} */ (a)))
     throw new InputError(
-      `${label}.action: expected one of ${maintenance.join(', ')}, got ${shown(raw.action)} (retention, with yes: ` +
-        `true: ${RETENTION_ACTIONS.join(', ')})`
+      `${label}.action: expected one of ${maintenance.join(', ')}, got ${shown(raw.action)} (retention, with yes: true: ${RETENTION_ACTIONS.join(', ')})`
     )
   }
   for (const flag of ['freeze', 'full', 'analyze', 'verbose', 'once']) {

@@ -52,7 +52,7 @@ export class Sidecar {
         if ((this.quietUntil.get(rule) ?? 0) > Date.now()) continue
         const value = await currentValue(rule.condition, this.options.stats(), this.options.diskPath)
         if (value !== null && holds(rule.condition, value)) {
-          this.options.context.log.info(`${rule.label}: "${rule.condition.text}" holds (${round(value)})`)
+          this.options.context.log.info(`${rule.label}: "${rule.condition.text}" holds (${fourFigures(value)})`)
           this.fire(rule)
         }
       }
@@ -112,6 +112,6 @@ export class Sidecar {
 }
 
 /** @param {number} n */
-function round(n) {
+function fourFigures(n) {
   return Number.isInteger(n) ? n : Number(n.toPrecision(4))
 }

@@ -34,8 +34,7 @@ export class Snapshots {
     const kind = driver ?? saved?.driver ?? null
     if (kind === null) {
       throw new InputError(
-        `no snapshot driver set up for ${dir}: run pgloadgen snapshot init --data-dir ${dataDir} [--driver zfs ` +
-          `--dataset POOL/FS]`
+        `no snapshot driver set up for ${dir}: run pgloadgen snapshot init --data-dir ${dataDir} [--driver zfs --dataset POOL/FS]`
       )
     }
     if (kind !== 'zfs' && kind !== 'copy') throw new InputError(`unknown snapshot driver "${kind}" (zfs or copy)`)
@@ -101,8 +100,7 @@ export class Snapshots {
     const lost = this.driver instanceof ZfsDriver ? await this.driver.newerThan(name) : []
     if (!yes) {
       throw new RefusedActionError(
-        `rollback replaces the data directory with snapshot ` +
-          `"${name}"${lost.length ? ` and destroys the later snapshots ${lost.join(', ')}` : ''}; add --yes to confirm`
+        `rollback replaces the data directory with snapshot "${name}"${lost.length ? ` and destroys the later snapshots ${lost.join(', ')}` : ''}; add --yes to confirm`
       )
     }
     await this.recorded('rollback', name, () => this.replaceWith(name, beforeStart))

@@ -59,8 +59,7 @@ export class ZfsDriver {
     const value = (await runTool('zfs', ['get', '-H', '-o', 'value', LAB_PROPERTY, dataset])).trim()
     if (value !== 'on') {
       throw new RuntimeError(
-        `refusing to touch ZFS dataset ${dataset}: it is not marked as the lab's ` +
-          `(run pgloadgen snapshot init --driver zfs --dataset ${dataset})`
+        `refusing to touch ZFS dataset ${dataset}: it is not marked as the lab's (run pgloadgen snapshot init --driver zfs --dataset ${dataset})`
       )
     }
     return dataset

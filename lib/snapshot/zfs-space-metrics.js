@@ -38,8 +38,7 @@ export function registerZfsSpaceMetrics(registry, probe) {
     })
   gauge(
     'pgloadgen_zfs_pool_free_bytes',
-    'Free bytes of the ZFS pool holding the data directory (zpool get free; rounded to three significant digits ' +
-      "where zpool has no -p, as zfs-fuse's)",
+    "Free bytes of the ZFS pool holding the data directory (zpool get free; rounded to three significant digits where zpool has no -p, as zfs-fuse's)",
     () => probe.poolFigures?.free
   )
   gauge(
@@ -50,8 +49,7 @@ export function registerZfsSpaceMetrics(registry, probe) {
   gauge('pgloadgen_zfs_metaslabs', 'Metaslabs of the pool, from zdb -mm', () => probe.metaslabFigures?.metaslabs)
   gauge(
     'pgloadgen_zfs_free_segments',
-    "Free segments of all the pool's metaslabs together, from zdb -mm (more for the same free space: " +
-      'more fragmented)',
+    "Free segments of all the pool's metaslabs together, from zdb -mm (more for the same free space: more fragmented)",
     () => probe.metaslabFigures?.freeSegments
   )
   gauge(
@@ -74,9 +72,7 @@ export function registerZfsSpaceMetrics(registry, probe) {
   )
   new client.Counter({
     name: 'pgloadgen_zfs_sample_errors_total',
-    help:
-      'Runs of zdb or zpool that failed or were killed at their timeout while sampling the pool ' +
-      '(the last figures are kept, marked stale)',
+    help: 'Runs of zdb or zpool that failed or were killed at their timeout while sampling the pool (the last figures are kept, marked stale)',
     labelNames: ['pool', 'tool'],
     registers: [registry],
     collect() {

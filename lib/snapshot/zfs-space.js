@@ -16,6 +16,7 @@ import { parseDuration } from '../config/numbers.js'
 import { parseZdbMetaslabs, parseZpoolGet, summariseMetaslabs } from './zfs-output.js'
 import { registerZfsSpaceMetrics } from './zfs-space-metrics.js'
 import { runZfsTool, toolPath, zfsDatasetOf } from './zfs-tools.js'
+import { round, roundOrNull } from '../helpers/numbers.js'
 
 export { parseZdbMetaslabs, parseZfsSize, parseZpoolGet, summariseMetaslabs } from './zfs-output.js'
 /** @typedef {import('./zfs-output.js').Metaslab} Metaslab */
@@ -26,8 +27,7 @@ export const DEFAULT_TIMEOUT_S = 30
 const ZPOOL_TIMEOUT_MS = 15000
 
 const NO_FRAGMENTATION_PROPERTY =
-  'this zpool has no fragmentation property (zfs-fuse, pool version 23: it came with the space map ' +
-  'histograms of later ZFS)'
+  'this zpool has no fragmentation property (zfs-fuse, pool version 23: it came with the space map histograms of later ZFS)'
 
 /**
  * The sample written into samples.ndjson under `zfs`.
@@ -240,20 +240,15 @@ export class ZfsSpaceProbe {
             : pool
               ? 'zpool gives no fragmentation for this pool'
               : 'zpool did not answer',
-      sample_s: roundS(this.lastRoundS),
-      zdb_s: roundS(this.lastZdbS),
+      sample_s: roundOrNull(this.lastRoundS, 3),
+      zdb_s: roundOrNull(this.lastZdbS, 3),
       rounds: this.rounds,
-      sampling_s_total: /** @type {number} */ (roundS(this.samplingS)),
+      sampling_s_total: round(this.samplingS, 3),
       errors: this.errors.zdb + this.errors.zpool,
       stale: this.stale,
       error: this.error
     }
   }
-}
-
-/** @param {number | null} seconds */
-function roundS(seconds) {
-  return seconds === null ? null : Math.round(seconds * 1000) / 1000
 }
 
 /**

@@ -1,6 +1,7 @@
 import { LogHistogram } from '../metrics/log-histogram.js'
 import { histogramsField } from './histogram-field.js'
-import { latencySummary, round } from './summary.js'
+import { latencySummary } from './summary.js'
+import { roundOrNull } from '../helpers/numbers.js'
 
 // The figures of a load still running, in the shape of the summary's own
 // fields (summary.js), so that --threshold-abort judges them with the
@@ -32,14 +33,14 @@ export function runningFigures(stats, { elapsedS, reconnects, skipped, scheduled
     requests[stats.types[i]] = {
       done: stats.done[i],
       failed: stats.failed[i],
-      rate: seconds === null ? null : round(stats.done[i] / seconds, 1),
+      rate: seconds === null ? null : roundOrNull(stats.done[i] / seconds, 1),
       latency_us: latencySummary(stats.latency[i]),
       timeouts: stats.timeouts[i]
     }
   }
   return {
-    elapsed_s: round(elapsedS, 3),
-    throughput: seconds === null ? null : round(done / seconds, 1),
+    elapsed_s: roundOrNull(elapsedS, 3),
+    throughput: seconds === null ? null : roundOrNull(done / seconds, 1),
     latency_us: latencySummary(all),
     requests,
     unexpected_failures: stats.unexpectedFailures,

@@ -2,6 +2,7 @@ import { LogHistogram } from '../metrics/log-histogram.js'
 import { CANCELS_GAVE_UP, CANCELS_SENT, CANCELS_SUCCEEDED } from '../metrics/request-stats.js'
 import { histogramsField } from './histogram-field.js'
 import { formatShare } from '../scale/share.js'
+import { roundOrNull } from '../helpers/numbers.js'
 
 /**
  * The disk_full part of the summary (lib/lab/disk-space.js fills it).
@@ -82,7 +83,7 @@ export function buildSummary(input) {
       not_found: stats.notFound[i],
       // failed for want of an answer within --request-timeout (a part of failed)
       timeouts: stats.timeouts[i],
-      rate: round(stats.done[i] / elapsedS, 1),
+      rate: roundOrNull(stats.done[i] / elapsedS, 1),
       rows: stats.rows[i],
       points: stats.points[i],
       latency_us: latencySummary(stats.latency[i])
@@ -90,7 +91,7 @@ export function buildSummary(input) {
   }
   const cpuUs = input.cpuUsage.user + input.cpuUsage.system
   return {
-    elapsed_s: round(elapsedS, 3),
+    elapsed_s: roundOrNull(elapsedS, 3),
     // wall-clock times of the load: what merging instances' summaries spans
     started_at: input.startedAt?.toISOString() ?? null,
     ended_at: input.endedAt?.toISOString() ?? null,
@@ -131,13 +132,13 @@ export function buildSummary(input) {
       pacing_interval_s: input.pacing.intervalS,
       schedule_lag_us: latencySummary(stats.lag)
     }),
-    throughput: round(done / elapsedS, 1),
+    throughput: roundOrNull(done / elapsedS, 1),
     // what the requests wrote and the server acknowledged: rows, and points
     // (metric values) for time-series workloads
     rows_written: rows,
     points_written: points,
-    rows_per_s: round(rows / elapsedS, 1),
-    points_per_s: round(points / elapsedS, 1),
+    rows_per_s: roundOrNull(rows / elapsedS, 1),
+    points_per_s: roundOrNull(points / elapsedS, 1),
     latency_us: latencySummary(all),
     requests,
     errors: stats.errors.toJSON(),
@@ -162,10 +163,10 @@ export function buildSummary(input) {
     ...rowAudit(input.rowAudit ?? null, input.auditRows ?? rows),
     abandoned_in_flight: input.abandonedInFlight,
     process: {
-      cpu_user_s: round(input.cpuUsage.user / 1e6, 3),
-      cpu_system_s: round(input.cpuUsage.system / 1e6, 3),
+      cpu_user_s: roundOrNull(input.cpuUsage.user / 1e6, 3),
+      cpu_system_s: roundOrNull(input.cpuUsage.system / 1e6, 3),
       // The generator's own cost per request: CPU the server cannot use.
-      cpu_us_per_request: round(done ? cpuUs / done : null, 1),
+      cpu_us_per_request: roundOrNull(done ? cpuUs / done : null, 1),
       peak_rss_bytes: process.resourceUsage().maxRSS * 1024
     },
     // the raw bucket counts: what `pgloadgen merge` adds up (histogram-field.js)
@@ -213,22 +214,12 @@ export function rowAudit(audit, written) {
  */
 export function latencySummary(h) {
   return {
-    p50: round(h.quantile(0.5)),
-    p95: round(h.quantile(0.95)),
-    p99: round(h.quantile(0.99)),
-    max: round(h.count ? h.max : null),
-    mean: round(h.count ? h.sum / h.count : null)
+    p50: roundOrNull(h.quantile(0.5)),
+    p95: roundOrNull(h.quantile(0.95)),
+    p99: roundOrNull(h.quantile(0.99)),
+    max: roundOrNull(h.count ? h.max : null),
+    mean: roundOrNull(h.count ? h.sum / h.count : null)
   }
-}
-
-/**
- * @param {number | null} value
- * @param {number} [digits]
- */
-export function round(value, digits = 0) {
-  if (value === null || !Number.isFinite(value)) return null
-  const f = 10 ** digits
-  return Math.round(value * f) / f
 }
 
 /**

@@ -226,8 +226,5 @@ export function thresholdExitCode(summary) {
  * @param {ThresholdAbort} abort
  */
 export function abortLine(abort) {
-  return (
-    `stopped at ${abort.at_s.toFixed(1)} s by --threshold-abort: ${abort.expr} failed ` +
-    `(${formatValue(abort.value, abort.unit)})`
-  )
+  return `stopped at ${abort.at_s.toFixed(1)} s by --threshold-abort: ${abort.expr} failed (${formatValue(abort.value, abort.unit)})`
 }

@@ -1,7 +1,8 @@
 import { RequestStats } from '../metrics/request-stats.js'
 import { ErrorMessageCounts } from '../metrics/error-messages.js'
 import { LogHistogram } from '../metrics/log-histogram.js'
-import { latencySummary, round } from './summary.js'
+import { latencySummary } from './summary.js'
+import { roundOrNull } from '../helpers/numbers.js'
 
 // --warmup D: the first D seconds of load are kept apart. When they end, a
 // mark copies what the run's stats hold then; at the end the summary's
@@ -109,17 +110,17 @@ export function warmupField(stats, seconds, startedAt) {
     requests[stats.types[i]] = {
       done: stats.done[i],
       failed: stats.failed[i],
-      rate: round(stats.done[i] / seconds, 1),
+      rate: roundOrNull(stats.done[i] / seconds, 1),
       latency_us: latencySummary(stats.latency[i])
     }
   }
   return {
-    seconds: round(seconds, 3),
+    seconds: roundOrNull(seconds, 3),
     started_at: startedAt?.toISOString() ?? null,
     ended_at: startedAt ? new Date(startedAt.getTime() + seconds * 1000).toISOString() : null,
     done,
     failed,
-    throughput: round(done / seconds, 1),
+    throughput: roundOrNull(done / seconds, 1),
     latency_us: latencySummary(latency),
     requests,
     errors: stats.errors.toJSON(),

@@ -39,8 +39,7 @@ export function compareTable(comparison, { colours = PLAIN, width = 80 } = {}) {
     const seconds = entry.elapsed_s.reduce((a, b) => a + b, 0)
     const reps = entry.kind === 'variant' ? plural(entry.repetitions, 'repetition') : 'a run'
     lines.push(
-      `  ${colours.bold(entry.letter)}  ${entry.name}: ${entry.workload}, ${reps}, ${seconds.toFixed(1)} s of load  ` +
-        `${colours.dim(entry.path)}`
+      `  ${colours.bold(entry.letter)}  ${entry.name}: ${entry.workload}, ${reps}, ${seconds.toFixed(1)} s of load  ${colours.dim(entry.path)}`
     )
   }
   if (comparison.forced) lines.push(colours.yellow('  --force: the entries ran different workloads'))
@@ -51,8 +50,7 @@ export function compareTable(comparison, { colours = PLAIN, width = 80 } = {}) {
     lines.push(
       '',
       colours.bold(
-        `${entry.letter} against ${baseline.letter}: ratio ${entry.letter} / ${baseline.letter}, ` +
-          `95 % CI of ${entry.letter}'s repetitions in ${baseline.letter}'s units`
+        `${entry.letter} against ${baseline.letter}: ratio ${entry.letter} / ${baseline.letter}, 95 % CI of ${entry.letter}'s repetitions in ${baseline.letter}'s units`
       )
     )
     lines.push(...figureTable(comparison, baseline, entry, against.figures, colours, width))

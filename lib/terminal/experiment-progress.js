@@ -70,8 +70,7 @@ export class ExperimentProgress {
     const where =
       phase.phase === 'prepare'
         ? 'prepare'
-        : `variant ${phase.variant}, repetition ${phase.repetition}/${this.plan.repetitions} ` +
-          `(run ${this.runIndex(phase) + 1} of ${this.runs()})`
+        : `variant ${phase.variant}, repetition ${phase.repetition}/${this.plan.repetitions} (run ${this.runIndex(phase) + 1} of ${this.runs()})`
     if (phase.session.closed) {
       const left =
         phase.phase === 'prepare'

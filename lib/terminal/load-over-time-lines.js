@@ -22,9 +22,7 @@ export function loadOverTimeLines(summary, colours) {
     const failed = warmup.failed > 0 ? colours.yellow(`${count(warmup.failed)} failed`) : '0 failed'
     lines.push(
       colours.dim(
-        `warm-up (left out above): ${warmup.seconds} s, ${plural(warmup.done, 'request')} ` +
-          `(${rate(warmup.throughput)}/s), p50 ${ms(warmup.latency_us?.p50)} ms, p99 ` +
-          `${ms(warmup.latency_us?.p99)} ms, ${failed}`
+        `warm-up (left out above): ${warmup.seconds} s, ${plural(warmup.done, 'request')} (${rate(warmup.throughput)}/s), p50 ${ms(warmup.latency_us?.p50)} ms, p99 ${ms(warmup.latency_us?.p99)} ms, ${failed}`
       )
     )
   }

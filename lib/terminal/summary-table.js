@@ -164,8 +164,7 @@ function failureLines(summary, colours, width) {
   if (diskFull && diskFull.failures > 0) {
     lines.push(
       colours.yellow(
-        `disk full: ${plural(diskFull.failures, 'request')} failed for want of space, ` +
-          `in ${plural(diskFull.episodes, 'episode')}`
+        `disk full: ${plural(diskFull.failures, 'request')} failed for want of space, in ${plural(diskFull.episodes, 'episode')}`
       )
     )
   }
@@ -177,8 +176,7 @@ function failureLines(summary, colours, width) {
   if (cancels && cancels.sent > 0) {
     lines.push(
       colours.yellow(
-        `cancels: ${count(cancels.sent)} sent, ${count(cancels.succeeded)} ended on the server (kept), ` +
-          `${count(cancels.gave_up)} past the grace (replaced)`
+        `cancels: ${count(cancels.sent)} sent, ${count(cancels.succeeded)} ended on the server (kept), ${count(cancels.gave_up)} past the grace (replaced)`
       )
     )
   }
@@ -211,8 +209,7 @@ function auditLines(summary, colours) {
     const checked =
       typeof missing === 'number'
         ? // present: acknowledged, neither gone back in time nor missing
-          `, ${count(acknowledged - vanished - missing)} present, ${lost(missing, 'missing', colours)}, ` +
-          `${lost(vanished, 'vanished', colours)}`
+          `, ${count(acknowledged - vanished - missing)} present, ${lost(missing, 'missing', colours)}, ${lost(vanished, 'vanished', colours)}`
         : ', not checked'
     lines.push(`inserts: ${count(acknowledged)} acknowledged${checked}`)
   }
@@ -233,14 +230,11 @@ function auditLines(summary, colours) {
         : lost(summary.rows_missing, 'missing', colours)
     lines.push(`rows of ${audit.table}: ${count(summary.acknowledged_rows)} acknowledged, ${missingRows}`)
     lines.push(
-      `  the table: ${count(audit.rows_before)} rows before, ${count(audit.rows_after)} after, ` +
-        `${count(audit.rows_removed_by_retention)} removed by retention`
+      `  the table: ${count(audit.rows_before)} rows before, ${count(audit.rows_after)} after, ${count(audit.rows_removed_by_retention)} removed by retention`
     )
     if (audit.writes_in_doubt > 0) {
       lines.push(
-        `in doubt (sent, no acknowledgement): ${plural(audit.writes_in_doubt, 'write')}, ` +
-          `${plural(audit.rows_in_doubt, 'row')}, ` +
-          `${audit.rows_in_doubt_stored === null ? 'not counted' : `${count(audit.rows_in_doubt_stored)} stored`}`
+        `in doubt (sent, no acknowledgement): ${plural(audit.writes_in_doubt, 'write')}, ${plural(audit.rows_in_doubt, 'row')}, ${audit.rows_in_doubt_stored === null ? 'not counted' : `${count(audit.rows_in_doubt_stored)} stored`}`
       )
     }
   }
@@ -273,8 +267,7 @@ function scheduleLines(summary) {
   }
   if (summary.points_written > 0) {
     lines.push(
-      `written: ${count(summary.rows_written)} rows (${rate(summary.rows_per_s)}/s), ` +
-        `${count(summary.points_written)} points (${rate(summary.points_per_s)}/s)`
+      `written: ${count(summary.rows_written)} rows (${rate(summary.rows_per_s)}/s), ${count(summary.points_written)} points (${rate(summary.points_per_s)}/s)`
     )
   }
   return lines

@@ -66,8 +66,7 @@ export async function checkWorkload(
   const unknown = Object.keys(options).filter(name => !Object.hasOwn(optionSpecs, name))
   if (unknown.length > 0) {
     throw new InputError(
-      `${optionsWhere}${printable(unknown[0], 40)}: the ${module.name} workload has no such ` +
-        `option${Object.keys(optionSpecs).length ? ` (its options: ${Object.keys(optionSpecs).join(', ')})` : ''}`
+      `${optionsWhere}${printable(unknown[0], 40)}: the ${module.name} workload has no such option${Object.keys(optionSpecs).length ? ` (its options: ${Object.keys(optionSpecs).join(', ')})` : ''}`
     )
   }
   const optionValuesGiven = optionValues(optionSpecs, options, optionsWhere)

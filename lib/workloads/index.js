@@ -67,8 +67,7 @@ async function load(spec, { baseDir = process.cwd(), ...given } = {}) {
     const builtin = Object.hasOwn(BUILTIN_WORKLOADS, spec) ? BUILTIN_WORKLOADS[spec] : undefined
     if (!builtin) {
       throw new InputError(
-        `unknown workload ${quote(spec)} (built-in: ${[...Object.keys(BUILTIN_WORKLOADS), 'pgbench'].join(', ')}; ` +
-          `or give a module's path, e.g. ./my-workload.js)`
+        `unknown workload ${quote(spec)} (built-in: ${[...Object.keys(BUILTIN_WORKLOADS), 'pgbench'].join(', ')}; or give a module's path, e.g. ./my-workload.js)`
       )
     }
     return checkWorkload((await builtin()).default, spec, given)
@@ -102,7 +101,7 @@ function moduleFile(resolved, spec) {
       const main = JSON.parse(readFileSync(manifest, 'utf8')).main
       if (typeof main === 'string') return path.join(resolved, main)
     } catch (err) {
-      throw new InputError(`cannot load workload ${printable(spec)}: ` + 'its package.json is not valid JSON', {
+      throw new InputError(`cannot load workload ${printable(spec)}: its package.json is not valid JSON`, {
         cause: err
       })
     }

@@ -50,10 +50,7 @@ export function partitionedTableSql({ table, columns, timeColumn = 'time' }) {
   if (typeof columns !== 'string' || columns.trim() === '') {
     throw new TypeError('partitionedTableSql: columns must be SQL column definitions')
   }
-  return (
-    `CREATE TABLE IF NOT EXISTS ${quoteTable(table)} (${columns}) PARTITION BY RANGE ` +
-    `(${quoteIdentifier(timeColumn)})`
-  )
+  return `CREATE TABLE IF NOT EXISTS ${quoteTable(table)} (${columns}) PARTITION BY RANGE (${quoteIdentifier(timeColumn)})`
 }
 
 /**
@@ -79,8 +76,7 @@ export async function ensurePartitions(sql, { table, intervalS, from, to, timeCo
   if (count === 0) return { created: [] }
   if (count > MAX_NEW_PARTITIONS) {
     throw new RangeError(
-      `ensurePartitions: [${from.toISOString()}, ${to.toISOString()}) at ${intervalS} s is ${count} partitions, ` +
-        `more than ${MAX_NEW_PARTITIONS}`
+      `ensurePartitions: [${from.toISOString()}, ${to.toISOString()}) at ${intervalS} s is ${count} partitions, more than ${MAX_NEW_PARTITIONS}`
     )
   }
   const parent = await readPartitionedTable(sql, table)
@@ -213,9 +209,7 @@ function alreadyCovered(parent, lo, hi) {
     if (p.isDefault || to <= lo || from >= hi) continue
     if (from <= lo && to >= hi) return true
     throw new RuntimeError(
-      `partition ${p.name} of ${parent.name} [${describe(p.from)}, ` +
-        `${describe(p.to)}) overlaps [${new Date(lo).toISOString()}, ${new Date(hi).toISOString()}) in part: ` +
-        `its partitions have another width (drop the table, or keep the interval it was made with)`
+      `partition ${p.name} of ${parent.name} [${describe(p.from)}, ${describe(p.to)}) overlaps [${new Date(lo).toISOString()}, ${new Date(hi).toISOString()}) in part: its partitions have another width (drop the table, or keep the interval it was made with)`
     )
   }
   return false
@@ -245,8 +239,7 @@ async function createPartition(sql, parentSql, partitionSql, lo, hi) {
       // The parent's indexes are made on the empty table as it is attached.
       await sql(`CREATE TABLE ${partitionSql} (LIKE ${parentSql} INCLUDING ALL EXCLUDING INDEXES)`)
       await sql(
-        `ALTER TABLE ${parentSql} ATTACH PARTITION ${partitionSql} FOR VALUES FROM ('${literal(lo)}') TO ` +
-          `('${literal(hi)}')`
+        `ALTER TABLE ${parentSql} ATTACH PARTITION ${partitionSql} FOR VALUES FROM ('${literal(lo)}') TO ('${literal(hi)}')`
       )
     }
     await sql('COMMIT')

@@ -62,8 +62,7 @@ export async function scriptWorkload({ specs, defines, scale, randomSeed, protoc
   for (const script of scripts) {
     if (!/^[A-Za-z_][A-Za-z0-9_.-]{0,62}$/.test(script.name)) {
       throw new InputError(
-        `${script.file}: the request type is named after the file, and ${quote(script.name)} is not a usable name ` +
-          `(letters, digits, _ . -, at most 63); rename the file`
+        `${script.file}: the request type is named after the file, and ${quote(script.name)} is not a usable name (letters, digits, _ . -, at most 63); rename the file`
       )
     }
     if (names.has(script.name)) {
@@ -135,8 +134,7 @@ async function scaleOf(sql, { usesBuiltin, scale, log }) {
     rows = await sql('SELECT count(*)::bigint AS n FROM pgbench_branches')
   } catch (err) {
     throw new RuntimeError(
-      `the built-in scripts need pgbench's tables: ${/** @type {Error} */ (err).message}; run ` +
-        `pgloadgen init first`,
+      `the built-in scripts need pgbench's tables: ${/** @type {Error} */ (err).message}; run pgloadgen init first`,
       { cause: err }
     )
   }

@@ -39,9 +39,7 @@ export default denseTableWorkload({
   // The row's time (the server's clock at insert, which updates leave
   // alone), in microseconds modulo 2^16, tells the row inserted from a
   // later one that took its id; the insert returns it after the id.
-  insertSql:
-    `INSERT INTO cpu (time, tags_id, ${METRICS.join(', ')}) VALUES (now(), $1, ` +
-    `${METRICS.map((_, i) => `$${i + 2}`).join(', ')}) RETURNING id::text || ' ' || (${FINGERPRINT})::text`,
+  insertSql: `INSERT INTO cpu (time, tags_id, ${METRICS.join(', ')}) VALUES (now(), $1, ${METRICS.map((_, i) => `$${i + 2}`).join(', ')}) RETURNING id::text || ' ' || (${FINGERPRINT})::text`,
   newRow: random => withUsages(1 + Math.floor(random() * HOSTS), random),
   fingerprintSql: FINGERPRINT,
   updateSql: `UPDATE cpu SET ${METRICS.map((m, i) => `${m} = $${i + 2}`).join(', ')} WHERE id = $1`,

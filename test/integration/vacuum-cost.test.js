@@ -222,7 +222,6 @@ t.test('embedded PostgreSQL 18', async t => {
 
 t.test('an autovacuum entry of the server log', async t => {
   // The server's log lines as written, one line each: a split would change the data parsed.
-  /* eslint-disable @stylistic/max-len */
   const log = `2025-05-01 10:00:00.000 UTC [77] LOG:  checkpoint starting: time
 2025-05-01 10:00:01.500 UTC [88] LOG:  automatic aggressive vacuum to prevent wraparound of table "lab.public.test_table": index scans: 1
 \tpages: 0 removed, 2500 remain, 2500 scanned (100.00% of total)
@@ -233,7 +232,6 @@ t.test('an autovacuum entry of the server log', async t => {
 \tWAL usage: 5200 records, 2500 full page images, 20500000 bytes
 \tsystem usage: CPU: user: 0.10 s, system: 0.01 s, elapsed: 0.50 s
 2025-05-01 10:00:02.000 UTC [77] LOG:  checkpoint complete`
-  /* eslint-enable @stylistic/max-len */
   const found = autovacuumsInLog(log)
   t.equal(found.length, 1, 'one autovacuum')
   t.equal(found[0].ts, '2025-05-01T10:00:01.500Z', 'its time')

@@ -58,8 +58,7 @@ const runOne =
 const retention = action => (args, io) => {
   if (args.yes !== true)
     throw new RefusedActionError(
-      `${action} ` +
-        `${action === 'delete' ? 'deletes rows' : 'drops partitions'} of ${args.table}: give --yes to let it`
+      `${action} ${action === 'delete' ? 'deletes rows' : 'drops partitions'} of ${args.table}: give --yes to let it`
     )
   if (args.olderThan === undefined || args.olderThan === '') {
     throw new InputError(`${action} needs --older-than, a duration (like 10m)`)
@@ -193,8 +192,7 @@ export const actionCommands = [
   {
     command: 'evict-cache [pgUrl]',
     describe:
-      "drop a table's files (indexes, TOAST, partitions too) from the kernel's page cache, " +
-      'so the next action reads them from disk (a local server; needs vmtouch)',
+      "drop a table's files (indexes, TOAST, partitions too) from the kernel's page cache, so the next action reads them from disk (a local server; needs vmtouch)",
     builder: y =>
       common(y).option('table', {
         type: 'string',
@@ -209,8 +207,7 @@ export const actionCommands = [
   {
     command: 'age-xids [pgUrl]',
     describe:
-      'spend transaction IDs quickly (SQL only) to age the database, as weeks of traffic would; ' +
-      'prints its rate in XIDs/s',
+      'spend transaction IDs quickly (SQL only) to age the database, as weeks of traffic would; prints its rate in XIDs/s',
     builder: y =>
       common(y)
         .option('by', { type: 'string', describe: 'transaction IDs to spend: 2000000, 2M, 500k' })
@@ -227,8 +224,7 @@ export const actionCommands = [
         .option('hold-lock', {
           type: 'string',
           describe:
-            "hold this table's SHARE UPDATE EXCLUSIVE lock meanwhile: its anti-wraparound autovacuum waits, " +
-            'and starts past the failsafe age'
+            "hold this table's SHARE UPDATE EXCLUSIVE lock meanwhile: its anti-wraparound autovacuum waits, and starts past the failsafe age"
         }),
     run: ageXidsCommand
   },
@@ -270,9 +266,7 @@ async function ageXidsCommand(args, { log, stdout }) {
     if (args.json) stdout.write(JSON.stringify({ action: 'age-xids', ...outcome }) + '\n')
     else if (result)
       stdout.write(
-        `age-xids: ${result.consumed} transaction IDs in ${result.seconds.toFixed(2)} s: ` +
-          `${result.xids_per_s} XIDs/s (${result.parallel} connections); database ${result.database} age ` +
-          `${result.age_before} -> ${result.age_after}\n`
+        `age-xids: ${result.consumed} transaction IDs in ${result.seconds.toFixed(2)} s: ${result.xids_per_s} XIDs/s (${result.parallel} connections); database ${result.database} age ${result.age_before} -> ${result.age_after}\n`
       )
     return outcome.ok ? 0 : 1
   } finally {

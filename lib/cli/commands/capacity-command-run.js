@@ -22,8 +22,7 @@ export async function capacityRun(args, { log, stdout, argv = [] }) {
   const objectives = parseObjectives(flags.objectivesText, run.workload.types)
   if (run.workload.pacing !== null) {
     throw new InputError(
-      `capacity: the ${run.workload.name} workload paces its clients itself; the search needs an open loop ` +
-        `(its capacity: pgloadgen experiment notes/experiments/fleet-capacity.yaml)`
+      `capacity: the ${run.workload.name} workload paces its clients itself; the search needs an open loop (its capacity: pgloadgen experiment notes/experiments/fleet-capacity.yaml)`
     )
   }
   if (flags.startRate > flags.maxRate) {

@@ -38,8 +38,7 @@ export function capacityBuilder(y, workloadSpecs = {}) {
       requiresArg: true,
       group: 'Capacity:',
       describe:
-        'what must hold at a rate (repeatable, all must): p99<10ms, insert_row:p95<2ms, lag_p99<50ms; ' +
-        'figures p50…p99.9, max'
+        'what must hold at a rate (repeatable, all must): p99<10ms, insert_row:p95<2ms, lag_p99<50ms; figures p50…p99.9, max'
     })
     .option('start-rate', {
       type: 'string',
@@ -59,32 +58,22 @@ export function capacityBuilder(y, workloadSpecs = {}) {
     .option('resolution', {
       type: 'string',
       group: 'Capacity:',
-      describe:
-        `bisect until the bracket's ends are within this fraction (default ${CAPACITY_DEFAULTS.resolution}), ` +
-        `widened up to ${CAPACITY_DEFAULTS.maxWiden} times where a --step step holds fewer than ` +
-        `${CAPACITY_DEFAULTS.tailRequests} requests beyond the objective's percentile`
+      describe: `bisect until the bracket's ends are within this fraction (default ${CAPACITY_DEFAULTS.resolution}), widened up to ${CAPACITY_DEFAULTS.maxWiden} times where a --step step holds fewer than ${CAPACITY_DEFAULTS.tailRequests} requests beyond the objective's percentile`
     })
     .option('repeats', {
       type: 'string',
       group: 'Capacity:',
-      describe:
-        'steps at each end of the final bracket, all agreeing ' +
-        `(default ${CAPACITY_DEFAULTS.repeats}: a 93 % interval)`
+      describe: `steps at each end of the final bracket, all agreeing (default ${CAPACITY_DEFAULTS.repeats}: a 93 % interval)`
     })
     .option('step', {
       type: 'string',
       group: 'Capacity:',
-      describe:
-        `measured seconds of a step, at least (default ${CAPACITY_DEFAULTS.stepS}); a step confirming the bracket ` +
-        `runs up to ${CAPACITY_DEFAULTS.maxStepFactor} times that, to hold ${CAPACITY_DEFAULTS.tailRequests} ` +
-        `requests beyond the objective's percentile`
+      describe: `measured seconds of a step, at least (default ${CAPACITY_DEFAULTS.stepS}); a step confirming the bracket runs up to ${CAPACITY_DEFAULTS.maxStepFactor} times that, to hold ${CAPACITY_DEFAULTS.tailRequests} requests beyond the objective's percentile`
     })
     .option('max-time', {
       type: 'string',
       group: 'Capacity:',
-      describe:
-        'seconds the search may take, from opening its session; then it ends, unsettled ' +
-        `(default ${CAPACITY_DEFAULTS.maxTimeS})`
+      describe: `seconds the search may take, from opening its session; then it ends, unsettled (default ${CAPACITY_DEFAULTS.maxTimeS})`
     })
     .option('settle', {
       type: 'string',
@@ -137,9 +126,7 @@ function number(value, flag, fallback, { above, max = Number.MAX_SAFE_INTEGER, i
   const n = /^\d+(\.\d+)?$/.test(text) ? Number(text) : NaN
   if (!(n > above) || n > max || (integer && !Number.isInteger(n))) {
     throw new InputError(
-      `${flag} must be ${integer ? 'a whole number' : 'a number'} above ` +
-        `${above}${max < Number.MAX_SAFE_INTEGER ? ` and at most ${max}` : ''}, ` +
-        `got ${JSON.stringify(text).slice(0, 40)}`
+      `${flag} must be ${integer ? 'a whole number' : 'a number'} above ${above}${max < Number.MAX_SAFE_INTEGER ? ` and at most ${max}` : ''}, got ${JSON.stringify(text).slice(0, 40)}`
     )
   }
   return n

@@ -16,8 +16,7 @@ export function compareBuilder(y) {
       type: 'string',
       array: true,
       describe:
-        'run directories (pgloadgen run --record DIR) or experiment variants (EXPDIR:NAME or EXPDIR/variants/NAME); ' +
-        'the first is the baseline'
+        'run directories (pgloadgen run --record DIR) or experiment variants (EXPDIR:NAME or EXPDIR/variants/NAME); the first is the baseline'
     })
     .option('json', {
       type: 'boolean',
@@ -38,8 +37,7 @@ export async function compareCommand(args, { log, stdout }) {
   const entries = /** @type {unknown[]} */ (args.entries ?? []).map(String)
   if (entries.length < 2) {
     throw new InputError(
-      `compare: give at least two entries (run directories or EXPDIR:VARIANT), the first the baseline; ` +
-        `got ${entries.length}`
+      `compare: give at least two entries (run directories or EXPDIR:VARIANT), the first the baseline; got ${entries.length}`
     )
   }
   if (args.html !== undefined && String(args.html).trim() === '') {
@@ -77,8 +75,7 @@ export async function compareCommand(args, { log, stdout }) {
 export const compareCommandModule = {
   command: 'compare <entries..>',
   describe:
-    'compare recorded runs or experiment variants side by side, each against the first: figures, ratios, ' +
-    '95 % intervals and verdicts',
+    'compare recorded runs or experiment variants side by side, each against the first: figures, ratios, 95 % intervals and verdicts',
   builder: compareBuilder,
   run: compareCommand
 }

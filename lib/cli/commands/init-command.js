@@ -83,8 +83,7 @@ async function refuseToDropRows(connectionString, display) {
     }
     if (withRows.length > 0)
       throw new RefusedActionError(
-        `${display} already has pgbench tables with rows ` +
-          `(${withRows.join(', ')}); give --yes to drop and recreate them`
+        `${display} already has pgbench tables with rows (${withRows.join(', ')}); give --yes to drop and recreate them`
       )
   } catch (err) {
     if (err instanceof InputError) throw err

@@ -17,8 +17,7 @@ export function initBuilder(y) {
       alias: 'I',
       type: 'string',
       describe:
-        'steps, in order: d drop, t create, g client-side or G server-side generate, v vacuum, p primary keys, ' +
-        'f foreign keys (default dtgvp)'
+        'steps, in order: d drop, t create, g client-side or G server-side generate, v vacuum, p primary keys, f foreign keys (default dtgvp)'
     })
     .option('foreign-keys', { type: 'boolean', default: false, describe: 'add foreign keys between the tables' })
     .option('unlogged-tables', {

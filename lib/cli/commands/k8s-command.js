@@ -22,8 +22,7 @@ export function k8sSubcommands(y, choose) {
   return y
     .command(
       'render',
-      'write a kustomize directory that runs N instances of one load as an Indexed Job, all starting at one moment; ' +
-        "the run's flags after --",
+      "write a kustomize directory that runs N instances of one load as an Indexed Job, all starting at one moment; the run's flags after --",
       r =>
         r
           .option('instances', {
@@ -90,8 +89,7 @@ async function renderCommand(args, { stdout, argv = [] }) {
   const resultsClaim = args.resultsClaim === undefined ? null : String(args.resultsClaim)
   if (resultsClaim !== null && !DNS_NAME.test(resultsClaim)) {
     throw new InputError(
-      `--results-claim must be a PersistentVolumeClaim's name (lower-case letters, digits, - and .), ` +
-        `got ${quote(resultsClaim)}`
+      `--results-claim must be a PersistentVolumeClaim's name (lower-case letters, digits, - and .), got ${quote(resultsClaim)}`
     )
   }
 

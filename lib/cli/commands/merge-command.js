@@ -38,8 +38,7 @@ export async function mergeCommand(args, { log, stdout }) {
   const { summaryJson } = await import('../../summary/summary-json.js')
   const { summary, report } = await mergeRuns(dirs, out, log)
   log.info(
-    `merged ${summary.merged.runs} runs: ${summary.throughput} requests/s over ${summary.elapsed_s} s, ` +
-      `p99 ${summary.latency_us.p99} µs, start skew ${summary.start_skew_ms} ms; report written to ${report}`
+    `merged ${summary.merged.runs} runs: ${summary.throughput} requests/s over ${summary.elapsed_s} s, p99 ${summary.latency_us.p99} µs, start skew ${summary.start_skew_ms} ms; report written to ${report}`
   )
   printSummaryTable(summary, { level: log.level, report })
   stdout.write(args.json ? summaryJson(summary) : `${report}\n`)

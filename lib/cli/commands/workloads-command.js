@@ -41,8 +41,7 @@ export async function workloadsCommand(args, { stdout }) {
     listings.push({
       name: 'pgbench',
       description:
-        'pgbench scripts, each one a request type: the built-in ones below (-b NAME[@WEIGHT]) or your files ' +
-        '(-f FILE[@WEIGHT]); tables from pgloadgen init',
+        'pgbench scripts, each one a request type: the built-in ones below (-b NAME[@WEIGHT]) or your files (-f FILE[@WEIGHT]); tables from pgloadgen init',
       types: BUILTIN_SCRIPTS.map(script => ({ name: script.name, weight: 1 })),
       default_mix: 'tpcb-like=1',
       usage: 'pgloadgen init -s 10 && pgloadgen run -b tpcb-like'
@@ -58,8 +57,7 @@ export async function workloadsCommand(args, { stdout }) {
     const width = Math.max(...item.types.map(type => type.name.length))
     for (const type of item.types)
       lines.push(
-        `  ${type.name.padEnd(width)}  weight ` +
-          `${type.weight}${type.expected_error ? `, expected error ${type.expected_error}` : ''}`
+        `  ${type.name.padEnd(width)}  weight ${type.weight}${type.expected_error ? `, expected error ${type.expected_error}` : ''}`
       )
     lines.push(`  default mix: ${item.default_mix}`)
     for (const [name, spec] of Object.entries(item.options ?? {})) {

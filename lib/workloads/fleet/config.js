@@ -113,8 +113,7 @@ export function configureFleet({ options }) {
     }
     if (premake * partitionIntervalS < 2 * MAINTAIN_EVERY_S) {
       throw new Error(
-        `--premake: ${premake} partitions of ${partitionIntervalS} s reach ${premake * partitionIntervalS} s ahead, ` +
-          `less than two maintenance passes (${2 * MAINTAIN_EVERY_S} s); make more ahead`
+        `--premake: ${premake} partitions of ${partitionIntervalS} s reach ${premake * partitionIntervalS} s ahead, less than two maintenance passes (${2 * MAINTAIN_EVERY_S} s); make more ahead`
       )
     }
   }

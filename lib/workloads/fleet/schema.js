@@ -69,8 +69,7 @@ async function createOrCheck(sql, config) {
     const isPartitioned = existing.relkind === 'p'
     if (isPartitioned !== partitioned) {
       throw new Error(
-        `${POINTS} exists ${isPartitioned ? 'partitioned' : 'as a plain table'}, ` +
-          `and this run asks for ${partitioned ? 'partitions' : 'a plain table'}: run with --reset to make it again`
+        `${POINTS} exists ${isPartitioned ? 'partitioned' : 'as a plain table'}, and this run asks for ${partitioned ? 'partitions' : 'a plain table'}: run with --reset to make it again`
       )
     }
   } else {
@@ -132,7 +131,6 @@ WHERE NOT EXISTS (SELECT FROM ${SERIES} s WHERE s.agent = $1::int AND s.metric =
 ORDER BY m
 ON CONFLICT DO NOTHING`
 
-export const AGENT_SERIES_SQL =
-  `SELECT series_id FROM ${SERIES} WHERE agent = $1::int AND metric < $2::int ` + `ORDER BY metric`
+export const AGENT_SERIES_SQL = `SELECT series_id FROM ${SERIES} WHERE agent = $1::int AND metric < $2::int ORDER BY metric`
 
 export const COPY_SQL = `COPY ${POINTS} (series_id, time, value) FROM STDIN`

@@ -29,19 +29,13 @@ export function fleetStatistics(config) {
     },
     {
       name: 'pgloadgen_workload_fleet_autovacuums_total',
-      help:
-        `Autovacuums of ${POINTS} and its partitions, since the statistics were reset ` +
-        `(inserts trigger them too, PostgreSQL 13+)`,
-      sql:
-        `SELECT coalesce(sum(autovacuum_count), 0) AS value FROM pg_stat_user_tables WHERE relid IN ` +
-        `(${POINT_RELATIONS})`
+      help: `Autovacuums of ${POINTS} and its partitions, since the statistics were reset (inserts trigger them too, PostgreSQL 13+)`,
+      sql: `SELECT coalesce(sum(autovacuum_count), 0) AS value FROM pg_stat_user_tables WHERE relid IN (${POINT_RELATIONS})`
     },
     {
       name: 'pgloadgen_workload_fleet_vacuums_running',
       help: `Vacuums of ${POINTS} or its partitions running now`,
-      sql:
-        `SELECT count(*) AS value FROM pg_stat_progress_vacuum WHERE datname = current_database() AND relid IN ` +
-        `(${POINT_RELATIONS})`
+      sql: `SELECT count(*) AS value FROM pg_stat_progress_vacuum WHERE datname = current_database() AND relid IN (${POINT_RELATIONS})`
     },
     {
       name: 'pgloadgen_workload_fleet_checkpoints_total',

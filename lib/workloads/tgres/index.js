@@ -30,8 +30,7 @@ import { DROP, SCHEMA } from './schema.js'
 export default {
   name: 'tgres',
   description:
-    "Tgres's vertical layout: one ts row per slot of a segment of series, array slices updated in place " +
-    '(UPDATE ts SET dp[a:b] = …), a ring of slots per series',
+    "Tgres's vertical layout: one ts row per slot of a segment of series, array slices updated in place (UPDATE ts SET dp[a:b] = …), a ring of slots per series",
   table: 'ts',
   audit: { table: 'ts' },
   fill: 'flush_segment=1',
@@ -54,8 +53,7 @@ export default {
       default: 200,
       min: 1,
       describe:
-        'series per segment: the array elements of a ts row (Tgres: 200; above 242, dp is kept in TOAST; ' +
-        'at most 807, the widest row an 8 kB page holds)'
+        'series per segment: the array elements of a ts row (Tgres: 200; above 242, dp is kept in TOAST; at most 807, the widest row an 8 kB page holds)'
     },
     step: {
       type: 'duration',
@@ -76,8 +74,7 @@ export default {
       default: 0,
       min: 0,
       describe:
-        'series a write updates at once, a contiguous run of a segment (0: the whole segment, ' +
-        'as Tgres flushes a full slot)'
+        'series a write updates at once, a contiguous run of a segment (0: the whole segment, as Tgres flushes a full slot)'
     }
   },
   configure({ options }) {

@@ -77,8 +77,7 @@ export function layout({ series, segmentWidth: width, step, slots, fillfactor, s
   if (rowBytes > MAX_HEAP_TUPLE_BYTES) {
     const widest = Math.floor((MAX_HEAP_TUPLE_BYTES - tsRowBytes(0)) / 10)
     throw new Error(
-      `--segment-width ${width}: a ts row would take ${rowBytes} bytes uncompressed, ` +
-        `more than the ${MAX_HEAP_TUPLE_BYTES} bytes of the largest row an 8 kB page holds (at most ${widest})`
+      `--segment-width ${width}: a ts row would take ${rowBytes} bytes uncompressed, more than the ${MAX_HEAP_TUPLE_BYTES} bytes of the largest row an 8 kB page holds (at most ${widest})`
     )
   }
   if (slice > width) {

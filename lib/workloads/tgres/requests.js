@@ -18,8 +18,7 @@ const INSERT_TS = statement(
   'INSERT INTO ts AS ts (rra_bundle_id, seg, i) VALUES ($1, $2, $3) ON CONFLICT (rra_bundle_id, seg, i) DO NOTHING'
 )
 const UPDATE_STATE = statement(
-  'UPDATE rra_state AS rra_state SET latest[$3:$4] = $5, duration_ms[$6:$7] = $8, ' +
-    'value[$9:$10] = $11 WHERE rra_bundle_id = $1 AND seg = $2'
+  'UPDATE rra_state AS rra_state SET latest[$3:$4] = $5, duration_ms[$6:$7] = $8, value[$9:$10] = $11 WHERE rra_bundle_id = $1 AND seg = $2'
 )
 const READ_SERIES = statement(`SELECT i, r
   FROM (SELECT i, dp[$1] AS r, ver[$1] AS v FROM ts ts

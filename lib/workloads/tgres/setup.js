@@ -22,8 +22,7 @@ export async function setupTgres({ sql, config, concurrency, log }) {
   await applyFillfactor(sql, layout.fillfactor, log)
   if (bundle.lastPos < layout.series) await addSeries(sql, bundle.id, layout)
   await sql(
-    'INSERT INTO rra_state (rra_bundle_id, seg) SELECT $1, g FROM generate_series(0, $2::int - 1) AS g ON CONFLICT ' +
-      '(rra_bundle_id, seg) DO NOTHING',
+    'INSERT INTO rra_state (rra_bundle_id, seg) SELECT $1, g FROM generate_series(0, $2::int - 1) AS g ON CONFLICT (rra_bundle_id, seg) DO NOTHING',
     [bundle.id, layout.segments]
   )
   await sql('DELETE FROM pgloadgen_tgres_run')
@@ -31,8 +30,7 @@ export async function setupTgres({ sql, config, concurrency, log }) {
     SELECT now(), n_tup_upd, n_tup_hot_upd, autovacuum_count FROM pg_stat_user_tables WHERE relid = to_regclass('ts')`)
   // Data time goes on from the latest point of the bundle; a new one starts now.
   const [{ ms }] = await sql(
-    'SELECT (extract(epoch FROM max(l)) * 1000)::float8 AS ms FROM rra_state AS s CROSS JOIN LATERAL ' +
-      'unnest(s.latest) AS l WHERE s.rra_bundle_id = $1',
+    'SELECT (extract(epoch FROM max(l)) * 1000)::float8 AS ms FROM rra_state AS s CROSS JOIN LATERAL unnest(s.latest) AS l WHERE s.rra_bundle_id = $1',
     [bundle.id]
   )
   const firstStep = ms === null ? Math.floor(Date.now() / layout.stepMs) : Math.round(Number(ms) / layout.stepMs) + 1
@@ -41,15 +39,11 @@ export async function setupTgres({ sql, config, concurrency, log }) {
       ? `; rows wider than ${widestInlineWidth()} series keep dp in ts's TOAST table`
       : ''
   log.info(
-    `tgres: ${layout.series} series in ${layout.segments} segments of ${layout.width}, ` +
-      `${layout.slots} slots of ${layout.stepMs / 1000} s, ${layout.slice} series a write${toast}; ` +
-      `data time ${ms === null ? 'starts' : 'resumes'} at ${new Date(firstStep * layout.stepMs).toISOString()} ` +
-      `(slot ${firstStep % layout.slots})`
+    `tgres: ${layout.series} series in ${layout.segments} segments of ${layout.width}, ${layout.slots} slots of ${layout.stepMs / 1000} s, ${layout.slice} series a write${toast}; data time ${ms === null ? 'starts' : 'resumes'} at ${new Date(firstStep * layout.stepMs).toISOString()} (slot ${firstStep % layout.slots})`
   )
   if (concurrency > layout.segments) {
     log.warn(
-      `tgres: ${concurrency} clients for ${layout.segments} segments: a segment's writes go one at a time, so at ` +
-        `most ${layout.segments} are in flight; the other clients wait for a segment, and the wait is in their latency`
+      `tgres: ${concurrency} clients for ${layout.segments} segments: a segment's writes go one at a time, so at most ${layout.segments} are in flight; the other clients wait for a segment, and the wait is in their latency`
     )
   }
   return { bundleId: bundle.id, firstStep, order: new SegmentOrder(layout) }
@@ -72,8 +66,7 @@ async function applyFillfactor(sql, fillfactor, log) {
   await sql(`ALTER TABLE ts SET (fillfactor = ${fillfactor})`)
   if (Number(table.bytes) > 0) {
     log.warn(
-      `tgres: ts had fillfactor ${table.fillfactor}, now ${fillfactor}: rows written from now on are placed by it; ` +
-        `the pages filled before keep theirs until ts is rewritten (VACUUM FULL ts)`
+      `tgres: ts had fillfactor ${table.fillfactor}, now ${fillfactor}: rows written from now on are placed by it; the pages filled before keep theirs until ts is rewritten (VACUUM FULL ts)`
     )
   }
 }
@@ -97,8 +90,7 @@ async function bundleFor(sql, layout) {
   }
   if (row.width !== layout.width) {
     throw new InputError(
-      `--segment-width ${layout.width}: ts already holds the ${layout.stepMs / 1000} s × ${layout.slots} slots ` +
-        `archives in segments of ${row.width}; give --segment-width ${row.width}, or --reset`
+      `--segment-width ${layout.width}: ts already holds the ${layout.stepMs / 1000} s × ${layout.slots} slots archives in segments of ${row.width}; give --segment-width ${row.width}, or --reset`
     )
   }
   return { id: /** @type {number} */ (row.id), lastPos: /** @type {number} */ (row.last_pos) }

@@ -15,9 +15,7 @@ export function tgresStatistics(config) {
   return [
     {
       name: 'pgloadgen_workload_tgres_bloat_ratio',
-      help:
-        `Tgres's bloat factor of ts: pg_total_relation_size / (reltuples × (width × 8 + ${TGRES_ROW_OVERHEAD})) ` +
-        `- 1, width ${config.width}; absent until ts has been analysed`,
+      help: `Tgres's bloat factor of ts: pg_total_relation_size / (reltuples × (width × 8 + ${TGRES_ROW_OVERHEAD})) - 1, width ${config.width}; absent until ts has been analysed`,
       // reltuples truncated to a whole count, as Tgres reads it; -1 (never
       // analysed) or 0 gives no row, and so no value (a NULL would read as 0)
       sql: `SELECT pg_total_relation_size(c.oid) / (trunc(c.reltuples::float8) * ${rowBytes}) - 1 AS value
@@ -25,9 +23,7 @@ export function tgresStatistics(config) {
     },
     {
       name: 'pgloadgen_workload_tgres_hot_update_share',
-      help:
-        'Share of the updates of ts since the run started that were HOT (n_tup_hot_upd / n_tup_upd); ' +
-        'absent before the first update',
+      help: 'Share of the updates of ts since the run started that were HOT (n_tup_hot_upd / n_tup_upd); absent before the first update',
       sql: `SELECT (s.n_tup_hot_upd - r.ts_hot_updates)::float8 / (s.n_tup_upd - r.ts_updates) AS value
         FROM pg_stat_user_tables AS s, pgloadgen_tgres_run AS r
         WHERE s.relid = to_regclass('ts') AND s.n_tup_upd > r.ts_updates`

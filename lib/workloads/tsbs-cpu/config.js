@@ -23,24 +23,20 @@ export const OPTIONS = {
   interval: { type: 'duration', default: '10s', describe: "each host's point interval (TSBS --log-interval)" },
   start: {
     type: 'string',
-    describe:
-      `when simulated time starts, an ISO 8601 time (UTC unless it says otherwise); "now": the real clock ` +
-      `(default ${TSBS_START}, as TSBS)`
+    describe: `when simulated time starts, an ISO 8601 time (UTC unless it says otherwise); "now": the real clock (default ${TSBS_START}, as TSBS)`
   },
   clock: {
     type: 'choice',
     choices: ['simulated', 'real'],
     default: 'simulated',
     describe:
-      'simulated: time runs as fast as rows are written; real: each host emits a point every interval, ' +
-      'batches take what is due'
+      'simulated: time runs as fast as rows are written; real: each host emits a point every interval, batches take what is due'
   },
   'batch-size': {
     type: 'integer',
     default: 10000,
     min: 1,
-    describe:
-      `rows per insert_batch (at most ${INSERT_MAX_ROWS} with --insert-method insert, ` + `${COPY_MAX_ROWS} with COPY)`
+    describe: `rows per insert_batch (at most ${INSERT_MAX_ROWS} with --insert-method insert, ${COPY_MAX_ROWS} with COPY)`
   },
   'insert-method': {
     type: 'choice',
@@ -64,8 +60,7 @@ export const OPTIONS = {
   'partition-interval': {
     type: 'duration',
     describe:
-      'make tsbs_cpu range-partitioned by time, one partition per this much time (default: a plain table, ' +
-      'as TSBS without TimescaleDB)'
+      'make tsbs_cpu range-partitioned by time, one partition per this much time (default: a plain table, as TSBS without TimescaleDB)'
   },
   premake: {
     type: 'integer',
@@ -122,8 +117,7 @@ export function configure({ options, seed = null }) {
   const maxRows = method === 'insert' ? INSERT_MAX_ROWS : COPY_MAX_ROWS
   if (options.batchSize > maxRows) {
     throw new Error(
-      `--batch-size: at most ${maxRows} rows with --insert-method ` +
-        `${method}${method === 'insert' ? ' (65535 bind parameters, 12 a row)' : ''}, got ${options.batchSize}`
+      `--batch-size: at most ${maxRows} rows with --insert-method ${method}${method === 'insert' ? ' (65535 bind parameters, 12 a row)' : ''}, got ${options.batchSize}`
     )
   }
   if (options.missing >= 1) throw new Error('--missing: below 1 (with 1 no point would ever be sent)')

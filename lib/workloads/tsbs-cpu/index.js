@@ -20,8 +20,7 @@ import { setup } from './setup.js'
 export default {
   name: 'tsbs-cpu',
   description:
-    'TSBS cpu-only: batches of one row per host per interval (ten usage fields) into tsbs_cpu, by binary COPY, ' +
-    'text COPY or multi-row INSERT',
+    'TSBS cpu-only: batches of one row per host per interval (ten usage fields) into tsbs_cpu, by binary COPY, text COPY or multi-row INSERT',
   table: CPU_TABLE,
   audit: { table: CPU_TABLE },
   // tsbs_cpu's shape depends on the options: setup makes it

@@ -6,9 +6,7 @@ import { CPU_TABLE, FIELDS } from './schema.js'
 // the (tags_id, time DESC) index. A point never sent (--missing), or not
 // acknowledged yet, is not found: the request counts as not_found.
 
-export const LATE_UPDATE_SQL =
-  `UPDATE ${CPU_TABLE} SET ` +
-  `${FIELDS.map((field, i) => `${field} = $${i + 3}`).join(', ')} WHERE tags_id = $1 AND time = $2`
+export const LATE_UPDATE_SQL = `UPDATE ${CPU_TABLE} SET ${FIELDS.map((field, i) => `${field} = $${i + 3}`).join(', ')} WHERE tags_id = $1 AND time = $2`
 
 /**
  * @param {import('../db.js').Db} db

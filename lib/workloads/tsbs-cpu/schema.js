@@ -24,9 +24,7 @@ export const FIELDS = [
 // What a batch writes, in this order; additional_tags is left to its default (NULL).
 export const ROW_COLUMNS = ['time', 'tags_id', ...FIELDS]
 
-export const CPU_COLUMNS_SQL =
-  `time timestamptz, tags_id integer, ` +
-  `${FIELDS.map(field => `${field} double precision`).join(', ')}, additional_tags jsonb DEFAULT NULL`
+export const CPU_COLUMNS_SQL = `time timestamptz, tags_id integer, ${FIELDS.map(field => `${field} double precision`).join(', ')}, additional_tags jsonb DEFAULT NULL`
 
 const TAG_COLUMNS_SQL = TAG_COLUMNS.map(column => `${column} text`).join(', ')
 export const TAGS_SQL = `

@@ -48,8 +48,7 @@ export async function setup({ sql, config, log, concurrency }) {
   const firstEpoch = newest !== null && newest >= startMs ? Math.floor((newest - startMs) / c.intervalMs) + 1 : 0
   if (firstEpoch > 0) {
     log.info(
-      `${CPU_TABLE} holds rows up to ${new Date(newest ?? 0).toISOString()}: ` +
-        `the data goes on from ${new Date(startMs + firstEpoch * c.intervalMs).toISOString()}`
+      `${CPU_TABLE} holds rows up to ${new Date(newest ?? 0).toISOString()}: the data goes on from ${new Date(startMs + firstEpoch * c.intervalMs).toISOString()}`
     )
   }
   const stream = new CpuStream({
@@ -77,8 +76,7 @@ async function makeCpuTable(sql, c) {
   } else if ((kind === 'p') !== partitioned) {
     throw new InputError(
       kind === 'p'
-        ? `${CPU_TABLE} is partitioned (by an earlier run's --partition-interval): give --partition-interval, ` +
-            `or --reset to make it plain`
+        ? `${CPU_TABLE} is partitioned (by an earlier run's --partition-interval): give --partition-interval, or --reset to make it plain`
         : `${CPU_TABLE} is a plain table: --partition-interval needs --reset to make it partitioned`
     )
   } else if (partitioned) {
@@ -86,8 +84,7 @@ async function makeCpuTable(sql, c) {
     const odd = (await listPartitions(sql, CPU_TABLE)).find(p => p.to.getTime() - p.from.getTime() !== widthMs)
     if (odd) {
       throw new InputError(
-        `${CPU_TABLE}'s partition ${odd.name} spans ${(odd.to.getTime() - odd.from.getTime()) / 1000}s, ` +
-          `not --partition-interval ${c.partitionIntervalS}s: use the same interval, or --reset`
+        `${CPU_TABLE}'s partition ${odd.name} spans ${(odd.to.getTime() - odd.from.getTime()) / 1000}s, not --partition-interval ${c.partitionIntervalS}s: use the same interval, or --reset`
       )
     }
   }
