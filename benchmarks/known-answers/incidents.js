@@ -1,8 +1,8 @@
 // The known-answer suite's incidents: real disturbances of an embedded
 // server (a lock, a held snapshot, a prepared transaction, a manual VACUUM
 // FREEZE and a burst of checkpoints on the io-bound profile's throttled
-// disk, a paused server, a reconnect storm) or of
-// the machine (busy-loop processes), each at a seeded moment for a seeded
+// disk, a paused server, a reconnect storm) or of the machine (busy-loop
+// processes that start, or that end), each at a seeded moment for a seeded
 // length during a recorded load, and steady runs with nothing injected.
 // Per kind: how often the run's summary found a change near the true
 // start, how late, and how often the first cause named was the true one

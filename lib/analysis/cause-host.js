@@ -1,6 +1,7 @@
 // Causes on the machine rather than in the server's statistics, from the
 // samples' host figures (lib/recorder/host-cpu.js): other processes taking
-// the CPU (a rise of their CPU time, with the processes that rose named),
+// the CPU (a rise of their CPU time, with the processes that rose named)
+// or giving it back (a fall, with those that fell named),
 // the server's processes stopped (state T in /proc: SIGSTOP), and, where
 // /proc shows no server, a server that answered nothing while the
 // generator's connections stayed open and no lock wait was seen.
@@ -41,6 +42,16 @@ const RISE_HOLD_S = 3
  * @param {Sample[]} samples @param {At} at @param {number} lastS @param {Observation[]} out
  */
 export function cpuContention(samples, at, lastS, out) {
+  cpuReleased(samples, at, risesOfOthers(samples, at, lastS, out), out)
+}
+
+/**
+ * The spans of cpuContention, pushed to `out`; the index of each span's end.
+ * @param {Sample[]} samples @param {At} at @param {number} lastS @param {Observation[]} out
+ */
+function risesOfOthers(samples, at, lastS, out) {
+  /** @type {number[]} */
+  const ends = []
   let i = BASELINE_S
   while (i + RISE_HOLD_S <= samples.length) {
     const before = samples.slice(i - BASELINE_S, i)
@@ -64,8 +75,91 @@ export function cpuContention(samples, at, lastS, out) {
       const left = new Set(found.rose.map(p => p.key))
       found = end + RISE_HOLD_S <= samples.length ? contentionAt(samples, before, end, left) : null
     }
+    ends.push(end)
     i = end + BASELINE_S
   }
+  return ends
+}
+
+// The CPU given back: over RISE_HOLD_S seconds against the BASELINE_S
+// before, processes other than the generator and the server each fell by
+// NAMED_RISE_PCT of a core or more, CPU_RISE_PCT in all, while the
+// generator's and the server's CPU rose by as much as it falls when others
+// take it (1 / OURS_FALL) and they waited for a CPU no more than before.
+// Processes that were there when the run began, or that rose too slowly to
+// be seen coming, leave, and the load gets its CPU back. A load that
+// resumes for a reason of its own (a lock released) takes the CPU from the
+// others and waits more for it, which is not this; nor is the end of a span
+// of cpuContention, which that span names already.
+
+/**
+ * Moments at which other processes gave the CPU back, as short spans of
+ * the kind cpu_contention.
+ * @param {Sample[]} samples @param {At} at @param {number[]} spanEnds   indexes where a span of risers ended
+ * @param {Observation[]} out
+ */
+function cpuReleased(samples, at, spanEnds, out) {
+  let i = BASELINE_S
+  while (i + RISE_HOLD_S <= samples.length) {
+    const found = spanEnds.some(end => Math.abs(end - i) <= RISE_HOLD_S) ? null : releaseAt(samples, i)
+    if (!found) {
+      i++
+      continue
+    }
+    const fromS = round(at(samples[i].t) - 1, 1)
+    out.push({ from_s: fromS, to_s: round(fromS + RISE_HOLD_S, 1), kind: 'cpu_contention', label: found })
+    i += BASELINE_S + RISE_HOLD_S
+  }
+}
+
+/**
+ * Whether other processes gave the CPU back in the RISE_HOLD_S seconds
+ * from i, against the BASELINE_S before: its label, or null.
+ * @param {Sample[]} samples @param {number} i
+ */
+function releaseAt(samples, i) {
+  const before = samples.slice(i - BASELINE_S, i)
+  const during = samples.slice(i, i + RISE_HOLD_S)
+  // risers read backwards: who had more CPU before than during
+  const fell = risers(during, before)
+  const total = fell.reduce((sum, p) => sum + p.rise, 0)
+  const oursBefore = meanOf(before, ours)
+  const oursAfter = meanOf(during, ours)
+  const rose = oursBefore !== null && oursAfter !== null && oursBefore <= OURS_FALL * oursAfter
+  const waitBefore = meanOf(before, waitShare)
+  const waitAfter = meanOf(during, waitShare)
+  const waitedLess = waitBefore === null || waitAfter === null || waitAfter <= waitBefore + WAIT_SLACK
+  // a server that was stopped and goes on again: its load took nothing back from anyone
+  const stopped = [...before, ...during].some(s => (s.host?.server_stopped ?? 0) > 0)
+  const level = fell.reduce((sum, p) => sum + p.pct, 0)
+  const gone = share(samples[i], fell) <= level - total / 2
+  if (total < CPU_RISE_PCT || !rose || !waitedLess || stopped || !gone) return null
+  return releaseLabel(fell, during, oursBefore, oursAfter)
+}
+
+/**
+ * "other processes gave the CPU back (pid 812 yes, 96 → 0 % of a core)",
+ * with the generator's and the server's CPU before and during.
+ * @param {ReturnType<typeof risers>} fell   pct: their share before; rise: how much it fell
+ * @param {Sample[]} during
+ * @param {number | null} oursBefore @param {number | null} oursAfter
+ */
+function releaseLabel(fell, during, oursBefore, oursAfter) {
+  const who = fell
+    .slice(0, 3)
+    .map(p => {
+      const from = `${Math.round(p.pct)} → ${Math.round(p.pct - p.rise)} % of a core`
+      return p.n > 1
+        ? `${p.n} processes ${p.name}, children of pid ${p.ppid}, ${from}`
+        : `pid ${p.pid} ${p.name}, ${from}`
+    })
+    .join('; ')
+  const more = fell.length > 3 ? `; +${fell.length - 3} more` : ''
+  const count = fell.reduce((sum, p) => sum + p.n, 0)
+  const all = Math.round(fell.reduce((sum, p) => sum + p.rise, 0))
+  const subject = count === 1 ? 'another process gave the CPU back' : `${count} other processes gave the CPU back`
+  const server = during.some(s => typeof s.host?.server_pct === 'number') ? ' and the server' : ''
+  return `${subject} (${who}${more}${fell.length > 1 ? `: ${all} % of a core in all` : ''}); the generator${server} ${Math.round(oursBefore ?? 0)} → ${Math.round(oursAfter ?? 0)} % of a core`
 }
 
 /**

@@ -117,6 +117,57 @@ t.test('one contender leaves as another starts: two spans, the second named by i
   t.match(found[1]?.label ?? '', /processes sh, children of pid 1/, 'the second named by its own processes')
 })
 
+t.test('busy processes there from the start end at second 30: the CPU given back, named with what fell', async t => {
+  const jitter = noise(13)
+  const samples = []
+  for (let s = 1; s <= 60; s++) {
+    const busy = s <= 30
+    samples.push(
+      sample(s, {
+        own_pct: (busy ? 35 : 60) + 5 * jitter(),
+        server_pct: busy ? 25 : 40,
+        others_pct: (busy ? 150 : 100) + 10 * jitter(),
+        wait_pct: busy ? 80 : 40,
+        top: [
+          { pid: 7, name: 'tap', pct: 45 + 5 * jitter() },
+          ...(busy ? [{ pid: 4242, ppid: 1, name: 'spin', n: 6, pct: 60 + 5 * jitter() }] : [])
+        ]
+      })
+    )
+  }
+  const found = observe({ samples, events: [] }).filter(o => o.kind === 'cpu_contention')
+  t.same(
+    found.map(o => [o.from_s, o.to_s]),
+    [[30, 33]],
+    'one moment, where the processes ended'
+  )
+  t.match(
+    found[0]?.label ?? '',
+    /^6 other processes gave the CPU back \(6 processes spin, children of pid 1, (5\d|6\d) → 0 % of a core\); the generator and the server (5\d|6\d) → (9\d|10\d) % of a core$/
+  )
+})
+
+t.test('a load that resumes by itself takes the CPU back and waits for it: not the CPU given back', async t => {
+  // a lock held the load from second 1 to 30: it slept, and another process filled the CPU it left
+  const samples = []
+  for (let s = 1; s <= 60; s++) {
+    const locked = s <= 30
+    samples.push(
+      sample(s, {
+        own_pct: locked ? 5 : 60,
+        server_pct: locked ? 5 : 40,
+        wait_pct: locked ? 1 : 60,
+        top: [{ pid: 900, ppid: 800, name: 'build', n: 2, pct: locked ? 150 : 90 }]
+      })
+    )
+  }
+  t.same(
+    observe({ samples, events: [] }).filter(o => o.kind === 'cpu_contention'),
+    [],
+    'the others fell because the load came back'
+  )
+})
+
 t.test('no cause when the load did not lose CPU, or the newcomers are too small', async t => {
   const jitter = noise(11)
   const samples = Array.from({ length: 60 }, (_, i) =>

@@ -65,6 +65,7 @@ export const INCIDENT_KINDS = [
       }
     }
   },
+  cpuFreed(),
   {
     name: 'pause',
     what: "the server's processes stopped (SIGSTOP, then SIGCONT)",
@@ -212,5 +213,37 @@ function signal(pid, name) {
     process.kill(pid, name)
   } catch {
     // gone meanwhile
+  }
+}
+
+// the longest a case's spinners may live, should its run fail before the incident ends them
+const SPINNER_MOST_MS = 300000
+
+/**
+ * The machine's CPU freed: busy-loop processes that were already running
+ * when the load began end at the incident's moment. What changes is the
+ * load's CPU coming back, with no newcomer to name: the lab must see the
+ * others' CPU fall and its own rise.
+ * @returns {IncidentKind}
+ */
+function cpuFreed() {
+  /** @type {import('node:child_process').ChildProcess[]} */
+  let children = []
+  return {
+    name: 'cpu-freed',
+    what: 'busy-loop processes running since before the load end',
+    truth: ['cpu_contention'],
+    profile: 'lab',
+    async prepare({ random }) {
+      const n = 6 + Math.floor(random() * 7)
+      // each ends by itself at the latest: nothing is left spinning if the case fails first
+      const code = `const end = Date.now() + ${SPINNER_MOST_MS}; while (Date.now() < end) {}`
+      children = Array.from({ length: n }, () => spawn(process.execPath, ['-e', code], { stdio: 'ignore' }))
+    },
+    async start() {
+      for (const child of children) if (child.exitCode === null) child.kill('SIGKILL')
+      children = []
+      return async () => {}
+    }
   }
 }
