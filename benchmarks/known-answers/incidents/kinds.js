@@ -12,13 +12,14 @@ import pg from 'pg'
  * @property {string} url        the load's database on the embedded server
  * @property {string} dataDir    the server's data directory
  * @property {() => number} random   seeded, uniform in [0, 1)
+ * @property {() => void} began       called by start as it does what disturbs (after its own set-up): the true start
  *
  * @typedef {object} IncidentKind
  * @property {string} name
  * @property {string} what        the scenario in words
  * @property {string[]} truth     the cause kinds that are right as the first cause
  * @property {string} profile
- * @property {(context: IncidentContext) => Promise<void>} [prepare]   before each case's load starts
+ * @property {(context: Omit<IncidentContext, 'began'>) => Promise<void>} [prepare]   before each case's load starts
  * @property {(context: IncidentContext) => Promise<() => Promise<void>>} start
  */
 
@@ -39,9 +40,11 @@ export const INCIDENT_KINDS = [
     what: "ACCESS EXCLUSIVE lock on the load's table",
     truth: ['lock_wait'],
     profile: 'lab',
-    async start({ url }) {
+    async start({ url, began }) {
       const c = await client(url, 'lock-holder')
       await c.query('BEGIN')
+      // the load's requests queue behind the lock from the moment it is asked for
+      began()
       await c.query('LOCK TABLE test_table IN ACCESS EXCLUSIVE MODE')
       return async () => {
         await c.query('COMMIT')
@@ -84,7 +87,7 @@ export const INCIDENT_KINDS = [
     what: "the load's sessions terminated twice a second (pg_terminate_backend)",
     truth: ['reconnects', 'failures'],
     profile: 'lab',
-    async start({ url }) {
+    async start({ url, began }) {
       const c = await client(url, 'terminator')
       const kill = () =>
         c
@@ -93,6 +96,7 @@ export const INCIDENT_KINDS = [
               "AND backend_type = 'client backend' AND pid <> pg_backend_pid()"
           )
           .catch(() => {})
+      began()
       await kill()
       const timer = setInterval(kill, 500)
       return async () => {
@@ -106,8 +110,9 @@ export const INCIDENT_KINDS = [
     what: 'a REPEATABLE READ snapshot held by an idle session',
     truth: ['xmin_holder'],
     profile: 'lab',
-    async start({ url }) {
+    async start({ url, began }) {
       const c = await client(url, 'report')
+      began()
       await c.query('BEGIN ISOLATION LEVEL REPEATABLE READ')
       await c.query('SELECT count(*) FROM test_table WHERE id < 100')
       return async () => {
@@ -121,9 +126,10 @@ export const INCIDENT_KINDS = [
     what: 'a prepared transaction left open',
     truth: ['xmin_holder'],
     profile: 'lab',
-    async start({ url }) {
+    async start({ url, began }) {
       const c = await client(url, 'preparer')
       const name = `known-answer-${process.pid}-${Date.now()}`
+      began()
       await c.query('BEGIN')
       await c.query('SELECT pg_current_xact_id()')
       await c.query(`PREPARE TRANSACTION '${name}'`)
@@ -141,9 +147,10 @@ export const INCIDENT_KINDS = [
     // CHECKPOINT as soon as the last one ended: the load's dirty pages are
     // written through the throttled disk again and again, and each page's
     // first change after a checkpoint puts the whole page in the WAL
-    async start({ url }) {
+    async start({ url, began }) {
       const c = await client(url, 'checkpointer')
       let stopping = false
+      began()
       const loop = (async () => {
         while (!stopping) await c.query('CHECKPOINT').catch(() => {})
       })()
@@ -176,8 +183,9 @@ export const INCIDENT_KINDS = [
         await c.end()
       }
     },
-    async start({ url }) {
+    async start({ url, began }) {
       const c = await client(url, 'freezer')
+      began()
       const done = c.query('VACUUM (FREEZE, DISABLE_PAGE_SKIPPING) freeze_target').catch(() => {})
       return async () => {
         await done
