@@ -46,12 +46,13 @@ export function cpuContention(samples, at, lastS, out) {
 }
 
 /**
- * The spans of cpuContention, pushed to `out`; the index of each span's end.
+ * The spans of cpuContention, pushed to `out`; the indexes each chain of
+ * spans covers, from its first second to its end.
  * @param {Sample[]} samples @param {At} at @param {number} lastS @param {Observation[]} out
  */
 function risesOfOthers(samples, at, lastS, out) {
-  /** @type {number[]} */
-  const ends = []
+  /** @type {Array<[number, number]>} */
+  const covered = []
   let i = BASELINE_S
   while (i + RISE_HOLD_S <= samples.length) {
     const before = samples.slice(i - BASELINE_S, i)
@@ -75,10 +76,10 @@ function risesOfOthers(samples, at, lastS, out) {
       const left = new Set(found.rose.map(p => p.key))
       found = end + RISE_HOLD_S <= samples.length ? contentionAt(samples, before, end, left) : null
     }
-    ends.push(end)
+    covered.push([i, end])
     i = end + BASELINE_S
   }
-  return ends
+  return covered
 }
 
 // The CPU given back: over RISE_HOLD_S seconds against the BASELINE_S
@@ -89,19 +90,22 @@ function risesOfOthers(samples, at, lastS, out) {
 // Processes that were there when the run began, or that rose too slowly to
 // be seen coming, leave, and the load gets its CPU back. A load that
 // resumes for a reason of its own (a lock released) takes the CPU from the
-// others and waits more for it, which is not this; nor is the end of a span
-// of cpuContention, which that span names already.
+// others and waits more for it, which is not this; nor is a fall within a
+// span of cpuContention (the newcomers took the others' CPU too) or in the
+// BASELINE_S seconds after its end (its own processes leaving, on a loaded
+// machine a few seconds after their share fell), which that span names.
 
 /**
  * Moments at which other processes gave the CPU back, as short spans of
  * the kind cpu_contention.
- * @param {Sample[]} samples @param {At} at @param {number[]} spanEnds   indexes where a span of risers ended
+ * @param {Sample[]} samples @param {At} at @param {Array<[number, number]>} spans   indexes the risers' spans cover
  * @param {Observation[]} out
  */
-function cpuReleased(samples, at, spanEnds, out) {
+function cpuReleased(samples, at, spans, out) {
   let i = BASELINE_S
   while (i + RISE_HOLD_S <= samples.length) {
-    const found = spanEnds.some(end => Math.abs(end - i) <= RISE_HOLD_S) ? null : releaseAt(samples, i)
+    const inSpan = spans.some(([from, end]) => i >= from - RISE_HOLD_S && i <= end + BASELINE_S)
+    const found = inSpan ? null : releaseAt(samples, i)
     if (!found) {
       i++
       continue
