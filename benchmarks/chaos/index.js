@@ -38,7 +38,7 @@ export function chaosOptions(args) {
   const { values } = parseArgs({
     args,
     options: {
-      minutes: { type: 'string', default: '30' },
+      minutes: { type: 'string', default: '60' },
       seed: { type: 'string', default: '1' },
       'update-docs': { type: 'boolean', default: false }
     }

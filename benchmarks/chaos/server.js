@@ -27,6 +27,8 @@ const POOL_BYTES = 1024 * 1024 * 1024
 // the WAL dataset's standing quota: room for max_wal_size and more
 const WAL_QUOTA = 512 * 1024 * 1024
 export const MAX_CONNECTIONS = 40
+// how long the teardown waits for zfs-fuse to let the pool go, in seconds (one try a second)
+const POOL_BUSY_MOST_S = 300
 const SETTINGS = {
   max_connections: MAX_CONNECTIONS,
   superuser_reserved_connections: 3,
@@ -189,8 +191,10 @@ export class ChaosServer {
       } catch (err) {
         const said = String(/** @type {any} */ (err).stderr || err)
         if (/no such pool/.test(said)) return
-        // zfs-fuse may hold the pool busy a while after the server's last file closed
-        if (attempt === 60) throw new Error(`cannot destroy the pool ${this.pool}: ${said}`, { cause: err })
+        // zfs-fuse may hold the pool busy a while after the server's last file closed: on a machine
+        // at a load average of 15, for more than a minute
+        if (attempt === POOL_BUSY_MOST_S)
+          throw new Error(`cannot destroy the pool ${this.pool}: ${said}`, { cause: err })
         await new Promise(resolve => setTimeout(resolve, 1000))
       }
     }
