@@ -57,15 +57,10 @@ export const INCIDENT_KINDS = [
     what: 'busy-loop processes take the CPU',
     truth: ['cpu_contention'],
     profile: 'lab',
-    async start({ random }) {
-      // a share of a loaded machine: its run queue is already long
-      const n = 6 + Math.floor(random() * 7)
-      const children = Array.from({ length: n }, () =>
-        spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' })
-      )
-      return async () => {
-        for (const child of children) if (child.exitCode === null) child.kill('SIGKILL')
-      }
+    async start({ random, began }) {
+      began()
+      const children = spinners(random)
+      return async () => killAll(children)
     }
   },
   cpuFreed(),
@@ -228,6 +223,23 @@ function signal(pid, name) {
 const SPINNER_MOST_MS = 300000
 
 /**
+ * 6 to 12 busy-loop processes (a share of a loaded machine, whose run
+ * queue is already long); each ends by itself at the latest after
+ * SPINNER_MOST_MS, so that nothing is left spinning if a case fails first.
+ * @param {() => number} random
+ */
+function spinners(random) {
+  const n = 6 + Math.floor(random() * 7)
+  const code = `const end = Date.now() + ${SPINNER_MOST_MS}; while (Date.now() < end) {}`
+  return Array.from({ length: n }, () => spawn(process.execPath, ['-e', code], { stdio: 'ignore' }))
+}
+
+/** @param {import('node:child_process').ChildProcess[]} children */
+function killAll(children) {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL')
+}
+
+/**
  * The machine's CPU freed: busy-loop processes that were already running
  * when the load began end at the incident's moment. What changes is the
  * load's CPU coming back, with no newcomer to name: the lab must see the
@@ -243,13 +255,11 @@ function cpuFreed() {
     truth: ['cpu_contention'],
     profile: 'lab',
     async prepare({ random }) {
-      const n = 6 + Math.floor(random() * 7)
-      // each ends by itself at the latest: nothing is left spinning if the case fails first
-      const code = `const end = Date.now() + ${SPINNER_MOST_MS}; while (Date.now() < end) {}`
-      children = Array.from({ length: n }, () => spawn(process.execPath, ['-e', code], { stdio: 'ignore' }))
+      children = spinners(random)
     },
-    async start() {
-      for (const child of children) if (child.exitCode === null) child.kill('SIGKILL')
+    async start({ began }) {
+      began()
+      killAll(children)
       children = []
       return async () => {}
     }
