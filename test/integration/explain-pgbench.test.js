@@ -108,16 +108,14 @@ t.test('a session holding the xmin horizon under tpcb-like: the change and its c
       c.at_s < heldFrom - 2 && !c.causes.some((/** @type {any} */ x) => x.kind === 'cpu_contention')
   )
   t.same(unexplained, [], 'no change before the session began, but those named as other processes taking the CPU')
-  // the end table gives the first two causes of a moment, nearest first; on a
-  // busy machine a lock wait or the machine's strain may come nearer
-  const holderShown = fall?.causes.slice(0, 2).some((/** @type {any} */ c) => /report-holder/.test(c.label))
-  if (holderShown) t.match(result.stderr, /what changed:[\s\S]*report-holder/, 'the end table names it')
-  else
-    t.match(
-      result.stderr,
-      /what changed:[\s\S]*; \+\d+ more/,
-      'the end table counts the causes it has no room for (the session among them, in summary.json)'
-    )
+  // the end table has room for a few moments and the first two causes of each, nearest first: on a
+  // busy machine a lock wait or the machine's strain may come nearer, or another moment may take the
+  // room; the session is named there, or the table says what it has no room for (summary.json has it)
+  const table = result.stderr.slice(result.stderr.indexOf('what changed:'))
+  t.ok(
+    /report-holder/.test(table) || /; \+\d+ more|… \d+ more in summary\.json/.test(table),
+    `the end table names the session or counts what it has no room for (${fall?.causes.length} causes at ${fall?.at_s} s)`
+  )
 })
 
 /**
