@@ -127,11 +127,8 @@ function releaseAt(samples, i) {
   // risers read backwards: who had more CPU before than during
   const fell = risers(during, before)
   const total = fell.reduce((sum, p) => sum + p.rise, 0)
-  const oursBefore = meanOf(before, ours)
-  const oursAfter = meanOf(during, ours)
+  const { oursBefore, oursAfter, waitBefore, waitAfter } = loadShift(before, during)
   const rose = oursBefore !== null && oursAfter !== null && oursBefore <= OURS_FALL * oursAfter
-  const waitBefore = meanOf(before, waitShare)
-  const waitAfter = meanOf(during, waitShare)
   const waitedLess = waitBefore === null || waitAfter === null || waitAfter <= waitBefore + WAIT_SLACK
   // a server that was stopped and goes on again: its load took nothing back from anyone
   const stopped = [...before, ...during].some(s => (s.host?.server_stopped ?? 0) > 0)
@@ -177,12 +174,9 @@ function contentionAt(samples, before, i, except) {
   const during = samples.slice(i, i + RISE_HOLD_S)
   const rose = risers(before, during).filter(p => !except?.has(p.key))
   const total = rose.reduce((sum, p) => sum + p.rise, 0)
-  const oursBefore = meanOf(before, ours)
-  const oursAfter = meanOf(during, ours)
+  const { oursBefore, oursAfter, waitBefore, waitAfter } = loadShift(before, during)
   const fell = oursBefore !== null && oursAfter !== null && oursAfter <= OURS_FALL * oursBefore
   // runnable but not running: a load that waits for a lock or a connection sleeps instead
-  const waitBefore = meanOf(before, waitShare)
-  const waitAfter = meanOf(during, waitShare)
   const waiting = waitBefore === null || waitAfter === null || waitAfter >= waitBefore - WAIT_SLACK
   // a stopped server leaves the load idle: what fills the CPU then took nothing from it
   const stopped = during.some(s => (s.host?.server_stopped ?? 0) > 0)
@@ -204,6 +198,21 @@ function spanEnd(samples, from, rose) {
     end++
   }
   return end
+}
+
+/**
+ * The generator's and the server's CPU (percent of a core) and the share
+ * of their runnable time they waited for a CPU, in the seconds before and
+ * during: what a rise or a fall of the others' CPU did to the load.
+ * @param {Sample[]} before @param {Sample[]} during
+ */
+function loadShift(before, during) {
+  return {
+    oursBefore: meanOf(before, ours),
+    oursAfter: meanOf(during, ours),
+    waitBefore: meanOf(before, waitShare),
+    waitAfter: meanOf(during, waitShare)
+  }
 }
 
 /**
