@@ -13,7 +13,7 @@
 //   answers   the known-answer suite (benchmarks/known-answers/), on servers
 //             of its own: npm run bench -- answers [--quick] [--busy N] …
 //   chaos     the chaos soak (benchmarks/chaos/): faults drawn from a seed for
-//             30 minutes, on a server of its own: npm run bench -- chaos
+//             an hour, on a server of its own: npm run bench -- chaos
 //             [--minutes N] [--seed N] [--update-docs]
 import { parseArgs } from 'node:util'
 import os from 'node:os'
@@ -214,7 +214,7 @@ try {
   else printResult(result)
   // last, and on servers of its own: the whole known-answer suite
   if (parts.includes('answers')) await knownAnswers([])
-  // and the chaos soak, 30 minutes on a server of its own
+  // and the chaos soak, an hour on a server of its own
   if (parts.includes('chaos')) await chaos([])
 } catch (err) {
   // a server that cannot be reached, a run that failed: one line, as the CLI's
