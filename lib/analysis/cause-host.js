@@ -146,21 +146,9 @@ function releaseAt(samples, i) {
  * @param {number | null} oursBefore @param {number | null} oursAfter
  */
 function releaseLabel(fell, during, oursBefore, oursAfter) {
-  const who = fell
-    .slice(0, 3)
-    .map(p => {
-      const from = `${Math.round(p.pct)} → ${Math.round(p.pct - p.rise)} % of a core`
-      return p.n > 1
-        ? `${p.n} processes ${p.name}, children of pid ${p.ppid}, ${from}`
-        : `pid ${p.pid} ${p.name}, ${from}`
-    })
-    .join('; ')
-  const more = fell.length > 3 ? `; +${fell.length - 3} more` : ''
-  const count = fell.reduce((sum, p) => sum + p.n, 0)
-  const all = Math.round(fell.reduce((sum, p) => sum + p.rise, 0))
-  const subject = count === 1 ? 'another process gave the CPU back' : `${count} other processes gave the CPU back`
-  const server = during.some(s => typeof s.host?.server_pct === 'number') ? ' and the server' : ''
-  return `${subject} (${who}${more}${fell.length > 1 ? `: ${all} % of a core in all` : ''}); the generator${server} ${Math.round(oursBefore ?? 0)} → ${Math.round(oursAfter ?? 0)} % of a core`
+  const texts = fell.map(p => `${Math.round(p.pct)} → ${Math.round(p.pct - p.rise)} % of a core`)
+  const allPct = fell.reduce((sum, p) => sum + p.rise, 0)
+  return machineLabel('gave the CPU back', { listed: fell, texts, allPct }, during, [oursBefore, oursAfter])
 }
 
 /**
@@ -285,21 +273,39 @@ function share(s, processes) {
  * @param {number | null} oursBefore @param {number | null} oursAfter
  */
 function contentionLabel(rose, during, oursBefore, oursAfter) {
-  const who = rose
+  const shares = rose.map(p => meanShare(during, p.key))
+  const texts = shares.map(pct => `${Math.round(pct)} % of a core`)
+  return machineLabel('took the CPU', { listed: rose, texts, allPct: shares.reduce((a, b) => a + b, 0) }, during, [
+    oursBefore,
+    oursAfter
+  ])
+}
+
+/** @typedef {{ pid: number, name: string, n: number, ppid: number | null }} Listed */
+
+/**
+ * "N other processes VERB (who, their share: all in all); the generator and
+ * the server before → after": the label of a rise or a fall of the others' CPU.
+ * @param {string} verb
+ * @param {{ listed: Listed[], texts: string[], allPct: number }} moved   each process with a text
+ * @param {Sample[]} during
+ * @param {[number | null, number | null]} ours   the generator's and the server's CPU before and during
+ */
+function machineLabel(verb, { listed, texts, allPct }, during, [oursBefore, oursAfter]) {
+  const who = listed
     .slice(0, 3)
-    .map(p => {
-      const pct = Math.round(meanShare(during, p.key))
-      return p.n > 1
-        ? `${p.n} processes ${p.name}, children of pid ${p.ppid}, ${pct} % of a core`
-        : `pid ${p.pid} ${p.name}, ${pct} % of a core`
-    })
+    .map((p, k) =>
+      p.n > 1
+        ? `${p.n} processes ${p.name}, children of pid ${p.ppid}, ${texts[k]}`
+        : `pid ${p.pid} ${p.name}, ${texts[k]}`
+    )
     .join('; ')
-  const more = rose.length > 3 ? `; +${rose.length - 3} more` : ''
-  const count = rose.reduce((sum, p) => sum + p.n, 0)
-  const all = Math.round(rose.reduce((sum, p) => sum + meanShare(during, p.key), 0))
-  const subject = count === 1 ? 'another process took the CPU' : `${count} other processes took the CPU`
+  const more = listed.length > 3 ? `; +${listed.length - 3} more` : ''
+  const count = listed.reduce((sum, p) => sum + p.n, 0)
+  const subject = count === 1 ? `another process ${verb}` : `${count} other processes ${verb}`
   const server = during.some(s => typeof s.host?.server_pct === 'number') ? ' and the server' : ''
-  return `${subject} (${who}${more}${rose.length > 1 ? `: ${all} % of a core in all` : ''}); the generator${server} ${Math.round(oursBefore ?? 0)} → ${Math.round(oursAfter ?? 0)} % of a core`
+  const all = listed.length > 1 ? `: ${Math.round(allPct)} % of a core in all` : ''
+  return `${subject} (${who}${more}${all}); the generator${server} ${Math.round(oursBefore ?? 0)} → ${Math.round(oursAfter ?? 0)} % of a core`
 }
 
 /**
