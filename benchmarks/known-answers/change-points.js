@@ -4,7 +4,8 @@
 // method's power against the oracle's at the same false-positive rate,
 // per shape (the weakest setting named); of the changes of at least 30 %
 // and five long-run standard errors, the share found within 5 s of their
-// start; and the issue's held-out shapes, with seeds of their own.
+// start; the issue's held-out shapes, with seeds of their own; and steady
+// p99s of small request types, per second and over windows.
 import {
   CLEAR_EFFECT,
   CLEAR_Z,
@@ -17,6 +18,9 @@ import {
   powerOf,
   steadyRate
 } from '../../lib/analysis/series-power.js'
+import { steadyTailRate } from '../../lib/analysis/tail-cases.js'
+import { DEFAULTS } from '../../lib/analysis/change-point-input.js'
+import { WINDOW_REQUESTS } from '../../lib/recorder/p99-windows.js'
 
 const PART = 'change points'
 /** The ceiling of steady series with a change, and the power kept of the oracle's. */
@@ -131,7 +135,53 @@ export async function run({ seed, quick, say }) {
     }
   }
   rows.push(...heldOut(seed + 1_000_003, oracleRate, quick ? 40 : 100, say))
+  rows.push(...tailRows(seed + 2_000_003, quick ? 100 : 1000, say))
   return rows
+}
+
+/** A type's rates a second, and the heavy tails its latencies are drawn from (tail-cases.js). */
+const TAIL_RATES = [50, 100, 200]
+const TAILS = [
+  { tailShare: 0.01, tailIndex: 0.8 },
+  { tailShare: 0.02, tailIndex: 1.5 }
+]
+/** A run of two minutes. */
+const TAIL_SECONDS = 120
+
+/**
+ * Steady runs of a small request type, its p99 read per second (as before
+ * the windows) and over windows of WINDOW_REQUESTS (as now).
+ * @param {number} seed
+ * @param {number} cases
+ * @param {(line: string) => void} say
+ * @returns {import('./contract.js').KnownAnswerRow[]}
+ */
+function tailRows(seed, cases, say) {
+  say('change points: steady p99s of small request types')
+  let next = seed
+  return TAIL_RATES.flatMap(rate => {
+    let perSecond = 0
+    let windowed = 0
+    for (const tail of TAILS) {
+      perSecond += steadyTailRate({ ...tail, requests: rate, points: TAIL_SECONDS }, cases, next++) * cases
+      const points = Math.floor((TAIL_SECONDS * rate) / WINDOW_REQUESTS)
+      windowed += steadyTailRate({ ...tail, requests: WINDOW_REQUESTS, points }, cases, next++) * cases
+    }
+    const total = TAILS.length * cases
+    const windows = Math.floor((TAIL_SECONDS * rate) / WINDOW_REQUESTS)
+    // fewer windows than two shortest segments: the type's p99 is not segmented at all
+    const read = windows >= 2 * DEFAULTS.minSegment ? `${windows} windows` : `${windows} windows, too few to segment`
+    return {
+      part: PART,
+      scenario: `steady ${TAIL_SECONDS} s, p99 of a type at ${rate} requests/s, heavy tails of 1–2 %`,
+      cases: total,
+      result: `${Math.round(windowed)} with a change over ${read} of ${WINDOW_REQUESTS} requests (per second: ${Math.round(perSecond)})`,
+      truth: 'no change',
+      error: `${percent(windowed / total)} false positives (per second: ${percent(perSecond / total)})`,
+      target: `≤ ${percent(MAX_STEADY / 2)} a type`,
+      met: windowed / total <= MAX_STEADY / 2
+    }
+  })
 }
 
 /**

@@ -8,6 +8,8 @@ import { observe } from './observations.js'
 import { conditionCause, conditionChanges } from './conditions.js'
 import { changePointsWithCuts } from './known-splits.js'
 import { round } from '../helpers/numbers.js'
+import { DEFAULTS } from './change-point-input.js'
+import { WINDOW_REQUESTS } from '../recorder/p99-windows.js'
 
 /** @typedef {import('../recorder/records.js').Sample} Sample */
 /** @typedef {import('../recorder/records.js').LabEvent} LabEvent */
@@ -52,17 +54,18 @@ import { round } from '../helpers/numbers.js'
 // of the series.
 const SKIP_FIRST = 2
 const SKIP_LAST = 1
-// A request type's p99 of a second is a figure only with this many requests
-// in it. Below, it is the slowest of a handful: its spread is the tail's
-// own, and its level moves with how many there were (the slowest of 20 is
-// slower than the slowest of 5), so a type of 1 % of the requests made its
-// p99 rise fourfold in a steady run whose throughput merely drifted.
-export const MIN_REQUESTS_FOR_P99 = 20
-// a type is segmented only when at least half its seconds have a p99
-const MIN_P99_SHARE = 0.5
+// A request type's p99 is read over windows of at least WINDOW_REQUESTS
+// requests (recorder/p99-windows.js): a second's p99 from fewer is its
+// slowest few, which swing with the tail, and made changes of steady runs.
+// A window's p99 stands at its first second; a record made before the
+// windows has its seconds with as many requests. A type is segmented when
+// it has twice the shortest segment's windows.
+const MIN_WINDOWS = 2 * DEFAULTS.minSegment
+// the schedule lag's p99 is segmented when at least half the seconds have one
+const MIN_LAG_SHARE = 0.5
 // The smallest move worth a change, relative to the level before: rates
 // swing by a tenth on a shared machine, a second's p99 by much more.
-const MIN_EFFECT = /** @type {Record<string, number>} */ ({
+export const MIN_EFFECT = /** @type {Record<string, number>} */ ({
   throughput: 0.2,
   rows_per_s: 0.2,
   points_per_s: 0.2,
@@ -188,11 +191,8 @@ export function seriesOf(samples) {
   )
   const types = new Set(samples.flatMap(s => Object.keys(s.requests ?? {})))
   for (const type of types) {
-    const values = samples.map(s => {
-      const r = s.requests?.[type]
-      return r && r.done >= MIN_REQUESTS_FOR_P99 && typeof r.p99_us === 'number' ? r.p99_us : null
-    })
-    if (values.filter(v => v !== null).length >= MIN_P99_SHARE * samples.length) series.set(`p99_us:${type}`, values)
+    const values = p99Windows(samples, type)
+    if (values.filter(v => v !== null).length >= MIN_WINDOWS) series.set(`p99_us:${type}`, values)
   }
   // ingest workloads: what was written, and how late a paced or open-loop request started
   // (an ingest workload writes points, or rows in batches: more rows than requests)
@@ -208,13 +208,32 @@ export function seriesOf(samples) {
       samples.map(s => (s.paused ? null : (s.points ?? null)))
     )
   }
-  if (samples.filter(s => typeof s.lag?.p99_us === 'number').length >= MIN_P99_SHARE * samples.length) {
+  if (samples.filter(s => typeof s.lag?.p99_us === 'number').length >= MIN_LAG_SHARE * samples.length) {
     series.set(
       'schedule_lag_p99_us',
       samples.map(s => s.lag?.p99_us ?? null)
     )
   }
   return series
+}
+
+/**
+ * A type's p99 over windows of at least WINDOW_REQUESTS requests, each at
+ * its first second; null elsewhere.
+ * @param {Sample[]} samples
+ * @param {string} type
+ * @returns {Array<number | null>}
+ */
+export function p99Windows(samples, type) {
+  /** @type {Array<number | null>} */
+  const values = samples.map(() => null)
+  const windowed = samples.some(s => s.requests?.[type]?.window)
+  samples.forEach((s, i) => {
+    const r = s.requests?.[type]
+    if (windowed && r?.window && i + 1 >= r.window.seconds) values[i + 1 - r.window.seconds] = r.window.p99_us
+    else if (!windowed && r && r.done >= WINDOW_REQUESTS) values[i] = r.p99_us
+  })
+  return values
 }
 
 /**

@@ -2,6 +2,7 @@ import { appendFile, mkdir, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { findTable } from '../pgstats/stats-view.js'
 import { HostCpu } from './host-cpu.js'
+import { P99Windows } from './p99-windows.js'
 import { roundOrNull } from '../helpers/numbers.js'
 
 /**
@@ -42,6 +43,7 @@ export class Recorder {
     this.previousRows = 0
     this.previousPoints = 0
     this.previousLatency = sources.stats.latency.map(h => Float64Array.from(h.counts))
+    this.windows = new P99Windows(sources.stats)
     this.previousCpu = process.cpuUsage()
     this.host = new HostCpu()
     /** @type {NodeJS.Timeout | null} */
@@ -63,18 +65,20 @@ export class Recorder {
 
   sample() {
     const { stats, generator, pgStats, table } = this.sources
-    /** @type {Record<string, { done: number, failed: number, p50_us: number | null, p99_us: number | null }>} */
+    /** @type {Record<string, import('./records.js').RequestFigures>} */
     const requests = {}
     let throughput = 0
     for (let i = 0; i < stats.types.length; i++) {
       const done = stats.done[i] - this.previousDone[i]
       throughput += done
       const histogram = stats.latency[i]
+      const window = this.windows.close(i)
       requests[stats.types[i]] = {
         done,
         failed: stats.failed[i] - this.previousFailed[i],
         p50_us: roundOrNull(histogram.quantileSince(this.previousLatency[i], 0.5)),
-        p99_us: roundOrNull(histogram.quantileSince(this.previousLatency[i], 0.99))
+        p99_us: roundOrNull(histogram.quantileSince(this.previousLatency[i], 0.99)),
+        ...(window && { window })
       }
       this.previousLatency[i].set(histogram.counts)
     }

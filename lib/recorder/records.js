@@ -7,6 +7,8 @@
  * @property {number} failed
  * @property {number | null} p50_us
  * @property {number | null} p99_us
+ * @property {import('./p99-windows.js').WindowFigures} [window]  in the sample that closes a window of at least
+ *   500 requests: the p99 over it (p99-windows.js)
  */
 
 /**
