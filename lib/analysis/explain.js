@@ -7,9 +7,9 @@ import { findChangePoints } from './change-points.js'
 import { observe } from './observations.js'
 import { conditionCause, conditionChanges } from './conditions.js'
 import { changePointsWithCuts } from './known-splits.js'
+import { withGuidedChanges } from './guided-changes.js'
 import { round } from '../helpers/numbers.js'
-import { DEFAULTS } from './change-point-input.js'
-import { WINDOW_REQUESTS } from '../recorder/p99-windows.js'
+import { RATES, seriesOf, observedSpans, cutsAt } from './load-series.js'
 
 /** @typedef {import('../recorder/records.js').Sample} Sample */
 /** @typedef {import('../recorder/records.js').LabEvent} LabEvent */
@@ -54,15 +54,6 @@ import { WINDOW_REQUESTS } from '../recorder/p99-windows.js'
 // of the series.
 const SKIP_FIRST = 2
 const SKIP_LAST = 1
-// A request type's p99 is read over windows of at least WINDOW_REQUESTS
-// requests (recorder/p99-windows.js): a second's p99 from fewer is its
-// slowest few, which swing with the tail, and made changes of steady runs.
-// A window's p99 stands at its first second; a record made before the
-// windows has its seconds with as many requests. A type is segmented when
-// it has twice the shortest segment's windows.
-const MIN_WINDOWS = 2 * DEFAULTS.minSegment
-// the schedule lag's p99 is segmented when at least half the seconds have one
-const MIN_LAG_SHARE = 0.5
 // The smallest move worth a change, relative to the level before: rates
 // swing by a tenth on a shared machine, a second's p99 by much more.
 export const MIN_EFFECT = /** @type {Record<string, number>} */ ({
@@ -105,6 +96,10 @@ export function explainRun({ samples, events, logText = null, statsIntervalS = 1
   // each sample describes the second that ends at its elapsed_s
   const secondStart = (/** @type {number} */ index) => round((used[index]?.elapsed_s ?? index + skipFirst + 1) - 1, 1)
   const conditions = conditionChanges(samples, skipFirst)
+  const spans = observedSpans(
+    observations,
+    used.map((_, i) => secondStart(i))
+  )
   const stallCuts = cutsAt(
     conditions.filter(c => c.metric === 'condition:stall').map(c => c.at_s),
     used.map((_, i) => secondStart(i))
@@ -112,9 +107,11 @@ export function explainRun({ samples, events, logText = null, statsIntervalS = 1
   for (const [metric, values] of seriesOf(used)) {
     const options = { minEffect: MIN_EFFECT[metric.startsWith('p99_us:') ? 'p99_us' : metric] ?? 0.2 }
     // a rate was 0 while no request was done: seen, not inferred (known-splits.js)
-    const found = RATES.has(metric)
+    const scanned = RATES.has(metric)
       ? changePointsWithCuts(values, stallCuts, options)
       : findChangePoints(values, options)
+    // and tested where the lab saw something begin or end (guided-changes.js)
+    const found = withGuidedChanges(values, spans, scanned, options)
     segments[metric] = found.segments.map(s => ({
       from_s: secondStart(s.from),
       to_s: s.to >= used.length ? round(used[used.length - 1]?.elapsed_s ?? s.to, 1) : secondStart(s.to),
@@ -160,80 +157,6 @@ export function explainRun({ samples, events, logText = null, statsIntervalS = 1
       cause_window_s: [-window.before, window.after]
     }
   }
-}
-
-/** The series of what was done each second: 0 throughout a stall. */
-const RATES = new Set(['throughput', 'rows_per_s', 'points_per_s'])
-
-/**
- * The indexes of the seconds at which the moments begin: for each moment,
- * the first second starting at it or after (within half a second).
- * @param {number[]} moments   seconds after the load began
- * @param {number[]} starts    each second's start, ascending
- * @returns {number[]}
- */
-export function cutsAt(moments, starts) {
-  return moments.map(m => starts.findIndex(start => start >= m - 0.5)).filter(i => i > 0)
-}
-
-/**
- * The per-second series worth segmenting, by metric name.
- * @param {Sample[]} samples
- * @returns {Map<string, Array<number | null>>}
- */
-export function seriesOf(samples) {
-  /** @type {Map<string, Array<number | null>>} */
-  const series = new Map()
-  if (samples.length === 0) return series
-  series.set(
-    'throughput',
-    samples.map(s => (s.paused ? null : s.throughput))
-  )
-  const types = new Set(samples.flatMap(s => Object.keys(s.requests ?? {})))
-  for (const type of types) {
-    const values = p99Windows(samples, type)
-    if (values.filter(v => v !== null).length >= MIN_WINDOWS) series.set(`p99_us:${type}`, values)
-  }
-  // ingest workloads: what was written, and how late a paced or open-loop request started
-  // (an ingest workload writes points, or rows in batches: more rows than requests)
-  if (samples.some(s => (s.points ?? 0) > 0 || (s.rows ?? 0) > s.throughput)) {
-    series.set(
-      'rows_per_s',
-      samples.map(s => (s.paused ? null : (s.rows ?? null)))
-    )
-  }
-  if (samples.some(s => (s.points ?? 0) > 0)) {
-    series.set(
-      'points_per_s',
-      samples.map(s => (s.paused ? null : (s.points ?? null)))
-    )
-  }
-  if (samples.filter(s => typeof s.lag?.p99_us === 'number').length >= MIN_LAG_SHARE * samples.length) {
-    series.set(
-      'schedule_lag_p99_us',
-      samples.map(s => s.lag?.p99_us ?? null)
-    )
-  }
-  return series
-}
-
-/**
- * A type's p99 over windows of at least WINDOW_REQUESTS requests, each at
- * its first second; null elsewhere.
- * @param {Sample[]} samples
- * @param {string} type
- * @returns {Array<number | null>}
- */
-export function p99Windows(samples, type) {
-  /** @type {Array<number | null>} */
-  const values = samples.map(() => null)
-  const windowed = samples.some(s => s.requests?.[type]?.window)
-  samples.forEach((s, i) => {
-    const r = s.requests?.[type]
-    if (windowed && r?.window && i + 1 >= r.window.seconds) values[i + 1 - r.window.seconds] = r.window.p99_us
-    else if (!windowed && r && r.done >= WINDOW_REQUESTS) values[i] = r.p99_us
-  })
-  return values
 }
 
 /**

@@ -3,7 +3,8 @@
 // least WINDOW_REQUESTS (lib/recorder/p99-windows.js): samples written here
 // as the recorder writes them, no server.
 import t from 'tap'
-import { explainRun, p99Windows, seriesOf } from '../../lib/analysis/explain.js'
+import { explainRun } from '../../lib/analysis/explain.js'
+import { p99Windows, seriesOf } from '../../lib/analysis/load-series.js'
 import { P99Windows, WINDOW_REQUESTS } from '../../lib/recorder/p99-windows.js'
 import { RequestStats } from '../../lib/metrics/request-stats.js'
 

@@ -1,0 +1,134 @@
+import { present, checkOptions } from './change-point-input.js'
+import { domainOf } from './change-points.js'
+import { effectOf, levelOf } from './levels.js'
+import { normalTail, prewhiten, shiftZ } from './change-scan.js'
+import { noiseOf } from './series-noise.js'
+
+// A series tested at the moments the lab saw something begin or end. The
+// scan of change-points.js looks for a change at every moment, and pays for
+// it: a fall by a fifth in a noise of a third, as another process taking
+// the CPU makes on a loaded machine, is not told from the noise there. Where
+// the lab saw something happen (from /proc, the server's views, its own
+// events: nothing read from the series), the moment is known, and one test
+// there has more power: each edge (where something began or ended) is a
+// step tested once, the shift's z of change-scan.js at that point, in a
+// window of GUIDED_SPAN points each side at most that stops at the next
+// edge or change of the scan, with the noise fitted around the scan's
+// segments and the tested edges. An edge is a change when its step is
+// significant after Bonferroni over the edges tested and its two sides
+// differ by minEffect. Nothing within minSegment points of a change the
+// scan found is tested again. (A stretch tested as a whole against its
+// surroundings, as the oracle does, found fewer: it needs the long-run
+// variance, which a ρ estimated from 120 points over-states.)
+
+/** @typedef {import('./change-points.js').ChangePoint} ChangePoint */
+/** @typedef {import('./levels.js').Level} Level */
+/** @typedef {{ from: number, to: number, level: Level }} Segment */
+
+/** The points each side of a moment that its test compares, at most. */
+export const GUIDED_SPAN = 60
+
+/**
+ * What the lab saw, in indexes of the series.
+ * @typedef {object} Span
+ * @property {number} from
+ * @property {number | null} to    its end; null for a moment, or when it had not ended
+ */
+
+/**
+ * The scan's changes and segments with those found where the lab saw
+ * something added.
+ * @param {ArrayLike<number | null>} values      one per second
+ * @param {Span[]} spans
+ * @param {{ changes: ChangePoint[], segments: Segment[] }} found   the scan's
+ * @param {import('./change-point-input.js').ChangePointOptions} options
+ * @returns {{ changes: ChangePoint[], segments: Segment[] }}
+ */
+export function withGuidedChanges(values, spans, found, options) {
+  const opts = checkOptions(options)
+  const { x, positions } = present(values)
+  if (x.length < 2 * opts.minSegment) return found
+  const edges = [0, ...found.changes.map(c => pointOf(positions, c.index)), x.length]
+  const tests = testsOf(spans, positions, edges, opts.minSegment)
+  if (tests.length === 0) return found
+  const guided = testedChanges(x, edges, tests, opts).map(({ at, ...change }) => ({ ...change, index: positions[at] }))
+  if (guided.length === 0) return found
+  return {
+    changes: [...found.changes, ...guided].sort((a, b) => a.index - b.index),
+    segments: splitSegments(found.segments, guided, x, positions)
+  }
+}
+
+/**
+ * The edges to test, in points, ascending: where each stretch began and
+ * ended. None within minSegment points of a change the scan found.
+ * @param {Span[]} spans
+ * @param {Int32Array} positions
+ * @param {number[]} edges
+ * @param {number} minSegment
+ * @returns {number[]}
+ */
+function testsOf(spans, positions, edges, minSegment) {
+  const points = spans
+    .flatMap(span => (span.to === null ? [span.from] : [span.from, span.to]))
+    .map(index => pointOf(positions, index))
+    .filter(p => p > 0 && p < positions.length && edges.every(e => Math.abs(e - p) >= minSegment))
+  return [...new Set(points)].sort((a, b) => a - b)
+}
+
+/**
+ * The changes at the edges whose step is significant, after Bonferroni
+ * over the edges tested, and whose effect is at least minEffect.
+ * @param {Float64Array} x
+ * @param {number[]} edges      the scan's segment edges, points
+ * @param {number[]} tests      the edges to test, points
+ * @param {Required<import('./change-point-input.js').ChangePointOptions>} opts
+ * @returns {Array<Omit<ChangePoint, 'index'> & { at: number }>}
+ */
+function testedChanges(x, edges, tests, opts) {
+  const z = domainOf(x, opts.minSegment)
+  // the noise around levels that may move at each edge, as the scan's refit fits it
+  const bounds = [...new Set([...edges, ...tests])].sort((a, b) => a - b)
+  const { rho, scale } = noiseOf(z, bounds)
+  const whitened = prewhiten(z, rho, scale)
+  /** @type {Array<Omit<ChangePoint, 'index'> & { at: number }>} */
+  const accepted = []
+  for (const at of tests) {
+    const k = bounds.indexOf(at)
+    const from = Math.max(bounds[k - 1], at - GUIDED_SPAN)
+    const to = Math.min(bounds[k + 1], at + GUIDED_SPAN)
+    if (at - from < opts.minSegment || to - at < opts.minSegment) continue
+    const pValue = Math.min(1, 2 * normalTail(Math.abs(shiftZ(whitened, from, to, at))) * tests.length)
+    const before = levelOf(x, from, at)
+    const after = levelOf(x, at, to)
+    const effect = effectOf(before, after, opts.floor)
+    if (pValue < opts.alpha && Math.abs(effect) >= opts.minEffect) accepted.push({ at, before, after, effect, pValue })
+  }
+  return accepted
+}
+
+/**
+ * @param {Int32Array} positions
+ * @param {number} index   of values
+ */
+function pointOf(positions, index) {
+  const p = positions.findIndex(position => position >= index)
+  return p === -1 ? positions.length : p
+}
+
+/**
+ * The scan's segments cut at the guided changes, each piece's level its own.
+ * @param {Segment[]} segments
+ * @param {Array<{ index: number }>} guided
+ * @param {Float64Array} x
+ * @param {Int32Array} positions
+ * @returns {Segment[]}
+ */
+function splitSegments(segments, guided, x, positions) {
+  const cuts = [...segments.slice(1).map(s => s.from), ...guided.map(g => g.index)].sort((a, b) => a - b)
+  const bounds = [0, ...cuts, segments[segments.length - 1].to]
+  return bounds.slice(1).map((to, i) => {
+    const from = bounds[i]
+    return { from, to, level: levelOf(x, pointOf(positions, from), pointOf(positions, to)) }
+  })
+}
