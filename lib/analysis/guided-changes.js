@@ -11,10 +11,11 @@ import { noiseOf } from './series-noise.js'
 // the lab saw something happen (from /proc, the server's views, its own
 // events: nothing read from the series), the moment is known, and one test
 // there has more power: each edge (where something began or ended) is a
-// step tested once, the shift's z of change-scan.js at that point, in a
-// window of GUIDED_SPAN points each side at most that stops at the next
-// edge or change of the scan, with the noise fitted around the scan's
-// segments and the tested edges. An edge is a change when its step is
+// step tested once, in time order, the shift's z of change-scan.js at that
+// point, in a window of GUIDED_SPAN points each side at most that reaches
+// back to the last change (the scan's, or an edge found a change) and on
+// to the next edge, with the noise fitted around the levels the step would
+// leave. An edge is a change when its step is
 // significant after Bonferroni over the edges tested and its two sides
 // differ by minEffect. Nothing within minSegment points of a change the
 // scan found is tested again. (A stretch tested as a whole against its
@@ -48,10 +49,13 @@ export function withGuidedChanges(values, spans, found, options) {
   const opts = checkOptions(options)
   const { x, positions } = present(values)
   if (x.length < 2 * opts.minSegment) return found
-  const edges = [0, ...found.changes.map(c => pointOf(positions, c.index)), x.length]
-  const tests = testsOf(spans, positions, edges, opts.minSegment)
+  const changed = found.changes.map(c => pointOf(positions, c.index))
+  const marks = marksOf(spans, positions)
+  const tests = marks.filter(p => changed.every(e => Math.abs(e - p) >= opts.minSegment))
   if (tests.length === 0) return found
-  const guided = testedChanges(x, edges, tests, opts).map(({ at, ...change }) => ({ ...change, index: positions[at] }))
+  const guided = testedChanges(x, { edges: [0, ...changed, x.length], marks, tests }, opts).map(
+    ({ at, ...change }) => ({ ...change, index: positions[at] })
+  )
   if (guided.length === 0) return found
   return {
     changes: [...found.changes, ...guided].sort((a, b) => a.index - b.index),
@@ -60,19 +64,16 @@ export function withGuidedChanges(values, spans, found, options) {
 }
 
 /**
- * The edges to test, in points, ascending: where each stretch began and
- * ended. None within minSegment points of a change the scan found.
+ * Where each stretch began and ended, in points, ascending.
  * @param {Span[]} spans
  * @param {Int32Array} positions
- * @param {number[]} edges
- * @param {number} minSegment
  * @returns {number[]}
  */
-function testsOf(spans, positions, edges, minSegment) {
+function marksOf(spans, positions) {
   const points = spans
     .flatMap(span => (span.to === null ? [span.from] : [span.from, span.to]))
     .map(index => pointOf(positions, index))
-    .filter(p => p > 0 && p < positions.length && edges.every(e => Math.abs(e - p) >= minSegment))
+    .filter(p => p > 0 && p < positions.length)
   return [...new Set(points)].sort((a, b) => a - b)
 }
 
@@ -80,25 +81,28 @@ function testsOf(spans, positions, edges, minSegment) {
  * The changes at the edges whose step is significant, after Bonferroni
  * over the edges tested, and whose effect is at least minEffect.
  * @param {Float64Array} x
- * @param {number[]} edges      the scan's segment edges, points
- * @param {number[]} tests      the edges to test, points
+ * @param {{ edges: number[], marks: number[], tests: number[] }} points   the scan's segment edges, every edge
+ *   of what the lab saw, and those to test (not beside a scanned change), ascending
  * @param {Required<import('./change-point-input.js').ChangePointOptions>} opts
  * @returns {Array<Omit<ChangePoint, 'index'> & { at: number }>}
  */
-function testedChanges(x, edges, tests, opts) {
+function testedChanges(x, { edges, marks, tests }, opts) {
   const z = domainOf(x, opts.minSegment)
-  // the noise around levels that may move at each edge, as the scan's refit fits it
-  const bounds = [...new Set([...edges, ...tests])].sort((a, b) => a - b)
-  const { rho, scale } = noiseOf(z, bounds)
-  const whitened = prewhiten(z, rho, scale)
   /** @type {Array<Omit<ChangePoint, 'index'> & { at: number }>} */
   const accepted = []
   for (const at of tests) {
-    const k = bounds.indexOf(at)
-    const from = Math.max(bounds[k - 1], at - GUIDED_SPAN)
-    const to = Math.min(bounds[k + 1], at + GUIDED_SPAN)
+    // back to the last change, scanned or found here; on to the next edge, seen or scanned
+    const last = Math.max(...edges.filter(e => e < at), ...accepted.map(a => a.at))
+    const next = Math.min(...edges.filter(e => e > at), ...marks.filter(m => m > at))
+    const from = Math.max(last, at - GUIDED_SPAN)
+    const to = Math.min(next, at + GUIDED_SPAN)
     if (at - from < opts.minSegment || to - at < opts.minSegment) continue
-    const pValue = Math.min(1, 2 * normalTail(Math.abs(shiftZ(whitened, from, to, at))) * tests.length)
+    // the noise around the levels the step would leave, as the scan's refit fits it: a level
+    // for every edge tested would add each one's small-sample shortfall to ρ
+    const bounds = [...new Set([...edges, ...accepted.map(a => a.at), at, to])].sort((a, b) => a - b)
+    const { rho, scale } = noiseOf(z, bounds)
+    const shift = shiftZ(prewhiten(z, rho, scale), from, to, at)
+    const pValue = Math.min(1, 2 * normalTail(Math.abs(shift)) * tests.length)
     const before = levelOf(x, from, at)
     const after = levelOf(x, at, to)
     const effect = effectOf(before, after, opts.floor)
