@@ -5,6 +5,7 @@ import { WINDOW_REQUESTS } from '../recorder/p99-windows.js'
 // where what the lab saw falls among their seconds.
 
 /** @typedef {import('../recorder/records.js').Sample} Sample */
+/** @typedef {import('../recorder/p99-windows.js').WindowFigures} WindowFigures */
 
 // A request type's p99 is read over windows of at least WINDOW_REQUESTS
 // requests (recorder/p99-windows.js): a second's p99 from fewer is its
@@ -61,7 +62,7 @@ export function seriesOf(samples) {
   )
   const types = new Set(samples.flatMap(s => Object.keys(s.requests ?? {})))
   for (const type of types) {
-    const values = p99Windows(samples, type)
+    const values = p99Windows(samples, s => s.requests?.[type])
     if (values.filter(v => v !== null).length >= MIN_WINDOWS) series.set(`p99_us:${type}`, values)
   }
   // ingest workloads: what was written, and how late a paced or open-loop request started
@@ -78,30 +79,44 @@ export function seriesOf(samples) {
       samples.map(s => (s.paused ? null : (s.points ?? null)))
     )
   }
-  if (samples.filter(s => typeof s.lag?.p99_us === 'number').length >= MIN_LAG_SHARE * samples.length) {
-    series.set(
-      'schedule_lag_p99_us',
-      samples.map(s => s.lag?.p99_us ?? null)
-    )
-  }
+  const lag = lagSeries(samples)
+  if (lag) series.set('schedule_lag_p99_us', lag)
   return series
 }
 
 /**
- * A type's p99 over windows of at least WINDOW_REQUESTS requests, each at
- * its first second; null elsewhere.
+ * How late paced and open-loop requests started: the p99 over windows of
+ * WINDOW_REQUESTS, or in a record made before the windows, each second's
+ * when at least half the seconds have one. Null: not segmented.
  * @param {Sample[]} samples
- * @param {string} type
+ * @returns {Array<number | null> | null}
+ */
+function lagSeries(samples) {
+  if (samples.some(s => s.lag?.window)) {
+    const values = p99Windows(samples, s => s.lag ?? undefined)
+    return values.filter(v => v !== null).length >= MIN_WINDOWS ? values : null
+  }
+  const seconds = samples.map(s => s.lag?.p99_us ?? null)
+  return seconds.filter(v => v !== null).length >= MIN_LAG_SHARE * samples.length ? seconds : null
+}
+
+/**
+ * A p99 over windows of at least WINDOW_REQUESTS requests, each at its
+ * first second; null elsewhere. A record made before the windows: each
+ * second's p99 with as many requests.
+ * @param {Sample[]} samples
+ * @param {(sample: Sample) => { p99_us?: number | null, done?: number, window?: WindowFigures } | undefined} figuresOf
  * @returns {Array<number | null>}
  */
-export function p99Windows(samples, type) {
+export function p99Windows(samples, figuresOf) {
   /** @type {Array<number | null>} */
   const values = samples.map(() => null)
-  const windowed = samples.some(s => s.requests?.[type]?.window)
+  const windowed = samples.some(s => figuresOf(s)?.window)
   samples.forEach((s, i) => {
-    const r = s.requests?.[type]
-    if (windowed && r?.window && i + 1 >= r.window.seconds) values[i + 1 - r.window.seconds] = r.window.p99_us
-    else if (!windowed && r && r.done >= WINDOW_REQUESTS) values[i] = r.p99_us
+    const figures = figuresOf(s)
+    const window = figures?.window
+    if (window && i + 1 >= window.seconds) values[i + 1 - window.seconds] = window.p99_us
+    else if (!windowed && (figures?.done ?? 0) >= WINDOW_REQUESTS) values[i] = figures?.p99_us ?? null
   })
   return values
 }

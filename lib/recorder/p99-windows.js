@@ -21,31 +21,31 @@ export const WINDOW_REQUESTS = 500
  */
 
 export class P99Windows {
-  /** @param {import('../metrics/request-stats.js').RequestStats} stats */
-  constructor(stats) {
-    this.stats = stats
-    this.startDone = Float64Array.from(stats.done)
-    this.startCounts = stats.latency.map(h => Float64Array.from(h.counts))
-    this.seconds = new Uint32Array(stats.done.length)
+  /** @param {import('../metrics/log-histogram.js').LogHistogram[]} histograms   cumulative, one a window is kept for */
+  constructor(histograms) {
+    this.histograms = histograms
+    this.startCount = Float64Array.from(histograms, h => h.count)
+    this.startCounts = histograms.map(h => Float64Array.from(h.counts))
+    this.seconds = new Uint32Array(histograms.length)
   }
 
   /**
-   * Called once a sample: the window of type i when this second closes it,
-   * null while it is still filling.
+   * Called once a sample: the window of histogram i when this second
+   * closes it, null while it is still filling.
    * @param {number} i
    * @returns {WindowFigures | null}
    */
   close(i) {
     this.seconds[i]++
-    const done = this.stats.done[i] - this.startDone[i]
+    const histogram = this.histograms[i]
+    const done = histogram.count - this.startCount[i]
     if (done < WINDOW_REQUESTS) return null
-    const histogram = this.stats.latency[i]
     const figures = {
       p99_us: roundOrNull(histogram.quantileSince(this.startCounts[i], 0.99)),
       seconds: this.seconds[i],
       done
     }
-    this.startDone[i] = this.stats.done[i]
+    this.startCount[i] = histogram.count
     this.startCounts[i].set(histogram.counts)
     this.seconds[i] = 0
     return figures

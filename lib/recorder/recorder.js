@@ -43,7 +43,8 @@ export class Recorder {
     this.previousRows = 0
     this.previousPoints = 0
     this.previousLatency = sources.stats.latency.map(h => Float64Array.from(h.counts))
-    this.windows = new P99Windows(sources.stats)
+    this.windows = new P99Windows(sources.stats.latency)
+    this.lagWindow = new P99Windows([sources.stats.lag])
     this.previousCpu = process.cpuUsage()
     this.host = new HostCpu()
     /** @type {NodeJS.Timeout | null} */
@@ -87,11 +88,13 @@ export class Recorder {
     const rows = sum(stats.rows)
     const points = sum(stats.points)
     // open loop and paced clients: how late the requests of that second started
+    const lagWindow = this.lagWindow.close(0)
     const lag =
       stats.lag.count > this.previousLagCount
         ? {
             p50_us: roundOrNull(stats.lag.quantileSince(this.previousLag, 0.5)),
-            p99_us: roundOrNull(stats.lag.quantileSince(this.previousLag, 0.99))
+            p99_us: roundOrNull(stats.lag.quantileSince(this.previousLag, 0.99)),
+            ...(lagWindow && { window: lagWindow })
           }
         : null
     this.previousLag.set(stats.lag.counts)

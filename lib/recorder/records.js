@@ -57,8 +57,9 @@
  * @property {PgFigures | null} [pg]
  * @property {number} [rows]          rows the requests reported written in that second
  * @property {number} [points]        points (metric values) they reported written
- * @property {{ p50_us?: number | null, p99_us?: number | null }} [lag]  paced or open loop: how late the requests
- *   started
+ * @property {{ p50_us?: number | null, p99_us?: number | null, window?: import('./p99-windows.js').WindowFigures }}
+ *   [lag]  paced or open loop: how late the requests started (and in the sample that closes a window of 500,
+ *   the p99 over it)
  * @property {Record<string, number | null>} [workload]  the workload's own statistics
  * @property {number} [connections]   the generator's open connections
  * @property {number} [reconnects]    the generator's reconnects so far (cumulative)

@@ -87,7 +87,7 @@ const wobble = i => ((Math.floor(i / 5) * 7) % 5) * 400
 
 t.test("a small type's p99 is read over its windows, each at its first second", async t => {
   const samples = Array.from({ length: 200 }, (_, i) => pooled(i + 1, 5, 8000 + wobble(i)))
-  const values = p99Windows(samples, 'probe')
+  const values = p99Windows(samples, s => s.requests?.probe)
   t.equal(values.filter(v => v !== null).length, 40, 'one value per window of 5 s')
   t.equal(values[0], 8000 + wobble(4), 'the first window, closed by the fifth sample, stands at the first')
   t.equal(values[1], null)
@@ -109,7 +109,7 @@ t.test("a small type's p99 that rises over its windows is a change, placed at a 
 
 t.test('the recorder closes a window once it holds WINDOW_REQUESTS requests', async t => {
   const stats = new RequestStats(['big', 'small'])
-  const windows = new P99Windows(stats)
+  const windows = new P99Windows(stats.latency)
   /** @type {Array<import('../../lib/recorder/p99-windows.js').WindowFigures | null>} */
   const small = []
   for (let second = 0; second < 12; second++) {
@@ -133,4 +133,18 @@ t.test('the recorder closes a window once it holds WINDOW_REQUESTS requests', as
     closed.every(w => (w?.p99_us ?? 0) > 10000),
     `its p99 is the slow 1 % (${closed.map(w => w?.p99_us)})`
   )
+})
+
+t.test('the schedule lag of a paced run is read over its windows too', async t => {
+  const samples = Array.from({ length: 200 }, (_, i) => ({
+    ...sample(i + 1, 5, 4000),
+    lag: {
+      p50_us: 200,
+      p99_us: 30000 + (i % 4) * 20000,
+      ...((i + 1) % 4 === 0 && { window: { p99_us: 9000 + wobble(i), seconds: 4, done: WINDOW_REQUESTS } })
+    }
+  }))
+  const lag = seriesOf(samples).get('schedule_lag_p99_us')
+  t.equal(lag?.filter(v => v !== null).length, 50, 'one value per window of 4 s')
+  t.equal(lag?.[0], 9000 + wobble(3))
 })
