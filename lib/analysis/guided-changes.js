@@ -4,23 +4,21 @@ import { effectOf, levelOf } from './levels.js'
 import { normalTail, prewhiten, shiftZ } from './change-scan.js'
 import { noiseOf } from './series-noise.js'
 
-// A series tested at the moments the lab saw something begin or end. The
-// scan of change-points.js looks for a change at every moment, and pays for
-// it: a fall by a fifth in a noise of a third, as another process taking
-// the CPU makes on a loaded machine, is not told from the noise there. Where
-// the lab saw something happen (from /proc, the server's views, its own
-// events: nothing read from the series), the moment is known, and one test
-// there has more power: each edge (where something began or ended) is a
-// step tested once, in time order, the shift's z of change-scan.js at that
-// point, in a window of GUIDED_SPAN points each side at most that reaches
-// back to the last change (the scan's, or an edge found a change) and on
-// to the next edge, with the noise fitted around the levels the step would
-// leave. An edge is a change when its step is
-// significant after Bonferroni over the edges tested and its two sides
-// differ by minEffect. Nothing within minSegment points of a change the
-// scan found is tested again. (A stretch tested as a whole against its
-// surroundings, as the oracle does, found fewer: it needs the long-run
-// variance, which a ρ estimated from 120 points over-states.)
+// A series tested where the lab saw something begin or end. The scan of
+// change-points.js looks for a change at every second and pays for it: a
+// fall by a fifth in a noise of a third, as another process taking the CPU
+// makes on a loaded machine, is not told from the noise there. The lab sees
+// such moments itself (from /proc, the server's views, its own events;
+// nothing read from the series), so each edge it saw is tested once, in
+// time order: the shift's z of change-scan.js at that second, in a window of
+// at most GUIDED_SPAN points each side, reaching back to the last change
+// (the scan's, or an edge already found one) and on to the next edge, the
+// noise fitted around the levels the step would leave. An edge is a change
+// when its step is significant after Bonferroni over the edges tested and
+// its two sides differ by minEffect. Nothing within minSegment points of a
+// change the scan found is tested again. (A stretch tested as a whole
+// against its surroundings, as the oracle does, found fewer: that needs the
+// long-run variance, which a ρ estimated from 120 points over-states.)
 
 /** @typedef {import('./change-points.js').ChangePoint} ChangePoint */
 /** @typedef {import('./levels.js').Level} Level */
