@@ -4,6 +4,7 @@
 import t from 'tap'
 import { findChangePoints } from '../../lib/analysis/change-points.js'
 import { withGuidedChanges } from '../../lib/analysis/guided-changes.js'
+import { explainRun } from '../../lib/analysis/explain.js'
 import { drawCase, makeSeries, oracleThreshold, oracleZ, seeded } from '../../lib/analysis/series-cases.js'
 
 const OPTIONS = { minEffect: 0.2 }
@@ -70,4 +71,62 @@ t.test('a moment beside a change the scan found is not tested again', async t =>
     OPTIONS
   )
   t.same(found, scanned, 'the same change, once')
+})
+
+const START = Date.parse('2026-11-25T10:00:00.000Z')
+
+/**
+ * A second of a loaded machine: the load's throughput given, and from 30 to
+ * 45 s two busy processes that take a share of the CPU.
+ * @param {number} elapsed @param {number} throughput
+ */
+function hostSample(elapsed, throughput) {
+  const busy = elapsed > 30 && elapsed <= 45
+  return {
+    t: new Date(START + elapsed * 1000).toISOString(),
+    elapsed_s: elapsed,
+    throughput,
+    concurrency: 4,
+    paused: false,
+    reconnects: 0,
+    connections: 4,
+    requests: {},
+    host: {
+      busy_pct: 100,
+      iowait_pct: 0,
+      steal_pct: 0,
+      cores: 2,
+      own_pct: busy ? 35 : 60,
+      server_pct: busy ? 25 : 40,
+      server_pid: 100,
+      server_stopped: 0,
+      server_procs: 10,
+      others_pct: 100,
+      top: busy
+        ? [
+            { pid: 4242, name: 'spin', pct: 30 },
+            { pid: 4243, name: 'spin', pct: 20 }
+          ]
+        : []
+    }
+  }
+}
+
+t.test('a run whose throughput falls by 30 % while the lab sees other processes take the CPU', async t => {
+  const rand = seeded(23)
+  let scan = 0
+  let found = 0
+  for (let i = 0; i < 20; i++) {
+    const hole = { shape: /** @type {const} */ ('hole'), n: 90, rho: 0.5, noise: /** @type {const} */ ('lognormal') }
+    const values = makeSeries({ ...hole, spread: 0.2, size: -0.3, start: 30, end: 45, decline: 0 }, rand)
+    const samples = values.map((v, k) => hostSample(k + 1, v))
+    if (findChangePoints(values.slice(2, -1), OPTIONS).changes.some(c => Math.abs(c.index + 2 - 30) <= 1)) scan++
+    const { changes } = explainRun({ samples, events: [] })
+    const change = changes.find(c => c.metric === 'throughput' && Math.abs(c.at_s - 30) <= 1)
+    if (change?.causes[0]?.kind === 'cpu_contention') found++
+  }
+  t.ok(
+    found >= 2 * scan && found >= 10,
+    `of 20 runs: the scan alone ${scan}, explainRun ${found}, named after the busy processes`
+  )
 })
