@@ -64,7 +64,10 @@ export function checkSetting(name, value, where, context = {}) {
   const label = labelOf(spec, where)
   const text = where === 'flag'
   /** @param {string} problem */
-  const refuse = problem => new InputError(`${label} ${problem}, got ${text ? quote(value, 40) : shown(value, 40)}`)
+  const refuse = problem =>
+    new InputError(`${label} ${problem}, got ${text ? quote(value, 40) : shown(value, 40)}`, {
+      code: 'PGLG_INVALID_VALUE'
+    })
   switch (spec.type) {
     case 'integer': {
       if (spec.auto && value === 'auto') return os.availableParallelism()

@@ -29,7 +29,10 @@ export async function preparePhase(context) {
     log.info(`prepare: pgbench's tables at scale ${prepare.init.scale}`)
     await initPgbench(context.connectionString, prepare.init, { log }).catch(err => {
       throw err instanceof InitError
-        ? new RuntimeError(`prepare.pgbench_init: ` + err.message.split('\n')[0], { cause: err })
+        ? new RuntimeError(`prepare.pgbench_init: ` + err.message.split('\n')[0], {
+            code: 'PGLG_SCHEMA_FAILED',
+            cause: err
+          })
         : err
     })
   }

@@ -19,9 +19,10 @@ export function checkOutputDir(dir) {
   try {
     entries = readdirSync(dir)
   } catch (err) {
-    throw new InputError(`--out ${quote(dir)} is not a directory`, { cause: err })
+    throw new InputError(`--out ${quote(dir)} is not a directory`, { code: 'PGLG_UNREADABLE_FILE', cause: err })
   }
-  if (entries.length > 0) throw new InputError(`--out ${quote(dir)} is not empty: give a new directory`)
+  if (entries.length > 0)
+    throw new InputError(`--out ${quote(dir)} is not empty: give a new directory`, { code: 'PGLG_UNREADABLE_FILE' })
 }
 
 /**

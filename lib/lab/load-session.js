@@ -99,6 +99,7 @@ export class LoadSession {
     } catch (err) {
       await session.services.stop()
       throw new RuntimeError(`the ${workload.name} workload's maintenance failed on ${display}: ` + errorMessage(err), {
+        code: 'PGLG_SCHEMA_FAILED',
         cause: err
       })
     }

@@ -38,6 +38,7 @@ export async function prepareTarget(options) {
       settings = options.recordDir ? await (await import('../recorder/run-info.js')).readSettings(setup) : {}
     } catch (err) {
       throw new RuntimeError(`cannot prepare the ${workload.name} schema on ${display}: ` + errorMessage(err), {
+        code: 'PGLG_SCHEMA_FAILED',
         cause: err
       })
     }
@@ -71,6 +72,7 @@ async function workloadSetup(client, { workload, display, concurrency, log }) {
     // the workload's own verdict (a refused setting, say) is already worded for the user
     if (err instanceof PgloadgenError) throw err
     throw new RuntimeError(`the ${workload.name} workload's setup failed on ${display}: ` + errorMessage(err), {
+      code: 'PGLG_SCHEMA_FAILED',
       cause: err
     })
   }

@@ -91,14 +91,18 @@ export async function localDataDirectory(client) {
     const code = /** @type {NodeJS.ErrnoException} */ (err).code
     if (code === 'ENOENT' || code === 'ENOTDIR')
       throw new InputError(`the server's data directory ${dir} is not on this machine (a remote server?): ${why}`, {
+        code: 'PGLG_UNFIT_SERVER',
         cause: err
       })
     if (code === 'EACCES' || code === 'EPERM')
       throw new InputError(
         `cannot read the server's data directory ${dir} as ${os.userInfo().username}: run as root or as the server's user (${why})`,
-        { cause: err }
+        { code: 'PGLG_UNREADABLE_FILE', cause: err }
       )
-    throw new InputError(`cannot read the server's data directory ${dir}: ${errorMessage(err)}`, { cause: err })
+    throw new InputError(`cannot read the server's data directory ${dir}: ${errorMessage(err)}`, {
+      code: 'PGLG_UNREADABLE_FILE',
+      cause: err
+    })
   }
   // ControlFileData starts with the cluster's system identifier (uint64, native byte order).
   const here =
@@ -113,7 +117,8 @@ export async function localDataDirectory(client) {
   }
   if (here !== sysid || pidPort !== String(port)) {
     throw new InputError(
-      `the data directory ${dir} on this machine is not the server's (${here !== sysid ? 'another system identifier' : 'no server on its port runs there'}): a remote server? ${why}`
+      `the data directory ${dir} on this machine is not the server's (${here !== sysid ? 'another system identifier' : 'no server on its port runs there'}): a remote server? ${why}`,
+      { code: 'PGLG_UNFIT_SERVER' }
     )
   }
   return dir
@@ -229,7 +234,10 @@ export async function checkEvictable(connectionString) {
   } catch (err) {
     // SHOW data_directory needs a superuser or pg_read_all_settings
     if (/** @type {{ code?: string }} */ (err).code === '42501')
-      throw new InputError(`evict-cache cannot find the server's files: ${errorMessage(err)}`, { cause: err })
+      throw new InputError(`evict-cache cannot find the server's files: ${errorMessage(err)}`, {
+        code: 'PGLG_UNFIT_SERVER',
+        cause: err
+      })
     if (err instanceof InputError) throw err
     // anything else fails the action itself, recorded as such
   } finally {

@@ -74,7 +74,12 @@ export function optionValues(specs, given, where = '--') {
     values[camelCase(name)] =
       value === undefined
         ? undefined
-        : parseOptionValue(name, spec, value, problem => new InputError(`${where}${name}: ${problem}`))
+        : parseOptionValue(
+            name,
+            spec,
+            value,
+            problem => new InputError(`${where}${name}: ${problem}`, { code: 'PGLG_INVALID_VALUE' })
+          )
   }
   return values
 }

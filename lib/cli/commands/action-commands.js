@@ -61,13 +61,13 @@ const retention = action => (args, io) => {
       `${action} ${action === 'delete' ? 'deletes rows' : 'drops partitions'} of ${args.table}: give --yes to let it`
     )
   if (args.olderThan === undefined || args.olderThan === '') {
-    throw new InputError(`${action} needs --older-than, a duration (like 10m)`)
+    throw new InputError(`${action} needs --older-than, a duration (like 10m)`, { code: 'PGLG_MISSING_VALUE' })
   }
   const olderThanS = parseOffset(args.olderThan, '--older-than')
-  if (!(olderThanS > 0)) throw new InputError('--older-than must be more than 0')
+  if (!(olderThanS > 0)) throw new InputError('--older-than must be more than 0', { code: 'PGLG_INVALID_NUMBER' })
   const relativeTo = args.relativeTo ?? 'data'
   if (relativeTo !== 'data' && relativeTo !== 'clock') {
-    throw new InputError(`--relative-to must be data or clock, got "${relativeTo}"`)
+    throw new InputError(`--relative-to must be data or clock, got "${relativeTo}"`, { code: 'PGLG_INVALID_CHOICE' })
   }
   /** @type {import('../../sidecar/actions.js').ActionSpec} */
   const spec = { action, table: args.table, older_than: olderThanS, relative_to: relativeTo, yes: true }

@@ -42,7 +42,8 @@ export async function initCommand(args, { log, stdout }) {
       `initialising pgbench's tables at scale ${options.scale} on ${target.display} (steps ${options.initSteps})`
     )
     const result = await initPgbench(target.connectionString, options, { log }).catch(err => {
-      if (err instanceof InitError) throw new RuntimeError(err.message.split('\n')[0], { cause: err })
+      if (err instanceof InitError)
+        throw new RuntimeError(err.message.split('\n')[0], { code: 'PGLG_SCHEMA_FAILED', cause: err })
       throw err
     })
     if (args.json) {

@@ -90,7 +90,8 @@ async function bundleFor(sql, layout) {
   }
   if (row.width !== layout.width) {
     throw new InputError(
-      `--segment-width ${layout.width}: ts already holds the ${layout.stepMs / 1000} s × ${layout.slots} slots archives in segments of ${row.width}; give --segment-width ${row.width}, or --reset`
+      `--segment-width ${layout.width}: ts already holds the ${layout.stepMs / 1000} s × ${layout.slots} slots archives in segments of ${row.width}; give --segment-width ${row.width}, or --reset`,
+      { code: 'PGLG_UNFIT_SERVER' }
     )
   }
   return { id: /** @type {number} */ (row.id), lastPos: /** @type {number} */ (row.last_pos) }
