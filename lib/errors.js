@@ -169,9 +169,10 @@ export const ERROR_CODES = /** @type {const} */ ({
       'A table an action works on does not exist on the server, or is not shaped as the action needs (not partitioned by a time).',
     action: 'Check the table the message names on the server, or the action that names it.'
   },
-  PGLG_SERVER_START_FAILED: {
+  PGLG_EMBEDDED_SERVER_FAILED: {
     family: 'runtime',
-    means: 'The embedded PostgreSQL server would not start, or its data directory cannot be used.',
+    means:
+      'The embedded PostgreSQL server would not start or stop (`initdb` or `pg_ctl` failed), or its data directory cannot be used.',
     action: 'Read the server log the message names; choose another `--data-dir` if it says so.'
   },
   PGLG_INSTALL_FAILED: {
@@ -181,7 +182,8 @@ export const ERROR_CODES = /** @type {const} */ ({
   },
   PGLG_SNAPSHOT_FAILED: {
     family: 'runtime',
-    means: 'A snapshot could not be taken, rolled back or destroyed, or the tool behind it failed.',
+    means:
+      'A snapshot could not be taken, rolled back or destroyed: the data directory or the dataset is not as the lab left it.',
     action: 'Read the message; the data directory is left as it was unless it says otherwise.'
   },
   PGLG_DISK_LIMIT_FAILED: {
@@ -189,6 +191,12 @@ export const ERROR_CODES = /** @type {const} */ ({
     means:
       'The disk limit (`--disk-limit`, `server.disk_limit`) could not be set up on the cgroup of the embedded server.',
     action: 'Run where cgroup v2 is writable (as root, or in a delegated cgroup), or leave the disk limit out.'
+  },
+  PGLG_TOOL_FAILED: {
+    family: 'runtime',
+    means:
+      'A program the lab runs failed: `zfs`, `vmtouch`, `kubectl kustomize`. The message gives the first line it printed.',
+    action: 'Read what the program said; run it by hand to see the rest.'
   },
   PGLG_SERVER_UNAVAILABLE: {
     family: 'runtime',

@@ -51,7 +51,8 @@ export async function writeBuilt(files, stdout) {
       throw new MissingToolError(
         `without --out the manifests are built by kubectl kustomize, and kubectl cannot be run (${err}): install kubectl or give --out DIR`
       )
-    if (code !== 0) throw new RuntimeError(`kubectl kustomize failed: ${err.trim().split('\n')[0]}`)
+    if (code !== 0)
+      throw new RuntimeError(`kubectl kustomize failed: ${err.trim().split('\n')[0]}`, { code: 'PGLG_TOOL_FAILED' })
     stdout.write(out)
   } finally {
     await rm(dir, { recursive: true, force: true })

@@ -4,7 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { closeControlClient, openControlClient } from '../pg/control-client.js'
-import { InputError, MissingToolError } from '../errors.js'
+import { InputError, MissingToolError, RuntimeError } from '../errors.js'
 import { errorMessage } from '../helpers/error-message.js'
 import { quoteTable } from '../helpers/table-name.js'
 
@@ -172,7 +172,9 @@ async function vmtouch(options, files) {
       resident += Number(counts[1])
       total += Number(counts[2])
     } else if (!/Evicted Pages: \d+/.test(out)) {
-      throw new Error(`${EVICT_TOOL} printed nothing it should: ${out.trim().split('\n')[0] ?? ''}`)
+      throw new RuntimeError(`${EVICT_TOOL} printed nothing it should: ${out.trim().split('\n')[0] ?? ''}`, {
+        code: 'PGLG_TOOL_FAILED'
+      })
     }
   }
   return { resident, total }
@@ -194,7 +196,8 @@ function run(command, args) {
           )
         )
       } else if (err) {
-        reject(new Error(`${command} failed: ${(stderr || err.message).trim().split('\n')[0]}`, { cause: err }))
+        const said = (stderr || err.message).trim().split('\n')[0]
+        reject(new RuntimeError(`${command} failed: ${said}`, { code: 'PGLG_TOOL_FAILED', cause: err }))
       } else {
         resolve(stdout)
       }

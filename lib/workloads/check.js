@@ -73,6 +73,7 @@ export async function checkWorkload(
   const optionValuesGiven = optionValues(optionSpecs, options, optionsWhere)
   const hooks = /** @type {WorkloadModule} */ (/** @type {unknown} */ (module))
   /** @template T @param {string} what @param {() => T} fn @returns {Promise<T>} */
+  // a module refuses its options with a plain Error, as the contract says: here it becomes a coded one
   const refuse = async (what, fn) => {
     try {
       return await fn()

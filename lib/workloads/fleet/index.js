@@ -88,6 +88,7 @@ export default {
       try {
         own = await ctx.connect()
       } catch (err) {
+        // a failed request, counted by the generator as such: not the program's error
         throw new Error(`connecting for a flush: ${/** @type {Error} */ (err).message}`, { cause: err })
       }
       try {
