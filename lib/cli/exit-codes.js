@@ -2,7 +2,7 @@ import { ERROR_CODES, ERROR_FAMILIES, PgloadgenError } from '../errors.js'
 
 // The one place that decides how the process exits for an error: lower
 // layers throw coded errors (lib/errors.js) and do not exit. The exit code
-// of a code is its family's, from the table of lib/errors.js: 2 bad input
+// of a code is its family's, from the table of lib/error-codes.js: 2 bad input
 // (nothing touched a database), 1 a runtime failure. 3, a failed threshold,
 // is not an error: the run command returns it.
 

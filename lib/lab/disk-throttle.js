@@ -205,7 +205,10 @@ export class DiskThrottle {
         await new Promise(resolve => setTimeout(resolve, 50))
       }
     }
-    this.log.warn(`disk limit: could not remove the cgroup ${this.group} (processes still in it)`)
+    this.log.warn(
+      `disk limit: could not remove the cgroup ${this.group} (processes still in it)`,
+      'PGLG_W_CLEANUP_FAILED'
+    )
   }
 
   /**

@@ -30,7 +30,7 @@ export async function prepareTarget(options) {
   try {
     try {
       if (options.reset && workload.dropSql !== null) {
-        log.warn(`--reset: dropping and recreating the ${workload.name} tables`)
+        log.warn(`--reset: dropping and recreating the ${workload.name} tables`, 'PGLG_W_RESET')
       }
       await prepareSchema(setup, workload, { reset: options.reset })
       maxId = workload.idTable === null ? 0 : await readMaxId(setup, workload.idTable)

@@ -24,7 +24,8 @@ export async function mergeRuns(dirs, out, log) {
   const summary = mergeSummaries(runs)
   if (summary.merged.missing.length > 0) {
     log.warn(
-      `instances ${summary.merged.missing.map(i => `${i}/${summary.merged.parts}`).join(', ')} are missing: the merge covers part of the load`
+      `instances ${summary.merged.missing.map(i => `${i}/${summary.merged.parts}`).join(', ')} are missing: the merge covers part of the load`,
+      'PGLG_W_PARTIAL_MERGE'
     )
   }
   // the time axis starts at the common start moment when there is one

@@ -37,7 +37,10 @@ export async function openControlClient({ connectionString, applicationName, con
   // connection lost while idle has no statement to fail, and would otherwise
   // leave no trace: it is reported as a warning, naming the connection.
   client.on('error', err => {
-    ;(log ?? createLogger()).warn(`control connection ${applicationName ?? 'pgloadgen'} lost: ${errorMessage(err)}`)
+    ;(log ?? createLogger()).warn(
+      `control connection ${applicationName ?? 'pgloadgen'} lost: ${errorMessage(err)}`,
+      'PGLG_W_CONTROL_LOST'
+    )
   })
   try {
     await client.connect()

@@ -233,7 +233,7 @@ export async function runAction(spec, context, onBackend) {
   // a refusal (a right the role lacks) is the action's failure here; the command exits 2 on it
   if (spec.action === 'age-xids') {
     return runAgeXids(spec, context, onBackend).catch(err => {
-      context.log.warn(`age-xids refused: ${errorMessage(err)}`)
+      context.log.warn(`age-xids refused: ${errorMessage(err)}`, 'PGLG_W_ACTION_FAILED')
       return { ok: false, duration_s: 0, error: errorMessage(err) }
     })
   }
@@ -288,7 +288,7 @@ export async function runAction(spec, context, onBackend) {
     await follower?.stop()
     const message = errorMessage(err)
     await events.record({ kind: 'end', ...base, duration_s: round(duration, 3), ok: false, error: message })
-    log.warn(`${describe(spec)} failed after ${duration.toFixed(1)} s: ${message}`)
+    log.warn(`${describe(spec)} failed after ${duration.toFixed(1)} s: ${message}`, 'PGLG_W_ACTION_FAILED')
     return { ok: false, duration_s: round(duration, 3), error: message }
   } finally {
     await closeControlClient(client)

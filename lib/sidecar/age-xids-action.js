@@ -121,7 +121,7 @@ export async function runAgeXids(spec, { connectionString, events, log }, onBack
     const duration = round((performance.now() - started) / 1000, 3)
     const message = errorMessage(err)
     if (recorded) await events.record({ kind: 'end', ...base, duration_s: duration, ok: false, error: message })
-    log.warn(`age-xids failed after ${duration.toFixed(1)} s: ${message}`)
+    log.warn(`age-xids failed after ${duration.toFixed(1)} s: ${message}`, 'PGLG_W_ACTION_FAILED')
     return { ok: false, duration_s: duration, error: message }
   }
 }

@@ -316,7 +316,7 @@ export async function runEvictCache(spec, context) {
     const duration = took()
     const message = errorMessage(err)
     await events.record({ kind: 'end', ...base, duration_s: duration, ok: false, error: message })
-    log.warn(`evict-cache of ${table} failed after ${duration.toFixed(1)} s: ${message}`)
+    log.warn(`evict-cache of ${table} failed after ${duration.toFixed(1)} s: ${message}`, 'PGLG_W_ACTION_FAILED')
     return { ok: false, duration_s: duration, error: message }
   } finally {
     await closeControlClient(client)

@@ -145,7 +145,10 @@ async function scaleOf(sql, { usesBuiltin, scale, log }) {
   if (found === 0)
     throw new RuntimeError('pgbench_branches is empty; run pgloadgen init first', { code: 'PGLG_SCHEMA_FAILED' })
   if (scale !== null) {
-    log.warn(`-s ${scale} ignored: the scale is the number of rows of pgbench_branches (${found}), as pgbench does`)
+    log.warn(
+      `-s ${scale} ignored: the scale is the number of rows of pgbench_branches (${found}), as pgbench does`,
+      'PGLG_W_OPTION_LIMITED'
+    )
   }
   return found
 }

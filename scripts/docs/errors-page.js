@@ -1,13 +1,13 @@
 import { ERROR_CLASSES, ERROR_CODES, ERROR_FAMILIES, WARNING_CODES } from '../../lib/errors.js'
 import { code, generatedHeader, table } from './markdown.js'
 
-// docs/errors.md: the table of codes of lib/errors.js, between the prose
+// docs/errors.md: the tables of codes of lib/error-codes.js, between the prose
 // that says how the families and the control connections behave.
 
-const INTRO = `pgloadgen's own errors are defined in \`lib/errors.js\`, each code once in
-one table, \`ERROR_CODES\`, from which this page is generated. Each error has
-a stable code, which scripts may rely on; the message is for people and may
-be reworded. Code that wraps another error keeps it as \`cause\`.
+const INTRO = `pgloadgen's own errors are defined in \`lib/errors.js\`, and their codes
+once each in one table, \`ERROR_CODES\` of \`lib/error-codes.js\`, from which
+this page is generated. Each error has a stable code, which scripts may rely
+on; the message is for people and may be reworded. Code that wraps another error keeps it as \`cause\`.
 
 Only the CLI decides how the process exits: \`lib/cli/exit-codes.js\` gives
 each code the exit code of its family, and the CLI prints the message on one
@@ -43,8 +43,8 @@ through \`lib/pg/control-client.js\`. A connection that cannot be made is a
 \`PGLG_SERVER_UNAVAILABLE\` error whose message is the driver's and whose
 cause is the driver's error. A connection the server ends while it is idle
 (a restart, \`pg_terminate_backend\`) does not stop the process: it is logged
-as a warning, \`pgloadgen warn: control connection NAME lost: …\`, and the
-next statement on it fails.`
+as a warning, \`pgloadgen warn [PGLG_W_CONTROL_LOST]: control connection NAME lost: …\`,
+and the next statement on it fails.`
 
 const WARNINGS = `## Warnings
 
@@ -70,7 +70,7 @@ export function errorsPage() {
   ])
   const warnings = Object.entries(WARNING_CODES).map(([name, entry]) => [code(name), entry.means, entry.action])
   return [
-    generatedHeader('Errors', 'the table of lib/errors.js'),
+    generatedHeader('Errors', 'the tables of lib/error-codes.js'),
     INTRO,
     '',
     table(['code', 'class', 'exit code', 'what it means', 'what you can do'], rows),

@@ -34,7 +34,7 @@ t.test('every error class of lib/errors.js is listed, with a distinct code', asy
   t.equal(new Set(classCodes).size, classCodes.length, 'no two classes share a code')
   for (const code of classCodes) t.ok(Object.hasOwn(ERROR_CODES, code), `${code}: in the table`)
   for (const code of codes) t.match(code, /^PGLG_[A-Z_]+$/, code)
-  const source = await readFile(new URL('lib/errors.js', ROOT), 'utf8')
+  const source = await readFile(new URL('lib/error-codes.js', ROOT), 'utf8')
   t.same(
     new Set(source.match(/PGLG_[A-Z_]+/g)),
     new Set([...codes, ...Object.keys(errors.WARNING_CODES)]),
@@ -45,7 +45,11 @@ t.test('every error class of lib/errors.js is listed, with a distinct code', asy
 t.test('docs/errors.md documents every code, and no other', async t => {
   const page = await readFile(new URL('docs/errors.md', ROOT), 'utf8')
   const rows = [...page.matchAll(/^\| `(PGLG_[A-Z_]+)` \| `(\w+)` \| (\d) \|/gm)]
-  t.same(new Set(page.match(/PGLG_[A-Z_]+/g)), new Set(codes), 'the codes named on the page are the codes defined')
+  t.same(
+    new Set(page.match(/PGLG_[A-Z_]+/g)),
+    new Set([...codes, ...Object.keys(errors.WARNING_CODES)]),
+    'the codes named on the page are the codes defined'
+  )
   t.same(new Set(rows.map(row => row[1])), new Set(codes), 'each code has a row')
   for (const [, code, className, exitCode] of rows) {
     const Kind = ERROR_CLASSES.find(kind => new kind('x').code === code)
@@ -247,4 +251,16 @@ t.test('withControlClient ends the client when the work fails', async t => {
   await once(server.sockets[0], 'close')
   t.ok(used, 'the work ran')
   t.pass('the connection was closed')
+})
+
+t.test('a warning line shows its code, and a line without one is as before', async t => {
+  /** @type {string[]} */
+  const lines = []
+  const log = createLogger({ level: 'info', stream: { write: s => lines.push(s) } })
+  log.warn('disk full: no space left on device; the load goes on', 'PGLG_W_DISK_FULL')
+  log.warn('SIGINT again: exiting now')
+  t.same(lines, [
+    'pgloadgen warn [PGLG_W_DISK_FULL]: disk full: no space left on device; the load goes on\n',
+    'pgloadgen warn: SIGINT again: exiting now\n'
+  ])
 })

@@ -96,7 +96,9 @@ export async function capacityRun(args, { log, stdout, argv = [] }) {
   } finally {
     stop.dispose()
     if (target?.embedded) {
-      await target.embedded.stop().catch(err => log.warn(`stopping the embedded server: ${err.message}`))
+      await target.embedded
+        .stop()
+        .catch(err => log.warn(`stopping the embedded server: ${err.message}`, 'PGLG_W_CLEANUP_FAILED'))
     }
   }
 }
