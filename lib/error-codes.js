@@ -193,6 +193,11 @@ export const ERROR_CODES = /** @type {const} */ ({
       'A program the lab runs failed: `zfs`, `vmtouch`, `kubectl kustomize`. The message gives the first line it printed.',
     action: 'Read what the program said; run it by hand to see the rest.'
   },
+  PGLG_DISK_FULL: {
+    family: 'runtime',
+    means: 'The server could not write for want of space (SQLSTATE 53100, or a quota) while preparing what was asked.',
+    action: 'Free space on the filesystem of the data directory, or raise its quota, then run again.'
+  },
   PGLG_SERVER_UNAVAILABLE: {
     family: 'runtime',
     means:

@@ -1,4 +1,5 @@
 import { ERROR_CLASSES, ERROR_CODES, ERROR_FAMILIES, WARNING_CODES } from '../../lib/errors.js'
+import { SERVER_ERROR_CODES } from '../../lib/pg/server-errors.js'
 import { code, generatedHeader, table } from './markdown.js'
 
 // docs/errors.md: the tables of codes of lib/error-codes.js, between the prose
@@ -46,6 +47,17 @@ cause is the driver's error. A connection the server ends while it is idle
 as a warning, \`pgloadgen warn [PGLG_W_CONTROL_LOST]: control connection NAME lost: …\`,
 and the next statement on it fails.`
 
+const SERVER_ERRORS = `## The server's errors
+
+An error of node-postgres, of the server or of the socket under them that
+ends a command (a connection that cannot be made, a schema that cannot be
+prepared, \`init\`) gets its code from one table,
+\`SERVER_ERROR_CODES\` of \`lib/pg/server-errors.js\`, by its SQLSTATE, its
+SQLSTATE's class or its errno; one the table does not name keeps the code of
+what failed (\`PGLG_SCHEMA_FAILED\`, say). A quota has no SQLSTATE of its own
+and is found by its text. The failed requests of a load are counted, not
+coded: they do not end it.`
+
 const WARNINGS = `## Warnings
 
 A warning does not stop what runs; its line shows its code,
@@ -78,6 +90,15 @@ export function errorsPage() {
     FAMILIES,
     '',
     CONTROL,
+    '',
+    SERVER_ERRORS,
+    '',
+    table(
+      ['SQLSTATE, class or errno', 'code'],
+      Object.entries(SERVER_ERROR_CODES)
+        .sort(([a], [b]) => (a < b ? -1 : 1))
+        .map(([key, name]) => [code(key), code(name)])
+    ),
     ...(warnings.length ? ['', WARNINGS, '', table(['code', 'what it means', 'what you can do'], warnings)] : []),
     ''
   ].join('\n')

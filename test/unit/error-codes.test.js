@@ -53,7 +53,9 @@ function closing(text, open) {
 /**
  * The throw sites of each code in lib/, by code: a `new InputError(…)` of
  * any class of lib/errors.js counts for the code its options name, or else
- * the class's own; a warning counts for the PGLG_W_ code its call names.
+ * the class's own; any other code named in quotes (a warning's, the
+ * fallback of codedServerError, an entry of a table mapping another's errors)
+ * counts once where it is named.
  */
 async function throwSites() {
   /** @type {Map<string, string[]>} */
@@ -64,13 +66,18 @@ async function throwSites() {
     if (['errors.js', 'error-codes.js'].includes(path.relative(path.join(ROOT, 'lib'), file))) continue
     const text = await readFile(file, 'utf8')
     const where = path.relative(ROOT, file)
+    /** @type {Array<[number, number]>} */
+    const calls = []
     for (const match of text.matchAll(NEW_ERROR)) {
       const open = /** @type {number} */ (match.index) + match[0].length - 1
-      const args = text.slice(open, closing(text, open))
-      const named = /code: '(PGLG_[A-Z_]+)'/.exec(args)
+      calls.push([open, closing(text, open)])
+      const named = /code: '(PGLG_[A-Z_]+)'/.exec(text.slice(...calls[calls.length - 1]))
       add(named ? named[1] : /** @type {string} */ (CLASS_CODES.get(match[1])), where)
     }
-    for (const match of text.matchAll(/'(PGLG_W_[A-Z_]+)'/g)) add(match[1], where)
+    for (const match of text.matchAll(/'(PGLG_[A-Z_]+)'/g)) {
+      const at = /** @type {number} */ (match.index)
+      if (!calls.some(([open, close]) => open < at && at < close)) add(match[1], where)
+    }
   }
   return sites
 }

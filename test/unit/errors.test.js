@@ -12,6 +12,7 @@ import { once } from 'node:events'
 import * as errors from '../../lib/errors.js'
 import { EXIT_CODES, describeChain, exitCodeFor } from '../../lib/cli/exit-codes.js'
 import { closeControlClient, openControlClient, withControlClient } from '../../lib/pg/control-client.js'
+import { codedServerError, serverErrorCode } from '../../lib/pg/server-errors.js'
 import { parsePlan } from '../../lib/experiment/plan.js'
 import { parseSchedule } from '../../lib/sidecar/schedule.js'
 import { loadWorkload } from '../../lib/workloads/index.js'
@@ -263,4 +264,21 @@ t.test('a warning line shows its code, and a line without one is as before', asy
     'pgloadgen warn [PGLG_W_DISK_FULL]: disk full: no space left on device; the load goes on\n',
     'pgloadgen warn: SIGINT again: exiting now\n'
   ])
+})
+
+t.test("the driver's and the server's errors map to codes through one table", async t => {
+  /** @param {string} code @param {string} [message] */
+  const driver = (code, message = 'x') => Object.assign(new Error(message), { code })
+  t.equal(serverErrorCode(driver('ECONNREFUSED')), 'PGLG_SERVER_UNAVAILABLE', 'a refused socket')
+  t.equal(serverErrorCode(driver('08006')), 'PGLG_SERVER_UNAVAILABLE', 'a SQLSTATE of class 08, by its class')
+  t.equal(serverErrorCode(driver('28P01')), 'PGLG_SERVER_UNAVAILABLE', 'a failed authentication')
+  t.equal(serverErrorCode(driver('53100')), 'PGLG_DISK_FULL', 'disk_full')
+  t.equal(serverErrorCode(driver('XX000', 'could not extend file: Disk quota exceeded')), 'PGLG_DISK_FULL', 'a quota')
+  t.equal(serverErrorCode(driver('42P01')), null, 'an undefined table is not named by the table')
+  t.equal(serverErrorCode(new Error('x')), null, 'nor an error without a code')
+  const refused = codedServerError('cannot connect', driver('53300'), 'PGLG_SCHEMA_FAILED')
+  t.type(refused, errors.ServerUnavailableError, 'too many connections: the server is unavailable')
+  t.equal(refused.cause?.constructor, Error, "the driver's error is the cause")
+  const failed = codedServerError('cannot prepare the schema', driver('42501'), 'PGLG_SCHEMA_FAILED')
+  t.match(failed, { name: 'RuntimeError', code: 'PGLG_SCHEMA_FAILED', message: 'cannot prepare the schema' })
 })
