@@ -61,10 +61,11 @@ export function parseCapacityStep(step, label) {
   const objectives = relabel(label, () => parseObjectives(texts, undefined))
   const startRate = number('start_rate', CAPACITY_DEFAULTS.startRate, { above: 0 })
   const maxRate = number('max_rate', CAPACITY_DEFAULTS.maxRate, { above: 0 })
-  if (startRate > maxRate)
+  if (startRate > maxRate) {
     throw new InputError(`${label}: start_rate ${startRate} is above max_rate ${maxRate}`, {
       code: 'PGLG_CONFLICTING_OPTIONS'
     })
+  }
   return {
     objectiveTexts: texts,
     settings: {

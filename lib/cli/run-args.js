@@ -279,9 +279,10 @@ function parseControlToken(flag, env) {
   const [value, source] = flag !== undefined ? [flag, '--control-token'] : [env || undefined, 'PGLOADGEN_CONTROL_TOKEN']
   if (value === undefined) return null
   if (value === '') throw new InputError(`${source} must not be empty`, { code: 'PGLG_MISSING_VALUE' })
-  if (/\s/.test(value))
+  if (/\s/.test(value)) {
     throw new InputError(`${source} must not contain whitespace (it is sent as a Bearer token)`, {
       code: 'PGLG_INVALID_VALUE'
     })
+  }
   return value
 }

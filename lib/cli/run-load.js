@@ -228,8 +228,9 @@ async function finalScrape(scrapes, log) {
   const waitMs = scrapes.waitMs()
   if (waitMs === 0) return
   log.info(`waiting for the final scrape of /metrics (at most ${(waitMs / 1000).toFixed(1)} s)`)
-  if (!(await scrapes.final()))
+  if (!(await scrapes.final())) {
     log.warn('/metrics was not scraped again: the last seconds may be missing there', 'PGLG_W_METRICS_INCOMPLETE')
+  }
 }
 
 /**

@@ -23,10 +23,11 @@ import { InputError } from '../errors.js'
  * @returns {Promise<EntryPath>}
  */
 export async function resolveEntryPath(arg) {
-  if (arg.trim() === '')
+  if (arg.trim() === '') {
     throw new InputError('compare: an empty argument: give a run directory or EXPDIR:VARIANT', {
       code: 'PGLG_INVALID_RUN_DIR'
     })
+  }
   const info = await stat(arg).catch(() => null)
   if (info) {
     if (!info.isDirectory()) throw new InputError(`compare: not a directory: ${arg}`, { code: 'PGLG_INVALID_RUN_DIR' })

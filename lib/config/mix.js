@@ -28,12 +28,14 @@ export function parseMix(text, types, flag = '--mix') {
     if (!match) throw new InputError(`${flag}: expected type=weight, got ${quote(item)}`, { code: 'PGLG_INVALID_MIX' })
     const [, type, weightText] = match
     const index = types.indexOf(type)
-    if (index === -1)
+    if (index === -1) {
       throw new InputError(`${flag}: unknown request type ${quote(type)} (known: ${types.join(', ')})`, {
         code: 'PGLG_INVALID_MIX'
       })
-    if (seen.has(type))
+    }
+    if (seen.has(type)) {
       throw new InputError(`${flag}: request type ${quote(type)} given twice`, { code: 'PGLG_INVALID_MIX' })
+    }
     seen.add(type)
     const weight = Number(weightText)
     if (!Number.isFinite(weight) || weightText.trim() === '') {
@@ -41,8 +43,9 @@ export function parseMix(text, types, flag = '--mix') {
         code: 'PGLG_INVALID_MIX'
       })
     }
-    if (weight < 0)
+    if (weight < 0) {
       throw new InputError(`${flag}: weight of ${type} is negative: ${weight}`, { code: 'PGLG_INVALID_MIX' })
+    }
     weights[index] = weight
   }
   return mixOf(types, weights, flag)

@@ -128,8 +128,9 @@ export function parseThresholds(value, { label = '--threshold', ...context } = {
   const seen = new Set()
   for (const threshold of parsed) {
     // the same condition twice is a slip: its row would appear twice
-    if (seen.has(canonical(threshold)))
+    if (seen.has(canonical(threshold))) {
       throw new InputError(`${label} ${quote(threshold.expr, 80)} is given twice`, { code: 'PGLG_INVALID_EXPRESSION' })
+    }
     seen.add(canonical(threshold))
   }
   return parsed

@@ -125,10 +125,11 @@ async function fetchDist(name, version) {
       { code: 'PGLG_INSTALL_FAILED', cause: err }
     )
   }
-  if (!response.ok)
+  if (!response.ok) {
     throw new RuntimeError(`the npm registry answered ${response.status} for ${name}@${version}`, {
       code: 'PGLG_INSTALL_FAILED'
     })
+  }
   const body = /** @type {{ dist?: { tarball?: string, integrity?: string } }} */ (await response.json())
   const { tarball, integrity } = body.dist ?? {}
   if (!tarball || !integrity?.startsWith('sha512-')) {
@@ -154,8 +155,9 @@ async function download(url, integrity, file, onProgress) {
   } catch (err) {
     throw new RuntimeError(`cannot fetch ${url}: ${causeOf(err)}`, { code: 'PGLG_INSTALL_FAILED', cause: err })
   }
-  if (!response.ok || !response.body)
+  if (!response.ok || !response.body) {
     throw new RuntimeError(`the npm registry answered ${response.status} for ${url}`, { code: 'PGLG_INSTALL_FAILED' })
+  }
   const length = Number(response.headers.get('content-length'))
   const total = Number.isFinite(length) && length > 0 ? length : null
   const hash = createHash('sha512')

@@ -57,9 +57,10 @@ export function parseMajor(value, where = '--pg-version') {
     )
   }
   const why = UNSUPPORTED_MAJORS[major]
-  if (why)
+  if (why) {
     throw new InputError(`${where}: PostgreSQL ${major} does not run here: ${why}`, {
       code: 'PGLG_INVALID_SERVER_CONFIG'
     })
+  }
   return major
 }

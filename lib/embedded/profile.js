@@ -54,8 +54,9 @@ export function resolveProfile(nameOrPath) {
  * @returns {Promise<string>}
  */
 export async function readProfile(file, depth = 0) {
-  if (depth > 5)
+  if (depth > 5) {
     throw new InputError(`PostgreSQL profile includes nest too deep at ${file}`, { code: 'PGLG_INVALID_SERVER_CONFIG' })
+  }
   const text = await readFile(file, 'utf8')
   const lines = []
   for (const line of text.split('\n')) {

@@ -36,10 +36,11 @@ export function settingName(name, major, where) {
     if (lower === rename.old && major >= rename.at) return rename.now
     if (lower === rename.now && major < rename.at) return rename.old
   }
-  if (!span)
+  if (!span) {
     throw new InputError(`${where}: unknown PostgreSQL setting ${JSON.stringify(name)}`, {
       code: 'PGLG_INVALID_SERVER_CONFIG'
     })
+  }
   const newest = Math.max(...Object.values(SETTINGS).map(s => s[1]))
   const oldest = Math.min(...Object.values(SETTINGS).map(s => s[0]))
   const when =

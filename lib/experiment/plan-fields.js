@@ -51,11 +51,13 @@ export function wrap(field, fn) {
  * @param {number} [max]
  */
 export function positiveInteger(value, field, max = Number.MAX_SAFE_INTEGER) {
-  if (!Number.isInteger(value) || /** @type {number} */ (value) < 1)
+  if (!Number.isInteger(value) || /** @type {number} */ (value) < 1) {
     throw new InputError(`${field}: expected a whole number above 0, got ${shown(value)}`, {
       code: 'PGLG_INVALID_NUMBER'
     })
-  if (/** @type {number} */ (value) > max)
+  }
+  if (/** @type {number} */ (value) > max) {
     throw new InputError(`${field}: at most ${max}, got ${shown(value)}`, { code: 'PGLG_INVALID_NUMBER' })
+  }
   return /** @type {number} */ (value)
 }

@@ -23,8 +23,9 @@ const PGBENCH_INIT_FIELDS = fieldNames('prepare.pgbench_init')
 export function parsePrepare(value, concurrency, workload) {
   const prepare = object(value, 'prepare')
   for (const key of Object.keys(prepare)) {
-    if (!PREPARE_FIELDS.includes(key))
+    if (!PREPARE_FIELDS.includes(key)) {
       throw new InputError(`prepare.${printable(key, 40)}: unknown field`, { code: 'PGLG_UNKNOWN_OPTION' })
+    }
   }
   // pgbench's tables, created and filled before the load (pgloadgen init's options).
   const init = prepare.pgbench_init === undefined ? null : parsePgbenchInit(prepare.pgbench_init)
@@ -59,10 +60,11 @@ export function parsePrepare(value, concurrency, workload) {
     parseActionSpec(a, `prepare.actions[${i}]`)
   )
   const batches = prepare.batches === undefined ? 1 : positiveInteger(prepare.batches, 'prepare.batches', 100)
-  if (batches > 1 && rows === null)
+  if (batches > 1 && rows === null) {
     throw new InputError('prepare.batches: needs prepare.rows, the rows it splits', {
       code: 'PGLG_CONFLICTING_OPTIONS'
     })
+  }
   if (prepare.batch_actions !== undefined && !Array.isArray(prepare.batch_actions)) {
     throw new InputError('prepare.batch_actions: expected a list of actions', { code: 'PGLG_INVALID_VALUE' })
   }
@@ -95,10 +97,11 @@ function parsePgbenchInit(value) {
   const init = object(value, 'prepare.pgbench_init')
   const known = PGBENCH_INIT_FIELDS
   for (const key of Object.keys(init))
-    if (!known.includes(key))
+    if (!known.includes(key)) {
       throw new InputError(`prepare.pgbench_init.${printable(key, 40)}: unknown field (known: ${known.join(', ')})`, {
         code: 'PGLG_UNKNOWN_OPTION'
       })
+    }
   try {
     return parseInitOptions({
       scale: /** @type {any} */ (init.scale),

@@ -29,10 +29,12 @@ const DIRECTIONS = ['lower', 'higher']
 export function parseQuestion(value) {
   if (value === undefined) return null
   const question = string(value, 'question').trim()
-  if (question.includes('\n'))
+  if (question.includes('\n')) {
     throw new InputError('question: one sentence, on one line', { code: 'PGLG_INVALID_VALUE' })
-  if (question.length > 300)
+  }
+  if (question.length > 300) {
     throw new InputError(`question: at most 300 characters, got ${question.length}`, { code: 'PGLG_INVALID_NUMBER' })
+  }
   return question
 }
 
@@ -44,8 +46,9 @@ export function parseQuestion(value) {
 export function parseExpect(value, variants) {
   if (value === undefined) return []
   const list = Array.isArray(value) ? value : [value]
-  if (list.length === 0)
+  if (list.length === 0) {
     throw new InputError('expect: expected an effect or a non-empty list of them', { code: 'PGLG_MISSING_VALUE' })
+  }
   return list.map((item, i) => parseOne(item, Array.isArray(value) ? `expect[${i}]` : 'expect', variants))
 }
 
@@ -58,8 +61,9 @@ export function parseExpect(value, variants) {
 function parseOne(value, field, variants) {
   const spec = object(value, field)
   for (const key of Object.keys(spec)) {
-    if (!EXPECT_FIELDS.includes(key))
+    if (!EXPECT_FIELDS.includes(key)) {
       throw new InputError(`${field}.${printable(key, 40)}: unknown field`, { code: 'PGLG_UNKNOWN_OPTION' })
+    }
   }
   const figure = string(spec.figure, `${field}.figure`)
   if (!isFigure(figure)) {
@@ -85,10 +89,12 @@ function parseOne(value, field, variants) {
       : (Array.isArray(spec.versus) ? spec.versus : [spec.versus]).map((v, j) =>
           variantName(v, Array.isArray(spec.versus) ? `${field}.versus[${j}]` : `${field}.versus`, variants)
         )
-  if (versus.includes(variant))
+  if (versus.includes(variant)) {
     throw new InputError(`${field}.versus: ${quote(variant)} against itself`, { code: 'PGLG_INVALID_CHOICE' })
-  if (spec.versus !== undefined && versus.length === 0)
+  }
+  if (spec.versus !== undefined && versus.length === 0) {
     throw new InputError(`${field}.versus: an empty list`, { code: 'PGLG_MISSING_VALUE' })
+  }
   if (spec.than !== undefined && (typeof spec.than !== 'number' || !Number.isFinite(spec.than))) {
     throw new InputError(`${field}.than: expected a number, got ${shown(spec.than)}`, { code: 'PGLG_INVALID_NUMBER' })
   }

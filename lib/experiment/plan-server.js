@@ -45,14 +45,16 @@ export function parsePlanServer(value) {
       )
     }
     for (const key of ['version', 'settings', 'profile'])
-      if (server[key] !== undefined)
+      if (server[key] !== undefined) {
         throw new InputError(
           `server.${key}: only for the embedded server (the server at the URL runs as it was set up)`,
           { code: 'PGLG_EMBEDDED_ONLY' }
         )
+      }
     for (const key of Object.keys(server)) {
-      if (!URL_FIELDS.includes(key))
+      if (!URL_FIELDS.includes(key)) {
         throw new InputError(`server.${printable(key, 40)}: unknown field`, { code: 'PGLG_UNKNOWN_OPTION' })
+      }
     }
     if (server.data_dir === undefined) {
       throw new InputError(
@@ -62,8 +64,9 @@ export function parsePlanServer(value) {
     }
     const driver =
       server.snapshot_driver === undefined ? 'copy' : string(server.snapshot_driver, 'server.snapshot_driver')
-    if (driver !== 'zfs' && driver !== 'copy')
+    if (driver !== 'zfs' && driver !== 'copy') {
       throw new InputError('server.snapshot_driver: zfs or copy', { code: 'PGLG_INVALID_CHOICE' })
+    }
     // checked now: the runner creates --out before it connects
     const url = string(server.url, 'server.url')
     wrap('server.url', () => parsePgUrl(url))
@@ -76,10 +79,11 @@ export function parsePlanServer(value) {
     }
   }
   for (const key of Object.keys(server))
-    if (!EMBEDDED_FIELDS.includes(key))
+    if (!EMBEDDED_FIELDS.includes(key)) {
       throw new InputError(`server.${printable(key, 40)}: unknown field (known: ${EMBEDDED_FIELDS.join(', ')})`, {
         code: 'PGLG_UNKNOWN_OPTION'
       })
+    }
   const profile = server.profile === undefined ? 'lab' : string(server.profile, 'server.profile')
   // a slower disk for the server (lib/lab/disk-throttle.js); root and a cgroup controller are checked when the plan
   // runs
@@ -104,11 +108,12 @@ export function parseVariantServer(value, field) {
   if (value === undefined) return null
   const server = object(value, field)
   for (const key of Object.keys(server))
-    if (!VARIANT_FIELDS.includes(key))
+    if (!VARIANT_FIELDS.includes(key)) {
       throw new InputError(
         `${field}.${printable(key, 40)}: unknown field (a variant's server takes ${VARIANT_FIELDS.join(', ')})`,
         { code: 'PGLG_UNKNOWN_OPTION' }
       )
+    }
   return {
     ...(server.version !== undefined && { version: parseMajor(server.version, `${field}.version`) }),
     ...(server.profile !== undefined && { profile: string(server.profile, `${field}.profile`) }),
@@ -152,16 +157,18 @@ export function expandMatrix(value) {
   if (value === undefined) return [{ server: {}, suffix: '' }]
   const matrix = object(value, 'matrix')
   const axes = Object.entries(matrix)
-  if (axes.length === 0)
+  if (axes.length === 0) {
     throw new InputError('matrix: expected at least one list, e.g. version: [14, 16, 18]', {
       code: 'PGLG_INVALID_VALUE'
     })
+  }
   /** @type {Array<{ server: VariantServer, suffix: string }>} */
   let combos = [{ server: {}, suffix: '' }]
   for (const [key, list] of axes) {
     const field = `matrix.${printable(key, 60)}`
-    if (!Array.isArray(list) || list.length === 0)
+    if (!Array.isArray(list) || list.length === 0) {
       throw new InputError(`${field}: expected a non-empty list`, { code: 'PGLG_MISSING_VALUE' })
+    }
     if (key !== 'version' && key !== 'profile' && !/^settings\.[A-Za-z_][A-Za-z0-9_.]*$/.test(key)) {
       throw new InputError(`${field}: unknown key (a matrix takes version, profile and settings.NAME)`, {
         code: 'PGLG_UNKNOWN_OPTION'

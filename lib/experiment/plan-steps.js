@@ -62,10 +62,11 @@ export function parseStep(value, label) {
   const kind = /** @type {Step['kind']} */ (kinds[0])
   const allowed = Object.keys(STEP_FIELDS[kind])
   for (const key of Object.keys(step))
-    if (!allowed.includes(key))
+    if (!allowed.includes(key)) {
       throw new InputError(`${label}.${printable(key, 40)}: not a field of a ${kind} step`, {
         code: 'PGLG_UNKNOWN_OPTION'
       })
+    }
   switch (kind) {
     case 'load':
       // a ramp starts from the clients there are: a concurrency to start from is a step of its own
@@ -132,11 +133,13 @@ export function parseStep(value, label) {
 export function parseActionSpec(value, field) {
   const raw = object(value, field)
   for (const key of Object.keys(raw)) {
-    if (!ACTION_SPEC_FIELDS.includes(key))
+    if (!ACTION_SPEC_FIELDS.includes(key)) {
       throw new InputError(`${field}.${printable(key, 40)}: unknown field`, { code: 'PGLG_UNKNOWN_OPTION' })
+    }
   }
-  if (!ACTIONS.includes(/** @type {any} */ (raw.action)))
+  if (!ACTIONS.includes(/** @type {any} */ (raw.action))) {
     throw new InputError(`${field}.action: one of ${ACTIONS.join(', ')}`, { code: 'PGLG_INVALID_CHOICE' })
+  }
   const spec = /** @type {import('../sidecar/actions.js').ActionSpec} */ (raw)
   checkAction(spec, field)
   return spec

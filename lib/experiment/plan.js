@@ -180,8 +180,9 @@ async function planOf(data, baseDir) {
   for (const [i, v] of plan.variants.entries()) {
     const variant = object(v, `variants[${i}]`)
     for (const key of Object.keys(variant)) {
-      if (!VARIANT_FIELDS.includes(key))
+      if (!VARIANT_FIELDS.includes(key)) {
         throw new InputError(`variants[${i}].${printable(key, 40)}: unknown field`, { code: 'PGLG_UNKNOWN_OPTION' })
+      }
     }
     const variantName = string(variant.name, `variants[${i}].name`)
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(variantName)) {
@@ -212,8 +213,9 @@ async function planOf(data, baseDir) {
     }
     for (const combo of combos) {
       const fullName = variantName + combo.suffix
-      if (names.has(fullName))
+      if (names.has(fullName)) {
         throw new InputError(`variants[${i}].name: ${quote(fullName)} is used twice`, { code: 'PGLG_INVALID_NAME' })
+      }
       names.add(fullName)
       for (const key of /** @type {const} */ (['version', 'profile'])) {
         if (ownServer?.[key] !== undefined && combo.server[key] !== undefined) {

@@ -32,15 +32,17 @@ export function parseOffset(value, field) {
     const part = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/y
     while (part.lastIndex < text.length) {
       const match = part.exec(text)
-      if (!match)
+      if (!match) {
         throw new InputError(`${field}: not a duration: ${quote(text)} (like 90s, 10m, 1h30m)`, {
           code: 'PGLG_INVALID_NUMBER'
         })
+      }
       total += Number(match[1]) * UNITS[/** @type {keyof typeof UNITS} */ (match[2])]
     }
   }
-  if (!Number.isFinite(total))
+  if (!Number.isFinite(total)) {
     throw new InputError(`${field}: too long a duration: ${quote(text)}`, { code: 'PGLG_INVALID_NUMBER' })
+  }
   return total
 }
 
@@ -60,7 +62,8 @@ export function parseQuantity(text, field) {
     })
   }
   const value = Number(match[1]) * SIZE_UNITS[/** @type {keyof typeof SIZE_UNITS} */ (unit)]
-  if (!Number.isFinite(value))
+  if (!Number.isFinite(value)) {
     throw new InputError(`${field}: too large a number: ${quote(text)}`, { code: 'PGLG_INVALID_NUMBER' })
+  }
   return value
 }

@@ -77,8 +77,9 @@ export function parseXidCount(value, field, { min = 1, max = MAX_BY } = {}) {
       { code: 'PGLG_INVALID_NUMBER' }
     )
   }
-  if (n < min || n > max)
+  if (n < min || n > max) {
     throw new InputError(`${field}: expected ${min} to ${max}, got ${n}`, { code: 'PGLG_INVALID_NUMBER' })
+  }
   return n
 }
 
@@ -121,8 +122,9 @@ export async function checkAgeRights(client, { by, holdLock = null }) {
       { code: 'PGLG_UNFIT_SERVER' }
     )
   }
-  if (!rights.xid_function)
+  if (!rights.xid_function) {
     throw new InputError(`age-xids: ${where} lacks EXECUTE on ${xidFunction}()`, { code: 'PGLG_UNFIT_SERVER' })
+  }
   if (holdLock) {
     const table = quoteTable(holdLock)
     const {

@@ -45,8 +45,9 @@ export async function verifyInserts(connectionString, table, fingerprintSql, sta
             'PGLG_W_INSERTS_LOST'
           )
         }
-        if (audit.missing > 0)
+        if (audit.missing > 0) {
           log.warn(`${audit.missing} acknowledged inserts are not in ${table}`, 'PGLG_W_INSERTS_LOST')
+        }
       }
       return audit
     } finally {

@@ -143,11 +143,12 @@ export class DiskSpaceWatch {
       if (this.statfsFailing) this.log.info('disk space: statfs of the data directory succeeds again')
       this.statfsFailing = false
     } catch (err) {
-      if (!this.statfsFailing)
+      if (!this.statfsFailing) {
         this.log.warn(
           `disk space: cannot statfs the data directory: ${/** @type {Error} */ (err).message}`,
           'PGLG_W_SPACE_UNREADABLE'
         )
+      }
       this.statfsFailing = true
     } finally {
       this.polling = false

@@ -170,19 +170,21 @@ export class DiskThrottle {
     const postmaster = Number(
       (await readFile(path.join(this.dataDir, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]
     )
-    if (!(postmaster > 0))
+    if (!(postmaster > 0)) {
       throw new RuntimeError(`disk limit: no server running on ${this.dataDir} to throttle`, {
         code: 'PGLG_DISK_LIMIT_FAILED'
       })
+    }
     this.home ??= await this.groupOf(postmaster)
     // The postmaster first: what it forks from then on is born in the group;
     // what it forked before is found below.
     let moved = 0
     for (const pid of [postmaster, ...(await descendants(postmaster))]) if (await this.move(pid, this.group)) moved++
-    if (moved === 0)
+    if (moved === 0) {
       throw new RuntimeError(`disk limit: the server on ${this.dataDir} (pid ${postmaster}) is gone`, {
         code: 'PGLG_DISK_LIMIT_FAILED'
       })
+    }
     return moved
   }
 

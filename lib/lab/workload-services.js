@@ -129,8 +129,9 @@ export class WorkloadServices {
     } catch (err) {
       if (first) throw err
       const message = errorMessage(err)
-      if (!this.warned.has(message))
+      if (!this.warned.has(message)) {
         log.warn(`${workload.name} maintenance failed: ${message}`, 'PGLG_W_MAINTENANCE_FAILED')
+      }
       this.warned.add(message)
     }
   }

@@ -54,8 +54,9 @@ async function checkOut(out, runs) {
   const real = await realpath(out).catch(() => null)
   if (real === null) return
   for (const r of runs) {
-    if (real === (await realpath(r.run.dir)))
+    if (real === (await realpath(r.run.dir))) {
       throw new InputError(`merge: --out ${out} is one of the directories merged`, { code: 'PGLG_INVALID_RUN_DIR' })
+    }
   }
   const info = await readFile(path.join(out, 'run.json'), 'utf8').then(
     text => JSON.parse(text),

@@ -144,10 +144,11 @@ function checkTogether(runs) {
       )
     }
     const twin = byIndex.get(r.instance.index)
-    if (twin)
+    if (twin) {
       throw new InputError(`merge: ${dirOf(twin)} and ${dirOf(r)} are both instance ${r.instance.name}`, {
         code: 'PGLG_INVALID_RUN_DIR'
       })
+    }
     byIndex.set(r.instance.index, r)
   }
 }

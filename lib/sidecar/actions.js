@@ -137,16 +137,18 @@ export function checkAction(spec, field) {
     return
   }
   const foreign = RETENTION_FIELDS.find(key => /** @type {Record<string, unknown>} */ (spec)[key] !== undefined)
-  if (foreign)
+  if (foreign) {
     throw new InputError(`${field}.${foreign}: only for drop-partitions and delete`, {
       code: 'PGLG_CONFLICTING_OPTIONS'
     })
+  }
   if (spec.fillfactor !== undefined && spec.action !== 'fillfactor') {
     throw new InputError(`${field}.fillfactor: only for the fillfactor action`, { code: 'PGLG_CONFLICTING_OPTIONS' })
   }
   const ageField = AGE_XIDS_FIELDS.find(key => /** @type {Record<string, unknown>} */ (spec)[key] !== undefined)
-  if (ageField && spec.action !== 'age-xids')
+  if (ageField && spec.action !== 'age-xids') {
     throw new InputError(`${field}.${ageField}: only for age-xids`, { code: 'PGLG_CONFLICTING_OPTIONS' })
+  }
   if (spec.action === 'age-xids') {
     const other = ACTION_FIELDS.find(
       key =>
@@ -154,16 +156,18 @@ export function checkAction(spec, field) {
         key !== 'table' &&
         /** @type {Record<string, unknown>} */ (spec)[key] !== undefined
     )
-    if (other)
+    if (other) {
       throw new InputError(`${field}.${other}: not a field of age-xids (${AGE_XIDS_FIELDS.join(', ')})`, {
         code: 'PGLG_UNKNOWN_OPTION'
       })
+    }
     ageXidsOptions(spec, field)
     return
   }
   if (spec.cost_delay !== undefined) {
-    if (spec.action !== 'vacuum')
+    if (spec.action !== 'vacuum') {
       throw new InputError(`${field}.cost_delay: only for vacuum`, { code: 'PGLG_CONFLICTING_OPTIONS' })
+    }
     costDelayMs(spec.cost_delay, `${field}.cost_delay`)
   }
   if (spec.action === 'evict-cache') {

@@ -42,15 +42,17 @@ export function parseCondition(text, field) {
     })
   }
   const [, metric, table, op, value] = match
-  if (!CONDITION_METRICS.includes(/** @type {any} */ (metric)))
+  if (!CONDITION_METRICS.includes(/** @type {any} */ (metric))) {
     throw new InputError(`${field}: unknown metric ${quote(metric)} (known: ${CONDITION_METRICS.join(', ')})`, {
       code: 'PGLG_INVALID_EXPRESSION'
     })
+  }
   if (TABLE_METRICS.has(metric) && !table) {
     throw new InputError(`${field}: ${metric} needs a table, as ${metric}(table)`, { code: 'PGLG_INVALID_EXPRESSION' })
   }
-  if (metric === 'disk_free' && table)
+  if (metric === 'disk_free' && table) {
     throw new InputError(`${field}: disk_free takes no table`, { code: 'PGLG_INVALID_EXPRESSION' })
+  }
   return {
     metric: /** @type {Condition['metric']} */ (metric),
     table: table ?? null,

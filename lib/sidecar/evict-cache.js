@@ -89,16 +89,18 @@ export async function localDataDirectory(client) {
     control = await readFile(path.join(dir, 'global', 'pg_control'))
   } catch (err) {
     const code = /** @type {NodeJS.ErrnoException} */ (err).code
-    if (code === 'ENOENT' || code === 'ENOTDIR')
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
       throw new InputError(`the server's data directory ${dir} is not on this machine (a remote server?): ${why}`, {
         code: 'PGLG_UNFIT_SERVER',
         cause: err
       })
-    if (code === 'EACCES' || code === 'EPERM')
+    }
+    if (code === 'EACCES' || code === 'EPERM') {
       throw new InputError(
         `cannot read the server's data directory ${dir} as ${os.userInfo().username}: run as root or as the server's user (${why})`,
         { code: 'PGLG_UNREADABLE_FILE', cause: err }
       )
+    }
     throw new InputError(`cannot read the server's data directory ${dir}: ${errorMessage(err)}`, {
       code: 'PGLG_UNREADABLE_FILE',
       cause: err
@@ -236,11 +238,12 @@ export async function checkEvictable(connectionString) {
     await localDataDirectory(client)
   } catch (err) {
     // SHOW data_directory needs a superuser or pg_read_all_settings
-    if (/** @type {{ code?: string }} */ (err).code === '42501')
+    if (/** @type {{ code?: string }} */ (err).code === '42501') {
       throw new InputError(`evict-cache cannot find the server's files: ${errorMessage(err)}`, {
         code: 'PGLG_UNFIT_SERVER',
         cause: err
       })
+    }
     if (err instanceof InputError) throw err
     // anything else fails the action itself, recorded as such
   } finally {

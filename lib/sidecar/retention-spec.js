@@ -87,8 +87,9 @@ export function checkRetentionSpec(spec, field) {
     })
   }
   const olderThanS = parseOffset(spec.older_than, at('older_than'))
-  if (!(olderThanS > 0))
+  if (!(olderThanS > 0)) {
     throw new InputError(`${at('older_than')}: must be more than 0`, { code: 'PGLG_INVALID_NUMBER' })
+  }
   const relativeTo = spec.relative_to ?? 'data'
   if (relativeTo !== 'data' && relativeTo !== 'clock') {
     throw new InputError(
@@ -108,9 +109,10 @@ export function checkRetentionSpec(spec, field) {
       code: 'PGLG_INVALID_NAME'
     })
   }
-  if (spec.yes !== true)
+  if (spec.yes !== true) {
     throw new RefusedActionError(
       `${at('yes')}: ${action} ${action === 'delete' ? 'deletes rows' : 'drops partitions'} of ${spec.table}: say yes: true to let it run`
     )
+  }
   return { action, table: spec.table, olderThanS, relativeTo, batch, timeColumn }
 }

@@ -139,10 +139,12 @@ FROM pg_class c WHERE c.oid = to_regclass($1)`,
     [quoteTable(table), timeColumn]
   )
   if (!row) throw new RuntimeError(`table ${table} does not exist`, { code: 'PGLG_UNFIT_TABLE' })
-  if (row.kind !== 'r' && row.kind !== 'p')
+  if (row.kind !== 'r' && row.kind !== 'p') {
     throw new RuntimeError(`${table} is not a table`, { code: 'PGLG_UNFIT_TABLE' })
-  if (row.type === null)
+  }
+  if (row.type === null) {
     throw new RuntimeError(`table ${table} has no column ${timeColumn}`, { code: 'PGLG_UNFIT_TABLE' })
+  }
   if (!TIME_TYPES.includes(String(row.type))) {
     throw new RuntimeError(`column ${timeColumn} of ${table} is ${row.type}, not a time`, { code: 'PGLG_UNFIT_TABLE' })
   }

@@ -83,8 +83,9 @@ export function parseSchedule(data, now) {
  */
 function rulesOf(data, now) {
   const list = Array.isArray(data) ? data : /** @type {{ actions?: unknown }} */ (data)?.actions
-  if (!Array.isArray(list) || list.length === 0)
+  if (!Array.isArray(list) || list.length === 0) {
     throw new InputError('schedule: expected a non-empty list "actions"', { code: 'PGLG_MISSING_VALUE' })
+  }
   return Array.from(list, (item, index) => parseRule(item, `actions[${index}]`, now))
 }
 
@@ -100,8 +101,9 @@ function parseRule(item, label, now) {
   }
   const raw = /** @type {Record<string, unknown>} */ (item)
   for (const key of Object.keys(raw)) {
-    if (!KNOWN_FIELDS.has(key))
+    if (!KNOWN_FIELDS.has(key)) {
       throw new InputError(`${label}.${printable(key, 40)}: unknown field`, { code: 'PGLG_UNKNOWN_OPTION' })
+    }
   }
   if (!ACTIONS.includes(/** @type {any} */ (raw.action))) {
     const maintenance = ACTIONS.filter(a => !RETENTION_ACTIONS.includes(/** @type {any} */ (a)))
@@ -187,15 +189,17 @@ function parseAt(value, field, now) {
   const clock = /^(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(text)
   if (clock) {
     const [h, m, s] = [Number(clock[1]), Number(clock[2]), Number(clock[3] ?? 0)]
-    if (h > 23 || m > 59 || s > 59)
+    if (h > 23 || m > 59 || s > 59) {
       throw new InputError(`${field}: not a time of day: ${quote(text)}`, { code: 'PGLG_INVALID_VALUE' })
+    }
     const at = new Date(now)
     at.setHours(h, m, s, 0)
     if (at <= now) at.setDate(at.getDate() + 1)
     return at
   }
   const at = value instanceof Date ? value : new Date(text)
-  if (Number.isNaN(at.getTime()))
+  if (Number.isNaN(at.getTime())) {
     throw new InputError(`${field}: not a date-time or HH:MM: ${quote(text)}`, { code: 'PGLG_INVALID_VALUE' })
+  }
   return at
 }

@@ -33,8 +33,9 @@ export class CopyDriver {
 
   /** @param {string} name */
   async create(name) {
-    if (await this.exists(name))
+    if (await this.exists(name)) {
       throw new InputError(`snapshot "${name}" already exists`, { code: 'PGLG_INVALID_SNAPSHOT' })
+    }
     const dir = this.dir(name)
     await mkdir(dir, { recursive: true })
     try {

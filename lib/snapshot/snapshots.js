@@ -29,8 +29,9 @@ export class Snapshots {
    */
   static async open({ dataDir, driver, dataset, events = null, log }) {
     const dir = path.resolve(dataDir)
-    if (!existsSync(path.join(dir, 'PG_VERSION')))
+    if (!existsSync(path.join(dir, 'PG_VERSION'))) {
       throw new InputError(`${dir} is not a PostgreSQL data directory`, { code: 'PGLG_INVALID_VALUE' })
+    }
     const saved = existsSync(configFile(dir)) ? JSON.parse(await readFile(configFile(dir), 'utf8')) : null
     const kind = driver ?? saved?.driver ?? null
     if (kind === null) {
@@ -39,8 +40,9 @@ export class Snapshots {
         { code: 'PGLG_INVALID_SNAPSHOT' }
       )
     }
-    if (kind !== 'zfs' && kind !== 'copy')
+    if (kind !== 'zfs' && kind !== 'copy') {
       throw new InputError(`unknown snapshot driver "${kind}" (zfs or copy)`, { code: 'PGLG_INVALID_CHOICE' })
+    }
     const chosen = kind === 'zfs' ? new ZfsDriver(dir, dataset ?? saved?.dataset ?? null) : new CopyDriver(dir)
     return new Snapshots(dir, chosen, log, events)
   }
@@ -78,8 +80,9 @@ export class Snapshots {
   /** @param {string} name */
   async create(name) {
     checkSnapshotName(name)
-    if (await this.driver.exists(name))
+    if (await this.driver.exists(name)) {
       throw new InputError(`snapshot "${name}" already exists`, { code: 'PGLG_INVALID_SNAPSHOT' })
+    }
     await this.recorded('snapshot_create', name, () =>
       this.withServerDown(this.driver.needsStoppedServer, () => this.driver.create(name))
     )

@@ -43,10 +43,11 @@ export class ZfsDriver {
         bestLength = mountpoint.length
       }
     }
-    if (!best)
+    if (!best) {
       throw new InputError(`the data directory ${this.dataDir} is not on a ZFS dataset (give --dataset)`, {
         code: 'PGLG_INVALID_SNAPSHOT'
       })
+    }
     this.dataset = best
     return best
   }
@@ -81,8 +82,9 @@ export class ZfsDriver {
 
   /** @param {string} name */
   async create(name) {
-    if (await this.exists(name))
+    if (await this.exists(name)) {
       throw new InputError(`snapshot "${name}" already exists`, { code: 'PGLG_INVALID_SNAPSHOT' })
+    }
     await runTool('zfs', ['snapshot', await this.snapshotName(name)])
   }
 

@@ -65,10 +65,11 @@ async function choose({
   }
   if (scripted || workload === 'pgbench') {
     const given = Object.keys(options)
-    if (given.length > 0)
+    if (given.length > 0) {
       throw new InputError(`${optionsWhere}${given[0]}: pgbench scripts have no such option`, {
         code: 'PGLG_UNKNOWN_OPTION'
       })
+    }
     // --seed is the scripts' --random-seed when that is not given; both would say two things
     if (randomSeed !== undefined && seed !== null) {
       throw new InputError(

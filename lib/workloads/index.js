@@ -94,10 +94,11 @@ async function load(spec, { baseDir = process.cwd(), ...given } = {}) {
  * @param {string} spec   as the user gave it, for errors
  */
 function moduleFile(resolved, spec) {
-  if (!existsSync(resolved))
+  if (!existsSync(resolved)) {
     throw new InputError(`cannot load workload ${printable(spec)}: no such file or directory`, {
       code: 'PGLG_UNREADABLE_FILE'
     })
+  }
   if (!statSync(resolved).isDirectory()) return resolved
   const manifest = path.join(resolved, 'package.json')
   if (existsSync(manifest)) {

@@ -33,8 +33,9 @@ export function parseDefines(defines) {
       throw new InputError(`-D: expected NAME=VALUE, got ${quote(define)}`, { code: 'PGLG_INVALID_VALUE' })
     }
     const name = define.slice(0, equals)
-    if (!isValidVariableName(name))
+    if (!isValidVariableName(name)) {
       throw new InputError(`-D: invalid variable name ${quote(name)}`, { code: 'PGLG_INVALID_NAME' })
+    }
     byName[name] = define.slice(equals + 1)
   }
   return byName
@@ -142,8 +143,9 @@ async function scaleOf(sql, { usesBuiltin, scale, log }) {
     )
   }
   const found = Number(rows[0].n)
-  if (found === 0)
+  if (found === 0) {
     throw new RuntimeError('pgbench_branches is empty; run pgloadgen init first', { code: 'PGLG_SCHEMA_FAILED' })
+  }
   if (scale !== null) {
     log.warn(
       `-s ${scale} ignored: the scale is the number of rows of pgbench_branches (${found}), as pgbench does`,

@@ -56,10 +56,11 @@ const runOne =
  * @returns {CommandRun}
  */
 const retention = action => (args, io) => {
-  if (args.yes !== true)
+  if (args.yes !== true) {
     throw new RefusedActionError(
       `${action} ${action === 'delete' ? 'deletes rows' : 'drops partitions'} of ${args.table}: give --yes to let it`
     )
+  }
   if (args.olderThan === undefined || args.olderThan === '') {
     throw new InputError(`${action} needs --older-than, a duration (like 10m)`, { code: 'PGLG_MISSING_VALUE' })
   }

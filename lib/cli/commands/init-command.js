@@ -82,10 +82,11 @@ async function refuseToDropRows(connectionString, display) {
     for (const table of present) {
       if ((await client.query(`SELECT EXISTS (SELECT 1 FROM ${table}) AS any`)).rows[0].any) withRows.push(table)
     }
-    if (withRows.length > 0)
+    if (withRows.length > 0) {
       throw new RefusedActionError(
         `${display} already has pgbench tables with rows (${withRows.join(', ')}); give --yes to drop and recreate them`
       )
+    }
   } catch (err) {
     if (err instanceof InputError) throw err
     throw codedServerError(`cannot reach ${display}: ${errorMessage(err)}`, err, 'PGLG_SERVER_UNAVAILABLE')

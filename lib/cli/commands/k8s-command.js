@@ -72,8 +72,9 @@ async function renderCommand(args, { stdout, argv = [] }) {
   const instances = parseInteger(args.instances, '--instances', { min: 1, max: MAX_INSTANCES })
   const startInS = parseDuration(args.startIn, '--start-in')
   const image = String(args.image)
-  if (!/^[^\s"']+$/.test(image))
+  if (!/^[^\s"']+$/.test(image)) {
     throw new InputError(`--image must be an image reference, got ${quote(image)}`, { code: 'PGLG_INVALID_VALUE' })
+  }
   const urlSecret = String(args.urlSecret)
   if (!DNS_LABEL.test(urlSecret)) {
     throw new InputError(

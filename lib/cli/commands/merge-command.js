@@ -27,8 +27,9 @@ export function mergeBuilder(y) {
  */
 export async function mergeCommand(args, { log, stdout }) {
   const dirs = /** @type {unknown[]} */ (args.dirs ?? []).map(String)
-  if (dirs.length === 0)
+  if (dirs.length === 0) {
     throw new InputError('merge: give the run directories of the instances', { code: 'PGLG_MISSING_VALUE' })
+  }
   if (args.out !== undefined && String(args.out).trim() === '') {
     throw new InputError('merge: --out must name a directory', { code: 'PGLG_MISSING_VALUE' })
   }
