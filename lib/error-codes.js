@@ -103,6 +103,18 @@ export const ERROR_CODES = /** @type {const} */ ({
     action:
       'Give a directory written by `pgloadgen run --record DIR` or `pgloadgen experiment` (`EXPDIR:VARIANT` for a variant).'
   },
+  PGLG_MISMATCHED_RUNS: {
+    family: 'input',
+    means:
+      'Recorded runs that cannot be compared or merged together: different workloads, histogram schemes or latencies, instances of different splits or the same instance twice.',
+    action: 'Give runs of one load (`compare --force` compares different workloads anyway).'
+  },
+  PGLG_UNUSABLE_OUT_DIR: {
+    family: 'input',
+    means:
+      'An output directory (`--out`) that cannot take what is written: not a directory, not empty, or one of the runs read.',
+    action: 'Give a new directory.'
+  },
   PGLG_INVALID_SERVER_CONFIG: {
     family: 'input',
     means:

@@ -91,7 +91,7 @@ export async function validateRunArgs(args, argv = []) {
   }
   if (args.vacuum === true) {
     throw new InputError('--vacuum: pgloadgen never vacuums before a run; run pgloadgen vacuum, or a schedule', {
-      code: 'PGLG_CONFLICTING_OPTIONS'
+      code: 'PGLG_UNKNOWN_OPTION'
     })
   }
   const flags = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (args))

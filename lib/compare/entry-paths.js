@@ -25,7 +25,7 @@ import { InputError } from '../errors.js'
 export async function resolveEntryPath(arg) {
   if (arg.trim() === '') {
     throw new InputError('compare: an empty argument: give a run directory or EXPDIR:VARIANT', {
-      code: 'PGLG_INVALID_RUN_DIR'
+      code: 'PGLG_MISSING_VALUE'
     })
   }
   const info = await stat(arg).catch(() => null)

@@ -29,7 +29,7 @@ export async function readEntries(args, { force = false } = {}) {
   if (args.length < 2) {
     throw new InputError(
       `compare: give at least two entries (run directories or EXPDIR:VARIANT), the first the baseline; got ${args.length}`,
-      { code: 'PGLG_INVALID_RUN_DIR' }
+      { code: 'PGLG_MISSING_VALUE' }
     )
   }
   const sources = []
@@ -44,7 +44,7 @@ export async function readEntries(args, { force = false } = {}) {
     if (workloads.length > 1 && !force) {
       throw new InputError(
         `compare: the repetitions of ${source.arg} ran different workloads (${workloads.join(', ')}); --force compares them anyway`,
-        { code: 'PGLG_INVALID_RUN_DIR' }
+        { code: 'PGLG_MISMATCHED_RUNS' }
       )
     }
     entries.push({
@@ -119,7 +119,7 @@ function checkTogether(entries, force) {
       if (summary.histograms.scheme !== scheme) {
         throw new InputError(
           `compare: ${entry.runs[j].dir} and ${first.runs[0].dir} have histograms of different bucket schemes (${summary.histograms.scheme}, ${scheme}): their percentiles do not compare`,
-          { code: 'PGLG_INVALID_RUN_DIR' }
+          { code: 'PGLG_MISMATCHED_RUNS' }
         )
       }
     }
@@ -129,7 +129,7 @@ function checkTogether(entries, force) {
     if (other.workload !== first.workload) {
       throw new InputError(
         `compare: ${first.source.arg} ran the ${first.workload} workload, ${other.source.arg} ${other.workload}: --force compares them anyway`,
-        { code: 'PGLG_INVALID_RUN_DIR' }
+        { code: 'PGLG_MISMATCHED_RUNS' }
       )
     }
   }

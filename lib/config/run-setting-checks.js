@@ -66,7 +66,7 @@ export function checkSetting(name, value, where, context = {}) {
   /** @param {string} problem */
   const refuse = problem =>
     new InputError(`${label} ${problem}, got ${text ? quote(value, 40) : shown(value, 40)}`, {
-      code: 'PGLG_INVALID_VALUE'
+      code: 'PGLG_INVALID_NUMBER'
     })
   switch (spec.type) {
     case 'integer': {

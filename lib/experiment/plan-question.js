@@ -33,7 +33,7 @@ export function parseQuestion(value) {
     throw new InputError('question: one sentence, on one line', { code: 'PGLG_INVALID_VALUE' })
   }
   if (question.length > 300) {
-    throw new InputError(`question: at most 300 characters, got ${question.length}`, { code: 'PGLG_INVALID_NUMBER' })
+    throw new InputError(`question: at most 300 characters, got ${question.length}`, { code: 'PGLG_INVALID_VALUE' })
   }
   return question
 }

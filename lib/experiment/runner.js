@@ -27,7 +27,7 @@ import { runVariant } from './variant-run.js'
 export async function runExperiment(plan, { out, stop, log, onPhase }) {
   const outDir = path.resolve(out)
   if (existsSync(outDir) && (await readdir(outDir)).length > 0) {
-    throw new InputError(`--out ${out} is not empty; give a new directory`, { code: 'PGLG_UNREADABLE_FILE' })
+    throw new InputError(`--out ${out} is not empty; give a new directory`, { code: 'PGLG_UNUSABLE_OUT_DIR' })
   }
   // root, a cgroup controller and a block device, before anything is made
   if (plan.server.kind === 'embedded' && plan.server.diskLimit) await checkDiskThrottle(plan.server.dataDir ?? outDir)

@@ -178,7 +178,7 @@ function moveFile(kind, value, files) {
   if (same && same.source !== path) {
     throw new InputError(
       `two files named ${quote(key)} (${quote(same.source)} and ${quote(path)}): a ConfigMap holds one of each name`,
-      { code: 'PGLG_INVALID_CHOICE' }
+      { code: 'PGLG_INVALID_NAME' }
     )
   }
   if (!same) files.push({ key, source: path, content: readFileSync(path) })

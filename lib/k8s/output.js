@@ -19,10 +19,10 @@ export function checkOutputDir(dir) {
   try {
     entries = readdirSync(dir)
   } catch (err) {
-    throw new InputError(`--out ${quote(dir)} is not a directory`, { code: 'PGLG_UNREADABLE_FILE', cause: err })
+    throw new InputError(`--out ${quote(dir)} is not a directory`, { code: 'PGLG_UNUSABLE_OUT_DIR', cause: err })
   }
   if (entries.length > 0) {
-    throw new InputError(`--out ${quote(dir)} is not empty: give a new directory`, { code: 'PGLG_UNREADABLE_FILE' })
+    throw new InputError(`--out ${quote(dir)} is not empty: give a new directory`, { code: 'PGLG_UNUSABLE_OUT_DIR' })
   }
 }
 

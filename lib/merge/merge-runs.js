@@ -55,7 +55,7 @@ async function checkOut(out, runs) {
   if (real === null) return
   for (const r of runs) {
     if (real === (await realpath(r.run.dir))) {
-      throw new InputError(`merge: --out ${out} is one of the directories merged`, { code: 'PGLG_INVALID_RUN_DIR' })
+      throw new InputError(`merge: --out ${out} is one of the directories merged`, { code: 'PGLG_UNUSABLE_OUT_DIR' })
     }
   }
   const info = await readFile(path.join(out, 'run.json'), 'utf8').then(
@@ -64,7 +64,7 @@ async function checkOut(out, runs) {
   )
   if (info !== null && !Array.isArray(info?.merged_from)) {
     throw new InputError(`merge: --out ${out} holds a run of its own: give a new directory`, {
-      code: 'PGLG_INVALID_RUN_DIR'
+      code: 'PGLG_UNUSABLE_OUT_DIR'
     })
   }
 }

@@ -27,7 +27,7 @@ import { histogramFromJson } from '../summary/histogram-field.js'
 export async function readInstanceRuns(dirs) {
   if (dirs.length === 0) {
     throw new InputError('merge: give the run directories of the instances (pgloadgen run --record DIR)', {
-      code: 'PGLG_INVALID_RUN_DIR'
+      code: 'PGLG_MISSING_VALUE'
     })
   }
   /** @type {Map<string, string>} */
@@ -116,19 +116,19 @@ function checkTogether(runs) {
     if (r.summary.workload !== first.summary.workload) {
       throw new InputError(
         `merge: ${dirOf(first)} ran the ${first.summary.workload} workload, ${dirOf(r)} ${r.summary.workload}: only runs of one workload merge`,
-        { code: 'PGLG_INVALID_RUN_DIR' }
+        { code: 'PGLG_MISMATCHED_RUNS' }
       )
     }
     if (r.summary.histograms.scheme !== first.summary.histograms.scheme) {
       throw new InputError(
         `merge: ${dirOf(first)} and ${dirOf(r)} have histograms of different bucket schemes (${first.summary.histograms.scheme}, ${r.summary.histograms.scheme})`,
-        { code: 'PGLG_INVALID_RUN_DIR' }
+        { code: 'PGLG_MISMATCHED_RUNS' }
       )
     }
     if (r.summary.latency_kind !== first.summary.latency_kind) {
       throw new InputError(
         `merge: ${dirOf(first)} measured ${first.summary.latency_kind} latencies, ${dirOf(r)} ${r.summary.latency_kind}: they do not add up`,
-        { code: 'PGLG_INVALID_RUN_DIR' }
+        { code: 'PGLG_MISMATCHED_RUNS' }
       )
     }
   }
@@ -140,13 +140,13 @@ function checkTogether(runs) {
     if (other) {
       throw new InputError(
         `merge: ${dirOf(r)} is instance ${r.instance.name}, ${dirOf(other)} instance ${other.instance?.name}: parts of different splits`,
-        { code: 'PGLG_INVALID_RUN_DIR' }
+        { code: 'PGLG_MISMATCHED_RUNS' }
       )
     }
     const twin = byIndex.get(r.instance.index)
     if (twin) {
       throw new InputError(`merge: ${dirOf(twin)} and ${dirOf(r)} are both instance ${r.instance.name}`, {
-        code: 'PGLG_INVALID_RUN_DIR'
+        code: 'PGLG_MISMATCHED_RUNS'
       })
     }
     byIndex.set(r.instance.index, r)

@@ -30,7 +30,7 @@ export class Snapshots {
   static async open({ dataDir, driver, dataset, events = null, log }) {
     const dir = path.resolve(dataDir)
     if (!existsSync(path.join(dir, 'PG_VERSION'))) {
-      throw new InputError(`${dir} is not a PostgreSQL data directory`, { code: 'PGLG_INVALID_VALUE' })
+      throw new InputError(`${dir} is not a PostgreSQL data directory`, { code: 'PGLG_INVALID_SNAPSHOT' })
     }
     const saved = existsSync(configFile(dir)) ? JSON.parse(await readFile(configFile(dir), 'utf8')) : null
     const kind = driver ?? saved?.driver ?? null

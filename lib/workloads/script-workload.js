@@ -65,7 +65,7 @@ export async function scriptWorkload({ specs, defines, scale, randomSeed, protoc
     if (!/^[A-Za-z_][A-Za-z0-9_.-]{0,62}$/.test(script.name)) {
       throw new InputError(
         `${script.file}: the request type is named after the file, and ${quote(script.name)} is not a usable name (letters, digits, _ . -, at most 63); rename the file`,
-        { code: 'PGLG_INVALID_NUMBER' }
+        { code: 'PGLG_INVALID_NAME' }
       )
     }
     if (names.has(script.name)) {

@@ -78,7 +78,7 @@ async function makeCpuTable(sql, c) {
       kind === 'p'
         ? `${CPU_TABLE} is partitioned (by an earlier run's --partition-interval): give --partition-interval, or --reset to make it plain`
         : `${CPU_TABLE} is a plain table: --partition-interval needs --reset to make it partitioned`,
-      { code: 'PGLG_MISSING_VALUE' }
+      { code: 'PGLG_UNFIT_SERVER' }
     )
   } else if (partitioned) {
     const widthMs = /** @type {number} */ (c.partitionIntervalS) * 1000
