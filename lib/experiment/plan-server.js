@@ -1,4 +1,4 @@
-import { InputError } from '../errors.js'
+import { InputError, rephrased } from '../errors.js'
 import { printable, quote, shown } from '../helpers/quote.js'
 import { parsePgUrl } from '../config/pg-url.js'
 import { parseDiskLimit } from '../lab/disk-throttle.js'
@@ -222,9 +222,7 @@ export async function effectiveServer(plan, own, field) {
     dataDir: null,
     where: field
   }).catch(err => {
-    throw err instanceof InputError && !err.message.startsWith(field)
-      ? new InputError(`${field}: ` + err.message, { cause: err })
-      : err
+    throw err instanceof InputError && !err.message.startsWith(field) ? rephrased(err, `${field}: ` + err.message) : err
   })
   return effective
 }

@@ -3,7 +3,7 @@
 // Both actions remove data, so a schedule or plan must say `yes: true` and
 // the CLI `--yes`.
 
-import { InputError, RefusedActionError } from '../errors.js'
+import { InputError, RefusedActionError, rephrased } from '../errors.js'
 import { shown } from '../helpers/quote.js'
 import { parseOffset } from '../helpers/durations.js'
 import { quoteTable } from '../helpers/table-name.js'
@@ -79,7 +79,8 @@ export function checkRetentionSpec(spec, field) {
   try {
     quoteTable(spec.table)
   } catch (err) {
-    throw new InputError(`${at('table')}: ${/** @type {Error} */ (err).message}`, { cause: err })
+    const message = `${at('table')}: ${/** @type {Error} */ (err).message}`
+    throw err instanceof InputError ? rephrased(err, message) : new InputError(message, { cause: err })
   }
   if (spec.older_than === undefined || spec.older_than === null || spec.older_than === '') {
     throw new InputError(`${at('older_than')}: ${action} needs older_than, a duration (like 10m)`, {

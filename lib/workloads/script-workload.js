@@ -1,5 +1,5 @@
 import { quote } from '../helpers/quote.js'
-import { RuntimeError, InputError } from '../errors.js'
+import { RuntimeError, InputError, InvalidWorkloadError } from '../errors.js'
 import { checkWorkload } from './check.js'
 import { loadScripts } from '../pgbench/scripts.js'
 import { ScriptClient } from '../pgbench/runner.js'
@@ -55,9 +55,8 @@ export async function scriptWorkload({ specs, defines, scale, randomSeed, protoc
     seed = parseRandomSeed(randomSeed ?? 'time')
   } catch (err) {
     // Scripts and seeds the user gave: bad input, one line, exit 2.
-    if (err instanceof ScriptSyntaxError || err instanceof RandomSeedError) {
-      throw new InputError(err.message, { cause: err })
-    }
+    if (err instanceof ScriptSyntaxError) throw new InvalidWorkloadError(err.message, { cause: err })
+    if (err instanceof RandomSeedError) throw new InputError(err.message, { code: 'PGLG_INVALID_VALUE', cause: err })
     throw err
   }
   const names = new Set()

@@ -1,5 +1,5 @@
 import { parseInteger } from '../../config/numbers.js'
-import { InputError, RefusedActionError } from '../../errors.js'
+import { InputError, RefusedActionError, rephrased } from '../../errors.js'
 import { parseOffset } from '../../helpers/durations.js'
 import { checkRetentionSpec, DEFAULT_BATCH, MAX_BATCH } from '../../sidecar/retention-spec.js'
 import { quoteTable } from '../../helpers/table-name.js'
@@ -81,7 +81,9 @@ const retention = action => (args, io) => {
   } catch (err) {
     // the table's name, or the time column's
     const message = /** @type {Error} */ (err).message
-    throw new InputError(message.replace(/^table: /, '').replace(/^time_column: /, '--time-column: '), { cause: err })
+      .replace(/^table: /, '')
+      .replace(/^time_column: /, '--time-column: ')
+    throw err instanceof InputError ? rephrased(err, message) : new InputError(message, { cause: err })
   }
   return runOne(spec)(args, io)
 }
