@@ -115,6 +115,12 @@ export const ERROR_CODES = /** @type {const} */ ({
       'An output directory (`--out`) that cannot take what is written: not a directory, not empty, or one of the runs read.',
     action: 'Give a new directory.'
   },
+  PGLG_INVALID_REQUEST: {
+    family: 'input',
+    means:
+      'A request to the control API whose body is not JSON. The API answers `400` with `{"error": "…", "code": "…"}`: this code, or the code of the value it refuses (`PGLG_INVALID_NUMBER`).',
+    action: 'Send the JSON body docs/live-control.md shows, like `{"concurrency": 16}`.'
+  },
   PGLG_INVALID_SERVER_CONFIG: {
     family: 'input',
     means:
