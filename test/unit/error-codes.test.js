@@ -22,7 +22,7 @@ const NEW_ERROR = new RegExp(`new (${[...CLASS_CODES.keys()].join('|')})\\(`, 'g
  */
 async function sources(dir) {
   const entries = await readdir(dir, { withFileTypes: true, recursive: true })
-  return entries.filter(e => e.isFile() && e.name.endsWith('.js')).map(e => path.join(e.parentPath, e.name))
+  return entries.filter(e => e.isFile() && e.name.endsWith('.js')).map(e => path.join(e.parentPath ?? e.path, e.name))
 }
 
 /**
