@@ -3,7 +3,7 @@
 // below it, never one above; folders of one layer may import each other
 // as long as no cycle between folders forms.
 export const LAYERS = [
-  ['errors.js', 'log.js', 'helpers'],
+  ['errors.js', 'error-codes.js', 'log.js', 'helpers'],
   ['wire', 'config', 'pg'],
   ['metrics', 'pgstats'],
   ['pgbench', 'workloads', 'scale', 'generator', 'summary'],

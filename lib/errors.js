@@ -1,38 +1,45 @@
 // The errors of the whole program, by what went wrong. Each kind has a stable
-// code (docs/errors.md lists them); none decides how the process exits: only
-// the CLI maps codes to exit codes (lib/cli/exit-codes.js). Code that wraps
-// another error passes it as `cause`, so that its stack is kept.
+// code, defined once in ERROR_CODES (lib/error-codes.js) with what it means
+// and what the user can do. Code that wraps another error passes it as
+// `cause`, so that its stack is kept.
 //
 // As with Node's own errors (a TypeError with code ERR_INVALID_ARG_TYPE), the
 // name is the family, InputError or RuntimeError, and the code says which
 // kind: code that checks for an InputError by its name still finds one.
 
+export { ERROR_CODES, ERROR_FAMILIES, WARNING_CODES } from './error-codes.js'
+
+/** @typedef {import('./error-codes.js').ErrorCode} ErrorCode */
+/** @typedef {import('./error-codes.js').InputCode} InputCode */
+/** @typedef {import('./error-codes.js').RuntimeCode} RuntimeCode */
+/** @typedef {import('./error-codes.js').WarningCode} WarningCode */
 /** @typedef {{ cause?: unknown }} ErrorOptions */
 
 /** The base of the program's own errors: a message for the user and a stable code. */
 export class PgloadgenError extends Error {
   /**
    * @param {string} message  one line the user can act on
-   * @param {string} code     a stable code, PGLG_…
+   * @param {ErrorCode} code  a code of ERROR_CODES
    * @param {ErrorOptions} [options]
    */
   constructor(message, code, options) {
     super(message, options)
     this.name = 'PgloadgenError'
-    /** @type {string} */
+    /** @type {ErrorCode} */
     this.code = code
   }
 }
 
 // Something the user gave is invalid: a flag, a value, a URL, a file. Found
-// before anything touches a database, as far as it can be.
+// before anything touches a database, as far as it can be. The code says
+// which kind: new InputError(message, { code: 'PGLG_INVALID_VALUE' }).
 export class InputError extends PgloadgenError {
   /**
    * @param {string} message
-   * @param {ErrorOptions} [options]
+   * @param {ErrorOptions & { code?: InputCode }} [options]
    */
   constructor(message, options) {
-    super(message, 'PGLG_INVALID_INPUT', options)
+    super(message, options?.code ?? 'PGLG_INVALID_INPUT', options)
     this.name = 'InputError'
   }
 }
@@ -44,8 +51,7 @@ export class InvalidPlanError extends InputError {
    * @param {ErrorOptions} [options]
    */
   constructor(message, options) {
-    super(message, options)
-    this.code = 'PGLG_INVALID_PLAN'
+    super(message, { ...options, code: 'PGLG_INVALID_PLAN' })
   }
 }
 
@@ -57,8 +63,7 @@ export class InvalidWorkloadError extends InputError {
    * @param {ErrorOptions} [options]
    */
   constructor(message, options) {
-    super(message, options)
-    this.code = 'PGLG_INVALID_WORKLOAD'
+    super(message, { ...options, code: 'PGLG_INVALID_WORKLOAD' })
   }
 }
 
@@ -70,20 +75,20 @@ export class RefusedActionError extends InputError {
    * @param {ErrorOptions} [options]
    */
   constructor(message, options) {
-    super(message, options)
-    this.code = 'PGLG_REFUSED_DESTRUCTIVE'
+    super(message, { ...options, code: 'PGLG_REFUSED_DESTRUCTIVE' })
   }
 }
 
 // A failure of the environment while doing what was asked: a schema that
-// could not be prepared, a snapshot that failed, a server that would not start.
+// could not be prepared, a snapshot that failed, a server that would not
+// start. The code says which kind.
 export class RuntimeError extends PgloadgenError {
   /**
    * @param {string} message
-   * @param {ErrorOptions} [options]
+   * @param {ErrorOptions & { code?: RuntimeCode }} [options]
    */
   constructor(message, options) {
-    super(message, 'PGLG_RUNTIME_FAILURE', options)
+    super(message, options?.code ?? 'PGLG_RUNTIME_FAILURE', options)
     this.name = 'RuntimeError'
   }
 }
@@ -96,8 +101,7 @@ export class ServerUnavailableError extends RuntimeError {
    * @param {ErrorOptions} [options]
    */
   constructor(message, options) {
-    super(message, options)
-    this.code = 'PGLG_SERVER_UNAVAILABLE'
+    super(message, { ...options, code: 'PGLG_SERVER_UNAVAILABLE' })
   }
 }
 
@@ -109,8 +113,7 @@ export class MissingToolError extends RuntimeError {
    * @param {ErrorOptions} [options]
    */
   constructor(message, options) {
-    super(message, options)
-    this.code = 'PGLG_MISSING_TOOL'
+    super(message, { ...options, code: 'PGLG_MISSING_TOOL' })
   }
 }
 
@@ -126,16 +129,18 @@ export const ERROR_CLASSES = [
 ]
 
 /**
- * The same kind of error as err, with a new message (err prefixed with
- * where it was found, say) and err as its cause.
+ * The same kind of error as err, with the same code, a new message (err
+ * prefixed with where it was found, say) and err as its cause.
  * @template {PgloadgenError} E
  * @param {E} err
  * @param {string} message
  * @returns {E}
  */
 export function rephrased(err, message) {
-  const Kind = /** @type {new (message: string, options?: ErrorOptions) => E} */ (err.constructor)
-  return new Kind(message, { cause: err })
+  const Kind = /** @type {new (message: string, options?: ErrorOptions & { code?: ErrorCode }) => E} */ (
+    err.constructor
+  )
+  return new Kind(message, { cause: err, code: err.code })
 }
 
 /**

@@ -5,8 +5,11 @@ const LEVELS = /** @type {const} */ ({ trace: 10, debug: 20, info: 30, warn: 40,
 
 /** @typedef {keyof typeof LEVELS} LevelName */
 /**
+ * A warning may give its code (lib/errors.js), which its line shows:
+ * `pgloadgen warn [PGLG_W_DISK_FULL]: …`.
  * @typedef {{ trace: (m: string) => void, debug: (m: string) => void, info: (m: string) => void,
- *     warn: (m: string) => void, error: (m: string) => void, level: LevelName }} Logger
+ *     warn: (m: string, code?: import('./error-codes.js').WarningCode) => void, error: (m: string) => void,
+ *     level: LevelName }} Logger
  */
 
 /**
@@ -29,8 +32,8 @@ export function createLogger(options = {}) {
   /** @param {LevelName} name */
   const at = name =>
     LEVELS[name] >= threshold
-      ? (/** @type {string} */ message) => {
-          stream.write(`pgloadgen ${name}: ${message}\n`)
+      ? (/** @type {string} */ message, /** @type {string} */ code = '') => {
+          stream.write(`pgloadgen ${name}${code ? ` [${code}]` : ''}: ${message}\n`)
         }
       : () => {}
   return { trace: at('trace'), debug: at('debug'), info: at('info'), warn: at('warn'), error: at('error'), level }

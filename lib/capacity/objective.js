@@ -32,12 +32,14 @@ export function parseObjective(text, types) {
   const quantile = spec.quantile ?? (threshold.figure.endsWith('max') ? 1 : null)
   if (spec.kind !== 'latency' || quantile === null) {
     throw new InputError(
-      `--objective ${compact}: a step is judged on a latency or lag percentile, or max (p99<10ms, lag_p99<50ms), not on ${threshold.figure}`
+      `--objective ${compact}: a step is judged on a latency or lag percentile, or max (p99<10ms, lag_p99<50ms), not on ${threshold.figure}`,
+      { code: 'PGLG_INVALID_EXPRESSION' }
     )
   }
   if (threshold.op !== '<' && threshold.op !== '<=') {
     throw new InputError(
-      `--objective ${compact}: an objective is an upper bound (< or <=): the search looks for the highest rate that stays under it`
+      `--objective ${compact}: an objective is an upper bound (< or <=): the search looks for the highest rate that stays under it`,
+      { code: 'PGLG_INVALID_EXPRESSION' }
     )
   }
   return {
@@ -61,7 +63,10 @@ export function parseObjectives(value, types) {
     .flatMap(v => String(v).split(','))
     .filter(v => v.trim() !== '')
   if (given.length === 0) {
-    throw new InputError("--objective: give what must hold, e.g. --objective 'p99<10ms' or --objective 'lag_p99<50ms'")
+    throw new InputError(
+      "--objective: give what must hold, e.g. --objective 'p99<10ms' or --objective 'lag_p99<50ms'",
+      { code: 'PGLG_INVALID_EXPRESSION' }
+    )
   }
   return given.map(text => parseObjective(text, types))
 }

@@ -50,7 +50,8 @@ export function parseCapacityStep(step, label) {
     const n = typeof value === 'number' ? value : /^\d+(\.\d+)?$/.test(String(value).trim()) ? Number(value) : NaN
     if (!(n > above) || n > max || (integer && !Number.isInteger(n))) {
       throw new InputError(
-        `${label}.${field} must be ${integer ? 'a whole number' : 'a number'} above ${above}${max < Number.MAX_SAFE_INTEGER ? ` and at most ${max}` : ''}, got ${JSON.stringify(value)}`
+        `${label}.${field} must be ${integer ? 'a whole number' : 'a number'} above ${above}${max < Number.MAX_SAFE_INTEGER ? ` and at most ${max}` : ''}, got ${JSON.stringify(value)}`,
+        { code: 'PGLG_INVALID_NUMBER' }
       )
     }
     return n
@@ -60,7 +61,11 @@ export function parseCapacityStep(step, label) {
   const objectives = relabel(label, () => parseObjectives(texts, undefined))
   const startRate = number('start_rate', CAPACITY_DEFAULTS.startRate, { above: 0 })
   const maxRate = number('max_rate', CAPACITY_DEFAULTS.maxRate, { above: 0 })
-  if (startRate > maxRate) throw new InputError(`${label}: start_rate ${startRate} is above max_rate ${maxRate}`)
+  if (startRate > maxRate) {
+    throw new InputError(`${label}: start_rate ${startRate} is above max_rate ${maxRate}`, {
+      code: 'PGLG_CONFLICTING_OPTIONS'
+    })
+  }
   return {
     objectiveTexts: texts,
     settings: {
@@ -99,7 +104,8 @@ export function parseCapacityStep(step, label) {
 export function checkCapacityWorkload(spec, workload, label) {
   if (workload.pacing !== null) {
     throw new InputError(
-      `${label}: the ${workload.name} workload paces its clients itself; a capacity step needs an open loop`
+      `${label}: the ${workload.name} workload paces its clients itself; a capacity step needs an open loop`,
+      { code: 'PGLG_NOT_FOR_WORKLOAD' }
     )
   }
   spec.settings.objectives = relabel(label, () => parseObjectives(spec.objectiveTexts, workload.types))

@@ -1,24 +1,18 @@
-import { PgloadgenError } from '../errors.js'
+import { ERROR_CODES, ERROR_FAMILIES, PgloadgenError } from '../errors.js'
 
 // The one place that decides how the process exits for an error: lower
-// layers throw coded errors (lib/errors.js) and know nothing of exit codes.
-// The codes are the README's table: 2 bad input (nothing touched a
-// database), 1 a runtime failure. 3, a failed threshold, is not an error:
-// the run command returns it.
+// layers throw coded errors (lib/errors.js) and do not exit. The exit code
+// of a code is its family's, from the table of lib/error-codes.js: 2 bad input
+// (nothing touched a database), 1 a runtime failure. 3, a failed threshold,
+// is not an error: the run command returns it.
 
 /** Exit code of an error the program did not expect (a bug, or an uncoded failure). */
 export const UNEXPECTED_EXIT_CODE = 1
 
 /** @type {Readonly<Record<string, number>>} */
-export const EXIT_CODES = Object.freeze({
-  PGLG_INVALID_INPUT: 2,
-  PGLG_INVALID_PLAN: 2,
-  PGLG_INVALID_WORKLOAD: 2,
-  PGLG_REFUSED_DESTRUCTIVE: 2,
-  PGLG_RUNTIME_FAILURE: 1,
-  PGLG_SERVER_UNAVAILABLE: 1,
-  PGLG_MISSING_TOOL: 1
-})
+export const EXIT_CODES = Object.freeze(
+  Object.fromEntries(Object.entries(ERROR_CODES).map(([code, { family }]) => [code, ERROR_FAMILIES[family].exitCode]))
+)
 
 /**
  * The exit code for err, or null when it is not one of the program's coded

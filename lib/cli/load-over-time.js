@@ -35,21 +35,26 @@ export function loadOverTime(args, { workload, rate }) {
   const openLoop = rate !== null
   if (!openLoop && args.concurrency !== undefined) {
     throw new InputError(
-      '--stages with --concurrency: the stages set the clients (with --rate the stages are requests/s, and -c the clients that serve them)'
+      '--stages with --concurrency: the stages set the clients (with --rate the stages are requests/s, and -c the clients that serve them)',
+      { code: 'PGLG_CONFLICTING_OPTIONS' }
     )
   }
   if (args.transactions !== undefined) {
     throw new InputError(
-      '--stages with --transactions: a run of stages ends with them (or at -d), not after a count of requests'
+      '--stages with --transactions: a run of stages ends with them (or at -d), not after a count of requests',
+      { code: 'PGLG_CONFLICTING_OPTIONS' }
     )
   }
   if (args.instance !== undefined) {
     throw new InputError(
-      '--stages with --instance: a load split over instances cannot ramp (give each instance its -c or its share of --rate)'
+      '--stages with --instance: a load split over instances cannot ramp (give each instance its -c or its share of --rate)',
+      { code: 'PGLG_CONFLICTING_OPTIONS' }
     )
   }
   if (!openLoop && (workload.clients !== null || workload.ramp !== null)) {
-    throw new InputError(`--stages: the ${workload.name} workload starts its clients itself; see its options`)
+    throw new InputError(`--stages: the ${workload.name} workload starts its clients itself; see its options`, {
+      code: 'PGLG_NOT_FOR_WORKLOAD'
+    })
   }
   const stages = /** @type {import('../config/stages.js').Stage[]} */ (
     checkSetting('stages', args.stages, 'flag', { openLoop })
@@ -73,7 +78,8 @@ export function loadOverTime(args, { workload, rate }) {
 function checkedWarmup(warmupS, durationS, source) {
   if (warmupS !== null && durationS !== null && warmupS >= durationS) {
     throw new InputError(
-      `--warmup ${warmupS} s is not shorter than the run (${durationS} s, from ${source}): nothing would be left for the summary`
+      `--warmup ${warmupS} s is not shorter than the run (${durationS} s, from ${source}): nothing would be left for the summary`,
+      { code: 'PGLG_CONFLICTING_OPTIONS' }
     )
   }
   return warmupS

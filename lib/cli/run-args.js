@@ -80,13 +80,19 @@ import { loadOverTime } from './load-over-time.js'
  */
 export async function validateRunArgs(args, argv = []) {
   if (args.maxLag !== undefined && args.rate === undefined) {
-    throw new InputError('--max-lag needs --rate (it bounds the lag behind the schedule)')
+    throw new InputError('--max-lag needs --rate (it bounds the lag behind the schedule)', {
+      code: 'PGLG_CONFLICTING_OPTIONS'
+    })
   }
   if (args.thresholdAbort && args.threshold === undefined) {
-    throw new InputError('--threshold-abort needs a --threshold (it stops the run when one fails)')
+    throw new InputError('--threshold-abort needs a --threshold (it stops the run when one fails)', {
+      code: 'PGLG_CONFLICTING_OPTIONS'
+    })
   }
   if (args.vacuum === true) {
-    throw new InputError('--vacuum: pgloadgen never vacuums before a run; run pgloadgen vacuum, or a schedule')
+    throw new InputError('--vacuum: pgloadgen never vacuums before a run; run pgloadgen vacuum, or a schedule', {
+      code: 'PGLG_UNKNOWN_OPTION'
+    })
   }
   const flags = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (args))
   // the run's settings (config/run-settings.js); -c and --mix once the workload is known
@@ -114,16 +120,20 @@ export async function validateRunArgs(args, argv = []) {
   const workload = await chooseWorkload(workloadChoice)
   if (args.reset && workload.scripts) {
     throw new InputError(
-      "--reset drops a workload's tables; pgbench scripts have none of their own (pgloadgen init recreates pgbench's)"
+      "--reset drops a workload's tables; pgbench scripts have none of their own (pgloadgen init recreates pgbench's)",
+      { code: 'PGLG_NOT_FOR_WORKLOAD' }
     )
   }
   if (workload.clients !== null && args.concurrency !== undefined) {
     throw new InputError(
-      `--concurrency: the ${workload.name} workload sets its number of clients itself (${workload.clients}); see its options`
+      `--concurrency: the ${workload.name} workload sets its number of clients itself (${workload.clients}); see its options`,
+      { code: 'PGLG_NOT_FOR_WORKLOAD' }
     )
   }
   if (workload.pacing !== null && args.rate !== undefined) {
-    throw new InputError(`--rate: the ${workload.name} workload paces its clients itself`)
+    throw new InputError(`--rate: the ${workload.name} workload paces its clients itself`, {
+      code: 'PGLG_NOT_FOR_WORKLOAD'
+    })
   }
   const settings = parseRunSettings('flag', flags, {
     only: [
@@ -207,7 +217,8 @@ export async function validateRunArgs(args, argv = []) {
 function requestTimeoutWithin(timeoutS, given, durationS) {
   if (given && timeoutS !== null && durationS !== null && timeoutS > durationS) {
     throw new InputError(
-      `--request-timeout ${timeoutS} s is longer than the run (${durationS} s): no request could time out`
+      `--request-timeout ${timeoutS} s is longer than the run (${durationS} s): no request could time out`,
+      { code: 'PGLG_CONFLICTING_OPTIONS' }
     )
   }
   return timeoutS
@@ -221,7 +232,8 @@ async function checkedDiskLimit(args) {
   if (args.diskLimit === undefined) return null
   if (chooseUrl(args.pgUrl)) {
     throw new InputError(
-      '--disk-limit: only for the embedded server (pgloadgen cannot move a server it did not start into a cgroup)'
+      '--disk-limit: only for the embedded server (pgloadgen cannot move a server it did not start into a cgroup)',
+      { code: 'PGLG_EMBEDDED_ONLY' }
     )
   }
   const limit = parseDiskLimit(args.diskLimit, '--disk-limit')
@@ -241,12 +253,14 @@ function instanceAndStart(args, totalConcurrency) {
   const startAtMs = args.startAt === undefined ? null : parseStartAt(args.startAt)
   if (instance !== null && totalConcurrency < instance.parts) {
     throw new InputError(
-      `--instance ${args.instance}: ${totalConcurrency} clients cannot be shared by ${instance.parts} instances (each needs at least one)`
+      `--instance ${args.instance}: ${totalConcurrency} clients cannot be shared by ${instance.parts} instances (each needs at least one)`,
+      { code: 'PGLG_CONFLICTING_OPTIONS' }
     )
   }
   if (instance !== null && instance.parts > 1 && args.rate !== undefined && startAtMs === null) {
     throw new InputError(
-      '--instance with --rate needs --start-at: the instances share one schedule, which starts at that moment'
+      '--instance with --rate needs --start-at: the instances share one schedule, which starts at that moment',
+      { code: 'PGLG_CONFLICTING_OPTIONS' }
     )
   }
   if (startAtMs !== null) checkNotLate(startAtMs, instance)
@@ -264,7 +278,11 @@ function instanceAndStart(args, totalConcurrency) {
 function parseControlToken(flag, env) {
   const [value, source] = flag !== undefined ? [flag, '--control-token'] : [env || undefined, 'PGLOADGEN_CONTROL_TOKEN']
   if (value === undefined) return null
-  if (value === '') throw new InputError(`${source} must not be empty`)
-  if (/\s/.test(value)) throw new InputError(`${source} must not contain whitespace (it is sent as a Bearer token)`)
+  if (value === '') throw new InputError(`${source} must not be empty`, { code: 'PGLG_MISSING_VALUE' })
+  if (/\s/.test(value)) {
+    throw new InputError(`${source} must not contain whitespace (it is sent as a Bearer token)`, {
+      code: 'PGLG_INVALID_VALUE'
+    })
+  }
   return value
 }

@@ -181,7 +181,7 @@ export async function runLoad(args, options, rules, stop, { log, stdout, screen 
     watch?.stop()
     stopProgress()
     const aborted = watch?.failure ?? null
-    if (aborted) log.warn(abortLine(aborted))
+    if (aborted) log.warn(abortLine(aborted), 'PGLG_W_THRESHOLD_ABORT')
     log.info('stopping: waiting for requests in flight')
     if (sidecar) await sidecar.stop(options.shutdownTimeoutS * 1000)
     const summary = await session.finish({
@@ -202,10 +202,12 @@ export async function runLoad(args, options, rules, stop, { log, stdout, screen 
     stopControl?.()
     await events.flush()
     if (target?.embedded) {
-      await target.embedded.stop().catch(err => log.warn(`stopping the embedded server: ${err.message}`))
+      await target.embedded
+        .stop()
+        .catch(err => log.warn(`stopping the embedded server: ${err.message}`, 'PGLG_W_CLEANUP_FAILED'))
     }
     // after the stop: a server pgloadgen did not start goes back to its own group
-    await diskThrottle?.release().catch(err => log.warn(`disk limit: ${err.message}`))
+    await diskThrottle?.release().catch(err => log.warn(`disk limit: ${err.message}`, 'PGLG_W_CLEANUP_FAILED'))
     // the final counts scraped once everything else has stopped: nothing of the run waits on the server meanwhile
     if (finished) await finalScrape(scrapes, log)
     await http.close()
@@ -226,7 +228,9 @@ async function finalScrape(scrapes, log) {
   const waitMs = scrapes.waitMs()
   if (waitMs === 0) return
   log.info(`waiting for the final scrape of /metrics (at most ${(waitMs / 1000).toFixed(1)} s)`)
-  if (!(await scrapes.final())) log.warn('/metrics was not scraped again: the last seconds may be missing there')
+  if (!(await scrapes.final())) {
+    log.warn('/metrics was not scraped again: the last seconds may be missing there', 'PGLG_W_METRICS_INCOMPLETE')
+  }
 }
 
 /**

@@ -51,7 +51,9 @@ export async function statsCommand(args, { log }) {
     await collector?.stop().catch(() => {})
     await http?.close()
     if (target?.embedded) {
-      await target.embedded.stop().catch(err => log.warn(`stopping the embedded server: ${err.message}`))
+      await target.embedded
+        .stop()
+        .catch(err => log.warn(`stopping the embedded server: ${err.message}`, 'PGLG_W_CLEANUP_FAILED'))
     }
     stop.dispose()
   }

@@ -39,7 +39,10 @@ export function chooseUrl(argument) {
 export async function chooseTarget(args) {
   const url = chooseUrl(args.pgUrl)
   if (url && args.pgVersion !== undefined) {
-    throw new InputError('--pg-version: only for the embedded server (the server at the URL runs the version it runs)')
+    throw new InputError(
+      '--pg-version: only for the embedded server (the server at the URL runs the version it runs)',
+      { code: 'PGLG_EMBEDDED_ONLY' }
+    )
   }
   if (url) return { url, server: null }
   return {

@@ -23,10 +23,14 @@ import { InputError } from '../errors.js'
  * @returns {Promise<EntryPath>}
  */
 export async function resolveEntryPath(arg) {
-  if (arg.trim() === '') throw new InputError('compare: an empty argument: give a run directory or EXPDIR:VARIANT')
+  if (arg.trim() === '') {
+    throw new InputError('compare: an empty argument: give a run directory or EXPDIR:VARIANT', {
+      code: 'PGLG_MISSING_VALUE'
+    })
+  }
   const info = await stat(arg).catch(() => null)
   if (info) {
-    if (!info.isDirectory()) throw new InputError(`compare: not a directory: ${arg}`)
+    if (!info.isDirectory()) throw new InputError(`compare: not a directory: ${arg}`, { code: 'PGLG_INVALID_RUN_DIR' })
     if (await exists(path.join(arg, 'run.json'))) {
       return { arg, kind: 'run', dir: arg, experiment: null, variant: null, runDirs: [await endedRun(arg, arg)] }
     }
@@ -36,11 +40,13 @@ export async function resolveEntryPath(arg) {
     }
     if (await exists(path.join(arg, 'experiment.json'))) {
       throw new InputError(
-        `compare: ${arg} is an experiment: give one of its variants as ${arg}:NAME or ${path.join(arg, 'variants', 'NAME')} (${await variantList(arg)})`
+        `compare: ${arg} is an experiment: give one of its variants as ${arg}:NAME or ${path.join(arg, 'variants', 'NAME')} (${await variantList(arg)})`,
+        { code: 'PGLG_INVALID_RUN_DIR' }
       )
     }
     throw new InputError(
-      `compare: ${arg} is not a recorded run (no run.json: pgloadgen run --record DIR writes one) nor an experiment's variant`
+      `compare: ${arg} is not a recorded run (no run.json: pgloadgen run --record DIR writes one) nor an experiment's variant`,
+      { code: 'PGLG_INVALID_RUN_DIR' }
     )
   }
   const colon = arg.lastIndexOf(':')
@@ -51,7 +57,8 @@ export async function resolveEntryPath(arg) {
     if (expInfo) {
       if (!expInfo.isDirectory() || !(await exists(path.join(experiment, 'experiment.json')))) {
         throw new InputError(
-          `compare: ${experiment} is not an experiment directory (no experiment.json), so ${arg} names no variant`
+          `compare: ${experiment} is not an experiment directory (no experiment.json), so ${arg} names no variant`,
+          { code: 'PGLG_INVALID_RUN_DIR' }
         )
       }
       return variantEntry(arg, experiment, name)
@@ -62,7 +69,7 @@ export async function resolveEntryPath(arg) {
   if (path.basename(parent) === 'variants' && (await exists(path.join(path.dirname(parent), 'experiment.json')))) {
     return variantEntry(arg, path.dirname(parent), path.basename(path.resolve(arg)))
   }
-  throw new InputError(`compare: no such directory: ${arg}`)
+  throw new InputError(`compare: no such directory: ${arg}`, { code: 'PGLG_INVALID_RUN_DIR' })
 }
 
 /**
@@ -77,7 +84,8 @@ async function variantEntry(arg, experiment, name) {
   const info = await stat(dir).catch(() => null)
   if (!info || !info.isDirectory() || name.includes('/') || name === '.' || name === '..') {
     throw new InputError(
-      `compare: the experiment ${experiment} has no variant "${name}" (${await variantList(experiment)})`
+      `compare: the experiment ${experiment} has no variant "${name}" (${await variantList(experiment)})`,
+      { code: 'PGLG_INVALID_RUN_DIR' }
     )
   }
   const reps = (await readdir(dir, { withFileTypes: true }))
@@ -85,7 +93,9 @@ async function variantEntry(arg, experiment, name) {
     .map(e => e.name)
     .sort((a, b) => Number(a.slice(4)) - Number(b.slice(4)))
   if (reps.length === 0) {
-    throw new InputError(`compare: the variant ${name} of ${experiment} has no repetitions (no rep-1 directory)`)
+    throw new InputError(`compare: the variant ${name} of ${experiment} has no repetitions (no rep-1 directory)`, {
+      code: 'PGLG_INVALID_RUN_DIR'
+    })
   }
   const runDirs = []
   for (const rep of reps) runDirs.push(await endedRun(path.join(dir, rep), arg))
@@ -100,11 +110,15 @@ async function variantEntry(arg, experiment, name) {
 async function endedRun(dir, arg) {
   if (!(await exists(path.join(dir, 'run.json')))) {
     throw new InputError(
-      `compare: ${dir} has no run.json: not a recorded run (pgloadgen run --record DIR)${dir === arg ? '' : `, in ${arg}`}`
+      `compare: ${dir} has no run.json: not a recorded run (pgloadgen run --record DIR)${dir === arg ? '' : `, in ${arg}`}`,
+      { code: 'PGLG_INVALID_RUN_DIR' }
     )
   }
   if (!(await exists(path.join(dir, 'summary.json')))) {
-    throw new InputError(`compare: ${dir} has no summary.json: its run did not end${dir === arg ? '' : ` (in ${arg})`}`)
+    throw new InputError(
+      `compare: ${dir} has no summary.json: its run did not end${dir === arg ? '' : ` (in ${arg})`}`,
+      { code: 'PGLG_INVALID_RUN_DIR' }
+    )
   }
   return dir
 }

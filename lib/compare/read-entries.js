@@ -28,7 +28,8 @@ import { resolveEntryPath } from './entry-paths.js'
 export async function readEntries(args, { force = false } = {}) {
   if (args.length < 2) {
     throw new InputError(
-      `compare: give at least two entries (run directories or EXPDIR:VARIANT), the first the baseline; got ${args.length}`
+      `compare: give at least two entries (run directories or EXPDIR:VARIANT), the first the baseline; got ${args.length}`,
+      { code: 'PGLG_MISSING_VALUE' }
     )
   }
   const sources = []
@@ -42,7 +43,8 @@ export async function readEntries(args, { force = false } = {}) {
     const workloads = [...new Set(runs.map((run, j) => String(summaries[j].workload ?? run.info.workload)))]
     if (workloads.length > 1 && !force) {
       throw new InputError(
-        `compare: the repetitions of ${source.arg} ran different workloads (${workloads.join(', ')}); --force compares them anyway`
+        `compare: the repetitions of ${source.arg} ran different workloads (${workloads.join(', ')}); --force compares them anyway`,
+        { code: 'PGLG_MISMATCHED_RUNS' }
       )
     }
     entries.push({
@@ -83,19 +85,23 @@ function checkedSummary(run) {
   const summary = run.summary
   const where = path.join(run.dir, 'summary.json')
   if (!summary || typeof summary !== 'object' || typeof summary.requests !== 'object' || summary.requests === null) {
-    throw new InputError(`compare: ${where} is not a run's summary`)
+    throw new InputError(`compare: ${where} is not a run's summary`, { code: 'PGLG_INVALID_RUN_DIR' })
   }
   const histograms = summary.histograms
   if (!histograms || typeof histograms.scheme !== 'string') {
     throw new InputError(
-      `compare: ${where} keeps no raw histograms (written by an older pgloadgen): its percentiles cannot be merged`
+      `compare: ${where} keeps no raw histograms (written by an older pgloadgen): its percentiles cannot be merged`,
+      { code: 'PGLG_INVALID_RUN_DIR' }
     )
   }
   try {
     histogramFromJson(histograms.latency, 'latency')
     for (const [type, h] of Object.entries(histograms.latency_by_type ?? {})) histogramFromJson(h, `latency of ${type}`)
   } catch (err) {
-    throw new InputError(`compare: ${where}: histograms: ${/** @type {Error} */ (err).message}`, { cause: err })
+    throw new InputError(`compare: ${where}: histograms: ${/** @type {Error} */ (err).message}`, {
+      code: 'PGLG_INVALID_RUN_DIR',
+      cause: err
+    })
   }
   return summary
 }
@@ -112,7 +118,8 @@ function checkTogether(entries, force) {
     for (const [j, summary] of entry.summaries.entries()) {
       if (summary.histograms.scheme !== scheme) {
         throw new InputError(
-          `compare: ${entry.runs[j].dir} and ${first.runs[0].dir} have histograms of different bucket schemes (${summary.histograms.scheme}, ${scheme}): their percentiles do not compare`
+          `compare: ${entry.runs[j].dir} and ${first.runs[0].dir} have histograms of different bucket schemes (${summary.histograms.scheme}, ${scheme}): their percentiles do not compare`,
+          { code: 'PGLG_MISMATCHED_RUNS' }
         )
       }
     }
@@ -121,7 +128,8 @@ function checkTogether(entries, force) {
   for (const other of others) {
     if (other.workload !== first.workload) {
       throw new InputError(
-        `compare: ${first.source.arg} ran the ${first.workload} workload, ${other.source.arg} ${other.workload}: --force compares them anyway`
+        `compare: ${first.source.arg} ran the ${first.workload} workload, ${other.source.arg} ${other.workload}: --force compares them anyway`,
+        { code: 'PGLG_MISMATCHED_RUNS' }
       )
     }
   }

@@ -25,17 +25,27 @@ export function parseMix(text, types, flag = '--mix') {
     const item = part.trim()
     if (item === '') continue
     const match = /^([^=\s]+)\s*=\s*(.*)$/.exec(item)
-    if (!match) throw new InputError(`${flag}: expected type=weight, got ${quote(item)}`)
+    if (!match) throw new InputError(`${flag}: expected type=weight, got ${quote(item)}`, { code: 'PGLG_INVALID_MIX' })
     const [, type, weightText] = match
     const index = types.indexOf(type)
-    if (index === -1) throw new InputError(`${flag}: unknown request type ${quote(type)} (known: ${types.join(', ')})`)
-    if (seen.has(type)) throw new InputError(`${flag}: request type ${quote(type)} given twice`)
+    if (index === -1) {
+      throw new InputError(`${flag}: unknown request type ${quote(type)} (known: ${types.join(', ')})`, {
+        code: 'PGLG_INVALID_MIX'
+      })
+    }
+    if (seen.has(type)) {
+      throw new InputError(`${flag}: request type ${quote(type)} given twice`, { code: 'PGLG_INVALID_MIX' })
+    }
     seen.add(type)
     const weight = Number(weightText)
     if (!Number.isFinite(weight) || weightText.trim() === '') {
-      throw new InputError(`${flag}: weight of ${type} is not a number: ${quote(weightText)}`)
+      throw new InputError(`${flag}: weight of ${type} is not a number: ${quote(weightText)}`, {
+        code: 'PGLG_INVALID_MIX'
+      })
     }
-    if (weight < 0) throw new InputError(`${flag}: weight of ${type} is negative: ${weight}`)
+    if (weight < 0) {
+      throw new InputError(`${flag}: weight of ${type} is negative: ${weight}`, { code: 'PGLG_INVALID_MIX' })
+    }
     weights[index] = weight
   }
   return mixOf(types, weights, flag)
@@ -49,12 +59,13 @@ export function parseMix(text, types, flag = '--mix') {
  */
 export function mixOf(types, weights, flag = '--mix') {
   const total = weights.reduce((a, b) => a + b, 0)
-  if (!(total > 0)) throw new InputError(`${flag}: all weights are zero`)
+  if (!(total > 0)) throw new InputError(`${flag}: all weights are zero`, { code: 'PGLG_INVALID_MIX' })
   // Shares are weights over their total: a total beyond the largest double
   // would make every share 0 (1e308 + 1e308 is Infinity).
   if (!Number.isFinite(total)) {
     throw new InputError(
-      `${flag}: the weights add up to more than ${Number.MAX_VALUE}; give smaller ones (only their ratios count)`
+      `${flag}: the weights add up to more than ${Number.MAX_VALUE}; give smaller ones (only their ratios count)`,
+      { code: 'PGLG_INVALID_MIX' }
     )
   }
   const cumulative = new Float64Array(weights.length)

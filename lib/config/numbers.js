@@ -9,10 +9,14 @@ import { quote } from '../helpers/quote.js'
  */
 export function parseInteger(value, flag, { min = 1, max = Number.MAX_SAFE_INTEGER } = {}) {
   const text = String(value).trim()
-  if (!/^-?\d+$/.test(text)) throw new InputError(`${flag} must be a whole number, got ${quote(value)}`)
+  if (!/^-?\d+$/.test(text)) {
+    throw new InputError(`${flag} must be a whole number, got ${quote(value)}`, { code: 'PGLG_INVALID_NUMBER' })
+  }
   const n = Number(text)
   if (!(n >= min && n <= max)) {
-    throw new InputError(`${flag} must be between ${min} and ${max}, got ${quote(text, 40).slice(1, -1)}`)
+    throw new InputError(`${flag} must be between ${min} and ${max}, got ${quote(text, 40).slice(1, -1)}`, {
+      code: 'PGLG_INVALID_NUMBER'
+    })
   }
   return n
 }
@@ -32,12 +36,19 @@ export const MAX_RUN_S = 10 * 365 * 86400
  */
 export function parseDuration(value, flag, { max = MAX_TIMER_S } = {}) {
   const match = /^(\d+(?:\.\d+)?)\s*([smhd]?)$/.exec(String(value).trim())
-  if (!match) throw new InputError(`${flag} must be a duration in seconds (or with s, m, h, d), got ${quote(value)}`)
+  if (!match) {
+    throw new InputError(`${flag} must be a duration in seconds (or with s, m, h, d), got ${quote(value)}`, {
+      code: 'PGLG_INVALID_NUMBER'
+    })
+  }
   const seconds = Number(match[1]) * DURATION_UNITS[/** @type {keyof typeof DURATION_UNITS} */ (match[2])]
-  if (!(seconds > 0)) throw new InputError(`${flag} must be positive, got ${quote(value)}`)
+  if (!(seconds > 0)) {
+    throw new InputError(`${flag} must be positive, got ${quote(value)}`, { code: 'PGLG_INVALID_NUMBER' })
+  }
   if (!(seconds <= max)) {
     throw new InputError(
-      `${flag} must be at most ${max} seconds (${max === MAX_TIMER_S ? 'about 24 days' : `${Math.round(max / 86400 / 365)} years`}), got ${quote(value)}`
+      `${flag} must be at most ${max} seconds (${max === MAX_TIMER_S ? 'about 24 days' : `${Math.round(max / 86400 / 365)} years`}), got ${quote(value)}`,
+      { code: 'PGLG_INVALID_NUMBER' }
     )
   }
   return seconds

@@ -20,7 +20,9 @@ const SSL_FILES = ['sslrootcert', 'sslcert', 'sslkey']
  */
 export function parsePgUrl(text) {
   if (typeof text !== 'string' || text.trim() === '') {
-    throw new InputError('PostgreSQL URL is empty (expected postgres://user@host:port/database)')
+    throw new InputError('PostgreSQL URL is empty (expected postgres://user@host:port/database)', {
+      code: 'PGLG_INVALID_URL'
+    })
   }
   /** @type {URL} */
   let url
@@ -29,19 +31,20 @@ export function parsePgUrl(text) {
   } catch (err) {
     throw new InputError(
       `malformed PostgreSQL URL (expected postgres://user@host:port/database): ` + printable(redactLoose(text)),
-      { cause: err }
+      { code: 'PGLG_INVALID_URL', cause: err }
     )
   }
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
     throw new InputError(
-      `PostgreSQL URL must start with postgres:// or postgresql://, got ${printable(url.protocol)}//…`
+      `PostgreSQL URL must start with postgres:// or postgresql://, got ${printable(url.protocol)}//…`,
+      { code: 'PGLG_INVALID_URL' }
     )
   }
   if (url.hostname === '' && !url.searchParams.has('host')) {
-    throw new InputError('PostgreSQL URL has no host')
+    throw new InputError('PostgreSQL URL has no host', { code: 'PGLG_INVALID_URL' })
   }
   if (url.port !== '' && !(Number(url.port) > 0 && Number(url.port) < 65536)) {
-    throw new InputError(`PostgreSQL URL has an invalid port: ${url.port}`)
+    throw new InputError(`PostgreSQL URL has an invalid port: ${url.port}`, { code: 'PGLG_INVALID_URL' })
   }
   checkSsl(url.searchParams)
   return { connectionString: withLibpqSsl(text, url.searchParams), display: redactUrl(url) }
@@ -54,12 +57,15 @@ export function parsePgUrl(text) {
 function checkSsl(params) {
   const mode = params.get('sslmode')
   if (mode !== null && !SSL_MODES.has(mode)) {
-    throw new InputError(`PostgreSQL URL has an unknown sslmode ${quote(mode)} (${[...SSL_MODES].join(', ')})`)
+    throw new InputError(`PostgreSQL URL has an unknown sslmode ${quote(mode)} (${[...SSL_MODES].join(', ')})`, {
+      code: 'PGLG_INVALID_URL'
+    })
   }
   // As libpq: verify-ca without a root certificate has nothing to verify with.
   if (mode === 'verify-ca' && !params.has('sslrootcert')) {
     throw new InputError(
-      "PostgreSQL URL has sslmode=verify-ca but no sslrootcert=FILE (the CA that signed the server's certificate)"
+      "PostgreSQL URL has sslmode=verify-ca but no sslrootcert=FILE (the CA that signed the server's certificate)",
+      { code: 'PGLG_INVALID_URL' }
     )
   }
   for (const name of SSL_FILES) {
@@ -68,7 +74,10 @@ function checkSsl(params) {
     try {
       accessSync(file, constants.R_OK)
     } catch (err) {
-      throw new InputError(`PostgreSQL URL: cannot read the ${name} file ${quote(file)}`, { cause: err })
+      throw new InputError(`PostgreSQL URL: cannot read the ${name} file ${quote(file)}`, {
+        code: 'PGLG_INVALID_URL',
+        cause: err
+      })
     }
   }
 }

@@ -13,7 +13,9 @@ import { quote } from '../helpers/quote.js'
  */
 export function parseProtocol(value) {
   if (value !== 'prepared' && value !== 'extended' && value !== 'simple') {
-    throw new InputError(`--protocol (-M) must be simple, extended or prepared, got ${quote(value)}`)
+    throw new InputError(`--protocol (-M) must be simple, extended or prepared, got ${quote(value)}`, {
+      code: 'PGLG_INVALID_CHOICE'
+    })
   }
   return value
 }

@@ -64,7 +64,10 @@ export function checkSetting(name, value, where, context = {}) {
   const label = labelOf(spec, where)
   const text = where === 'flag'
   /** @param {string} problem */
-  const refuse = problem => new InputError(`${label} ${problem}, got ${text ? quote(value, 40) : shown(value, 40)}`)
+  const refuse = problem =>
+    new InputError(`${label} ${problem}, got ${text ? quote(value, 40) : shown(value, 40)}`, {
+      code: 'PGLG_INVALID_NUMBER'
+    })
   switch (spec.type) {
     case 'integer': {
       if (spec.auto && value === 'auto') return os.availableParallelism()
@@ -101,13 +104,15 @@ export function checkSetting(name, value, where, context = {}) {
         if (!match) throw refuse(`must be a duration in seconds (or with ms, s, m, h, d)${spec.off ? ', or off' : ''}`)
         seconds = Number(match[1]) * DURATION_UNITS[/** @type {keyof typeof DURATION_UNITS} */ (match[2])]
       }
-      if (!(seconds >= /** @type {number} */ (spec.min) && seconds <= /** @type {number} */ (spec.max)))
+      if (!(seconds >= /** @type {number} */ (spec.min) && seconds <= /** @type {number} */ (spec.max))) {
         throw refuse(`must be between ${spec.min} and ${spec.max} seconds${spec.off ? ', or off' : ''}`)
+      }
       return seconds
     }
     case 'choice':
-      if (!(/** @type {readonly unknown[]} */ (spec.choices).includes(value)))
+      if (!(/** @type {readonly unknown[]} */ (spec.choices).includes(value))) {
         throw refuse(`must be ${inWords(/** @type {readonly string[]} */ (spec.choices))}`)
+      }
       return value
     case 'mix':
       if (typeof value !== 'string' || value.trim() === '') {

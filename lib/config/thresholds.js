@@ -128,7 +128,9 @@ export function parseThresholds(value, { label = '--threshold', ...context } = {
   const seen = new Set()
   for (const threshold of parsed) {
     // the same condition twice is a slip: its row would appear twice
-    if (seen.has(canonical(threshold))) throw new InputError(`${label} ${quote(threshold.expr, 80)} is given twice`)
+    if (seen.has(canonical(threshold))) {
+      throw new InputError(`${label} ${quote(threshold.expr, 80)} is given twice`, { code: 'PGLG_INVALID_EXPRESSION' })
+    }
     seen.add(canonical(threshold))
   }
   return parsed
@@ -150,7 +152,9 @@ export function parseThreshold(text, context = {}, label = '--threshold') {
   const expr = typeof text === 'string' ? text.trim() : ''
   /** @param {string} problem */
   const refuse = problem =>
-    new InputError(`${label} ${quote(typeof text === 'string' ? expr : String(text), 80)}: ${problem}`)
+    new InputError(`${label} ${quote(typeof text === 'string' ? expr : String(text), 80)}: ${problem}`, {
+      code: 'PGLG_INVALID_EXPRESSION'
+    })
   const grammar = 'must be [type:]figure op value, like p99<5ms or insert_row:p95<=2ms'
   if (expr === '') throw refuse(grammar)
   const at = opAt(expr)

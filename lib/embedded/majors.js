@@ -52,10 +52,15 @@ export function parseMajor(value, where = '--pg-version') {
   const major = /^\d+$/.test(text) ? Number(text) : NaN
   if (!(major in PACKAGE_VERSIONS)) {
     throw new InputError(
-      `${where}: unknown PostgreSQL major ${JSON.stringify(text)}; the lab runs ${MAJORS.join(', ')}`
+      `${where}: unknown PostgreSQL major ${JSON.stringify(text)}; the lab runs ${MAJORS.join(', ')}`,
+      { code: 'PGLG_INVALID_SERVER_CONFIG' }
     )
   }
   const why = UNSUPPORTED_MAJORS[major]
-  if (why) throw new InputError(`${where}: PostgreSQL ${major} does not run here: ${why}`)
+  if (why) {
+    throw new InputError(`${where}: PostgreSQL ${major} does not run here: ${why}`, {
+      code: 'PGLG_INVALID_SERVER_CONFIG'
+    })
+  }
   return major
 }

@@ -39,7 +39,8 @@ export function resolveProfile(nameOrPath) {
     : path.join(PROFILE_DIR, `${nameOrPath}.conf`)
   if (!existsSync(file)) {
     throw new InputError(
-      `unknown PostgreSQL profile ${quote(nameOrPath)} (notes/postgres/ has ${profileNames().join(', ')}; or give the path of a .conf file)`
+      `unknown PostgreSQL profile ${quote(nameOrPath)} (notes/postgres/ has ${profileNames().join(', ')}; or give the path of a .conf file)`,
+      { code: 'PGLG_INVALID_SERVER_CONFIG' }
     )
   }
   return file
@@ -53,7 +54,9 @@ export function resolveProfile(nameOrPath) {
  * @returns {Promise<string>}
  */
 export async function readProfile(file, depth = 0) {
-  if (depth > 5) throw new InputError(`PostgreSQL profile includes nest too deep at ${file}`)
+  if (depth > 5) {
+    throw new InputError(`PostgreSQL profile includes nest too deep at ${file}`, { code: 'PGLG_INVALID_SERVER_CONFIG' })
+  }
   const text = await readFile(file, 'utf8')
   const lines = []
   for (const line of text.split('\n')) {

@@ -57,7 +57,8 @@ export async function chooseServer({ pgVersion, profile, settings = {}, dataDir,
   if (dir !== null) assertDataDirMajor(dir, major)
   if (offline && major !== DEFAULT_MAJOR && !isCached(major)) {
     throw new InputError(
-      `PostgreSQL ${major} is not installed and --offline forbids fetching it (pgloadgen server install ${major} fetches it ahead of time)`
+      `PostgreSQL ${major} is not installed and --offline forbids fetching it (pgloadgen server install ${major} fetches it ahead of time)`,
+      { code: 'PGLG_INVALID_SERVER_CONFIG' }
     )
   }
   return { major, profile, profileFile, settings, dataDir: dir ?? defaultDataDir(major), offline, adaptProfile }
@@ -73,7 +74,8 @@ export function assertDataDirMajor(dataDir, major) {
   const found = dataDirMajor(dataDir)
   if (found !== null && found !== major) {
     throw new InputError(
-      `the data directory ${path.resolve(dataDir)} holds a PostgreSQL ${found} cluster and cannot be started with PostgreSQL ${major}; give --pg-version ${found}, or another --data-dir`
+      `the data directory ${path.resolve(dataDir)} holds a PostgreSQL ${found} cluster and cannot be started with PostgreSQL ${major}; give --pg-version ${found}, or another --data-dir`,
+      { code: 'PGLG_INVALID_SERVER_CONFIG' }
     )
   }
 }

@@ -145,7 +145,8 @@ export class EmbeddedServer {
             : (info.mode & 0o001) !== 0
       if (!canEnter) {
         throw new RuntimeError(
-          `the postgres system user cannot enter ${dir}, so it cannot run a server in ${this.dataDir}; choose a --data-dir elsewhere`
+          `the postgres system user cannot enter ${dir}, so it cannot run a server in ${this.dataDir}; choose a --data-dir elsewhere`,
+          { code: 'PGLG_EMBEDDED_SERVER_FAILED' }
         )
       }
       if (dir === path.dirname(dir)) return
@@ -236,7 +237,7 @@ export class EmbeddedServer {
       throw new RuntimeError(
         `the embedded PostgreSQL did not start: ` +
           ((await lastServerError(logFile)) ?? /** @type {Error} */ (err).message),
-        { cause: err }
+        { code: 'PGLG_EMBEDDED_SERVER_FAILED', cause: err }
       )
     }
   }
@@ -344,8 +345,9 @@ export class EmbeddedServer {
       })
       child.on('error', reject)
       child.on('close', code => {
+        const failure = `${path.basename(file)} exited with ${code}: ${output.trim().split('\n').pop()}`
         if (code === 0) resolve(undefined)
-        else reject(new Error(`${path.basename(file)} exited with ${code}: ${output.trim().split('\n').pop()}`))
+        else reject(new RuntimeError(failure, { code: 'PGLG_EMBEDDED_SERVER_FAILED' }))
       })
     })
   }
@@ -367,6 +369,7 @@ function readSecret(dataDir) {
     return readFileSync(path.join(dataDir, SECRET_FILE), 'utf8').trim()
   } catch (err) {
     throw new RuntimeError(`the data directory ${dataDir} was not created by pgloadgen (no ${SECRET_FILE})`, {
+      code: 'PGLG_EMBEDDED_SERVER_FAILED',
       cause: err
     })
   }

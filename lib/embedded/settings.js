@@ -36,7 +36,11 @@ export function settingName(name, major, where) {
     if (lower === rename.old && major >= rename.at) return rename.now
     if (lower === rename.now && major < rename.at) return rename.old
   }
-  if (!span) throw new InputError(`${where}: unknown PostgreSQL setting ${JSON.stringify(name)}`)
+  if (!span) {
+    throw new InputError(`${where}: unknown PostgreSQL setting ${JSON.stringify(name)}`, {
+      code: 'PGLG_INVALID_SERVER_CONFIG'
+    })
+  }
   const newest = Math.max(...Object.values(SETTINGS).map(s => s[1]))
   const oldest = Math.min(...Object.values(SETTINGS).map(s => s[0]))
   const when =
@@ -45,7 +49,9 @@ export function settingName(name, major, where) {
       : span[0] === oldest
         ? `it was removed in PostgreSQL ${span[1] + 1}`
         : `PostgreSQL ${span[0]} to ${span[1]} have it`
-  throw new InputError(`${where}: PostgreSQL ${major} has no setting ${name} (${when})`)
+  throw new InputError(`${where}: PostgreSQL ${major} has no setting ${name} (${when})`, {
+    code: 'PGLG_INVALID_SERVER_CONFIG'
+  })
 }
 
 const SETTING_LINE = /^(\s*)([A-Za-z_][\w.]*)(\s*=?\s*)(.*)$/

@@ -11,7 +11,7 @@ import { shown } from '../helpers/quote.js'
  */
 export function object(value, field) {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new InputError(`${field}: expected an object`)
+    throw new InputError(`${field}: expected an object`, { code: 'PGLG_INVALID_VALUE' })
   }
   return /** @type {Record<string, unknown>} */ (value)
 }
@@ -22,7 +22,9 @@ export function object(value, field) {
  */
 export function string(value, field) {
   if (typeof value !== 'string' || value === '') {
-    throw new InputError(`${field}: ${value === undefined ? 'missing' : 'expected a string'}`)
+    throw new InputError(`${field}: ${value === undefined ? 'missing' : 'expected a string'}`, {
+      code: 'PGLG_MISSING_VALUE'
+    })
   }
   return value
 }
@@ -49,8 +51,13 @@ export function wrap(field, fn) {
  * @param {number} [max]
  */
 export function positiveInteger(value, field, max = Number.MAX_SAFE_INTEGER) {
-  if (!Number.isInteger(value) || /** @type {number} */ (value) < 1)
-    throw new InputError(`${field}: expected a whole number above 0, got ${shown(value)}`)
-  if (/** @type {number} */ (value) > max) throw new InputError(`${field}: at most ${max}, got ${shown(value)}`)
+  if (!Number.isInteger(value) || /** @type {number} */ (value) < 1) {
+    throw new InputError(`${field}: expected a whole number above 0, got ${shown(value)}`, {
+      code: 'PGLG_INVALID_NUMBER'
+    })
+  }
+  if (/** @type {number} */ (value) > max) {
+    throw new InputError(`${field}: at most ${max}, got ${shown(value)}`, { code: 'PGLG_INVALID_NUMBER' })
+  }
   return /** @type {number} */ (value)
 }

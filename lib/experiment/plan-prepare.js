@@ -23,7 +23,9 @@ const PGBENCH_INIT_FIELDS = fieldNames('prepare.pgbench_init')
 export function parsePrepare(value, concurrency, workload) {
   const prepare = object(value, 'prepare')
   for (const key of Object.keys(prepare)) {
-    if (!PREPARE_FIELDS.includes(key)) throw new InputError(`prepare.${printable(key, 40)}: unknown field`)
+    if (!PREPARE_FIELDS.includes(key)) {
+      throw new InputError(`prepare.${printable(key, 40)}: unknown field`, { code: 'PGLG_UNKNOWN_OPTION' })
+    }
   }
   // pgbench's tables, created and filled before the load (pgloadgen init's options).
   const init = prepare.pgbench_init === undefined ? null : parsePgbenchInit(prepare.pgbench_init)
@@ -32,11 +34,14 @@ export function parsePrepare(value, concurrency, workload) {
     prepare.table_size === undefined ? null : parseQuantity(String(prepare.table_size), 'prepare.table_size')
   const seconds = prepare.duration === undefined ? null : parseOffset(prepare.duration, 'prepare.duration')
   if (rows === null && tableBytes === null && seconds === null) {
-    throw new InputError('prepare: give rows, table_size or duration: when to take the snapshot')
+    throw new InputError('prepare: give rows, table_size or duration: when to take the snapshot', {
+      code: 'PGLG_MISSING_VALUE'
+    })
   }
   if ((rows !== null || tableBytes !== null) && workload.table === null) {
     throw new InputError(
-      `prepare: rows and table_size measure the workload's table, and ${workload.name} declares none; give duration`
+      `prepare: rows and table_size measure the workload's table, and ${workload.name} declares none; give duration`,
+      { code: 'PGLG_NOT_FOR_WORKLOAD' }
     )
   }
   // By default the prepare phase grows the table with the workload's own
@@ -47,7 +52,7 @@ export function parsePrepare(value, concurrency, workload) {
       : /** @type {string} */ (prepare.mix)
   if (prepare.mix !== undefined) checkSetting('mix', prepare.mix, 'prepare.mix', { types: workload.types })
   if (prepare.actions !== undefined && !Array.isArray(prepare.actions)) {
-    throw new InputError('prepare.actions: expected a list of actions')
+    throw new InputError('prepare.actions: expected a list of actions', { code: 'PGLG_INVALID_VALUE' })
   }
   // Run after the load and before the snapshot: a VACUUM here gives every
   // variant a table whose pages are all-visible, as days of autovacuum do.
@@ -55,9 +60,13 @@ export function parsePrepare(value, concurrency, workload) {
     parseActionSpec(a, `prepare.actions[${i}]`)
   )
   const batches = prepare.batches === undefined ? 1 : positiveInteger(prepare.batches, 'prepare.batches', 100)
-  if (batches > 1 && rows === null) throw new InputError('prepare.batches: needs prepare.rows, the rows it splits')
+  if (batches > 1 && rows === null) {
+    throw new InputError('prepare.batches: needs prepare.rows, the rows it splits', {
+      code: 'PGLG_CONFLICTING_OPTIONS'
+    })
+  }
   if (prepare.batch_actions !== undefined && !Array.isArray(prepare.batch_actions)) {
-    throw new InputError('prepare.batch_actions: expected a list of actions')
+    throw new InputError('prepare.batch_actions: expected a list of actions', { code: 'PGLG_INVALID_VALUE' })
   }
   const batchActions = Array.from(prepare.batch_actions ?? [], (/** @type {unknown} */ a, /** @type {number} */ i) =>
     parseActionSpec(a, `prepare.batch_actions[${i}]`)
@@ -88,8 +97,11 @@ function parsePgbenchInit(value) {
   const init = object(value, 'prepare.pgbench_init')
   const known = PGBENCH_INIT_FIELDS
   for (const key of Object.keys(init))
-    if (!known.includes(key))
-      throw new InputError(`prepare.pgbench_init.${printable(key, 40)}: unknown field (known: ${known.join(', ')})`)
+    if (!known.includes(key)) {
+      throw new InputError(`prepare.pgbench_init.${printable(key, 40)}: unknown field (known: ${known.join(', ')})`, {
+        code: 'PGLG_UNKNOWN_OPTION'
+      })
+    }
   try {
     return parseInitOptions({
       scale: /** @type {any} */ (init.scale),

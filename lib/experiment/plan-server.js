@@ -1,4 +1,4 @@
-import { InputError } from '../errors.js'
+import { InputError, rephrased } from '../errors.js'
 import { printable, quote, shown } from '../helpers/quote.js'
 import { parsePgUrl } from '../config/pg-url.js'
 import { parseDiskLimit } from '../lab/disk-throttle.js'
@@ -40,25 +40,33 @@ export function parsePlanServer(value) {
   if (server.url !== undefined) {
     if (server.disk_limit !== undefined) {
       throw new InputError(
-        'server.disk_limit: only for the embedded server (pgloadgen cannot move a server it did not start into a cgroup)'
+        'server.disk_limit: only for the embedded server (pgloadgen cannot move a server it did not start into a cgroup)',
+        { code: 'PGLG_EMBEDDED_ONLY' }
       )
     }
     for (const key of ['version', 'settings', 'profile'])
-      if (server[key] !== undefined)
+      if (server[key] !== undefined) {
         throw new InputError(
-          `server.${key}: only for the embedded server (the server at the URL runs as it was set up)`
+          `server.${key}: only for the embedded server (the server at the URL runs as it was set up)`,
+          { code: 'PGLG_EMBEDDED_ONLY' }
         )
+      }
     for (const key of Object.keys(server)) {
-      if (!URL_FIELDS.includes(key)) throw new InputError(`server.${printable(key, 40)}: unknown field`)
+      if (!URL_FIELDS.includes(key)) {
+        throw new InputError(`server.${printable(key, 40)}: unknown field`, { code: 'PGLG_UNKNOWN_OPTION' })
+      }
     }
     if (server.data_dir === undefined) {
       throw new InputError(
-        'server.data_dir: missing: a server given by URL needs the data directory its snapshots are taken of'
+        'server.data_dir: missing: a server given by URL needs the data directory its snapshots are taken of',
+        { code: 'PGLG_MISSING_VALUE' }
       )
     }
     const driver =
       server.snapshot_driver === undefined ? 'copy' : string(server.snapshot_driver, 'server.snapshot_driver')
-    if (driver !== 'zfs' && driver !== 'copy') throw new InputError('server.snapshot_driver: zfs or copy')
+    if (driver !== 'zfs' && driver !== 'copy') {
+      throw new InputError('server.snapshot_driver: zfs or copy', { code: 'PGLG_INVALID_CHOICE' })
+    }
     // checked now: the runner creates --out before it connects
     const url = string(server.url, 'server.url')
     wrap('server.url', () => parsePgUrl(url))
@@ -71,8 +79,11 @@ export function parsePlanServer(value) {
     }
   }
   for (const key of Object.keys(server))
-    if (!EMBEDDED_FIELDS.includes(key))
-      throw new InputError(`server.${printable(key, 40)}: unknown field (known: ${EMBEDDED_FIELDS.join(', ')})`)
+    if (!EMBEDDED_FIELDS.includes(key)) {
+      throw new InputError(`server.${printable(key, 40)}: unknown field (known: ${EMBEDDED_FIELDS.join(', ')})`, {
+        code: 'PGLG_UNKNOWN_OPTION'
+      })
+    }
   const profile = server.profile === undefined ? 'lab' : string(server.profile, 'server.profile')
   // a slower disk for the server (lib/lab/disk-throttle.js); root and a cgroup controller are checked when the plan
   // runs
@@ -97,10 +108,12 @@ export function parseVariantServer(value, field) {
   if (value === undefined) return null
   const server = object(value, field)
   for (const key of Object.keys(server))
-    if (!VARIANT_FIELDS.includes(key))
+    if (!VARIANT_FIELDS.includes(key)) {
       throw new InputError(
-        `${field}.${printable(key, 40)}: unknown field (a variant's server takes ${VARIANT_FIELDS.join(', ')})`
+        `${field}.${printable(key, 40)}: unknown field (a variant's server takes ${VARIANT_FIELDS.join(', ')})`,
+        { code: 'PGLG_UNKNOWN_OPTION' }
       )
+    }
   return {
     ...(server.version !== undefined && { version: parseMajor(server.version, `${field}.version`) }),
     ...(server.profile !== undefined && { profile: string(server.profile, `${field}.profile`) }),
@@ -118,13 +131,17 @@ function parseSettings(value, field) {
   const settings = object(value, field)
   for (const [name, setting] of Object.entries(settings)) {
     if (!/^[A-Za-z_][A-Za-z0-9_.]*$/.test(name)) {
-      throw new InputError(`${field}: ${quote(printable(name, 40))} is not a setting name`)
+      throw new InputError(`${field}: ${quote(printable(name, 40))} is not a setting name`, {
+        code: 'PGLG_INVALID_NAME'
+      })
     }
     if (
       !['string', 'number', 'boolean'].includes(typeof setting) ||
       (typeof setting === 'number' && !Number.isFinite(setting))
     ) {
-      throw new InputError(`${field}.${name}: a string, number or boolean, got ${shown(setting)}`)
+      throw new InputError(`${field}.${name}: a string, number or boolean, got ${shown(setting)}`, {
+        code: 'PGLG_INVALID_VALUE'
+      })
     }
   }
   return /** @type {Settings} */ (settings)
@@ -140,17 +157,25 @@ export function expandMatrix(value) {
   if (value === undefined) return [{ server: {}, suffix: '' }]
   const matrix = object(value, 'matrix')
   const axes = Object.entries(matrix)
-  if (axes.length === 0) throw new InputError('matrix: expected at least one list, e.g. version: [14, 16, 18]')
+  if (axes.length === 0) {
+    throw new InputError('matrix: expected at least one list, e.g. version: [14, 16, 18]', {
+      code: 'PGLG_INVALID_VALUE'
+    })
+  }
   /** @type {Array<{ server: VariantServer, suffix: string }>} */
   let combos = [{ server: {}, suffix: '' }]
   for (const [key, list] of axes) {
     const field = `matrix.${printable(key, 60)}`
-    if (!Array.isArray(list) || list.length === 0) throw new InputError(`${field}: expected a non-empty list`)
+    if (!Array.isArray(list) || list.length === 0) {
+      throw new InputError(`${field}: expected a non-empty list`, { code: 'PGLG_MISSING_VALUE' })
+    }
     if (key !== 'version' && key !== 'profile' && !/^settings\.[A-Za-z_][A-Za-z0-9_.]*$/.test(key)) {
-      throw new InputError(`${field}: unknown key (a matrix takes version, profile and settings.NAME)`)
+      throw new InputError(`${field}: unknown key (a matrix takes version, profile and settings.NAME)`, {
+        code: 'PGLG_UNKNOWN_OPTION'
+      })
     }
     if (combos.length * list.length > MAX_VARIANTS) {
-      throw new InputError(`matrix: more than ${MAX_VARIANTS} combinations`)
+      throw new InputError(`matrix: more than ${MAX_VARIANTS} combinations`, { code: 'PGLG_INVALID_NUMBER' })
     }
     combos = combos.flatMap(combo =>
       list.map((item, i) => {
@@ -197,9 +222,7 @@ export async function effectiveServer(plan, own, field) {
     dataDir: null,
     where: field
   }).catch(err => {
-    throw err instanceof InputError && !err.message.startsWith(field)
-      ? new InputError(`${field}: ` + err.message, { cause: err })
-      : err
+    throw err instanceof InputError && !err.message.startsWith(field) ? rephrased(err, `${field}: ` + err.message) : err
   })
   return effective
 }

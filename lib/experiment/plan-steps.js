@@ -46,25 +46,34 @@ export function parseStep(value, label) {
     k => step[k] !== undefined && !(k === 'concurrency' && (step.load !== undefined || step.capacity !== undefined))
   )
   if (step.ramp !== undefined && step.load === undefined) {
-    throw new InputError(`${label}.ramp: a field of a load step, which it ramps over (load: 2m, ramp: 32)`)
+    throw new InputError(`${label}.ramp: a field of a load step, which it ramps over (load: 2m, ramp: 32)`, {
+      code: 'PGLG_CONFLICTING_OPTIONS'
+    })
   }
   if (kinds.length !== 1) {
     const unknown = Object.keys(step).find(k => !STEP_KINDS.includes(k) && !STEP_FIELD_NAMES.includes(k))
     if (unknown && kinds.length === 0) {
-      throw new InputError(`${label}: unknown step ${quote(unknown)} (steps: ${STEP_KINDS.join(', ')})`)
+      throw new InputError(`${label}: unknown step ${quote(unknown)} (steps: ${STEP_KINDS.join(', ')})`, {
+        code: 'PGLG_INVALID_CHOICE'
+      })
     }
-    throw new InputError(`${label}: give exactly one of ${STEP_KINDS.join(', ')}`)
+    throw new InputError(`${label}: give exactly one of ${STEP_KINDS.join(', ')}`, { code: 'PGLG_CONFLICTING_OPTIONS' })
   }
   const kind = /** @type {Step['kind']} */ (kinds[0])
   const allowed = Object.keys(STEP_FIELDS[kind])
   for (const key of Object.keys(step))
-    if (!allowed.includes(key)) throw new InputError(`${label}.${printable(key, 40)}: not a field of a ${kind} step`)
+    if (!allowed.includes(key)) {
+      throw new InputError(`${label}.${printable(key, 40)}: not a field of a ${kind} step`, {
+        code: 'PGLG_UNKNOWN_OPTION'
+      })
+    }
   switch (kind) {
     case 'load':
       // a ramp starts from the clients there are: a concurrency to start from is a step of its own
       if (step.ramp !== undefined && step.concurrency !== undefined) {
         throw new InputError(
-          `${label}: give concurrency or ramp, not both (a ramp starts from the clients running; put a concurrency step before it)`
+          `${label}: give concurrency or ramp, not both (a ramp starts from the clients running; put a concurrency step before it)`,
+          { code: 'PGLG_CONFLICTING_OPTIONS' }
         )
       }
       return {
@@ -83,7 +92,8 @@ export function parseStep(value, label) {
         const n = Number(factor[1])
         if (!(n > 0 && n <= MAX_CONCURRENCY)) {
           throw new InputError(
-            `${label}.concurrency: a factor above 0 and at most ${MAX_CONCURRENCY}, like x2 or x0.5, got ${quote(text)}`
+            `${label}.concurrency: a factor above 0 and at most ${MAX_CONCURRENCY}, like x2 or x0.5, got ${quote(text)}`,
+            { code: 'PGLG_INVALID_NUMBER' }
           )
         }
         return { kind, label, factor: n }
@@ -97,7 +107,8 @@ export function parseStep(value, label) {
     default: {
       if (typeof step.wait !== 'string') {
         throw new InputError(
-          `${label}.wait: action, or a condition like "dead_fraction(test_table) < 0.05", got ${shown(step.wait)}`
+          `${label}.wait: action, or a condition like "dead_fraction(test_table) < 0.05", got ${shown(step.wait)}`,
+          { code: 'PGLG_INVALID_EXPRESSION' }
         )
       }
       const until = step.wait === 'action' ? 'action' : parseCondition(step.wait, `${label}.wait`)
@@ -122,10 +133,13 @@ export function parseStep(value, label) {
 export function parseActionSpec(value, field) {
   const raw = object(value, field)
   for (const key of Object.keys(raw)) {
-    if (!ACTION_SPEC_FIELDS.includes(key)) throw new InputError(`${field}.${printable(key, 40)}: unknown field`)
+    if (!ACTION_SPEC_FIELDS.includes(key)) {
+      throw new InputError(`${field}.${printable(key, 40)}: unknown field`, { code: 'PGLG_UNKNOWN_OPTION' })
+    }
   }
-  if (!ACTIONS.includes(/** @type {any} */ (raw.action)))
-    throw new InputError(`${field}.action: one of ${ACTIONS.join(', ')}`)
+  if (!ACTIONS.includes(/** @type {any} */ (raw.action))) {
+    throw new InputError(`${field}.action: one of ${ACTIONS.join(', ')}`, { code: 'PGLG_INVALID_CHOICE' })
+  }
   const spec = /** @type {import('../sidecar/actions.js').ActionSpec} */ (raw)
   checkAction(spec, field)
   return spec
@@ -138,7 +152,9 @@ export function parseActionSpec(value, field) {
  */
 function timer(seconds, field) {
   if (seconds > MAX_TIMER_S) {
-    throw new InputError(`${field}: at most ${MAX_TIMER_S} seconds (about 24 days), got ${seconds}`)
+    throw new InputError(`${field}: at most ${MAX_TIMER_S} seconds (about 24 days), got ${seconds}`, {
+      code: 'PGLG_INVALID_NUMBER'
+    })
   }
   return seconds
 }

@@ -72,7 +72,7 @@ async function readPlanFile(file) {
   try {
     text = await readFile(file, 'utf8')
   } catch (err) {
-    throw new InputError(`cannot read plan ${file}`, { cause: err })
+    throw new InputError(`cannot read plan ${file}`, { code: 'PGLG_UNREADABLE_FILE', cause: err })
   }
   let data
   try {
@@ -82,7 +82,7 @@ async function readPlanFile(file) {
     throw new InputError(
       `plan ${file} is not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ` +
         printable(String(/** @type {Error} */ (err)?.message).split('\n')[0]),
-      { cause: err }
+      { code: 'PGLG_UNREADABLE_FILE', cause: err }
     )
   }
   return parsePlan(data, { baseDir: path.dirname(path.resolve(file)) })
@@ -108,10 +108,11 @@ export async function parsePlan(data, { baseDir }) {
  */
 async function planOf(data, baseDir) {
   const plan = object(data, 'plan')
-  for (const key of Object.keys(plan)) if (!TOP.has(key)) throw new InputError(`${printable(key, 40)}: unknown field`)
+  for (const key of Object.keys(plan))
+    if (!TOP.has(key)) throw new InputError(`${printable(key, 40)}: unknown field`, { code: 'PGLG_UNKNOWN_OPTION' })
   const name = string(plan.name, 'name')
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) {
-    throw new InputError('name: letters, digits, dots, dashes and underscores only')
+    throw new InputError('name: letters, digits, dots, dashes and underscores only', { code: 'PGLG_INVALID_NAME' })
   }
   const { protocol, seed } = parseRunSettings('plan', plan, { only: ['protocol', 'seed'] })
   const planOptions = plan.options === undefined ? {} : object(plan.options, 'options')
@@ -147,24 +148,31 @@ async function planOf(data, baseDir) {
   const concurrency = /** @type {number} */ (settings.concurrency)
   if (workload.clients !== null && concurrency !== workload.clients) {
     throw new InputError(
-      `concurrency: the ${workload.name} workload sets its clients itself (${workload.clients}); leave concurrency out`
+      `concurrency: the ${workload.name} workload sets its clients itself (${workload.clients}); leave concurrency out`,
+      { code: 'PGLG_NOT_FOR_WORKLOAD' }
     )
   }
   const statsIntervalS = /** @type {number} */ (settings.statsInterval)
   if (plan.prepare === undefined) {
-    throw new InputError('prepare: missing: variants roll back to the snapshot the prepare phase takes')
+    throw new InputError('prepare: missing: variants roll back to the snapshot the prepare phase takes', {
+      code: 'PGLG_MISSING_VALUE'
+    })
   }
   if (!Array.isArray(plan.variants) || plan.variants.length === 0) {
-    throw new InputError('variants: expected a non-empty list')
+    throw new InputError('variants: expected a non-empty list', { code: 'PGLG_MISSING_VALUE' })
   }
   const server = parsePlanServer(plan.server)
   const combos = expandMatrix(plan.matrix)
   if (combos.length > 1 && server.kind === 'url') {
-    throw new InputError('matrix: only with the embedded server (pgloadgen does not change a server it did not start)')
+    throw new InputError(
+      'matrix: only with the embedded server (pgloadgen does not change a server it did not start)',
+      { code: 'PGLG_EMBEDDED_ONLY' }
+    )
   }
   if (plan.variants.length * combos.length > MAX_VARIANTS) {
     throw new InputError(
-      `matrix: ${plan.variants.length} variants × ${combos.length} combinations is more than ${MAX_VARIANTS} variants`
+      `matrix: ${plan.variants.length} variants × ${combos.length} combinations is more than ${MAX_VARIANTS} variants`,
+      { code: 'PGLG_INVALID_NUMBER' }
     )
   }
   const names = new Set()
@@ -172,14 +180,18 @@ async function planOf(data, baseDir) {
   for (const [i, v] of plan.variants.entries()) {
     const variant = object(v, `variants[${i}]`)
     for (const key of Object.keys(variant)) {
-      if (!VARIANT_FIELDS.includes(key)) throw new InputError(`variants[${i}].${printable(key, 40)}: unknown field`)
+      if (!VARIANT_FIELDS.includes(key)) {
+        throw new InputError(`variants[${i}].${printable(key, 40)}: unknown field`, { code: 'PGLG_UNKNOWN_OPTION' })
+      }
     }
     const variantName = string(variant.name, `variants[${i}].name`)
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(variantName)) {
-      throw new InputError(`variants[${i}].name: letters, digits, dots, dashes and underscores only`)
+      throw new InputError(`variants[${i}].name: letters, digits, dots, dashes and underscores only`, {
+        code: 'PGLG_INVALID_NAME'
+      })
     }
     if (!Array.isArray(variant.steps) || variant.steps.length === 0) {
-      throw new InputError(`variants[${i}].steps: expected a non-empty list`)
+      throw new InputError(`variants[${i}].steps: expected a non-empty list`, { code: 'PGLG_MISSING_VALUE' })
     }
     // A variant with options of its own runs the workload made with them,
     // on tables made afresh (the snapshot's have the plan's shape).
@@ -195,16 +207,21 @@ async function planOf(data, baseDir) {
     const ownServer = parseVariantServer(variant.server, `variants[${i}].server`)
     if (ownServer && server.kind === 'url') {
       throw new InputError(
-        `variants[${i}].server: only with the embedded server (pgloadgen does not change a server it did not start)`
+        `variants[${i}].server: only with the embedded server (pgloadgen does not change a server it did not start)`,
+        { code: 'PGLG_EMBEDDED_ONLY' }
       )
     }
     for (const combo of combos) {
       const fullName = variantName + combo.suffix
-      if (names.has(fullName)) throw new InputError(`variants[${i}].name: ${quote(fullName)} is used twice`)
+      if (names.has(fullName)) {
+        throw new InputError(`variants[${i}].name: ${quote(fullName)} is used twice`, { code: 'PGLG_INVALID_NAME' })
+      }
       names.add(fullName)
       for (const key of /** @type {const} */ (['version', 'profile'])) {
         if (ownServer?.[key] !== undefined && combo.server[key] !== undefined) {
-          throw new InputError(`variants[${i}].server.${key}: the matrix sets it too`)
+          throw new InputError(`variants[${i}].server.${key}: the matrix sets it too`, {
+            code: 'PGLG_CONFLICTING_OPTIONS'
+          })
         }
       }
       const field = combos.length > 1 ? `variants[${i}] (${fullName}).server` : `variants[${i}].server`
@@ -249,7 +266,7 @@ async function planOf(data, baseDir) {
 function stringList(value, field) {
   if (value === undefined) return []
   if (!Array.isArray(value) || value.some(item => typeof item !== 'string' || item === '')) {
-    throw new InputError(`${field}: expected a list of strings`)
+    throw new InputError(`${field}: expected a list of strings`, { code: 'PGLG_INVALID_VALUE' })
   }
   return value
 }

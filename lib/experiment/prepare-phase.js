@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks'
 import path from 'node:path'
 import { RuntimeError } from '../errors.js'
 import { withControlClient } from '../pg/control-client.js'
+import { codedServerError } from '../pg/server-errors.js'
 import { EventLog } from '../recorder/event-log.js'
 import { runAction } from '../sidecar/actions.js'
 import { statsView } from '../pgstats/stats-view.js'
@@ -29,7 +30,7 @@ export async function preparePhase(context) {
     log.info(`prepare: pgbench's tables at scale ${prepare.init.scale}`)
     await initPgbench(context.connectionString, prepare.init, { log }).catch(err => {
       throw err instanceof InitError
-        ? new RuntimeError(`prepare.pgbench_init: ` + err.message.split('\n')[0], { cause: err })
+        ? codedServerError(`prepare.pgbench_init: ` + err.message.split('\n')[0], err, 'PGLG_SCHEMA_FAILED')
         : err
     })
   }

@@ -27,7 +27,7 @@ import { runVariant } from './variant-run.js'
 export async function runExperiment(plan, { out, stop, log, onPhase }) {
   const outDir = path.resolve(out)
   if (existsSync(outDir) && (await readdir(outDir)).length > 0) {
-    throw new InputError(`--out ${out} is not empty; give a new directory`)
+    throw new InputError(`--out ${out} is not empty; give a new directory`, { code: 'PGLG_UNUSABLE_OUT_DIR' })
   }
   // root, a cgroup controller and a block device, before anything is made
   if (plan.server.kind === 'embedded' && plan.server.diskLimit) await checkDiskThrottle(plan.server.dataDir ?? outDir)
@@ -73,7 +73,8 @@ export async function runExperiment(plan, { out, stop, log, onPhase }) {
 
     if (plan.repetitions < MIN_REPETITIONS) {
       log.warn(
-        `repetitions: ${plan.repetitions}, fewer than ${MIN_REPETITIONS}: the report gives no confidence interval and cannot tell the variants apart`
+        `repetitions: ${plan.repetitions}, fewer than ${MIN_REPETITIONS}: the report gives no confidence interval and cannot tell the variants apart`,
+        'PGLG_W_FEW_REPETITIONS'
       )
     }
     // one prepare phase per major, with the same row counts
@@ -99,7 +100,9 @@ export async function runExperiment(plan, { out, stop, log, onPhase }) {
     return stop.requested ? 1 : 0
   } finally {
     for (const { server, diskThrottle } of groups) {
-      await server?.stop().catch(err => log.warn(`stopping the embedded server: ${err.message}`))
+      await server
+        ?.stop()
+        .catch(err => log.warn(`stopping the embedded server: ${err.message}`, 'PGLG_W_CLEANUP_FAILED'))
       if (diskThrottle) {
         const io = await diskThrottle.counters().catch(() => null)
         if (io) {
@@ -107,7 +110,7 @@ export async function runExperiment(plan, { out, stop, log, onPhase }) {
             `disk limit: the server read ${(io.readBytes / 1e6).toFixed(0)} MB in ${io.reads} reads and wrote ${(io.writeBytes / 1e6).toFixed(0)} MB in ${io.writes} writes through it`
           )
         }
-        await diskThrottle.release().catch(err => log.warn(`disk limit: ${err.message}`))
+        await diskThrottle.release().catch(err => log.warn(`disk limit: ${err.message}`, 'PGLG_W_CLEANUP_FAILED'))
       }
     }
   }

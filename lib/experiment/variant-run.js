@@ -141,7 +141,10 @@ async function runStep(context, session, events, step, actions) {
         await stop.wait(1)
       }
       if (!stop.requested) {
-        log.warn(`${step.label}: "${condition.text}" did not hold within ${step.timeoutS} s; going on`)
+        log.warn(
+          `${step.label}: "${condition.text}" did not hold within ${step.timeoutS} s; going on`,
+          'PGLG_W_CONDITION'
+        )
       }
     }
   }

@@ -23,8 +23,11 @@ const port = /** @type {import('node:worker_threads').MessagePort} */ (parentPor
 const setup = /** @type {ThreadSetup} */ (workerData)
 // Log lines go through the main thread's logger, which keeps them apart
 // from the progress line on a terminal.
-/** @param {'trace' | 'debug' | 'info' | 'warn' | 'error'} level */
-const sendLog = level => (/** @type {string} */ message) => port.postMessage({ kind: 'log', level, message })
+/**
+ * @param {'trace' | 'debug' | 'info' | 'warn' | 'error'} level
+ * @returns {(message: string, code?: string) => void}  code: a warning's
+ */
+const sendLog = level => (message, code) => port.postMessage({ kind: 'log', level, message, code })
 /** @type {import('../log.js').Logger} */
 const log = {
   trace: sendLog('trace'),

@@ -41,7 +41,8 @@ export class Refusals {
     if (this.refused.size === 0) {
       this.atEpisodeStart = this.counter[0] - 1
       this.log.warn(
-        `the server refuses connections (${errorMessage(err)}, SQLSTATE ${TOO_MANY_CONNECTIONS}): keeping the ${this.connections()} open, retrying the others with backoff`
+        `the server refuses connections (${errorMessage(err)}, SQLSTATE ${TOO_MANY_CONNECTIONS}): keeping the ${this.connections()} open, retrying the others with backoff`,
+        'PGLG_W_CONNECTIONS_REFUSED'
       )
     }
     this.refused.add(client)

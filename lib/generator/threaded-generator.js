@@ -166,7 +166,10 @@ export class ThreadedGenerator {
       handle.atLimit = true
       if (this.handles.every(h => h.atLimit || this.own(this.concurrencyNow, h) === 0)) this.onLimit()
     } else if (message.kind === 'log') {
-      this.options.log[/** @type {'trace' | 'debug' | 'info' | 'warn' | 'error'} */ (message.level)](message.message)
+      this.options.log[/** @type {'trace' | 'debug' | 'info' | 'warn' | 'error'} */ (message.level)](
+        message.message,
+        message.code
+      )
     } else if (message.kind === 'stopped') {
       handle.requestsEndedMs = message.requestsEndedMs
       handle.onStopped(message.finished)

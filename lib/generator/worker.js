@@ -322,7 +322,10 @@ export class Worker {
       client?.destroy()
       if (connectRefusal(err)) this.context.refusals.add(this.id, err)
       else if (this.failedConnects++ === 0) {
-        log.warn(`connection ${this.id}: cannot connect: ${errorMessage(err)}; retrying with backoff`)
+        log.warn(
+          `connection ${this.id}: cannot connect: ${errorMessage(err)}; retrying with backoff`,
+          'PGLG_W_CONNECT_RETRY'
+        )
       }
       await this.sleep(this.backoffMs * (0.5 + Math.random() / 2))
       this.backoffMs = Math.min(this.backoffMs * 2, BACKOFF_MAX_MS)
@@ -333,7 +336,7 @@ export class Worker {
   /** @param {string} reason */
   drop(reason) {
     if (this.client === null) return
-    this.context.log.warn(`connection ${this.id} lost (${reason}); reconnecting`)
+    this.context.log.warn(`connection ${this.id} lost (${reason}); reconnecting`, 'PGLG_W_CONNECTION_LOST')
     const client = this.client
     this.client = null
     this.db = null

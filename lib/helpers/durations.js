@@ -16,13 +16,15 @@ export const MAX_TIMER_S = Math.floor((2 ** 31 - 1) / 1000)
 export function parseOffset(value, field) {
   if (typeof value === 'number') {
     if (Number.isFinite(value) && value >= 0) return value
-    throw new InputError(`${field}: not a duration: ${value} (like 90s, 10m, 1h30m)`)
+    throw new InputError(`${field}: not a duration: ${value} (like 90s, 10m, 1h30m)`, { code: 'PGLG_INVALID_NUMBER' })
   }
   if (typeof value !== 'string') {
-    throw new InputError(`${field}: not a duration: ${shown(value)} (like 90s, 10m, 1h30m)`)
+    throw new InputError(`${field}: not a duration: ${shown(value)} (like 90s, 10m, 1h30m)`, {
+      code: 'PGLG_INVALID_NUMBER'
+    })
   }
   const text = value.trim()
-  if (text === '') throw new InputError(`${field}: empty duration`)
+  if (text === '') throw new InputError(`${field}: empty duration`, { code: 'PGLG_INVALID_NUMBER' })
   let total = 0
   if (/^\d+(\.\d+)?$/.test(text)) {
     total = Number(text)
@@ -30,11 +32,17 @@ export function parseOffset(value, field) {
     const part = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/y
     while (part.lastIndex < text.length) {
       const match = part.exec(text)
-      if (!match) throw new InputError(`${field}: not a duration: ${quote(text)} (like 90s, 10m, 1h30m)`)
+      if (!match) {
+        throw new InputError(`${field}: not a duration: ${quote(text)} (like 90s, 10m, 1h30m)`, {
+          code: 'PGLG_INVALID_NUMBER'
+        })
+      }
       total += Number(match[1]) * UNITS[/** @type {keyof typeof UNITS} */ (match[2])]
     }
   }
-  if (!Number.isFinite(total)) throw new InputError(`${field}: too long a duration: ${quote(text)}`)
+  if (!Number.isFinite(total)) {
+    throw new InputError(`${field}: too long a duration: ${quote(text)}`, { code: 'PGLG_INVALID_NUMBER' })
+  }
   return total
 }
 
@@ -49,9 +57,13 @@ export function parseQuantity(text, field) {
   const match = /^(\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)\s*([a-zA-Z]*)$/.exec(String(text).trim())
   const unit = match?.[2].toLowerCase() ?? ''
   if (!match || !Object.hasOwn(SIZE_UNITS, unit)) {
-    throw new InputError(`${field}: not a number or size: ${quote(text)} (like 0.2, 150000000, 2 GB)`)
+    throw new InputError(`${field}: not a number or size: ${quote(text)} (like 0.2, 150000000, 2 GB)`, {
+      code: 'PGLG_INVALID_NUMBER'
+    })
   }
   const value = Number(match[1]) * SIZE_UNITS[/** @type {keyof typeof SIZE_UNITS} */ (unit)]
-  if (!Number.isFinite(value)) throw new InputError(`${field}: too large a number: ${quote(text)}`)
+  if (!Number.isFinite(value)) {
+    throw new InputError(`${field}: too large a number: ${quote(text)}`, { code: 'PGLG_INVALID_NUMBER' })
+  }
   return value
 }

@@ -181,19 +181,23 @@ export function controlRoutes({
           try {
             body = JSON.parse(text)
           } catch {
-            return json(res, 400, { error: 'expected a JSON body like {"concurrency": 16}' })
+            return json(res, 400, {
+              error: 'expected a JSON body like {"concurrency": 16}',
+              code: 'PGLG_INVALID_REQUEST'
+            })
           }
           // the rule and the wording of -c and a plan's concurrency (config/run-setting-checks.js)
           let next
           try {
             next = /** @type {number} */ (checkSetting('concurrency', body?.concurrency, 'api'))
           } catch (err) {
-            if (err instanceof InputError) return json(res, 400, { error: err.message })
+            if (err instanceof InputError) return json(res, 400, { error: err.message, code: err.code })
             throw err
           }
           if (share && next < share.parts) {
             return json(res, 400, {
-              error: `concurrency is the total of ${share.parts} instances, each needs at least one client: at least ${share.parts}`
+              error: `concurrency is the total of ${share.parts} instances, each needs at least one client: at least ${share.parts}`,
+              code: 'PGLG_INVALID_NUMBER'
             })
           }
           const previous = generator.concurrency

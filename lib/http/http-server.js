@@ -117,12 +117,16 @@ export async function startHttpServer({ host, port, routes, log, limits: given =
       if (err.code === 'EADDRINUSE')
         reject(
           new InputError(`HTTP port ${port} on ${host} is already in use (choose another with --http-port)`, {
+            code: 'PGLG_CANNOT_LISTEN',
             cause: err
           })
         )
       else if (err.code === 'EADDRNOTAVAIL' || err.code === 'ENOTFOUND')
-        reject(new InputError(`cannot listen on ${host}: no such local address`, { cause: err }))
-      else if (err.code === 'EACCES') reject(new InputError(`not allowed to listen on ${host}:${port}`, { cause: err }))
+        reject(
+          new InputError(`cannot listen on ${host}: no such local address`, { code: 'PGLG_CANNOT_LISTEN', cause: err })
+        )
+      else if (err.code === 'EACCES')
+        reject(new InputError(`not allowed to listen on ${host}:${port}`, { code: 'PGLG_CANNOT_LISTEN', cause: err }))
       else reject(err)
     })
     server.listen(port, host, () => resolve(undefined))

@@ -66,7 +66,8 @@ export function podLoadArgs(args) {
     // Wherever it stands: a URL may hold a password, and manifests are no place for one.
     if (/postgres(ql)?:\/\//i.test(token)) {
       throw new InputError(
-        "the run's flags after -- take no database URL: the pods read it from the Secret (--url-secret)"
+        "the run's flags after -- take no database URL: the pods read it from the Secret (--url-secret)",
+        { code: 'PGLG_UNKNOWN_OPTION' }
       )
     }
     const flag = flagOf(token)
@@ -78,7 +79,7 @@ export function podLoadArgs(args) {
       continue
     }
     const why = SET_BY_RENDER.get(flag.name)
-    if (why) throw new InputError(`${flag.typed} is not for the run's flags: ${why}`)
+    if (why) throw new InputError(`${flag.typed} is not for the run's flags: ${why}`, { code: 'PGLG_UNKNOWN_OPTION' })
     const kind = FILE_FLAGS.get(flag.name)
     if (!kind) {
       out.push(token)
@@ -86,20 +87,24 @@ export function podLoadArgs(args) {
     }
     let value = flag.value
     if (value === null) {
-      if (i + 1 >= args.length) throw new InputError(`${flag.typed} needs a value`)
+      if (i + 1 >= args.length) throw new InputError(`${flag.typed} needs a value`, { code: 'PGLG_MISSING_VALUE' })
       value = args[++i]
     }
     out.push(`--${kind}=${moveFile(kind, value, files)}`)
   }
   if (files.some(file => file.key.endsWith('.js'))) {
     if (files.some(file => file.key === 'package.json')) {
-      throw new InputError('a file named package.json cannot go with a workload module: the pods need their own')
+      throw new InputError('a file named package.json cannot go with a workload module: the pods need their own', {
+        code: 'PGLG_CONFLICTING_OPTIONS'
+      })
     }
     files.push({ key: 'package.json', source: '(added)', content: Buffer.from('{ "type": "module" }\n') })
   }
   const bytes = files.reduce((sum, file) => sum + file.key.length + file.content.length, 0)
   if (bytes > MAX_CONFIGMAP_BYTES) {
-    throw new InputError(`the load's files hold ${bytes} bytes, more than a ConfigMap holds (1 MiB)`)
+    throw new InputError(`the load's files hold ${bytes} bytes, more than a ConfigMap holds (1 MiB)`, {
+      code: 'PGLG_INVALID_NUMBER'
+    })
   }
   return { args: out, files }
 }
@@ -152,21 +157,28 @@ function moveFile(kind, value, files) {
   try {
     stat = statSync(path)
   } catch (err) {
-    throw new InputError(`cannot read ${quote(path)} (--${kind}): no such file`, { cause: err })
+    throw new InputError(`cannot read ${quote(path)} (--${kind}): no such file`, {
+      code: 'PGLG_UNREADABLE_FILE',
+      cause: err
+    })
   }
   if (!stat.isFile()) {
     throw new InputError(
-      `--${kind} ${quote(path)} is not a file: a ConfigMap holds files, not directories; give the module's one file`
+      `--${kind} ${quote(path)} is not a file: a ConfigMap holds files, not directories; give the module's one file`,
+      { code: 'PGLG_UNREADABLE_FILE' }
     )
   }
   const key = basename(path)
   if (!/^[-._a-zA-Z0-9]+$/.test(key) || key === '.' || key === '..') {
-    throw new InputError(`${quote(key)} cannot be a ConfigMap key: rename it to letters, digits, -, _ and .`)
+    throw new InputError(`${quote(key)} cannot be a ConfigMap key: rename it to letters, digits, -, _ and .`, {
+      code: 'PGLG_INVALID_NAME'
+    })
   }
   const same = files.find(file => file.key === key)
   if (same && same.source !== path) {
     throw new InputError(
-      `two files named ${quote(key)} (${quote(same.source)} and ${quote(path)}): a ConfigMap holds one of each name`
+      `two files named ${quote(key)} (${quote(same.source)} and ${quote(path)}): a ConfigMap holds one of each name`,
+      { code: 'PGLG_INVALID_NAME' }
     )
   }
   if (!same) files.push({ key, source: path, content: readFileSync(path) })

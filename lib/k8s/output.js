@@ -19,9 +19,11 @@ export function checkOutputDir(dir) {
   try {
     entries = readdirSync(dir)
   } catch (err) {
-    throw new InputError(`--out ${quote(dir)} is not a directory`, { cause: err })
+    throw new InputError(`--out ${quote(dir)} is not a directory`, { code: 'PGLG_UNUSABLE_OUT_DIR', cause: err })
   }
-  if (entries.length > 0) throw new InputError(`--out ${quote(dir)} is not empty: give a new directory`)
+  if (entries.length > 0) {
+    throw new InputError(`--out ${quote(dir)} is not empty: give a new directory`, { code: 'PGLG_UNUSABLE_OUT_DIR' })
+  }
 }
 
 /**
@@ -46,11 +48,14 @@ export async function writeBuilt(files, stdout) {
   try {
     await writeDirectory(dir, files)
     const { code, out, err } = await run('kubectl', ['kustomize', dir])
-    if (code === null)
+    if (code === null) {
       throw new MissingToolError(
         `without --out the manifests are built by kubectl kustomize, and kubectl cannot be run (${err}): install kubectl or give --out DIR`
       )
-    if (code !== 0) throw new RuntimeError(`kubectl kustomize failed: ${err.trim().split('\n')[0]}`)
+    }
+    if (code !== 0) {
+      throw new RuntimeError(`kubectl kustomize failed: ${err.trim().split('\n')[0]}`, { code: 'PGLG_TOOL_FAILED' })
+    }
     stdout.write(out)
   } finally {
     await rm(dir, { recursive: true, force: true })

@@ -73,10 +73,13 @@ export function parseXidCount(value, field, { min = 1, max = MAX_BY } = {}) {
     : NaN
   if (!Number.isInteger(n)) {
     throw new InputError(
-      `${field}: expected a whole number of transaction IDs (2000000, 2M, 500k), got ${quote(value, 40)}`
+      `${field}: expected a whole number of transaction IDs (2000000, 2M, 500k), got ${quote(value, 40)}`,
+      { code: 'PGLG_INVALID_NUMBER' }
     )
   }
-  if (n < min || n > max) throw new InputError(`${field}: expected ${min} to ${max}, got ${n}`)
+  if (n < min || n > max) {
+    throw new InputError(`${field}: expected ${min} to ${max}, got ${n}`, { code: 'PGLG_INVALID_NUMBER' })
+  }
   return n
 }
 
@@ -100,10 +103,14 @@ export async function checkAgeRights(client, { by, holdLock = null }) {
   const xidFunction = info.version >= 130000 ? 'pg_current_xact_id' : 'txid_current'
   const where = `role ${info.role} on database ${info.database}`
   if (info.standby) {
-    throw new InputError(`age-xids: the server is a standby (in recovery): it assigns no transaction IDs`)
+    throw new InputError(`age-xids: the server is a standby (in recovery): it assigns no transaction IDs`, {
+      code: 'PGLG_UNFIT_SERVER'
+    })
   }
   if (!info.has_plpgsql) {
-    throw new InputError(`age-xids: database ${info.database} has no PL/pgSQL, which age-xids runs its loops in`)
+    throw new InputError(`age-xids: database ${info.database} has no PL/pgSQL, which age-xids runs its loops in`, {
+      code: 'PGLG_UNFIT_SERVER'
+    })
   }
   const {
     rows: [rights]
@@ -111,10 +118,13 @@ export async function checkAgeRights(client, { by, holdLock = null }) {
     has_function_privilege('${xidFunction}()', 'EXECUTE') AS xid_function`)
   if (!rights.plpgsql) {
     throw new InputError(
-      `age-xids: ${where} lacks USAGE on language plpgsql (GRANT USAGE ON LANGUAGE plpgsql TO ${info.role})`
+      `age-xids: ${where} lacks USAGE on language plpgsql (GRANT USAGE ON LANGUAGE plpgsql TO ${info.role})`,
+      { code: 'PGLG_UNFIT_SERVER' }
     )
   }
-  if (!rights.xid_function) throw new InputError(`age-xids: ${where} lacks EXECUTE on ${xidFunction}()`)
+  if (!rights.xid_function) {
+    throw new InputError(`age-xids: ${where} lacks EXECUTE on ${xidFunction}()`, { code: 'PGLG_UNFIT_SERVER' })
+  }
   if (holdLock) {
     const table = quoteTable(holdLock)
     const {
@@ -126,15 +136,20 @@ export async function checkAgeRights(client, { by, holdLock = null }) {
       [table]
     )
     if (lock.oid === null) {
-      throw new InputError(`age-xids: no table ${holdLock} to hold the lock of in database ${info.database}`)
+      throw new InputError(`age-xids: no table ${holdLock} to hold the lock of in database ${info.database}`, {
+        code: 'PGLG_UNFIT_SERVER'
+      })
     }
     if (!lock.lockable) {
-      throw new InputError(`age-xids: ${where} may not lock ${holdLock} (needs UPDATE, DELETE or TRUNCATE on it)`)
+      throw new InputError(`age-xids: ${where} may not lock ${holdLock} (needs UPDATE, DELETE or TRUNCATE on it)`, {
+        code: 'PGLG_UNFIT_SERVER'
+      })
     }
   }
   if (Number(info.oldest_age) + by > MAX_AGE_AFTER) {
     throw new InputError(
-      `age-xids: the server's oldest database is ${info.oldest_age} transactions old; ${by} more would pass ${MAX_AGE_AFTER}, too close to the failsafe and wraparound`
+      `age-xids: the server's oldest database is ${info.oldest_age} transactions old; ${by} more would pass ${MAX_AGE_AFTER}, too close to the failsafe and wraparound`,
+      { code: 'PGLG_UNFIT_SERVER' }
     )
   }
   return { xidFunction, database: info.database }
@@ -162,7 +177,7 @@ export async function ageXids(
     // with toAge, at most toAge more: the bound the rights check guards
     const { xidFunction, database } = await checkAgeRights(control, { by: asked ?? toAge ?? 0, holdLock })
     if (table && (await control.query('SELECT to_regclass($1) AS oid', [quoteTable(table)])).rows[0].oid === null) {
-      throw new InputError(`age-xids: no table ${table} in database ${database}`)
+      throw new InputError(`age-xids: no table ${table} in database ${database}`, { code: 'PGLG_UNFIT_SERVER' })
     }
     const ageBefore = await databaseAge(control)
     const nextBefore = await nextXid(control)

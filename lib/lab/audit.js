@@ -36,19 +36,25 @@ export async function verifyInserts(connectionString, table, fingerprintSql, sta
         state.incarnations,
         { inDoubt: state.insertsInDoubt(), startMaxId: state.startMaxId }
       )
-      if (audit === null) log.warn('checking acknowledged inserts took too long; not all were checked')
+      if (audit === null)
+        log.warn('checking acknowledged inserts took too long; not all were checked', 'PGLG_W_AUDIT_INCOMPLETE')
       else {
         if (audit.vanished > 0) {
-          log.warn(`${audit.vanished} acknowledged inserts of ${table} vanished: the data went back underneath the run`)
+          log.warn(
+            `${audit.vanished} acknowledged inserts of ${table} vanished: the data went back underneath the run`,
+            'PGLG_W_INSERTS_LOST'
+          )
         }
-        if (audit.missing > 0) log.warn(`${audit.missing} acknowledged inserts are not in ${table}`)
+        if (audit.missing > 0) {
+          log.warn(`${audit.missing} acknowledged inserts are not in ${table}`, 'PGLG_W_INSERTS_LOST')
+        }
       }
       return audit
     } finally {
       await client.end().catch(() => {})
     }
   } catch (err) {
-    log.warn(`could not check acknowledged inserts: ${errorMessage(err)}`)
+    log.warn(`could not check acknowledged inserts: ${errorMessage(err)}`, 'PGLG_W_AUDIT_INCOMPLETE')
     return null
   }
 }
@@ -73,7 +79,7 @@ export async function countTableRows(connectionString, table, timeoutMs, log) {
       await client.end().catch(() => {})
     }
   } catch (err) {
-    log.warn(`could not count the rows of ${table}: ${errorMessage(err)}`)
+    log.warn(`could not count the rows of ${table}: ${errorMessage(err)}`, 'PGLG_W_AUDIT_INCOMPLETE')
     return null
   }
 }
@@ -109,7 +115,10 @@ export async function countInDoubtRows(connectionString, writes, timeoutMs, log)
       await client.end().catch(() => {})
     }
   } catch (err) {
-    log.warn(`could not look for the rows of the ${writes.length} writes left in doubt: ${errorMessage(err)}`)
+    log.warn(
+      `could not look for the rows of the ${writes.length} writes left in doubt: ${errorMessage(err)}`,
+      'PGLG_W_AUDIT_INCOMPLETE'
+    )
     return null
   }
 }

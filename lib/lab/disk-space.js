@@ -143,8 +143,12 @@ export class DiskSpaceWatch {
       if (this.statfsFailing) this.log.info('disk space: statfs of the data directory succeeds again')
       this.statfsFailing = false
     } catch (err) {
-      if (!this.statfsFailing)
-        this.log.warn(`disk space: cannot statfs the data directory: ${/** @type {Error} */ (err).message}`)
+      if (!this.statfsFailing) {
+        this.log.warn(
+          `disk space: cannot statfs the data directory: ${/** @type {Error} */ (err).message}`,
+          'PGLG_W_SPACE_UNREADABLE'
+        )
+      }
       this.statfsFailing = true
     } finally {
       this.polling = false
@@ -187,7 +191,7 @@ export class DiskSpaceWatch {
         failures > 0
           ? `${failures} request${failures === 1 ? '' : 's'} failed for want of disk space`
           : 'the free space ran out'
-      this.log.warn(`disk full: ${cause}${this.describeSpace()}; the load goes on`)
+      this.log.warn(`disk full: ${cause}${this.describeSpace()}; the load goes on`, 'PGLG_W_DISK_FULL')
       this.events?.record({
         kind: 'start',
         action: 'disk_full',

@@ -11,92 +11,13 @@ import { existsSync } from 'node:fs'
 import { mkdir, readFile, readdir, realpath, rmdir, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path'
 import { InputError, RuntimeError } from '../errors.js'
-import { printable, quote, shown } from '../helpers/quote.js'
+import { describeDiskLimit } from './disk-limit.js'
 
-/**
- * @typedef {object} DiskLimit   null: not limited
- * @property {number | null} readBps
- * @property {number | null} readIops
- * @property {number | null} writeBps
- * @property {number | null} writeIops
- */
+/** @typedef {import('./disk-limit.js').DiskLimit} DiskLimit */
 
-// The fields as a plan and --disk-limit name them; MB is 10^6 bytes.
-const FIELDS = /** @type {const} */ ({
-  read_mbps: 'readBps',
-  read_iops: 'readIops',
-  write_mbps: 'writeBps',
-  write_iops: 'writeIops'
-})
-const MB = 1e6
-// Far above any disk; a larger number is a typo (and would overflow the kernel's field for iops).
-const MAX_MBPS = 1e6
-const MAX_IOPS = 1e8
+export { describeDiskLimit, parseDiskLimit } from './disk-limit.js'
+
 const GROUP_PREFIX = 'pgloadgen-disk-'
-
-/**
- * A limit from a plan ({ read_mbps: 8, read_iops: 400 }) or a flag
- * ("read_mbps=8,read_iops=400"). One line per problem, naming the field.
- * @param {unknown} value
- * @param {string} field  server.disk_limit, --disk-limit
- * @returns {DiskLimit}
- */
-export function parseDiskLimit(value, field) {
-  /** @type {Record<string, unknown>} */
-  let entries
-  if (typeof value === 'string') {
-    entries = {}
-    for (const part of value.split(',')) {
-      const match = /^\s*([a-z_]+)\s*=\s*(\S+)\s*$/.exec(part)
-      if (!match) {
-        throw new InputError(`${field}: expected key=value pairs like read_mbps=8,read_iops=400, got ${quote(value)}`)
-      }
-      entries[match[1]] = match[2]
-    }
-  } else if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
-    entries = /** @type {Record<string, unknown>} */ (value)
-  } else {
-    throw new InputError(`${field}: expected an object like { read_mbps: 8, read_iops: 400 }, got ${shown(value)}`)
-  }
-  /** @type {DiskLimit} */
-  const limit = { readBps: null, readIops: null, writeBps: null, writeIops: null }
-  for (const [key, raw] of Object.entries(entries)) {
-    if (!Object.hasOwn(FIELDS, key)) {
-      throw new InputError(`${field}.${printable(key, 40)}: unknown field (known: ${Object.keys(FIELDS).join(', ')})`)
-    }
-    const n = typeof raw === 'number' ? raw : typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : NaN
-    const name = /** @type {keyof typeof FIELDS} */ (key)
-    if (name.endsWith('_mbps')) {
-      // below 10 kB/s a single page would take most of a second
-      if (!Number.isFinite(n) || n < 0.01 || n > MAX_MBPS) {
-        throw new InputError(
-          `${field}.${key}: megabytes (10^6 bytes) a second, from 0.01 to ${MAX_MBPS}, got ${shown(raw)}`
-        )
-      }
-      limit[FIELDS[name]] = Math.round(n * MB)
-    } else {
-      if (!Number.isInteger(n) || n < 1 || n > MAX_IOPS) {
-        throw new InputError(
-          `${field}.${key}: I/O operations a second, a whole number from 1 to ${MAX_IOPS}, got ${shown(raw)}`
-        )
-      }
-      limit[FIELDS[name]] = n
-    }
-  }
-  if (Object.values(limit).every(v => v === null)) {
-    throw new InputError(`${field}: give at least one of ${Object.keys(FIELDS).join(', ')}`)
-  }
-  return limit
-}
-
-/** @param {DiskLimit} limit  @returns {string} "read 8 MB/s, 400 IOPS" */
-export function describeDiskLimit(limit) {
-  const side = (/** @type {string} */ name, /** @type {number | null} */ bps, /** @type {number | null} */ iops) =>
-    bps === null && iops === null
-      ? []
-      : [`${name} ${[bps !== null && `${bps / MB} MB/s`, iops !== null && `${iops} IOPS`].filter(Boolean).join(', ')}`]
-  return [...side('read', limit.readBps, limit.readIops), ...side('write', limit.writeBps, limit.writeIops)].join('; ')
-}
 
 /**
  * @typedef {object} Controller
@@ -114,13 +35,15 @@ export function describeDiskLimit(limit) {
 export async function checkDiskThrottle(dir) {
   if (process.getuid?.() !== 0) {
     throw new InputError(
-      'disk limit: needs root (it puts the server into a throttled cgroup); run as root or leave the disk limit out'
+      'disk limit: needs root (it puts the server into a throttled cgroup); run as root or leave the disk limit out',
+      { code: 'PGLG_UNFIT_SERVER' }
     )
   }
   const controller = await findController()
   if (!controller) {
     throw new InputError(
-      'disk limit: this machine has no cgroup blkio (v1) or io (v2) controller to throttle the disk with; leave the disk limit out'
+      'disk limit: this machine has no cgroup blkio (v1) or io (v2) controller to throttle the disk with; leave the disk limit out',
+      { code: 'PGLG_UNFIT_SERVER' }
     )
   }
   return { controller, device: await blockDevice(dir) }
@@ -170,7 +93,8 @@ async function blockDevice(dir) {
   const sys = `/sys/dev/block/${major}:${minor}`
   if (!existsSync(sys)) {
     throw new InputError(
-      `disk limit: ${existing} is not on a block device (device ${major}:${minor}: tmpfs, overlay or a network filesystem?); put the data directory on a disk or leave the disk limit out`
+      `disk limit: ${existing} is not on a block device (device ${major}:${minor}: tmpfs, overlay or a network filesystem?); put the data directory on a disk or leave the disk limit out`,
+      { code: 'PGLG_UNFIT_SERVER' }
     )
   }
   const real = await realpath(sys)
@@ -212,6 +136,7 @@ export class DiskThrottle {
     } catch (err) {
       await rmdir(group).catch(() => {})
       throw new RuntimeError(`disk limit: cannot set up the cgroup ${group}: ` + /** @type {Error} */ (err).message, {
+        code: 'PGLG_DISK_LIMIT_FAILED',
         cause: err
       })
     }
@@ -245,13 +170,21 @@ export class DiskThrottle {
     const postmaster = Number(
       (await readFile(path.join(this.dataDir, 'postmaster.pid'), 'utf8').catch(() => '')).split('\n')[0]
     )
-    if (!(postmaster > 0)) throw new RuntimeError(`disk limit: no server running on ${this.dataDir} to throttle`)
+    if (!(postmaster > 0)) {
+      throw new RuntimeError(`disk limit: no server running on ${this.dataDir} to throttle`, {
+        code: 'PGLG_DISK_LIMIT_FAILED'
+      })
+    }
     this.home ??= await this.groupOf(postmaster)
     // The postmaster first: what it forks from then on is born in the group;
     // what it forked before is found below.
     let moved = 0
     for (const pid of [postmaster, ...(await descendants(postmaster))]) if (await this.move(pid, this.group)) moved++
-    if (moved === 0) throw new RuntimeError(`disk limit: the server on ${this.dataDir} (pid ${postmaster}) is gone`)
+    if (moved === 0) {
+      throw new RuntimeError(`disk limit: the server on ${this.dataDir} (pid ${postmaster}) is gone`, {
+        code: 'PGLG_DISK_LIMIT_FAILED'
+      })
+    }
     return moved
   }
 
@@ -274,7 +207,10 @@ export class DiskThrottle {
         await new Promise(resolve => setTimeout(resolve, 50))
       }
     }
-    this.log.warn(`disk limit: could not remove the cgroup ${this.group} (processes still in it)`)
+    this.log.warn(
+      `disk limit: could not remove the cgroup ${this.group} (processes still in it)`,
+      'PGLG_W_CLEANUP_FAILED'
+    )
   }
 
   /**
@@ -324,7 +260,7 @@ export class DiskThrottle {
       if (/** @type {NodeJS.ErrnoException} */ (err).code === 'ESRCH') return false
       throw new RuntimeError(
         `disk limit: cannot move process ${pid} into ${group}: ` + /** @type {Error} */ (err).message,
-        { cause: err }
+        { code: 'PGLG_DISK_LIMIT_FAILED', cause: err }
       )
     }
   }

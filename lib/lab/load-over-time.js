@@ -68,7 +68,10 @@ export class LoadOverTime {
   markAtEnd(clock) {
     const { warmupS, stats, generator, log } = this.options
     if (!warmupS || this.mark) return this.mark
-    log.warn(`the load ended during its ${warmupS} s warm-up: the summary has no figures after it`)
+    log.warn(
+      `the load ended during its ${warmupS} s warm-up: the summary has no figures after it`,
+      'PGLG_W_WARMUP_UNFINISHED'
+    )
     const { seconds, cpu } = clock()
     return markWarmup(stats, generator, seconds, cpu)
   }

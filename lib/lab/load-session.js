@@ -10,7 +10,7 @@ import { errorMessage } from '../helpers/error-message.js'
 import { WorkloadServices } from './workload-services.js'
 import { walPosition } from './server-wal.js'
 import { DiskSpaceWatch } from './disk-space.js'
-import { RuntimeError } from '../errors.js'
+import { codedServerError } from '../pg/server-errors.js'
 import { untilMoment } from '../scale/start-at.js'
 import { formatShare } from '../scale/share.js'
 import { LoadOverTime } from './load-over-time.js'
@@ -98,9 +98,8 @@ export class LoadSession {
       await session.services.open()
     } catch (err) {
       await session.services.stop()
-      throw new RuntimeError(`the ${workload.name} workload's maintenance failed on ${display}: ` + errorMessage(err), {
-        cause: err
-      })
+      const message = `the ${workload.name} workload's maintenance failed on ${display}: ` + errorMessage(err)
+      throw codedServerError(message, err, 'PGLG_SCHEMA_FAILED')
     }
     await session.collector?.start()
     await session.disk?.start()

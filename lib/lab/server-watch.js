@@ -110,7 +110,7 @@ export class ServerWatch {
     if (outage === null) return this.gaveUp
     this.outage = null
     const message = `the run ends with the embedded PostgreSQL stopped for ${seconds(Date.now() - outage.since)} s: ${await this.stopDescription(outage)}; the rows cannot be checked, and a later pgloadgen run on ${this.server.dataDir} starts it again (crash recovery)`
-    this.log.warn(message)
+    this.log.warn(message, 'PGLG_W_SERVER_STOPPED')
     await this.endOutage(outage, { ok: false, error: message })
     return true
   }
@@ -166,7 +166,8 @@ export class ServerWatch {
       `embedded PostgreSQL stopped: ${await this.stopDescription(outage)}; ` +
         (room.freeBytes !== null && room.freeBytes < this.neededBytes
           ? 'the lab starts it again once they are free'
-          : 'starting it again')
+          : 'starting it again'),
+      'PGLG_W_SERVER_STOPPED'
     )
     await this.events?.record({
       kind: 'start',
@@ -231,14 +232,15 @@ export class ServerWatch {
       const waitMs = Math.min(BACKOFF_MS * 2 ** (outage.tries - 1), BACKOFF_MAX_MS)
       outage.nextTryAt = Date.now() + waitMs
       this.log.warn(
-        `starting the embedded PostgreSQL again failed (try ${outage.tries} of ${START_TRIES}): ${outage.lastError}; next try in ${seconds(waitMs)} s`
+        `starting the embedded PostgreSQL again failed (try ${outage.tries} of ${START_TRIES}): ${outage.lastError}; next try in ${seconds(waitMs)} s`,
+        'PGLG_W_SERVER_STOPPED'
       )
       return
     }
     this.gaveUp = true
     this.outage = null
     const message = `the embedded PostgreSQL did not start again in ${START_TRIES} tries and stays stopped: ${await this.stopDescription(outage)}`
-    this.log.warn(message)
+    this.log.warn(message, 'PGLG_W_SERVER_STOPPED')
     await this.endOutage(outage, { ok: false, error: message })
   }
 

@@ -39,7 +39,9 @@ export async function finishSession(session, { shutdownTimeoutS, verifyTimeoutS,
   const elapsedS = Math.max(0, endedMs - (performance.timeOrigin + session.started)) / 1000
   const endedAt = new Date(Date.now() - (now - endedMs))
   const cpuUsage = process.cpuUsage(session.cpuAtStart)
-  if (!finished) options.log.warn(`requests still in flight after ${shutdownTimeoutS} s were abandoned`)
+  if (!finished) {
+    options.log.warn(`requests still in flight after ${shutdownTimeoutS} s were abandoned`, 'PGLG_W_ABANDONED')
+  }
   // a start of the server under way ends first: what follows reads the server it brought back
   const serverDown = (await options.serverWatch?.stop()) ?? false
   const serverWalBytes =

@@ -1,7 +1,8 @@
 import { prepareSchema, readMaxId } from '../workloads/schema.js'
 import { connectWithin } from '../pg/connection.js'
+import { codedServerError } from '../pg/server-errors.js'
 import { errorMessage } from '../helpers/error-message.js'
-import { PgloadgenError, RuntimeError, ServerUnavailableError } from '../errors.js'
+import { PgloadgenError } from '../errors.js'
 
 // What a load session does on its setup connection before it exists: the
 // workload's schema made ready, and what the session starts from read off
@@ -24,22 +25,21 @@ export async function prepareTarget(options) {
       options.connectTimeoutS * 1000
     )
   } catch (err) {
-    throw new ServerUnavailableError(`cannot connect to ${display}: ${errorMessage(err)}`, { cause: err })
+    throw codedServerError(`cannot connect to ${display}: ${errorMessage(err)}`, err, 'PGLG_SERVER_UNAVAILABLE')
   }
   let maxId, serverVersion, settings, shared, rowsBefore
   try {
     try {
       if (options.reset && workload.dropSql !== null) {
-        log.warn(`--reset: dropping and recreating the ${workload.name} tables`)
+        log.warn(`--reset: dropping and recreating the ${workload.name} tables`, 'PGLG_W_RESET')
       }
       await prepareSchema(setup, workload, { reset: options.reset })
       maxId = workload.idTable === null ? 0 : await readMaxId(setup, workload.idTable)
       serverVersion = (await setup.query('SHOW server_version')).rows[0].server_version
       settings = options.recordDir ? await (await import('../recorder/run-info.js')).readSettings(setup) : {}
     } catch (err) {
-      throw new RuntimeError(`cannot prepare the ${workload.name} schema on ${display}: ` + errorMessage(err), {
-        cause: err
-      })
+      const message = `cannot prepare the ${workload.name} schema on ${display}: ` + errorMessage(err)
+      throw codedServerError(message, err, 'PGLG_SCHEMA_FAILED')
     }
     shared = await workloadSetup(setup, options)
     rowsBefore =
@@ -70,8 +70,7 @@ async function workloadSetup(client, { workload, display, concurrency, log }) {
   } catch (err) {
     // the workload's own verdict (a refused setting, say) is already worded for the user
     if (err instanceof PgloadgenError) throw err
-    throw new RuntimeError(`the ${workload.name} workload's setup failed on ${display}: ` + errorMessage(err), {
-      cause: err
-    })
+    const message = `the ${workload.name} workload's setup failed on ${display}: ` + errorMessage(err)
+    throw codedServerError(message, err, 'PGLG_SCHEMA_FAILED')
   }
 }

@@ -129,7 +129,9 @@ export class WorkloadServices {
     } catch (err) {
       if (first) throw err
       const message = errorMessage(err)
-      if (!this.warned.has(message)) log.warn(`${workload.name} maintenance failed: ${message}`)
+      if (!this.warned.has(message)) {
+        log.warn(`${workload.name} maintenance failed: ${message}`, 'PGLG_W_MAINTENANCE_FAILED')
+      }
       this.warned.add(message)
     }
   }
@@ -146,7 +148,7 @@ export class WorkloadServices {
       } catch (err) {
         this.values[statistic.name] = null
         const message = `${statistic.name}: ${errorMessage(err)}`
-        if (!this.warned.has(message)) log.warn(`${workload.name} statistic ${message}`)
+        if (!this.warned.has(message)) log.warn(`${workload.name} statistic ${message}`, 'PGLG_W_MAINTENANCE_FAILED')
         this.warned.add(message)
       }
     }

@@ -24,7 +24,8 @@ export async function mergeRuns(dirs, out, log) {
   const summary = mergeSummaries(runs)
   if (summary.merged.missing.length > 0) {
     log.warn(
-      `instances ${summary.merged.missing.map(i => `${i}/${summary.merged.parts}`).join(', ')} are missing: the merge covers part of the load`
+      `instances ${summary.merged.missing.map(i => `${i}/${summary.merged.parts}`).join(', ')} are missing: the merge covers part of the load`,
+      'PGLG_W_PARTIAL_MERGE'
     )
   }
   // the time axis starts at the common start moment when there is one
@@ -53,15 +54,18 @@ async function checkOut(out, runs) {
   const real = await realpath(out).catch(() => null)
   if (real === null) return
   for (const r of runs) {
-    if (real === (await realpath(r.run.dir)))
-      throw new InputError(`merge: --out ${out} is one of the directories merged`)
+    if (real === (await realpath(r.run.dir))) {
+      throw new InputError(`merge: --out ${out} is one of the directories merged`, { code: 'PGLG_UNUSABLE_OUT_DIR' })
+    }
   }
   const info = await readFile(path.join(out, 'run.json'), 'utf8').then(
     text => JSON.parse(text),
     () => null
   )
   if (info !== null && !Array.isArray(info?.merged_from)) {
-    throw new InputError(`merge: --out ${out} holds a run of its own: give a new directory`)
+    throw new InputError(`merge: --out ${out} holds a run of its own: give a new directory`, {
+      code: 'PGLG_UNUSABLE_OUT_DIR'
+    })
   }
 }
 

@@ -1,10 +1,10 @@
 import { Socket } from 'node:net'
 import pg from 'pg'
-import { ServerUnavailableError } from '../errors.js'
 import { errorMessage } from '../helpers/error-message.js'
 import { createLogger } from '../log.js'
 import { watchForDeadPeer } from '../wire/dead-peer.js'
 import { clientConfig } from './connection.js'
+import { codedServerError } from './server-errors.js'
 
 // A short-lived node-postgres connection for control work (a VACUUM, a
 // catalogue read, CREATE DATABASE), beside the load's own wire clients.
@@ -25,7 +25,7 @@ import { clientConfig } from './connection.js'
  * withControlClient, which always does.
  * @param {ControlClientOptions} options
  * @returns {Promise<pg.Client>}
- * @throws {ServerUnavailableError} when the connection cannot be made (the driver's error is its cause)
+ * @throws {import('../errors.js').ServerUnavailableError} when the connection cannot be made (its cause: the driver's)
  */
 export async function openControlClient({ connectionString, applicationName, connectTimeoutMs, log }) {
   const client = new pg.Client(clientConfig({ connectionString, applicationName, connectTimeoutMs }))
@@ -37,13 +37,16 @@ export async function openControlClient({ connectionString, applicationName, con
   // connection lost while idle has no statement to fail, and would otherwise
   // leave no trace: it is reported as a warning, naming the connection.
   client.on('error', err => {
-    ;(log ?? createLogger()).warn(`control connection ${applicationName ?? 'pgloadgen'} lost: ${errorMessage(err)}`)
+    ;(log ?? createLogger()).warn(
+      `control connection ${applicationName ?? 'pgloadgen'} lost: ${errorMessage(err)}`,
+      'PGLG_W_CONTROL_LOST'
+    )
   })
   try {
     await client.connect()
   } catch (err) {
     await client.end().catch(() => {})
-    throw new ServerUnavailableError(errorMessage(err), { cause: err })
+    throw codedServerError(errorMessage(err), err, 'PGLG_SERVER_UNAVAILABLE')
   }
   const stream = /** @type {{ connection?: { stream?: unknown } }} */ (client).connection?.stream
   if (stream instanceof Socket) watchForDeadPeer(stream)

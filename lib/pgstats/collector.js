@@ -130,7 +130,7 @@ export class StatsCollector {
       return this.polling
     }
     this.polling = this.poll()
-      .catch(err => this.log.warn(`pg stats: poll failed unexpectedly: ${this.clean(err)}`))
+      .catch(err => this.log.warn(`pg stats: poll failed unexpectedly: ${this.clean(err)}`, 'PGLG_W_STATS_POLL_FAILED'))
       .finally(() => {
         this.polling = null
       })
@@ -233,7 +233,8 @@ export class StatsCollector {
         schema = extension ? String(extension.schema) : null
         if (schema === null) {
           this.log.warn(
-            `pg stats: --pgstattuple asked for, but the pgstattuple extension is not installed in ${info.datname} (CREATE EXTENSION pgstattuple); exact bloat figures are not collected`
+            `pg stats: --pgstattuple asked for, but the pgstattuple extension is not installed in ${info.datname} (CREATE EXTENSION pgstattuple); exact bloat figures are not collected`,
+            'PGLG_W_STATS_LIMITED'
           )
         }
       }
@@ -243,7 +244,8 @@ export class StatsCollector {
       }
       if (version < OLDEST_SUPPORTED) {
         this.log.warn(
-          `pg stats: PostgreSQL ${version} is older than 12, which is not supported; statements that fail are counted`
+          `pg stats: PostgreSQL ${version} is older than 12, which is not supported; statements that fail are counted`,
+          'PGLG_W_STATS_LIMITED'
         )
       }
       this.serverVersionNum = version
@@ -283,7 +285,10 @@ export class StatsCollector {
     const message = `pg stats: ${name} failed: ${this.clean(err)}`
     if (this.failing.has(name)) return this.log.debug(message)
     this.failing.add(name)
-    this.log.warn(`${message} (counted in pgloadgen_pgstats_poll_errors_total; not logged again until it succeeds)`)
+    this.log.warn(
+      `${message} (counted in pgloadgen_pgstats_poll_errors_total; not logged again until it succeeds)`,
+      'PGLG_W_STATS_POLL_FAILED'
+    )
   }
 
   /** @param {string} name */

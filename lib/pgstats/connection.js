@@ -32,6 +32,7 @@ export async function timedQuery(client, sql, params, guardMs) {
     timer = setTimeout(() => {
       client.broken = true
       client.end().catch(() => {})
+      // a failed poll: the collector counts it and warns once
       reject(new Error(`no reply within ${guardMs} ms; connection closed`))
     }, guardMs)
   })

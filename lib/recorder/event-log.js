@@ -63,7 +63,7 @@ export class EventLog {
       this.writing = this.writing
         .then(() => mkdir(path.dirname(file), { recursive: true }))
         .then(() => appendFile(file, JSON.stringify(full) + '\n'))
-        .catch(err => this.log.warn(`cannot write event to ${file}: ${err.message}`))
+        .catch(err => this.log.warn(`cannot write event to ${file}: ${err.message}`, 'PGLG_W_RECORD_WRITE_FAILED'))
     }
     return this.writing.then(() => full)
   }

@@ -132,7 +132,9 @@ export class Recorder {
     this.previousPoints = points
     this.writing = this.writing
       .then(() => appendFile(this.file, JSON.stringify(line) + '\n'))
-      .catch(err => this.log.warn(`cannot write a sample to ${this.file}: ${err.message}`))
+      .catch(err =>
+        this.log.warn(`cannot write a sample to ${this.file}: ${err.message}`, 'PGLG_W_RECORD_WRITE_FAILED')
+      )
   }
 
   async stop() {

@@ -20,7 +20,9 @@ export { compareVariants, variantStatistics, verdictLines, STATISTICS_METHOD } f
  */
 export async function reportCommand(args, { log, stdout }) {
   const dir = args.dir
-  if (typeof dir !== 'string' || dir.trim() === '') throw new InputError('report: give a run or experiment directory')
+  if (typeof dir !== 'string' || dir.trim() === '') {
+    throw new InputError('report: give a run or experiment directory', { code: 'PGLG_MISSING_VALUE' })
+  }
   const written = await writeReport(dir)
   // an experiment's verdicts in words (statistics.js), on stderr with the log
   if (written.summary) {

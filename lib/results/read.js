@@ -74,11 +74,13 @@ import { InputError } from '../errors.js'
  */
 export async function directoryKind(dir) {
   const info = await stat(dir).catch(() => null)
-  if (!info) throw new InputError(`no such directory: ${dir}`)
-  if (!info.isDirectory()) throw new InputError(`not a directory: ${dir}`)
+  if (!info) throw new InputError(`no such directory: ${dir}`, { code: 'PGLG_INVALID_RUN_DIR' })
+  if (!info.isDirectory()) throw new InputError(`not a directory: ${dir}`, { code: 'PGLG_INVALID_RUN_DIR' })
   if (await exists(path.join(dir, 'experiment.json'))) return 'experiment'
   if (await exists(path.join(dir, 'run.json'))) return 'run'
-  throw new InputError(`${dir} is neither a run directory (run.json) nor an experiment directory (experiment.json)`)
+  throw new InputError(`${dir} is neither a run directory (run.json) nor an experiment directory (experiment.json)`, {
+    code: 'PGLG_INVALID_RUN_DIR'
+  })
 }
 
 /**
@@ -169,12 +171,18 @@ async function subdirectories(dir) {
  */
 async function readJson(file) {
   const text = await readFile(file, 'utf8').catch(err => {
-    throw new InputError(`cannot read ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`, { cause: err })
+    throw new InputError(`cannot read ${file}: ${err.code === 'ENOENT' ? 'no such file' : err.message}`, {
+      code: 'PGLG_INVALID_RUN_DIR',
+      cause: err
+    })
   })
   try {
     return JSON.parse(text)
   } catch (err) {
-    throw new InputError(`${file} is not valid JSON: ${/** @type {Error} */ (err).message}`, { cause: err })
+    throw new InputError(`${file} is not valid JSON: ${/** @type {Error} */ (err).message}`, {
+      code: 'PGLG_INVALID_RUN_DIR',
+      cause: err
+    })
   }
 }
 
@@ -187,7 +195,7 @@ async function readJson(file) {
 async function readNdjson(file) {
   const text = await readFile(file, 'utf8').catch(err => {
     if (err.code === 'ENOENT') return ''
-    throw new InputError(`cannot read ${file}: ${err.message}`, { cause: err })
+    throw new InputError(`cannot read ${file}: ${err.message}`, { code: 'PGLG_INVALID_RUN_DIR', cause: err })
   })
   const out = []
   for (const line of text.split('\n')) {

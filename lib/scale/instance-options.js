@@ -18,17 +18,21 @@ export function parseInstance(value) {
   const match = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(String(value))
   if (!match) {
     throw new InputError(
-      `--instance must be I/N, the 0-based index I of N instances (0/3, 1/3, 2/3), got ${quote(value)}`
+      `--instance must be I/N, the 0-based index I of N instances (0/3, 1/3, 2/3), got ${quote(value)}`,
+      { code: 'PGLG_INVALID_VALUE' }
     )
   }
   const index = Number(match[1])
   const parts = Number(match[2])
   if (!(parts >= 1 && parts <= MAX_INSTANCES)) {
-    throw new InputError(`--instance ${match[1]}/${match[2]}: N must be from 1 to ${MAX_INSTANCES}`)
+    throw new InputError(`--instance ${match[1]}/${match[2]}: N must be from 1 to ${MAX_INSTANCES}`, {
+      code: 'PGLG_INVALID_NUMBER'
+    })
   }
   if (!(index < parts)) {
     throw new InputError(
-      `--instance ${match[1]}/${match[2]}: the index is 0-based and must be below N (0 to ${parts - 1})`
+      `--instance ${match[1]}/${match[2]}: the index is 0-based and must be below N (0 to ${parts - 1})`,
+      { code: 'PGLG_INVALID_NUMBER' }
     )
   }
   return { index, parts }
@@ -48,7 +52,9 @@ export function parseStartAt(value, now = Date.now()) {
   const text = String(value).trim()
   const ms = /^\d+(\.\d+)?$/.test(text) ? epochSeconds(text, value) : isoMoment(text, value)
   if (ms - now > MAX_TIMER_S * 1000) {
-    throw new InputError(`--start-at ${quote(value)} is more than ${Math.floor(MAX_TIMER_S / 86400)} days away`)
+    throw new InputError(`--start-at ${quote(value)} is more than ${Math.floor(MAX_TIMER_S / 86400)} days away`, {
+      code: 'PGLG_INVALID_NUMBER'
+    })
   }
   return ms
 }
@@ -62,7 +68,8 @@ function epochSeconds(text, value) {
   // 13 digits are milliseconds, a common slip: a start 50 000 years away
   if (seconds >= 1e11) {
     throw new InputError(
-      `--start-at takes seconds since the epoch (or ISO 8601), got ${quote(value)}, which looks like milliseconds`
+      `--start-at takes seconds since the epoch (or ISO 8601), got ${quote(value)}, which looks like milliseconds`,
+      { code: 'PGLG_INVALID_VALUE' }
     )
   }
   return Math.round(seconds * 1000)
@@ -76,7 +83,8 @@ function isoMoment(text, value) {
   const m = ISO.exec(text)
   if (!m) {
     throw new InputError(
-      `--start-at must be ISO 8601 with a time zone (2030-01-01T12:00:00Z, 2030-01-01T14:00:00+02:00) or seconds since the epoch, got ${quote(value)}`
+      `--start-at must be ISO 8601 with a time zone (2030-01-01T12:00:00Z, 2030-01-01T14:00:00+02:00) or seconds since the epoch, got ${quote(value)}`,
+      { code: 'PGLG_INVALID_VALUE' }
     )
   }
   const [year, month, day, hour, minute, second] = [1, 2, 3, 4, 5, 6].map(i => Number(m[i] ?? 0))
@@ -93,7 +101,7 @@ function isoMoment(text, value) {
     second > 59 ||
     Math.abs(offsetMin) > 18 * 60
   ) {
-    throw new InputError(`--start-at ${quote(value)} is not a valid date and time`)
+    throw new InputError(`--start-at ${quote(value)} is not a valid date and time`, { code: 'PGLG_INVALID_VALUE' })
   }
   const utc = Date.UTC(year, month - 1, day, hour, minute, second) + Math.round(fraction * 1000)
   return utc - offsetMin * 60000
@@ -110,6 +118,7 @@ export function checkNotLate(startAtMs, instance, now = Date.now()) {
   if (now <= startAtMs) return
   const who = instance ? `instance ${formatShare(instance)}` : 'this run'
   throw new InputError(
-    `--start-at ${new Date(startAtMs).toISOString()} passed ${((now - startAtMs) / 1000).toFixed(3)} s ago: ${who} came up too late to start with the others`
+    `--start-at ${new Date(startAtMs).toISOString()} passed ${((now - startAtMs) / 1000).toFixed(3)} s ago: ${who} came up too late to start with the others`,
+    { code: 'PGLG_INVALID_VALUE' }
   )
 }

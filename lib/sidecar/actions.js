@@ -87,7 +87,7 @@ export const ACTION_FIELDS = [
 export function actionSql(spec) {
   switch (spec.action) {
     case 'vacuum': {
-      if (!spec.table) throw new InputError('vacuum needs a table (--table)')
+      if (!spec.table) throw new InputError('vacuum needs a table (--table)', { code: 'PGLG_MISSING_VALUE' })
       const options = ['FREEZE', 'FULL', 'ANALYZE', 'VERBOSE'].filter(
         o => spec[/** @type {'freeze'} */ (o.toLowerCase())]
       )
@@ -101,13 +101,15 @@ export function actionSql(spec) {
       return 'SELECT pg_stat_reset()'
     case 'fillfactor':
       // Rows placed from then on get it; VACUUM FULL repacks those already there.
-      if (!spec.table) throw new InputError('fillfactor needs a table (--table)')
+      if (!spec.table) throw new InputError('fillfactor needs a table (--table)', { code: 'PGLG_MISSING_VALUE' })
       if (
         !Number.isInteger(spec.fillfactor) ||
         /** @type {number} */ (spec.fillfactor) < 10 ||
         /** @type {number} */ (spec.fillfactor) > 100
       )
-        throw new InputError(`fillfactor: a whole number from 10 to 100, got ${shown(spec.fillfactor)}`)
+        throw new InputError(`fillfactor: a whole number from 10 to 100, got ${shown(spec.fillfactor)}`, {
+          code: 'PGLG_INVALID_NUMBER'
+        })
       return `ALTER TABLE ${quoteTable(spec.table)} SET (fillfactor = ${spec.fillfactor})`
     case 'drop-partitions':
     case 'delete':
@@ -117,7 +119,8 @@ export function actionSql(spec) {
       throw new InputError(`${spec.action} runs no statement of its own: check it with checkAction`)
     default:
       throw new InputError(
-        `unknown action ${shown(/** @type {{ action: unknown }} */ (spec).action)} (known: ${ACTIONS.join(', ')})`
+        `unknown action ${shown(/** @type {{ action: unknown }} */ (spec).action)} (known: ${ACTIONS.join(', ')})`,
+        { code: 'PGLG_INVALID_CHOICE' }
       )
   }
 }
@@ -134,12 +137,18 @@ export function checkAction(spec, field) {
     return
   }
   const foreign = RETENTION_FIELDS.find(key => /** @type {Record<string, unknown>} */ (spec)[key] !== undefined)
-  if (foreign) throw new InputError(`${field}.${foreign}: only for drop-partitions and delete`)
+  if (foreign) {
+    throw new InputError(`${field}.${foreign}: only for drop-partitions and delete`, {
+      code: 'PGLG_CONFLICTING_OPTIONS'
+    })
+  }
   if (spec.fillfactor !== undefined && spec.action !== 'fillfactor') {
-    throw new InputError(`${field}.fillfactor: only for the fillfactor action`)
+    throw new InputError(`${field}.fillfactor: only for the fillfactor action`, { code: 'PGLG_CONFLICTING_OPTIONS' })
   }
   const ageField = AGE_XIDS_FIELDS.find(key => /** @type {Record<string, unknown>} */ (spec)[key] !== undefined)
-  if (ageField && spec.action !== 'age-xids') throw new InputError(`${field}.${ageField}: only for age-xids`)
+  if (ageField && spec.action !== 'age-xids') {
+    throw new InputError(`${field}.${ageField}: only for age-xids`, { code: 'PGLG_CONFLICTING_OPTIONS' })
+  }
   if (spec.action === 'age-xids') {
     const other = ACTION_FIELDS.find(
       key =>
@@ -147,18 +156,24 @@ export function checkAction(spec, field) {
         key !== 'table' &&
         /** @type {Record<string, unknown>} */ (spec)[key] !== undefined
     )
-    if (other) throw new InputError(`${field}.${other}: not a field of age-xids (${AGE_XIDS_FIELDS.join(', ')})`)
+    if (other) {
+      throw new InputError(`${field}.${other}: not a field of age-xids (${AGE_XIDS_FIELDS.join(', ')})`, {
+        code: 'PGLG_UNKNOWN_OPTION'
+      })
+    }
     ageXidsOptions(spec, field)
     return
   }
   if (spec.cost_delay !== undefined) {
-    if (spec.action !== 'vacuum') throw new InputError(`${field}.cost_delay: only for vacuum`)
+    if (spec.action !== 'vacuum') {
+      throw new InputError(`${field}.cost_delay: only for vacuum`, { code: 'PGLG_CONFLICTING_OPTIONS' })
+    }
     costDelayMs(spec.cost_delay, `${field}.cost_delay`)
   }
   if (spec.action === 'evict-cache') {
     const flag = ['freeze', 'full', 'analyze', 'verbose'].find(key => spec[/** @type {'freeze'} */ (key)] !== undefined)
-    if (flag) throw new InputError(`${field}.${flag}: only for vacuum`)
-    if (!spec.table) throw new InputError(`${field}: evict-cache needs a table`)
+    if (flag) throw new InputError(`${field}.${flag}: only for vacuum`, { code: 'PGLG_CONFLICTING_OPTIONS' })
+    if (!spec.table) throw new InputError(`${field}: evict-cache needs a table`, { code: 'PGLG_MISSING_VALUE' })
     try {
       quoteTable(spec.table)
     } catch (err) {
@@ -190,7 +205,9 @@ export function costDelayMs(value, field) {
         : null
   const ms = match ? Number(match[1]) : NaN
   if (!(ms >= 0 && ms <= 100)) {
-    throw new InputError(`${field}: expected a delay from 0 to 100 ms, such as 20ms, got ${shown(value)}`)
+    throw new InputError(`${field}: expected a delay from 0 to 100 ms, such as 20ms, got ${shown(value)}`, {
+      code: 'PGLG_INVALID_NUMBER'
+    })
   }
   return ms
 }
@@ -220,7 +237,7 @@ export async function runAction(spec, context, onBackend) {
   // a refusal (a right the role lacks) is the action's failure here; the command exits 2 on it
   if (spec.action === 'age-xids') {
     return runAgeXids(spec, context, onBackend).catch(err => {
-      context.log.warn(`age-xids refused: ${errorMessage(err)}`)
+      context.log.warn(`age-xids refused: ${errorMessage(err)}`, 'PGLG_W_ACTION_FAILED')
       return { ok: false, duration_s: 0, error: errorMessage(err) }
     })
   }
@@ -275,7 +292,7 @@ export async function runAction(spec, context, onBackend) {
     await follower?.stop()
     const message = errorMessage(err)
     await events.record({ kind: 'end', ...base, duration_s: round(duration, 3), ok: false, error: message })
-    log.warn(`${describe(spec)} failed after ${duration.toFixed(1)} s: ${message}`)
+    log.warn(`${describe(spec)} failed after ${duration.toFixed(1)} s: ${message}`, 'PGLG_W_ACTION_FAILED')
     return { ok: false, duration_s: round(duration, 3), error: message }
   } finally {
     await closeControlClient(client)

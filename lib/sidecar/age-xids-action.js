@@ -22,16 +22,21 @@ export function ageXidsOptions(spec, field) {
   const at = (/** @type {string} */ name) => (field ? `${field}.${name}` : `--${name.replace('_', '-')}`)
   if (spec.by === undefined && spec.to_age === undefined) {
     throw new InputError(
-      `${at('by')}: missing: age-xids needs the transaction IDs to spend (like 2M), or ${at('to_age')}`
+      `${at('by')}: missing: age-xids needs the transaction IDs to spend (like 2M), or ${at('to_age')}`,
+      { code: 'PGLG_MISSING_VALUE' }
     )
   }
   if (spec.by !== undefined && spec.to_age !== undefined) {
-    throw new InputError(`${at('to_age')}: give ${at('by')} or ${at('to_age')}, not both`)
+    throw new InputError(`${at('to_age')}: give ${at('by')} or ${at('to_age')}, not both`, {
+      code: 'PGLG_CONFLICTING_OPTIONS'
+    })
   }
   const by = spec.by === undefined ? undefined : parseXidCount(spec.by, at('by'))
   const toAge = spec.to_age === undefined ? undefined : parseXidCount(spec.to_age, at('to_age'))
   if (spec.table !== undefined && toAge === undefined) {
-    throw new InputError(`${at('table')}: only with ${at('to_age')} (the table whose age it means)`)
+    throw new InputError(`${at('table')}: only with ${at('to_age')} (the table whose age it means)`, {
+      code: 'PGLG_CONFLICTING_OPTIONS'
+    })
   }
   const table = spec.table === undefined ? null : String(spec.table)
   if (table !== null) {
@@ -116,7 +121,7 @@ export async function runAgeXids(spec, { connectionString, events, log }, onBack
     const duration = round((performance.now() - started) / 1000, 3)
     const message = errorMessage(err)
     if (recorded) await events.record({ kind: 'end', ...base, duration_s: duration, ok: false, error: message })
-    log.warn(`age-xids failed after ${duration.toFixed(1)} s: ${message}`)
+    log.warn(`age-xids failed after ${duration.toFixed(1)} s: ${message}`, 'PGLG_W_ACTION_FAILED')
     return { ok: false, duration_s: duration, error: message }
   }
 }

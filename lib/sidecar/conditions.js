@@ -37,15 +37,22 @@ export function parseCondition(text, field) {
   const trimmed = String(text).trim()
   const match = /^([a-z_]+)\s*(?:\(\s*([A-Za-z0-9_.$]+)\s*\))?\s*(>=|<=|>|<)\s*(\S.*)$/s.exec(trimmed)
   if (!match) {
-    throw new InputError(`${field}: cannot read condition ${quote(text)} (like "dead_fraction(test_table) > 0.2")`)
+    throw new InputError(`${field}: cannot read condition ${quote(text)} (like "dead_fraction(test_table) > 0.2")`, {
+      code: 'PGLG_INVALID_EXPRESSION'
+    })
   }
   const [, metric, table, op, value] = match
-  if (!CONDITION_METRICS.includes(/** @type {any} */ (metric)))
-    throw new InputError(`${field}: unknown metric ${quote(metric)} (known: ${CONDITION_METRICS.join(', ')})`)
-  if (TABLE_METRICS.has(metric) && !table) {
-    throw new InputError(`${field}: ${metric} needs a table, as ${metric}(table)`)
+  if (!CONDITION_METRICS.includes(/** @type {any} */ (metric))) {
+    throw new InputError(`${field}: unknown metric ${quote(metric)} (known: ${CONDITION_METRICS.join(', ')})`, {
+      code: 'PGLG_INVALID_EXPRESSION'
+    })
   }
-  if (metric === 'disk_free' && table) throw new InputError(`${field}: disk_free takes no table`)
+  if (TABLE_METRICS.has(metric) && !table) {
+    throw new InputError(`${field}: ${metric} needs a table, as ${metric}(table)`, { code: 'PGLG_INVALID_EXPRESSION' })
+  }
+  if (metric === 'disk_free' && table) {
+    throw new InputError(`${field}: disk_free takes no table`, { code: 'PGLG_INVALID_EXPRESSION' })
+  }
   return {
     metric: /** @type {Condition['metric']} */ (metric),
     table: table ?? null,

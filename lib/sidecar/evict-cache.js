@@ -4,7 +4,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { closeControlClient, openControlClient } from '../pg/control-client.js'
-import { InputError, MissingToolError } from '../errors.js'
+import { InputError, MissingToolError, RuntimeError } from '../errors.js'
 import { errorMessage } from '../helpers/error-message.js'
 import { quoteTable } from '../helpers/table-name.js'
 
@@ -89,16 +89,22 @@ export async function localDataDirectory(client) {
     control = await readFile(path.join(dir, 'global', 'pg_control'))
   } catch (err) {
     const code = /** @type {NodeJS.ErrnoException} */ (err).code
-    if (code === 'ENOENT' || code === 'ENOTDIR')
+    if (code === 'ENOENT' || code === 'ENOTDIR') {
       throw new InputError(`the server's data directory ${dir} is not on this machine (a remote server?): ${why}`, {
+        code: 'PGLG_UNFIT_SERVER',
         cause: err
       })
-    if (code === 'EACCES' || code === 'EPERM')
+    }
+    if (code === 'EACCES' || code === 'EPERM') {
       throw new InputError(
         `cannot read the server's data directory ${dir} as ${os.userInfo().username}: run as root or as the server's user (${why})`,
-        { cause: err }
+        { code: 'PGLG_UNREADABLE_FILE', cause: err }
       )
-    throw new InputError(`cannot read the server's data directory ${dir}: ${errorMessage(err)}`, { cause: err })
+    }
+    throw new InputError(`cannot read the server's data directory ${dir}: ${errorMessage(err)}`, {
+      code: 'PGLG_UNREADABLE_FILE',
+      cause: err
+    })
   }
   // ControlFileData starts with the cluster's system identifier (uint64, native byte order).
   const here =
@@ -113,7 +119,8 @@ export async function localDataDirectory(client) {
   }
   if (here !== sysid || pidPort !== String(port)) {
     throw new InputError(
-      `the data directory ${dir} on this machine is not the server's (${here !== sysid ? 'another system identifier' : 'no server on its port runs there'}): a remote server? ${why}`
+      `the data directory ${dir} on this machine is not the server's (${here !== sysid ? 'another system identifier' : 'no server on its port runs there'}): a remote server? ${why}`,
+      { code: 'PGLG_UNFIT_SERVER' }
     )
   }
   return dir
@@ -167,7 +174,9 @@ async function vmtouch(options, files) {
       resident += Number(counts[1])
       total += Number(counts[2])
     } else if (!/Evicted Pages: \d+/.test(out)) {
-      throw new Error(`${EVICT_TOOL} printed nothing it should: ${out.trim().split('\n')[0] ?? ''}`)
+      throw new RuntimeError(`${EVICT_TOOL} printed nothing it should: ${out.trim().split('\n')[0] ?? ''}`, {
+        code: 'PGLG_TOOL_FAILED'
+      })
     }
   }
   return { resident, total }
@@ -189,7 +198,8 @@ function run(command, args) {
           )
         )
       } else if (err) {
-        reject(new Error(`${command} failed: ${(stderr || err.message).trim().split('\n')[0]}`, { cause: err }))
+        const said = (stderr || err.message).trim().split('\n')[0]
+        reject(new RuntimeError(`${command} failed: ${said}`, { code: 'PGLG_TOOL_FAILED', cause: err }))
       } else {
         resolve(stdout)
       }
@@ -228,8 +238,12 @@ export async function checkEvictable(connectionString) {
     await localDataDirectory(client)
   } catch (err) {
     // SHOW data_directory needs a superuser or pg_read_all_settings
-    if (/** @type {{ code?: string }} */ (err).code === '42501')
-      throw new InputError(`evict-cache cannot find the server's files: ${errorMessage(err)}`, { cause: err })
+    if (/** @type {{ code?: string }} */ (err).code === '42501') {
+      throw new InputError(`evict-cache cannot find the server's files: ${errorMessage(err)}`, {
+        code: 'PGLG_UNFIT_SERVER',
+        cause: err
+      })
+    }
     if (err instanceof InputError) throw err
     // anything else fails the action itself, recorded as such
   } finally {
@@ -305,7 +319,7 @@ export async function runEvictCache(spec, context) {
     const duration = took()
     const message = errorMessage(err)
     await events.record({ kind: 'end', ...base, duration_s: duration, ok: false, error: message })
-    log.warn(`evict-cache of ${table} failed after ${duration.toFixed(1)} s: ${message}`)
+    log.warn(`evict-cache of ${table} failed after ${duration.toFixed(1)} s: ${message}`, 'PGLG_W_ACTION_FAILED')
     return { ok: false, duration_s: duration, error: message }
   } finally {
     await closeControlClient(client)

@@ -3,7 +3,7 @@
 // Both actions remove data, so a schedule or plan must say `yes: true` and
 // the CLI `--yes`.
 
-import { InputError, RefusedActionError } from '../errors.js'
+import { InputError, RefusedActionError, rephrased } from '../errors.js'
 import { shown } from '../helpers/quote.js'
 import { parseOffset } from '../helpers/durations.js'
 import { quoteTable } from '../helpers/table-name.js'
@@ -58,7 +58,8 @@ export function isRetentionAction(action) {
 export function checkRetentionSpec(spec, field) {
   if (!isRetentionAction(spec.action)) {
     throw new InputError(
-      `${field ? `${field}.action` : 'action'}: ${RETENTION_ACTIONS.join(' or ')}, got ${shown(spec.action)}`
+      `${field ? `${field}.action` : 'action'}: ${RETENTION_ACTIONS.join(' or ')}, got ${shown(spec.action)}`,
+      { code: 'PGLG_INVALID_CHOICE' }
     )
   }
   const action = spec.action
@@ -67,38 +68,52 @@ export function checkRetentionSpec(spec, field) {
     if (/** @type {Record<string, unknown>} */ (spec)[key] === undefined) continue
     if (!OWN_FIELDS[action].includes(key)) {
       throw new InputError(
-        `${at(key)}: not a field of ${action}${key === 'time_column' ? ' (its partitions are of the partition key)' : ''}`
+        `${at(key)}: not a field of ${action}${key === 'time_column' ? ' (its partitions are of the partition key)' : ''}`,
+        { code: 'PGLG_UNKNOWN_OPTION' }
       )
     }
   }
   if (typeof spec.table !== 'string' || spec.table === '') {
-    throw new InputError(`${at('table')}: ${action} needs a table`)
+    throw new InputError(`${at('table')}: ${action} needs a table`, { code: 'PGLG_MISSING_VALUE' })
   }
   try {
     quoteTable(spec.table)
   } catch (err) {
-    throw new InputError(`${at('table')}: ${/** @type {Error} */ (err).message}`, { cause: err })
+    const message = `${at('table')}: ${/** @type {Error} */ (err).message}`
+    throw err instanceof InputError ? rephrased(err, message) : new InputError(message, { cause: err })
   }
   if (spec.older_than === undefined || spec.older_than === null || spec.older_than === '') {
-    throw new InputError(`${at('older_than')}: ${action} needs older_than, a duration (like 10m)`)
+    throw new InputError(`${at('older_than')}: ${action} needs older_than, a duration (like 10m)`, {
+      code: 'PGLG_MISSING_VALUE'
+    })
   }
   const olderThanS = parseOffset(spec.older_than, at('older_than'))
-  if (!(olderThanS > 0)) throw new InputError(`${at('older_than')}: must be more than 0`)
+  if (!(olderThanS > 0)) {
+    throw new InputError(`${at('older_than')}: must be more than 0`, { code: 'PGLG_INVALID_NUMBER' })
+  }
   const relativeTo = spec.relative_to ?? 'data'
   if (relativeTo !== 'data' && relativeTo !== 'clock') {
-    throw new InputError(`${at('relative_to')}: data (the newest time in the table) or clock, got ${shown(relativeTo)}`)
+    throw new InputError(
+      `${at('relative_to')}: data (the newest time in the table) or clock, got ${shown(relativeTo)}`,
+      { code: 'PGLG_INVALID_CHOICE' }
+    )
   }
   const batch = spec.batch ?? DEFAULT_BATCH
   if (!Number.isInteger(batch) || batch < 1 || batch > MAX_BATCH) {
-    throw new InputError(`${at('batch')}: expected a whole number from 1 to ${MAX_BATCH}, got ${shown(spec.batch)}`)
+    throw new InputError(`${at('batch')}: expected a whole number from 1 to ${MAX_BATCH}, got ${shown(spec.batch)}`, {
+      code: 'PGLG_INVALID_NUMBER'
+    })
   }
   const timeColumn = spec.time_column ?? 'time'
   if (typeof timeColumn !== 'string' || !/^[A-Za-z_][A-Za-z0-9_$]*$/.test(timeColumn)) {
-    throw new InputError(`${at('time_column')}: not a column name: ${shown(spec.time_column)}`)
+    throw new InputError(`${at('time_column')}: not a column name: ${shown(spec.time_column)}`, {
+      code: 'PGLG_INVALID_NAME'
+    })
   }
-  if (spec.yes !== true)
+  if (spec.yes !== true) {
     throw new RefusedActionError(
       `${at('yes')}: ${action} ${action === 'delete' ? 'deletes rows' : 'drops partitions'} of ${spec.table}: say yes: true to let it run`
     )
+  }
   return { action, table: spec.table, olderThanS, relativeTo, batch, timeColumn }
 }

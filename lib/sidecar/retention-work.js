@@ -34,7 +34,8 @@ export async function dropOldPartitions(sql, retention, detail, removed) {
   )
   if (retention.olderThanS * 1000 < widthMs) {
     throw new RuntimeError(
-      `older_than (${retention.olderThanS} s) is shorter than one partition of ${retention.table} (${widthMs / 1000} s): give at least ${widthMs / 1000} s`
+      `older_than (${retention.olderThanS} s) is shorter than one partition of ${retention.table} (${widthMs / 1000} s): give at least ${widthMs / 1000} s`,
+      { code: 'PGLG_UNFIT_TABLE' }
     )
   }
   Object.assign(detail, { dropped: 0, rows: 0, bytes: 0, rows_counted_by: 'count(*)', partitions: [] })
@@ -137,11 +138,15 @@ async function describeTable(sql, table, timeColumn) {
 FROM pg_class c WHERE c.oid = to_regclass($1)`,
     [quoteTable(table), timeColumn]
   )
-  if (!row) throw new RuntimeError(`table ${table} does not exist`)
-  if (row.kind !== 'r' && row.kind !== 'p') throw new RuntimeError(`${table} is not a table`)
-  if (row.type === null) throw new RuntimeError(`table ${table} has no column ${timeColumn}`)
+  if (!row) throw new RuntimeError(`table ${table} does not exist`, { code: 'PGLG_UNFIT_TABLE' })
+  if (row.kind !== 'r' && row.kind !== 'p') {
+    throw new RuntimeError(`${table} is not a table`, { code: 'PGLG_UNFIT_TABLE' })
+  }
+  if (row.type === null) {
+    throw new RuntimeError(`table ${table} has no column ${timeColumn}`, { code: 'PGLG_UNFIT_TABLE' })
+  }
   if (!TIME_TYPES.includes(String(row.type))) {
-    throw new RuntimeError(`column ${timeColumn} of ${table} is ${row.type}, not a time`)
+    throw new RuntimeError(`column ${timeColumn} of ${table} is ${row.type}, not a time`, { code: 'PGLG_UNFIT_TABLE' })
   }
   return { table, oid: Number(row.oid), kind: String(row.kind), type: String(row.type) }
 }

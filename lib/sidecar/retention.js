@@ -81,7 +81,8 @@ export async function runRetention(spec, { connectionString, events, log, onRows
     if (!recordedStart) await recordStart()
     await events.record({ kind: 'end', ...base, duration_s: duration, ok: false, error: message, detail })
     log.warn(
-      `${action} of ${table} failed after ${duration.toFixed(1)} s: ${message}${removedRows > 0 ? ` (${summaryLine(action, detail)} before)` : ''}`
+      `${action} of ${table} failed after ${duration.toFixed(1)} s: ${message}${removedRows > 0 ? ` (${summaryLine(action, detail)} before)` : ''}`,
+      'PGLG_W_ACTION_FAILED'
     )
     return { ok: false, duration_s: duration, error: message, removed_rows: removedRows, detail }
   } finally {

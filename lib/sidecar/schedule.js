@@ -47,7 +47,7 @@ async function readScheduleFile(file, now) {
   try {
     text = await readFile(file, 'utf8')
   } catch (err) {
-    throw new InputError(`cannot read schedule file ${file}`, { cause: err })
+    throw new InputError(`cannot read schedule file ${file}`, { code: 'PGLG_UNREADABLE_FILE', cause: err })
   }
   let data
   try {
@@ -57,7 +57,7 @@ async function readScheduleFile(file, now) {
     throw new InputError(
       `schedule ${file} is not valid ${/\.json$/i.test(file) ? 'JSON' : 'YAML'}: ` +
         printable(String(/** @type {Error} */ (err)?.message).split('\n')[0]),
-      { cause: err }
+      { code: 'PGLG_UNREADABLE_FILE', cause: err }
     )
   }
   return parseSchedule(data, now)
@@ -83,7 +83,9 @@ export function parseSchedule(data, now) {
  */
 function rulesOf(data, now) {
   const list = Array.isArray(data) ? data : /** @type {{ actions?: unknown }} */ (data)?.actions
-  if (!Array.isArray(list) || list.length === 0) throw new InputError('schedule: expected a non-empty list "actions"')
+  if (!Array.isArray(list) || list.length === 0) {
+    throw new InputError('schedule: expected a non-empty list "actions"', { code: 'PGLG_MISSING_VALUE' })
+  }
   return Array.from(list, (item, index) => parseRule(item, `actions[${index}]`, now))
 }
 
@@ -95,25 +97,28 @@ function rulesOf(data, now) {
  */
 function parseRule(item, label, now) {
   if (typeof item !== 'object' || item === null || Array.isArray(item)) {
-    throw new InputError(`${label}: expected an object`)
+    throw new InputError(`${label}: expected an object`, { code: 'PGLG_INVALID_VALUE' })
   }
   const raw = /** @type {Record<string, unknown>} */ (item)
   for (const key of Object.keys(raw)) {
-    if (!KNOWN_FIELDS.has(key)) throw new InputError(`${label}.${printable(key, 40)}: unknown field`)
+    if (!KNOWN_FIELDS.has(key)) {
+      throw new InputError(`${label}.${printable(key, 40)}: unknown field`, { code: 'PGLG_UNKNOWN_OPTION' })
+    }
   }
   if (!ACTIONS.includes(/** @type {any} */ (raw.action))) {
     const maintenance = ACTIONS.filter(a => !RETENTION_ACTIONS.includes(/** @type {any} */ (a)))
     throw new InputError(
-      `${label}.action: expected one of ${maintenance.join(', ')}, got ${shown(raw.action)} (retention, with yes: true: ${RETENTION_ACTIONS.join(', ')})`
+      `${label}.action: expected one of ${maintenance.join(', ')}, got ${shown(raw.action)} (retention, with yes: true: ${RETENTION_ACTIONS.join(', ')})`,
+      { code: 'PGLG_INVALID_CHOICE' }
     )
   }
   for (const flag of ['freeze', 'full', 'analyze', 'verbose', 'once']) {
     if (raw[flag] !== undefined && typeof raw[flag] !== 'boolean') {
-      throw new InputError(`${label}.${flag}: expected true or false`)
+      throw new InputError(`${label}.${flag}: expected true or false`, { code: 'PGLG_INVALID_VALUE' })
     }
   }
   if (raw.table !== undefined && typeof raw.table !== 'string') {
-    throw new InputError(`${label}.table: expected a table name`)
+    throw new InputError(`${label}.table: expected a table name`, { code: 'PGLG_INVALID_NAME' })
   }
   const spec = /** @type {import('./actions.js').ActionSpec} */ ({ action: raw.action })
   for (const key of [...ACTION_FIELDS, ...RETENTION_FIELDS]) {
@@ -123,7 +128,8 @@ function parseRule(item, label, now) {
   const triggers = TRIGGERS.filter(t => raw[t] !== undefined)
   if (triggers.length !== 1) {
     throw new InputError(
-      `${label}: give exactly one of ${TRIGGERS.join(', ')}${triggers.length ? ` (got ${triggers.join(', ')})` : ''}`
+      `${label}: give exactly one of ${TRIGGERS.join(', ')}${triggers.length ? ` (got ${triggers.join(', ')})` : ''}`,
+      { code: 'PGLG_CONFLICTING_OPTIONS' }
     )
   }
   const trigger = /** @type {Rule['trigger']} */ (triggers[0])
@@ -139,7 +145,7 @@ function parseRule(item, label, now) {
       return { ...rule, afterS: timer(parseOffset(raw.after, `${label}.after`), `${label}.after`), once: true }
     case 'every': {
       const everyS = timer(parseOffset(raw.every, `${label}.every`), `${label}.every`)
-      if (!(everyS > 0)) throw new InputError(`${label}.every: must be more than 0`)
+      if (!(everyS > 0)) throw new InputError(`${label}.every: must be more than 0`, { code: 'PGLG_INVALID_NUMBER' })
       return { ...rule, everyS, once: false }
     }
     case 'at':
@@ -147,7 +153,8 @@ function parseRule(item, label, now) {
     default:
       if (typeof raw.when !== 'string') {
         throw new InputError(
-          `${label}.when: expected a condition like "dead_fraction(test_table) > 0.2", got ${shown(raw.when)}`
+          `${label}.when: expected a condition like "dead_fraction(test_table) > 0.2", got ${shown(raw.when)}`,
+          { code: 'PGLG_INVALID_EXPRESSION' }
         )
       }
       return { ...rule, condition: parseCondition(raw.when, `${label}.when`) }
@@ -161,7 +168,9 @@ function parseRule(item, label, now) {
  */
 function timer(seconds, field) {
   if (seconds > MAX_TIMER_S) {
-    throw new InputError(`${field}: at most ${MAX_TIMER_S} seconds (about 24 days), got ${seconds}`)
+    throw new InputError(`${field}: at most ${MAX_TIMER_S} seconds (about 24 days), got ${seconds}`, {
+      code: 'PGLG_INVALID_NUMBER'
+    })
   }
   return seconds
 }
@@ -174,19 +183,23 @@ function timer(seconds, field) {
  */
 function parseAt(value, field, now) {
   if (typeof value !== 'string' && !(value instanceof Date)) {
-    throw new InputError(`${field}: not a date-time or HH:MM: ${shown(value)}`)
+    throw new InputError(`${field}: not a date-time or HH:MM: ${shown(value)}`, { code: 'PGLG_INVALID_VALUE' })
   }
   const text = value instanceof Date ? value.toISOString() : value.trim()
   const clock = /^(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(text)
   if (clock) {
     const [h, m, s] = [Number(clock[1]), Number(clock[2]), Number(clock[3] ?? 0)]
-    if (h > 23 || m > 59 || s > 59) throw new InputError(`${field}: not a time of day: ${quote(text)}`)
+    if (h > 23 || m > 59 || s > 59) {
+      throw new InputError(`${field}: not a time of day: ${quote(text)}`, { code: 'PGLG_INVALID_VALUE' })
+    }
     const at = new Date(now)
     at.setHours(h, m, s, 0)
     if (at <= now) at.setDate(at.getDate() + 1)
     return at
   }
   const at = value instanceof Date ? value : new Date(text)
-  if (Number.isNaN(at.getTime())) throw new InputError(`${field}: not a date-time or HH:MM: ${quote(text)}`)
+  if (Number.isNaN(at.getTime())) {
+    throw new InputError(`${field}: not a date-time or HH:MM: ${quote(text)}`, { code: 'PGLG_INVALID_VALUE' })
+  }
   return at
 }

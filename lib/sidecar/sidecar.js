@@ -57,7 +57,10 @@ export class Sidecar {
         }
       }
     } catch (err) {
-      this.options.context.log.warn(`checking schedule conditions: ${/** @type {Error} */ (err).message}`)
+      this.options.context.log.warn(
+        `checking schedule conditions: ${/** @type {Error} */ (err).message}`,
+        'PGLG_W_CONDITION'
+      )
     } finally {
       this.checking = false
     }
@@ -97,9 +100,9 @@ export class Sidecar {
     clearTimeout(timer)
     if (this.inFlight.size === 0) return
     const { context } = this.options
-    context.log.warn(`cancelling ${this.inFlight.size} action(s) still running`)
+    context.log.warn(`cancelling ${this.inFlight.size} action(s) still running`, 'PGLG_W_ABANDONED')
     await cancelBackends(context.connectionString, [...this.backends.values()]).catch(err =>
-      context.log.warn(`cancelling actions: ${err.message}`)
+      context.log.warn(`cancelling actions: ${err.message}`, 'PGLG_W_ABANDONED')
     )
     await Promise.race([
       all,

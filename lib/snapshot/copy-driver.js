@@ -33,7 +33,9 @@ export class CopyDriver {
 
   /** @param {string} name */
   async create(name) {
-    if (await this.exists(name)) throw new InputError(`snapshot "${name}" already exists`)
+    if (await this.exists(name)) {
+      throw new InputError(`snapshot "${name}" already exists`, { code: 'PGLG_INVALID_SNAPSHOT' })
+    }
     const dir = this.dir(name)
     await mkdir(dir, { recursive: true })
     try {
@@ -73,6 +75,7 @@ export class CopyDriver {
       await rm(this.dataDir, { recursive: true, force: true })
       await rename(aside, this.dataDir)
       throw new RuntimeError(`rollback failed, data directory left as it was: ` + /** @type {Error} */ (err).message, {
+        code: 'PGLG_SNAPSHOT_FAILED',
         cause: err
       })
     }

@@ -9,7 +9,10 @@ import { quote } from '../helpers/quote.js'
 export function checkSnapshotName(name) {
   const text = String(name ?? '')
   if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(text)) {
-    throw new InputError(`snapshot name must be 1-64 letters, digits, dots, dashes or underscores, got ${quote(text)}`)
+    throw new InputError(
+      `snapshot name must be 1-64 letters, digits, dots, dashes or underscores, got ${quote(text)}`,
+      { code: 'PGLG_INVALID_NAME' }
+    )
   }
   return text
 }

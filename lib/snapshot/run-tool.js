@@ -19,7 +19,7 @@ export function runTool(file, args) {
           .trim()
           .split('\n')
           .pop() || err.message
-      reject(new RuntimeError(`${file} ${args[0]} failed: ${said}`, { cause: err }))
+      reject(new RuntimeError(`${file} ${args[0]} failed: ${said}`, { code: 'PGLG_TOOL_FAILED', cause: err }))
     })
   })
 }

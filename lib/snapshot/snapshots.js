@@ -29,15 +29,20 @@ export class Snapshots {
    */
   static async open({ dataDir, driver, dataset, events = null, log }) {
     const dir = path.resolve(dataDir)
-    if (!existsSync(path.join(dir, 'PG_VERSION'))) throw new InputError(`${dir} is not a PostgreSQL data directory`)
+    if (!existsSync(path.join(dir, 'PG_VERSION'))) {
+      throw new InputError(`${dir} is not a PostgreSQL data directory`, { code: 'PGLG_INVALID_SNAPSHOT' })
+    }
     const saved = existsSync(configFile(dir)) ? JSON.parse(await readFile(configFile(dir), 'utf8')) : null
     const kind = driver ?? saved?.driver ?? null
     if (kind === null) {
       throw new InputError(
-        `no snapshot driver set up for ${dir}: run pgloadgen snapshot init --data-dir ${dataDir} [--driver zfs --dataset POOL/FS]`
+        `no snapshot driver set up for ${dir}: run pgloadgen snapshot init --data-dir ${dataDir} [--driver zfs --dataset POOL/FS]`,
+        { code: 'PGLG_INVALID_SNAPSHOT' }
       )
     }
-    if (kind !== 'zfs' && kind !== 'copy') throw new InputError(`unknown snapshot driver "${kind}" (zfs or copy)`)
+    if (kind !== 'zfs' && kind !== 'copy') {
+      throw new InputError(`unknown snapshot driver "${kind}" (zfs or copy)`, { code: 'PGLG_INVALID_CHOICE' })
+    }
     const chosen = kind === 'zfs' ? new ZfsDriver(dir, dataset ?? saved?.dataset ?? null) : new CopyDriver(dir)
     return new Snapshots(dir, chosen, log, events)
   }
@@ -75,7 +80,9 @@ export class Snapshots {
   /** @param {string} name */
   async create(name) {
     checkSnapshotName(name)
-    if (await this.driver.exists(name)) throw new InputError(`snapshot "${name}" already exists`)
+    if (await this.driver.exists(name)) {
+      throw new InputError(`snapshot "${name}" already exists`, { code: 'PGLG_INVALID_SNAPSHOT' })
+    }
     await this.recorded('snapshot_create', name, () =>
       this.withServerDown(this.driver.needsStoppedServer, () => this.driver.create(name))
     )
@@ -95,7 +102,9 @@ export class Snapshots {
   async rollback(name, { yes, beforeStart }) {
     checkSnapshotName(name)
     if (!(await this.driver.exists(name))) {
-      throw new InputError(`no snapshot named "${name}" (see pgloadgen snapshot list)`)
+      throw new InputError(`no snapshot named "${name}" (see pgloadgen snapshot list)`, {
+        code: 'PGLG_INVALID_SNAPSHOT'
+      })
     }
     const lost = this.driver instanceof ZfsDriver ? await this.driver.newerThan(name) : []
     if (!yes) {
@@ -144,7 +153,9 @@ export class Snapshots {
   async destroy(name, { yes }) {
     checkSnapshotName(name)
     if (!(await this.driver.exists(name))) {
-      throw new InputError(`no snapshot named "${name}" (see pgloadgen snapshot list)`)
+      throw new InputError(`no snapshot named "${name}" (see pgloadgen snapshot list)`, {
+        code: 'PGLG_INVALID_SNAPSHOT'
+      })
     }
     if (!yes) throw new RefusedActionError(`destroy deletes snapshot "${name}" for good; add --yes to confirm`)
     await this.recorded('snapshot_destroy', name, () => this.driver.destroy(name))
@@ -173,7 +184,9 @@ export class Snapshots {
 
   async stopServer() {
     if (!existsSync(path.join(this.dataDir, 'pgloadgen.secret'))) {
-      throw new RuntimeError(`the server on ${this.dataDir} was not started by pgloadgen; stop it yourself first`)
+      throw new RuntimeError(`the server on ${this.dataDir} was not started by pgloadgen; stop it yourself first`, {
+        code: 'PGLG_SNAPSHOT_FAILED'
+      })
     }
     this.log.info('stopping the server')
     await this.server.shutdown()

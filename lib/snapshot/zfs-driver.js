@@ -43,7 +43,11 @@ export class ZfsDriver {
         bestLength = mountpoint.length
       }
     }
-    if (!best) throw new InputError(`the data directory ${this.dataDir} is not on a ZFS dataset (give --dataset)`)
+    if (!best) {
+      throw new InputError(`the data directory ${this.dataDir} is not on a ZFS dataset (give --dataset)`, {
+        code: 'PGLG_INVALID_SNAPSHOT'
+      })
+    }
     this.dataset = best
     return best
   }
@@ -59,7 +63,8 @@ export class ZfsDriver {
     const value = (await runTool('zfs', ['get', '-H', '-o', 'value', LAB_PROPERTY, dataset])).trim()
     if (value !== 'on') {
       throw new RuntimeError(
-        `refusing to touch ZFS dataset ${dataset}: it is not marked as the lab's (run pgloadgen snapshot init --driver zfs --dataset ${dataset})`
+        `refusing to touch ZFS dataset ${dataset}: it is not marked as the lab's (run pgloadgen snapshot init --driver zfs --dataset ${dataset})`,
+        { code: 'PGLG_SNAPSHOT_FAILED' }
       )
     }
     return dataset
@@ -77,7 +82,9 @@ export class ZfsDriver {
 
   /** @param {string} name */
   async create(name) {
-    if (await this.exists(name)) throw new InputError(`snapshot "${name}" already exists`)
+    if (await this.exists(name)) {
+      throw new InputError(`snapshot "${name}" already exists`, { code: 'PGLG_INVALID_SNAPSHOT' })
+    }
     await runTool('zfs', ['snapshot', await this.snapshotName(name)])
   }
 

@@ -176,7 +176,10 @@ export class ZfsSpaceProbe {
       this.stale = failures.length > 0
       this.error = failures.length > 0 ? failures.join('; ') : null
       if (this.stale && !this.failing) {
-        this.log.warn(`ZFS pool ${this.pool}: ${this.error}; the last figures are kept, marked stale`)
+        this.log.warn(
+          `ZFS pool ${this.pool}: ${this.error}; the last figures are kept, marked stale`,
+          'PGLG_W_SPACE_UNREADABLE'
+        )
       }
       if (!this.stale && this.failing) this.log.info(`ZFS pool ${this.pool}: sampled again`)
       this.failing = this.stale

@@ -50,6 +50,7 @@ export function runZfsTool(file, args, { timeoutMs, signal }) {
         if (failure.code === 'ENOENT') {
           return reject(new MissingToolError(`${path.basename(file)} is not installed`, { cause: err }))
         }
+        // not coded: zfs-space.js warns of these and keeps its last figures
         if (failure.name === 'AbortError') return reject(new Error(`${what}: stopped`))
         if (failure.killed) return reject(new Error(`${what}: no answer within ${timeoutMs / 1000} s (killed)`))
         const output = String(stderr || stdout).trim()

@@ -65,7 +65,9 @@ export function histogramsField(stats, all, withLag) {
 }
 
 /**
- * A histogram back from its JSON; throws an Error naming what is wrong.
+ * A histogram back from its JSON; throws an Error naming what is wrong. Not
+ * a coded error: the readers of a recorded run (compare, merge) call it on
+ * each summary first and report its Error as PGLG_INVALID_RUN_DIR.
  * @param {unknown} value
  * @param {string} where   named in the error
  */

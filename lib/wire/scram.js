@@ -28,6 +28,7 @@ export class ScramClient {
    */
   async respond(serverFirst) {
     const attrs = Object.fromEntries(serverFirst.split(',').map(kv => [kv[0], kv.slice(2)]))
+    // a connection that fails: the generator counts it and connects again
     if (!attrs.r?.startsWith(this.nonce)) throw new Error('SCRAM: server nonce does not extend the client nonce')
     const iterations = Number(attrs.i)
     if (!attrs.s || !(iterations > 0)) throw new Error('SCRAM: malformed server-first message')

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises'
 import { fileURLToPath } from 'node:url'
-import { InputError } from '../errors.js'
+import { InputError, InvalidWorkloadError } from '../errors.js'
 import { printable } from '../helpers/quote.js'
 import { checkOptionSpecs, optionValues } from './options.js'
 
@@ -34,7 +34,7 @@ export async function checkWorkload(
   source,
   { scripts = false, defines = {}, options = {}, optionsWhere = '--', taken = new Set(), seed = null } = {}
 ) {
-  const fail = (/** @type {string} */ problem) => new InputError(`workload ${printable(source)}: ${problem}`)
+  const fail = (/** @type {string} */ problem) => new InvalidWorkloadError(`workload ${printable(source)}: ${problem}`)
   if (typeof value !== 'object' || value === null) {
     throw fail('the module has no default export object (export default { name, types, requests, … })')
   }
@@ -66,12 +66,14 @@ export async function checkWorkload(
   const unknown = Object.keys(options).filter(name => !Object.hasOwn(optionSpecs, name))
   if (unknown.length > 0) {
     throw new InputError(
-      `${optionsWhere}${printable(unknown[0], 40)}: the ${module.name} workload has no such option${Object.keys(optionSpecs).length ? ` (its options: ${Object.keys(optionSpecs).join(', ')})` : ''}`
+      `${optionsWhere}${printable(unknown[0], 40)}: the ${module.name} workload has no such option${Object.keys(optionSpecs).length ? ` (its options: ${Object.keys(optionSpecs).join(', ')})` : ''}`,
+      { code: 'PGLG_UNKNOWN_OPTION' }
     )
   }
   const optionValuesGiven = optionValues(optionSpecs, options, optionsWhere)
   const hooks = /** @type {WorkloadModule} */ (/** @type {unknown} */ (module))
   /** @template T @param {string} what @param {() => T} fn @returns {Promise<T>} */
+  // a module refuses its options with a plain Error, as the contract says: here it becomes a coded one
   const refuse = async (what, fn) => {
     try {
       return await fn()

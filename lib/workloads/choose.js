@@ -59,16 +59,22 @@ async function choose({
   const definesByName = defines.length > 0 ? (await import('./script-workload.js')).parseDefines(defines) : {}
   if (scripted && workload !== undefined && workload !== 'pgbench') {
     throw new InputError(
-      `-f and -b make a workload of pgbench scripts; they cannot be combined with --workload ${printable(workload)}`
+      `-f and -b make a workload of pgbench scripts; they cannot be combined with --workload ${printable(workload)}`,
+      { code: 'PGLG_CONFLICTING_OPTIONS' }
     )
   }
   if (scripted || workload === 'pgbench') {
     const given = Object.keys(options)
-    if (given.length > 0) throw new InputError(`${optionsWhere}${given[0]}: pgbench scripts have no such option`)
+    if (given.length > 0) {
+      throw new InputError(`${optionsWhere}${given[0]}: pgbench scripts have no such option`, {
+        code: 'PGLG_UNKNOWN_OPTION'
+      })
+    }
     // --seed is the scripts' --random-seed when that is not given; both would say two things
     if (randomSeed !== undefined && seed !== null) {
       throw new InputError(
-        "--seed and --random-seed: give one (--seed seeds the scripts' random functions as --random-seed does)"
+        "--seed and --random-seed: give one (--seed seeds the scripts' random functions as --random-seed does)",
+        { code: 'PGLG_CONFLICTING_OPTIONS' }
       )
     }
     // pgbench runs tpcb-like when no script is given; so do we.
@@ -81,12 +87,14 @@ async function choose({
   }
   if (scale !== null) {
     throw new InputError(
-      '-s/--scale sets :scale of pgbench scripts; it does not apply to --workload ' + printable(workload ?? 'manta')
+      '-s/--scale sets :scale of pgbench scripts; it does not apply to --workload ' + printable(workload ?? 'manta'),
+      { code: 'PGLG_NOT_FOR_WORKLOAD' }
     )
   }
   if (randomSeed !== undefined) {
     throw new InputError(
-      '--random-seed seeds pgbench scripts; it does not apply to --workload ' + printable(workload ?? 'manta')
+      '--random-seed seeds pgbench scripts; it does not apply to --workload ' + printable(workload ?? 'manta'),
+      { code: 'PGLG_NOT_FOR_WORKLOAD' }
     )
   }
   return loadWorkload(workload ?? 'manta', { baseDir, defines: definesByName, options, optionsWhere, taken, seed })

@@ -67,7 +67,8 @@ async function load(spec, { baseDir = process.cwd(), ...given } = {}) {
     const builtin = Object.hasOwn(BUILTIN_WORKLOADS, spec) ? BUILTIN_WORKLOADS[spec] : undefined
     if (!builtin) {
       throw new InputError(
-        `unknown workload ${quote(spec)} (built-in: ${[...Object.keys(BUILTIN_WORKLOADS), 'pgbench'].join(', ')}; or give a module's path, e.g. ./my-workload.js)`
+        `unknown workload ${quote(spec)} (built-in: ${[...Object.keys(BUILTIN_WORKLOADS), 'pgbench'].join(', ')}; or give a module's path, e.g. ./my-workload.js)`,
+        { code: 'PGLG_INVALID_CHOICE' }
       )
     }
     return checkWorkload((await builtin()).default, spec, given)
@@ -78,7 +79,7 @@ async function load(spec, { baseDir = process.cwd(), ...given } = {}) {
     exported = (await import(pathToFileURL(file).href)).default
   } catch (err) {
     const error = /** @type {Error} */ (err)
-    throw new InputError(
+    throw new InvalidWorkloadError(
       `cannot load workload ${printable(spec)}: ${error.name}: ` + String(error.message).split('\n')[0],
       { cause: error }
     )
@@ -93,7 +94,11 @@ async function load(spec, { baseDir = process.cwd(), ...given } = {}) {
  * @param {string} spec   as the user gave it, for errors
  */
 function moduleFile(resolved, spec) {
-  if (!existsSync(resolved)) throw new InputError(`cannot load workload ${printable(spec)}: no such file or directory`)
+  if (!existsSync(resolved)) {
+    throw new InputError(`cannot load workload ${printable(spec)}: no such file or directory`, {
+      code: 'PGLG_UNREADABLE_FILE'
+    })
+  }
   if (!statSync(resolved).isDirectory()) return resolved
   const manifest = path.join(resolved, 'package.json')
   if (existsSync(manifest)) {
@@ -102,13 +107,14 @@ function moduleFile(resolved, spec) {
       if (typeof main === 'string') return path.join(resolved, main)
     } catch (err) {
       throw new InputError(`cannot load workload ${printable(spec)}: its package.json is not valid JSON`, {
+        code: 'PGLG_UNREADABLE_FILE',
         cause: err
       })
     }
   }
   const index = path.join(resolved, 'index.js')
   if (!existsSync(index)) {
-    throw new InputError(
+    throw new InvalidWorkloadError(
       `cannot load workload ${printable(spec)}: a directory needs an index.js (or a package.json "main")`
     )
   }

@@ -43,8 +43,9 @@ export function checkOptionSpecs(declared, fail, taken) {
     if (taken.has(name) || taken.has(camelCase(name))) {
       throw fail(`options.${name}: pgloadgen run has an option of that name already`)
     }
-    if (!TYPES.includes(/** @type {string} */ (spec?.type)))
+    if (!TYPES.includes(/** @type {string} */ (spec?.type))) {
       throw fail(`options.${name}.type: one of ${TYPES.join(', ')}`)
+    }
     if (typeof spec.describe !== 'string' || spec.describe === '') {
       throw fail(`options.${name}.describe: say what the option does`)
     }
@@ -74,7 +75,12 @@ export function optionValues(specs, given, where = '--') {
     values[camelCase(name)] =
       value === undefined
         ? undefined
-        : parseOptionValue(name, spec, value, problem => new InputError(`${where}${name}: ${problem}`))
+        : parseOptionValue(
+            name,
+            spec,
+            value,
+            problem => new InputError(`${where}${name}: ${problem}`, { code: 'PGLG_INVALID_VALUE' })
+          )
   }
   return values
 }

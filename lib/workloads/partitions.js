@@ -81,10 +81,14 @@ export async function ensurePartitions(sql, { table, intervalS, from, to, timeCo
   }
   const parent = await readPartitionedTable(sql, table)
   if (parent.column !== timeColumn) {
-    throw new RuntimeError(`${table} is partitioned by ${parent.column}, not ${timeColumn}`)
+    throw new RuntimeError(`${table} is partitioned by ${parent.column}, not ${timeColumn}`, {
+      code: 'PGLG_UNFIT_TABLE'
+    })
   }
   if (parent.type === 'date' && intervalS % 86400 !== 0) {
-    throw new RuntimeError(`${table} is partitioned by a date: its partitions must be whole days, not ${intervalS} s`)
+    throw new RuntimeError(`${table} is partitioned by a date: its partitions must be whole days, not ${intervalS} s`, {
+      code: 'PGLG_UNFIT_TABLE'
+    })
   }
   const parentSql = qualifiedName(parent.schema, parent.name)
   /** @type {string[]} */
@@ -133,14 +137,16 @@ LEFT JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = p.partattrs[0]
 WHERE c.oid = to_regclass($1)`,
     [quoted]
   )
-  if (!parent) throw new RuntimeError(`table ${table} does not exist`)
-  if (parent.kind !== 'p') throw new RuntimeError(`table ${table} is not partitioned`)
+  if (!parent) throw new RuntimeError(`table ${table} does not exist`, { code: 'PGLG_UNFIT_TABLE' })
+  if (parent.kind !== 'p') throw new RuntimeError(`table ${table} is not partitioned`, { code: 'PGLG_UNFIT_TABLE' })
   if (parent.strategy !== 'r' || Number(parent.key_columns) !== 1 || parent.key_column === null) {
-    throw new RuntimeError(`table ${table} is not partitioned by range of one column`)
+    throw new RuntimeError(`table ${table} is not partitioned by range of one column`, { code: 'PGLG_UNFIT_TABLE' })
   }
   const type = String(parent.type)
   if (!TIME_TYPES.includes(type)) {
-    throw new RuntimeError(`table ${table} is partitioned by ${parent.key_column} of type ${type}, not a time`)
+    throw new RuntimeError(`table ${table} is partitioned by ${parent.key_column} of type ${type}, not a time`, {
+      code: 'PGLG_UNFIT_TABLE'
+    })
   }
   const cast = type === 'date' ? 'date' : type === 'timestamp without time zone' ? 'timestamp' : 'timestamptz'
   const rows = await sql(
@@ -209,7 +215,8 @@ function alreadyCovered(parent, lo, hi) {
     if (p.isDefault || to <= lo || from >= hi) continue
     if (from <= lo && to >= hi) return true
     throw new RuntimeError(
-      `partition ${p.name} of ${parent.name} [${describe(p.from)}, ${describe(p.to)}) overlaps [${new Date(lo).toISOString()}, ${new Date(hi).toISOString()}) in part: its partitions have another width (drop the table, or keep the interval it was made with)`
+      `partition ${p.name} of ${parent.name} [${describe(p.from)}, ${describe(p.to)}) overlaps [${new Date(lo).toISOString()}, ${new Date(hi).toISOString()}) in part: its partitions have another width (drop the table, or keep the interval it was made with)`,
+      { code: 'PGLG_UNFIT_TABLE' }
     )
   }
   return false

@@ -1,5 +1,5 @@
 import { quote } from '../helpers/quote.js'
-import { RuntimeError, InputError } from '../errors.js'
+import { RuntimeError, InputError, InvalidWorkloadError } from '../errors.js'
 import { checkWorkload } from './check.js'
 import { loadScripts } from '../pgbench/scripts.js'
 import { ScriptClient } from '../pgbench/runner.js'
@@ -30,10 +30,12 @@ export function parseDefines(defines) {
     const equals = define.indexOf('=')
     // pgbench refuses an empty name and an empty value alike.
     if (equals <= 0 || equals === define.length - 1) {
-      throw new InputError(`-D: expected NAME=VALUE, got ${quote(define)}`)
+      throw new InputError(`-D: expected NAME=VALUE, got ${quote(define)}`, { code: 'PGLG_INVALID_VALUE' })
     }
     const name = define.slice(0, equals)
-    if (!isValidVariableName(name)) throw new InputError(`-D: invalid variable name ${quote(name)}`)
+    if (!isValidVariableName(name)) {
+      throw new InputError(`-D: invalid variable name ${quote(name)}`, { code: 'PGLG_INVALID_NAME' })
+    }
     byName[name] = define.slice(equals + 1)
   }
   return byName
@@ -53,21 +55,22 @@ export async function scriptWorkload({ specs, defines, scale, randomSeed, protoc
     seed = parseRandomSeed(randomSeed ?? 'time')
   } catch (err) {
     // Scripts and seeds the user gave: bad input, one line, exit 2.
-    if (err instanceof ScriptSyntaxError || err instanceof RandomSeedError) {
-      throw new InputError(err.message, { cause: err })
-    }
+    if (err instanceof ScriptSyntaxError) throw new InvalidWorkloadError(err.message, { cause: err })
+    if (err instanceof RandomSeedError) throw new InputError(err.message, { code: 'PGLG_INVALID_VALUE', cause: err })
     throw err
   }
   const names = new Set()
   for (const script of scripts) {
     if (!/^[A-Za-z_][A-Za-z0-9_.-]{0,62}$/.test(script.name)) {
       throw new InputError(
-        `${script.file}: the request type is named after the file, and ${quote(script.name)} is not a usable name (letters, digits, _ . -, at most 63); rename the file`
+        `${script.file}: the request type is named after the file, and ${quote(script.name)} is not a usable name (letters, digits, _ . -, at most 63); rename the file`,
+        { code: 'PGLG_INVALID_NAME' }
       )
     }
     if (names.has(script.name)) {
       throw new InputError(
-        `two scripts are named "${script.name}": each script is a request type named after its file; rename one`
+        `two scripts are named "${script.name}": each script is a request type named after its file; rename one`,
+        { code: 'PGLG_INVALID_NAME' }
       )
     }
     names.add(script.name)
@@ -135,13 +138,18 @@ async function scaleOf(sql, { usesBuiltin, scale, log }) {
   } catch (err) {
     throw new RuntimeError(
       `the built-in scripts need pgbench's tables: ${/** @type {Error} */ (err).message}; run pgloadgen init first`,
-      { cause: err }
+      { code: 'PGLG_SCHEMA_FAILED', cause: err }
     )
   }
   const found = Number(rows[0].n)
-  if (found === 0) throw new RuntimeError('pgbench_branches is empty; run pgloadgen init first')
+  if (found === 0) {
+    throw new RuntimeError('pgbench_branches is empty; run pgloadgen init first', { code: 'PGLG_SCHEMA_FAILED' })
+  }
   if (scale !== null) {
-    log.warn(`-s ${scale} ignored: the scale is the number of rows of pgbench_branches (${found}), as pgbench does`)
+    log.warn(
+      `-s ${scale} ignored: the scale is the number of rows of pgbench_branches (${found}), as pgbench does`,
+      'PGLG_W_OPTION_LIMITED'
+    )
   }
   return found
 }

@@ -1,4 +1,5 @@
 import { cliPage } from './cli-page.js'
+import { errorsPage } from './errors-page.js'
 import { metricsPage } from './metrics-page.js'
 import { plansPage } from './plans-page.js'
 import { experimentSummaryPage, summaryPage } from './schema-page.js'
@@ -9,6 +10,7 @@ import { experimentSummaryPage, summaryPage } from './schema-page.js'
 /** @type {ReadonlyArray<{ file: string, render: () => Promise<string> | string }>} */
 export const GENERATED_PAGES = [
   { file: 'docs/cli.md', render: cliPage },
+  { file: 'docs/errors.md', render: errorsPage },
   { file: 'docs/metrics.md', render: metricsPage },
   { file: 'docs/plans.md', render: plansPage },
   { file: 'docs/summary.md', render: summaryPage },

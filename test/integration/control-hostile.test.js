@@ -201,7 +201,9 @@ t.test('a real generator: 413 over 64 KiB, 401 for a token of another length, 40
     401,
     'a shorter token: 401'
   )
-  assertJsonError(t, await exchange(port, rawRequest({ headers: auth, body: '{"concurrency": ' })), 400, /concurrency/)
+  const notJson = await exchange(port, rawRequest({ headers: auth, body: '{"concurrency": ' }))
+  assertJsonError(t, notJson, 400, /concurrency/)
+  t.equal(JSON.parse(notJson.body).code, 'PGLG_INVALID_REQUEST', 'with its code')
   t.equal(
     (await exchange(port, rawRequest({ headers: auth, body: '{"concurrency": 2}' }))).status,
     200,

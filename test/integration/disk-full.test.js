@@ -267,7 +267,9 @@ async function scenario(t, { dataDir, events, recordDir }) {
   const saysWhy = startCause === 'failures' ? '\\d+ requests? failed for want of disk space' : 'the free space ran out'
   t.match(
     result.stderr,
-    new RegExp(`pgloadgen warn: disk full: ${saysWhy} \\(data directory: .*\\); the load goes on`),
+    new RegExp(
+      `pgloadgen warn \\[PGLG_W_DISK_FULL\\]: disk full: ${saysWhy} \\(data directory: .*\\); the load goes on`
+    ),
     'the log says the disk is full, and why'
   )
   t.match(result.stderr, /pgloadgen info: disk full no more: writes succeed again/, 'and when it is no more')

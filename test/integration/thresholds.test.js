@@ -114,7 +114,7 @@ t.test('--threshold-abort: the run stops at the first failure for good, and says
   t.ok(summary.elapsed_s < 20, `stopped early: ${summary.elapsed_s} s of 60`)
   t.match(
     result.stderr,
-    /^pgloadgen warn: stopped at [\d.]+ s by --threshold-abort: done<50 failed \(\d+\)$/m,
+    /^pgloadgen warn \[PGLG_W_THRESHOLD_ABORT\]: stopped at [\d.]+ s by --threshold-abort: done<50 failed \(\d+\)$/m,
     'the log says so as it happens'
   )
   t.match(result.stderr, /^stopped at [\d.]+ s by --threshold-abort: done<50 failed/m, 'and the end table')

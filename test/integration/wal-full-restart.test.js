@@ -151,7 +151,10 @@ async function scenario(t, { dataDir, walMount, events, server }) {
       start.detail.wal_free_bytes < start.detail.wal_needed_bytes,
       `less than that free: ${start.detail.wal_free_bytes} bytes`
     )
-    const said = await run.waitForStderr(/pgloadgen warn: embedded PostgreSQL stopped: .*/, 10000)
+    const said = await run.waitForStderr(
+      /pgloadgen warn \[PGLG_W_SERVER_STOPPED\]: embedded PostgreSQL stopped: .*/,
+      10000
+    )
     t.match(said[0], WAL_WRITE_FAILED, 'the log line names the cause')
     t.match(
       said[0],
@@ -317,9 +320,10 @@ async function staysFull(t, { dataDir, walMount, events, server }) {
   const result = await run.exited
   t.comment(`the run ended at ${at()}`)
   t.equal(result.code, 0, 'the run exits 0, as when a server at a URL is lost')
-  const said = /pgloadgen warn: the run ends with the embedded PostgreSQL stopped for [\d.]+ s: (.*)/.exec(
-    result.stderr
-  )
+  const said =
+    /pgloadgen warn \[PGLG_W_SERVER_STOPPED\]: the run ends with the embedded PostgreSQL stopped for [\d.]+ s: (.*)/.exec(
+      result.stderr
+    )
   t.ok(said, `the end says the server is down: ${said?.[0]}`)
   t.match(said?.[1], WAL_WRITE_FAILED, 'the cause')
   t.match(
@@ -335,7 +339,7 @@ async function staysFull(t, { dataDir, walMount, events, server }) {
   const [start, end] = (await serverDownEvents(events)).slice(before)
   t.equal(start?.kind, 'start', 'the server_down event starts')
   t.same([end?.kind, end?.ok], ['end', false], 'and ends unresolved with the run')
-  t.equal(end?.error, said?.[0].replace('pgloadgen warn: ', ''), 'its error is the message')
+  t.equal(end?.error, said?.[0].replace('pgloadgen warn [PGLG_W_SERVER_STOPPED]: ', ''), 'its error is the message')
   t.equal(result.summary?.server_restarts, 0, 'server_restarts: 0')
   t.equal(result.summary?.acknowledged_missing, null, 'the audit could not run: acknowledged_missing is null')
   t.equal(await server.runningPort(), null, 'the server is still down')

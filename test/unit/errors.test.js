@@ -12,43 +12,65 @@ import { once } from 'node:events'
 import * as errors from '../../lib/errors.js'
 import { EXIT_CODES, describeChain, exitCodeFor } from '../../lib/cli/exit-codes.js'
 import { closeControlClient, openControlClient, withControlClient } from '../../lib/pg/control-client.js'
+import { codedServerError, serverErrorCode } from '../../lib/pg/server-errors.js'
 import { parsePlan } from '../../lib/experiment/plan.js'
 import { parseSchedule } from '../../lib/sidecar/schedule.js'
 import { loadWorkload } from '../../lib/workloads/index.js'
 import { createLogger } from '../../lib/log.js'
 import { runCli } from '../helpers/cli.js'
 
-const { ERROR_CLASSES, PgloadgenError, InputError, RuntimeError, rephrased } = errors
+const { ERROR_CLASSES, ERROR_CODES, ERROR_FAMILIES, PgloadgenError, InputError, RuntimeError, rephrased } = errors
 const ROOT = new URL('../../', import.meta.url)
 
 /** The code each class gives its errors. */
-const codes = ERROR_CLASSES.map(Kind => new Kind('x').code)
+const classCodes = ERROR_CLASSES.map(Kind => new Kind('x').code)
+/** Every code of the table. */
+const codes = /** @type {Array<keyof typeof ERROR_CODES>} */ (Object.keys(ERROR_CODES))
 
 t.test('every error class of lib/errors.js is listed, with a distinct code', async t => {
   const exported = Object.values(errors).filter(
     value => typeof value === 'function' && value.prototype instanceof PgloadgenError
   )
   t.same(new Set(exported), new Set(ERROR_CLASSES), 'ERROR_CLASSES holds every exported class')
-  t.equal(new Set(codes).size, codes.length, 'no two classes share a code')
+  t.equal(new Set(classCodes).size, classCodes.length, 'no two classes share a code')
+  for (const code of classCodes) t.ok(Object.hasOwn(ERROR_CODES, code), `${code}: in the table`)
   for (const code of codes) t.match(code, /^PGLG_[A-Z_]+$/, code)
-  const source = await readFile(new URL('lib/errors.js', ROOT), 'utf8')
-  t.same(new Set(source.match(/PGLG_[A-Z_]+/g)), new Set(codes), 'the source names no other code')
+  const source = await readFile(new URL('lib/error-codes.js', ROOT), 'utf8')
+  t.same(
+    new Set(source.match(/PGLG_[A-Z_]+/g)),
+    new Set([...codes, ...Object.keys(errors.WARNING_CODES)]),
+    'the source names no other code'
+  )
 })
 
 t.test('docs/errors.md documents every code, and no other', async t => {
   const page = await readFile(new URL('docs/errors.md', ROOT), 'utf8')
   const rows = [...page.matchAll(/^\| `(PGLG_[A-Z_]+)` \| `(\w+)` \| (\d) \|/gm)]
-  t.same(new Set(page.match(/PGLG_[A-Z_]+/g)), new Set(codes), 'the codes named on the page are the codes defined')
+  t.same(
+    new Set(page.match(/PGLG_[A-Z_]+/g)),
+    new Set([...codes, ...Object.keys(errors.WARNING_CODES)]),
+    'the codes named on the page are the codes defined'
+  )
   t.same(new Set(rows.map(row => row[1])), new Set(codes), 'each code has a row')
   for (const [, code, className, exitCode] of rows) {
     const Kind = ERROR_CLASSES.find(kind => new kind('x').code === code)
-    t.equal(className, Kind?.name, `${code}: its class`)
+    const family = ERROR_FAMILIES[ERROR_CODES[/** @type {keyof typeof ERROR_CODES} */ (code)].family]
+    t.equal(className, Kind?.name ?? family.className, `${code}: its class`)
     t.equal(Number(exitCode), EXIT_CODES[code], `${code}: the exit code the CLI gives`)
   }
 })
 
 t.test('the CLI maps every code, with the exit codes of the README', async t => {
   t.same(new Set(Object.keys(EXIT_CODES)), new Set(codes), 'one exit code per code')
+  for (const code of codes) {
+    const family = ERROR_CODES[code].family
+    const err = family === 'input' ? new InputError('x', { code: /** @type {any} */ (code) }) : null
+    if (err) t.equal(exitCodeFor(err), 2, `${code}: bad input`)
+    else t.equal(EXIT_CODES[code], 1, `${code}: runtime`)
+  }
+  const runtime = new RuntimeError('x', { code: 'PGLG_SNAPSHOT_FAILED' })
+  t.equal(exitCodeFor(runtime), 1, 'a finer runtime code exits 1')
+  t.equal(runtime.name, 'RuntimeError', 'and is named after its family')
   for (const Kind of ERROR_CLASSES) {
     const err = new Kind('x')
     const kind = err instanceof InputError ? 'bad input' : 'runtime'
@@ -75,6 +97,8 @@ t.test('cause is kept, and a rephrased error keeps its kind', async t => {
   t.type(outer, errors.InvalidWorkloadError)
   t.equal(outer.code, 'PGLG_INVALID_WORKLOAD')
   t.equal(outer.cause, inner)
+  const number = new InputError('not a number', { code: 'PGLG_INVALID_NUMBER' })
+  t.equal(rephrased(number, 'field: not a number').code, 'PGLG_INVALID_NUMBER', 'a rephrased error keeps its code')
   const chain = describeChain(new RuntimeError('cannot prepare the schema', { cause: outer }))
   t.match(
     chain,
@@ -127,7 +151,7 @@ t.test('the CLI prints one line, and with --log-level debug the stacks of the er
   )
   t.match(
     debug.stderr,
-    /\ncaused by InputError \[PGLG_INVALID_INPUT\]: nonsense: unknown field\n\s+at /,
+    /\ncaused by InputError \[PGLG_UNKNOWN_OPTION\]: nonsense: unknown field\n\s+at /,
     'the cause, with its code and stack'
   )
 })
@@ -228,4 +252,33 @@ t.test('withControlClient ends the client when the work fails', async t => {
   await once(server.sockets[0], 'close')
   t.ok(used, 'the work ran')
   t.pass('the connection was closed')
+})
+
+t.test('a warning line shows its code, and a line without one is as before', async t => {
+  /** @type {string[]} */
+  const lines = []
+  const log = createLogger({ level: 'info', stream: { write: s => lines.push(s) } })
+  log.warn('disk full: no space left on device; the load goes on', 'PGLG_W_DISK_FULL')
+  log.warn('SIGINT again: exiting now')
+  t.same(lines, [
+    'pgloadgen warn [PGLG_W_DISK_FULL]: disk full: no space left on device; the load goes on\n',
+    'pgloadgen warn: SIGINT again: exiting now\n'
+  ])
+})
+
+t.test("the driver's and the server's errors map to codes through one table", async t => {
+  /** @param {string} code @param {string} [message] */
+  const driver = (code, message = 'x') => Object.assign(new Error(message), { code })
+  t.equal(serverErrorCode(driver('ECONNREFUSED')), 'PGLG_SERVER_UNAVAILABLE', 'a refused socket')
+  t.equal(serverErrorCode(driver('08006')), 'PGLG_SERVER_UNAVAILABLE', 'a SQLSTATE of class 08, by its class')
+  t.equal(serverErrorCode(driver('28P01')), 'PGLG_SERVER_UNAVAILABLE', 'a failed authentication')
+  t.equal(serverErrorCode(driver('53100')), 'PGLG_DISK_FULL', 'disk_full')
+  t.equal(serverErrorCode(driver('XX000', 'could not extend file: Disk quota exceeded')), 'PGLG_DISK_FULL', 'a quota')
+  t.equal(serverErrorCode(driver('42P01')), null, 'an undefined table is not named by the table')
+  t.equal(serverErrorCode(new Error('x')), null, 'nor an error without a code')
+  const refused = codedServerError('cannot connect', driver('53300'), 'PGLG_SCHEMA_FAILED')
+  t.type(refused, errors.ServerUnavailableError, 'too many connections: the server is unavailable')
+  t.equal(refused.cause?.constructor, Error, "the driver's error is the cause")
+  const failed = codedServerError('cannot prepare the schema', driver('42501'), 'PGLG_SCHEMA_FAILED')
+  t.match(failed, { name: 'RuntimeError', code: 'PGLG_SCHEMA_FAILED', message: 'cannot prepare the schema' })
 })

@@ -1,5 +1,5 @@
-// The reference pages generated from the code (docs/cli.md, metrics.md,
-// plans.md, summary.md, experiment-summary.md) are rendered again here, in memory, and must equal
+// The reference pages generated from the code (docs/cli.md, errors.md,
+// metrics.md, plans.md, summary.md, experiment-summary.md) are rendered again here, in memory, and must equal
 // what is committed: a flag, a metric or a plan field changed without its
 // page fails this test until the page is regenerated.
 import t from 'tap'

@@ -1,5 +1,5 @@
 import { parseInteger } from '../../config/numbers.js'
-import { InputError, RefusedActionError } from '../../errors.js'
+import { InputError, RefusedActionError, rephrased } from '../../errors.js'
 import { parseOffset } from '../../helpers/durations.js'
 import { checkRetentionSpec, DEFAULT_BATCH, MAX_BATCH } from '../../sidecar/retention-spec.js'
 import { quoteTable } from '../../helpers/table-name.js'
@@ -56,18 +56,19 @@ const runOne =
  * @returns {CommandRun}
  */
 const retention = action => (args, io) => {
-  if (args.yes !== true)
+  if (args.yes !== true) {
     throw new RefusedActionError(
       `${action} ${action === 'delete' ? 'deletes rows' : 'drops partitions'} of ${args.table}: give --yes to let it`
     )
+  }
   if (args.olderThan === undefined || args.olderThan === '') {
-    throw new InputError(`${action} needs --older-than, a duration (like 10m)`)
+    throw new InputError(`${action} needs --older-than, a duration (like 10m)`, { code: 'PGLG_MISSING_VALUE' })
   }
   const olderThanS = parseOffset(args.olderThan, '--older-than')
-  if (!(olderThanS > 0)) throw new InputError('--older-than must be more than 0')
+  if (!(olderThanS > 0)) throw new InputError('--older-than must be more than 0', { code: 'PGLG_INVALID_NUMBER' })
   const relativeTo = args.relativeTo ?? 'data'
   if (relativeTo !== 'data' && relativeTo !== 'clock') {
-    throw new InputError(`--relative-to must be data or clock, got "${relativeTo}"`)
+    throw new InputError(`--relative-to must be data or clock, got "${relativeTo}"`, { code: 'PGLG_INVALID_CHOICE' })
   }
   /** @type {import('../../sidecar/actions.js').ActionSpec} */
   const spec = { action, table: args.table, older_than: olderThanS, relative_to: relativeTo, yes: true }
@@ -80,7 +81,9 @@ const retention = action => (args, io) => {
   } catch (err) {
     // the table's name, or the time column's
     const message = /** @type {Error} */ (err).message
-    throw new InputError(message.replace(/^table: /, '').replace(/^time_column: /, '--time-column: '), { cause: err })
+      .replace(/^table: /, '')
+      .replace(/^time_column: /, '--time-column: ')
+    throw err instanceof InputError ? rephrased(err, message) : new InputError(message, { cause: err })
   }
   return runOne(spec)(args, io)
 }

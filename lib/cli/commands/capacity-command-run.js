@@ -22,11 +22,14 @@ export async function capacityRun(args, { log, stdout, argv = [] }) {
   const objectives = parseObjectives(flags.objectivesText, run.workload.types)
   if (run.workload.pacing !== null) {
     throw new InputError(
-      `capacity: the ${run.workload.name} workload paces its clients itself; the search needs an open loop (its capacity: pgloadgen experiment notes/experiments/fleet-capacity.yaml)`
+      `capacity: the ${run.workload.name} workload paces its clients itself; the search needs an open loop (its capacity: pgloadgen experiment notes/experiments/fleet-capacity.yaml)`,
+      { code: 'PGLG_NOT_FOR_WORKLOAD' }
     )
   }
   if (flags.startRate > flags.maxRate) {
-    throw new InputError(`--start-rate ${flags.startRate} is above --max-rate ${flags.maxRate}`)
+    throw new InputError(`--start-rate ${flags.startRate} is above --max-rate ${flags.maxRate}`, {
+      code: 'PGLG_CONFLICTING_OPTIONS'
+    })
   }
   // open loop: more clients than run's default, so that they are not the limit
   const concurrency =
@@ -93,7 +96,9 @@ export async function capacityRun(args, { log, stdout, argv = [] }) {
   } finally {
     stop.dispose()
     if (target?.embedded) {
-      await target.embedded.stop().catch(err => log.warn(`stopping the embedded server: ${err.message}`))
+      await target.embedded
+        .stop()
+        .catch(err => log.warn(`stopping the embedded server: ${err.message}`, 'PGLG_W_CLEANUP_FAILED'))
     }
   }
 }

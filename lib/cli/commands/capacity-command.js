@@ -91,7 +91,7 @@ export function parseCapacityFlags(args) {
     const value = args[name]
     // --threads defaults to 1, which is what the search runs; a switch off is not given
     if (value === undefined || value === false || (name === 'threads' && String(value).trim() === '1')) continue
-    throw new InputError(message)
+    throw new InputError(message, { code: 'PGLG_CONFLICTING_OPTIONS' })
   }
   return {
     objectivesText: args.objective,
@@ -126,7 +126,8 @@ function number(value, flag, fallback, { above, max = Number.MAX_SAFE_INTEGER, i
   const n = /^\d+(\.\d+)?$/.test(text) ? Number(text) : NaN
   if (!(n > above) || n > max || (integer && !Number.isInteger(n))) {
     throw new InputError(
-      `${flag} must be ${integer ? 'a whole number' : 'a number'} above ${above}${max < Number.MAX_SAFE_INTEGER ? ` and at most ${max}` : ''}, got ${JSON.stringify(text).slice(0, 40)}`
+      `${flag} must be ${integer ? 'a whole number' : 'a number'} above ${above}${max < Number.MAX_SAFE_INTEGER ? ` and at most ${max}` : ''}, got ${JSON.stringify(text).slice(0, 40)}`,
+      { code: 'PGLG_INVALID_NUMBER' }
     )
   }
   return n

@@ -37,11 +37,12 @@ export async function compareCommand(args, { log, stdout }) {
   const entries = /** @type {unknown[]} */ (args.entries ?? []).map(String)
   if (entries.length < 2) {
     throw new InputError(
-      `compare: give at least two entries (run directories or EXPDIR:VARIANT), the first the baseline; got ${entries.length}`
+      `compare: give at least two entries (run directories or EXPDIR:VARIANT), the first the baseline; got ${entries.length}`,
+      { code: 'PGLG_MISSING_VALUE' }
     )
   }
   if (args.html !== undefined && String(args.html).trim() === '') {
-    throw new InputError('compare: --html must name a file')
+    throw new InputError('compare: --html must name a file', { code: 'PGLG_MISSING_VALUE' })
   }
   const { compareEntries } = await import('../../compare/compare.js')
   const { comparison, entries: read } = await compareEntries(entries, { force: args.force === true })

@@ -1,9 +1,10 @@
-import { InputError, RefusedActionError, RuntimeError, ServerUnavailableError } from '../../errors.js'
+import { InputError, RefusedActionError } from '../../errors.js'
 import { parseInteger } from '../../config/numbers.js'
 import { initPgbench, parseInitOptions, InitOptionError, InitError } from '../../pgbench/init.js'
 import { chooseTarget, openTarget } from '../target.js'
 import { errorMessage } from '../../helpers/error-message.js'
 import { closeControlClient, openControlClient } from '../../pg/control-client.js'
+import { codedServerError } from '../../pg/server-errors.js'
 
 const PGBENCH_TABLES = ['pgbench_accounts', 'pgbench_branches', 'pgbench_history', 'pgbench_tellers']
 
@@ -42,7 +43,7 @@ export async function initCommand(args, { log, stdout }) {
       `initialising pgbench's tables at scale ${options.scale} on ${target.display} (steps ${options.initSteps})`
     )
     const result = await initPgbench(target.connectionString, options, { log }).catch(err => {
-      if (err instanceof InitError) throw new RuntimeError(err.message.split('\n')[0], { cause: err })
+      if (err instanceof InitError) throw codedServerError(err.message.split('\n')[0], err, 'PGLG_SCHEMA_FAILED')
       throw err
     })
     if (args.json) {
@@ -81,13 +82,14 @@ async function refuseToDropRows(connectionString, display) {
     for (const table of present) {
       if ((await client.query(`SELECT EXISTS (SELECT 1 FROM ${table}) AS any`)).rows[0].any) withRows.push(table)
     }
-    if (withRows.length > 0)
+    if (withRows.length > 0) {
       throw new RefusedActionError(
         `${display} already has pgbench tables with rows (${withRows.join(', ')}); give --yes to drop and recreate them`
       )
+    }
   } catch (err) {
     if (err instanceof InputError) throw err
-    throw new ServerUnavailableError(`cannot reach ${display}: ${errorMessage(err)}`, { cause: err })
+    throw codedServerError(`cannot reach ${display}: ${errorMessage(err)}`, err, 'PGLG_SERVER_UNAVAILABLE')
   } finally {
     await closeControlClient(client)
   }

@@ -72,24 +72,29 @@ async function renderCommand(args, { stdout, argv = [] }) {
   const instances = parseInteger(args.instances, '--instances', { min: 1, max: MAX_INSTANCES })
   const startInS = parseDuration(args.startIn, '--start-in')
   const image = String(args.image)
-  if (!/^[^\s"']+$/.test(image)) throw new InputError(`--image must be an image reference, got ${quote(image)}`)
+  if (!/^[^\s"']+$/.test(image)) {
+    throw new InputError(`--image must be an image reference, got ${quote(image)}`, { code: 'PGLG_INVALID_VALUE' })
+  }
   const urlSecret = String(args.urlSecret)
   if (!DNS_LABEL.test(urlSecret)) {
     throw new InputError(
-      `--url-secret must be a Secret's name (lower-case letters, digits and -), got ${quote(urlSecret)}`
+      `--url-secret must be a Secret's name (lower-case letters, digits and -), got ${quote(urlSecret)}`,
+      { code: 'PGLG_INVALID_NAME' }
     )
   }
   const namespace = args.namespace === undefined ? null : String(args.namespace)
   if (namespace !== null && !DNS_LABEL.test(namespace)) {
     throw new InputError(
-      `--namespace must be a namespace's name (lower-case letters, digits and -), got ${quote(namespace)}`
+      `--namespace must be a namespace's name (lower-case letters, digits and -), got ${quote(namespace)}`,
+      { code: 'PGLG_INVALID_NAME' }
     )
   }
-  if (args.out === '') throw new InputError('--out needs a directory')
+  if (args.out === '') throw new InputError('--out needs a directory', { code: 'PGLG_MISSING_VALUE' })
   const resultsClaim = args.resultsClaim === undefined ? null : String(args.resultsClaim)
   if (resultsClaim !== null && !DNS_NAME.test(resultsClaim)) {
     throw new InputError(
-      `--results-claim must be a PersistentVolumeClaim's name (lower-case letters, digits, - and .), got ${quote(resultsClaim)}`
+      `--results-claim must be a PersistentVolumeClaim's name (lower-case letters, digits, - and .), got ${quote(resultsClaim)}`,
+      { code: 'PGLG_INVALID_NAME' }
     )
   }
 

@@ -27,9 +27,11 @@ export function mergeBuilder(y) {
  */
 export async function mergeCommand(args, { log, stdout }) {
   const dirs = /** @type {unknown[]} */ (args.dirs ?? []).map(String)
-  if (dirs.length === 0) throw new InputError('merge: give the run directories of the instances')
+  if (dirs.length === 0) {
+    throw new InputError('merge: give the run directories of the instances', { code: 'PGLG_MISSING_VALUE' })
+  }
   if (args.out !== undefined && String(args.out).trim() === '') {
-    throw new InputError('merge: --out must name a directory')
+    throw new InputError('merge: --out must name a directory', { code: 'PGLG_MISSING_VALUE' })
   }
   const out = args.out === undefined ? path.join(path.dirname(path.resolve(dirs[0])), 'merged') : String(args.out)
   // the merge and the end table are loaded by this command alone, not at the CLI's start

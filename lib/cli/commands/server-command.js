@@ -30,7 +30,9 @@ export function serverSubcommands(y, choose) {
 /** @type {import('./action-commands.js').CommandRun} */
 async function installCommand(args, { log, stdout }) {
   const majors = [...new Set(/** @type {unknown[]} */ (args.majors).map(m => parseMajor(m, 'server install')))]
-  if (majors.length === 0) throw new InputError('server install: give the majors to fetch, e.g. 16 17')
+  if (majors.length === 0) {
+    throw new InputError('server install: give the majors to fetch, e.g. 16 17', { code: 'PGLG_MISSING_VALUE' })
+  }
   const [{ installMajor }, { fetchProgress }, { releaseOf, DEFAULT_MAJOR }, { isCached }] = await Promise.all([
     import('../../embedded/install.js'),
     import('../fetch-progress.js'),

@@ -77,6 +77,8 @@ export async function sidecarCommand(args, { log }) {
     await events.flush()
     await http.close()
     stop.dispose()
-    await target?.embedded?.stop().catch(err => log.warn(`stopping the embedded server: ${err.message}`))
+    await target?.embedded
+      ?.stop()
+      .catch(err => log.warn(`stopping the embedded server: ${err.message}`, 'PGLG_W_CLEANUP_FAILED'))
   }
 }

@@ -88,6 +88,7 @@ export default {
       try {
         own = await ctx.connect()
       } catch (err) {
+        // a failed request, counted by the generator as such: not the program's error
         throw new Error(`connecting for a flush: ${/** @type {Error} */ (err).message}`, { cause: err })
       }
       try {
@@ -97,8 +98,9 @@ export default {
         lost(err)
         // The client's own connection is fine: a lost flush connection
         // must not read as its loss.
-        if (own.connection.broken)
+        if (own.connection.broken) {
           throw new Error(`flush connection: ${/** @type {Error} */ (err).message}`, { cause: err })
+        }
         throw err
       } finally {
         await own.close()

@@ -68,6 +68,7 @@ async function createOrCheck(sql, config) {
   if (existing) {
     const isPartitioned = existing.relkind === 'p'
     if (isPartitioned !== partitioned) {
+      // the setup's failure: lib/lab/session-setup.js reports it as PGLG_SCHEMA_FAILED
       throw new Error(
         `${POINTS} exists ${isPartitioned ? 'partitioned' : 'as a plain table'}, and this run asks for ${partitioned ? 'partitions' : 'a plain table'}: run with --reset to make it again`
       )

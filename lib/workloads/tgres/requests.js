@@ -124,6 +124,7 @@ async function flushUnit(db, ctx, unitNumber) {
     [UPDATE_TS, tsParams],
     [UPDATE_STATE, stateParams]
   ])
+  // a failed request, counted by the generator as such: not the program's error
   if (stateUpdated.rowCount === 0) throw new Error(`rra_state row (${shared.bundleId}, ${seg}) is missing`)
   if (tsUpdated.rowCount === 0) {
     const [inserted, again] = await db.batch([

@@ -43,7 +43,8 @@ export async function setupTgres({ sql, config, concurrency, log }) {
   )
   if (concurrency > layout.segments) {
     log.warn(
-      `tgres: ${concurrency} clients for ${layout.segments} segments: a segment's writes go one at a time, so at most ${layout.segments} are in flight; the other clients wait for a segment, and the wait is in their latency`
+      `tgres: ${concurrency} clients for ${layout.segments} segments: a segment's writes go one at a time, so at most ${layout.segments} are in flight; the other clients wait for a segment, and the wait is in their latency`,
+      'PGLG_W_OPTION_LIMITED'
     )
   }
   return { bundleId: bundle.id, firstStep, order: new SegmentOrder(layout) }
@@ -66,7 +67,8 @@ async function applyFillfactor(sql, fillfactor, log) {
   await sql(`ALTER TABLE ts SET (fillfactor = ${fillfactor})`)
   if (Number(table.bytes) > 0) {
     log.warn(
-      `tgres: ts had fillfactor ${table.fillfactor}, now ${fillfactor}: rows written from now on are placed by it; the pages filled before keep theirs until ts is rewritten (VACUUM FULL ts)`
+      `tgres: ts had fillfactor ${table.fillfactor}, now ${fillfactor}: rows written from now on are placed by it; the pages filled before keep theirs until ts is rewritten (VACUUM FULL ts)`,
+      'PGLG_W_OPTION_LIMITED'
     )
   }
 }
@@ -90,7 +92,8 @@ async function bundleFor(sql, layout) {
   }
   if (row.width !== layout.width) {
     throw new InputError(
-      `--segment-width ${layout.width}: ts already holds the ${layout.stepMs / 1000} s × ${layout.slots} slots archives in segments of ${row.width}; give --segment-width ${row.width}, or --reset`
+      `--segment-width ${layout.width}: ts already holds the ${layout.stepMs / 1000} s × ${layout.slots} slots archives in segments of ${row.width}; give --segment-width ${row.width}, or --reset`,
+      { code: 'PGLG_UNFIT_SERVER' }
     )
   }
   return { id: /** @type {number} */ (row.id), lastPos: /** @type {number} */ (row.last_pos) }

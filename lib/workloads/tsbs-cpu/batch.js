@@ -132,5 +132,6 @@ export async function insertBatch(db, ctx) {
   }
   stream.written(batch.newestEpoch)
   ctx.written(stored, stored * FIELDS.length)
+  // a failed request, counted by the generator as such: not the program's error
   if (stored !== rows) throw new Error(`the server stored ${stored} of the batch's ${rows} rows`)
 }

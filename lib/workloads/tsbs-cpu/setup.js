@@ -77,14 +77,16 @@ async function makeCpuTable(sql, c) {
     throw new InputError(
       kind === 'p'
         ? `${CPU_TABLE} is partitioned (by an earlier run's --partition-interval): give --partition-interval, or --reset to make it plain`
-        : `${CPU_TABLE} is a plain table: --partition-interval needs --reset to make it partitioned`
+        : `${CPU_TABLE} is a plain table: --partition-interval needs --reset to make it partitioned`,
+      { code: 'PGLG_UNFIT_SERVER' }
     )
   } else if (partitioned) {
     const widthMs = /** @type {number} */ (c.partitionIntervalS) * 1000
     const odd = (await listPartitions(sql, CPU_TABLE)).find(p => p.to.getTime() - p.from.getTime() !== widthMs)
     if (odd) {
       throw new InputError(
-        `${CPU_TABLE}'s partition ${odd.name} spans ${(odd.to.getTime() - odd.from.getTime()) / 1000}s, not --partition-interval ${c.partitionIntervalS}s: use the same interval, or --reset`
+        `${CPU_TABLE}'s partition ${odd.name} spans ${(odd.to.getTime() - odd.from.getTime()) / 1000}s, not --partition-interval ${c.partitionIntervalS}s: use the same interval, or --reset`,
+        { code: 'PGLG_UNFIT_SERVER' }
       )
     }
   }
