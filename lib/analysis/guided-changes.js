@@ -12,8 +12,11 @@ import { noiseOf } from './series-noise.js'
 // nothing read from the series), so each edge it saw is tested once, in
 // time order: the shift's z of change-scan.js at that second, in a window of
 // at most GUIDED_SPAN points each side, reaching back to the last change
-// (the scan's, or an edge already found one) and on to the next edge, the
-// noise fitted around the levels the step would leave. An edge is a change
+// (the scan's, or an edge already found one) and on to the next change the
+// scan found or the end of the stretch that began there (another moment
+// seen need not move the level: a checkpoint requested every second would
+// leave no window), the noise fitted around the levels the step would
+// leave. An edge is a change
 // when its step is significant after Bonferroni over the edges tested and
 // its two sides differ by minEffect. Nothing within minSegment points of a
 // change the scan found is tested again. (A stretch tested as a whole
@@ -26,12 +29,15 @@ import { noiseOf } from './series-noise.js'
 
 /** The points each side of a moment that its test compares, at most. */
 export const GUIDED_SPAN = 60
+/** Moments of one kind closer than this (points) to the one before are a burst, tested once. */
+const BURST_GAP = 10
 
 /**
  * What the lab saw, in indexes of the series.
  * @typedef {object} Span
  * @property {number} from
  * @property {number | null} to    its end; null for a moment, or when it had not ended
+ * @property {string} kind          the observation's kind (observations.js)
  */
 
 /**
@@ -48,12 +54,12 @@ export function withGuidedChanges(values, spans, found, options) {
   const { x, positions } = present(values)
   if (x.length < 2 * opts.minSegment) return found
   const changed = found.changes.map(c => pointOf(positions, c.index))
-  const marks = marksOf(spans, positions)
-  const tests = marks.filter(p => changed.every(e => Math.abs(e - p) >= opts.minSegment))
+  const tests = edgesOf(spans, positions).filter(t => changed.every(e => Math.abs(e - t.at) >= opts.minSegment))
   if (tests.length === 0) return found
-  const guided = testedChanges(x, { edges: [0, ...changed, x.length], marks, tests }, opts).map(
-    ({ at, ...change }) => ({ ...change, index: positions[at] })
-  )
+  const guided = testedChanges(x, [0, ...changed, x.length], tests, opts).map(({ at, ...change }) => ({
+    ...change,
+    index: positions[at]
+  }))
   if (guided.length === 0) return found
   return {
     changes: [...found.changes, ...guided].sort((a, b) => a.index - b.index),
@@ -62,36 +68,55 @@ export function withGuidedChanges(values, spans, found, options) {
 }
 
 /**
- * Where each stretch began and ended, in points, ascending.
+ * The edges to test, in points, ascending: where each stretch began (with
+ * its end, the farthest its window reaches) and where it ended, and each
+ * moment that is not a burst's next. One test a point: the shortest reach
+ * kept. The spans come in order of their start.
  * @param {Span[]} spans
  * @param {Int32Array} positions
- * @returns {number[]}
+ * @returns {Array<{ at: number, end: number }>}
  */
-function marksOf(spans, positions) {
-  const points = spans
-    .flatMap(span => (span.to === null ? [span.from] : [span.from, span.to]))
-    .map(index => pointOf(positions, index))
-    .filter(p => p > 0 && p < positions.length)
-  return [...new Set(points)].sort((a, b) => a - b)
+function edgesOf(spans, positions) {
+  /** @type {Map<number, number>} */
+  const reach = new Map()
+  const add = (/** @type {number} */ at, /** @type {number} */ end) => {
+    if (at > 0 && at < positions.length) reach.set(at, Math.min(end, reach.get(at) ?? Infinity))
+  }
+  /** @type {Map<string, number>} */
+  const lastMoment = new Map()
+  for (const span of spans) {
+    const from = pointOf(positions, span.from)
+    if (span.to === null) {
+      // a burst of moments of one kind (a checkpoint every second) is one edge, at its first
+      const last = lastMoment.get(span.kind)
+      lastMoment.set(span.kind, from)
+      if (last === undefined || from - last >= BURST_GAP) add(from, Infinity)
+      continue
+    }
+    const end = pointOf(positions, span.to)
+    add(from, end)
+    add(end, Infinity)
+  }
+  return [...reach].map(([at, end]) => ({ at, end })).sort((a, b) => a.at - b.at)
 }
 
 /**
  * The changes at the edges whose step is significant, after Bonferroni
  * over the edges tested, and whose effect is at least minEffect.
  * @param {Float64Array} x
- * @param {{ edges: number[], marks: number[], tests: number[] }} points   the scan's segment edges, every edge
- *   of what the lab saw, and those to test (not beside a scanned change), ascending
+ * @param {number[]} edges      the scan's segment edges, points
+ * @param {Array<{ at: number, end: number }>} tests   the edges to test (none beside a scanned change), ascending
  * @param {Required<import('./change-point-input.js').ChangePointOptions>} opts
  * @returns {Array<Omit<ChangePoint, 'index'> & { at: number }>}
  */
-function testedChanges(x, { edges, marks, tests }, opts) {
+function testedChanges(x, edges, tests, opts) {
   const z = domainOf(x, opts.minSegment)
   /** @type {Array<Omit<ChangePoint, 'index'> & { at: number }>} */
   const accepted = []
-  for (const at of tests) {
-    // back to the last change, scanned or found here; on to the next edge, seen or scanned
+  for (const { at, end } of tests) {
+    // back to the last change, scanned or found here; on to the next scanned one, or the end of what began here
     const last = Math.max(...edges.filter(e => e < at), ...accepted.map(a => a.at))
-    const next = Math.min(...edges.filter(e => e > at), ...marks.filter(m => m > at))
+    const next = Math.min(...edges.filter(e => e > at), end)
     const from = Math.max(last, at - GUIDED_SPAN)
     const to = Math.min(next, at + GUIDED_SPAN)
     if (at - from < opts.minSegment || to - at < opts.minSegment) continue

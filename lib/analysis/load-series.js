@@ -42,9 +42,9 @@ export function cutsAt(moments, starts) {
 export function observedSpans(observations, starts) {
   const indexAt = (/** @type {number} */ moment) => starts.findIndex(start => start >= moment - 0.5)
   return observations
-    .map(o => ({ from: indexAt(o.from_s), to: o.to_s === null ? null : indexAt(o.to_s) }))
+    .map(o => ({ from: indexAt(o.from_s), to: o.to_s === null ? null : indexAt(o.to_s), kind: o.kind }))
     .filter(span => span.from > 0)
-    .map(span => ({ from: span.from, to: span.to === -1 ? null : span.to }))
+    .map(span => ({ ...span, to: span.to === -1 ? null : span.to }))
 }
 
 /**

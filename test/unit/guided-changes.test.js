@@ -18,7 +18,11 @@ t.test('steady series with five moments each: at most 2 % gain a change', async 
     for (const rho of [0, 0.3, 0.5, 0.7, 0.8]) {
       for (let i = 0; i < CASES; i++) {
         const values = makeSeries(drawCase({ shape: 'steady', n: 120, rho, noise, spread: 0.35, size: 0 }, rand), rand)
-        const moments = Array.from({ length: 5 }, () => ({ from: 10 + Math.floor(rand() * 100), to: null }))
+        const moments = Array.from({ length: 5 }, () => ({
+          from: 10 + Math.floor(rand() * 100),
+          to: null,
+          kind: 'checkpoint'
+        }))
         const scanned = findChangePoints(values, OPTIONS)
         if (withGuidedChanges(values, moments, scanned, OPTIONS).changes.length > scanned.changes.length) extra++
         run++
@@ -42,7 +46,12 @@ t.test(
       const values = makeSeries(hole, rand)
       if (Math.abs(oracleZ(hole, values)) > oracleThreshold(0.01)) oracle++
       const scanned = findChangePoints(values, OPTIONS)
-      const found = withGuidedChanges(values, [{ from: start, to: start + 25 }], scanned, OPTIONS)
+      const found = withGuidedChanges(
+        values,
+        [{ from: start, to: start + 25, kind: 'cpu_contention' }],
+        scanned,
+        OPTIONS
+      )
       if (scanned.changes.some(change => Math.abs(change.index - start) <= 5)) scan++
       if (found.changes.some(change => Math.abs(change.index - start) <= 5)) guided++
       t.ok(
