@@ -1,13 +1,15 @@
-// A fake clock for the duration of a test: performance.now(), setTimeout and
-// clearTimeout answer to it, and time moves only when the test advances it,
-// so that no test depends on how fast a loaded machine is. setImmediate and
-// promises stay real: advance() lets what a timer started run on.
+// A fake clock for the duration of a test: performance.now() and the timers
+// (setTimeout, setInterval and their clears) answer to it, and time moves
+// only when the test advances it, so that no test depends on how fast a
+// loaded machine is. setImmediate and promises stay real: advance() lets
+// what a timer started run on.
 import { performance } from 'node:perf_hooks'
 
 /**
  * @typedef {object} FakeTimer
  * @property {number} at
  * @property {number} order
+ * @property {number} every  0: once
  * @property {() => void} fire
  * @property {() => FakeTimer} unref
  * @property {() => FakeTimer} ref
@@ -27,17 +29,30 @@ export class FakeClock {
    * @param {{ teardown: (fn: () => void) => void }} t
    */
   install(t) {
-    const saved = { now: performance.now, setTimeout: globalThis.setTimeout, clearTimeout: globalThis.clearTimeout }
+    const g = globalThis
+    const saved = {
+      now: performance.now,
+      setTimeout: g.setTimeout,
+      clearTimeout: g.clearTimeout,
+      setInterval: g.setInterval,
+      clearInterval: g.clearInterval
+    }
     performance.now = () => this.nowMs
     globalThis.setTimeout = /** @type {any} */ (
       (/** @type {(...args: unknown[]) => void} */ fire, /** @type {number} */ ms, /** @type {unknown[]} */ ...args) =>
         this.schedule(() => fire(...args), ms)
     )
     globalThis.clearTimeout = /** @type {any} */ ((/** @type {FakeTimer} */ timer) => this.timers.delete(timer))
+    globalThis.setInterval = /** @type {any} */ (
+      (/** @type {() => void} */ fire, /** @type {number} */ ms) => this.schedule(fire, ms, Math.max(1, ms))
+    )
+    globalThis.clearInterval = globalThis.clearTimeout
     t.teardown(() => {
       performance.now = saved.now
       globalThis.setTimeout = saved.setTimeout
       globalThis.clearTimeout = saved.clearTimeout
+      globalThis.setInterval = saved.setInterval
+      globalThis.clearInterval = saved.clearInterval
     })
     return this
   }
@@ -45,13 +60,15 @@ export class FakeClock {
   /**
    * @param {() => void} fire
    * @param {number} ms
+   * @param {number} [every]  an interval's period: the timer fires again every so many ms
    * @returns {FakeTimer}
    */
-  schedule(fire, ms) {
+  schedule(fire, ms, every = 0) {
     /** @type {FakeTimer} */
     const timer = {
       at: this.nowMs + Math.max(1, ms || 0),
       order: this.order++,
+      every,
       fire,
       unref: () => timer,
       ref: () => timer
@@ -78,6 +95,11 @@ export class FakeClock {
       const next = due.reduce((a, b) => (a.at < b.at || (a.at === b.at && a.order < b.order) ? a : b))
       this.timers.delete(next)
       this.nowMs = next.at
+      if (next.every > 0) {
+        next.at += next.every
+        next.order = this.order++
+        this.timers.add(next)
+      }
       next.fire()
       await settle()
     }
