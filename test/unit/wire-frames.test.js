@@ -9,6 +9,7 @@ import { Authenticator } from '../../lib/wire/authentication.js'
 import { parseConnectionString } from '../../lib/wire/connection-config.js'
 import { writeStartup } from '../../lib/wire/frontend-messages.js'
 import * as m from '../helpers/backend-messages.js'
+import { replyStream } from '../../benchmarks/wire-frames.js'
 
 /**
  * What a FrameReader hands on when fed chunks: type and a copy of the body.
@@ -196,4 +197,17 @@ t.test('start-up refused: the ErrorResponse is what the start-up fails with', as
   })
   serve(m.errorResponse('sorry, too many clients already', '53300', { S: 'FATAL', V: 'FATAL' }))
   await t.rejects(ready, { code: '53300' })
+})
+
+t.test("the micro-benchmark's reply stream reads as a server's replies (benchmarks/wire-frames.js)", async t => {
+  const stream = replyStream(3)
+  const reply = [
+    m.bindComplete(),
+    m.dataRow(['100001', 'some text of a row']),
+    m.commandComplete('SELECT 1'),
+    m.readyForQuery()
+  ]
+  const second = stream.subarray(m.concat(...reply).length, 2 * m.concat(...reply).length)
+  t.same(frames([second]), expected(reply), 'each reply the messages the builders make')
+  t.equal(frames([stream]).length, 12, 'four messages a reply')
 })
