@@ -15,6 +15,9 @@
 //   chaos     the chaos soak (benchmarks/chaos/): faults drawn from a seed for
 //             an hour, on a server of its own: npm run bench -- chaos
 //             [--minutes N] [--seed N] [--update-docs]
+//   wire      the wire client's frame reader and writer alone, no server
+//             (benchmarks/wire-frames.js): npm run bench -- wire [--rounds N]
+//             [--seconds S] [--json]
 import { parseArgs } from 'node:util'
 import os from 'node:os'
 import pg from 'pg'
@@ -33,6 +36,7 @@ import { compareIngest } from './ingest.js'
 import { printResult } from './print.js'
 import { main as knownAnswers } from './known-answers/index.js'
 import { main as chaos } from './chaos/index.js'
+import { main as wireFrames } from './wire-frames.js'
 
 // the known-answer suite and the chaos soak start their own servers and take options of their own
 if (process.argv[2] === 'answers') {
@@ -43,13 +47,19 @@ if (process.argv[2] === 'chaos') {
   await chaos(process.argv.slice(3))
   process.exit()
 }
+// the frame reader and the writer need no server
+if (process.argv[2] === 'wire') {
+  await wireFrames(process.argv.slice(3))
+  process.exit()
+}
 
-const PARTS = ['manta', 'threads', 'builtins', 'copy', 'soak', 'ingest', 'answers', 'chaos']
+const PARTS = ['manta', 'threads', 'builtins', 'copy', 'soak', 'ingest', 'answers', 'chaos', 'wire']
 
 const USAGE = `usage: npm run bench -- [--parts ${PARTS.join(',')}] [-c N] [-d SECONDS] [-r ROUNDS] [--json] [URL]
        npm run bench -- PART [URL]     that part alone
        npm run bench -- answers [--quick] [--seed N] [--answer-parts a,b] [--busy N] [--update-docs]
        npm run bench -- chaos [--minutes N] [--seed N] [--update-docs]
+       npm run bench -- wire [--rounds N] [--seconds S] [--json]
   --builtin-duration, --builtin-rounds, --builtin-scale, --copy-rows, --ingest-rows,
   --soak-concurrency, --soak-duration, --no-soak, --no-stats-compare, --data-dir, --profile,
   --pg-version N (the embedded server's PostgreSQL major, default 18), --offline
@@ -216,6 +226,7 @@ try {
   if (parts.includes('answers')) await knownAnswers([])
   // and the chaos soak, an hour on a server of its own
   if (parts.includes('chaos')) await chaos([])
+  if (parts.includes('wire')) await wireFrames([])
 } catch (err) {
   // a server that cannot be reached, a run that failed: one line, as the CLI's
   const message = err instanceof Error ? err.message : String(err)

@@ -4,6 +4,7 @@
 import t from 'tap'
 import fc from 'fast-check'
 import { textValue, rowValues } from '../../lib/wire/backend-messages.js'
+import { dataRow } from '../helpers/backend-messages.js'
 
 t.test('textValue decodes as Buffer#toString does', async t => {
   const bytes = fc.oneof(
@@ -27,17 +28,5 @@ t.test('textValue decodes as Buffer#toString does', async t => {
 
 t.test('rowValues reads every value, NULL as null', async t => {
   const values = ['42', null, '', 'naïve', 'x'.repeat(100)]
-  const parts = [Buffer.from([0, values.length])]
-  for (const value of values) {
-    const length = Buffer.alloc(4)
-    if (value === null) {
-      length.writeInt32BE(-1)
-      parts.push(length)
-    } else {
-      const text = Buffer.from(value)
-      length.writeInt32BE(text.length)
-      parts.push(length, text)
-    }
-  }
-  t.same(rowValues(Buffer.concat(parts), 0), values)
+  t.same(rowValues(dataRow(values), 5), values)
 })
