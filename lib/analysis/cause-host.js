@@ -1,15 +1,10 @@
 // Causes on the machine rather than in the server's statistics, from the
 // samples' host figures (lib/recorder/host-cpu.js): other processes taking
 // the CPU (a rise of their CPU time, with the processes that rose named)
-// or giving it back (a fall, with those that fell named),
-// the server's processes stopped (state T in /proc: SIGSTOP), and, where
-// /proc shows no server, a server that answered nothing while the
-// generator's connections stayed open and no lock wait was seen.
+// or giving it back (a fall, with those that fell named). The server that
+// stopped or answered nothing is cause-stalls.js's.
 
 import { round } from '../helpers/numbers.js'
-
-// the server answered nothing for this long, connections open
-export const STALL_MIN_S = 2
 
 /** @typedef {import('../recorder/records.js').Sample} Sample */
 /** @typedef {import('./observations.js').Observation} Observation */
@@ -20,16 +15,21 @@ export const STALL_MIN_S = 2
 // each rose by NAMED_RISE_PCT of a core or more (a process born in that
 // time rose from nothing), CPU_RISE_PCT in all, while the generator's and
 // the server's own CPU time fell by a sixth or more and they waited for a
-// CPU no less than before (/proc/<pid>/schedstat): on a machine that was
-// already busy, a newcomer takes its share from every process, the load's
-// among them, and the machine's total does not rise; a load that stops for
+// CPU no less than before (/proc/<pid>/schedstat), in share of their
+// runnable time and, by WAIT_HELD, in time: on a machine that was already
+// busy, a newcomer takes its share from every process, the load's among
+// them, and the machine's total does not rise; a load that stops for
 // another reason (a lock, lost connections) sleeps, and the others fill the
-// CPU it left.
+// CPU it left; a load that waits for its disk (a burst of checkpoints on a
+// throttled disk) is runnable less often, waits for a CPU a quarter as long
+// as before, and the others fill that too.
 export const CPU_RISE_PCT = 40
 const NAMED_RISE_PCT = 10
 const OURS_FALL = 0.85
 // and the share of their runnable time they spent waiting for a CPU did not fall by more than this
 const WAIT_SLACK = 0.02
+// and their time waiting for a CPU did not fall below this share of what it was
+const WAIT_HELD = 0.6
 const BASELINE_S = 8
 const RISE_HOLD_S = 3
 
@@ -162,10 +162,12 @@ function contentionAt(samples, before, i, except) {
   const during = samples.slice(i, i + RISE_HOLD_S)
   const rose = risers(before, during).filter(p => !except?.has(p.key))
   const total = rose.reduce((sum, p) => sum + p.rise, 0)
-  const { oursBefore, oursAfter, waitBefore, waitAfter } = loadShift(before, during)
+  const { oursBefore, oursAfter, waitBefore, waitAfter, waitedBefore, waitedAfter } = loadShift(before, during)
   const fell = oursBefore !== null && oursAfter !== null && oursAfter <= OURS_FALL * oursBefore
-  // runnable but not running: a load that waits for a lock or a connection sleeps instead
-  const waiting = waitBefore === null || waitAfter === null || waitAfter >= waitBefore - WAIT_SLACK
+  // runnable but not running: a load that waits for a lock, a connection or its disk sleeps instead
+  const waiting =
+    (waitBefore === null || waitAfter === null || waitAfter >= waitBefore - WAIT_SLACK) &&
+    (waitedBefore === null || waitedAfter === null || waitedAfter >= WAIT_HELD * waitedBefore)
   // a stopped server leaves the load idle: what fills the CPU then took nothing from it
   const stopped = during.some(s => (s.host?.server_stopped ?? 0) > 0)
   if (total < CPU_RISE_PCT || !fell || !waiting || stopped || !(share(samples[i], rose) >= total / 2)) return null
@@ -199,7 +201,9 @@ function loadShift(before, during) {
     oursBefore: meanOf(before, ours),
     oursAfter: meanOf(during, ours),
     waitBefore: meanOf(before, waitShare),
-    waitAfter: meanOf(during, waitShare)
+    waitAfter: meanOf(during, waitShare),
+    waitedBefore: meanOf(before, waited),
+    waitedAfter: meanOf(during, waited)
   }
 }
 
@@ -213,6 +217,13 @@ const waitShare = s => {
   const wait = s.host?.wait_pct
   return typeof wait === 'number' && run !== undefined && wait + run > 0 ? wait / (wait + run) : undefined
 }
+
+/**
+ * How long the generator's and the server's processes waited for a CPU in a
+ * second, in percent of a core.
+ * @param {Sample} s
+ */
+const waited = s => (typeof s.host?.wait_pct === 'number' ? s.host.wait_pct : undefined)
 
 /** The generator's and the server's CPU in a second, in percent of a core. @param {Sample} s */
 const ours = s => (typeof s.host?.own_pct === 'number' ? s.host.own_pct + (s.host.server_pct ?? 0) : undefined)
@@ -306,82 +317,6 @@ function machineLabel(verb, { listed, texts, allPct }, during, [oursBefore, ours
   const server = during.some(s => typeof s.host?.server_pct === 'number') ? ' and the server' : ''
   const all = listed.length > 1 ? `: ${Math.round(allPct)} % of a core in all` : ''
   return `${subject} (${who}${more}${all}); the generator${server} ${Math.round(oursBefore ?? 0)} → ${Math.round(oursAfter ?? 0)} % of a core`
-}
-
-/**
- * Spans in which the local server's processes were stopped.
- * @param {Sample[]} samples @param {At} at @param {number} lastS @param {Observation[]} out
- */
-export function serverStopped(samples, at, lastS, out) {
-  spans(
-    samples,
-    s => (s.host?.server_stopped ?? 0) > 0,
-    (from, to, most) =>
-      out.push({
-        from_s: from,
-        to_s: to >= lastS ? null : to,
-        kind: 'server_stopped',
-        label: `the server's processes were stopped (up to ${most.stopped} of ${most.procs} in state T, postmaster pid ${most.pid ?? '?'})`
-      }),
-    at
-  )
-}
-
-/**
- * Spans in which the server answered nothing: no request done, none
- * failed, the generator's connections open, no lock wait seen, and the
- * server not seen stopped (that is serverStopped's).
- * @param {Sample[]} samples @param {At} at @param {number} lastS @param {Observation[]} out
- */
-export function stalls(samples, at, lastS, out) {
-  const stalled = (/** @type {Sample} */ s) =>
-    !s.paused &&
-    s.throughput === 0 &&
-    (s.connections ?? 1) > 0 &&
-    Object.values(s.requests ?? {}).every(r => (r.failed ?? 0) === 0) &&
-    (s.server?.locks?.waiting ?? 0) === 0 &&
-    (s.host?.server_stopped ?? 0) === 0
-  spans(
-    samples,
-    stalled,
-    (from, to) => {
-      if (to - from < STALL_MIN_S) return
-      out.push({
-        from_s: from,
-        to_s: to >= lastS ? null : to,
-        kind: 'stall',
-        label: `the server answered nothing for ${round(to - from, 1)} s (connections open, no lock wait seen)`
-      })
-    },
-    at
-  )
-}
-
-/**
- * Runs of samples that match, reported as (from, to, the sample with most stopped).
- * @param {Sample[]} samples
- * @param {(s: Sample) => boolean} match
- * @param {(from: number, to: number, most: { stopped: number, procs: number, pid: number | null }) => void} emit
- * @param {At} at
- */
-function spans(samples, match, emit, at) {
-  /** @type {{ from: number, to: number, most: { stopped: number, procs: number, pid: number | null } } | null} */
-  let span = null
-  for (const s of samples) {
-    const now = at(s.t)
-    if (!match(s)) {
-      if (span) emit(span.from, span.to, span.most)
-      span = null
-      continue
-    }
-    const stopped = s.host?.server_stopped ?? 0
-    span ??= { from: round(now - 1, 1), to: now, most: { stopped: 0, procs: 0, pid: null } }
-    span.to = now
-    if (stopped >= span.most.stopped) {
-      span.most = { stopped, procs: s.host?.server_procs ?? 0, pid: s.host?.server_pid ?? null }
-    }
-  }
-  if (span) emit(span.from, span.to, span.most)
 }
 
 /**

@@ -10,7 +10,8 @@
 // other processes' CPU, a stopped or silent server in cause-host.js;
 // checkpoints and the full-page images after them in cause-checkpoints.js.
 import { eventObservations, generatorChanges, hostStrain } from './lab-observers.js'
-import { cpuContention, serverStopped, stalls } from './cause-host.js'
+import { cpuContention } from './cause-host.js'
+import { serverStopped, stalls } from './cause-stalls.js'
 import { checkpoints } from './cause-checkpoints.js'
 import { round } from '../helpers/numbers.js'
 
