@@ -10,7 +10,7 @@ const TAILS = [
   { tailShare: 0.01, tailIndex: 0.8 },
   { tailShare: 0.02, tailIndex: 1.5 }
 ]
-const CASES = 300
+const CASES = 200
 
 t.test('windows of WINDOW_REQUESTS: at most 1 % of steady series report a change', async t => {
   let reported = 0
