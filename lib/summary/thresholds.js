@@ -78,8 +78,9 @@ export function holds(value, { op, limit }) {
 export function failedForGood(result, elapsedS) {
   if (result.pass || result.figure === 'audit' || result.value === null) return false
   const spec = FIGURES[result.figure]
+  // a count only grows: past an upper limit (reconnects<2 at 2) it cannot come back, below an exact one it may
   if (spec.growing) {
-    return (result.op === '<' || result.op === '<=' || result.op === '==') && result.value > result.limit
+    return result.op === '<' || result.op === '<=' || (result.op === '==' && result.value > result.limit)
   }
   return elapsedS >= SETTLE_S
 }

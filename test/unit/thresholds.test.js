@@ -357,6 +357,8 @@ t.test('--threshold-abort: failed for good, or judged once settled', async t => 
   t.ok(failedForGood(result('done<100', 120), 1), 'a count past an upper limit cannot come back')
   t.ok(failedForGood(result('unexpected_failures==0', 1), 0.5), 'nor an unexpected failure')
   t.ok(failedForGood(result('max<10ms', 20000), 1), 'nor the max')
+  t.ok(failedForGood(result('reconnects<2', 2), 1), 'a count at a strict upper limit has failed already')
+  t.notOk(failedForGood(result('done==100', 50), 1), 'a count below an exact one may still reach it')
   t.notOk(failedForGood(result('done>1000', 120), 100), 'a count below a lower limit may still get there')
   t.notOk(failedForGood(result('failed!=0', 0), 100), 'nor a count that must move')
   t.notOk(failedForGood(result('p99<1ms', 5000), SETTLE_S - 1), 'a percentile before the load settled')
