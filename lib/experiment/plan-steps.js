@@ -39,6 +39,7 @@ const STEP_FIELD_NAMES = [...new Set(Object.values(STEP_FIELDS).flatMap(fields =
  * @param {string} label
  * @returns {Step}
  */
+// eslint-disable-next-line max-lines-per-function -- not yet cut along its jobs
 export function parseStep(value, label) {
   const step = object(value, label)
   // a load step may give its concurrency too: then concurrency is its field, not a step

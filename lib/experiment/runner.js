@@ -24,6 +24,7 @@ import { runVariant } from './variant-run.js'
  * @param {{ out: string, stop: import('../helpers/stop-signal.js').StopSignal, log: import('../log.js').Logger,
  *     onPhase?: OnPhase }} options
  */
+// eslint-disable-next-line max-lines-per-function -- not yet cut along its jobs
 export async function runExperiment(plan, { out, stop, log, onPhase }) {
   const outDir = path.resolve(out)
   if (existsSync(outDir) && (await readdir(outDir)).length > 0) {

@@ -79,6 +79,7 @@ function digest(text) {
  * @param {ControlOptions} options
  * @returns {{ routes: import('./http-server.js').Routes, stop: () => void }}
  */
+// eslint-disable-next-line max-lines-per-function -- not yet cut along its jobs
 export function controlRoutes({
   generator,
   stats,

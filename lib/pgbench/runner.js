@@ -59,6 +59,7 @@ export class ScriptClient {
    * @param {WireConnection} conn
    * @returns {Promise<void>}
    */
+  // eslint-disable-next-line max-lines-per-function -- not yet cut along its jobs
   async run(script, conn) {
     const commands = script.commands
     const parameters = this.parameters.get(script) ?? this.parametersOf(script)

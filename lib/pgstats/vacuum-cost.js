@@ -116,6 +116,7 @@ export class PhaseClock {
  *     phases: Record<string, number> | null, source: 'VACUUM VERBOSE' | 'server log' }} input
  * @returns {VacuumCost}
  */
+// eslint-disable-next-line max-lines-per-function -- not yet cut along its jobs
 export function vacuumCost({ report, before, after, phases, source }) {
   /** @type {Record<string, string>} */
   const unavailable = { ...before?.unavailable, ...after?.unavailable }

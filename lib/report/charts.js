@@ -52,6 +52,7 @@ export { paletteColor } from './chart-kit.js'
  * @param {string} prefix   unique per page
  * @returns {ChartSpec[]}
  */
+// eslint-disable-next-line max-lines-per-function -- not yet cut along its jobs
 export function runCharts(run, prefix) {
   const points = timeline(run)
   const x = points.map(p => round(p.x, 3))
@@ -171,6 +172,7 @@ export function runCharts(run, prefix) {
  * @param {string} prefix
  * @returns {ChartSpec[]}
  */
+// eslint-disable-next-line max-lines-per-function -- not yet cut along its jobs
 export function variantCharts(variant, prefix) {
   const reps = variant.repetitions.map((run, i) => {
     const points = timeline(run)

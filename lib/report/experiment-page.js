@@ -25,6 +25,7 @@ import { chartGrid, esc, fmtSeconds, fmtTime, keyValueTable, metaList, xRange } 
  * @param {ReturnType<typeof import('./phases.js').experimentSummary>} summary
  * @returns {{ title: string, headerHtml: string, bodyHtml: string, charts: import('./charts.js').ChartSpec[] }}
  */
+// eslint-disable-next-line max-lines-per-function -- not yet cut along its jobs
 export function experimentPage(experiment, summary) {
   const info = redact(experiment.info)
   const plan = /** @type {Record<string, any>} */ (info.plan ?? {})

@@ -98,6 +98,7 @@ function lowest(values) {
  * @param {string} prefix   unique per page
  * @returns {{ html: string, charts: import('./charts.js').ChartSpec[] }}
  */
+// eslint-disable-next-line max-lines-per-function -- not yet cut along its jobs
 export function zfsSection(run, prefix) {
   const points = zfsPoints(run)
   if (points.length === 0) return { html: '', charts: [] }

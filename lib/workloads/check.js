@@ -29,6 +29,7 @@ const HOOKS = ['configure', 'clients', 'pacing', 'ramp', 'statistics', 'maintain
  * option names; seed: the run's --seed (null: none)
  * @returns {Promise<Workload>}
  */
+// eslint-disable-next-line max-lines-per-function -- not yet cut along its jobs
 export async function checkWorkload(
   value,
   source,

@@ -138,6 +138,7 @@
    * @param {any} spec
    * @returns {any} the uPlot instance, or null for a chart without data
    */
+  // eslint-disable-next-line max-lines-per-function -- not yet cut along its jobs
   function draw(container, spec) {
     const plot = /** @type {HTMLElement} */ (container.querySelector('.plot'))
     const log = !!spec.log

@@ -67,6 +67,7 @@
    * Draws the events: bands and lines below the series, labels on top.
    * @param {any[]} events
    */
+  // eslint-disable-next-line max-lines-per-function -- not yet cut along its jobs
   function eventsPlugin(events) {
     const byTime = events.slice().sort((a, b) => a.from - b.from)
     /**
