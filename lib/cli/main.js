@@ -13,7 +13,7 @@ import { compareCommandModule as compare } from './commands/compare-command.js'
 import { k8sSubcommands } from './commands/k8s-command.js'
 import { serverSubcommands } from './commands/server-command.js'
 import { progressOption } from './progress-option.js'
-import { capacityBuilder, capacityCommand } from './commands/capacity-command.js'
+import { capacityBuilder } from './commands/capacity-command.js'
 import { describeChain, exitCodeFor, UNEXPECTED_EXIT_CODE } from './exit-codes.js'
 
 /**
@@ -25,6 +25,7 @@ import { describeChain, exitCodeFor, UNEXPECTED_EXIT_CODE } from './exit-codes.j
 const lazy = load => async (args, io) => (await load())(args, io)
 
 const runCommand = lazy(async () => (await import('./run-command.js')).runCommand)
+const capacityCommand = lazy(async () => (await import('./commands/capacity-command-run.js')).capacityRun)
 const initCommand = lazy(async () => (await import('./commands/init-command.js')).initCommand)
 const statsCommand = lazy(async () => (await import('./stats-command.js')).statsCommand)
 const sidecarCommand = lazy(async () => (await import('./commands/sidecar-command.js')).sidecarCommand)
