@@ -95,7 +95,6 @@ export async function main(argv) {
  *   the flags of the workload argv names
  * @param {(run: import('./commands/action-commands.js').CommandRun, args: any) => void} choose
  */
-// eslint-disable-next-line max-lines-per-function -- not yet cut along its jobs
 export function cliParser(argv, workloadSpecs, choose) {
   const parser = yargs(argv)
     .scriptName('pgloadgen')
@@ -109,6 +108,28 @@ export function cliParser(argv, workloadSpecs, choose) {
       describe: 'trace, debug, info, warn, error or silent (also LOG_LEVEL)',
       global: true
     })
+  loadCommands(parser, workloadSpecs, choose)
+  for (const command of actionCommands) {
+    parser.command(command.command, command.describe, command.builder, args => choose(command.run, args))
+  }
+  labCommands(parser, choose)
+  groupCommands(parser, choose)
+  parser.demandCommand(
+    1,
+    'give a command: run, capacity, init, workloads, stats, vacuum, analyze, checkpoint, reset-stats, evict-cache, drop-partitions, delete, snapshot, sidecar, experiment, report, merge, compare, server or k8s'
+  )
+  return parser
+}
+
+/**
+ * The commands of a load, its tables and its workloads: run, capacity, init,
+ * workloads, stats.
+ * @param {import('yargs').Argv} parser
+ * @param {Record<string, import('../workloads/options.js').OptionSpec>} workloadSpecs
+ * @param {(run: import('./commands/action-commands.js').CommandRun, args: any) => void} choose
+ */
+function loadCommands(parser, workloadSpecs, choose) {
+  parser
     .command(
       'run [pgUrl]',
       'hammer PostgreSQL at a fixed concurrency with a workload: built-in, pgbench scripts or a module',
@@ -139,10 +160,15 @@ export function cliParser(argv, workloadSpecs, choose) {
       statsBuilder,
       args => choose(statsCommand, args)
     )
+}
 
-  for (const command of actionCommands) {
-    parser.command(command.command, command.describe, command.builder, args => choose(command.run, args))
-  }
+/**
+ * The commands of the lab around a load: sidecar, experiment, report,
+ * merge, compare.
+ * @param {import('yargs').Argv} parser
+ * @param {(run: import('./commands/action-commands.js').CommandRun, args: any) => void} choose
+ */
+function labCommands(parser, choose) {
   parser
     .command(
       'sidecar [pgUrl]',
@@ -181,6 +207,15 @@ export function cliParser(argv, workloadSpecs, choose) {
       args => choose(mergeCommand, args)
     )
     .command(compare.command, compare.describe, compare.builder, args => choose(compare.run, args))
+}
+
+/**
+ * The commands that only group subcommands: snapshot, server, k8s.
+ * @param {import('yargs').Argv} parser
+ * @param {(run: import('./commands/action-commands.js').CommandRun, args: any) => void} choose
+ */
+function groupCommands(parser, choose) {
+  parser
     .command('snapshot', 'take, list, roll back and destroy snapshots of the data directory', y =>
       snapshotSubcommands(y, choose)
     )
@@ -192,11 +227,6 @@ export function cliParser(argv, workloadSpecs, choose) {
     .command('k8s', 'run a load on Kubernetes: render writes the manifests of N instances starting at one moment', y =>
       k8sSubcommands(y, choose)
     )
-    .demandCommand(
-      1,
-      'give a command: run, capacity, init, workloads, stats, vacuum, analyze, checkpoint, reset-stats, evict-cache, drop-partitions, delete, snapshot, sidecar, experiment, report, merge, compare, server or k8s'
-    )
-  return parser
 }
 
 /**
