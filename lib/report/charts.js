@@ -13,38 +13,10 @@ export { paletteColor } from './chart-kit.js'
 // the browser only plots. Each series carries its own x values (seconds from
 // its run's t0); the page joins them onto one axis per chart.
 
-/**
- * @typedef {'count' | 'rate' | 'us' | 'bytes' | 'pct' | 'phase'} Format
- */
-
-/**
- * @typedef {object} SeriesSpec
- * @property {string} label
- * @property {string} color
- * @property {(number | null)[]} x
- * @property {(number | null)[]} y
- * @property {0 | 1} [axis]       1: the right-hand axis
- * @property {boolean} [step]
- * @property {number} [width]
- * @property {number[]} [dash]
- */
-
-/** @typedef {import('./marks.js').EventMark} EventMark */
-
-/**
- * @typedef {object} ChartSpec
- * @property {string} id
- * @property {string} title
- * @property {string} [note]
- * @property {Format} format
- * @property {Format} [rightFormat]
- * @property {string} [rightLabel]
- * @property {boolean} [log]
- * @property {boolean} [zero]    the y scale starts at zero
- * @property {boolean} [wide]    spans the page's width
- * @property {SeriesSpec[]} series
- * @property {EventMark[]} events
- */
+/** @typedef {import('./chart-spec.js').Format} Format */
+/** @typedef {import('./chart-spec.js').SeriesSpec} SeriesSpec */
+/** @typedef {import('./chart-spec.js').EventMark} EventMark */
+/** @typedef {import('./chart-spec.js').ChartSpec} ChartSpec */
 
 /**
  * The charts of one run.

@@ -23,7 +23,7 @@ import { chartGrid, esc, fmtSeconds, fmtTime, keyValueTable, metaList, xRange } 
 /**
  * @param {import('../results/read.js').ExperimentData} experiment
  * @param {ReturnType<typeof import('./phases.js').experimentSummary>} summary
- * @returns {{ title: string, headerHtml: string, bodyHtml: string, charts: import('./charts.js').ChartSpec[] }}
+ * @returns {{ title: string, headerHtml: string, bodyHtml: string, charts: import('./chart-spec.js').ChartSpec[] }}
  */
 // eslint-disable-next-line max-lines-per-function -- not yet cut along its jobs
 export function experimentPage(experiment, summary) {

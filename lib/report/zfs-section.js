@@ -96,7 +96,7 @@ function lowest(values) {
  * The run page's ZFS section; nothing when the samples have no `zfs`.
  * @param {import('../results/read.js').RunData} run
  * @param {string} prefix   unique per page
- * @returns {{ html: string, charts: import('./charts.js').ChartSpec[] }}
+ * @returns {{ html: string, charts: import('./chart-spec.js').ChartSpec[] }}
  */
 // eslint-disable-next-line max-lines-per-function -- not yet cut along its jobs
 export function zfsSection(run, prefix) {
@@ -108,7 +108,7 @@ export function zfsSection(run, prefix) {
   const x = points.map(p => p.x)
   /** @param {(z: ZfsSample) => number | null} pick */
   const ys = pick => points.map(p => pick(p.zfs))
-  /** @type {import('./charts.js').ChartSpec[]} */
+  /** @type {import('./chart-spec.js').ChartSpec[]} */
   const all = [
     {
       id: `${prefix}-space`,
