@@ -59,7 +59,6 @@ export class ScriptClient {
    * @param {WireConnection} conn
    * @returns {Promise<void>}
    */
-  // eslint-disable-next-line max-lines-per-function -- not yet cut along its jobs
   async run(script, conn) {
     const commands = script.commands
     const parameters = this.parameters.get(script) ?? this.parametersOf(script)
@@ -83,25 +82,10 @@ export class ScriptClient {
             this.variables.set(command.variable, command.evaluate(this.context))
             pc++
             break
-          case IF: {
+          case IF:
             // the first true branch runs; the others are jumped over
-            let branch = command
-            for (;;) {
-              this.context.command = at
-              if (valueToBoolean(branch.evaluate(this.context))) {
-                pc = at + 1
-                break
-              }
-              const next = commands[branch.next]
-              if (next.kind !== ELIF) {
-                pc = branch.next + 1
-                break
-              }
-              at = branch.next
-              branch = next
-            }
+            ;[pc, at] = this.branchTaken(commands, at)
             break
-          }
           case ELIF:
           case ELSE:
             // reached from the end of the branch that ran
@@ -117,18 +101,9 @@ export class ScriptClient {
             break
           }
           case START_PIPELINE:
-            if (simple) throw new ScriptRuntimeError('cannot use pipeline mode with the simple query protocol')
-            if (this.pipeline !== null) throw new ScriptRuntimeError('already in pipeline mode')
-            this.pipeline = []
-            pc++
-            break
           case SYNC_PIPELINE:
-            if (this.pipeline === null) throw new ScriptRuntimeError('not in pipeline mode')
-            this.pipeline.push(quiet(conn.sync()))
-            pc++
-            break
           case END_PIPELINE:
-            await this.endPipeline(conn)
+            await this.pipelineCommand(command.kind, conn, simple)
             pc++
             break
         }
@@ -142,6 +117,44 @@ export class ScriptClient {
       if (err instanceof ScriptRuntimeError)
         throw new ScriptRuntimeError(`${script.file}:${commands[at].line}: ` + err.message, { cause: err })
       throw err
+    }
+  }
+
+  /**
+   * Where an \\if chain goes: after the first branch whose condition holds,
+   * else after its \\else or \\endif.
+   * @param {Script['commands']} commands
+   * @param {number} at   the \\if
+   * @returns {[number, number]} the next command, and the branch evaluated last
+   */
+  branchTaken(commands, at) {
+    let branch = /** @type {import('./script/commands.js').ConditionCommand} */ (commands[at])
+    for (;;) {
+      this.context.command = at
+      if (valueToBoolean(branch.evaluate(this.context))) return [at + 1, at]
+      const next = commands[branch.next]
+      if (next.kind !== ELIF) return [branch.next + 1, at]
+      at = branch.next
+      branch = next
+    }
+  }
+
+  /**
+   * \\startpipeline, \\syncpipeline and \\endpipeline.
+   * @param {import('./script/commands.js').PipelineCommand['kind']} kind
+   * @param {WireConnection} conn
+   * @param {boolean} simple   the simple query protocol, which has no pipeline
+   */
+  async pipelineCommand(kind, conn, simple) {
+    if (kind === START_PIPELINE) {
+      if (simple) throw new ScriptRuntimeError('cannot use pipeline mode with the simple query protocol')
+      if (this.pipeline !== null) throw new ScriptRuntimeError('already in pipeline mode')
+      this.pipeline = []
+    } else if (kind === SYNC_PIPELINE) {
+      if (this.pipeline === null) throw new ScriptRuntimeError('not in pipeline mode')
+      this.pipeline.push(quiet(conn.sync()))
+    } else {
+      await this.endPipeline(conn)
     }
   }
 
