@@ -82,10 +82,25 @@ export class ScriptClient {
             this.variables.set(command.variable, command.evaluate(this.context))
             pc++
             break
-          case IF:
+          case IF: {
             // the first true branch runs; the others are jumped over
-            ;[pc, at] = this.branchTaken(commands, at)
+            let branch = command
+            for (;;) {
+              this.context.command = at
+              if (valueToBoolean(branch.evaluate(this.context))) {
+                pc = at + 1
+                break
+              }
+              const next = commands[branch.next]
+              if (next.kind !== ELIF) {
+                pc = branch.next + 1
+                break
+              }
+              at = branch.next
+              branch = next
+            }
             break
+          }
           case ELIF:
           case ELSE:
             // reached from the end of the branch that ran
@@ -121,26 +136,7 @@ export class ScriptClient {
   }
 
   /**
-   * Where an \\if chain goes: after the first branch whose condition holds,
-   * else after its \\else or \\endif.
-   * @param {Script['commands']} commands
-   * @param {number} at   the \\if
-   * @returns {[number, number]} the next command, and the branch evaluated last
-   */
-  branchTaken(commands, at) {
-    let branch = /** @type {import('./script/commands.js').ConditionCommand} */ (commands[at])
-    for (;;) {
-      this.context.command = at
-      if (valueToBoolean(branch.evaluate(this.context))) return [at + 1, at]
-      const next = commands[branch.next]
-      if (next.kind !== ELIF) return [branch.next + 1, at]
-      at = branch.next
-      branch = next
-    }
-  }
-
-  /**
-   * \\startpipeline, \\syncpipeline and \\endpipeline.
+   * \startpipeline, \syncpipeline and \endpipeline.
    * @param {import('./script/commands.js').PipelineCommand['kind']} kind
    * @param {WireConnection} conn
    * @param {boolean} simple   the simple query protocol, which has no pipeline
