@@ -36,7 +36,7 @@ export default [
     // blank lines and comments left out, a function called in place (an
     // IIFE) counted with the function around it (docs/development.md). A
     // longer one is cut along its jobs into named helpers; the few left
-    // longer carry a named exception where they stand.
+    // longer are named exceptions below.
     files: ['lib/**/*.js', 'bin/**/*.js'],
     rules: {
       'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true, IIFEs: true }]
