@@ -10,8 +10,8 @@
 import { medianOf } from './series-noise.js'
 
 /** @typedef {import('../recorder/records.js').Sample} Sample */
-/** @typedef {import('./observations.js').Observation} Observation */
-/** @typedef {import('./observations.js').At} At */
+/** @typedef {import('./observation.js').Observation} Observation */
+/** @typedef {import('./observation.js').At} At */
 
 /**
  * Every checkpoint observation of a run: the logged checkpoints, or those

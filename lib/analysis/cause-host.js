@@ -7,8 +7,8 @@
 import { round } from '../helpers/numbers.js'
 
 /** @typedef {import('../recorder/records.js').Sample} Sample */
-/** @typedef {import('./observations.js').Observation} Observation */
-/** @typedef {import('./observations.js').At} At */
+/** @typedef {import('./observation.js').Observation} Observation */
+/** @typedef {import('./observation.js').At} At */
 
 // Other processes took the CPU when, over RISE_HOLD_S seconds against the
 // BASELINE_S before, processes other than the generator and the server

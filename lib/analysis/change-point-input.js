@@ -11,6 +11,14 @@
  * @property {number} [maxChanges]   (default 20)
  */
 
+/**
+ * A series as the search reads it, its options checked.
+ * @typedef {object} Series
+ * @property {Float64Array} x      the non-missing values, in order
+ * @property {Float64Array} z      the same in the domain analysed (logarithms of positive series)
+ * @property {Required<ChangePointOptions>} opts
+ */
+
 export const DEFAULTS = Object.freeze({ minSegment: 10, minEffect: 0.2, alpha: 0.01, floor: 1e-9, maxChanges: 20 })
 
 /**

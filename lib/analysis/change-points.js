@@ -35,12 +35,7 @@ export { RHO_MAX } from './series-noise.js'
 
 /** @typedef {import('./change-point-input.js').ChangePointOptions} ChangePointOptions */
 
-/**
- * @typedef {object} Series
- * @property {Float64Array} x      the non-missing values, in order
- * @property {Float64Array} z      the same in the domain analysed (logarithms of positive series)
- * @property {Required<ChangePointOptions>} opts
- */
+/** @typedef {import('./change-point-input.js').Series} Series */
 
 /**
  * @typedef {object} Split

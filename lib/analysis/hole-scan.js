@@ -20,7 +20,7 @@ import { holeExcess } from './hole-calibration.js'
 // excess of a hole scan of
 // its length and ρ (hole-calibration.js), and Bonferroni over every pair tested.
 
-/** @typedef {import('./change-points.js').Series} Series */
+/** @typedef {import('./change-point-input.js').Series} Series */
 
 /** The longest interval whose pairs are all scored. */
 export const MAX_INTERVAL = 240

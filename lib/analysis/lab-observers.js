@@ -5,8 +5,8 @@
 
 /** @typedef {import('../recorder/records.js').Sample} Sample */
 /** @typedef {import('../recorder/records.js').LabEvent} LabEvent */
-/** @typedef {import('./observations.js').Observation} Observation */
-/** @typedef {import('./observations.js').At} At */
+/** @typedef {import('./observation.js').Observation} Observation */
+/** @typedef {import('./observation.js').At} At */
 
 /**
  * The generator's reconnects, bursts of failures, concurrency changes and

@@ -18,15 +18,7 @@ import { round } from '../helpers/numbers.js'
 /** @typedef {import('../recorder/records.js').Sample} Sample */
 /** @typedef {import('../recorder/records.js').LabEvent} LabEvent */
 
-/**
- * @typedef {object} Observation
- * @property {number} from_s         seconds after the load began
- * @property {number | null} to_s    its end; null for a moment, or when it had not ended by the last sample
- * @property {string} kind           vacuum, vacuum_phase, checkpoint, xmin_holder, lock_wait, reconnects, failures,
- *   disk_full, action, concurrency, pause, host, cpu_contention, server_stopped, stall, connection_slots
- *   (docs/causes.md)
- * @property {string} label          what it was, in words
- */
+/** @typedef {import('./observation.js').Observation} Observation */
 
 // An xmin holder matters once its transaction is this old: the generator's
 // own clients hold one for milliseconds, a report or a forgotten session
@@ -70,7 +62,7 @@ export function loadStartMs(samples) {
   return Date.parse(first.t) - (first.elapsed_s ?? 1) * 1000
 }
 
-/** @typedef {(ts: string) => number} At */
+/** @typedef {import('./observation.js').At} At */
 
 /**
  * Each vacuum on the server from its first sample to its last, and each

@@ -41,10 +41,7 @@ const CONNECT_WAIT_MS = 15000
  *   many seconds after the session began to open; default CAPACITY_DEFAULTS.maxTimeS
  */
 
-/**
- * @typedef {import('./step-measure.js').StepFigures & { step: number,
- *     phase: import('./search.js').Trial['phase'] }} CapacityStep
- */
+/** @typedef {import('./step-measure.js').CapacityStep} CapacityStep */
 
 /**
  * @typedef {object} CapacityOutcome
@@ -88,25 +85,9 @@ export async function runCapacity({ target, run, capacity, reset, recordDir, des
   const tail = tailShare(capacity.objectives)
   const search = new CapacitySearch(withNoisyResolution(capacity.search, tail, capacity.stepS))
   const firstRate = /** @type {number} */ (search.next())
-  const session = await LoadSession.open(
-    loadOptions({
-      target,
-      workload: run.workload,
-      mix: run.mix,
-      // open loop from the first step's rate; the search changes it
-      settings: { ...run.settings, rate: firstRate, maxLagMs: null, threads: 1 },
-      workloadChoice: run.workloadChoice,
-      reset,
-      connectTimeoutS: run.connectTimeoutS,
-      pgStats: recordDir ? { pgstattuple: false } : null,
-      recordDir,
-      describe: { command: 'capacity', ...describe },
-      registry: createRegistry(),
-      log
-    })
-  )
+  const session = await openSession({ target, run, firstRate, reset, recordDir, describe, log })
   /** @type {CapacityStep[]} */
-  const steps = []
+  let steps = []
   /** @type {CapacityOutcome['summary']} */
   let summary = null
   const lateness = new LatenessProbe()
@@ -123,48 +104,8 @@ export async function runCapacity({ target, run, capacity, reset, recordDir, des
     log.info(
       `capacity: ${describeObjectives(capacity.objectives)}; steps of ${capacity.settleS} s settling and ${capacity.stepS} s measured or more, from ${firstRate} requests/s`
     )
-    // the first step must not pay for opening the connections
-    const opened = performance.now()
-    while (
-      !stop.requested &&
-      generator.connections < generator.concurrency &&
-      performance.now() - opened < CONNECT_WAIT_MS
-    )
-      await stop.wait(0.05)
-    const budgetS = capacity.maxTimeS ?? CAPACITY_DEFAULTS.maxTimeS
-    const { settleS } = capacity
-    for (let rate = search.next(); rate !== null && !stop.requested; rate = search.next()) {
-      const elapsedS = (performance.now() - started) / 1000
-      const stepsLeft = search.stepsLeft()
-      const stepS = measuredSeconds({
-        rate,
-        tail,
-        stepS: capacity.stepS,
-        settleS,
-        remainingS: budgetS - elapsedS,
-        stepsLeft
-      })
-      if (elapsedS + settleS + stepS > budgetS) {
-        search.timeUp()
-        break
-      }
-      generator.setRate(rate)
-      // requests in flight from the step before end, and the server settles at the new rate
-      await stop.wait(settleS)
-      const mark = markStep(session.stats, performance.now())
-      lateness.mark()
-      await stop.wait(stepS)
-      if (stop.requested) break
-      const phase = /** @type {CapacityStep['phase']} */ (search.phase)
-      const step = {
-        step: steps.length + 1,
-        phase,
-        ...measureStep(session.stats, mark, performance.now(), rate, capacity.objectives, lateness.p99Us())
-      }
-      steps.push(step)
-      search.record(step.held)
-      onStep(step)
-    }
+    await awaitConnections(generator, stop)
+    steps = await runSteps({ search, generator, session, lateness, capacity, tail, started, stop, onStep })
     search.stop()
     summary = await session.finish({ shutdownTimeoutS: run.shutdownTimeoutS, verifyTimeoutS: run.verifyTimeoutS })
     const result = search.result()
@@ -186,6 +127,108 @@ export async function runCapacity({ target, run, capacity, reset, recordDir, des
     lateness.close()
     await session.close()
   }
+}
+
+/**
+ * The search's one load session, open loop from the first step's rate.
+ * @param {object} options
+ * @param {{ connectionString: string, display: string, embedded: boolean }} options.target
+ * @param {CapacityLoad} options.run
+ * @param {number} options.firstRate
+ * @param {boolean} options.reset
+ * @param {string | null} options.recordDir
+ * @param {Record<string, unknown>} options.describe
+ * @param {import('../log.js').Logger} options.log
+ */
+function openSession({ target, run, firstRate, reset, recordDir, describe, log }) {
+  return LoadSession.open(
+    loadOptions({
+      target,
+      workload: run.workload,
+      mix: run.mix,
+      // open loop from the first step's rate; the search changes it
+      settings: { ...run.settings, rate: firstRate, maxLagMs: null, threads: 1 },
+      workloadChoice: run.workloadChoice,
+      reset,
+      connectTimeoutS: run.connectTimeoutS,
+      pgStats: recordDir ? { pgstattuple: false } : null,
+      recordDir,
+      describe: { command: 'capacity', ...describe },
+      registry: createRegistry(),
+      log
+    })
+  )
+}
+
+/**
+ * Waits for the clients' connections, CONNECT_WAIT_MS at most: the first
+ * step must not pay for opening them.
+ * @param {import('../generator/generator.js').Generator} generator
+ * @param {Stop} stop
+ */
+async function awaitConnections(generator, stop) {
+  const opened = performance.now()
+  while (
+    !stop.requested &&
+    generator.connections < generator.concurrency &&
+    performance.now() - opened < CONNECT_WAIT_MS
+  )
+    await stop.wait(0.05)
+}
+
+/**
+ * The search's steps, one rate each, until it settles, is stopped or its
+ * time is up.
+ * @param {object} options
+ * @param {CapacitySearch} options.search
+ * @param {import('../generator/generator.js').Generator} options.generator
+ * @param {LoadSession} options.session
+ * @param {LatenessProbe} options.lateness
+ * @param {CapacitySettings} options.capacity
+ * @param {ReturnType<typeof tailShare>} options.tail
+ * @param {number} options.started   performance.now() when the search began
+ * @param {Stop} options.stop
+ * @param {(step: CapacityStep) => void} options.onStep
+ * @returns {Promise<CapacityStep[]>}
+ */
+async function runSteps({ search, generator, session, lateness, capacity, tail, started, stop, onStep }) {
+  /** @type {CapacityStep[]} */
+  const steps = []
+  const budgetS = capacity.maxTimeS ?? CAPACITY_DEFAULTS.maxTimeS
+  const { settleS } = capacity
+  for (let rate = search.next(); rate !== null && !stop.requested; rate = search.next()) {
+    const elapsedS = (performance.now() - started) / 1000
+    const stepsLeft = search.stepsLeft()
+    const stepS = measuredSeconds({
+      rate,
+      tail,
+      stepS: capacity.stepS,
+      settleS,
+      remainingS: budgetS - elapsedS,
+      stepsLeft
+    })
+    if (elapsedS + settleS + stepS > budgetS) {
+      search.timeUp()
+      break
+    }
+    generator.setRate(rate)
+    // requests in flight from the step before end, and the server settles at the new rate
+    await stop.wait(settleS)
+    const mark = markStep(session.stats, performance.now())
+    lateness.mark()
+    await stop.wait(stepS)
+    if (stop.requested) break
+    const phase = /** @type {CapacityStep['phase']} */ (search.phase)
+    const step = {
+      step: steps.length + 1,
+      phase,
+      ...measureStep(session.stats, mark, performance.now(), rate, capacity.objectives, lateness.p99Us())
+    }
+    steps.push(step)
+    search.record(step.held)
+    onStep(step)
+  }
+  return steps
 }
 
 /**

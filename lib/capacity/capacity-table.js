@@ -12,7 +12,7 @@ export function askedRate(rate) {
 // How `pgloadgen capacity` shows its search: one row per step as it ends,
 // the table of every step at the end, and the result in one line.
 
-/** @typedef {import('./capacity-run.js').CapacityStep} CapacityStep */
+/** @typedef {import('./step-measure.js').CapacityStep} CapacityStep */
 /** @typedef {import('./search.js').SearchResult} SearchResult */
 
 /**

@@ -24,7 +24,7 @@ export const LATENESS_SHARE = 0.25
  */
 
 /**
- * @param {import('./capacity-run.js').CapacityStep[]} steps
+ * @param {import('./step-measure.js').CapacityStep[]} steps
  * @param {import('./search.js').SearchResult} result
  * @param {import('./objective.js').Objective[]} objectives
  * @returns {GeneratorLimit | null}

@@ -39,6 +39,11 @@ import { keeps } from './objective.js'
  *   failed unexpectedly
  */
 
+/**
+ * One step of a search: its figures, its number and the search's phase.
+ * @typedef {StepFigures & { step: number, phase: import('./search.js').Trial['phase'] }} CapacityStep
+ */
+
 // A step whose clients end well under the rate asked is not holding it even
 // when the latencies it did measure look fine (too few clients, or the
 // generator out of CPU): a fifth under, and three standard deviations of

@@ -13,7 +13,18 @@ import { profileOf, stagesSeconds } from '../config/stages.js'
 export const STAGES_START_CLIENTS = 1
 
 /**
- * @param {import('./run-args.js').RunArgs & { stages?: unknown, warmup?: unknown }} args
+ * The flags of run that the stages and the warm-up are checked with.
+ * @typedef {object} StagesFlags
+ * @property {unknown} [stages]
+ * @property {unknown} [warmup]
+ * @property {unknown} [duration]
+ * @property {unknown} [concurrency]
+ * @property {unknown} [transactions]
+ * @property {unknown} [instance]
+ */
+
+/**
+ * @param {StagesFlags} args
  * @param {{ workload: import('../workloads/contract.js').Workload, rate: number | null }} run   rate: --rate, checked
  * @returns {{ stages: { stages: import('../config/stages.js').Stage[],
  *     profile: import('../config/stages.js').Profile } | null, warmupS: number | null, durationS: number | null,

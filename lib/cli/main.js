@@ -13,7 +13,7 @@ import { compareCommandModule as compare } from './commands/compare-command.js'
 import { k8sSubcommands } from './commands/k8s-command.js'
 import { serverSubcommands } from './commands/server-command.js'
 import { progressOption } from './progress-option.js'
-import { capacityBuilder, capacityCommand } from './commands/capacity-command.js'
+import { capacityBuilder } from './commands/capacity-command.js'
 import { describeChain, exitCodeFor, UNEXPECTED_EXIT_CODE } from './exit-codes.js'
 
 /**
@@ -25,6 +25,7 @@ import { describeChain, exitCodeFor, UNEXPECTED_EXIT_CODE } from './exit-codes.j
 const lazy = load => async (args, io) => (await load())(args, io)
 
 const runCommand = lazy(async () => (await import('./run-command.js')).runCommand)
+const capacityCommand = lazy(async () => (await import('./commands/capacity-command-run.js')).capacityRun)
 const initCommand = lazy(async () => (await import('./commands/init-command.js')).initCommand)
 const statsCommand = lazy(async () => (await import('./stats-command.js')).statsCommand)
 const sidecarCommand = lazy(async () => (await import('./commands/sidecar-command.js')).sidecarCommand)
@@ -107,6 +108,28 @@ export function cliParser(argv, workloadSpecs, choose) {
       describe: 'trace, debug, info, warn, error or silent (also LOG_LEVEL)',
       global: true
     })
+  loadCommands(parser, workloadSpecs, choose)
+  for (const command of actionCommands) {
+    parser.command(command.command, command.describe, command.builder, args => choose(command.run, args))
+  }
+  labCommands(parser, choose)
+  groupCommands(parser, choose)
+  parser.demandCommand(
+    1,
+    'give a command: run, capacity, init, workloads, stats, vacuum, analyze, checkpoint, reset-stats, evict-cache, drop-partitions, delete, snapshot, sidecar, experiment, report, merge, compare, server or k8s'
+  )
+  return parser
+}
+
+/**
+ * The commands of a load, its tables and its workloads: run, capacity, init,
+ * workloads, stats.
+ * @param {import('yargs').Argv} parser
+ * @param {Record<string, import('../workloads/options.js').OptionSpec>} workloadSpecs
+ * @param {(run: import('./commands/action-commands.js').CommandRun, args: any) => void} choose
+ */
+function loadCommands(parser, workloadSpecs, choose) {
+  parser
     .command(
       'run [pgUrl]',
       'hammer PostgreSQL at a fixed concurrency with a workload: built-in, pgbench scripts or a module',
@@ -137,10 +160,15 @@ export function cliParser(argv, workloadSpecs, choose) {
       statsBuilder,
       args => choose(statsCommand, args)
     )
+}
 
-  for (const command of actionCommands) {
-    parser.command(command.command, command.describe, command.builder, args => choose(command.run, args))
-  }
+/**
+ * The commands of the lab around a load: sidecar, experiment, report,
+ * merge, compare.
+ * @param {import('yargs').Argv} parser
+ * @param {(run: import('./commands/action-commands.js').CommandRun, args: any) => void} choose
+ */
+function labCommands(parser, choose) {
   parser
     .command(
       'sidecar [pgUrl]',
@@ -179,6 +207,15 @@ export function cliParser(argv, workloadSpecs, choose) {
       args => choose(mergeCommand, args)
     )
     .command(compare.command, compare.describe, compare.builder, args => choose(compare.run, args))
+}
+
+/**
+ * The commands that only group subcommands: snapshot, server, k8s.
+ * @param {import('yargs').Argv} parser
+ * @param {(run: import('./commands/action-commands.js').CommandRun, args: any) => void} choose
+ */
+function groupCommands(parser, choose) {
+  parser
     .command('snapshot', 'take, list, roll back and destroy snapshots of the data directory', y =>
       snapshotSubcommands(y, choose)
     )
@@ -190,11 +227,6 @@ export function cliParser(argv, workloadSpecs, choose) {
     .command('k8s', 'run a load on Kubernetes: render writes the manifests of N instances starting at one moment', y =>
       k8sSubcommands(y, choose)
     )
-    .demandCommand(
-      1,
-      'give a command: run, capacity, init, workloads, stats, vacuum, analyze, checkpoint, reset-stats, evict-cache, drop-partitions, delete, snapshot, sidecar, experiment, report, merge, compare, server or k8s'
-    )
-  return parser
 }
 
 /**

@@ -41,6 +41,28 @@ const STEP_FIELD_NAMES = [...new Set(Object.values(STEP_FIELDS).flatMap(fields =
  */
 export function parseStep(value, label) {
   const step = object(value, label)
+  const kind = stepKind(step, label)
+  switch (kind) {
+    case 'load':
+      return loadStep(step, label)
+    case 'concurrency':
+      return concurrencyStep(step, label)
+    case 'action':
+      return { kind, label, action: parseActionSpec(step.action, `${label}.action`) }
+    case 'capacity':
+      return { kind, label, capacity: parseCapacityStep(step, label) }
+    default:
+      return waitStep(step, label)
+  }
+}
+
+/**
+ * The one kind of a step, its fields all fields of that kind.
+ * @param {Record<string, unknown>} step
+ * @param {string} label
+ * @returns {Step['kind']}
+ */
+function stepKind(step, label) {
   // a load step may give its concurrency too: then concurrency is its field, not a step
   const kinds = STEP_KINDS.filter(
     k => step[k] !== undefined && !(k === 'concurrency' && (step.load !== undefined || step.capacity !== undefined))
@@ -67,59 +89,79 @@ export function parseStep(value, label) {
         code: 'PGLG_UNKNOWN_OPTION'
       })
     }
-  switch (kind) {
-    case 'load':
-      // a ramp starts from the clients there are: a concurrency to start from is a step of its own
-      if (step.ramp !== undefined && step.concurrency !== undefined) {
-        throw new InputError(
-          `${label}: give concurrency or ramp, not both (a ramp starts from the clients running; put a concurrency step before it)`,
-          { code: 'PGLG_CONFLICTING_OPTIONS' }
-        )
-      }
-      return {
-        kind,
-        label,
-        seconds: timer(parseOffset(step.load, `${label}.load`), `${label}.load`),
-        ...(step.concurrency !== undefined && {
-          concurrency: checkSetting('concurrency', step.concurrency, `${label}.concurrency`)
-        }),
-        ...(step.ramp !== undefined && { ramp: checkSetting('concurrency', step.ramp, `${label}.ramp`) })
-      }
-    case 'concurrency': {
-      const text = String(step.concurrency)
-      const factor = /^x(\d+(?:\.\d+)?)$/.exec(text)
-      if (factor) {
-        const n = Number(factor[1])
-        if (!(n > 0 && n <= MAX_CONCURRENCY)) {
-          throw new InputError(
-            `${label}.concurrency: a factor above 0 and at most ${MAX_CONCURRENCY}, like x2 or x0.5, got ${quote(text)}`,
-            { code: 'PGLG_INVALID_NUMBER' }
-          )
-        }
-        return { kind, label, factor: n }
-      }
-      return { kind, label, concurrency: checkSetting('concurrency', step.concurrency, `${label}.concurrency`) }
+  return kind
+}
+
+/**
+ * @param {Record<string, unknown>} step
+ * @param {string} label
+ * @returns {Step}
+ */
+function loadStep(step, label) {
+  // a ramp starts from the clients there are: a concurrency to start from is a step of its own
+  if (step.ramp !== undefined && step.concurrency !== undefined) {
+    throw new InputError(
+      `${label}: give concurrency or ramp, not both (a ramp starts from the clients running; put a concurrency step before it)`,
+      { code: 'PGLG_CONFLICTING_OPTIONS' }
+    )
+  }
+  return {
+    kind: 'load',
+    label,
+    seconds: timer(parseOffset(step.load, `${label}.load`), `${label}.load`),
+    ...(step.concurrency !== undefined && {
+      concurrency: checkSetting('concurrency', step.concurrency, `${label}.concurrency`)
+    }),
+    ...(step.ramp !== undefined && { ramp: checkSetting('concurrency', step.ramp, `${label}.ramp`) })
+  }
+}
+
+/**
+ * A number of clients, or a factor of the clients running (x2, x0.5).
+ * @param {Record<string, unknown>} step
+ * @param {string} label
+ * @returns {Step}
+ */
+function concurrencyStep(step, label) {
+  const text = String(step.concurrency)
+  const factor = /^x(\d+(?:\.\d+)?)$/.exec(text)
+  if (factor) {
+    const n = Number(factor[1])
+    if (!(n > 0 && n <= MAX_CONCURRENCY)) {
+      throw new InputError(
+        `${label}.concurrency: a factor above 0 and at most ${MAX_CONCURRENCY}, like x2 or x0.5, got ${quote(text)}`,
+        { code: 'PGLG_INVALID_NUMBER' }
+      )
     }
-    case 'action':
-      return { kind, label, action: parseActionSpec(step.action, `${label}.action`) }
-    case 'capacity':
-      return { kind, label, capacity: parseCapacityStep(step, label) }
-    default: {
-      if (typeof step.wait !== 'string') {
-        throw new InputError(
-          `${label}.wait: action, or a condition like "dead_fraction(test_table) < 0.05", got ${shown(step.wait)}`,
-          { code: 'PGLG_INVALID_EXPRESSION' }
-        )
-      }
-      const until = step.wait === 'action' ? 'action' : parseCondition(step.wait, `${label}.wait`)
-      return {
-        kind,
-        label,
-        until,
-        timeoutS:
-          step.timeout === undefined ? 3600 : timer(parseOffset(step.timeout, `${label}.timeout`), `${label}.timeout`)
-      }
-    }
+    return { kind: 'concurrency', label, factor: n }
+  }
+  return {
+    kind: 'concurrency',
+    label,
+    concurrency: checkSetting('concurrency', step.concurrency, `${label}.concurrency`)
+  }
+}
+
+/**
+ * A wait for the actions running, or for a condition on the stats.
+ * @param {Record<string, unknown>} step
+ * @param {string} label
+ * @returns {Step}
+ */
+function waitStep(step, label) {
+  if (typeof step.wait !== 'string') {
+    throw new InputError(
+      `${label}.wait: action, or a condition like "dead_fraction(test_table) < 0.05", got ${shown(step.wait)}`,
+      { code: 'PGLG_INVALID_EXPRESSION' }
+    )
+  }
+  const until = step.wait === 'action' ? 'action' : parseCondition(step.wait, `${label}.wait`)
+  return {
+    kind: 'wait',
+    label,
+    until,
+    timeoutS:
+      step.timeout === undefined ? 3600 : timer(parseOffset(step.timeout, `${label}.timeout`), `${label}.timeout`)
   }
 }
 

@@ -108,131 +108,20 @@ export async function parsePlan(data, { baseDir }) {
  */
 async function planOf(data, baseDir) {
   const plan = object(data, 'plan')
-  for (const key of Object.keys(plan))
-    if (!TOP.has(key)) throw new InputError(`${printable(key, 40)}: unknown field`, { code: 'PGLG_UNKNOWN_OPTION' })
-  const name = string(plan.name, 'name')
-  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) {
-    throw new InputError('name: letters, digits, dots, dashes and underscores only', { code: 'PGLG_INVALID_NAME' })
-  }
+  const name = planName(plan)
   const { protocol, seed } = parseRunSettings('plan', plan, { only: ['protocol', 'seed'] })
   const planOptions = plan.options === undefined ? {} : object(plan.options, 'options')
-  /**
-   * The plan's workload with its options, a variant's own options over them.
-   * @param {Record<string, unknown>} options
-   * @param {string} where
-   */
-  const workloadWith = (options, where) =>
-    chooseWorkload({
-      workload: plan.workload === undefined ? undefined : string(plan.workload, 'workload'),
-      files: stringList(plan.scripts, 'scripts'),
-      builtins: stringList(plan.builtins, 'builtins'),
-      defines: Object.entries(plan.defines === undefined ? {} : object(plan.defines, 'defines')).map(
-        ([key, value]) => `${key}=${value}`
-      ),
-      scale: plan.scale === undefined ? null : positiveInteger(plan.scale, 'scale'),
-      randomSeed: undefined,
-      seed,
-      protocol,
-      options,
-      optionsWhere: where,
-      baseDir
-    })
+  const workloadWith = workloadMaker(plan, { seed, protocol, baseDir })
   const workload = await workloadWith(planOptions, 'options.')
-  const settings = parseRunSettings('plan', plan, {
-    only: ['mix', 'concurrency', 'statsInterval', 'requestTimeout', 'warmup'],
-    types: workload.types,
-    defaults: workload.clients === null ? {} : { concurrency: workload.clients }
-  })
-  const mix =
-    plan.mix === undefined ? formatMix(mixOf(workload.types, workload.weights)) : /** @type {string} */ (plan.mix)
-  const concurrency = /** @type {number} */ (settings.concurrency)
-  if (workload.clients !== null && concurrency !== workload.clients) {
-    throw new InputError(
-      `concurrency: the ${workload.name} workload sets its clients itself (${workload.clients}); leave concurrency out`,
-      { code: 'PGLG_NOT_FOR_WORKLOAD' }
-    )
-  }
+  const { settings, mix, concurrency } = loadSettings(plan, workload)
   const statsIntervalS = /** @type {number} */ (settings.statsInterval)
-  if (plan.prepare === undefined) {
-    throw new InputError('prepare: missing: variants roll back to the snapshot the prepare phase takes', {
-      code: 'PGLG_MISSING_VALUE'
-    })
-  }
-  if (!Array.isArray(plan.variants) || plan.variants.length === 0) {
-    throw new InputError('variants: expected a non-empty list', { code: 'PGLG_MISSING_VALUE' })
-  }
-  const server = parsePlanServer(plan.server)
-  const combos = expandMatrix(plan.matrix)
-  if (combos.length > 1 && server.kind === 'url') {
-    throw new InputError(
-      'matrix: only with the embedded server (pgloadgen does not change a server it did not start)',
-      { code: 'PGLG_EMBEDDED_ONLY' }
-    )
-  }
-  if (plan.variants.length * combos.length > MAX_VARIANTS) {
-    throw new InputError(
-      `matrix: ${plan.variants.length} variants × ${combos.length} combinations is more than ${MAX_VARIANTS} variants`,
-      { code: 'PGLG_INVALID_NUMBER' }
-    )
-  }
+  const { server, combos } = serverAndMatrix(plan)
+  /** @type {Set<string>} */
   const names = new Set()
   const variants = []
-  for (const [i, v] of plan.variants.entries()) {
-    const variant = object(v, `variants[${i}]`)
-    for (const key of Object.keys(variant)) {
-      if (!VARIANT_FIELDS.includes(key)) {
-        throw new InputError(`variants[${i}].${printable(key, 40)}: unknown field`, { code: 'PGLG_UNKNOWN_OPTION' })
-      }
-    }
-    const variantName = string(variant.name, `variants[${i}].name`)
-    if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(variantName)) {
-      throw new InputError(`variants[${i}].name: letters, digits, dots, dashes and underscores only`, {
-        code: 'PGLG_INVALID_NAME'
-      })
-    }
-    if (!Array.isArray(variant.steps) || variant.steps.length === 0) {
-      throw new InputError(`variants[${i}].steps: expected a non-empty list`, { code: 'PGLG_MISSING_VALUE' })
-    }
-    // A variant with options of its own runs the workload made with them,
-    // on tables made afresh (the snapshot's have the plan's shape).
-    const own =
-      variant.options === undefined
-        ? null
-        : await workloadWith(
-            { ...planOptions, ...object(variant.options, `variants[${i}].options`) },
-            `variants[${i}].options.`
-          )
-    const steps = Array.from(variant.steps, (s, j) => parseStep(s, `variants[${i}].steps[${j}]`))
-    for (const step of steps) if (step.capacity) checkCapacityWorkload(step.capacity, own ?? workload, step.label)
-    const ownServer = parseVariantServer(variant.server, `variants[${i}].server`)
-    if (ownServer && server.kind === 'url') {
-      throw new InputError(
-        `variants[${i}].server: only with the embedded server (pgloadgen does not change a server it did not start)`,
-        { code: 'PGLG_EMBEDDED_ONLY' }
-      )
-    }
-    for (const combo of combos) {
-      const fullName = variantName + combo.suffix
-      if (names.has(fullName)) {
-        throw new InputError(`variants[${i}].name: ${quote(fullName)} is used twice`, { code: 'PGLG_INVALID_NAME' })
-      }
-      names.add(fullName)
-      for (const key of /** @type {const} */ (['version', 'profile'])) {
-        if (ownServer?.[key] !== undefined && combo.server[key] !== undefined) {
-          throw new InputError(`variants[${i}].server.${key}: the matrix sets it too`, {
-            code: 'PGLG_CONFLICTING_OPTIONS'
-          })
-        }
-      }
-      const field = combos.length > 1 ? `variants[${i}] (${fullName}).server` : `variants[${i}].server`
-      const merged = { ...ownServer, ...combo.server, settings: { ...ownServer?.settings, ...combo.server.settings } }
-      variants.push({
-        name: fullName,
-        steps,
-        workload: own,
-        server: server.kind === 'url' ? null : await effectiveServer(server, merged, field)
-      })
-    }
+  for (const [i, v] of /** @type {unknown[]} */ (plan.variants).entries()) {
+    const variant = await parseVariant(v, i, { planOptions, workload, workloadWith, server })
+    for (const combo of combos) variants.push(await expandedVariant(variant, combo, { i, combos, server, names }))
   }
   return {
     name,
@@ -255,6 +144,181 @@ async function planOf(data, baseDir) {
       plan.expect,
       variants.map(v => v.name)
     )
+  }
+}
+
+/**
+ * The plan's fields all known, and its name.
+ * @param {Record<string, unknown>} plan
+ */
+function planName(plan) {
+  for (const key of Object.keys(plan))
+    if (!TOP.has(key)) throw new InputError(`${printable(key, 40)}: unknown field`, { code: 'PGLG_UNKNOWN_OPTION' })
+  const name = string(plan.name, 'name')
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(name)) {
+    throw new InputError('name: letters, digits, dots, dashes and underscores only', { code: 'PGLG_INVALID_NAME' })
+  }
+  return name
+}
+
+/**
+ * A maker of the plan's workload with its options, a variant's own options
+ * over them.
+ * @param {Record<string, unknown>} plan
+ * @param {{ seed: number | null | undefined, protocol: import('../config/protocol.js').Protocol,
+ *     baseDir: string }} context
+ */
+function workloadMaker(plan, { seed, protocol, baseDir }) {
+  /**
+   * @param {Record<string, unknown>} options
+   * @param {string} where
+   */
+  return (options, where) =>
+    chooseWorkload({
+      workload: plan.workload === undefined ? undefined : string(plan.workload, 'workload'),
+      files: stringList(plan.scripts, 'scripts'),
+      builtins: stringList(plan.builtins, 'builtins'),
+      defines: Object.entries(plan.defines === undefined ? {} : object(plan.defines, 'defines')).map(
+        ([key, value]) => `${key}=${value}`
+      ),
+      scale: plan.scale === undefined ? null : positiveInteger(plan.scale, 'scale'),
+      randomSeed: undefined,
+      seed,
+      protocol,
+      options,
+      optionsWhere: where,
+      baseDir
+    })
+}
+
+/**
+ * The load's settings, its mix and its concurrency (a workload that sets its
+ * clients itself refuses another).
+ * @param {Record<string, unknown>} plan
+ * @param {import('../workloads/contract.js').Workload} workload
+ */
+function loadSettings(plan, workload) {
+  const settings = parseRunSettings('plan', plan, {
+    only: ['mix', 'concurrency', 'statsInterval', 'requestTimeout', 'warmup'],
+    types: workload.types,
+    defaults: workload.clients === null ? {} : { concurrency: workload.clients }
+  })
+  const mix =
+    plan.mix === undefined ? formatMix(mixOf(workload.types, workload.weights)) : /** @type {string} */ (plan.mix)
+  const concurrency = /** @type {number} */ (settings.concurrency)
+  if (workload.clients !== null && concurrency !== workload.clients) {
+    throw new InputError(
+      `concurrency: the ${workload.name} workload sets its clients itself (${workload.clients}); leave concurrency out`,
+      { code: 'PGLG_NOT_FOR_WORKLOAD' }
+    )
+  }
+  return { settings, mix, concurrency }
+}
+
+/**
+ * The prepare phase and the variants given, the server, and the matrix's
+ * combinations of servers.
+ * @param {Record<string, unknown>} plan
+ */
+function serverAndMatrix(plan) {
+  if (plan.prepare === undefined) {
+    throw new InputError('prepare: missing: variants roll back to the snapshot the prepare phase takes', {
+      code: 'PGLG_MISSING_VALUE'
+    })
+  }
+  if (!Array.isArray(plan.variants) || plan.variants.length === 0) {
+    throw new InputError('variants: expected a non-empty list', { code: 'PGLG_MISSING_VALUE' })
+  }
+  const server = parsePlanServer(plan.server)
+  const combos = expandMatrix(plan.matrix)
+  if (combos.length > 1 && server.kind === 'url') {
+    throw new InputError(
+      'matrix: only with the embedded server (pgloadgen does not change a server it did not start)',
+      { code: 'PGLG_EMBEDDED_ONLY' }
+    )
+  }
+  if (/** @type {unknown[]} */ (plan.variants).length * combos.length > MAX_VARIANTS) {
+    throw new InputError(
+      `matrix: ${plan.variants.length} variants × ${combos.length} combinations is more than ${MAX_VARIANTS} variants`,
+      { code: 'PGLG_INVALID_NUMBER' }
+    )
+  }
+  return { server, combos }
+}
+
+/**
+ * One variant as the plan gives it: its name, its workload when it has
+ * options of its own, its steps and its server.
+ * @param {unknown} v
+ * @param {number} i
+ * @param {{ planOptions: Record<string, unknown>, workload: import('../workloads/contract.js').Workload,
+ *     workloadWith: ReturnType<typeof workloadMaker>, server: ReturnType<typeof parsePlanServer> }} context
+ */
+async function parseVariant(v, i, { planOptions, workload, workloadWith, server }) {
+  const variant = object(v, `variants[${i}]`)
+  for (const key of Object.keys(variant)) {
+    if (!VARIANT_FIELDS.includes(key)) {
+      throw new InputError(`variants[${i}].${printable(key, 40)}: unknown field`, { code: 'PGLG_UNKNOWN_OPTION' })
+    }
+  }
+  const variantName = string(variant.name, `variants[${i}].name`)
+  if (!/^[A-Za-z0-9][A-Za-z0-9._-]*$/.test(variantName)) {
+    throw new InputError(`variants[${i}].name: letters, digits, dots, dashes and underscores only`, {
+      code: 'PGLG_INVALID_NAME'
+    })
+  }
+  if (!Array.isArray(variant.steps) || variant.steps.length === 0) {
+    throw new InputError(`variants[${i}].steps: expected a non-empty list`, { code: 'PGLG_MISSING_VALUE' })
+  }
+  // A variant with options of its own runs the workload made with them,
+  // on tables made afresh (the snapshot's have the plan's shape).
+  const own =
+    variant.options === undefined
+      ? null
+      : await workloadWith(
+          { ...planOptions, ...object(variant.options, `variants[${i}].options`) },
+          `variants[${i}].options.`
+        )
+  const steps = Array.from(variant.steps, (s, j) => parseStep(s, `variants[${i}].steps[${j}]`))
+  for (const step of steps) if (step.capacity) checkCapacityWorkload(step.capacity, own ?? workload, step.label)
+  const ownServer = parseVariantServer(variant.server, `variants[${i}].server`)
+  if (ownServer && server.kind === 'url') {
+    throw new InputError(
+      `variants[${i}].server: only with the embedded server (pgloadgen does not change a server it did not start)`,
+      { code: 'PGLG_EMBEDDED_ONLY' }
+    )
+  }
+  return { variantName, own, steps, ownServer }
+}
+
+/**
+ * A variant on one combination of the matrix: its full name (used once),
+ * and its server, the matrix's settings over the variant's.
+ * @param {Awaited<ReturnType<typeof parseVariant>>} variant
+ * @param {ReturnType<typeof expandMatrix>[number]} combo
+ * @param {{ i: number, combos: ReturnType<typeof expandMatrix>, server: ReturnType<typeof parsePlanServer>,
+ *     names: Set<string> }} context
+ */
+async function expandedVariant({ variantName, own, steps, ownServer }, combo, { i, combos, server, names }) {
+  const fullName = variantName + combo.suffix
+  if (names.has(fullName)) {
+    throw new InputError(`variants[${i}].name: ${quote(fullName)} is used twice`, { code: 'PGLG_INVALID_NAME' })
+  }
+  names.add(fullName)
+  for (const key of /** @type {const} */ (['version', 'profile'])) {
+    if (ownServer?.[key] !== undefined && combo.server[key] !== undefined) {
+      throw new InputError(`variants[${i}].server.${key}: the matrix sets it too`, {
+        code: 'PGLG_CONFLICTING_OPTIONS'
+      })
+    }
+  }
+  const field = combos.length > 1 ? `variants[${i}] (${fullName}).server` : `variants[${i}].server`
+  const merged = { ...ownServer, ...combo.server, settings: { ...ownServer?.settings, ...combo.server.settings } }
+  return {
+    name: fullName,
+    steps,
+    workload: own,
+    server: server.kind === 'url' ? null : await effectiveServer(server, merged, field)
   }
 }
 

@@ -52,23 +52,7 @@ export async function runExperiment(plan, { out, stop, log, onPhase }) {
       log,
       onPhase
     })
-    const servers = []
-    for (const group of groups)
-      servers.push({
-        major: group.major,
-        version: await showVersion(group.connectionString),
-        variants: group.variants,
-        prepare: path.relative(outDir, group.prepareDir)
-      })
-    const info = {
-      name: plan.name,
-      plan: planForRecord(plan),
-      started_at: startedAt.toISOString(),
-      ended_at: null,
-      pgloadgen_version: PGLOADGEN_VERSION,
-      postgres_version: servers.map(s => s.version).join(', '),
-      servers
-    }
+    const info = await experimentInfo(plan, groups, outDir, startedAt)
     await writeFile(path.join(outDir, 'experiment.json'), JSON.stringify(info, null, 2) + '\n')
 
     if (plan.repetitions < MIN_REPETITIONS) {
@@ -99,19 +83,55 @@ export async function runExperiment(plan, { out, stop, log, onPhase }) {
     log.info(`report: ${path.join(outDir, 'report.html')}`)
     return stop.requested ? 1 : 0
   } finally {
-    for (const { server, diskThrottle } of groups) {
-      await server
-        ?.stop()
-        .catch(err => log.warn(`stopping the embedded server: ${err.message}`, 'PGLG_W_CLEANUP_FAILED'))
-      if (diskThrottle) {
-        const io = await diskThrottle.counters().catch(() => null)
-        if (io) {
-          log.info(
-            `disk limit: the server read ${(io.readBytes / 1e6).toFixed(0)} MB in ${io.reads} reads and wrote ${(io.writeBytes / 1e6).toFixed(0)} MB in ${io.writes} writes through it`
-          )
-        }
-        await diskThrottle.release().catch(err => log.warn(`disk limit: ${err.message}`, 'PGLG_W_CLEANUP_FAILED'))
+    await closeServerGroups(groups, log)
+  }
+}
+
+/**
+ * experiment.json as it is written at the start: the plan, and each
+ * server's major, version, variants and prepare directory.
+ * @param {import('./plan.js').Plan} plan
+ * @param {import('./server-groups.js').ServerGroup[]} groups
+ * @param {string} outDir
+ * @param {Date} startedAt
+ */
+async function experimentInfo(plan, groups, outDir, startedAt) {
+  const servers = []
+  for (const group of groups)
+    servers.push({
+      major: group.major,
+      version: await showVersion(group.connectionString),
+      variants: group.variants,
+      prepare: path.relative(outDir, group.prepareDir)
+    })
+  return {
+    name: plan.name,
+    plan: planForRecord(plan),
+    started_at: startedAt.toISOString(),
+    ended_at: null,
+    pgloadgen_version: PGLOADGEN_VERSION,
+    postgres_version: servers.map(s => s.version).join(', '),
+    servers
+  }
+}
+
+/**
+ * Stops the embedded servers the experiment started and releases their
+ * disk limits, saying what went through them.
+ * @param {import('./server-groups.js').ServerGroup[]} groups
+ * @param {import('../log.js').Logger} log
+ */
+async function closeServerGroups(groups, log) {
+  for (const { server, diskThrottle } of groups) {
+    await server?.stop().catch(err => log.warn(`stopping the embedded server: ${err.message}`, 'PGLG_W_CLEANUP_FAILED'))
+    if (diskThrottle) {
+      const io = await diskThrottle.counters().catch(() => null)
+      if (io) {
+        log.info(
+          `disk limit: the server read ${(io.readBytes / 1e6).toFixed(0)} MB in ${io.reads} reads and wrote ${(io.writeBytes / 1e6).toFixed(0)} MB in ${io.writes} writes through it`
+        )
       }
+      await diskThrottle.release().catch(err => log.warn(`disk limit: ${err.message}`, 'PGLG_W_CLEANUP_FAILED'))
     }
   }
 }

@@ -74,6 +74,13 @@ function digest(text) {
 }
 
 /**
+ * @param {import('node:http').ServerResponse} res
+ * @param {number} code
+ * @param {unknown} body
+ */
+const json = (res, code, body) => reply(res, code, JSON.stringify(body) + '\n', 'application/json')
+
+/**
  * The live-control routes of a run: GET /status, POST /concurrency,
  * POST /pause, POST /resume. Every change is an event.
  * @param {ControlOptions} options
@@ -92,40 +99,7 @@ export function controlRoutes({
 }) {
   const started = Date.now()
   const window = new RateWindow(stats)
-  const needsToken = !isLoopback(host)
-  // The CLI refuses an empty token at start; kept here too, because an empty
-  // token would match a request with no Authorization header at all.
-  const secret = token === null || token === '' ? null : digest(token)
-
-  /**
-   * @param {import('node:http').IncomingMessage} req
-   * @param {import('node:http').ServerResponse} res
-   */
-  const allowed = (req, res) => {
-    if (!needsToken) return true
-    if (secret === null) {
-      reply(
-        res,
-        403,
-        JSON.stringify({
-          error: 'control is disabled on a non-loopback address unless a token is given at start (--control-token)'
-        }) + '\n',
-        'application/json'
-      )
-      return false
-    }
-    // Only the Bearer scheme: a bare token in the header is not accepted.
-    const bearer = /^Bearer +(\S+) *$/i.exec(String(req.headers.authorization ?? ''))
-    // Compared as digests, in constant time: neither the token's characters
-    // nor its length show in how long a refusal takes.
-    const matches = timingSafeEqual(digest(bearer ? bearer[1] : ''), secret)
-    if (!bearer || !matches) {
-      res.setHeader('WWW-Authenticate', 'Bearer')
-      reply(res, 401, JSON.stringify({ error: 'a valid bearer token is required' }) + '\n', 'application/json')
-      return false
-    }
-    return true
-  }
+  const allowed = accessCheck(host, token)
 
   const status = () => ({
     ...describe(),
@@ -136,13 +110,6 @@ export function controlRoutes({
     rates: window.rates(),
     last_events: events.recent.slice(-10)
   })
-
-  /**
-   * @param {import('node:http').ServerResponse} res
-   * @param {number} code
-   * @param {unknown} body
-   */
-  const json = (res, code, body) => reply(res, code, JSON.stringify(body) + '\n', 'application/json')
 
   /**
    * Pausing twice is one change: only a change of state is an event.
@@ -168,55 +135,110 @@ export function controlRoutes({
     routes: {
       '/status': { GET: (_req, res) => json(res, 200, status()) },
       '/concurrency': {
-        POST: async (req, res) => {
-          if (!allowed(req, res)) return
-          let text
-          try {
-            text = await readBody(req, maxBodyBytes)
-          } catch (err) {
-            if (err instanceof BodyTooLarge) return replyTooLarge(res, err.limit)
-            throw err
-          }
-          let body
-          try {
-            body = JSON.parse(text)
-          } catch {
-            return json(res, 400, {
-              error: 'expected a JSON body like {"concurrency": 16}',
-              code: 'PGLG_INVALID_REQUEST'
-            })
-          }
-          // the rule and the wording of -c and a plan's concurrency (config/run-setting-checks.js)
-          let next
-          try {
-            next = /** @type {number} */ (checkSetting('concurrency', body?.concurrency, 'api'))
-          } catch (err) {
-            if (err instanceof InputError) return json(res, 400, { error: err.message, code: err.code })
-            throw err
-          }
-          if (share && next < share.parts) {
-            return json(res, 400, {
-              error: `concurrency is the total of ${share.parts} instances, each needs at least one client: at least ${share.parts}`,
-              code: 'PGLG_INVALID_NUMBER'
-            })
-          }
-          const previous = generator.concurrency
-          // an instance runs its exact share of the total, as at start
-          const own = share ? shareOfTotal(next, share) : next
-          generator.setConcurrency(own)
-          log.info(
-            `concurrency changed from ${previous} to ${own}${share ? ` (of ${next} over ${share.parts} instances)` : ''}`
-          )
-          await events.record({
-            kind: 'point',
-            action: 'concurrency',
-            detail: { from: previous, to: own, ...(share && { total: next }) }
-          })
-          json(res, 200, { concurrency: own, previous, ...(share && { total: next }) })
-        }
+        POST: concurrencyHandler({ generator, events, log, share, maxBodyBytes, allowed })
       },
       '/pause': pauseRoute('pause'),
       '/resume': pauseRoute('resume')
     }
+  }
+}
+
+/**
+ * Whether a request may change the run: always on a loopback address, else
+ * only with the bearer token given at start; a refusal is answered.
+ * @param {string} host
+ * @param {string | null} token
+ * @returns {(req: import('node:http').IncomingMessage, res: import('node:http').ServerResponse) => boolean}
+ */
+function accessCheck(host, token) {
+  const needsToken = !isLoopback(host)
+  // The CLI refuses an empty token at start; kept here too, because an empty
+  // token would match a request with no Authorization header at all.
+  const secret = token === null || token === '' ? null : digest(token)
+
+  /**
+   * @param {import('node:http').IncomingMessage} req
+   * @param {import('node:http').ServerResponse} res
+   */
+  return (req, res) => {
+    if (!needsToken) return true
+    if (secret === null) {
+      reply(
+        res,
+        403,
+        JSON.stringify({
+          error: 'control is disabled on a non-loopback address unless a token is given at start (--control-token)'
+        }) + '\n',
+        'application/json'
+      )
+      return false
+    }
+    // Only the Bearer scheme: a bare token in the header is not accepted.
+    const bearer = /^Bearer +(\S+) *$/i.exec(String(req.headers.authorization ?? ''))
+    // Compared as digests, in constant time: neither the token's characters
+    // nor its length show in how long a refusal takes.
+    const matches = timingSafeEqual(digest(bearer ? bearer[1] : ''), secret)
+    if (!bearer || !matches) {
+      res.setHeader('WWW-Authenticate', 'Bearer')
+      reply(res, 401, JSON.stringify({ error: 'a valid bearer token is required' }) + '\n', 'application/json')
+      return false
+    }
+    return true
+  }
+}
+
+/**
+ * POST /concurrency: the run's new concurrency (the total of every
+ * instance with --instance), checked as -c is, and recorded as an event.
+ * @param {Pick<ControlOptions, 'generator' | 'events' | 'log' | 'share'> & { maxBodyBytes: number,
+ *     allowed: ReturnType<typeof accessCheck> }} options
+ * @returns {import('./http-server.js').Handler}
+ */
+function concurrencyHandler({ generator, events, log, share, maxBodyBytes, allowed }) {
+  return async (req, res) => {
+    if (!allowed(req, res)) return
+    let text
+    try {
+      text = await readBody(req, maxBodyBytes)
+    } catch (err) {
+      if (err instanceof BodyTooLarge) return replyTooLarge(res, err.limit)
+      throw err
+    }
+    let body
+    try {
+      body = JSON.parse(text)
+    } catch {
+      return json(res, 400, {
+        error: 'expected a JSON body like {"concurrency": 16}',
+        code: 'PGLG_INVALID_REQUEST'
+      })
+    }
+    // the rule and the wording of -c and a plan's concurrency (config/run-setting-checks.js)
+    let next
+    try {
+      next = /** @type {number} */ (checkSetting('concurrency', body?.concurrency, 'api'))
+    } catch (err) {
+      if (err instanceof InputError) return json(res, 400, { error: err.message, code: err.code })
+      throw err
+    }
+    if (share && next < share.parts) {
+      return json(res, 400, {
+        error: `concurrency is the total of ${share.parts} instances, each needs at least one client: at least ${share.parts}`,
+        code: 'PGLG_INVALID_NUMBER'
+      })
+    }
+    const previous = generator.concurrency
+    // an instance runs its exact share of the total, as at start
+    const own = share ? shareOfTotal(next, share) : next
+    generator.setConcurrency(own)
+    log.info(
+      `concurrency changed from ${previous} to ${own}${share ? ` (of ${next} over ${share.parts} instances)` : ''}`
+    )
+    await events.record({
+      kind: 'point',
+      action: 'concurrency',
+      detail: { from: previous, to: own, ...(share && { total: next }) }
+    })
+    json(res, 200, { concurrency: own, previous, ...(share && { total: next }) })
   }
 }

@@ -16,16 +16,12 @@ export function mergeSummaries(runs) {
   const endedMs = Math.max(...runs.map(r => r.endedMs))
   const elapsedS = Math.max(0.001, (endedMs - startedMs) / 1000)
   const histograms = mergeHistograms(summaries)
-  const sum = (/** @type {(s: Record<string, any>) => unknown} */ pick) =>
-    summaries.reduce((n, s) => n + (Number(pick(s)) || 0), 0)
+  /** @type {Sum} */
+  const sum = pick => summaries.reduce((n, s) => n + (Number(pick(s)) || 0), 0)
   const requests = mergeRequests(summaries, histograms, elapsedS)
   const done = Object.values(requests).reduce((n, r) => n + r.done, 0)
   const rows = sum(s => s.rows_written)
   const points = sum(s => s.points_written)
-  const open = first.mode === 'open'
-  const paced = first.mode === 'paced'
-  const cpuUserS = sum(s => s.process?.cpu_user_s)
-  const cpuSystemS = sum(s => s.process?.cpu_system_s)
   const vacuumSource = summaries.find(s => Array.isArray(s.vacuums) && s.vacuums.length > 0) ?? first
   return {
     elapsed_s: roundOrNull(elapsedS, 3),
@@ -46,6 +42,45 @@ export function mergeSummaries(runs) {
     server_version: commonOrList(summaries.map(s => s.server_version)),
     mode: first.mode,
     latency_kind: first.latency_kind,
+    ...loadMode(summaries, histograms, sum),
+    throughput: roundOrNull(done / elapsedS, 1),
+    rows_written: rows,
+    points_written: points,
+    rows_per_s: roundOrNull(rows / elapsedS, 1),
+    points_per_s: roundOrNull(points / elapsedS, 1),
+    latency_us: latencySummary(histograms.latency),
+    requests,
+    ...failureCounts(summaries, sum),
+    ...acknowledgedCounts(summaries, sum),
+    ...mergeRowAudit(summaries, rows),
+    abandoned_in_flight: summaries.some(s => s.abandoned_in_flight === true),
+    process: processFigures(summaries, done, sum),
+    histograms: mergedHistogramsField(first.histograms.scheme, histograms),
+    // every instance reads the same server's log: the vacuums of one of them
+    ...(vacuumSource.vacuums !== undefined && {
+      vacuums: vacuumSource.vacuums,
+      autovacuum_source: vacuumSource.autovacuum_source
+    })
+  }
+}
+
+/**
+ * The sum over the instances' summaries of the figure it picks.
+ * @typedef {(pick: (s: Record<string, any>) => unknown) => number} Sum
+ */
+
+/**
+ * The fields of an open or a paced loop: the rate, the arrivals, the
+ * skipped requests, the schedule's lag.
+ * @param {Record<string, any>[]} summaries
+ * @param {import('../results/merge-histograms.js').MergedHistograms} histograms
+ * @param {Sum} sum
+ */
+function loadMode(summaries, histograms, sum) {
+  const first = summaries[0]
+  const open = first.mode === 'open'
+  const paced = first.mode === 'paced'
+  return {
     ...(open && {
       // the instances' shares add up to the rate they were given together
       rate:
@@ -59,14 +94,18 @@ export function mergeSummaries(runs) {
       skipped: sum(s => s.skipped)
     }),
     ...(paced && { pacing_interval_s: first.pacing_interval_s }),
-    ...((open || paced) && { schedule_lag_us: histograms.lag ? latencySummary(histograms.lag) : null }),
-    throughput: roundOrNull(done / elapsedS, 1),
-    rows_written: rows,
-    points_written: points,
-    rows_per_s: roundOrNull(rows / elapsedS, 1),
-    points_per_s: roundOrNull(points / elapsedS, 1),
-    latency_us: latencySummary(histograms.latency),
-    requests,
+    ...((open || paced) && { schedule_lag_us: histograms.lag ? latencySummary(histograms.lag) : null })
+  }
+}
+
+/**
+ * The errors, failures, timeouts, cancels, refusals, full disks, reconnects
+ * and restarts of every instance together.
+ * @param {Record<string, any>[]} summaries
+ * @param {Sum} sum
+ */
+function failureCounts(summaries, sum) {
+  return {
     errors: addCounts(summaries.map(s => s.errors ?? {})),
     unexpected_failures: sum(s => s.unexpected_failures),
     timeouts: sum(s => s.timeouts ?? 0),
@@ -81,7 +120,17 @@ export function mergeSummaries(runs) {
     reconnects: sum(s => s.reconnects),
     ...(summaries.some(s => typeof s.server_restarts === 'number') && {
       server_restarts: sum(s => s.server_restarts ?? 0)
-    }),
+    })
+  }
+}
+
+/**
+ * The acknowledged inserts checked, and those in doubt.
+ * @param {Record<string, any>[]} summaries
+ * @param {Sum} sum
+ */
+function acknowledgedCounts(summaries, sum) {
+  return {
     // every instance checks its own acknowledged ids: they are disjoint, so the counts add up
     acknowledged_inserts: sum(s => s.acknowledged_inserts),
     acknowledged_missing: summaries.every(s => typeof s.acknowledged_missing === 'number')
@@ -91,22 +140,25 @@ export function mergeSummaries(runs) {
     inserts_in_doubt: sum(s => s.inserts_in_doubt ?? 0),
     inserts_in_doubt_stored: summaries.every(s => typeof s.inserts_in_doubt_stored === 'number' || !s.inserts_in_doubt)
       ? sum(s => s.inserts_in_doubt_stored ?? 0)
-      : null,
-    ...mergeRowAudit(summaries, rows),
-    abandoned_in_flight: summaries.some(s => s.abandoned_in_flight === true),
-    process: {
-      cpu_user_s: roundOrNull(cpuUserS, 3),
-      cpu_system_s: roundOrNull(cpuSystemS, 3),
-      cpu_us_per_request: roundOrNull(done ? ((cpuUserS + cpuSystemS) * 1e6) / done : null, 1),
-      // of the largest instance: each is a process of its own
-      peak_rss_bytes: Math.max(...summaries.map(s => Number(s.process?.peak_rss_bytes) || 0))
-    },
-    histograms: mergedHistogramsField(first.histograms.scheme, histograms),
-    // every instance reads the same server's log: the vacuums of one of them
-    ...(vacuumSource.vacuums !== undefined && {
-      vacuums: vacuumSource.vacuums,
-      autovacuum_source: vacuumSource.autovacuum_source
-    })
+      : null
+  }
+}
+
+/**
+ * The instances' CPU added, and the largest one's memory.
+ * @param {Record<string, any>[]} summaries
+ * @param {number} done
+ * @param {Sum} sum
+ */
+function processFigures(summaries, done, sum) {
+  const cpuUserS = sum(s => s.process?.cpu_user_s)
+  const cpuSystemS = sum(s => s.process?.cpu_system_s)
+  return {
+    cpu_user_s: roundOrNull(cpuUserS, 3),
+    cpu_system_s: roundOrNull(cpuSystemS, 3),
+    cpu_us_per_request: roundOrNull(done ? ((cpuUserS + cpuSystemS) * 1e6) / done : null, 1),
+    // of the largest instance: each is a process of its own
+    peak_rss_bytes: Math.max(...summaries.map(s => Number(s.process?.peak_rss_bytes) || 0))
   }
 }
 

@@ -21,7 +21,6 @@ const RESULTS = /** @type {const} */ (['ok', 'error'])
  * @param {GeneratorMetricSources} sources
  */
 export function registerGeneratorMetrics(registry, { stats, connections, target }) {
-  const types = stats.types
   new client.Gauge({
     name: 'pgloadgen_nconns',
     help: 'Open connections to PostgreSQL',
@@ -31,77 +30,123 @@ export function registerGeneratorMetrics(registry, { stats, connections, target 
       this.set({ pgUrl: target }, connections())
     }
   })
+  registerRequestCounts(registry, stats)
+  registerRequestOutcomes(registry, stats)
+  registerGeneratorCpu(registry)
+}
 
-  /**
-   * @param {string} name
-   * @param {string} help
-   * @param {Float64Array} values
-   */
-  const perTypeCounter = (name, help, values) =>
-    new client.Counter({
-      name,
-      help,
-      labelNames: ['type'],
-      registers: [registry],
-      collect() {
-        this.reset()
-        for (let i = 0; i < types.length; i++) this.inc({ type: types[i] }, values[i])
-      }
-    })
-  perTypeCounter('pgloadgen_nqueries_started', 'Requests started, by type', stats.started)
-  perTypeCounter('pgloadgen_nqueries_done', 'Requests completed (successfully or not), by type', stats.done)
-  perTypeCounter('pgloadgen_nqueries_failed', 'Requests that failed, by type', stats.failed)
+/**
+ * A counter by request type, read from one of RequestStats' arrays.
+ * @param {client.Registry} registry
+ * @param {readonly string[]} types
+ * @param {string} name
+ * @param {string} help
+ * @param {Float64Array} values
+ */
+function perTypeCounter(registry, types, name, help, values) {
+  return new client.Counter({
+    name,
+    help,
+    labelNames: ['type'],
+    registers: [registry],
+    collect() {
+      this.reset()
+      for (let i = 0; i < types.length; i++) this.inc({ type: types[i] }, values[i])
+    }
+  })
+}
+
+/**
+ * A counter without labels, read at scrape time.
+ * @param {client.Registry} registry
+ * @param {string} name
+ * @param {string} help
+ * @param {() => number} value
+ */
+function counter(registry, name, help, value) {
+  return new client.Counter({
+    name,
+    help,
+    registers: [registry],
+    collect() {
+      this.reset()
+      this.inc(value())
+    }
+  })
+}
+
+/**
+ * The requests started, done, failed and timed out, their cancels, the
+ * connections refused, and the rows and points written.
+ * @param {client.Registry} registry
+ * @param {import('./request-stats.js').RequestStats} stats
+ */
+function registerRequestCounts(registry, stats) {
+  const types = stats.types
+  perTypeCounter(registry, types, 'pgloadgen_nqueries_started', 'Requests started, by type', stats.started)
   perTypeCounter(
+    registry,
+    types,
+    'pgloadgen_nqueries_done',
+    'Requests completed (successfully or not), by type',
+    stats.done
+  )
+  perTypeCounter(registry, types, 'pgloadgen_nqueries_failed', 'Requests that failed, by type', stats.failed)
+  perTypeCounter(
+    registry,
+    types,
     'pgloadgen_request_timeouts_total',
     'Requests that got no answer within --request-timeout (cancelled on the server), by type',
     stats.timeouts
   )
-  /**
-   * @param {string} name
-   * @param {string} help
-   * @param {() => number} value
-   */
-  const counter = (name, help, value) =>
-    new client.Counter({
-      name,
-      help,
-      registers: [registry],
-      collect() {
-        this.reset()
-        this.inc(value())
-      }
-    })
   counter(
+    registry,
     'pgloadgen_request_cancels_sent_total',
     'Cancel requests sent for requests past --request-timeout or still running at the shutdown timeout',
     () => stats.cancels[CANCELS_SENT]
   )
   counter(
+    registry,
     'pgloadgen_request_cancels_succeeded_total',
     'Cancelled requests that ended within the grace: their connections were kept',
     () => stats.cancels[CANCELS_SUCCEEDED]
   )
   counter(
+    registry,
     'pgloadgen_request_cancels_gave_up_total',
     'Cancelled requests still running after the grace: their connections were closed and replaced',
     () => stats.cancels[CANCELS_GAVE_UP]
   )
   counter(
+    registry,
     'pgloadgen_connections_refused_total',
     'Connection attempts the server refused for want of a slot (SQLSTATE 53300)',
     () => stats.refusals[0]
   )
   perTypeCounter(
+    registry,
+    types,
     'pgloadgen_rows_written_total',
     'Rows the requests wrote and the server acknowledged, by type',
     stats.rows
   )
   perTypeCounter(
+    registry,
+    types,
     'pgloadgen_points_written_total',
     'Points (metric values) the requests wrote and the server acknowledged, by type',
     stats.points
   )
+}
 
+/**
+ * What the requests ended with: the highest latency, the errors by message
+ * and the latency histogram by type and result.
+ * @param {client.Registry} registry
+ * @param {import('./request-stats.js').RequestStats} stats
+ */
+function registerRequestOutcomes(registry, stats) {
+  const types = stats.types
   new client.Gauge({
     name: 'pgloadgen_query_latency_max_us',
     help: 'Highest request latency observed since start, in microseconds, by type',
@@ -146,7 +191,13 @@ export function registerGeneratorMetrics(registry, { stats, connections, target 
       })
     )
   )
+}
 
+/**
+ * The generator process's user and system CPU time.
+ * @param {client.Registry} registry
+ */
+function registerGeneratorCpu(registry) {
   new client.Counter({
     name: 'pgloadgen_cpu_user_us',
     help: 'User CPU time of the generator process, in microseconds',

@@ -116,18 +116,9 @@ export class ScriptClient {
             break
           }
           case START_PIPELINE:
-            if (simple) throw new ScriptRuntimeError('cannot use pipeline mode with the simple query protocol')
-            if (this.pipeline !== null) throw new ScriptRuntimeError('already in pipeline mode')
-            this.pipeline = []
-            pc++
-            break
           case SYNC_PIPELINE:
-            if (this.pipeline === null) throw new ScriptRuntimeError('not in pipeline mode')
-            this.pipeline.push(quiet(conn.sync()))
-            pc++
-            break
           case END_PIPELINE:
-            await this.endPipeline(conn)
+            await this.pipelineCommand(command.kind, conn, simple)
             pc++
             break
         }
@@ -141,6 +132,25 @@ export class ScriptClient {
       if (err instanceof ScriptRuntimeError)
         throw new ScriptRuntimeError(`${script.file}:${commands[at].line}: ` + err.message, { cause: err })
       throw err
+    }
+  }
+
+  /**
+   * \startpipeline, \syncpipeline and \endpipeline.
+   * @param {import('./script/commands.js').PipelineCommand['kind']} kind
+   * @param {WireConnection} conn
+   * @param {boolean} simple   the simple query protocol, which has no pipeline
+   */
+  async pipelineCommand(kind, conn, simple) {
+    if (kind === START_PIPELINE) {
+      if (simple) throw new ScriptRuntimeError('cannot use pipeline mode with the simple query protocol')
+      if (this.pipeline !== null) throw new ScriptRuntimeError('already in pipeline mode')
+      this.pipeline = []
+    } else if (kind === SYNC_PIPELINE) {
+      if (this.pipeline === null) throw new ScriptRuntimeError('not in pipeline mode')
+      this.pipeline.push(quiet(conn.sync()))
+    } else {
+      await this.endPipeline(conn)
     }
   }
 

@@ -117,21 +117,46 @@
  * @property {WalSnapshot | null} wal   null before PostgreSQL 14 (no pg_stat_wal) or when its statement failed
  */
 
+/** @typedef {(section: string) => import('./rows.js').Row[]} Rows */
+
+/** @param {import('./rows.js').Row} row */
+const tableKey = row => `${row.datname}\u0000${row.schemaname}\u0000${row.relname}`
+
 /**
- * @param {{ rows: (section: string) => import('./rows.js').Row[], time: number, serverVersionNum: number | null,
- *     datname: string }} source
+ * @param {{ rows: Rows, time: number, serverVersionNum: number | null, datname: string }} source
  * @returns {StatsSnapshot}
  */
 export function buildSnapshot({ rows, time, serverVersionNum, datname }) {
-  /** @param {import('./rows.js').Row} row */
-  const tableKey = row => `${row.datname}\u0000${row.schemaname}\u0000${row.relname}`
+  const tables = tablesOf(rows)
+  const databases = databasesOf(rows)
+  const vacuums = vacuumsOf(rows)
+  rollUpPartitions(tables, rows('partitions'), vacuums)
+  return {
+    time,
+    serverVersionNum,
+    datname,
+    tables,
+    databases,
+    vacuums,
+    horizon: horizonOf(rows('horizon')),
+    locks: locksOf(rows('locks')),
+    checkpoints: checkpointsOf(rows('bgwriter')),
+    connections: connectionsOf(rows('activity'), rows('settings')),
+    wal: walOf(rows('wal'))
+  }
+}
+
+/**
+ * Every table any section knows, user_tables first: its tuples, size,
+ * transaction ID ages, vacuums and bloat.
+ * @param {Rows} rows
+ */
+function tablesOf(rows) {
   /** @param {string} section */
   const byTable = section => new Map(rows(section).map(row => [tableKey(row), row]))
   const sizes = byTable('relation_size')
   const xids = byTable('xid_tables')
   const bloat = byTable('bloat_tables')
-  const num = (/** @type {unknown} */ value) => (typeof value === 'number' ? value : null)
-
   // Every table any section knows, user_tables first.
   /** @type {Map<string, import('./rows.js').Row>} */
   const names = new Map()
@@ -139,7 +164,7 @@ export function buildSnapshot({ rows, time, serverVersionNum, datname }) {
     for (const row of rows(section)) if (!names.has(tableKey(row))) names.set(tableKey(row), row)
   }
   const stats = byTable('user_tables')
-  const tables = [...names].map(([key, row]) => {
+  return [...names].map(([key, row]) => {
     const s = stats.get(key)
     const live = num(s?.n_live_tup)
     const dead = num(s?.n_dead_tup)
@@ -160,7 +185,14 @@ export function buildSnapshot({ rows, time, serverVersionNum, datname }) {
       bloatRatio: num(bloat.get(key)?.bloat_ratio)
     }
   })
+}
 
+/**
+ * Every database: its transaction ID ages and its size.
+ * @param {Rows} rows
+ * @returns {DatabaseSnapshot[]}
+ */
+function databasesOf(rows) {
   const dbSizes = new Map(rows('database').map(row => [row.datname, row]))
   /** @type {Map<unknown, DatabaseSnapshot>} */
   const databases = new Map()
@@ -184,8 +216,15 @@ export function buildSnapshot({ rows, time, serverVersionNum, datname }) {
       })
     }
   }
+  return [...databases.values()]
+}
 
-  const vacuums = rows('progress_vacuum').map(row => ({
+/**
+ * The vacuums running, from pg_stat_progress_vacuum.
+ * @param {Rows} rows
+ */
+function vacuumsOf(rows) {
+  return rows('progress_vacuum').map(row => ({
     pid: num(row.pid),
     datname: String(row.datname),
     schemaname: String(row.schemaname ?? ''),
@@ -204,21 +243,6 @@ export function buildSnapshot({ rows, time, serverVersionNum, datname }) {
     delayTimeS: num(row.delay_time_seconds),
     rootRelname: null
   }))
-
-  rollUpPartitions(tables, rows('partitions'), vacuums)
-  return {
-    time,
-    serverVersionNum,
-    datname,
-    tables,
-    databases: [...databases.values()],
-    vacuums,
-    horizon: horizonOf(rows('horizon')),
-    locks: locksOf(rows('locks')),
-    checkpoints: checkpointsOf(rows('bgwriter')),
-    connections: connectionsOf(rows('activity'), rows('settings')),
-    wal: walOf(rows('wal'))
-  }
 }
 
 const str = (/** @type {unknown} */ value) => (value === null || value === undefined ? null : String(value))

@@ -130,64 +130,8 @@ export function vacuumCost({ report, before, after, phases, source }) {
   const pick = key => (r ? /** @type {number | null} */ (r[key]) : null)
   const vmBefore = before?.vm ?? null
   const vmAfter = after?.vm ?? null
-  let pagesFrozen = pick('pages_frozen')
-  if (r && pagesFrozen === null) {
-    // the reports of PostgreSQL 15 and older do not count the pages frozen
-    if (vmBefore && vmAfter) {
-      pagesFrozen = Math.max(0, vmAfter.all_frozen - vmBefore.all_frozen)
-      unavailable.pages_frozen = needs(
-        16,
-        "older majors' vacuum reports do not count frozen pages; shown is the visibility map's all-frozen pages gained"
-      )
-    } else {
-      unavailable.pages_frozen = needs(
-        16,
-        "older majors' vacuum reports do not count frozen pages, and the visibility map could not be read"
-      )
-    }
-  }
-  if (r && r.pages_frozen === null) {
-    unavailable.tuples_frozen = needs(16, "older majors' vacuum reports do not count frozen tuples")
-  }
-  if (r) {
-    // what the reports of PostgreSQL 13 and 14 leave out: VERBOSE its WAL and
-    // buffers, the server log the pages scanned (and, on 13, the dead items)
-    for (const [key, first, what] of /** @type {const} */ ([
-      ['pages_scanned', 15, 'the pages scanned'],
-      ['pages_skipped', 15, 'the pages skipped'],
-      ['pages_with_dead_items_removed', 14, 'the pages whose dead items were removed'],
-      ['dead_items_removed', 14, 'the dead items removed'],
-      ['wal_records', 15, 'the WAL written'],
-      ['wal_fpi', 15, 'the WAL written'],
-      ['wal_bytes', 15, 'the WAL written'],
-      ['buffer_hits', 15, 'the buffers used'],
-      ['buffer_misses', 15, 'the buffers used'],
-      ['buffer_dirtied', 15, 'the buffers used']
-    ])) {
-      if (r[key] === null && !unavailable[key]) {
-        const older =
-          source === 'VACUUM VERBOSE'
-            ? 'the VACUUM VERBOSE of older majors does'
-            : 'the autovacuum log entries of older majors do'
-        unavailable[key] = needs(first, `${older} not give ${what}`)
-      }
-    }
-  }
-  /** @param {'wal' | 'io'} key */
-  const delta = key => {
-    const a = before?.[key]
-    const b = after?.[key]
-    if (!a || !b) return null
-    const was = /** @type {Record<string, number | null>} */ (a)
-    return /** @type {any} */ (
-      Object.fromEntries(
-        Object.entries(b).map(([k, v]) => [
-          k,
-          v === null || was[k] === null ? null : Math.max(0, v - /** @type {number} */ (was[k]))
-        ])
-      )
-    )
-  }
+  const pagesFrozen = pagesFrozenOf(r, vmBefore, vmAfter, unavailable)
+  if (r) olderMajorGaps(r, source, unavailable)
   return {
     source: r ? source : null,
     relations: r?.relations ?? [],
@@ -207,13 +151,99 @@ export function vacuumCost({ report, before, after, phases, source }) {
     buffer_hits: pick('buffer_hits'),
     buffer_misses: pick('buffer_misses'),
     buffer_dirtied: pick('buffer_dirtied'),
-    server_wal: delta('wal'),
-    io: delta('io'),
+    server_wal: counterDelta(before, after, 'wal'),
+    io: counterDelta(before, after, 'io'),
     vm_before: vmBefore,
     vm_after: vmAfter,
     phases,
     unavailable
   }
+}
+
+/**
+ * The pages the vacuum froze: its report's count, else (PostgreSQL 15 and
+ * older) the visibility map's all-frozen pages gained; why, in unavailable.
+ * @param {VacuumReport | null} r
+ * @param {VisibilityCounts | null} vmBefore
+ * @param {VisibilityCounts | null} vmAfter
+ * @param {Record<string, string>} unavailable   added to
+ * @returns {number | null}
+ */
+function pagesFrozenOf(r, vmBefore, vmAfter, unavailable) {
+  let pagesFrozen = r ? r.pages_frozen : null
+  if (r && pagesFrozen === null) {
+    // the reports of PostgreSQL 15 and older do not count the pages frozen
+    if (vmBefore && vmAfter) {
+      pagesFrozen = Math.max(0, vmAfter.all_frozen - vmBefore.all_frozen)
+      unavailable.pages_frozen = needs(
+        16,
+        "older majors' vacuum reports do not count frozen pages; shown is the visibility map's all-frozen pages gained"
+      )
+    } else {
+      unavailable.pages_frozen = needs(
+        16,
+        "older majors' vacuum reports do not count frozen pages, and the visibility map could not be read"
+      )
+    }
+  }
+  if (r && r.pages_frozen === null) {
+    unavailable.tuples_frozen = needs(16, "older majors' vacuum reports do not count frozen tuples")
+  }
+  return pagesFrozen
+}
+
+/**
+ * The figures a report of an older major leaves out, each with the major
+ * that first gives it.
+ * @param {VacuumReport} r
+ * @param {'VACUUM VERBOSE' | 'server log'} source
+ * @param {Record<string, string>} unavailable   added to
+ */
+function olderMajorGaps(r, source, unavailable) {
+  // what the reports of PostgreSQL 13 and 14 leave out: VERBOSE its WAL and
+  // buffers, the server log the pages scanned (and, on 13, the dead items)
+  for (const [key, first, what] of /** @type {const} */ ([
+    ['pages_scanned', 15, 'the pages scanned'],
+    ['pages_skipped', 15, 'the pages skipped'],
+    ['pages_with_dead_items_removed', 14, 'the pages whose dead items were removed'],
+    ['dead_items_removed', 14, 'the dead items removed'],
+    ['wal_records', 15, 'the WAL written'],
+    ['wal_fpi', 15, 'the WAL written'],
+    ['wal_bytes', 15, 'the WAL written'],
+    ['buffer_hits', 15, 'the buffers used'],
+    ['buffer_misses', 15, 'the buffers used'],
+    ['buffer_dirtied', 15, 'the buffers used']
+  ])) {
+    if (r[key] === null && !unavailable[key]) {
+      const older =
+        source === 'VACUUM VERBOSE'
+          ? 'the VACUUM VERBOSE of older majors does'
+          : 'the autovacuum log entries of older majors do'
+      unavailable[key] = needs(first, `${older} not give ${what}`)
+    }
+  }
+}
+
+/**
+ * What a counter rose by from before to after the vacuum; null when either
+ * is missing.
+ * @param {CounterSnapshot | null} before
+ * @param {CounterSnapshot | null} after
+ * @param {'wal' | 'io'} key
+ */
+function counterDelta(before, after, key) {
+  const a = before?.[key]
+  const b = after?.[key]
+  if (!a || !b) return null
+  const was = /** @type {Record<string, number | null>} */ (a)
+  return /** @type {any} */ (
+    Object.fromEntries(
+      Object.entries(b).map(([k, v]) => [
+        k,
+        v === null || was[k] === null ? null : Math.max(0, v - /** @type {number} */ (was[k]))
+      ])
+    )
+  )
 }
 
 /**

@@ -6,6 +6,8 @@ import { esc, fmtNumber, fmtPct, fmtRatio, fmtSeconds, fmtUs, ratioClass } from 
 // variant's repetitions with their mean, min, max, spread, intervals and
 // noise.
 
+const rate = (/** @type {number | null} */ v) => fmtNumber(v, 1)
+
 /**
  * @param {import('./phases.js').Spread} s
  * @param {(v: number | null) => string} format
@@ -20,7 +22,6 @@ function meanRange(s, format) {
  * @param {ReturnType<typeof import('./phases.js').experimentSummary>} summary
  */
 export function overviewTable(summary) {
-  const rate = (/** @type {number | null} */ v) => fmtNumber(v, 1)
   const baseline = summary.variants[0]?.name ?? ''
   const rows = summary.variants.map((v, i) => {
     const a = v.aggregate
@@ -55,94 +56,35 @@ ${versus ? '<th class="sep">throughput ratio</th><th>p99 ratio</th>' : ''}</tr><
 <tbody>${rows.join('')}</tbody></table></div>`
 }
 
+/** @typedef {ReturnType<typeof import('./phases.js').experimentSummary>['variants'][number]} VariantFigures */
+
 /**
- * Each repetition's figures, then their mean, min, max and spread.
- * @param {ReturnType<typeof import('./phases.js').experimentSummary>['variants'][number]} variant
+ * The cells of a row of a variant's table.
+ * @typedef {{ duration: string, thr: string[], thrRatio: [string, string], p50: string[], p99: string[],
+ *     p99Ratio: [string, string] }} VariantCells
  */
-export function variantTable(variant) {
-  const rate = (/** @type {number | null} */ v) => fmtNumber(v, 1)
-  const ratio = fmtRatio
-  /**
-   * @param {string} label
-   * @param {string} cls
-   * @param {{ duration: string, thr: string[], thrRatio: [string, string], p50: string[], p99: string[],
-   *     p99Ratio: [string, string] }} c
-   */
-  const row = (label, cls, c) => `<tr class="${cls}"><td>${esc(label)}</td><td>${c.duration}</td>
+
+/**
+ * @param {string} label
+ * @param {string} cls
+ * @param {VariantCells} c
+ */
+const variantRow = (label, cls, c) => `<tr class="${cls}"><td>${esc(label)}</td><td>${c.duration}</td>
 <td class="sep">${c.thr[0]}</td><td>${c.thr[1]}</td><td>${c.thr[2]}</td>
 <td class="${c.thrRatio[1]}">${c.thrRatio[0]}</td>
 <td class="sep">${c.p50[0]}</td><td>${c.p50[1]}</td><td>${c.p50[2]}</td>
 <td class="sep">${c.p99[0]}</td><td>${c.p99[1]}</td><td>${c.p99[2]}</td>
 <td class="${c.p99Ratio[1]}">${c.p99Ratio[0]}</td></tr>`
-  const reps = variant.repetitions.map(r =>
-    row(r.dir.split('/').pop() ?? r.dir, '', {
-      duration: r.action
-        ? fmtSeconds(r.action.duration_s) +
-          (r.action.completed ? '' : ' (not ended)') +
-          (r.action.ok === false ? ' (failed)' : '') +
-          duringFlag(shortDuring(r))
-        : 'no action',
-      thr: [rate(r.throughput.before), rate(r.throughput.during), rate(r.throughput.after)],
-      thrRatio: [ratio(r.degradation_ratio), ratioClass(r.degradation_ratio, false)],
-      p50: [fmtUs(r.latency_us.p50.before), fmtUs(r.latency_us.p50.during), fmtUs(r.latency_us.p50.after)],
-      p99: [fmtUs(r.latency_us.p99.before), fmtUs(r.latency_us.p99.during), fmtUs(r.latency_us.p99.after)],
-      p99Ratio: [ratio(r.p99_ratio), ratioClass(r.p99_ratio, true)]
-    })
-  )
+
+/**
+ * Each repetition's figures, then their mean, min, max and spread.
+ * @param {VariantFigures} variant
+ */
+export function variantTable(variant) {
+  const reps = variant.repetitions.map(repetitionRow)
   const a = variant.aggregate
-  /**
-   * @param {'mean' | 'min' | 'max'} key
-   * @returns {string}
-   */
-  const aggRow = key => {
-    /** @param {import('./phases.js').Spread} s */
-    const pick = s => (s ? s[key] : null)
-    return row(key, key === 'mean' ? 'agg first' : 'agg', {
-      duration: fmtSeconds(pick(a.action_duration_s)),
-      thr: [rate(pick(a.throughput.before)), rate(pick(a.throughput.during)), rate(pick(a.throughput.after))],
-      thrRatio: [ratio(pick(a.degradation_ratio)), key === 'mean' ? ratioClass(pick(a.degradation_ratio), false) : ''],
-      p50: [
-        fmtUs(pick(a.latency_us.p50.before)),
-        fmtUs(pick(a.latency_us.p50.during)),
-        fmtUs(pick(a.latency_us.p50.after))
-      ],
-      p99: [
-        fmtUs(pick(a.latency_us.p99.before)),
-        fmtUs(pick(a.latency_us.p99.during)),
-        fmtUs(pick(a.latency_us.p99.after))
-      ],
-      p99Ratio: [ratio(pick(a.p99_ratio)), key === 'mean' ? ratioClass(pick(a.p99_ratio), true) : '']
-    })
-  }
-  /** @param {import('./phases.js').Spread} s */
-  const sp = s => fmtPct(s?.spread)
-  const spreadRow = row('spread', 'agg', {
-    duration: sp(a.action_duration_s),
-    thr: [sp(a.throughput.before), sp(a.throughput.during), sp(a.throughput.after)],
-    thrRatio: [sp(a.degradation_ratio), ''],
-    p50: [sp(a.latency_us.p50.before), sp(a.latency_us.p50.during), sp(a.latency_us.p50.after)],
-    p99: [sp(a.latency_us.p99.before), sp(a.latency_us.p99.during), sp(a.latency_us.p99.after)],
-    p99Ratio: [sp(a.p99_ratio), '']
-  })
-  // the ratios' confidence intervals, and the noise (CV) of the before windows
-  const st = variant.statistics
-  const cv = (/** @type {{ cv: number } | null} */ n) => (n ? fmtPct(n.cv) : '–')
-  const ciRow = row('95 % CI', 'agg ci', {
-    duration: '',
-    thr: ['', '', ''],
-    thrRatio: [fmtInterval(st.degradation_ratio), ''],
-    p50: ['', '', ''],
-    p99: ['', '', ''],
-    p99Ratio: [fmtInterval(st.p99_ratio), '']
-  })
-  const noiseRow = row('noise (CV)', 'agg noise', {
-    duration: '',
-    thr: [cv(st.noise.throughput_before), '', ''],
-    thrRatio: ['', ''],
-    p50: ['', '', ''],
-    p99: [cv(st.noise.p99_before), '', ''],
-    p99Ratio: ['', '']
-  })
+  const aggregates = [aggregateRow(a, 'mean'), aggregateRow(a, 'min'), aggregateRow(a, 'max'), spreadRow(a)].join('')
+  const { ciRow, noiseRow } = statisticsRows(variant.statistics)
   return `<div class="tablewrap"><table>
 <thead><tr class="group"><th colspan="2"></th><th colspan="4">throughput (req/s)</th><th colspan="3">latency p50</th>
 <th colspan="4">latency p99</th></tr>
@@ -150,6 +92,96 @@ export function variantTable(variant) {
 <th class="sep">before</th><th>during</th><th>after</th><th>during / before</th>
 <th class="sep">before</th><th>during</th><th>after</th>
 <th class="sep">before</th><th>during</th><th>after</th><th>during / before</th></tr></thead>
-<tbody>${reps.join('')}${aggRow('mean')}${aggRow('min')}${aggRow('max')}${spreadRow}${ciRow}${noiseRow}
+<tbody>${reps.join('')}${aggregates}${ciRow}${noiseRow}
 </tbody></table></div>`
+}
+
+/**
+ * One repetition's figures: its action's duration, throughput and latency
+ * before, during and after it.
+ * @param {VariantFigures['repetitions'][number]} r
+ */
+function repetitionRow(r) {
+  return variantRow(r.dir.split('/').pop() ?? r.dir, '', {
+    duration: r.action
+      ? fmtSeconds(r.action.duration_s) +
+        (r.action.completed ? '' : ' (not ended)') +
+        (r.action.ok === false ? ' (failed)' : '') +
+        duringFlag(shortDuring(r))
+      : 'no action',
+    thr: [rate(r.throughput.before), rate(r.throughput.during), rate(r.throughput.after)],
+    thrRatio: [fmtRatio(r.degradation_ratio), ratioClass(r.degradation_ratio, false)],
+    p50: [fmtUs(r.latency_us.p50.before), fmtUs(r.latency_us.p50.during), fmtUs(r.latency_us.p50.after)],
+    p99: [fmtUs(r.latency_us.p99.before), fmtUs(r.latency_us.p99.during), fmtUs(r.latency_us.p99.after)],
+    p99Ratio: [fmtRatio(r.p99_ratio), ratioClass(r.p99_ratio, true)]
+  })
+}
+
+/**
+ * The repetitions' mean, min or max; only the mean's ratios are coloured.
+ * @param {VariantFigures['aggregate']} a
+ * @param {'mean' | 'min' | 'max'} key
+ * @returns {string}
+ */
+function aggregateRow(a, key) {
+  /** @param {import('./phases.js').Spread} s */
+  const pick = s => (s ? s[key] : null)
+  return variantRow(key, key === 'mean' ? 'agg first' : 'agg', {
+    duration: fmtSeconds(pick(a.action_duration_s)),
+    thr: [rate(pick(a.throughput.before)), rate(pick(a.throughput.during)), rate(pick(a.throughput.after))],
+    thrRatio: [fmtRatio(pick(a.degradation_ratio)), key === 'mean' ? ratioClass(pick(a.degradation_ratio), false) : ''],
+    p50: [
+      fmtUs(pick(a.latency_us.p50.before)),
+      fmtUs(pick(a.latency_us.p50.during)),
+      fmtUs(pick(a.latency_us.p50.after))
+    ],
+    p99: [
+      fmtUs(pick(a.latency_us.p99.before)),
+      fmtUs(pick(a.latency_us.p99.during)),
+      fmtUs(pick(a.latency_us.p99.after))
+    ],
+    p99Ratio: [fmtRatio(pick(a.p99_ratio)), key === 'mean' ? ratioClass(pick(a.p99_ratio), true) : '']
+  })
+}
+
+/**
+ * The repetitions' spread.
+ * @param {VariantFigures['aggregate']} a
+ */
+function spreadRow(a) {
+  /** @param {import('./phases.js').Spread} s */
+  const sp = s => fmtPct(s?.spread)
+  return variantRow('spread', 'agg', {
+    duration: sp(a.action_duration_s),
+    thr: [sp(a.throughput.before), sp(a.throughput.during), sp(a.throughput.after)],
+    thrRatio: [sp(a.degradation_ratio), ''],
+    p50: [sp(a.latency_us.p50.before), sp(a.latency_us.p50.during), sp(a.latency_us.p50.after)],
+    p99: [sp(a.latency_us.p99.before), sp(a.latency_us.p99.during), sp(a.latency_us.p99.after)],
+    p99Ratio: [sp(a.p99_ratio), '']
+  })
+}
+
+/**
+ * The ratios' confidence intervals, and the noise (CV) of the before windows.
+ * @param {VariantFigures['statistics']} st
+ */
+function statisticsRows(st) {
+  const cv = (/** @type {{ cv: number } | null} */ n) => (n ? fmtPct(n.cv) : '–')
+  const ciRow = variantRow('95 % CI', 'agg ci', {
+    duration: '',
+    thr: ['', '', ''],
+    thrRatio: [fmtInterval(st.degradation_ratio), ''],
+    p50: ['', '', ''],
+    p99: ['', '', ''],
+    p99Ratio: [fmtInterval(st.p99_ratio), '']
+  })
+  const noiseRow = variantRow('noise (CV)', 'agg noise', {
+    duration: '',
+    thr: [cv(st.noise.throughput_before), '', ''],
+    thrRatio: ['', ''],
+    p50: ['', '', ''],
+    p99: [cv(st.noise.p99_before), '', ''],
+    p99Ratio: ['', '']
+  })
+  return { ciRow, noiseRow }
 }

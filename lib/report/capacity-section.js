@@ -61,7 +61,7 @@ function statsSentence(stats) {
  * that has a capacity figure; nothing when none has.
  * @param {Array<{ label: string, run: import('../results/read.js').RunData, capacity: RunCapacity | null }>} runs
  * @param {string} prefix   unique per page
- * @returns {{ html: string, charts: import('./charts.js').ChartSpec[] }}
+ * @returns {{ html: string, charts: import('./chart-spec.js').ChartSpec[] }}
  */
 export function capacitySection(runs, prefix) {
   const found =
@@ -120,7 +120,7 @@ ${statisticsHtml}
  * @param {RunCapacity} c
  * @param {string} id
  * @param {string} label
- * @returns {import('./charts.js').ChartSpec}
+ * @returns {import('./chart-spec.js').ChartSpec}
  */
 function capacityChart(run, c, id, label) {
   const line = series(run, c.unit)

@@ -39,7 +39,7 @@ function loadOffsetS(run) {
  * A dashed red line on every chart at each moment the run changed.
  * @param {import('../results/read.js').RunData} run
  * @param {string} [prefix]   the variant's name, on pages of several runs
- * @returns {import('./marks.js').EventMark[]}
+ * @returns {import('./chart-spec.js').EventMark[]}
  */
 export function changeMarks(run, prefix = '') {
   const offset = loadOffsetS(run)

@@ -13,37 +13,17 @@ export { paletteColor } from './chart-kit.js'
 // the browser only plots. Each series carries its own x values (seconds from
 // its run's t0); the page joins them onto one axis per chart.
 
-/**
- * @typedef {'count' | 'rate' | 'us' | 'bytes' | 'pct' | 'phase'} Format
- */
+/** @typedef {import('./chart-spec.js').Format} Format */
+/** @typedef {import('./chart-spec.js').SeriesSpec} SeriesSpec */
+/** @typedef {import('./chart-spec.js').EventMark} EventMark */
+/** @typedef {import('./chart-spec.js').ChartSpec} ChartSpec */
+
+/** @typedef {import('../results/timeline.js').Point} Point */
 
 /**
- * @typedef {object} SeriesSpec
- * @property {string} label
- * @property {string} color
- * @property {(number | null)[]} x
- * @property {(number | null)[]} y
- * @property {0 | 1} [axis]       1: the right-hand axis
- * @property {boolean} [step]
- * @property {number} [width]
- * @property {number[]} [dash]
- */
-
-/** @typedef {import('./marks.js').EventMark} EventMark */
-
-/**
- * @typedef {object} ChartSpec
- * @property {string} id
- * @property {string} title
- * @property {string} [note]
- * @property {Format} format
- * @property {Format} [rightFormat]
- * @property {string} [rightLabel]
- * @property {boolean} [log]
- * @property {boolean} [zero]    the y scale starts at zero
- * @property {boolean} [wide]    spans the page's width
- * @property {SeriesSpec[]} series
- * @property {EventMark[]} events
+ * A maker of series: a label, a colour and the figure it picks from each point.
+ * @typedef {(label: string, color: string, pick: (p: Point) => number | null,
+ *     extra?: Partial<SeriesSpec>) => SeriesSpec} SeriesOf
  */
 
 /**
@@ -58,13 +38,7 @@ export function runCharts(run, prefix) {
   const events = [...eventMarks(run), ...changeMarks(run)]
   const types = activeTypes([run])
   const more = runSeriesCharts(run, prefix, events)
-  /**
-   * @param {string} label
-   * @param {string} color
-   * @param {(p: import('../results/timeline.js').Point) => number | null} pick
-   * @param {Partial<SeriesSpec>} [extra]
-   * @returns {SeriesSpec}
-   */
+  /** @type {SeriesOf} */
   const series = (label, color, pick, extra = {}) => ({
     label,
     color,
@@ -72,12 +46,63 @@ export function runCharts(run, prefix) {
     y: points.map(p => chartValue(pick(p))),
     ...extra
   })
-  /**
-   * One percentile per request type, on a log scale.
-   * @param {'p50' | 'p99'} q
-   * @returns {ChartSpec}
-   */
-  const latencyChart = q => ({
+  return [
+    runThroughputChart(prefix, types, series, events),
+    ...more.written,
+    runLatencyChart(prefix, 'p50', types, series, events),
+    runLatencyChart(prefix, 'p99', types, series, events),
+    ...more.lag,
+    ...runTableCharts(prefix, series, events),
+    {
+      id: `${prefix}-concurrency`,
+      title: 'Concurrency and generator CPU',
+      format: 'count',
+      rightFormat: 'pct',
+      rightLabel: 'CPU',
+      zero: true,
+      series: [
+        series('concurrency', '#343a40', p => p.concurrency, { step: true, width: 2 }),
+        series('generator CPU % of a core (right axis)', '#f08c00', p => p.cpuPct, { axis: 1 })
+      ],
+      events
+    },
+    ...more.statistics
+  ]
+}
+
+/**
+ * A run's throughput, all types together and each type.
+ * @param {string} prefix
+ * @param {string[]} types
+ * @param {SeriesOf} series
+ * @param {EventMark[]} events
+ * @returns {ChartSpec}
+ */
+function runThroughputChart(prefix, types, series, events) {
+  return {
+    id: `${prefix}-throughput`,
+    title: 'Throughput per request type',
+    format: 'rate',
+    zero: true,
+    series: [
+      series('all types', '#343a40', p => p.rate, { width: 2 }),
+      ...types.map((type, i) => series(type, typeColor(type, i), p => p.types[type]?.rate ?? 0, { width: 1.25 }))
+    ],
+    events
+  }
+}
+
+/**
+ * One percentile per request type, on a log scale.
+ * @param {string} prefix
+ * @param {'p50' | 'p99'} q
+ * @param {string[]} types
+ * @param {SeriesOf} series
+ * @param {EventMark[]} events
+ * @returns {ChartSpec}
+ */
+function runLatencyChart(prefix, q, types, series, events) {
+  return {
     id: `${prefix}-${q}`,
     title: `Latency ${q} per request type`,
     note: 'log scale',
@@ -85,23 +110,19 @@ export function runCharts(run, prefix) {
     log: true,
     series: types.map((type, i) => series(type, typeColor(type, i), p => p.types[type]?.[q] ?? null)),
     events
-  })
+  }
+}
+
+/**
+ * What became of a run's table: its tuples, its size, its transaction ID
+ * age and its vacuums.
+ * @param {string} prefix
+ * @param {SeriesOf} series
+ * @param {EventMark[]} events
+ * @returns {ChartSpec[]}
+ */
+function runTableCharts(prefix, series, events) {
   return [
-    {
-      id: `${prefix}-throughput`,
-      title: 'Throughput per request type',
-      format: 'rate',
-      zero: true,
-      series: [
-        series('all types', '#343a40', p => p.rate, { width: 2 }),
-        ...types.map((type, i) => series(type, typeColor(type, i), p => p.types[type]?.rate ?? 0, { width: 1.25 }))
-      ],
-      events
-    },
-    ...more.written,
-    latencyChart('p50'),
-    latencyChart('p99'),
-    ...more.lag,
     {
       id: `${prefix}-tuples`,
       title: 'Dead and live tuples',
@@ -146,23 +167,14 @@ export function runCharts(run, prefix) {
         series('heap scanned % (right axis)', '#e8590c', p => p.heapScannedPct, { axis: 1, dash: [4, 3] })
       ],
       events
-    },
-    {
-      id: `${prefix}-concurrency`,
-      title: 'Concurrency and generator CPU',
-      format: 'count',
-      rightFormat: 'pct',
-      rightLabel: 'CPU',
-      zero: true,
-      series: [
-        series('concurrency', '#343a40', p => p.concurrency, { step: true, width: 2 }),
-        series('generator CPU % of a core (right axis)', '#f08c00', p => p.cpuPct, { axis: 1 })
-      ],
-      events
-    },
-    ...more.statistics
+    }
   ]
 }
+
+/**
+ * A maker of a series per repetition of the figure it picks.
+ * @typedef {(pick: (p: Point) => number | null, extra?: Partial<SeriesSpec>) => SeriesSpec[]} PerRepetition
+ */
 
 /**
  * The charts of one variant: each repetition a series, on the variant's
@@ -187,11 +199,7 @@ export function variantCharts(variant, prefix) {
     ...eventMarks(rep.run),
     ...changeMarks(rep.run, reps.length > 1 ? `${rep.label} ` : '')
   ])
-  /**
-   * @param {(p: import('../results/timeline.js').Point) => number | null} pick
-   * @param {Partial<SeriesSpec>} [extra]
-   * @returns {SeriesSpec[]}
-   */
+  /** @type {PerRepetition} */
   const perRep = (pick, extra = {}) =>
     reps.map(rep => ({
       label: rep.label,
@@ -212,6 +220,21 @@ export function variantCharts(variant, prefix) {
       events
     },
     ...more.filter(chart => !chart.id.endsWith('-lag')),
+    ...variantLatencyCharts(prefix, perRep, events),
+    ...more.filter(chart => chart.id.endsWith('-lag')),
+    ...variantTableCharts(prefix, perRep, events)
+  ]
+}
+
+/**
+ * A variant's latency p50 and p99, all request types.
+ * @param {string} prefix
+ * @param {PerRepetition} perRep
+ * @param {EventMark[]} events
+ * @returns {ChartSpec[]}
+ */
+function variantLatencyCharts(prefix, perRep, events) {
+  return [
     {
       id: `${prefix}-p50`,
       title: 'Latency p50, all request types',
@@ -229,8 +252,20 @@ export function variantCharts(variant, prefix) {
       log: true,
       series: perRep(p => p.p99),
       events
-    },
-    ...more.filter(chart => chart.id.endsWith('-lag')),
+    }
+  ]
+}
+
+/**
+ * What became of a variant's table: its dead tuples, its size, its
+ * transaction ID age and its vacuums.
+ * @param {string} prefix
+ * @param {PerRepetition} perRep
+ * @param {EventMark[]} events
+ * @returns {ChartSpec[]}
+ */
+function variantTableCharts(prefix, perRep, events) {
+  return [
     { id: `${prefix}-dead`, title: 'Dead tuples', format: 'count', zero: true, series: perRep(p => p.dead), events },
     {
       id: `${prefix}-size`,

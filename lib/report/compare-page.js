@@ -38,7 +38,7 @@ const GROUP_TITLES = { load: 'Load', latency: 'Latency', failures: 'Failures, pe
 /**
  * @param {Comparison} comparison
  * @param {ChartEntry[]} entries   in the comparison's order
- * @returns {{ title: string, headerHtml: string, bodyHtml: string, charts: import('./charts.js').ChartSpec[] }}
+ * @returns {{ title: string, headerHtml: string, bodyHtml: string, charts: import('./chart-spec.js').ChartSpec[] }}
  */
 export function comparePage(comparison, entries) {
   const variants = entries.map(e => ({ name: `${e.letter} ${e.name}`, repetitions: e.runs }))

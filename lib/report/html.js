@@ -132,7 +132,7 @@ export function keyValueTable(object, className = 'kv') {
 
 /**
  * Chart containers, filled by the page's script.
- * @param {import('./charts.js').ChartSpec[]} charts
+ * @param {import('./chart-spec.js').ChartSpec[]} charts
  */
 export function chartGrid(charts) {
   return `<div class="grid">${charts
@@ -151,7 +151,7 @@ export function chartGrid(charts) {
 /**
  * The x range shared by charts: from the earliest to the latest x of their
  * series and events.
- * @param {import('./charts.js').ChartSpec[]} charts
+ * @param {import('./chart-spec.js').ChartSpec[]} charts
  * @returns {[number, number] | null}
  */
 export function xRange(charts) {
@@ -244,7 +244,7 @@ footer { color: var(--muted); font-size: 12px; padding: 0 32px 30px; }
 /**
  * The whole page.
  * @param {{ title: string, kind: string, headerHtml: string, bodyHtml: string,
- *     charts: import('./charts.js').ChartSpec[], footer: string }} page
+ *     charts: import('./chart-spec.js').ChartSpec[], footer: string }} page
  */
 export async function pageHtml({ title, kind, headerHtml, bodyHtml, charts, footer }) {
   const [uplotJs, uplotCss, eventsJs, drawJs] = await Promise.all([
@@ -253,7 +253,7 @@ export async function pageHtml({ title, kind, headerHtml, bodyHtml, charts, foot
     readFile(new URL('./client/events.js', import.meta.url), 'utf8'),
     readFile(new URL('./client/draw.js', import.meta.url), 'utf8')
   ])
-  /** @type {Record<string, import('./charts.js').ChartSpec>} */
+  /** @type {Record<string, import('./chart-spec.js').ChartSpec>} */
   const byId = {}
   for (const chart of charts) byId[chart.id] = chart
   return `<!doctype html>

@@ -6,14 +6,7 @@ import { round } from '../helpers/numbers.js'
 // and pauses, lines for other points in time, each with what it did for
 // the band's tooltip.
 
-/**
- * @typedef {object} EventMark
- * @property {number} from       seconds from t0
- * @property {number | null} to  null: a point in time
- * @property {string} label
- * @property {string} color
- * @property {string} [detail]   what the action did, shown when the cursor is on its band
- */
+/** @typedef {import('./chart-spec.js').EventMark} EventMark */
 
 /**
  * A run's events as bands (actions from start to end; pauses until the

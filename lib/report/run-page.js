@@ -29,7 +29,7 @@ import {
 
 /**
  * @param {import('../results/read.js').RunData} run
- * @returns {{ title: string, headerHtml: string, bodyHtml: string, charts: import('./charts.js').ChartSpec[] }}
+ * @returns {{ title: string, headerHtml: string, bodyHtml: string, charts: import('./chart-spec.js').ChartSpec[] }}
  */
 export function runPage(run) {
   const info = redact(run.info)

@@ -9,10 +9,10 @@ import { round } from '../helpers/numbers.js'
 // and with every variant's runs overlaid. A chart is made only when some
 // run recorded what it shows.
 
-/** @typedef {import('./charts.js').ChartSpec} ChartSpec */
-/** @typedef {import('./charts.js').SeriesSpec} SeriesSpec */
+/** @typedef {import('./chart-spec.js').ChartSpec} ChartSpec */
+/** @typedef {import('./chart-spec.js').SeriesSpec} SeriesSpec */
 /** @typedef {import('../results/timeline.js').Point} Point */
-/** @typedef {import('./marks.js').EventMark} EventMark */
+/** @typedef {import('./chart-spec.js').EventMark} EventMark */
 
 const WORKLOAD_PREFIX = /^pgloadgen_workload_/
 
@@ -62,7 +62,7 @@ function statisticValue(name, value) {
 
 /**
  * @param {string} name
- * @returns {import('./charts.js').Format}
+ * @returns {import('./chart-spec.js').Format}
  */
 function statisticFormat(name) {
   const kind = statisticKind(name)

@@ -96,19 +96,41 @@ function lowest(values) {
  * The run page's ZFS section; nothing when the samples have no `zfs`.
  * @param {import('../results/read.js').RunData} run
  * @param {string} prefix   unique per page
- * @returns {{ html: string, charts: import('./charts.js').ChartSpec[] }}
+ * @returns {{ html: string, charts: import('./chart-spec.js').ChartSpec[] }}
  */
 export function zfsSection(run, prefix) {
   const points = zfsPoints(run)
   if (points.length === 0) return { html: '', charts: [] }
-  const first = points[0].zfs
   const last = points[points.length - 1].zfs
-  const events = eventMarks(run)
+  const charts = zfsCharts(points, prefix, eventMarks(run)).filter(chart =>
+    chart.series.some(s => s.y.some(v => v !== null))
+  )
+  const rows = zfsRows(points)
+  const notes = zfsNotes(points)
+  const html = `<h2 id="zfs">ZFS pool</h2>
+<p class="lead">The pool ${esc(last.pool)}, which holds the data directory, sampled during the load: its free space
+(zpool get) and, per metaslab, the free space, the free segments and the largest of them (zdb -mm).
+${esc(notes.join(' '))}</p>
+<div class="tablewrap"><table class="zfs">
+<thead><tr><th></th><th>first</th><th>last</th><th>lowest</th></tr></thead>
+<tbody>${rows.join('')}</tbody></table></div>
+${chartGrid(charts)}`
+  return { html, charts }
+}
+
+/**
+ * The pool's free space and largest free segment, and its free segments.
+ * @param {ReturnType<typeof zfsPoints>} points
+ * @param {string} prefix
+ * @param {import('./chart-spec.js').EventMark[]} events
+ * @returns {import('./chart-spec.js').ChartSpec[]}
+ */
+function zfsCharts(points, prefix, events) {
+  const last = points[points.length - 1].zfs
   const x = points.map(p => p.x)
   /** @param {(z: ZfsSample) => number | null} pick */
   const ys = pick => points.map(p => pick(p.zfs))
-  /** @type {import('./charts.js').ChartSpec[]} */
-  const all = [
+  return [
     {
       id: `${prefix}-space`,
       title: `ZFS pool ${last.pool}: free space and largest free segment`,
@@ -161,17 +183,33 @@ export function zfsSection(run, prefix) {
       events
     }
   ]
-  const charts = all.filter(chart => chart.series.some(s => s.y.some(v => v !== null)))
-  const rows = FIGURES.map(figure => {
+}
+
+/**
+ * A row per figure the samples have: its first, last and lowest value.
+ * @param {ReturnType<typeof zfsPoints>} points
+ */
+function zfsRows(points) {
+  const first = points[0].zfs
+  const last = points[points.length - 1].zfs
+  return FIGURES.map(figure => {
     const values = points.map(p => figure.pick(p.zfs))
     const firstValue = figure.pick(first)
     const lastValue = figure.pick(last)
     if (firstValue === null && lastValue === null && lowest(values) === null) return ''
     return `<tr><td title="${esc(figure.means)}">${esc(figure.label)}</td><td>${figure.format(firstValue)}</td><td>${figure.format(lastValue)}</td><td>${figure.format(lowest(values))}</td></tr>`
   }).filter(Boolean)
+}
+
+/**
+ * What the sampling cost, its failures, and the figures it could not read.
+ * @param {ReturnType<typeof zfsPoints>} points
+ */
+function zfsNotes(points) {
+  const last = points[points.length - 1].zfs
   const zdbTimes = /** @type {number[]} */ (points.map(p => p.zfs.zdb_s).filter(v => v !== null))
   const meanZdb = zdbTimes.length ? zdbTimes.reduce((a, b) => a + b, 0) / zdbTimes.length : null
-  const notes = [
+  return [
     `${fmtNumber(last.rounds)} rounds of zpool get and zdb -mm, ${fmtSeconds(last.sampling_s_total)} of wall time in all; zdb took ${fmtSeconds(meanZdb)} on average, ${fmtSeconds(zdbTimes.length ? Math.max(...zdbTimes) : null)} at most.`,
     last.errors > 0
       ? `${fmtNumber(last.errors)} runs of the tools failed${last.error ? ` (last: ${last.error})` : ''}: their round kept the figures before, marked stale.`
@@ -183,13 +221,4 @@ export function zfsSection(run, prefix) {
       ? "zpool printed the pool's sizes rounded (it has no -p), and zdb the metaslabs' too: about three significant digits."
       : ''
   ].filter(Boolean)
-  const html = `<h2 id="zfs">ZFS pool</h2>
-<p class="lead">The pool ${esc(last.pool)}, which holds the data directory, sampled during the load: its free space
-(zpool get) and, per metaslab, the free space, the free segments and the largest of them (zdb -mm).
-${esc(notes.join(' '))}</p>
-<div class="tablewrap"><table class="zfs">
-<thead><tr><th></th><th>first</th><th>last</th><th>lowest</th></tr></thead>
-<tbody>${rows.join('')}</tbody></table></div>
-${chartGrid(charts)}`
-  return { html, charts }
 }

@@ -14,7 +14,7 @@ export const AGE_XIDS_FIELDS = ['by', 'to_age', 'rate', 'parallel', 'hold_lock']
 
 /**
  * Checks an age-xids spec and gives its options; problems name the field.
- * @param {import('./actions.js').ActionSpec} spec
+ * @param {import('./action-contract.js').ActionSpec} spec
  * @param {string} field   where the spec is ('' for the command line)
  */
 export function ageXidsOptions(spec, field) {
@@ -67,10 +67,10 @@ export function ageXidsOptions(spec, field) {
  * Runs age-xids and records its start and end. A refusal (the role lacks a
  * right) is thrown as an InputError before the start event; a failure once
  * started is an outcome with ok false.
- * @param {import('./actions.js').ActionSpec} spec
- * @param {import('./actions.js').ActionContext} context
+ * @param {import('./action-contract.js').ActionSpec} spec
+ * @param {import('./action-contract.js').ActionContext} context
  * @param {(pid: number) => void} [onBackend]
- * @returns {Promise<import('./actions.js').ActionOutcome>}
+ * @returns {Promise<import('./action-contract.js').ActionOutcome>}
  */
 export async function runAgeXids(spec, { connectionString, events, log }, onBackend) {
   const options = ageXidsOptions(spec, '')

@@ -292,9 +292,9 @@ export async function evictTable(client, table) {
 /**
  * The evict-cache action: start and end events like every action's, the
  * end carrying what was evicted; a refusal or failure is a failed action.
- * @param {import('./actions.js').ActionSpec} spec
- * @param {import('./actions.js').ActionContext} context
- * @returns {Promise<import('./actions.js').ActionOutcome>}
+ * @param {import('./action-contract.js').ActionSpec} spec
+ * @param {import('./action-contract.js').ActionContext} context
+ * @returns {Promise<import('./action-contract.js').ActionOutcome>}
  */
 export async function runEvictCache(spec, context) {
   const { connectionString, events, log } = context

@@ -51,7 +51,7 @@ export function isRetentionAction(action) {
 /**
  * Checks a retention action as a schedule, a plan or the CLI gives it.
  * Every problem names its field: `${field}.older_than: …`.
- * @param {import('./actions.js').ActionSpec} spec
+ * @param {import('./action-contract.js').ActionSpec} spec
  * @param {string} field   where the spec is, e.g. actions[2] or variants[0].steps[1].action
  * @returns {Retention}
  */

@@ -21,10 +21,10 @@ const RETENTION_LOCK = 0x70676c72
  * Runs a retention action on its own connection, between a start and an end
  * event; the end's detail says what was removed, also after a failure
  * (what was committed before it).
- * @param {import('./actions.js').ActionSpec} spec
- * @param {import('./actions.js').ActionContext} context
+ * @param {import('./action-contract.js').ActionSpec} spec
+ * @param {import('./action-contract.js').ActionContext} context
  * @param {(pid: number) => void} [onBackend]
- * @returns {Promise<import('./actions.js').ActionOutcome>}
+ * @returns {Promise<import('./action-contract.js').ActionOutcome>}
  */
 export async function runRetention(spec, { connectionString, events, log, onRowsRemoved }, onBackend) {
   const retention = checkRetentionSpec(spec, '')

@@ -65,6 +65,57 @@ import { roundOrNull } from '../helpers/numbers.js'
  */
 export function buildSummary(input) {
   const { stats, elapsedS } = input
+  const { requests, done, rows, points, all } = requestFigures(stats, elapsedS)
+  return {
+    elapsed_s: roundOrNull(elapsedS, 3),
+    // wall-clock times of the load: what merging instances' summaries spans
+    started_at: input.startedAt?.toISOString() ?? null,
+    ended_at: input.endedAt?.toISOString() ?? null,
+    start_at:
+      input.startAtMs === undefined || input.startAtMs === null ? null : new Date(input.startAtMs).toISOString(),
+    instance: instanceField(input.instance),
+    workload: input.workload,
+    protocol: input.protocol ?? 'prepared',
+    concurrency: input.concurrency,
+    final_concurrency: input.finalConcurrency ?? input.concurrency,
+    mix: input.mix,
+    target: input.target,
+    embedded: input.embedded,
+    server_version: input.serverVersion,
+    ...loadMode(input),
+    throughput: roundOrNull(done / elapsedS, 1),
+    // what the requests wrote and the server acknowledged: rows, and points
+    // (metric values) for time-series workloads
+    rows_written: rows,
+    points_written: points,
+    rows_per_s: roundOrNull(rows / elapsedS, 1),
+    points_per_s: roundOrNull(points / elapsedS, 1),
+    latency_us: latencySummary(all),
+    requests,
+    ...failureCounts(input),
+    acknowledged_inserts: input.acknowledgedInserts,
+    acknowledged_missing: input.acknowledgedMissing,
+    acknowledged_vanished: input.acknowledgedVanished ?? 0,
+    // not acknowledged, so not in the counts above: their outcome, found at exit
+    inserts_in_doubt: input.insertsInDoubt?.writes ?? 0,
+    inserts_in_doubt_stored: input.insertsInDoubt ? input.insertsInDoubt.stored : null,
+    ...rowAudit(input.rowAudit ?? null, input.auditRows ?? rows),
+    abandoned_in_flight: input.abandonedInFlight,
+    process: processFigures(input.cpuUsage, done),
+    // the raw bucket counts: what `pgloadgen merge` adds up (histogram-field.js)
+    ...(input.stages && { stages: input.stages.map(stage => ({ seconds: stage.seconds, target: stage.target })) }),
+    // every figure above is after it; the audit covers the whole load
+    ...(input.warmup && { warmup: input.warmup }),
+    histograms: histogramsField(stats, all, Boolean(input.openLoop || input.pacing))
+  }
+}
+
+/**
+ * Each request type's counts, rates and latency, and their totals.
+ * @param {SummaryInput['stats']} stats
+ * @param {number} elapsedS
+ */
+function requestFigures(stats, elapsedS) {
   /** @type {Record<string, object>} */
   const requests = {}
   let done = 0
@@ -89,31 +140,33 @@ export function buildSummary(input) {
       latency_us: latencySummary(stats.latency[i])
     }
   }
-  const cpuUs = input.cpuUsage.user + input.cpuUsage.system
+  return { requests, done, rows, points, all }
+}
+
+/**
+ * --instance: this process's share of the load.
+ * @param {SummaryInput['instance']} instance
+ */
+function instanceField(instance) {
+  return instance
+    ? {
+        index: instance.share.index,
+        parts: instance.share.parts,
+        name: formatShare(instance.share),
+        total_concurrency: instance.totalConcurrency,
+        total_rate: instance.totalRate
+      }
+    : null
+}
+
+/**
+ * The loop the load ran in, what its latencies measure, and an open or
+ * paced loop's schedule.
+ * @param {SummaryInput} input
+ */
+function loadMode(input) {
+  const { stats } = input
   return {
-    elapsed_s: roundOrNull(elapsedS, 3),
-    // wall-clock times of the load: what merging instances' summaries spans
-    started_at: input.startedAt?.toISOString() ?? null,
-    ended_at: input.endedAt?.toISOString() ?? null,
-    start_at:
-      input.startAtMs === undefined || input.startAtMs === null ? null : new Date(input.startAtMs).toISOString(),
-    instance: input.instance
-      ? {
-          index: input.instance.share.index,
-          parts: input.instance.share.parts,
-          name: formatShare(input.instance.share),
-          total_concurrency: input.instance.totalConcurrency,
-          total_rate: input.instance.totalRate
-        }
-      : null,
-    workload: input.workload,
-    protocol: input.protocol ?? 'prepared',
-    concurrency: input.concurrency,
-    final_concurrency: input.finalConcurrency ?? input.concurrency,
-    mix: input.mix,
-    target: input.target,
-    embedded: input.embedded,
-    server_version: input.serverVersion,
     mode: input.openLoop ? 'open' : input.pacing ? 'paced' : 'closed',
     // Closed loop: each latency is the service time of one request, from
     // send to reply. Open loop and paced clients: from the request's
@@ -131,16 +184,18 @@ export function buildSummary(input) {
       // each client's requests are due one period apart; the lag is how late each started
       pacing_interval_s: input.pacing.intervalS,
       schedule_lag_us: latencySummary(stats.lag)
-    }),
-    throughput: roundOrNull(done / elapsedS, 1),
-    // what the requests wrote and the server acknowledged: rows, and points
-    // (metric values) for time-series workloads
-    rows_written: rows,
-    points_written: points,
-    rows_per_s: roundOrNull(rows / elapsedS, 1),
-    points_per_s: roundOrNull(points / elapsedS, 1),
-    latency_us: latencySummary(all),
-    requests,
+    })
+  }
+}
+
+/**
+ * The errors, failures, timeouts, cancels, refusals, full disk, reconnects
+ * and restarts of the load.
+ * @param {SummaryInput} input
+ */
+function failureCounts(input) {
+  const { stats } = input
+  return {
     errors: stats.errors.toJSON(),
     unexpected_failures: stats.unexpectedFailures,
     timeouts: sumOf(stats.timeouts),
@@ -153,27 +208,23 @@ export function buildSummary(input) {
     refused_connections: stats.refusals[0],
     disk_full: input.diskFull ?? null,
     reconnects: input.reconnects,
-    ...(typeof input.serverRestarts === 'number' && { server_restarts: input.serverRestarts }),
-    acknowledged_inserts: input.acknowledgedInserts,
-    acknowledged_missing: input.acknowledgedMissing,
-    acknowledged_vanished: input.acknowledgedVanished ?? 0,
-    // not acknowledged, so not in the counts above: their outcome, found at exit
-    inserts_in_doubt: input.insertsInDoubt?.writes ?? 0,
-    inserts_in_doubt_stored: input.insertsInDoubt ? input.insertsInDoubt.stored : null,
-    ...rowAudit(input.rowAudit ?? null, input.auditRows ?? rows),
-    abandoned_in_flight: input.abandonedInFlight,
-    process: {
-      cpu_user_s: roundOrNull(input.cpuUsage.user / 1e6, 3),
-      cpu_system_s: roundOrNull(input.cpuUsage.system / 1e6, 3),
-      // The generator's own cost per request: CPU the server cannot use.
-      cpu_us_per_request: roundOrNull(done ? cpuUs / done : null, 1),
-      peak_rss_bytes: process.resourceUsage().maxRSS * 1024
-    },
-    // the raw bucket counts: what `pgloadgen merge` adds up (histogram-field.js)
-    ...(input.stages && { stages: input.stages.map(stage => ({ seconds: stage.seconds, target: stage.target })) }),
-    // every figure above is after it; the audit covers the whole load
-    ...(input.warmup && { warmup: input.warmup }),
-    histograms: histogramsField(stats, all, Boolean(input.openLoop || input.pacing))
+    ...(typeof input.serverRestarts === 'number' && { server_restarts: input.serverRestarts })
+  }
+}
+
+/**
+ * The generator process's CPU and memory.
+ * @param {SummaryInput['cpuUsage']} cpuUsage
+ * @param {number} done
+ */
+function processFigures(cpuUsage, done) {
+  const cpuUs = cpuUsage.user + cpuUsage.system
+  return {
+    cpu_user_s: roundOrNull(cpuUsage.user / 1e6, 3),
+    cpu_system_s: roundOrNull(cpuUsage.system / 1e6, 3),
+    // The generator's own cost per request: CPU the server cannot use.
+    cpu_us_per_request: roundOrNull(done ? cpuUs / done : null, 1),
+    peak_rss_bytes: process.resourceUsage().maxRSS * 1024
   }
 }
 

@@ -1,7 +1,9 @@
 import { MessageWriter } from './writer.js'
 import { parseConnectionString } from './connection-config.js'
-import { startSession } from './startup.js'
-import { SYNC_MESSAGE, TERMINATE, writeExtended, writeQuery } from './frontend-messages.js'
+import { openSocket } from './transport.js'
+import { Authenticator } from './authentication.js'
+import { watchForDeadPeer } from './dead-peer.js'
+import { SYNC_MESSAGE, TERMINATE, writeExtended, writeQuery, writeStartup } from './frontend-messages.js'
 import { ConnectionLostError, ServerError } from './errors.js'
 import { errorFields, tagCommand, tagRowCount } from './backend-messages.js'
 import { COPY, EXTENDED, Operation, SIMPLE, SIMPLE_MANY, SYNC } from './operation.js'
@@ -367,5 +369,53 @@ export class WireConnection {
 
   destroy() {
     this.fail(new ConnectionLostError('connection closed by the client'))
+  }
+}
+
+/**
+ * Brings a connection up: the socket (encrypted as the sslmode says), the
+ * startup message, authentication, and the server's first ReadyForQuery.
+ * One timer covers every step. On failure the connection is destroyed and
+ * the error thrown.
+ * @param {WireConnection} connection
+ * @param {import('./connection-config.js').WireConfig} config
+ * @param {number} timeoutMs
+ */
+async function startSession(connection, config, timeoutMs) {
+  connection.authenticator = new Authenticator(config)
+  const timedOut = new ConnectionLostError(`timeout after ${timeoutMs} ms connecting to ${config.host}:${config.port}`)
+  /** @type {import('node:net').Socket | null} */
+  let pendingSocket = null
+  const timer = setTimeout(() => {
+    pendingSocket?.destroy(timedOut)
+    connection.fail(timedOut)
+  }, timeoutMs)
+  try {
+    const socket = await openSocket(
+      config,
+      s => {
+        pendingSocket = s
+      },
+      (chunk, length) => connection.reader.push(chunk, length)
+    )
+    connection.socket = socket
+    if (connection.broken) throw timedOut
+    socket.setNoDelay(true)
+    watchForDeadPeer(socket)
+    socket.on('error', err =>
+      connection.fail(new ConnectionLostError(err.message || /** @type {any} */ (err).code || 'socket error'))
+    )
+    socket.on('close', () => connection.fail(new ConnectionLostError('connection closed by the server')))
+    await new Promise((resolve, reject) => {
+      // settled by the first ReadyForQuery, or an ErrorResponse before it
+      connection.onReady = err => (err ? reject(err) : resolve(undefined))
+      writeStartup(connection.writer, config)
+      connection.flush()
+    })
+  } catch (err) {
+    connection.destroy()
+    throw err
+  } finally {
+    clearTimeout(timer)
   }
 }

@@ -43,75 +43,18 @@ export async function checkWorkload(
     throw fail('name: expected letters, digits, dots, dashes or underscores')
   }
   const { types, weights, expectedErrors, functions } = checkTypes(module, fail)
-  for (const key of HOOKS) {
-    if (module[key] !== undefined && typeof module[key] !== 'function') throw fail(`${key}: expected a function`)
-  }
-  const ids = /** @type {{ table?: unknown, fingerprint?: unknown } | undefined} */ (module.ids)
-  if (ids !== undefined && typeof ids?.table !== 'string') throw fail('ids: expected { table: "…" }')
-  if (ids?.fingerprint !== undefined && (typeof ids.fingerprint !== 'string' || ids.fingerprint.trim() === '')) {
-    throw fail("ids.fingerprint: expected an SQL expression over the table's row")
-  }
-  const audit = /** @type {{ table?: unknown } | undefined} */ (module.audit)
-  if (audit !== undefined && typeof audit?.table !== 'string') throw fail('audit: expected { table: "…" }')
-  const idTable = /** @type {string | undefined} */ (ids?.table) ?? null
-  for (const key of ['table', 'fill', 'description']) {
-    if (module[key] !== undefined && typeof module[key] !== 'string') throw fail(`${key}: expected a string`)
-  }
-  if (module.maintainEvery !== undefined && !(typeof module.maintainEvery === 'number' && module.maintainEvery > 0)) {
-    throw fail('maintainEvery: expected seconds above 0')
-  }
+  const { ids, audit, idTable } = checkDeclarations(module, fail)
   const schemaSql = await sqlOf(module.schema, 'schema', fail)
   const dropSql = await sqlOf(module.drop, 'drop', fail)
   const optionSpecs = checkOptionSpecs(module.options, fail, taken)
-  const unknown = Object.keys(options).filter(name => !Object.hasOwn(optionSpecs, name))
-  if (unknown.length > 0) {
-    throw new InputError(
-      `${optionsWhere}${printable(unknown[0], 40)}: the ${module.name} workload has no such option${Object.keys(optionSpecs).length ? ` (its options: ${Object.keys(optionSpecs).join(', ')})` : ''}`,
-      { code: 'PGLG_UNKNOWN_OPTION' }
-    )
-  }
+  refuseUnknownOptions(module.name, optionSpecs, options, optionsWhere)
   const optionValuesGiven = optionValues(optionSpecs, options, optionsWhere)
   const hooks = /** @type {WorkloadModule} */ (/** @type {unknown} */ (module))
-  /** @template T @param {string} what @param {() => T} fn @returns {Promise<T>} */
-  // a module refuses its options with a plain Error, as the contract says: here it becomes a coded one
-  const refuse = async (what, fn) => {
-    try {
-      return await fn()
-    } catch (err) {
-      throw fail(`${what}${String(/** @type {Error} */ (err)?.message ?? err).split('\n')[0]}`)
-    }
-  }
-  const config = hooks.configure
-    ? await refuse('', () =>
-        /** @type {NonNullable<WorkloadModule['configure']>} */ (hooks.configure)({
-          options: optionValuesGiven,
-          defines,
-          seed
-        })
-      )
-    : undefined
-  const clients = hooks.clients
-    ? await refuse('clients: ', () =>
-        positive(
-          /** @type {NonNullable<WorkloadModule['clients']>} */ (hooks.clients)(config),
-          'expected a whole number above 0',
-          Number.isInteger
-        )
-      )
-    : null
-  const pacing = hooks.pacing
-    ? await refuse('pacing: ', () =>
-        checkPacing(/** @type {NonNullable<WorkloadModule['pacing']>} */ (hooks.pacing)(config))
-      )
-    : null
-  const ramp = hooks.ramp
-    ? await refuse('ramp: ', () => checkRamp(/** @type {NonNullable<WorkloadModule['ramp']>} */ (hooks.ramp)(config)))
-    : null
-  const statistics = hooks.statistics
-    ? await refuse('statistics: ', () =>
-        checkStatistics(/** @type {NonNullable<WorkloadModule['statistics']>} */ (hooks.statistics)(config))
-      )
-    : []
+  const { config, clients, pacing, ramp, statistics } = await askModule(
+    hooks,
+    { options: optionValuesGiven, defines, seed },
+    fail
+  )
   const { setup, initClient, maintain } = hooks
   return {
     name: module.name,
@@ -144,6 +87,94 @@ export async function checkWorkload(
     },
     scripts
   }
+}
+
+/**
+ * The module's hooks, ids, audit, strings and maintenance period, checked.
+ * @param {Record<string, unknown>} module
+ * @param {(problem: string) => Error} fail
+ */
+function checkDeclarations(module, fail) {
+  for (const key of HOOKS) {
+    if (module[key] !== undefined && typeof module[key] !== 'function') throw fail(`${key}: expected a function`)
+  }
+  const ids = /** @type {{ table?: unknown, fingerprint?: unknown } | undefined} */ (module.ids)
+  if (ids !== undefined && typeof ids?.table !== 'string') throw fail('ids: expected { table: "…" }')
+  if (ids?.fingerprint !== undefined && (typeof ids.fingerprint !== 'string' || ids.fingerprint.trim() === '')) {
+    throw fail("ids.fingerprint: expected an SQL expression over the table's row")
+  }
+  const audit = /** @type {{ table?: unknown } | undefined} */ (module.audit)
+  if (audit !== undefined && typeof audit?.table !== 'string') throw fail('audit: expected { table: "…" }')
+  const idTable = /** @type {string | undefined} */ (ids?.table) ?? null
+  for (const key of ['table', 'fill', 'description']) {
+    if (module[key] !== undefined && typeof module[key] !== 'string') throw fail(`${key}: expected a string`)
+  }
+  if (module.maintainEvery !== undefined && !(typeof module.maintainEvery === 'number' && module.maintainEvery > 0)) {
+    throw fail('maintainEvery: expected seconds above 0')
+  }
+  return { ids, audit, idTable }
+}
+
+/**
+ * Refuses a value given for an option the module does not declare.
+ * @param {string} name   the workload's
+ * @param {Record<string, import('./options.js').OptionSpec>} optionSpecs
+ * @param {Record<string, unknown>} options
+ * @param {string} optionsWhere
+ */
+function refuseUnknownOptions(name, optionSpecs, options, optionsWhere) {
+  const unknown = Object.keys(options).filter(name => !Object.hasOwn(optionSpecs, name))
+  if (unknown.length > 0) {
+    throw new InputError(
+      `${optionsWhere}${printable(unknown[0], 40)}: the ${name} workload has no such option${Object.keys(optionSpecs).length ? ` (its options: ${Object.keys(optionSpecs).join(', ')})` : ''}`,
+      { code: 'PGLG_UNKNOWN_OPTION' }
+    )
+  }
+}
+
+/**
+ * The module's configuration (configure), then what it says of its clients,
+ * pacing, ramp and statistics; a hook that throws refuses the workload.
+ * @param {WorkloadModule} hooks
+ * @param {{ options: Record<string, unknown>, defines: Readonly<Record<string, string>>, seed: number | null }} given
+ * @param {(problem: string) => Error} fail
+ */
+async function askModule(hooks, given, fail) {
+  /** @template T @param {string} what @param {() => T} fn @returns {Promise<T>} */
+  // a module refuses its options with a plain Error, as the contract says: here it becomes a coded one
+  const refuse = async (what, fn) => {
+    try {
+      return await fn()
+    } catch (err) {
+      throw fail(`${what}${String(/** @type {Error} */ (err)?.message ?? err).split('\n')[0]}`)
+    }
+  }
+  const config = hooks.configure
+    ? await refuse('', () => /** @type {NonNullable<WorkloadModule['configure']>} */ (hooks.configure)(given))
+    : undefined
+  const clients = hooks.clients
+    ? await refuse('clients: ', () =>
+        positive(
+          /** @type {NonNullable<WorkloadModule['clients']>} */ (hooks.clients)(config),
+          'expected a whole number above 0',
+          Number.isInteger
+        )
+      )
+    : null
+  const pacing = hooks.pacing
+    ? await refuse('pacing: ', () =>
+        checkPacing(/** @type {NonNullable<WorkloadModule['pacing']>} */ (hooks.pacing)(config))
+      )
+    : null
+  const ramp = hooks.ramp
+    ? await refuse('ramp: ', () => checkRamp(/** @type {NonNullable<WorkloadModule['ramp']>} */ (hooks.ramp)(config)))
+    : null
+  const statistics = hooks.statistics
+    ? await refuse('statistics: ', () =>
+        checkStatistics(/** @type {NonNullable<WorkloadModule['statistics']>} */ (hooks.statistics)(config))
+      )
+    : []
+  return { config, clients, pacing, ramp, statistics }
 }
 
 /**

@@ -20,36 +20,10 @@ export async function capacityRun(args, { log, stdout, argv = [] }) {
   const flags = parseCapacityFlags(args)
   const run = await validateRunArgs(/** @type {import('../run-args.js').RunArgs} */ (args), argv)
   const objectives = parseObjectives(flags.objectivesText, run.workload.types)
-  if (run.workload.pacing !== null) {
-    throw new InputError(
-      `capacity: the ${run.workload.name} workload paces its clients itself; the search needs an open loop (its capacity: pgloadgen experiment notes/experiments/fleet-capacity.yaml)`,
-      { code: 'PGLG_NOT_FOR_WORKLOAD' }
-    )
-  }
-  if (flags.startRate > flags.maxRate) {
-    throw new InputError(`--start-rate ${flags.startRate} is above --max-rate ${flags.maxRate}`, {
-      code: 'PGLG_CONFLICTING_OPTIONS'
-    })
-  }
-  // open loop: more clients than run's default, so that they are not the limit
-  const concurrency =
-    args.concurrency === undefined && run.workload.clients === null ? CAPACITY_DEFAULTS.concurrency : run.concurrency
-  const capacity = {
-    objectives,
-    search: {
-      startRate: flags.startRate,
-      factor: flags.factor,
-      maxRate: flags.maxRate,
-      minRate: Math.min(CAPACITY_DEFAULTS.minRate, flags.startRate),
-      resolution: flags.resolution,
-      repeats: flags.repeats
-    },
-    stepS: flags.stepS,
-    settleS: flags.settleS,
-    maxTimeS: flags.maxTimeS
-  }
+  refuseUnsearchable(run, flags)
+  const capacity = capacitySettings(flags, objectives)
   const recordDir = args.record ? path.resolve(args.record) : null
-  const [{ openTarget }, { runCapacity, capacityJson }, { stepsTable, stepLine, resultLine }] = await Promise.all([
+  const [{ openTarget }, { runCapacity }, { stepLine }] = await Promise.all([
     import('../target.js'),
     import('../../capacity/capacity-run.js'),
     import('../../capacity/capacity-table.js')
@@ -66,15 +40,7 @@ export async function capacityRun(args, { log, stdout, argv = [] }) {
         display: target.display,
         embedded: target.embedded !== null
       },
-      run: {
-        workload: run.workload,
-        mix: run.mix,
-        settings: { ...run, concurrency },
-        workloadChoice: run.workloadChoice,
-        connectTimeoutS: run.connectTimeoutS,
-        shutdownTimeoutS: run.shutdownTimeoutS,
-        verifyTimeoutS: run.verifyTimeoutS
-      },
+      run: searchedLoad(args, run),
       capacity,
       reset: Boolean(args.reset),
       recordDir,
@@ -83,14 +49,7 @@ export async function capacityRun(args, { log, stdout, argv = [] }) {
       onStep: step => log.info(stepLine(step)),
       log
     })
-    const table = stepsTable(outcome.steps).join('\n')
-    const line = resultLine(outcome.result, outcome.objective, outcome.generatorLimit)
-    if (args.json) {
-      stdout.write(JSON.stringify(capacityJson(outcome, capacity)) + '\n')
-      process.stderr.write(`${table}\n${line}\n`)
-    } else {
-      stdout.write(`${table}\n${line}\n`)
-    }
+    await printOutcome(outcome, capacity, Boolean(args.json), stdout)
     if (recordDir) log.info(`recorded in ${recordDir} (capacity.json, samples, summary.json)`)
     return 0
   } finally {
@@ -100,6 +59,93 @@ export async function capacityRun(args, { log, stdout, argv = [] }) {
         .stop()
         .catch(err => log.warn(`stopping the embedded server: ${err.message}`, 'PGLG_W_CLEANUP_FAILED'))
     }
+  }
+}
+
+/**
+ * Refuses a load the search cannot step: a workload that paces its own
+ * clients, a start above the highest rate.
+ * @param {Awaited<ReturnType<typeof validateRunArgs>>} run
+ * @param {ReturnType<typeof parseCapacityFlags>} flags
+ */
+function refuseUnsearchable(run, flags) {
+  if (run.workload.pacing !== null) {
+    throw new InputError(
+      `capacity: the ${run.workload.name} workload paces its clients itself; the search needs an open loop (its capacity: pgloadgen experiment notes/experiments/fleet-capacity.yaml)`,
+      { code: 'PGLG_NOT_FOR_WORKLOAD' }
+    )
+  }
+  if (flags.startRate > flags.maxRate) {
+    throw new InputError(`--start-rate ${flags.startRate} is above --max-rate ${flags.maxRate}`, {
+      code: 'PGLG_CONFLICTING_OPTIONS'
+    })
+  }
+}
+
+/**
+ * The search's settings from its flags.
+ * @param {ReturnType<typeof parseCapacityFlags>} flags
+ * @param {import('../../capacity/objective.js').Objective[]} objectives
+ * @returns {import('../../capacity/capacity-run.js').CapacitySettings}
+ */
+function capacitySettings(flags, objectives) {
+  return {
+    objectives,
+    search: {
+      startRate: flags.startRate,
+      factor: flags.factor,
+      maxRate: flags.maxRate,
+      minRate: Math.min(CAPACITY_DEFAULTS.minRate, flags.startRate),
+      resolution: flags.resolution,
+      repeats: flags.repeats
+    },
+    stepS: flags.stepS,
+    settleS: flags.settleS,
+    maxTimeS: flags.maxTimeS
+  }
+}
+
+/**
+ * The load the search steps the rate of, from run's flags.
+ * @param {Record<string, any>} args
+ * @param {Awaited<ReturnType<typeof validateRunArgs>>} run
+ * @returns {import('../../capacity/capacity-run.js').CapacityLoad}
+ */
+function searchedLoad(args, run) {
+  // open loop: more clients than run's default, so that they are not the limit
+  const concurrency =
+    args.concurrency === undefined && run.workload.clients === null ? CAPACITY_DEFAULTS.concurrency : run.concurrency
+  return {
+    workload: run.workload,
+    mix: run.mix,
+    settings: { ...run, concurrency },
+    workloadChoice: run.workloadChoice,
+    connectTimeoutS: run.connectTimeoutS,
+    shutdownTimeoutS: run.shutdownTimeoutS,
+    verifyTimeoutS: run.verifyTimeoutS
+  }
+}
+
+/**
+ * The steps' table and the result's line on stdout, or with --json the
+ * outcome on stdout and the table on stderr.
+ * @param {import('../../capacity/capacity-run.js').CapacityOutcome} outcome
+ * @param {import('../../capacity/capacity-run.js').CapacitySettings} capacity
+ * @param {boolean} json
+ * @param {{ write: (s: string) => unknown }} stdout
+ */
+async function printOutcome(outcome, capacity, json, stdout) {
+  const [{ capacityJson }, { stepsTable, resultLine }] = await Promise.all([
+    import('../../capacity/capacity-run.js'),
+    import('../../capacity/capacity-table.js')
+  ])
+  const table = stepsTable(outcome.steps).join('\n')
+  const line = resultLine(outcome.result, outcome.objective, outcome.generatorLimit)
+  if (json) {
+    stdout.write(JSON.stringify(capacityJson(outcome, capacity)) + '\n')
+    process.stderr.write(`${table}\n${line}\n`)
+  } else {
+    stdout.write(`${table}\n${line}\n`)
   }
 }
 

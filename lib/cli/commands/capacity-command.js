@@ -132,8 +132,3 @@ function number(value, flag, fallback, { above, max = Number.MAX_SAFE_INTEGER, i
   }
   return n
 }
-
-/** @type {import('./action-commands.js').CommandRun} */
-export async function capacityCommand(args, io) {
-  return (await import('./capacity-command-run.js')).capacityRun(args, io)
-}

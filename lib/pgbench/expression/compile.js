@@ -14,16 +14,8 @@ export { valueToBoolean, valueToText, valueTypeName } from './values.js'
 /**
  * @typedef {import('./values.js').Value} Value
  * @typedef {import('./parse.js').ExprNode} ExprNode
- * @typedef {{
- *   variables: import('../variables.js').Variables,
- *   random: import('../random.js').Random,
- *   script?: number,
- *   command?: number,
- *   debug?: (line: string) => void
- * }} EvalContext
- *   script and command (0-based indexes) only label debug()'s output, which
- *   goes to debug when given, else to stderr as pgbench writes it.
- * @typedef {(ctx: EvalContext) => Value} Evaluator
+ * @typedef {import('./evaluator.js').EvalContext} EvalContext
+ * @typedef {import('./evaluator.js').Evaluator} Evaluator
  */
 
 /** @type {WeakMap<Evaluator, Value>} */

@@ -11,9 +11,9 @@ import { coerceToDouble, coerceToInt } from './values.js'
 /**
  * @typedef {import('./values.js').Value} Value
  * @typedef {Exclude<Value, null>} Present
- * @typedef {import('./compile.js').EvalContext} EvalContext
- * @typedef {import('./operators.js').Evaluator} Evaluator
- * @typedef {import('./operators.js').Builder} Builder
+ * @typedef {import('./evaluator.js').EvalContext} EvalContext
+ * @typedef {import('./evaluator.js').Evaluator} Evaluator
+ * @typedef {import('./evaluator.js').Builder} Builder
  */
 
 // pgbench evaluates at most this many arguments of a function.

@@ -7,9 +7,9 @@ import { INT64_MAX, INT64_MIN, coerceToBool, coerceToDouble, coerceToInt, valueT
 
 /**
  * @typedef {import('./values.js').Value} Value
- * @typedef {import('./compile.js').EvalContext} EvalContext
- * @typedef {(ctx: EvalContext) => Value} Evaluator
- * @typedef {(args: Evaluator[]) => Evaluator} Builder
+ * @typedef {import('./evaluator.js').EvalContext} EvalContext
+ * @typedef {import('./evaluator.js').Evaluator} Evaluator
+ * @typedef {import('./evaluator.js').Builder} Builder
  */
 
 /**

@@ -153,29 +153,57 @@
       return null
     }
     const aligned = uPlot.join(tables)
-    const yFormat = formatter(spec.format, false)
-    const yTick = formatter(spec.format, true)
-    const rightFormat = formatter(spec.rightFormat || spec.format, false)
-    const rightTick = formatter(spec.rightFormat || spec.format, true)
-    const hasRight = spec.series.some((/** @type {any} */ s) => s.axis === 1)
-    /**
-     * @param {boolean} zero
-     * @returns {any}
-     */
-    const range = zero => (/** @type {any} */ _u, /** @type {number} */ min, /** @type {number} */ max) => {
-      if (min === null || max === null) return [0, 1]
-      const lo = zero ? Math.min(0, min) : min
-      const hi = max
-      if (hi === lo) return zero && lo === 0 ? [0, 1] : [lo - (Math.abs(lo) || 1) * 0.1, hi + (Math.abs(hi) || 1) * 0.1]
-      const pad = (hi - lo) * 0.06
-      return [zero && lo === 0 ? 0 : lo - pad, hi + pad]
+    const options = {
+      width: Math.max(plot.clientWidth, 300),
+      height: HEIGHT,
+      scales: scalesOf(spec),
+      axes: axesOf(spec),
+      series: seriesOf(spec),
+      legend: { live: true },
+      cursor: { sync: { key: spec.sync || 'report' }, drag: { x: true, y: false } },
+      plugins: [eventsPlugin(spec.events || [])]
     }
+    return new uPlot(options, aligned, plot)
+  }
+
+  /**
+   * A y scale's range: padded around the data, from zero when asked.
+   * @param {boolean} zero
+   * @returns {any}
+   */
+  const range = zero => (/** @type {any} */ _u, /** @type {number} */ min, /** @type {number} */ max) => {
+    if (min === null || max === null) return [0, 1]
+    const lo = zero ? Math.min(0, min) : min
+    const hi = max
+    if (hi === lo) return zero && lo === 0 ? [0, 1] : [lo - (Math.abs(lo) || 1) * 0.1, hi + (Math.abs(hi) || 1) * 0.1]
+    const pad = (hi - lo) * 0.06
+    return [zero && lo === 0 ? 0 : lo - pad, hi + pad]
+  }
+
+  /**
+   * The x scale, on the page's shared range, and the left and right y scales.
+   * @param {any} spec
+   */
+  function scalesOf(spec) {
+    const log = !!spec.log
     /** @type {any} */
     const scales = {
       x: { time: false, range: spec.xRange ? () => spec.xRange : undefined },
       y: log ? { distr: 3, log: 10 } : spec.format === 'phase' ? { range: [0, 8.3] } : { range: range(!!spec.zero) },
       r: spec.rightFormat === 'pct' ? { range: [0, 105] } : { range: range(true) }
     }
+    return scales
+  }
+
+  /**
+   * The time axis, the left axis and, when a series is drawn against it, the
+   * right axis.
+   * @param {any} spec
+   */
+  function axesOf(spec) {
+    const yTick = formatter(spec.format, true)
+    const rightTick = formatter(spec.rightFormat || spec.format, true)
+    const hasRight = spec.series.some((/** @type {any} */ s) => s.axis === 1)
     /** @type {Record<string, any>[]} */
     const axes = [
       {
@@ -201,7 +229,17 @@
           ticks.map(v => (v === null ? '' : rightTick(v)))
       })
     }
-    const series = [
+    return axes
+  }
+
+  /**
+   * The time, then each series of the chart with its legend's value.
+   * @param {any} spec
+   */
+  function seriesOf(spec) {
+    const yFormat = formatter(spec.format, false)
+    const rightFormat = formatter(spec.rightFormat || spec.format, false)
+    return [
       {
         label: 'time',
         value: (/** @type {any} */ _u, /** @type {number} */ v) => (v === null || v === undefined ? '–' : seconds(v))
@@ -219,17 +257,6 @@
           v === null || v === undefined ? '–' : (s.axis === 1 ? rightFormat : yFormat)(v)
       }))
     )
-    const options = {
-      width: Math.max(plot.clientWidth, 300),
-      height: HEIGHT,
-      scales,
-      axes,
-      series,
-      legend: { live: true },
-      cursor: { sync: { key: spec.sync || 'report' }, drag: { x: true, y: false } },
-      plugins: [eventsPlugin(spec.events || [])]
-    }
-    return new uPlot(options, aligned, plot)
   }
 
   /** @type {{ chart: any, plot: HTMLElement }[]} */
