@@ -9,8 +9,8 @@ import { round } from '../helpers/numbers.js'
 export const STALL_MIN_S = 2
 
 /** @typedef {import('../recorder/records.js').Sample} Sample */
-/** @typedef {import('./observations.js').Observation} Observation */
-/** @typedef {import('./observations.js').At} At */
+/** @typedef {import('./observation.js').Observation} Observation */
+/** @typedef {import('./observation.js').At} At */
 
 /**
  * Spans in which the local server's processes were stopped.

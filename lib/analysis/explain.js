@@ -164,7 +164,7 @@ export function explainRun({ samples, events, logText = null, statsIntervalS = 1
  * began, ended or changed phase in the window around it, or an xmin holder
  * or lock wait that was there. Nearest first, at most five.
  * @param {number} at
- * @param {import('./observations.js').Observation[]} observations
+ * @param {import('./observation.js').Observation[]} observations
  * @param {{ before: number, after: number }} window
  * @returns {Cause[]}
  */

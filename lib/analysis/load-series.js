@@ -35,7 +35,7 @@ export function cutsAt(moments, starts) {
  * What the lab saw, in indexes of the seconds: from the first second
  * starting at its start or after (within half a second) to the same of its
  * end, null when it had not ended by the last second.
- * @param {import('./observations.js').Observation[]} observations
+ * @param {import('./observation.js').Observation[]} observations
  * @param {number[]} starts    each second's start, ascending
  * @returns {import('./guided-changes.js').Span[]}
  */
