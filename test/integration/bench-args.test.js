@@ -40,7 +40,8 @@ const cases = [
   { args: ['-d', '0'], problem: /^bench: --duration must be a positive whole number$/ },
   {
     args: ['--parts', 'manta,nope'],
-    problem: /^bench: unknown part "nope" \(parts: manta, threads, builtins, copy, soak, ingest, answers, chaos\)$/
+    problem:
+      /^bench: unknown part "nope" \(parts: manta, threads, builtins, copy, soak, ingest, answers, chaos, wire\)$/
   },
   { args: ['--json=yes'], problem: /^bench: Option '--json' does not take an argument/ },
   {
@@ -107,7 +108,10 @@ t.test('a server that cannot be reached: one line without the password, exit 1',
 t.test('bench --help says how to call it and starts nothing', async t => {
   const result = await bench(['--help'])
   t.equal(result.code, 0)
-  t.match(result.stdout, /^usage: npm run bench -- \[--parts manta,threads,builtins,copy,soak,ingest,answers,chaos\]/)
+  t.match(
+    result.stdout,
+    /^usage: npm run bench -- \[--parts manta,threads,builtins,copy,soak,ingest,answers,chaos,wire\]/
+  )
   t.match(result.stdout, /npm run bench -- PART \[URL\]/)
   t.equal(result.stderr, '')
   t.notOk(existsSync(dataDir), 'no embedded server was started')
