@@ -28,7 +28,16 @@ export const RATES = new Set(['throughput', 'rows_per_s', 'points_per_s'])
  * @returns {number[]}
  */
 export function cutsAt(moments, starts) {
-  return moments.map(m => starts.findIndex(start => start >= m - 0.5)).filter(i => i > 0)
+  return moments.map(m => secondAt(m, starts)).filter(i => i > 0)
+}
+
+/**
+ * The index of the first second starting at the moment or after (within
+ * half a second); −1 when none does.
+ * @param {number} moment @param {number[]} starts
+ */
+function secondAt(moment, starts) {
+  return starts.findIndex(start => start >= moment - 0.5)
 }
 
 /**
@@ -40,9 +49,12 @@ export function cutsAt(moments, starts) {
  * @returns {import('./guided-changes.js').Span[]}
  */
 export function observedSpans(observations, starts) {
-  const indexAt = (/** @type {number} */ moment) => starts.findIndex(start => start >= moment - 0.5)
   return observations
-    .map(o => ({ from: indexAt(o.from_s), to: o.to_s === null ? null : indexAt(o.to_s), kind: o.kind }))
+    .map(o => ({
+      from: secondAt(o.from_s, starts),
+      to: o.to_s === null ? null : secondAt(o.to_s, starts),
+      kind: o.kind
+    }))
     .filter(span => span.from > 0)
     .map(span => ({ ...span, to: span.to === -1 ? null : span.to }))
 }
