@@ -117,19 +117,14 @@ export function explainRun({ samples, events, logText = null, statsIntervalS = 1
       to_s: s.to >= used.length ? round(used[used.length - 1]?.elapsed_s ?? s.to, 1) : secondStart(s.to),
       level: level(s.level)
     }))
-    for (const change of found.changes) {
+    const own = found.changes.map(change => {
       const at = secondStart(change.index)
       // from a level of 0 a ratio means nothing
       const effect = change.before.median === 0 ? null : round(change.effect, 3)
-      changes.push({
-        at_s: at,
-        metric,
-        before: level(change.before),
-        after: level(change.after),
-        effect,
-        causes: causesAt(at, observations, window)
-      })
-    }
+      const causes = causesAt(at, observations, window)
+      return { at_s: at, metric, before: level(change.before), after: level(change.after), effect, causes }
+    })
+    changes.push(...wentOn(own))
   }
   // what the lab saw directly, whether or not the load's series moved
   for (const change of conditions) {
@@ -158,6 +153,29 @@ export function explainRun({ samples, events, logText = null, statsIntervalS = 1
     }
   }
 }
+
+/**
+ * A series' changes, those with no cause of their own that carry on the
+ * one before (the same way, within GONE_ON_S seconds, that one named)
+ * given its causes: a load whose latency settles for longer than the
+ * shortest segment after other processes left moves in two steps, and the
+ * second is the first one going on, not a change of unknown cause.
+ * @param {Change[]} own   one series', in time order
+ * @returns {Change[]}
+ */
+function wentOn(own) {
+  return own.map((change, i) => {
+    const before = own[i - 1]
+    const sameWay = before && Math.sign(before.effect ?? 0) === Math.sign(change.effect ?? 0)
+    if (change.causes.length > 0 || !sameWay || before.causes.length === 0 || change.at_s - before.at_s > GONE_ON_S)
+      return change
+    const causes = before.causes.map(c => ({ ...c, label: `${c.label} (the change at ${before.at_s} s went on)` }))
+    return { ...change, causes }
+  })
+}
+
+/** Twice the shortest segment: a second step this close to a first one the same way is that one going on. */
+const GONE_ON_S = 20
 
 /**
  * What the lab saw whose timing fits a change at `at`: something that

@@ -139,3 +139,18 @@ t.test('a run whose throughput falls by 30 % while the lab sees other processes 
     `of 20 runs: the scan alone ${scan}, explainRun ${found}, named after the busy processes`
   )
 })
+
+t.test('a second step the same way soon after a named one carries its causes', async t => {
+  // busy processes from 30 to 45 s; the load comes back in two steps, at 45 and 60 s
+  const level = (/** @type {number} */ s) => (s <= 30 ? 1000 : s <= 45 ? 400 : s <= 60 ? 700 : 1100)
+  const samples = Array.from({ length: 90 }, (_, k) => hostSample(k + 1, level(k + 1) * (1 + ((k * 37) % 11) / 200)))
+  const { changes } = explainRun({ samples, events: [] })
+  const rises = changes.filter(c => c.metric === 'throughput' && (c.effect ?? 0) > 0)
+  t.same(
+    rises.map(c => Math.round(c.at_s)),
+    [45, 60],
+    'the load back in two steps'
+  )
+  t.equal(rises[1]?.causes[0]?.kind, 'cpu_contention', 'the second named after the first one’s cause')
+  t.match(rises[1]?.causes[0]?.label ?? '', /\(the change at 45 s went on\)$/)
+})
