@@ -346,9 +346,13 @@ t.test('pgloadgen run with stages and a warm-up', async t => {
         ),
         summary.elapsed_s
       )
+      // on a loaded machine the schedule can run late: the requests due in
+      // the last moments, at 150/s for as long as the latest start was late,
+      // were never started when the run stopped
+      const behind = 150 * ((summary.schedule_lag_us?.max ?? 0) / 1e6)
       t.ok(
-        done >= 490 && done <= Math.max(500, due) + 3,
-        `--threads ${threads}: ${done} requests, the profile's 500 (${Math.round(due)} by the run's end)`
+        done >= 490 - behind && done <= Math.max(500, due) + 3,
+        `--threads ${threads}: ${done} requests, the profile's 500 (${Math.round(due)} by the run's end; ${Math.round(behind)} due while it ran late)`
       )
       t.equal(summary.mode, 'open')
       t.ok(summary.elapsed_s >= 3.9 && summary.elapsed_s < 5, `the run lasts the stages (${summary.elapsed_s} s)`)

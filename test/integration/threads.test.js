@@ -163,9 +163,13 @@ t.test('--threads 2 in open loop: the two halves are the one schedule', async t 
   const done = totals(result.summary).done
   // 400/s for the run's time: the threads' arrivals together are every 2.5 ms.
   const expected = 400 * result.summary.elapsed_s
+  // On a loaded machine the schedule can run late: the requests due in the
+  // last moments, as late as the latest start the run measured, were never
+  // started when it stopped (and none was skipped, below).
+  const behind = 400 * ((result.summary.schedule_lag_us?.max ?? 0) / 1e6)
   t.ok(
-    Math.abs(done - expected) <= 0.03 * expected + 8,
-    `${done} requests at 400/s over ${result.summary.elapsed_s} s (expected about ${Math.round(expected)})`
+    done >= expected - 0.03 * expected - 8 - behind && done <= expected + 0.03 * expected + 8,
+    `${done} requests at 400/s over ${result.summary.elapsed_s} s (expected about ${Math.round(expected)}, ${Math.round(behind)} of them due while the schedule ran late)`
   )
   t.equal(result.summary.skipped, 0, 'nothing skipped')
 })
