@@ -160,15 +160,14 @@ function tailRows(seed, cases, say) {
   say('change points: steady p99s of small request types')
   let next = seed
   return TAIL_RATES.flatMap(rate => {
+    const windows = Math.floor((TAIL_SECONDS * rate) / WINDOW_REQUESTS)
     let perSecond = 0
     let windowed = 0
     for (const tail of TAILS) {
       perSecond += steadyTailRate({ ...tail, requests: rate, points: TAIL_SECONDS }, cases, next++) * cases
-      const points = Math.floor((TAIL_SECONDS * rate) / WINDOW_REQUESTS)
-      windowed += steadyTailRate({ ...tail, requests: WINDOW_REQUESTS, points }, cases, next++) * cases
+      windowed += steadyTailRate({ ...tail, requests: WINDOW_REQUESTS, points: windows }, cases, next++) * cases
     }
     const total = TAILS.length * cases
-    const windows = Math.floor((TAIL_SECONDS * rate) / WINDOW_REQUESTS)
     // fewer windows than two shortest segments: the type's p99 is not segmented at all
     const read = windows >= 2 * DEFAULTS.minSegment ? `${windows} windows` : `${windows} windows, too few to segment`
     return {

@@ -96,13 +96,11 @@ export function explainRun({ samples, events, logText = null, statsIntervalS = 1
   // each sample describes the second that ends at its elapsed_s
   const secondStart = (/** @type {number} */ index) => round((used[index]?.elapsed_s ?? index + skipFirst + 1) - 1, 1)
   const conditions = conditionChanges(samples, skipFirst)
-  const spans = observedSpans(
-    observations,
-    used.map((_, i) => secondStart(i))
-  )
+  const starts = used.map((_, i) => secondStart(i))
+  const spans = observedSpans(observations, starts)
   const stallCuts = cutsAt(
     conditions.filter(c => c.metric === 'condition:stall').map(c => c.at_s),
-    used.map((_, i) => secondStart(i))
+    starts
   )
   for (const [metric, values] of seriesOf(used)) {
     const options = { minEffect: MIN_EFFECT[metric.startsWith('p99_us:') ? 'p99_us' : metric] ?? 0.2 }
