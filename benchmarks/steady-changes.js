@@ -1,7 +1,7 @@
 // How often a steady run reports a change: N recorded runs of D seconds of
 // the default workload with nothing done to them, each one's summary.json
 // read for its changes. Prints the machine and server the figures came
-// from, each run's changes, and the share of runs with any change.
+// from, each run's changes and the load average before and after it, and the share of runs with any change.
 //   node benchmarks/steady-changes.js URL [runs] [seconds] [keep-dir]
 // With keep-dir, the recorded runs are kept there (to replay the analysis).
 import { execFileSync } from 'node:child_process'
@@ -26,6 +26,7 @@ console.log(
 let withChange = 0
 for (let i = 1; i <= runs; i++) {
   const dir = path.join(work, `run-${i}`)
+  const loadBefore = os.loadavg()[0]
   try {
     execFileSync(
       process.execPath,
@@ -45,8 +46,9 @@ for (let i = 1; i <= runs; i++) {
     const causes = c.causes.map((/** @type {any} */ x) => x.label).join('; ') || 'no cause seen'
     return `${c.metric} at ${c.at_s} s (${c.effect}; ${causes})`
   })
+  const load = `load ${loadBefore.toFixed(1)}–${os.loadavg()[0].toFixed(1)}`
   console.log(
-    `run ${i}: ${summary.throughput} requests/s, ${changes.length} change(s)` +
+    `run ${i} (${load}): ${summary.throughput} requests/s, ${changes.length} change(s)` +
       (changes.length ? `: ${described.join(', ')}` : '')
   )
 }

@@ -3,7 +3,7 @@ import { writeFile } from 'node:fs/promises'
 import { performance } from 'node:perf_hooks'
 import { createRegistry } from '../metrics/generator-metrics.js'
 import { LoadSession } from '../lab/load-session.js'
-import { loadOptions } from '../lab/run-assembly.js'
+import { runSpecWith } from '../lab/run-spec.js'
 import { CapacitySearch } from './search.js'
 import { markStep, measureStep } from './step-measure.js'
 import { LatenessProbe } from './lateness.js'
@@ -42,6 +42,7 @@ const CONNECT_WAIT_MS = 15000
  */
 
 /** @typedef {import('./step-measure.js').CapacityStep} CapacityStep */
+/** @typedef {import('../lab/run-spec.js').RunSpec} RunSpec */
 
 /**
  * @typedef {object} CapacityOutcome
@@ -54,38 +55,25 @@ const CONNECT_WAIT_MS = 15000
  */
 
 /**
- * The load a search steps the rate of: what `pgloadgen capacity` took from
- * run's flags, or a plan's workload and settings.
- * @typedef {object} CapacityLoad
- * @property {import('../workloads/contract.js').Workload} workload
- * @property {import('../config/mix.js').Mix} mix
- * @property {import('../lab/run-assembly.js').LoadSettings} settings   its rate and threads are the search's
- * @property {import('../workloads/choose.js').WorkloadChoice} [workloadChoice]
- * @property {number} connectTimeoutS
- * @property {number} shutdownTimeoutS
- * @property {number} verifyTimeoutS
- */
-
-/**
  * @param {object} options
  * @param {{ connectionString: string, display: string, embedded: boolean }} options.target
- * @param {CapacityLoad} options.run
+ * @param {Readonly<RunSpec>} options.run   the load whose rate the search steps: what `pgloadgen capacity` took
+ *   from run's flags, or a plan's variant's load
  * @param {CapacitySettings} options.capacity
- * @param {boolean} options.reset
- * @param {string | null} options.recordDir
  * @param {Record<string, unknown>} options.describe   for run.json
  * @param {Stop} options.stop
  * @param {(step: CapacityStep) => void} options.onStep
  * @param {import('../log.js').Logger} options.log
  * @returns {Promise<CapacityOutcome>}
  */
-export async function runCapacity({ target, run, capacity, reset, recordDir, describe, stop, onStep, log }) {
+export async function runCapacity({ target, run, capacity, describe, stop, onStep, log }) {
+  const { recordDir } = run
   // the time limit counts from here: opening the session and its connections are part of the answer's wait
   const started = performance.now()
   const tail = tailShare(capacity.objectives)
   const search = new CapacitySearch(withNoisyResolution(capacity.search, tail, capacity.stepS))
   const firstRate = /** @type {number} */ (search.next())
-  const session = await openSession({ target, run, firstRate, reset, recordDir, describe, log })
+  const session = await openSession({ target, run, firstRate, describe, log })
   /** @type {CapacityStep[]} */
   let steps = []
   /** @type {CapacityOutcome['summary']} */
@@ -107,7 +95,7 @@ export async function runCapacity({ target, run, capacity, reset, recordDir, des
     await awaitConnections(generator, stop)
     steps = await runSteps({ search, generator, session, lateness, capacity, tail, started, stop, onStep })
     search.stop()
-    summary = await session.finish({ shutdownTimeoutS: run.shutdownTimeoutS, verifyTimeoutS: run.verifyTimeoutS })
+    summary = await session.finish()
     const result = search.result()
     const outcome = {
       objective: describeObjectives(capacity.objectives),
@@ -130,34 +118,29 @@ export async function runCapacity({ target, run, capacity, reset, recordDir, des
 }
 
 /**
- * The search's one load session, open loop from the first step's rate.
+ * The search's one load session, open loop from the first step's rate, on
+ * one thread; the server's statistics polled when the search is recorded.
  * @param {object} options
  * @param {{ connectionString: string, display: string, embedded: boolean }} options.target
- * @param {CapacityLoad} options.run
+ * @param {Readonly<RunSpec>} options.run
  * @param {number} options.firstRate
- * @param {boolean} options.reset
- * @param {string | null} options.recordDir
  * @param {Record<string, unknown>} options.describe
  * @param {import('../log.js').Logger} options.log
  */
-function openSession({ target, run, firstRate, reset, recordDir, describe, log }) {
-  return LoadSession.open(
-    loadOptions({
-      target,
-      workload: run.workload,
-      mix: run.mix,
-      // open loop from the first step's rate; the search changes it
-      settings: { ...run.settings, rate: firstRate, maxLagMs: null, threads: 1 },
-      workloadChoice: run.workloadChoice,
-      reset,
-      connectTimeoutS: run.connectTimeoutS,
-      pgStats: recordDir ? { pgstattuple: false } : null,
-      recordDir,
-      describe: { command: 'capacity', ...describe },
-      registry: createRegistry(),
-      log
-    })
-  )
+function openSession({ target, run, firstRate, describe, log }) {
+  const spec = runSpecWith(run, {
+    rate: firstRate,
+    maxLagMs: null,
+    threads: 1,
+    pgStats: run.recordDir !== null,
+    pgstattuple: false
+  })
+  return LoadSession.open(spec, {
+    target,
+    describe: { command: 'capacity', ...describe },
+    registry: createRegistry(),
+    log
+  })
 }
 
 /**

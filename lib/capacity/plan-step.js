@@ -1,5 +1,6 @@
 import path from 'node:path'
 import { writeFile } from 'node:fs/promises'
+import { runSpecWith } from '../lab/run-spec.js'
 import { InputError, InvalidPlanError } from '../errors.js'
 import { parseDuration } from '../config/numbers.js'
 import { checkSetting } from '../config/run-setting-checks.js'
@@ -147,27 +148,20 @@ export async function runCapacityStep({ target, session, spec, label, dir, event
     import('./capacity-run.js'),
     import('./capacity-table.js')
   ])
-  const { options } = session
   session.generator.pause()
   try {
     const outcome = await runCapacity({
       target,
-      run: {
-        workload: options.workload,
-        mix: options.mix,
-        settings: {
-          protocol: options.protocol,
-          concurrency: spec.concurrency,
-          seed: options.clients?.seed ?? null,
-          statsIntervalS: options.pgStats?.intervalS ?? 1
-        },
-        connectTimeoutS: options.connectTimeoutS,
-        shutdownTimeoutS: 10,
-        verifyTimeoutS: 60
-      },
+      // the variant's load with the step's clients, on the variant's tables as they are, not recorded apart
+      run: runSpecWith(session.spec, {
+        concurrency: spec.concurrency,
+        requestsPerClient: null,
+        warmupS: null,
+        stages: null,
+        reset: false,
+        recordDir: null
+      }),
       capacity: spec.settings,
-      reset: false,
-      recordDir: null,
       describe: {},
       stop,
       onStep: step => log.info(`${label}: ${stepLine(step)}`),

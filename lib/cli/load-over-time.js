@@ -32,8 +32,8 @@ export const STAGES_START_CLIENTS = 1
  *   startClients: the clients a closed loop's stages start from (null: -c's)
  */
 export function loadOverTime(args, { workload, rate }) {
-  const { warmup } = parseRunSettings('flag', /** @type {Record<string, unknown>} */ (args), { only: ['warmup'] })
-  const warmupS = /** @type {number | null} */ (warmup) || null
+  const given = parseRunSettings('flag', /** @type {Record<string, unknown>} */ (args), { only: ['warmupS'] })
+  const warmupS = /** @type {number | undefined} */ (given.warmupS) || null
   const givenS = args.duration === undefined ? null : parseDuration(args.duration, '--duration', { max: MAX_RUN_S })
   if (args.stages === undefined) {
     return {

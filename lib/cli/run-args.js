@@ -1,6 +1,7 @@
-import { mixOf } from '../config/mix.js'
-import { parseDuration, parseInteger } from '../config/numbers.js'
-import { DEFAULT_REQUEST_TIMEOUT_S } from '../config/run-settings.js'
+import { parseInteger } from '../config/numbers.js'
+import { RUN_SETTINGS } from '../config/run-settings.js'
+import { buildRunSpec } from '../lab/run-spec.js'
+import { pgstattupleMode } from './stats-options.js'
 import { checkSetting, parseRunSettings } from '../config/run-setting-checks.js'
 import { chooseWorkload } from '../workloads/choose.js'
 import { InputError } from '../errors.js'
@@ -14,8 +15,9 @@ import { shareOfTotal } from '../scale/share.js'
 import { parseProgress } from './progress-option.js'
 import { loadOverTime } from './load-over-time.js'
 
-// The flags of pgloadgen run, checked and turned into what the run needs,
-// before anything binds a port or touches a database.
+// The flags of pgloadgen run, checked and turned into its run specification
+// (lib/lab/run-spec.js) and what the command itself needs (its ports, its
+// target), before anything binds a port or touches a database.
 
 /**
  * @typedef {object} RunArgs
@@ -34,7 +36,7 @@ import { loadOverTime } from './load-over-time.js'
  * @property {unknown} [scale]
  * @property {string} [randomSeed]
  * @property {unknown} [seed]
- * @property {string} protocol
+ * @property {string} [protocol]
  * @property {boolean} [vacuum]
  * @property {unknown} [duration]
  * @property {boolean} json
@@ -45,12 +47,12 @@ import { loadOverTime } from './load-over-time.js'
  * @property {unknown} [pgVersion]
  * @property {boolean} [offline]
  * @property {string} [diskLimit]
- * @property {boolean} reset
- * @property {unknown} connectTimeout
- * @property {unknown} shutdownTimeout
- * @property {unknown} verifyTimeout
+ * @property {boolean} [reset]
+ * @property {unknown} [connectTimeout]
+ * @property {unknown} [shutdownTimeout]
+ * @property {unknown} [verifyTimeout]
  * @property {unknown} [rate]
- * @property {string} arrival
+ * @property {string} [arrival]
  * @property {unknown} [maxLag]
  * @property {unknown} [instance]   I/N
  * @property {string} [threads]   --threads N or auto
@@ -58,8 +60,8 @@ import { loadOverTime } from './load-over-time.js'
  * @property {string} events
  * @property {string} [schedule]
  * @property {string} [controlToken]
- * @property {boolean} pgStats
- * @property {unknown} statsInterval
+ * @property {boolean} [pgStats]
+ * @property {unknown} [statsInterval]
  * @property {unknown} [requestTimeout]
  * @property {unknown} [statementTimeout]
  * @property {boolean} pgstattuple
@@ -95,16 +97,90 @@ export async function validateRunArgs(args, argv = []) {
     })
   }
   const flags = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (args))
-  // the run's settings (config/run-settings.js); -c and --mix once the workload is known
-  const { protocol, seed } = parseRunSettings('flag', flags, { only: ['protocol', 'seed'] })
+  // the run's settings (config/run-settings.js), checked; their defaults are the run specification's
+  const given = parseRunSettings('flag', flags, { only: SETTINGS_FROM_FLAGS })
+  const workloadChoice = await workloadChoiceOf(args, argv, given)
+  const workload = await chooseWorkload(workloadChoice)
+  refuseForWorkload(args, workload)
+  // --stages and --warmup, and the run's duration they make
+  const overTime = loadOverTime(args, { workload, rate: given.rate ?? null })
+  const split = instanceAndStart(
+    args,
+    workload.clients ?? overTime.startClients ?? given.concurrency ?? RUN_SETTINGS.concurrency.default
+  )
+  const spec = buildRunSpec({
+    ...given,
+    workload,
+    // each thread chooses the workload again from the same, checked, choice
+    workloadChoice: { ...workloadChoice, taken: undefined },
+    // this instance's share; totalConcurrency is what all instances run together
+    concurrency:
+      split.instance === null ? split.totalConcurrency : shareOfTotal(split.totalConcurrency, split.instance),
+    ...split,
+    ...(args.mix !== undefined && { mix: checkSetting('mix', args.mix, 'flag', { types: workload.types }) }),
+    durationS: overTime.durationS,
+    stages: overTime.stages,
+    warmupS: overTime.warmupS,
+    pgstattuple: pgstattupleMode(args),
+    // checked against the workload's types and loop (config/thresholds.js); judged at the end (summary/thresholds.js)
+    ...(args.threshold !== undefined && {
+      thresholds: checkSetting('thresholds', args.threshold, 'flag', {
+        types: workload.types,
+        mode: given.rate !== undefined ? 'open' : workload.pacing !== null ? 'paced' : 'closed',
+        audits: workload.idTable !== null || workload.auditTable !== null
+      })
+    })
+  })
+  requestTimeoutWithin(spec, args.requestTimeout !== undefined)
+  return {
+    spec,
+    httpPort: parseInteger(args.httpPort, '--http-port', { min: 0, max: 65535 }),
+    pgPort: parseInteger(args.pgPort, '--pg-port', { min: 0, max: 65535 }),
+    progressS: parseProgress(args.progress),
+    ...(await chooseTarget(args)),
+    controlToken: parseControlToken(args.controlToken, process.env.PGLOADGEN_CONTROL_TOKEN),
+    diskLimit: await checkedDiskLimit(args)
+  }
+}
+
+/** The settings read from run's flags here; --mix, --threshold, --stages and --warmup once the workload is known. */
+const SETTINGS_FROM_FLAGS = /** @type {const} */ ([
+  'protocol',
+  'seed',
+  'concurrency',
+  'requestsPerClient',
+  'threads',
+  'rate',
+  'arrival',
+  'maxLagMs',
+  'statsIntervalS',
+  'requestTimeoutS',
+  'statementTimeoutS',
+  'connectTimeoutS',
+  'shutdownTimeoutS',
+  'verifyTimeoutS',
+  'reset',
+  'recordDir',
+  'pgStats',
+  'thresholdAbort'
+])
+
+/**
+ * How the workload is chosen: its name or module, pgbench's scripts in
+ * their order, their variables and scale, and the seed and protocol.
+ * @param {RunArgs} args
+ * @param {readonly string[]} argv
+ * @param {Partial<Record<import('../config/run-settings.js').SettingName, any>>} given
+ * @returns {Promise<import('../workloads/choose.js').WorkloadChoice>}
+ */
+async function workloadChoiceOf(args, argv, given) {
   const files = args.file ?? []
   const builtins = [
     ...(args.builtin ?? []),
     ...(args.selectOnly ? ['select-only'] : []),
     ...(args.skipSomeUpdates ? ['simple-update'] : [])
   ]
-  /** @type {import('../workloads/choose.js').WorkloadChoice} */
-  const workloadChoice = {
+  return {
     workload: args.workload,
     files,
     builtins,
@@ -112,12 +188,19 @@ export async function validateRunArgs(args, argv = []) {
     defines: args.define ?? [],
     scale: args.scale === undefined ? null : parseInteger(args.scale, '--scale', { min: 1, max: 2 ** 31 - 1 }),
     randomSeed: args.randomSeed,
-    seed,
-    protocol,
-    options: workloadFlagValues(await workloadOptionSpecs(argv), flags),
+    seed: given.seed ?? RUN_SETTINGS.seed.default,
+    protocol: given.protocol ?? RUN_SETTINGS.protocol.default,
+    options: workloadFlagValues(await workloadOptionSpecs(argv), /** @type {Record<string, unknown>} */ (args)),
     taken: RUN_OPTION_NAMES
   }
-  const workload = await chooseWorkload(workloadChoice)
+}
+
+/**
+ * Flags the chosen workload does not take.
+ * @param {RunArgs} args
+ * @param {import('../workloads/contract.js').Workload} workload
+ */
+function refuseForWorkload(args, workload) {
   if (args.reset && workload.scripts) {
     throw new InputError(
       "--reset drops a workload's tables; pgbench scripts have none of their own (pgloadgen init recreates pgbench's)",
@@ -135,93 +218,22 @@ export async function validateRunArgs(args, argv = []) {
       code: 'PGLG_NOT_FOR_WORKLOAD'
     })
   }
-  const settings = parseRunSettings('flag', flags, {
-    only: [
-      'concurrency',
-      'transactions',
-      'threads',
-      'rate',
-      'arrival',
-      'maxLag',
-      'statsInterval',
-      'requestTimeout',
-      'statementTimeout'
-    ],
-    defaults: { statsInterval: args.record === undefined ? 10 : 1, requestTimeout: DEFAULT_REQUEST_TIMEOUT_S }
-  })
-  // --stages and --warmup, and the run's duration they make
-  const overTime = loadOverTime(args, { workload, rate: /** @type {number | null} */ (settings.rate) })
-  const split = instanceAndStart(args, workload.clients ?? overTime.startClients ?? settings.concurrency)
-  return {
-    // this instance's share; totalConcurrency is what all instances run together
-    concurrency:
-      split.instance === null ? split.totalConcurrency : shareOfTotal(split.totalConcurrency, split.instance),
-    ...split,
-    threads: /** @type {number} */ (settings.threads),
-    // each thread chooses the workload again from the same, checked, choice
-    workloadChoice: { ...workloadChoice, taken: undefined },
-    requestsPerClient: /** @type {number | null} */ (settings.transactions),
-    seed: /** @type {number | null} */ (seed),
-    protocol: /** @type {import('../config/protocol.js').Protocol} */ (protocol),
-    workload,
-    mix:
-      args.mix === undefined
-        ? mixOf(workload.types, workload.weights)
-        : /** @type {import('../config/mix.js').Mix} */ (
-            checkSetting('mix', args.mix, 'flag', { types: workload.types })
-          ),
-    httpPort: parseInteger(args.httpPort, '--http-port', { min: 0, max: 65535 }),
-    pgPort: parseInteger(args.pgPort, '--pg-port', { min: 0, max: 65535 }),
-    durationS: overTime.durationS,
-    stages: overTime.stages,
-    warmupS: overTime.warmupS,
-    progressS: parseProgress(args.progress),
-    connectTimeoutS: parseDuration(args.connectTimeout, '--connect-timeout'),
-    shutdownTimeoutS: parseDuration(args.shutdownTimeout, '--shutdown-timeout'),
-    verifyTimeoutS: parseDuration(args.verifyTimeout, '--verify-timeout'),
-    ...(await chooseTarget(args)),
-    rate: /** @type {number | null} */ (settings.rate),
-    arrival: /** @type {'poisson' | 'fixed'} */ (settings.arrival),
-    maxLagMs: /** @type {number | null} */ (settings.maxLag),
-    statsIntervalS: /** @type {number} */ (settings.statsInterval),
-    // checked against the workload's types and loop (config/thresholds.js); judged at the end (summary/thresholds.js)
-    thresholds: /** @type {import('../config/thresholds.js').Threshold[]} */ (
-      args.threshold === undefined
-        ? []
-        : checkSetting('thresholds', args.threshold, 'flag', {
-            types: workload.types,
-            mode: settings.rate !== null ? 'open' : workload.pacing !== null ? 'paced' : 'closed',
-            audits: workload.idTable !== null || workload.auditTable !== null
-          })
-    ),
-    thresholdAbort: args.thresholdAbort === true,
-    requestTimeoutS: requestTimeoutWithin(
-      /** @type {number | null} */ (settings.requestTimeout),
-      args.requestTimeout !== undefined,
-      overTime.durationS
-    ),
-    statementTimeoutS: /** @type {number | null} */ (settings.statementTimeout),
-    controlToken: parseControlToken(args.controlToken, process.env.PGLOADGEN_CONTROL_TOKEN),
-    diskLimit: await checkedDiskLimit(args)
-  }
 }
 
 /**
  * A --request-timeout the run could never reach is a mistake: refused. The
  * default is left as it is, even past a short run's end: it then never fires,
  * as before there was one.
- * @param {number | null} timeoutS
+ * @param {Readonly<import('../lab/run-spec.js').RunSpec>} spec
  * @param {boolean} given     --request-timeout was given (not the default)
- * @param {number | null} durationS  the run's (-d, or the stages'); null: until stopped
  */
-function requestTimeoutWithin(timeoutS, given, durationS) {
-  if (given && timeoutS !== null && durationS !== null && timeoutS > durationS) {
+function requestTimeoutWithin({ requestTimeoutS, durationS }, given) {
+  if (given && requestTimeoutS !== null && durationS !== null && requestTimeoutS > durationS) {
     throw new InputError(
-      `--request-timeout ${timeoutS} s is longer than the run (${durationS} s): no request could time out`,
+      `--request-timeout ${requestTimeoutS} s is longer than the run (${durationS} s): no request could time out`,
       { code: 'PGLG_CONFLICTING_OPTIONS' }
     )
   }
-  return timeoutS
 }
 
 /**

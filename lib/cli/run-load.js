@@ -12,11 +12,9 @@ import { isSameTable } from '../sidecar/retention-spec.js'
 import { controlRoutes } from '../http/control.js'
 import { statsView } from '../pgstats/stats-view.js'
 import { LoadSession } from '../lab/load-session.js'
-import { loadOptions } from '../lab/run-assembly.js'
 import { localDataDir } from '../lab/disk-space.js'
 import { parseZfsInterval, zfsSpaceProbeFor } from '../snapshot/zfs-space.js'
 import { DEFAULT_EVENTS_FILE } from './target-options.js'
-import { pgstattupleMode } from './stats-options.js'
 import { formatShare } from '../scale/share.js'
 import { summaryJson } from '../summary/summary-json.js'
 import { checkNotLate } from '../scale/instance-options.js'
@@ -38,6 +36,7 @@ import { abortLine, thresholdExitCode, thresholdFields } from '../summary/thresh
  *     screen: import('../terminal/screen.js').Screen }} io
  */
 export async function runLoad(args, options, rules, stop, { log, stdout, screen }) {
+  const { spec } = options
   // checked before anything binds a port or starts a server
   const zfsIntervalS = parseZfsInterval(/** @type {{ zfsInterval?: unknown }} */ (args).zfsInterval)
   const registry = createRegistry()
@@ -47,7 +46,7 @@ export async function runLoad(args, options, rules, stop, { log, stdout, screen 
   let sidecar = null
   /** @type {(() => void) | null} */
   let stopControl = null
-  const recordDir = args.record ? path.resolve(args.record) : null
+  const { recordDir } = spec
   // A recorded run keeps its events with its samples.
   const events = new EventLog({
     file: recordDir && args.events === DEFAULT_EVENTS_FILE ? path.join(recordDir, 'events.ndjson') : args.events,
@@ -87,31 +86,19 @@ export async function runLoad(args, options, rules, stop, { log, stdout, screen 
     const serverWatch = target.embedded?.startedHere
       ? new ServerWatch({ server: target.embedded, events, log, afterStart: async () => throttle?.attach() })
       : null
-    session = await LoadSession.open(
-      loadOptions({
-        target: {
-          connectionString: target.connectionString,
-          display: target.display,
-          embedded: target.embedded !== null
-        },
-        workload: options.workload,
-        mix: options.mix,
-        // the checked settings: protocol, concurrency, -t, --seed, the open loop, threads, the statistics' interval
-        settings: options,
-        split: { instance: options.instance, startAtMs: options.startAtMs, totalConcurrency: options.totalConcurrency },
-        workloadChoice: options.workloadChoice,
-        reset: args.reset,
-        connectTimeoutS: options.connectTimeoutS,
-        pgStats: args.pgStats ? { pgstattuple: pgstattupleMode(args) } : null,
-        recordDir,
-        disk: { dataDir: args.pgStats ? localDataDir(target, args.dataDir) : null, events },
-        probes: zfs ? [zfs] : [],
-        serverWatch,
-        describe: { command: 'run', args: describeArgs(args) },
-        registry,
-        log
-      })
-    )
+    session = await LoadSession.open(spec, {
+      target: {
+        connectionString: target.connectionString,
+        display: target.display,
+        embedded: target.embedded !== null
+      },
+      disk: { dataDir: spec.pgStats ? localDataDir(target, args.dataDir) : null, events },
+      probes: zfs ? [zfs] : [],
+      serverWatch,
+      describe: { command: 'run', args: describeArgs(args) },
+      registry,
+      log
+    })
     const running = session
     const control = controlRoutes({
       generator: session.generator,
@@ -120,14 +107,14 @@ export async function runLoad(args, options, rules, stop, { log, stdout, screen 
       host: args.httpHost,
       token: options.controlToken,
       describe: () => ({
-        workload: options.workload.name,
-        types: options.workload.types,
-        target: running.options.display,
-        mode: options.rate === null ? 'closed' : 'open',
-        rate: options.rate,
-        ...(options.instance && { instance: formatShare(options.instance) })
+        workload: spec.workload.name,
+        types: spec.workload.types,
+        target: running.place.target.display,
+        mode: spec.rate === null ? 'closed' : 'open',
+        rate: spec.rate,
+        ...(spec.instance && { instance: formatShare(spec.instance) })
       }),
-      share: options.instance,
+      share: spec.instance,
       log
     })
     Object.assign(routes, control.routes)
@@ -135,11 +122,11 @@ export async function runLoad(args, options, rules, stop, { log, stdout, screen 
     if (stop.requested) return 0
 
     // ready: an instance that got here after the start moment cannot join the others
-    if (options.startAtMs !== null) checkNotLate(options.startAtMs, options.instance)
+    if (spec.startAtMs !== null) checkNotLate(spec.startAtMs, spec.instance)
     if (!(await session.start({ interrupted: stop.promise }))) return 0
     // A split load's schedule acts on the one server once: instance 0 runs it.
-    if (rules && options.instance && options.instance.index !== 0)
-      log.info(`--schedule: its actions run on instance 0 of ${options.instance.parts}, not on this one`)
+    if (rules && spec.instance && spec.instance.index !== 0)
+      log.info(`--schedule: its actions run on instance 0 of ${spec.instance.parts}, not on this one`)
     else if (rules) {
       // the sidecar's actions (and their node-postgres connections) only for a run with a schedule
       const { Sidecar } = await import('../sidecar/sidecar.js')
@@ -151,7 +138,7 @@ export async function runLoad(args, options, rules, stop, { log, stdout, screen 
           log,
           // retention during the load: the row audit must not count its removals as missing
           onRowsRemoved: (rows, table) => {
-            if (isSameTable(table, options.workload.auditTable)) running.noteRowsRemoved(rows)
+            if (isSameTable(table, spec.workload.auditTable)) running.noteRowsRemoved(rows)
           }
         },
         stats: () => statsView(running.latestStats()),
@@ -160,22 +147,20 @@ export async function runLoad(args, options, rules, stop, { log, stdout, screen 
       })
       sidecar.start()
     }
+    const scheduled = spec.rate !== null || spec.workload.pacing !== null
     const stopProgress = startRunProgress(screen, running, {
       everyS: options.progressS,
-      scheduled: options.rate !== null || options.workload.pacing !== null,
-      openLoop: options.rate !== null
+      scheduled,
+      openLoop: spec.rate !== null
     })
     // --threshold-abort: the thresholds judged once a second on the running figures
-    const watch = options.thresholdAbort
-      ? watchThresholds(running, options.thresholds, {
-          scheduled: options.rate !== null || options.workload.pacing !== null,
-          warmupS: options.warmupS
-        })
+    const watch = spec.thresholdAbort
+      ? watchThresholds(running, spec.thresholds, { scheduled, warmupS: spec.warmupS })
       : null
     // The run ends at the duration, a signal, when every client did its -t requests, or when a threshold failed for
     // good.
     await stop.wait(
-      options.durationS,
+      spec.durationS,
       watch ? Promise.race([running.generator.limitReached, watch.failed]) : running.generator.limitReached
     )
     watch?.stop()
@@ -183,13 +168,11 @@ export async function runLoad(args, options, rules, stop, { log, stdout, screen 
     const aborted = watch?.failure ?? null
     if (aborted) log.warn(abortLine(aborted), 'PGLG_W_THRESHOLD_ABORT')
     log.info('stopping: waiting for requests in flight')
-    if (sidecar) await sidecar.stop(options.shutdownTimeoutS * 1000)
+    if (sidecar) await sidecar.stop(spec.shutdownTimeoutS * 1000)
     const summary = await session.finish({
-      shutdownTimeoutS: options.shutdownTimeoutS,
-      verifyTimeoutS: options.verifyTimeoutS,
       // each --threshold judged on the summary itself, in summary.json too
-      ...(options.thresholds.length > 0 && {
-        judge: (/** @type {Record<string, any>} */ s) => thresholdFields(options.thresholds, s, aborted)
+      ...(spec.thresholds.length > 0 && {
+        judge: (/** @type {Record<string, any>} */ s) => thresholdFields(spec.thresholds, s, aborted)
       })
     })
     if (args.json) stdout.write(summaryJson(summary))

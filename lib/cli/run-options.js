@@ -86,7 +86,6 @@ export function runBuilder(y, workloadSpecs = {}) {
     })
     .option('json', { type: 'boolean', default: false, describe: 'print a JSON summary on stdout at exit' })
     .option('progress', progressOption)
-    .option('reset', { type: 'boolean', default: false, describe: "drop and recreate the workload's tables first" })
     .options(embeddedServerOptions)
     .option('zfs-interval', {
       type: 'string',
@@ -98,25 +97,10 @@ export function runBuilder(y, workloadSpecs = {}) {
       describe:
         'a slower disk for the embedded server: read_mbps=8,read_iops=400 (also write_mbps, write_iops; MB = 10^6 bytes; root and a cgroup blkio or io controller)'
     })
-    .option('connect-timeout', { type: 'string', default: '15', describe: 'seconds to wait for the server at start' })
-    .option('shutdown-timeout', {
-      type: 'string',
-      default: '10',
-      describe: 'seconds to wait for requests in flight at exit'
-    })
-    .option('verify-timeout', {
-      type: 'string',
-      default: '60',
-      describe: 'seconds to spend checking acknowledged inserts at exit'
-    })
     .option('events', {
       type: 'string',
       default: DEFAULT_EVENTS_FILE,
       describe: 'file that actions and control changes are appended to (NDJSON)'
-    })
-    .option('record', {
-      type: 'string',
-      describe: 'write per-second samples, events, run.json and summary.json to this directory'
     })
     .option('schedule', {
       type: 'string',
@@ -126,17 +110,6 @@ export function runBuilder(y, workloadSpecs = {}) {
       type: 'string',
       describe:
         'bearer token that POST /concurrency, /pause, /resume require when --http-host is not loopback (also PGLOADGEN_CONTROL_TOKEN)'
-    })
-    .option('threshold-abort', {
-      type: 'boolean',
-      default: false,
-      describe:
-        'check the --threshold conditions every second while running, and stop the run when one has failed for good (exit 3)'
-    })
-    .option('pg-stats', {
-      type: 'boolean',
-      default: true,
-      describe: 'export PostgreSQL statistics on /metrics too (--no-pg-stats: do not)'
     })
     .options(statsOptions)
   const settingFlags = new Set(Object.keys(settingFlagOptions()))

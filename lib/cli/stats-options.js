@@ -3,14 +3,14 @@
 // collector.
 
 import { MAX_RUN_S, parseDuration, parseInteger } from '../config/numbers.js'
-import { settingFlagOption } from '../config/run-settings.js'
+import { settingDefault, settingFlagOption } from '../config/run-settings.js'
 import { checkSetting } from '../config/run-setting-checks.js'
 import { chooseTarget } from './target.js'
 import { withTarget } from './target-options.js'
 
 /** Options of the stats collector, shared by run and stats. */
 export const statsOptions = {
-  'stats-interval': settingFlagOption('statsInterval'),
+  'stats-interval': settingFlagOption('statsIntervalS'),
   pgstattuple: {
     type: /** @type {const} */ ('boolean'),
     default: false,
@@ -56,7 +56,9 @@ export function statsBuilder(y) {
  * @returns {number}
  */
 export function parseStatsInterval(value) {
-  return value === undefined ? 10 : checkSetting('statsInterval', value, 'flag')
+  return value === undefined
+    ? /** @type {number} */ (settingDefault('statsIntervalS', { recordDir: null }))
+    : checkSetting('statsIntervalS', value, 'flag')
 }
 
 /**

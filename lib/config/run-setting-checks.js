@@ -1,4 +1,5 @@
 import os from 'node:os'
+import path from 'node:path'
 import { InputError } from '../errors.js'
 import { parseMix } from './mix.js'
 import { parseThresholds } from './thresholds.js'
@@ -122,6 +123,12 @@ export function checkSetting(name, value, where, context = {}) {
     case 'thresholds':
       // a list, each refused in its own words (config/thresholds.js)
       return parseThresholds(value, { ...context, label })
+    case 'boolean':
+      if (typeof value !== 'boolean') throw refuse('must be true or false')
+      return value
+    case 'path':
+      if (typeof value !== 'string' || value.trim() === '') throw refuse('must be the path of a directory')
+      return path.resolve(value)
     case 'stages':
       // a closed loop's targets are clients; an open loop's, requests/s
       return parseStages(value, {
@@ -134,34 +141,24 @@ export function checkSetting(name, value, where, context = {}) {
 }
 
 /**
- * The settings a command line or a plan gives, each checked, with its
- * default where not given: by setting name. A plan's fields are read at
- * prefix (prepare.) when given. A mix is checked against context.types
- * when given, else kept as text.
+ * The settings a command line or a plan gives, each checked, by setting
+ * name; those not given are left out: their defaults are applied once, when
+ * the run specification is built (lib/lab/run-spec.js). A plan's fields are
+ * read at prefix (prepare.) when given. A mix is checked against
+ * context.types when given, else kept as text.
  * @param {'flag' | 'plan'} source
  * @param {Record<string, unknown>} values   yargs' arguments (camelCase), or the plan's object
- * @param {{ prefix?: string, types?: readonly string[], only?: readonly SettingName[],
- *     defaults?: Partial<Record<SettingName, unknown>> }} [options]
- * @returns {Record<SettingName, any>}
+ * @param {{ prefix?: string, types?: readonly string[], only?: readonly SettingName[] }} [options]
+ * @returns {Partial<Record<SettingName, any>>}
  */
-export function parseRunSettings(source, values, { prefix = '', types, only, defaults = {} } = {}) {
-  /** @type {Record<string, any>} */
+export function parseRunSettings(source, values, { prefix = '', types, only } = {}) {
+  /** @type {Partial<Record<SettingName, any>>} */
   const settings = {}
   for (const name of only ?? /** @type {SettingName[]} */ (Object.keys(RUN_SETTINGS))) {
     const spec = RUN_SETTINGS[name]
     const key = source === 'flag' ? spec.flag && camelCase(spec.flag) : spec.plan
-    if (!key) continue
-    const value = values[key]
-    const fallback =
-      name in defaults
-        ? defaults[name]
-        : source === 'plan' && spec.planDefault !== undefined
-          ? spec.planDefault
-          : spec.default
-    settings[name] =
-      value === undefined
-        ? fallback
-        : checkSetting(name, value, source === 'flag' ? 'flag' : `${prefix}${key}`, { types })
+    if (!key || values[key] === undefined) continue
+    settings[name] = checkSetting(name, values[key], source === 'flag' ? 'flag' : `${prefix}${key}`, { types })
   }
   return settings
 }

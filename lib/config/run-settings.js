@@ -1,12 +1,14 @@
 import { MAX_TIMER_S } from '../helpers/durations.js'
 
-// The settings of a run, each defined once: its name as a flag of
-// `pgloadgen run`, as a field of an experiment plan and of the control API
-// where it has one, its type, bounds, default and description. The flags'
-// yargs options are made from here (run-options.js); a value given as a
-// flag, as a plan's field (experiment/plan.js) or in the body of POST
-// /concurrency (http/control.js) is checked against its entry here, with
-// one rule and one wording (run-setting-checks.js).
+// The settings of a run, each defined once: its name in the run
+// specification (the key: lib/lab/run-spec.js), as a flag of `pgloadgen
+// run`, as a field of an experiment plan and of the control API where it
+// has one, its type, bounds, default and description. The flags' yargs
+// options are made from here (run-options.js); a value given as a flag, as
+// a plan's field (experiment/plan.js) or in the body of POST /concurrency
+// (http/control.js) is checked against its entry here, with one rule and
+// one wording (run-setting-checks.js); its default is applied once, when
+// the run specification is built (lib/lab/run-spec.js).
 
 /** The most clients one run (or all instances of one load together) runs. */
 export const MAX_CONCURRENCY = 10000
@@ -20,12 +22,13 @@ export const DEFAULT_REQUEST_TIMEOUT_S = 60
 
 /**
  * @typedef {object} SettingSpec
- * @property {'integer' | 'number' | 'duration' | 'choice' | 'mix' | 'thresholds' | 'stages'} type
+ * @property {'integer' | 'number' | 'duration' | 'choice' | 'mix' | 'thresholds' | 'stages' | 'boolean' | 'path'} type
  *   number: positive; duration: seconds, plain or with s, m, h, d; mix: type=weight,… of the workload's types;
+ *   boolean: a flag without a value (--no-NAME: false); path: a directory, resolved;
  *   thresholds: [type:]figure op value, repeatable (config/thresholds.js);
  *   stages: duration:target,… (config/stages.js)
  * @property {string | null} flag       its flag of pgloadgen run (null: none)
- * @property {string} [alias]           the flag's letter (pgbench's where it has one)
+ * @property {string | string[]} [alias]  the flag's letter (pgbench's where it has one)
  * @property {string} [flagLabel]       how a refusal names the flag (default --flag)
  * @property {string | null} plan       its field in an experiment plan (null: none)
  * @property {string | null} api        its field in a control API body (null: none)
@@ -34,10 +37,9 @@ export const DEFAULT_REQUEST_TIMEOUT_S = 60
  * @property {readonly string[]} [choices]
  * @property {boolean} [auto]           "auto" is a value too (threads: one per core)
  * @property {boolean} [off]            "off" is a value too: none (null)
- * @property {unknown} default          when not given (null: none)
- * @property {unknown} [planDefault]    a plan's default, where it differs
- * @property {boolean} [defaultAfter]   the default is applied after parsing, not by yargs (the run must know whether
- *   the flag was given)
+ * @property {unknown} default          when not given (null: none); a function: of the other settings as given
+ *   (the statistics' interval is shorter for a recorded run), applied when the run specification is built
+ * @property {string} [defaultText]     a function default, in words (the CLI's help and the plan reference)
  * @property {boolean} [sharedWithWorkloads]  a workload may declare an option of the flag's name: it is given the same
  *   value (tsbs-cpu's seed)
  * @property {string} describe
@@ -54,10 +56,9 @@ export const RUN_SETTINGS = Object.freeze({
     min: 1,
     max: MAX_CONCURRENCY,
     default: 8,
-    defaultAfter: true,
-    describe: `requests outstanding at all times, one connection each, 1 to ${MAX_CONCURRENCY} (default 8)`
+    describe: `requests outstanding at all times, one connection each, 1 to ${MAX_CONCURRENCY}`
   },
-  transactions: {
+  requestsPerClient: {
     type: 'integer',
     flag: 'transactions',
     alias: 't',
@@ -98,19 +99,18 @@ export const RUN_SETTINGS = Object.freeze({
     default: null,
     describe: "request types and their weights, e.g. insert_row=60,read_row=40; default: the workload's"
   },
-  statsInterval: {
+  statsIntervalS: {
     type: 'duration',
     flag: 'stats-interval',
     plan: 'stats_interval',
     api: null,
     min: 1,
     max: 3600,
-    default: 10,
-    planDefault: 1,
-    defaultAfter: true,
-    // a recorded run polls every second, so that what changed in it can be lined up with what the server did
-    describe:
-      'seconds between polls of the PostgreSQL statistics, 1 to 3600 (default 10; 1 with --record and in a plan)'
+    // a recorded run (every run of a plan is) polls every second, so that what changed in it can be lined up with
+    // what the server did
+    default: (/** @type {{ recordDir?: string | null }} */ given) => (given.recordDir ? 1 : 10),
+    defaultText: '1 with --record and in a plan, else 10',
+    describe: 'seconds between polls of the PostgreSQL statistics, 1 to 3600'
   },
   rate: {
     type: 'number',
@@ -130,7 +130,7 @@ export const RUN_SETTINGS = Object.freeze({
     default: 'poisson',
     describe: 'open-loop schedule: poisson or fixed'
   },
-  maxLag: {
+  maxLagMs: {
     type: 'number',
     flag: 'max-lag',
     plan: null,
@@ -138,7 +138,7 @@ export const RUN_SETTINGS = Object.freeze({
     default: null,
     describe: 'open loop: skip requests more than this many ms behind schedule'
   },
-  requestTimeout: {
+  requestTimeoutS: {
     type: 'duration',
     flag: 'request-timeout',
     plan: 'request_timeout',
@@ -147,12 +147,11 @@ export const RUN_SETTINGS = Object.freeze({
     max: 86400,
     off: true,
     default: DEFAULT_REQUEST_TIMEOUT_S,
-    defaultAfter: true,
     // a request that gets no answer in time fails as a timeout, cancelled on the server, and its connection is
     // replaced when the cancel does not end it: a blackholed server cannot hold the run
-    describe: `seconds a request may wait for its answer (or 500ms, 2m; off: no limit); then it fails as a timeout and is cancelled on the server, its connection replaced if it is still running 1 s later (default ${DEFAULT_REQUEST_TIMEOUT_S})`
+    describe: `seconds a request may wait for its answer (or 500ms, 2m; off: no limit); then it fails as a timeout and is cancelled on the server, its connection replaced if it is still running 1 s later`
   },
-  statementTimeout: {
+  statementTimeoutS: {
     type: 'duration',
     flag: 'statement-timeout',
     plan: null,
@@ -184,7 +183,7 @@ export const RUN_SETTINGS = Object.freeze({
     describe:
       'load over time, duration:target,... like 30s:8,2m:32,30s:0: the clients (with --rate: the requests/s) ramp linearly from one target to the next, from 1 client (or the --rate); the run lasts the stages unless -d (docs/load-over-time.md)'
   },
-  warmup: {
+  warmupS: {
     type: 'duration',
     flag: 'warmup',
     plan: 'warmup',
@@ -206,25 +205,121 @@ export const RUN_SETTINGS = Object.freeze({
     auto: true,
     default: 1,
     describe: `worker threads the clients are split over, pgbench's -j, 1 to ${MAX_THREADS} (auto: one per core)`
+  },
+  connectTimeoutS: {
+    type: 'duration',
+    flag: 'connect-timeout',
+    plan: null,
+    api: null,
+    min: 0.001,
+    max: MAX_TIMER_S,
+    default: 15,
+    describe: 'seconds to wait for the server at start'
+  },
+  shutdownTimeoutS: {
+    type: 'duration',
+    flag: 'shutdown-timeout',
+    plan: null,
+    api: null,
+    min: 0.001,
+    max: MAX_TIMER_S,
+    default: 10,
+    describe: 'seconds to wait for requests in flight at exit'
+  },
+  verifyTimeoutS: {
+    type: 'duration',
+    flag: 'verify-timeout',
+    plan: null,
+    api: null,
+    min: 0.001,
+    max: MAX_TIMER_S,
+    default: 60,
+    describe: 'seconds to spend checking acknowledged inserts at exit'
+  },
+  reset: {
+    type: 'boolean',
+    flag: 'reset',
+    plan: null,
+    api: null,
+    default: false,
+    describe: "drop and recreate the workload's tables first"
+  },
+  recordDir: {
+    type: 'path',
+    flag: 'record',
+    plan: null,
+    api: null,
+    default: null,
+    describe: 'write per-second samples, events, run.json and summary.json to this directory'
+  },
+  pgStats: {
+    type: 'boolean',
+    flag: 'pg-stats',
+    plan: null,
+    api: null,
+    default: true,
+    describe: 'export PostgreSQL statistics on /metrics too (--no-pg-stats: do not)'
+  },
+  thresholdAbort: {
+    type: 'boolean',
+    flag: 'threshold-abort',
+    plan: null,
+    api: null,
+    default: false,
+    describe:
+      'check the --threshold conditions every second while running, and stop the run when one has failed for good (exit 3)'
   }
 })
 
 /** @typedef {keyof typeof RUN_SETTINGS} SettingName */
 
 /**
+ * @typedef {object} FlagOption  what yargs is given of a setting's flag: no default, which the run specification
+ *   applies (lib/lab/run-spec.js), only its words for the help
+ * @property {string | string[]} [alias]
+ * @property {'string' | 'boolean'} type
+ * @property {string} [defaultDescription]
+ * @property {string} describe
+ */
+
+/**
+ * A setting's default: for the run specification (lib/lab/run-spec.js),
+ * and for a command that shares a setting without being a run (pgloadgen
+ * stats's --stats-interval).
+ * @param {SettingName} name
+ * @param {Record<string, unknown>} given   the other settings given (a default may depend on them)
+ * @returns {unknown}
+ */
+export function settingDefault(name, given) {
+  const fallback = RUN_SETTINGS[name].default
+  return typeof fallback === 'function' ? fallback(given) : fallback
+}
+
+/**
+ * A setting's default in words.
+ * @param {SettingSpec} spec
+ * @returns {string | null}  null: none
+ */
+export function defaultInWords(spec) {
+  if (typeof spec.default === 'function') return spec.defaultText ?? null
+  return spec.default === null ? null : String(spec.default)
+}
+
+/**
  * The yargs options of the settings that have a flag, descriptions
  * included: what run-options.js gives yargs.
- * @returns {Record<string, { alias?: string, type: 'string', default?: string, describe: string }>}
+ * @returns {Record<string, FlagOption>}
  */
 export function settingFlagOptions() {
-  /** @type {Record<string, { alias?: string, type: 'string', default?: string, describe: string }>} */
+  /** @type {Record<string, FlagOption>} */
   const options = {}
   for (const spec of Object.values(RUN_SETTINGS)) {
     if (!spec.flag) continue
+    const shown = defaultInWords(spec)
     options[spec.flag] = {
       ...(spec.alias && { alias: spec.alias }),
-      type: 'string',
-      ...(spec.default !== null && !spec.defaultAfter && { default: String(spec.default) }),
+      type: spec.type === 'boolean' ? 'boolean' : 'string',
+      ...(shown !== null && { defaultDescription: shown }),
       describe: spec.describe
     }
   }
@@ -242,27 +337,20 @@ export function settingFlagOption(name) {
 /** The flags of the settings, with their letters: names a workload's options may not take (but those it may share). */
 export function settingFlagNames() {
   return Object.values(RUN_SETTINGS).flatMap(spec =>
-    spec.flag && !spec.sharedWithWorkloads ? [spec.flag, ...(spec.alias ? [spec.alias] : [])] : []
+    spec.flag && !spec.sharedWithWorkloads ? [spec.flag, ...[spec.alias ?? []].flat()] : []
   )
 }
 
 /**
- * What each client of a run is given of its settings, as one object from
- * the session down to the worker: pgbench's -t and the seed of its data.
+ * What each client of a run is given of the run specification, under its
+ * names there, as one object from the session down to the worker: -t, the
+ * seed of its data and its timeouts (lib/lab/run-spec.js RunSpec).
  * @typedef {object} ClientSettings
  * @property {number | null} requestsPerClient   -t: a client stops after this many requests (null: never)
  * @property {number | null} seed                 --seed: each client's random stream is seeded from it and its number
  *   (null: random)
- * @property {number | null} [requestTimeoutMs]   --request-timeout: a request unanswered this long fails and its
- *   connection is replaced (null: never; default DEFAULT_REQUEST_TIMEOUT_S)
- * @property {number | null} [statementTimeoutMs]  --statement-timeout: statement_timeout SET on each client's
- *   connection (null: the server's)
+ * @property {number | null} requestTimeoutS     --request-timeout: a request unanswered this long fails, is cancelled
+ *   and its connection replaced when the cancel does not end it (null: never)
+ * @property {number | null} statementTimeoutS   --statement-timeout: statement_timeout SET on each client's connection
+ *   (null: the server's)
  */
-
-/** @type {Readonly<ClientSettings>} */
-export const DEFAULT_CLIENT_SETTINGS = Object.freeze({
-  requestsPerClient: null,
-  seed: null,
-  requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_S * 1000,
-  statementTimeoutMs: null
-})

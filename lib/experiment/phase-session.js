@@ -1,15 +1,12 @@
 import path from 'node:path'
 import client from 'prom-client'
-import { parseMix } from '../config/mix.js'
 import { LoadSession } from '../lab/load-session.js'
-import { loadOptions } from '../lab/run-assembly.js'
+import { runSpecWith } from '../lab/run-spec.js'
 import { zfsSpaceProbeFor } from '../snapshot/zfs-space.js'
 
 // What each phase of an experiment (the prepare phase, one repetition of a
 // variant) is given, and the load session it opens: the plan's settings,
 // the phase's record directory and what run.json says of its server.
-
-export const LIMITS = { shutdownTimeoutS: 10, verifyTimeoutS: 60 }
 
 /**
  * @typedef {object} ExperimentContext
@@ -34,47 +31,31 @@ export const LIMITS = { shutdownTimeoutS: 10, verifyTimeoutS: 60 }
  *     session: LoadSession }) => void} OnPhase
  */
 
+// A phase waits longer for its server than a run: it has just been started or rolled back.
+const PHASE_CONNECT_TIMEOUT_S = 30
+
 /**
+ * Opens a phase's session: the plan's load (plan.load) with the phase's
+ * own clients, mix, workload and directory.
  * @param {ExperimentContext} context
  * @param {string} dir
- * @param {{ reset: boolean, workload: import('../workloads/contract.js').Workload, mix: string, concurrency: number,
- *     requestsPerClient?: number | null, warmupS?: number | null, describe: Record<string, unknown> }} options
- *   warmupS: a variant's warm-up (the prepare phase has none: it only fills the table)
+ * @param {{ load: Partial<import('../lab/run-spec.js').RunSpec>, describe: Record<string, unknown> }} phase
+ *   load: what the phase changes (the prepare phase: its clients, fill mix, -t; a variant: its workload)
  */
-export async function openSession(
-  context,
-  dir,
-  { reset, workload, mix, concurrency, requestsPerClient = null, warmupS = null, describe }
-) {
+export async function openSession(context, dir, { load, describe }) {
   const { plan } = context
   const registry = new client.Registry()
   // the data directory on ZFS (the zfs snapshot driver's, or an embedded server's): its pool's free space and metaslabs
   const zfs = await zfsSpaceProbeFor(context.dataDir, { registry, log: context.log })
-  return LoadSession.open(
-    loadOptions({
-      target: { connectionString: context.connectionString, display: context.display, embedded: context.embedded },
-      workload,
-      mix: parseMix(mix, workload.types),
-      settings: {
-        protocol: plan.protocol,
-        concurrency,
-        requestsPerClient,
-        seed: plan.seed,
-        statsIntervalS: plan.statsIntervalS,
-        requestTimeoutS: plan.requestTimeoutS,
-        warmupS
-      },
-      reset,
-      connectTimeoutS: 30,
-      pgStats: { pgstattuple: false },
-      recordDir: dir,
-      serverLogDir: context.dataDir,
-      probes: zfs ? [zfs] : [],
-      describe: { command: 'experiment', experiment: plan.name, ...describe },
-      registry,
-      log: context.log
-    })
-  )
+  const spec = runSpecWith(plan.load, { ...load, recordDir: dir, connectTimeoutS: PHASE_CONNECT_TIMEOUT_S })
+  return LoadSession.open(spec, {
+    target: { connectionString: context.connectionString, display: context.display, embedded: context.embedded },
+    serverLogDir: context.dataDir,
+    probes: zfs ? [zfs] : [],
+    describe: { command: 'experiment', experiment: plan.name, ...describe },
+    registry,
+    log: context.log
+  })
 }
 
 /**

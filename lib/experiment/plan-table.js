@@ -1,4 +1,4 @@
-import { RUN_SETTINGS } from '../config/run-settings.js'
+import { RUN_SETTINGS, defaultInWords } from '../config/run-settings.js'
 import { CAPACITY_STEP_FIELDS } from '../capacity/plan-step.js'
 import { ACTIONS, ACTION_FIELDS } from '../sidecar/actions.js'
 import { RETENTION_FIELDS } from '../sidecar/retention-spec.js'
@@ -36,10 +36,10 @@ function runSettingFields() {
   const fields = {}
   for (const spec of Object.values(RUN_SETTINGS)) {
     if (!spec.plan) continue
-    const fallback = spec.planDefault ?? spec.default
+    const fallback = defaultInWords(spec)
     fields[spec.plan] = {
       type: spec.type === 'choice' ? `one of ${(spec.choices ?? []).join(', ')}` : spec.type,
-      ...(fallback !== null && { default: String(fallback) }),
+      ...(fallback !== null && { default: fallback }),
       describe: `as \`--${spec.flag}\`: ${spec.describe}`
     }
   }

@@ -3,9 +3,10 @@ import path from 'node:path'
 import YAML from 'yaml'
 import { InvalidPlanError, InputError, reclassified } from '../errors.js'
 import { printable, quote } from '../helpers/quote.js'
-import { formatMix, mixOf } from '../config/mix.js'
 import { chooseWorkload } from '../workloads/choose.js'
 import { parseRunSettings } from '../config/run-setting-checks.js'
+import { settingDefault } from '../config/run-settings.js'
+import { buildRunSpec } from '../lab/run-spec.js'
 import { effectiveServer, expandMatrix, MAX_VARIANTS, parsePlanServer, parseVariantServer } from './plan-server.js'
 import { object, positiveInteger, string } from './plan-fields.js'
 import { checkCapacityWorkload } from '../capacity/plan-step.js'
@@ -21,14 +22,9 @@ import { parseExpect, parseQuestion } from './plan-question.js'
  * @property {string} name
  * @property {import('./plan-server.js').EmbeddedPlanServer | import('./plan-server.js').UrlPlanServer} server
  * @property {import('../workloads/contract.js').Workload} workload
- * @property {'prepared' | 'extended' | 'simple'} protocol
- * @property {string} mix
- * @property {number} concurrency
- * @property {number} statsIntervalS
- * @property {number | null} requestTimeoutS  request_timeout (null: off)
- * @property {number | null} warmupS   warmup: the first seconds of each variant's load, kept out of its summary (null:
- *   none)
- * @property {number | null} seed   the clients' random numbers and the workload's data (null: random)
+ * @property {Readonly<import('../lab/run-spec.js').RunSpec>} load  a variant's load, from the plan's settings
+ *   (concurrency, mix, protocol, stats_interval, request_timeout, warmup, seed); each phase's is this one with its
+ *   own clients, mix and directory (phase-session.js)
  * @property {{ init: import('../pgbench/init-options.js').InitOptions | null, rows: number | null,
  *     batches: number, batchActions: import('../sidecar/actions.js').ActionSpec[],
  *     tableBytes: number | null, seconds: number | null, concurrency: number, mix: string, actions:
@@ -109,12 +105,15 @@ export async function parsePlan(data, { baseDir }) {
 async function planOf(data, baseDir) {
   const plan = object(data, 'plan')
   const name = planName(plan)
-  const { protocol, seed } = parseRunSettings('plan', plan, { only: ['protocol', 'seed'] })
+  const given = parseRunSettings('plan', plan, { only: ['protocol', 'seed'] })
   const planOptions = plan.options === undefined ? {} : object(plan.options, 'options')
+  const seed = /** @type {number | null} */ (given.seed ?? settingDefault('seed', given))
+  const protocol = /** @type {import('../config/protocol.js').Protocol} */ (
+    given.protocol ?? settingDefault('protocol', given)
+  )
   const workloadWith = workloadMaker(plan, { seed, protocol, baseDir })
   const workload = await workloadWith(planOptions, 'options.')
-  const { settings, mix, concurrency } = loadSettings(plan, workload)
-  const statsIntervalS = /** @type {number} */ (settings.statsInterval)
+  const load = planLoad(plan, { ...given, workload, baseDir })
   const { server, combos } = serverAndMatrix(plan)
   /** @type {Set<string>} */
   const names = new Set()
@@ -127,14 +126,8 @@ async function planOf(data, baseDir) {
     name,
     server,
     workload,
-    protocol,
-    mix,
-    concurrency,
-    statsIntervalS,
-    requestTimeoutS: /** @type {number | null} */ (settings.requestTimeout),
-    warmupS: /** @type {number | null} */ (settings.warmup) || null,
-    seed: /** @type {number | null} */ (seed),
-    prepare: parsePrepare(plan.prepare, concurrency, workload),
+    load,
+    prepare: parsePrepare(plan.prepare, load.concurrency, workload),
     variants,
     // 3 at least for a confidence interval (results/bootstrap-interval.js); fewer only when asked
     repetitions:
@@ -192,27 +185,26 @@ function workloadMaker(plan, { seed, protocol, baseDir }) {
 }
 
 /**
- * The load's settings, its mix and its concurrency (a workload that sets its
- * clients itself refuses another).
+ * A variant's load, from the plan's settings. Every load of a plan is
+ * recorded (each phase in a directory of its own, phase-session.js), so its
+ * specification is built as a recorded run's, from the plan's directory. A
+ * workload that sets its clients itself refuses another number.
  * @param {Record<string, unknown>} plan
- * @param {import('../workloads/contract.js').Workload} workload
+ * @param {import('../lab/run-spec.js').RunSpecGiven & { baseDir: string }} given  protocol and seed, checked
  */
-function loadSettings(plan, workload) {
+function planLoad(plan, { baseDir, ...given }) {
+  const { workload } = given
   const settings = parseRunSettings('plan', plan, {
-    only: ['mix', 'concurrency', 'statsInterval', 'requestTimeout', 'warmup'],
-    types: workload.types,
-    defaults: workload.clients === null ? {} : { concurrency: workload.clients }
+    only: ['mix', 'concurrency', 'statsIntervalS', 'requestTimeoutS', 'warmupS'],
+    types: workload.types
   })
-  const mix =
-    plan.mix === undefined ? formatMix(mixOf(workload.types, workload.weights)) : /** @type {string} */ (plan.mix)
-  const concurrency = /** @type {number} */ (settings.concurrency)
-  if (workload.clients !== null && concurrency !== workload.clients) {
+  if (workload.clients !== null && settings.concurrency !== undefined && settings.concurrency !== workload.clients) {
     throw new InputError(
       `concurrency: the ${workload.name} workload sets its clients itself (${workload.clients}); leave concurrency out`,
       { code: 'PGLG_NOT_FOR_WORKLOAD' }
     )
   }
-  return { settings, mix, concurrency }
+  return buildRunSpec({ ...given, ...settings, warmupS: settings.warmupS || null, recordDir: baseDir })
 }
 
 /**

@@ -1,3 +1,4 @@
+import { parseMix } from '../config/mix.js'
 import { performance } from 'node:perf_hooks'
 import path from 'node:path'
 import { RuntimeError } from '../errors.js'
@@ -7,7 +8,7 @@ import { EventLog } from '../recorder/event-log.js'
 import { runAction } from '../sidecar/actions.js'
 import { statsView } from '../pgstats/stats-view.js'
 import { initPgbench, InitError } from '../pgbench/init.js'
-import { LIMITS, openSession, serverRecord } from './phase-session.js'
+import { openSession, serverRecord } from './phase-session.js'
 
 // The prepare phase of one server: fill the tables (in batches when the
 // plan asks, the load paused after each while its actions run), run the
@@ -71,19 +72,23 @@ async function load(context, events) {
   // that every major's prepare phase writes the same rows: each client makes
   // that many requests of the fill mix, and the phase ends when all have,
   // not at the first look past the count (which the interleaving decides).
+  const { seed } = plan.load
   const share =
-    plan.seed !== null && prepare.rows !== null && plan.workload.idTable !== null
+    seed !== null && prepare.rows !== null && plan.workload.idTable !== null
       ? Math.ceil(prepare.rows / prepare.concurrency)
       : null
   if (share !== null) {
-    log.info(`prepare: seed ${plan.seed}: each of ${prepare.concurrency} clients makes ${share} requests`)
+    log.info(`prepare: seed ${seed}: each of ${prepare.concurrency} clients makes ${share} requests`)
   }
+  // the prepare phase only fills the table: no warm-up
   const session = await openSession(context, context.group.prepareDir, {
-    reset: true,
-    workload: plan.workload,
-    mix: prepare.mix,
-    concurrency: prepare.concurrency,
-    requestsPerClient: share,
+    load: {
+      reset: true,
+      mix: parseMix(prepare.mix, plan.workload.types),
+      concurrency: prepare.concurrency,
+      requestsPerClient: share,
+      warmupS: null
+    },
     describe: { phase: 'prepare', server: serverRecord(context.group, null) }
   })
   let allDone = false
@@ -109,7 +114,7 @@ async function load(context, events) {
       if (prepare.seconds !== null && performance.now() - started >= prepare.seconds * 1000) break
       await stop.wait(prepare.batches > 1 ? 0.2 : 1, share === null ? undefined : session.generator.limitReached)
     }
-    const summary = await session.finish(LIMITS)
+    const summary = await session.finish()
     log.info(
       `prepare: ${plan.workload.idTable !== null ? summary.acknowledged_inserts : summary.rows_written} rows written in ${summary.elapsed_s} s`
     )

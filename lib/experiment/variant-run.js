@@ -9,7 +9,7 @@ import { isSameTable } from '../sidecar/retention-spec.js'
 import { configureFor } from './server-groups.js'
 import { rampStep } from './ramp-step.js'
 import { runCapacityStep } from '../capacity/plan-step.js'
-import { LIMITS, openSession, serverRecord } from './phase-session.js'
+import { openSession, serverRecord } from './phase-session.js'
 
 // One repetition of one variant of a plan, from the rollback to the
 // snapshot to the summary, and the steps it runs on its load.
@@ -42,11 +42,7 @@ export async function runVariant(context, variant, rep) {
     log.info(`variant ${variant.name}: its own options; the ${variant.workload.name} tables are made afresh`)
   }
   const session = await openSession(context, dir, {
-    reset: variant.workload !== null,
-    workload: variant.workload ?? plan.workload,
-    mix: plan.mix,
-    concurrency: plan.concurrency,
-    warmupS: plan.warmupS,
+    load: { reset: variant.workload !== null, ...(variant.workload && { workload: variant.workload }) },
     describe: {
       phase: 'variant',
       variant: variant.name,
@@ -78,7 +74,7 @@ export async function runVariant(context, variant, rep) {
       else await runStep(context, session, events, step, actions)
     }
     await Promise.allSettled(actions)
-    const summary = await session.finish(LIMITS)
+    const summary = await session.finish()
     log.info(
       `variant ${variant.name}, repetition ${rep}: ${summary.throughput} requests/s, ${summary.unexpected_failures} unexpected failures`
     )
@@ -119,7 +115,7 @@ async function runStep(context, session, events, step, actions) {
           log,
           // retention during the load: the row audit must not count its removals as missing
           onRowsRemoved: (rows, table) => {
-            if (isSameTable(table, session.options.workload.auditTable)) session.noteRowsRemoved(rows)
+            if (isSameTable(table, session.spec.workload.auditTable)) session.noteRowsRemoved(rows)
           }
         })
       )

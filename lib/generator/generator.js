@@ -156,8 +156,9 @@ export class Generator {
    * within a tenth of the timeout after it (at most a second late).
    */
   sweepTimeouts() {
-    const timeoutMs = this.options.clients.requestTimeoutMs ?? null
-    if (timeoutMs === null || this.timeoutSweep !== null) return
+    const timeoutS = this.options.clients.requestTimeoutS ?? null
+    if (timeoutS === null || this.timeoutSweep !== null) return
+    const timeoutMs = timeoutS * 1000
     const check = () => {
       const now = performance.now()
       for (const worker of this.workers) worker.checkTimeout(now, timeoutMs)

@@ -299,10 +299,12 @@ export class Worker {
         this.incarnation = state.incarnationOf(returned.slice(0, space))
         if (this.connectedBefore) state.noteMaxIdAfterReconnect(Number(returned.slice(space + 1)))
       }
-      const statementTimeoutMs = this.context.clients.statementTimeoutMs ?? null
-      if (statementTimeoutMs !== null) {
+      const statementTimeoutS = this.context.clients.statementTimeoutS ?? null
+      if (statementTimeoutS !== null) {
         const connection = client
-        await this.waitOn(connection, () => connection.simpleQuery(`SET statement_timeout = ${statementTimeoutMs}`))
+        // in whole milliseconds, the server's unit, at least one (0 would be none)
+        const ms = Math.max(1, Math.round(statementTimeoutS * 1000))
+        await this.waitOn(connection, () => connection.simpleQuery(`SET statement_timeout = ${ms}`))
       }
       if (!this.clientReady) {
         await workload.initClient(this.ctx)

@@ -14,7 +14,7 @@ import { markWarmup } from '../summary/warmup.js'
 export class LoadOverTime {
   /**
    * @param {object} options
-   * @param {import('./load-session.js').LoadOptions['stages']} options.stages
+   * @param {import('./run-spec.js').RunSpec['stages']} options.stages
    * @param {number | null} options.warmupS
    * @param {boolean} options.openLoop   the stages are the schedule's, not the clients'
    * @param {import('../metrics/request-stats.js').RequestStats} options.stats

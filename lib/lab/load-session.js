@@ -24,36 +24,13 @@ const runInfo = () => import('../recorder/run-info.js')
 const recorderModule = () => import('../recorder/recorder.js')
 const vacuumsModule = () => import('../recorder/vacuums.js')
 
+/** @typedef {import('./run-spec.js').RunSpec} RunSpec */
+
 /**
- * @typedef {object} LoadOptions
- * @property {string} connectionString
- * @property {string} display                 the target without secrets
- * @property {boolean} embedded
- * @property {import('../workloads/contract.js').Workload} workload
- * @property {import('../config/mix.js').Mix} mix
- * @property {'prepared' | 'extended' | 'simple'} protocol
- * @property {number} concurrency
- * @property {import('../config/run-settings.js').ClientSettings} [clients]  what each client is given: -t and the seed
- *   of its random numbers (default: neither)
- * @property {{ rate: number, arrival: 'poisson' | 'fixed', maxLagMs: number | null, seed?: number | null,
- *     profile?: import('../config/stages.js').Profile | null } | null} openLoop  rate: of all instances together
- * (profile: --stages)
- * @property {import('../scale/share.js').Share | null} [instance]  --instance: this process runs that share of the load
- *   (concurrency is the share already)
- * @property {number | null} [startAtMs]     --start-at: the load starts at that moment (epoch ms)
- * @property {number} [totalConcurrency]     the clients of all instances together
- * @property {number} [threads]              --threads: the load over that many worker threads
- * @property {{ stages: import('../config/stages.js').Stage[],
- *     profile: import('../config/stages.js').Profile } | null} [stages]
- *   --stages: a closed loop's clients follow the profile (an open loop's rate does: openLoop.profile)
- * @property {number | null} [warmupS]      --warmup: the first seconds of load are kept out of the summary
- * @property {import('../workloads/choose.js').WorkloadChoice} [workloadChoice]  how the workload was chosen: each
- *   thread loads it again
- * @property {boolean} reset                  drop and recreate the workload's tables first
- * @property {number} connectTimeoutS
- * @property {{ intervalS: number, pgstattuple: import('../pgstats/pgstattuple.js').PgstattupleMode } | null} pgStats
- *   null: no collector
- * @property {string | null} recordDir        samples, run.json and summary.json go there
+ * Where a load runs and what it reports to: what is not a setting of the
+ * run, given by the command that drives the session.
+ * @typedef {object} SessionPlace
+ * @property {{ connectionString: string, display: string, embedded: boolean }} target  display: without secrets
  * @property {{ dataDir: string | null, events: import('../recorder/event-log.js').EventLog | null }} [disk]  watch for
  *   a full disk (lib/lab/disk-space.js)
  * @property {string | null} [serverLogDir]  the server's data directory, when local: autovacuums are read from its log
@@ -66,6 +43,23 @@ const vacuumsModule = () => import('../recorder/vacuums.js')
  * @property {import('prom-client').Registry} registry
  * @property {import('../log.js').Logger} log
  */
+
+/**
+ * The open loop's schedule, from the specification: its rate (of all
+ * instances together), arrival, lag limit, the start moment that seeds a
+ * shared Poisson schedule, and the --stages profile of the rate.
+ * @typedef {{ rate: number, arrival: 'poisson' | 'fixed', maxLagMs: number | null, seed: number | null,
+ *     profile: import('../config/stages.js').Profile | null }} OpenLoop
+ */
+
+/**
+ * @param {Readonly<RunSpec>} spec
+ * @returns {OpenLoop | null}
+ */
+export function openLoopOf({ rate, arrival, maxLagMs, startAtMs, stages }) {
+  if (rate === null) return null
+  return { rate, arrival, maxLagMs, seed: startAtMs, profile: stages?.profile ?? null }
+}
 
 /**
  * Something the session samples besides the server's statistics (a ZFS
@@ -85,82 +79,83 @@ export class LoadSession {
   /**
    * Connects, prepares the schema, reads the max id (session-setup.js),
    * starts the collector. Nothing is sent until start().
-   * @param {LoadOptions} options
+   * @param {Readonly<RunSpec>} spec
+   * @param {SessionPlace} place
    */
-  static async open(options) {
-    const { display, workload } = options
-    const { maxId, serverVersion, settings, shared, rowsBefore } = await prepareTarget(options)
+  static async open(spec, place) {
+    const prepared = await prepareTarget(spec, place)
     // The statistics collector and its metrics (14 modules) load only for a
     // run that polls: a run without is leaner (docs/performance.md).
-    const Collector = options.pgStats ? (await import('../pgstats/collector.js')).StatsCollector : null
-    const session = new LoadSession(options, { maxId, serverVersion, settings, shared, rowsBefore, Collector })
+    const Collector = spec.pgStats ? (await import('../pgstats/collector.js')).StatsCollector : null
+    const session = new LoadSession(spec, place, { ...prepared, Collector })
     try {
       await session.services.open()
     } catch (err) {
       await session.services.stop()
-      const message = `the ${workload.name} workload's maintenance failed on ${display}: ` + errorMessage(err)
+      const message =
+        `the ${spec.workload.name} workload's maintenance failed on ${place.target.display}: ` + errorMessage(err)
       throw codedServerError(message, err, 'PGLG_SCHEMA_FAILED')
     }
     await session.collector?.start()
     await session.disk?.start()
-    for (const probe of options.probes ?? []) await probe.start()
+    for (const probe of place.probes ?? []) await probe.start()
     return session
   }
 
   /**
-   * @param {LoadOptions} options
+   * @param {Readonly<RunSpec>} spec
+   * @param {SessionPlace} place
    * @param {object} prepared
    * @param {number} prepared.maxId
    * @param {string} prepared.serverVersion
    * @param {Record<string, string>} prepared.settings
    * @param {unknown} prepared.shared   what the workload's setup returned
    * @param {number | null} prepared.rowsBefore  the audited table's rows before the load
-   * @param {typeof import('../pgstats/collector.js').StatsCollector | null} prepared.Collector  with options.pgStats
+   * @param {typeof import('../pgstats/collector.js').StatsCollector | null} prepared.Collector  with spec.pgStats
    */
-  constructor(options, { maxId, serverVersion, settings, shared, rowsBefore, Collector }) {
-    this.options = options
+  constructor(spec, place, { maxId, serverVersion, settings, shared, rowsBefore, Collector }) {
+    this.spec = spec
+    this.place = place
     this.serverVersion = serverVersion
     this.settings = settings
-    this.stats = new RequestStats(options.workload.types)
+    this.stats = new RequestStats(spec.workload.types)
     this.state = new RunState(maxId)
-    const { openLoop } = options
-    this.pacer = openLoop
-      ? new Pacer({
-          rate: openLoop.rate,
-          arrival: openLoop.arrival,
-          maxLagMs: openLoop.maxLagMs,
-          share: options.instance ?? undefined,
-          seed: openLoop.seed ?? null,
-          profile: openLoop.profile ?? null
-        })
-      : null
+    this.openLoop = openLoopOf(spec)
+    const { openLoop } = this
+    this.pacer = openLoop ? new Pacer({ ...openLoop, share: spec.instance ?? undefined }) : null
     /** @type {import('../generator/generator.js').LoadGenerator} */
-    this.generator = makeGenerator(options, { shared, state: this.state, stats: this.stats, pacer: this.pacer })
+    this.generator = makeGenerator(spec, place, {
+      shared,
+      state: this.state,
+      stats: this.stats,
+      pacer: this.pacer,
+      openLoop
+    })
     const generator = this.generator
     this.rowsBefore = rowsBefore
     // rows that retention took away during the load, as the actions reported them
     this.rowsRemoved = 0
     this.services = new WorkloadServices({
-      connectionString: options.connectionString,
-      workload: options.workload,
+      connectionString: place.target.connectionString,
+      workload: spec.workload,
       shared,
-      statsIntervalS: options.pgStats?.intervalS ?? 10,
-      registry: options.registry,
-      log: options.log
+      statsIntervalS: spec.statsIntervalS,
+      registry: place.registry,
+      log: place.log
     })
-    registerGeneratorMetrics(options.registry, {
+    registerGeneratorMetrics(place.registry, {
       stats: this.stats,
       connections: () => generator.connections,
-      target: options.display
+      target: place.target.display
     })
     this.collector =
-      options.pgStats && Collector
+      spec.pgStats && Collector
         ? new Collector({
-            connectionString: options.connectionString,
-            intervalS: options.pgStats.intervalS,
-            registry: options.registry,
-            log: options.log,
-            pgstattuple: options.pgStats.pgstattuple
+            connectionString: place.target.connectionString,
+            intervalS: spec.statsIntervalS,
+            registry: place.registry,
+            log: place.log,
+            pgstattuple: spec.pgstattuple
           })
         : null
     /** @type {import('../recorder/recorder.js').Recorder | null} */
@@ -169,20 +164,20 @@ export class LoadSession {
     this.logMark = null
     /** @type {string | null} the server's WAL insert position when the load started (recorded runs) */
     this.walAtStart = null
-    this.disk = options.disk
-      ? new DiskSpaceWatch({ ...options.disk, stats: this.stats, registry: options.registry, log: options.log })
+    this.disk = place.disk
+      ? new DiskSpaceWatch({ ...place.disk, stats: this.stats, registry: place.registry, log: place.log })
       : null
     this.startedAt = new Date()
     this.started = 0
     this.cpuAtStart = process.cpuUsage()
     this.closed = false
     this.overTime = new LoadOverTime({
-      stages: options.stages ?? null,
-      warmupS: options.warmupS ?? null,
+      stages: spec.stages,
+      warmupS: spec.warmupS,
       openLoop: this.pacer !== null,
       stats: this.stats,
       generator,
-      log: options.log
+      log: place.log
     })
   }
 
@@ -206,36 +201,36 @@ export class LoadSession {
    * @returns {Promise<boolean>} false when interrupted before the start
    */
   async start({ interrupted } = {}) {
-    const { options } = this
-    const at = options.startAtMs ?? null
+    const { spec, place } = this
+    const at = spec.startAtMs
     // Threads load the workload before they can run a client (a quarter of
     // a second here): that is start-up, not load, and must not count in the
     // load's time nor make it start after --start-at.
     if (this.generator instanceof ThreadedGenerator) await this.generator.ready
-    if (options.recordDir) {
+    if (spec.recordDir) {
       await this.writeRunInfo(null)
       const { Recorder } = await recorderModule()
-      this.logMark = await (await vacuumsModule()).serverLogMark(options.serverLogDir ?? options.disk?.dataDir ?? null)
+      this.logMark = await (await vacuumsModule()).serverLogMark(place.serverLogDir ?? place.disk?.dataDir ?? null)
       // the server's WAL over the load, for a recorded run's summary (server-wal.js):
       // read before waiting for --start-at, so that the load starts on time
-      this.walAtStart = await walPosition(options.connectionString)
+      this.walAtStart = await walPosition(place.target.connectionString)
       this.recorder = new Recorder(
-        options.recordDir,
+        spec.recordDir,
         {
           stats: this.stats,
           generator: this.generator,
           pgStats: () => this.latestStats(),
-          table: options.workload.table,
-          workloadStats: options.workload.statistics.length > 0 ? () => this.services.latest() : null,
+          table: spec.workload.table,
+          workloadStats: spec.workload.statistics.length > 0 ? () => this.services.latest() : null,
           disk: this.disk && (() => this.disk?.sample() ?? null),
-          probes: options.probes ?? [],
-          warmupS: options.warmupS ?? 0
+          probes: place.probes ?? [],
+          warmupS: spec.warmupS ?? 0
         },
-        options.log
+        place.log
       )
     }
     if (at !== null) {
-      options.log.info(
+      place.log.info(
         `ready; the load starts at ${new Date(at).toISOString()}, in ${((at - Date.now()) / 1000).toFixed(1)} s`
       )
       if (!(await untilMoment(at, interrupted))) return false
@@ -246,16 +241,16 @@ export class LoadSession {
     // Parts of one schedule share its origin: the start moment, on the monotonic clock.
     this.pacer?.begin(at === null ? this.started : this.started - (this.startedAt.getTime() - at))
     if (this.generator instanceof ThreadedGenerator) this.generator.startSchedule(at ?? this.startedAt.getTime())
-    this.services.start(this.generator, options.concurrency, options.instance ?? undefined)
-    await options.serverWatch?.start()
+    this.services.start(this.generator, spec.concurrency, spec.instance ?? undefined)
+    await place.serverWatch?.start()
     this.overTime.start(this.startedAt.getTime(), this.loadClock)
     await this.recorder?.start()
-    const maxId = options.workload.idTable === null ? '' : `; max id ${this.state.maxId}`
-    const share = options.instance
-      ? ` (instance ${formatShare(options.instance)} of ${options.totalConcurrency} clients${this.pacer ? ` and ${options.openLoop?.rate} requests/s` : ''})`
+    const maxId = spec.workload.idTable === null ? '' : `; max id ${this.state.maxId}`
+    const share = spec.instance
+      ? ` (instance ${formatShare(spec.instance)} of ${spec.totalConcurrency} clients${this.pacer ? ` and ${spec.rate} requests/s` : ''})`
       : ''
-    options.log.info(
-      `running ${options.workload.name} ${this.pacer ? `at ${this.pacer.rate} requests/s (${options.openLoop?.arrival}) on` : 'at'} concurrency ${options.concurrency}${share} against ${options.display} (PostgreSQL ${this.serverVersion}, protocol ${options.protocol})${maxId}`
+    place.log.info(
+      `running ${spec.workload.name} ${this.pacer ? `at ${this.pacer.rate} requests/s (${spec.arrival}) on` : 'at'} concurrency ${spec.concurrency}${share} against ${place.target.display} (PostgreSQL ${this.serverVersion}, protocol ${spec.protocol})${maxId}`
     )
     return true
   }
@@ -271,33 +266,35 @@ export class LoadSession {
   /**
    * Stops the load, checks the acknowledged inserts, and returns the summary
    * (session-end.js); with a record directory, also writes summary.json.
-   * @param {Parameters<typeof finishSession>[1]} limits
+   * @param {Parameters<typeof finishSession>[1]} [end]
    */
-  async finish(limits) {
-    return finishSession(this, limits)
+  async finish(end) {
+    return finishSession(this, end)
   }
 
   /** @param {Date | null} endedAt */
   async writeRunInfo(endedAt) {
-    const { options } = this
+    const { spec, place } = this
     const { writeRunInfo } = await runInfo()
-    await writeRunInfo(/** @type {string} */ (options.recordDir), {
+    await writeRunInfo(/** @type {string} */ (spec.recordDir), {
       postgres_version: this.serverVersion,
       started_at: this.startedAt.toISOString(),
       ended_at: endedAt?.toISOString() ?? null,
-      workload: options.workload.name,
-      workload_source: options.workload.source,
-      table: options.workload.table,
-      types: options.workload.types,
-      protocol: options.protocol,
-      concurrency: options.concurrency,
-      mix: formatMix(options.mix),
-      mode: options.openLoop ? 'open' : options.workload.pacing ? 'paced' : 'closed',
-      target: options.display,
-      ...(options.instance && { instance: formatShare(options.instance), total_concurrency: options.totalConcurrency }),
-      ...(typeof options.startAtMs === 'number' && { start_at: new Date(options.startAtMs).toISOString() }),
+      workload: spec.workload.name,
+      workload_source: spec.workload.source,
+      table: spec.workload.table,
+      types: spec.workload.types,
+      protocol: spec.protocol,
+      concurrency: spec.concurrency,
+      mix: formatMix(spec.mix),
+      mode: this.openLoop ? 'open' : spec.workload.pacing ? 'paced' : 'closed',
+      target: place.target.display,
+      ...(spec.instance && { instance: formatShare(spec.instance), total_concurrency: spec.totalConcurrency }),
+      ...(spec.startAtMs !== null && { start_at: new Date(spec.startAtMs).toISOString() }),
       settings: this.settings,
-      ...options.describe
+      // run.json keeps the seed: what makes the run's rows again
+      ...(spec.seed !== null && { seed: spec.seed }),
+      ...place.describe
     })
   }
 
@@ -307,11 +304,11 @@ export class LoadSession {
     this.closed = true
     this.overTime.stop()
     await this.generator.stop(0).catch(() => {})
-    await this.options.serverWatch?.stop().catch(() => {})
+    await this.place.serverWatch?.stop().catch(() => {})
     await this.recorder?.stop().catch(() => {})
     await this.services.stop().catch(() => {})
     await this.collector?.stop().catch(() => {})
     this.disk?.stop()
-    for (const probe of this.options.probes ?? []) await Promise.resolve(probe.stop()).catch(() => {})
+    for (const probe of this.place.probes ?? []) await Promise.resolve(probe.stop()).catch(() => {})
   }
 }

@@ -22,11 +22,12 @@ import { withoutWarmup } from '../summary/warmup.js'
  * judge: fields the summary gains from a look at itself (the thresholds'
  * verdicts), before summary.json is written.
  * @param {import('./load-session.js').LoadSession} session
- * @param {{ shutdownTimeoutS: number, verifyTimeoutS: number, judge?: (summary: Record<string,
- *     any>) => Record<string, unknown> }} limits
+ * @param {{ judge?: (summary: Record<string, any>) => Record<string, unknown> }} [end]
  */
-export async function finishSession(session, { shutdownTimeoutS, verifyTimeoutS, judge }) {
-  const { options, generator, state } = session
+export async function finishSession(session, { judge } = {}) {
+  const { spec, place, generator, state } = session
+  const { shutdownTimeoutS, verifyTimeoutS } = spec
+  const { connectionString } = place.target
   const finalConcurrency = generator.concurrency
   session.overTime.stop()
   // The ramp and the maintenance end first: no client may start while the others stop.
@@ -40,47 +41,46 @@ export async function finishSession(session, { shutdownTimeoutS, verifyTimeoutS,
   const endedAt = new Date(Date.now() - (now - endedMs))
   const cpuUsage = process.cpuUsage(session.cpuAtStart)
   if (!finished) {
-    options.log.warn(`requests still in flight after ${shutdownTimeoutS} s were abandoned`, 'PGLG_W_ABANDONED')
+    place.log.warn(`requests still in flight after ${shutdownTimeoutS} s were abandoned`, 'PGLG_W_ABANDONED')
   }
   // a start of the server under way ends first: what follows reads the server it brought back
-  const serverDown = (await options.serverWatch?.stop()) ?? false
-  const serverWalBytes =
-    options.recordDir && !serverDown ? await walSince(options.connectionString, session.walAtStart) : null
+  const serverDown = (await place.serverWatch?.stop()) ?? false
+  const serverWalBytes = spec.recordDir && !serverDown ? await walSince(connectionString, session.walAtStart) : null
   await session.recorder?.stop()
   session.disk?.check()
   session.disk?.stop()
-  const { idTable, auditTable } = options.workload
+  const { idTable, auditTable } = spec.workload
   // a server that stopped on its own and stays down has nothing to read (server-watch.js said why)
   const insertAudit =
     idTable === null || serverDown
       ? null
       : await verifyInserts(
-          options.connectionString,
+          connectionString,
           idTable,
-          options.workload.idFingerprint,
+          spec.workload.idFingerprint,
           state,
           verifyTimeoutS * 1000,
-          options.log
+          place.log
         )
   const rowsAfter =
     auditTable === null || serverDown
       ? null
-      : await countTableRows(options.connectionString, auditTable, verifyTimeoutS * 1000, options.log)
+      : await countTableRows(connectionString, auditTable, verifyTimeoutS * 1000, place.log)
   const inDoubtStored =
     auditTable === null || serverDown
       ? null
-      : await countInDoubtRows(options.connectionString, state.inDoubt, verifyTimeoutS * 1000, options.log)
+      : await countInDoubtRows(connectionString, state.inDoubt, verifyTimeoutS * 1000, place.log)
   const summary = buildSummary(
     withoutWarmup(
       {
         stats: session.stats,
         elapsedS,
-        workload: options.workload.name,
-        protocol: options.protocol,
-        concurrency: options.concurrency,
+        workload: spec.workload.name,
+        protocol: spec.protocol,
+        concurrency: spec.concurrency,
         finalConcurrency,
-        target: options.display,
-        mix: formatMix(options.mix),
+        target: place.target.display,
+        mix: formatMix(spec.mix),
         reconnects: generator.reconnects,
         // every acknowledgement, including those whose rows went since
         acknowledgedInserts: state.acknowledged.acknowledged,
@@ -92,27 +92,23 @@ export async function finishSession(session, { shutdownTimeoutS, verifyTimeoutS,
             ? null
             : { writes: state.insertsInDoubt().length, stored: insertAudit?.inDoubtStored ?? null },
         serverVersion: session.serverVersion,
-        embedded: options.embedded,
+        embedded: place.target.embedded,
         abandonedInFlight: !finished,
         cpuUsage,
         // an instance's rate is its share of the schedule's
         openLoop:
-          session.pacer && options.openLoop
-            ? { ...options.openLoop, rate: session.pacer.rate, skipped: session.generator.skipped }
+          session.pacer && session.openLoop
+            ? { ...session.openLoop, rate: session.pacer.rate, skipped: session.generator.skipped }
             : null,
         startedAt: session.startedAt,
         endedAt,
-        instance: options.instance
-          ? {
-              share: options.instance,
-              totalConcurrency: options.totalConcurrency ?? options.concurrency,
-              totalRate: options.openLoop?.rate ?? null
-            }
+        instance: spec.instance
+          ? { share: spec.instance, totalConcurrency: spec.totalConcurrency, totalRate: spec.rate }
           : null,
-        startAtMs: options.startAtMs ?? null,
-        pacing: options.workload.pacing,
+        startAtMs: spec.startAtMs,
+        pacing: spec.workload.pacing,
         diskFull: session.disk?.summary() ?? null,
-        serverRestarts: options.serverWatch?.restarts ?? null,
+        serverRestarts: place.serverWatch?.restarts ?? null,
         rowAudit:
           auditTable === null
             ? null
@@ -127,34 +123,34 @@ export async function finishSession(session, { shutdownTimeoutS, verifyTimeoutS,
                   stored: inDoubtStored
                 }
               },
-        stages: options.stages?.stages ?? null
+        stages: spec.stages?.stages ?? null
       },
       session.overTime.markAtEnd(() => ({ seconds: elapsedS, cpu: cpuUsage }))
     )
   )
   if (judge) Object.assign(summary, judge(summary))
-  if (options.recordDir) {
+  const { recordDir } = spec
+  if (recordDir) {
     const { recordVacuums } = await import('../recorder/vacuums.js')
     const { recordedChanges } = await import('../analysis/run-changes.js')
     const { recordWraparound } = await import('../recorder/wraparound.js')
     // what each vacuum cost (lib/recorder/vacuums.js)
-    const vacuums = await recordVacuums(options.recordDir, session.logMark ?? null).catch(err => ({
+    const vacuums = await recordVacuums(recordDir, session.logMark ?? null).catch(err => ({
       vacuums: [],
       autovacuum_source: `none: ${errorMessage(err)}`
     }))
     // when the load changed and what the lab saw then (lib/analysis/explain.js)
-    const changes = await recordedChanges(
-      options.recordDir,
-      session.logMark ?? null,
-      options.pgStats?.intervalS ?? 10
-    ).catch(err => ({ changes: null, changes_method: { error: errorMessage(err) } }))
+    const changes = await recordedChanges(recordDir, session.logMark ?? null, spec.statsIntervalS).catch(err => ({
+      changes: null,
+      changes_method: { error: errorMessage(err) }
+    }))
     Object.assign(summary, changes)
     // the anti-wraparound autovacuums of the table, the failsafes and their latency cost (lib/recorder/wraparound.js)
-    const wraparound = await recordWraparound(options.recordDir, session.logMark ?? null, options.workload.table).catch(
-      err => ({ error: errorMessage(err) })
-    )
+    const wraparound = await recordWraparound(recordDir, session.logMark ?? null, spec.workload.table).catch(err => ({
+      error: errorMessage(err)
+    }))
     await writeFile(
-      path.join(options.recordDir, 'summary.json'),
+      path.join(recordDir, 'summary.json'),
       summaryJson({ ...summary, server_wal_bytes: serverWalBytes, ...vacuums, ...(wraparound && { wraparound }) })
     )
     await session.writeRunInfo(new Date())

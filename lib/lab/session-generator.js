@@ -1,37 +1,47 @@
 import { Generator } from '../generator/generator.js'
 import { ThreadedGenerator } from '../generator/threaded-generator.js'
 import { errorMessage } from '../helpers/error-message.js'
-import { DEFAULT_CLIENT_SETTINGS } from '../config/run-settings.js'
 import { RuntimeError } from '../errors.js'
+import { clientSettings } from './run-spec.js'
 
 // A load session's generator: its clients on this thread, or over the
-// worker threads of --threads N, from the session's options.
+// worker threads of --threads N, from the run specification.
 
-/** @typedef {import('./load-session.js').LoadOptions} LoadOptions */
+/** @typedef {Readonly<import('./run-spec.js').RunSpec>} RunSpec */
+/** @typedef {import('./load-session.js').SessionPlace} SessionPlace */
 /** @typedef {import('../generator/run-state.js').RunState} RunState */
 /** @typedef {import('../metrics/request-stats.js').RequestStats} RequestStats */
 
 /**
- * @param {LoadOptions} options
- * @param {{ shared: unknown, state: RunState, stats: RequestStats,
- *     pacer: import('../generator/pacer.js').Pacer | null }} run
+ * What the session made before its generator: the workload's setup, the
+ * state and stats the clients share, the pacer and the open loop it follows.
+ * @typedef {{ shared: unknown, state: RunState, stats: RequestStats,
+ *     pacer: import('../generator/pacer.js').Pacer | null,
+ *     openLoop: import('./load-session.js').OpenLoop | null }} SessionParts
+ */
+
+/**
+ * @param {RunSpec} spec
+ * @param {SessionPlace} place
+ * @param {SessionParts} parts
  * @returns {import('../generator/generator.js').LoadGenerator}
  */
-export function makeGenerator(options, { shared, state, stats, pacer }) {
-  if (options.threads !== undefined && options.threads > 1) return threadedGenerator(options, { shared, state, stats })
+export function makeGenerator(spec, place, parts) {
+  if (spec.threads > 1) return threadedGenerator(spec, place, parts)
+  const { shared, state, stats, pacer } = parts
   return new Generator({
-    connectionString: options.connectionString,
-    protocol: options.protocol,
-    workload: options.workload,
+    connectionString: place.target.connectionString,
+    protocol: spec.protocol,
+    workload: spec.workload,
     shared,
     state,
-    mix: options.mix,
+    mix: spec.mix,
     stats,
-    log: options.log,
+    log: place.log,
     pacer,
-    clients: options.clients ?? DEFAULT_CLIENT_SETTINGS,
+    clients: clientSettings(spec),
     // an instance's clients keep their numbers in the whole load (pgbench's :client_id)
-    ...(options.instance && { clientId: clientNumbering(options.instance) })
+    ...(spec.instance && { clientId: clientNumbering(spec.instance) })
   })
 }
 
@@ -47,11 +57,12 @@ function clientNumbering({ index, parts }) {
 /**
  * The generator of --threads N: the load over N threads. What the
  * workload's setup returned goes to every thread, so it must be data.
- * @param {LoadOptions} options
- * @param {{ shared: unknown, state: RunState, stats: RequestStats }} run
+ * @param {RunSpec} spec
+ * @param {SessionPlace} place
+ * @param {SessionParts} parts
  */
-function threadedGenerator(options, { shared, state, stats }) {
-  const workloadChoice = options.workloadChoice
+function threadedGenerator(spec, place, { shared, state, stats, openLoop }) {
+  const { workloadChoice } = spec
   if (!workloadChoice) {
     throw new RuntimeError('--threads: this load cannot be split over threads (its workload was not chosen by name)')
   }
@@ -59,23 +70,24 @@ function threadedGenerator(options, { shared, state, stats }) {
     structuredClone(shared)
   } catch (err) {
     throw new RuntimeError(
-      `--threads: the ${options.workload.name} workload's setup returned what cannot go to another thread (${errorMessage(err)}); run it with --threads 1`,
+      `--threads: the ${spec.workload.name} workload's setup returned what cannot go to another thread (${errorMessage(err)}); run it with --threads 1`,
       { cause: err }
     )
   }
   return new ThreadedGenerator({
-    threads: /** @type {number} */ (options.threads),
-    connectionString: options.connectionString,
-    protocol: options.protocol,
-    workload: options.workload,
-    workloadChoice,
+    threads: spec.threads,
+    connectionString: place.target.connectionString,
+    protocol: spec.protocol,
+    workload: spec.workload,
+    // each thread chooses the workload with the run's seed
+    workloadChoice: { ...workloadChoice, seed: spec.seed },
     shared,
-    mix: options.mix,
+    mix: spec.mix,
     state,
     stats,
-    openLoop: options.openLoop,
-    instance: options.instance ?? null,
-    clients: options.clients ?? DEFAULT_CLIENT_SETTINGS,
-    log: options.log
+    openLoop,
+    instance: spec.instance,
+    clients: clientSettings(spec),
+    log: place.log
   })
 }

@@ -9,39 +9,38 @@ import { PgloadgenError } from '../errors.js'
 // the server. The server's settings go into run.json: only a recorded run
 // (--record) reads them, and only it loads the recorder's module to do so.
 
-/** @typedef {import('./load-session.js').LoadOptions} LoadOptions */
+/** @typedef {Readonly<import('./run-spec.js').RunSpec>} RunSpec */
 
 /**
  * Connects, prepares the schema, runs the workload's setup, and reads the
  * max id, the server's version and settings and the audited table's rows.
- * @param {LoadOptions} options
+ * @param {RunSpec} spec
+ * @param {import('./load-session.js').SessionPlace} place
  */
-export async function prepareTarget(options) {
-  const { connectionString, display, workload, log } = options
+export async function prepareTarget(spec, { target, log }) {
+  const { workload } = spec
+  const { connectionString, display } = target
   let setup
   try {
-    setup = await connectWithin(
-      { connectionString, applicationName: 'pgloadgen-setup' },
-      options.connectTimeoutS * 1000
-    )
+    setup = await connectWithin({ connectionString, applicationName: 'pgloadgen-setup' }, spec.connectTimeoutS * 1000)
   } catch (err) {
     throw codedServerError(`cannot connect to ${display}: ${errorMessage(err)}`, err, 'PGLG_SERVER_UNAVAILABLE')
   }
   let maxId, serverVersion, settings, shared, rowsBefore
   try {
     try {
-      if (options.reset && workload.dropSql !== null) {
+      if (spec.reset && workload.dropSql !== null) {
         log.warn(`--reset: dropping and recreating the ${workload.name} tables`, 'PGLG_W_RESET')
       }
-      await prepareSchema(setup, workload, { reset: options.reset })
+      await prepareSchema(setup, workload, { reset: spec.reset })
       maxId = workload.idTable === null ? 0 : await readMaxId(setup, workload.idTable)
       serverVersion = (await setup.query('SHOW server_version')).rows[0].server_version
-      settings = options.recordDir ? await (await import('../recorder/run-info.js')).readSettings(setup) : {}
+      settings = spec.recordDir ? await (await import('../recorder/run-info.js')).readSettings(setup) : {}
     } catch (err) {
       const message = `cannot prepare the ${workload.name} schema on ${display}: ` + errorMessage(err)
       throw codedServerError(message, err, 'PGLG_SCHEMA_FAILED')
     }
-    shared = await workloadSetup(setup, options)
+    shared = await workloadSetup(setup, { workload, display, concurrency: spec.concurrency, log })
     rowsBefore =
       workload.auditTable === null
         ? null
@@ -56,7 +55,8 @@ export async function prepareTarget(options) {
  * The workload's own setup, on the setup connection: what it returns is
  * every client's ctx.shared. Its failure ends the run with one line.
  * @param {import('pg').Client} client
- * @param {LoadOptions} options
+ * @param {{ workload: RunSpec['workload'], display: string, concurrency: number,
+ *     log: import('../log.js').Logger }} load
  */
 async function workloadSetup(client, { workload, display, concurrency, log }) {
   try {

@@ -96,7 +96,7 @@ function optionRows(command, skipped) {
     rows.push([
       names.map(code).join(', '),
       typeOf(options, key),
-      options.defaultDescription[key] ?? shownDefault(options.default[key]),
+      shownDefault(options.defaultDescription[key] ?? options.default[key]),
       (options.choices[key] ?? []).map(code).join(', '),
       `${required ? '**required.** ' : ''}${description(command.descriptions[key])}`
     ])

@@ -108,11 +108,11 @@ t.test("a plan's seed: read, checked, given to the workload", async t => {
     variants: [{ name: 'a', steps: [{ load: 5 }] }]
   }
   const parsed = await parsePlan(plan, { baseDir: '.' })
-  t.equal(parsed.seed, 7, 'plan.seed')
+  t.equal(parsed.load.seed, 7, 'plan.load.seed')
   t.equal(/** @type {{ seed: number }} */ (parsed.workload.config).seed, 7, "tsbs-cpu's data seed is the plan's")
   const own = await parsePlan({ ...plan, options: { seed: 9 } }, { baseDir: '.' })
   t.equal(/** @type {{ seed: number }} */ (own.workload.config).seed, 9, 'its own options.seed wins')
-  t.equal((await parsePlan({ ...plan, seed: undefined }, { baseDir: '.' })).seed, null, 'none: null')
+  t.equal((await parsePlan({ ...plan, seed: undefined }, { baseDir: '.' })).load.seed, null, 'none: null')
   await t.rejects(
     parsePlan({ ...plan, seed: '7' }, { baseDir: '.' }),
     /^seed must be a whole number from 0 to 2147483647, got "7"$/

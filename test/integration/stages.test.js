@@ -15,11 +15,10 @@ import { Pacer } from '../../lib/generator/pacer.js'
 import { parsePlan } from '../../lib/experiment/plan.js'
 import { rampStep } from '../../lib/experiment/ramp-step.js'
 import { LoadSession } from '../../lib/lab/load-session.js'
-import { loadOptions } from '../../lib/lab/run-assembly.js'
+import { buildRunSpec } from '../../lib/lab/run-spec.js'
 import { EventLog } from '../../lib/recorder/event-log.js'
 import { StopSignal } from '../../lib/helpers/stop-signal.js'
 import { loadWorkload } from '../../lib/workloads/index.js'
-import { mixOf } from '../../lib/config/mix.js'
 import { createLogger } from '../../lib/log.js'
 import client from 'prom-client'
 import { readRunSummary } from '../helpers/summary-schema.js'
@@ -134,8 +133,8 @@ t.test("a plan's load step ramps", async t => {
     { ...base, warmup: '10s', variants: [{ name: 'up', steps: [{ load: '30s' }] }] },
     { baseDir: '.' }
   )
-  t.equal(warm.warmupS, 10, "a plan's warm-up")
-  t.equal(plan.warmupS, null, 'none unless asked')
+  t.equal(warm.load.warmupS, 10, "a plan's warm-up")
+  t.equal(plan.load.warmupS, null, 'none unless asked')
   await t.rejects(
     parsePlan({ ...base, warmup: 'soon', variants: [{ name: 'up', steps: [{ load: '30s' }] }] }, { baseDir: '.' }),
     /^warmup must be a duration/
@@ -147,19 +146,13 @@ t.test("a plan's ramp step moves a real load's clients", async t => {
   const log = createLogger({ level: 'error' })
   const manta = await loadWorkload('manta')
   const session = await LoadSession.open(
-    loadOptions({
+    buildRunSpec({ workload: manta, concurrency: 2, connectTimeoutS: 5, pgStats: false }),
+    {
       target: { connectionString: db.url, display: db.name, embedded: false },
-      workload: manta,
-      mix: mixOf(manta.types, manta.weights),
-      settings: { protocol: 'prepared', concurrency: 2, statsIntervalS: 10 },
-      reset: false,
-      connectTimeoutS: 5,
-      pgStats: null,
-      recordDir: null,
       describe: {},
       registry: new client.Registry(),
       log
-    })
+    }
   )
   t.teardown(() => session.close())
   const dir = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-ramp-'))

@@ -184,9 +184,10 @@ function wrongPlan(plan) {
   } catch (err) {
     return `the runner would find: ${/** @type {Error} */ (err).message}`
   }
-  if (!(plan.concurrency >= 1 && plan.concurrency <= 10000)) return `concurrency ${plan.concurrency}`
-  if (!(plan.statsIntervalS >= 0 && Number.isFinite(plan.statsIntervalS))) {
-    return `stats interval ${plan.statsIntervalS}`
+  const { load } = plan
+  if (!(load.concurrency >= 1 && load.concurrency <= 10000)) return `concurrency ${load.concurrency}`
+  if (!(load.statsIntervalS >= 0 && Number.isFinite(load.statsIntervalS))) {
+    return `stats interval ${load.statsIntervalS}`
   }
   for (const variant of plan.variants) {
     for (const step of variant.steps) {

@@ -9,6 +9,7 @@ import { readdir } from 'node:fs/promises'
 import { LoadOverTime } from '../../lib/lab/load-over-time.js'
 import { watchThresholds } from '../../lib/lab/threshold-watch.js'
 import { makeGenerator } from '../../lib/lab/session-generator.js'
+import { buildRunSpec, runSpecWith } from '../../lib/lab/run-spec.js'
 import { lsnBytes } from '../../lib/lab/server-wal.js'
 import { parseXidCount, MAX_BY } from '../../lib/lab/age-xids.js'
 import { parseDiskLimit, describeDiskLimit } from '../../lib/lab/disk-throttle.js'
@@ -116,17 +117,14 @@ t.test('threshold watch: nothing judged during the warm-up; stop() ends the chec
 })
 
 t.test("session generator: this thread's clients, or a refusal to split what cannot be", async t => {
-  const workload = /** @type {any} */ ({ name: 'w', types: [{ name: 'read' }] })
-  const options = /** @type {any} */ ({
-    connectionString: 'postgres://stand-in/db',
-    protocol: 'prepared',
-    workload,
-    mix: mixOf(['read'], [1]),
-    log: recordingLog().log,
-    instance: { index: 1, parts: 3 }
+  const workload = /** @type {any} */ ({ name: 'w', types: ['read'], clients: null })
+  const spec = buildRunSpec({ workload, mix: mixOf(['read'], [1]), instance: { index: 1, parts: 3 } })
+  const place = /** @type {any} */ ({
+    target: { connectionString: 'postgres://stand-in/db', display: 'stand-in', embedded: false },
+    log: recordingLog().log
   })
-  const run = { shared: null, state: new RunState(0), stats: new RequestStats(['read']), pacer: null }
-  const one = /** @type {Generator} */ (makeGenerator(options, run))
+  const run = { shared: null, state: new RunState(0), stats: new RequestStats(['read']), pacer: null, openLoop: null }
+  const one = /** @type {Generator} */ (makeGenerator(spec, place, run))
   t.ok(one instanceof Generator, 'one thread: a Generator')
   t.same(
     [0, 1, 2].map(k => one.clientId(k)),
@@ -134,9 +132,12 @@ t.test("session generator: this thread's clients, or a refusal to split what can
     "a part's clients keep their numbers in the whole load"
   )
   t.equal(one.concurrency, 0, 'no client before it is asked for')
-  t.throws(() => makeGenerator({ ...options, threads: 2 }, run), { message: /its workload was not chosen by name/ })
+  t.throws(() => makeGenerator(runSpecWith(spec, { threads: 2 }), place, run), {
+    message: /its workload was not chosen by name/
+  })
   const shared = { f: () => {} }
-  t.throws(() => makeGenerator({ ...options, threads: 2, workloadChoice: { name: 'w' } }, { ...run, shared }), {
+  const chosen = runSpecWith(spec, { threads: 2, workloadChoice: /** @type {any} */ ({ workload: 'w' }) })
+  t.throws(() => makeGenerator(chosen, place, { ...run, shared }), {
     message: /the w workload's setup returned what cannot go to another thread/
   })
 })

@@ -4,6 +4,7 @@
 import t from 'tap'
 import { performance } from 'node:perf_hooks'
 import { finishSession } from '../../lib/lab/session-end.js'
+import { buildRunSpec, clientSettings } from '../../lib/lab/run-spec.js'
 import { LoadOverTime } from '../../lib/lab/load-over-time.js'
 import { Generator } from '../../lib/generator/generator.js'
 import { RunState } from '../../lib/generator/run-state.js'
@@ -20,8 +21,9 @@ import * as m from '../helpers/backend-messages.js'
  * @param {import('tap').Test} t
  * @param {StandInServer} server
  * @param {number | null} requests
+ * @param {number} [shutdownTimeoutS]   the wait for requests in flight at the end
  */
-function standInSession(t, server, requests) {
+function standInSession(t, server, requests, shutdownTimeoutS = 1) {
   const realConnect = WireConnection.connect
   WireConnection.connect = async () => server.connect()
   t.teardown(() => {
@@ -44,24 +46,35 @@ function standInSession(t, server, requests) {
   })
   const stats = new RequestStats(['read'])
   const state = new RunState(0)
-  const options = /** @type {any} */ ({
-    connectionString: 'postgres://stand-in/db',
-    display: 'stand-in',
-    protocol: 'prepared',
-    workload,
+  const spec = buildRunSpec({
+    workload: { ...workload, clients: null },
     mix: mixOf(['read'], [1]),
     concurrency: 2,
-    log,
-    recordDir: null,
-    embedded: false,
-    openLoop: null,
-    instance: null,
-    stages: null
+    requestsPerClient: requests,
+    seed: 1,
+    shutdownTimeoutS,
+    verifyTimeoutS: 1
   })
-  const clients = { requestsPerClient: requests, seed: 1 }
-  const generator = new Generator({ ...options, shared: null, state, stats, pacer: null, clients })
+  const place = /** @type {any} */ ({
+    target: { connectionString: 'postgres://stand-in/db', display: 'stand-in', embedded: false },
+    log
+  })
+  const generator = new Generator({
+    connectionString: place.target.connectionString,
+    protocol: spec.protocol,
+    workload: spec.workload,
+    mix: spec.mix,
+    log,
+    shared: null,
+    state,
+    stats,
+    pacer: null,
+    clients: clientSettings(spec)
+  })
   const session = /** @type {any} */ ({
-    options,
+    spec,
+    place,
+    openLoop: null,
     generator,
     state,
     stats,
@@ -87,7 +100,7 @@ t.test("a session's end summarises what its requests got", async t => {
   generator.setConcurrency(2)
   await generator.limitReached
   clock.nowMs += 5000 // what comes after the last request does not count
-  const summary = await finishSession(session, { shutdownTimeoutS: 1, verifyTimeoutS: 1 })
+  const summary = await finishSession(session)
   t.equal(summary.elapsed_s, 0.2, "the load's time ends with its last request: 20 of 10 ms")
   t.match(summary.requests.read, { started: 20, done: 20, failed: 4, timeouts: 0 }, 'what the requests got')
   t.equal(summary.throughput, 100, 'requests a second')
@@ -117,11 +130,11 @@ t.test('a request still running at the end is cancelled, then cut, and the summa
     clock.nowMs += 10
     return ++n <= 3 ? oneValue('1') : null // the fourth never ends
   })
-  const { session, generator, warnings } = standInSession(t, server, null)
+  const { session, generator, warnings } = standInSession(t, server, null, 2)
   generator.setConcurrency(1)
   await settle(10)
   t.equal(server.held.length, 1, 'a request waits on the server')
-  const finishing = finishSession(session, { shutdownTimeoutS: 2, verifyTimeoutS: 1 })
+  const finishing = finishSession(session)
   /** @type {any} */
   let summary = null
   finishing.then(result => (summary = result))

@@ -3,6 +3,7 @@
 // conditions. The fuzz files check that any input is parsed or refused in
 // one line; these check that what is parsed means what it says. No server.
 import t from 'tap'
+import { formatMix } from '../../lib/config/mix.js'
 import { InputError } from '../../lib/errors.js'
 import { parseOffset, parseQuantity, MAX_TIMER_S } from '../../lib/helpers/durations.js'
 import { parseDuration, parseInteger } from '../../lib/config/numbers.js'
@@ -184,11 +185,14 @@ t.test('plans: the server, the load, and each step as the runner reads it', asyn
     name: 'vacuum-or-not',
     server: { kind: 'url', url: 'postgres://postgres@127.0.0.1:5432/test', dataDir: '/srv/pg', driver: 'copy' },
     workload: { name: 'manta' },
-    mix: 'insert_row=60,read_row=40',
-    concurrency: 4,
-    statsIntervalS: 2,
+    load: { concurrency: 4, statsIntervalS: 2 },
     prepare: { rows: 1000 }
   })
+  t.equal(
+    formatMix(plan.load.mix),
+    'insert_row=60,read_row=40,update_row=0,injected_error=0,fetch_max=0',
+    "the plan's mix, every type weighed"
+  )
   const fewDead = { metric: 'dead_fraction', table: 'test_table', op: '<', value: 0.05 }
   t.same(
     plan.variants[0].steps.map(({ label: _label, ...step }) => step),

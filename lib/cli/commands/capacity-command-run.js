@@ -1,10 +1,10 @@
-import path from 'node:path'
 import { InputError } from '../../errors.js'
 import { validateRunArgs } from '../run-args.js'
 import { parseCapacityFlags } from './capacity-command.js'
 import { CAPACITY_DEFAULTS } from '../../capacity/defaults.js'
 import { parseObjectives } from '../../capacity/objective.js'
 import { StopSignal } from '../../helpers/stop-signal.js'
+import { runSpecWith } from '../../lab/run-spec.js'
 
 // The work of `pgloadgen capacity`: every flag checked first (one line,
 // exit 2, nothing touched), then the target, the search and its report.
@@ -19,10 +19,10 @@ export async function capacityRun(args, { log, stdout, argv = [] }) {
   // the search's own flags first: those that run would take but the search refuses
   const flags = parseCapacityFlags(args)
   const run = await validateRunArgs(/** @type {import('../run-args.js').RunArgs} */ (args), argv)
-  const objectives = parseObjectives(flags.objectivesText, run.workload.types)
-  refuseUnsearchable(run, flags)
+  const objectives = parseObjectives(flags.objectivesText, run.spec.workload.types)
+  refuseUnsearchable(run.spec, flags)
   const capacity = capacitySettings(flags, objectives)
-  const recordDir = args.record ? path.resolve(args.record) : null
+  const { recordDir } = run.spec
   const [{ openTarget }, { runCapacity }, { stepLine }] = await Promise.all([
     import('../target.js'),
     import('../../capacity/capacity-run.js'),
@@ -40,10 +40,8 @@ export async function capacityRun(args, { log, stdout, argv = [] }) {
         display: target.display,
         embedded: target.embedded !== null
       },
-      run: searchedLoad(args, run),
+      run: searchedLoad(args, run.spec),
       capacity,
-      reset: Boolean(args.reset),
-      recordDir,
       describe: { args: keptArgs(args), objective: objectives.map(o => o.text) },
       stop,
       onStep: step => log.info(stepLine(step)),
@@ -65,13 +63,13 @@ export async function capacityRun(args, { log, stdout, argv = [] }) {
 /**
  * Refuses a load the search cannot step: a workload that paces its own
  * clients, a start above the highest rate.
- * @param {Awaited<ReturnType<typeof validateRunArgs>>} run
+ * @param {Readonly<import('../../lab/run-spec.js').RunSpec>} spec
  * @param {ReturnType<typeof parseCapacityFlags>} flags
  */
-function refuseUnsearchable(run, flags) {
-  if (run.workload.pacing !== null) {
+function refuseUnsearchable(spec, flags) {
+  if (spec.workload.pacing !== null) {
     throw new InputError(
-      `capacity: the ${run.workload.name} workload paces its clients itself; the search needs an open loop (its capacity: pgloadgen experiment notes/experiments/fleet-capacity.yaml)`,
+      `capacity: the ${spec.workload.name} workload paces its clients itself; the search needs an open loop (its capacity: pgloadgen experiment notes/experiments/fleet-capacity.yaml)`,
       { code: 'PGLG_NOT_FOR_WORKLOAD' }
     )
   }
@@ -106,24 +104,14 @@ function capacitySettings(flags, objectives) {
 }
 
 /**
- * The load the search steps the rate of, from run's flags.
+ * The load the search steps the rate of, from run's flags: an open loop
+ * has more clients than run's default, so that they are not the limit.
  * @param {Record<string, any>} args
- * @param {Awaited<ReturnType<typeof validateRunArgs>>} run
- * @returns {import('../../capacity/capacity-run.js').CapacityLoad}
+ * @param {Readonly<import('../../lab/run-spec.js').RunSpec>} spec
  */
-function searchedLoad(args, run) {
-  // open loop: more clients than run's default, so that they are not the limit
-  const concurrency =
-    args.concurrency === undefined && run.workload.clients === null ? CAPACITY_DEFAULTS.concurrency : run.concurrency
-  return {
-    workload: run.workload,
-    mix: run.mix,
-    settings: { ...run, concurrency },
-    workloadChoice: run.workloadChoice,
-    connectTimeoutS: run.connectTimeoutS,
-    shutdownTimeoutS: run.shutdownTimeoutS,
-    verifyTimeoutS: run.verifyTimeoutS
-  }
+function searchedLoad(args, spec) {
+  if (args.concurrency !== undefined || spec.workload.clients !== null) return spec
+  return runSpecWith(spec, { concurrency: CAPACITY_DEFAULTS.concurrency })
 }
 
 /**
