@@ -51,13 +51,5 @@ export default [
     rules: {
       'max-lines-per-function': ['error', { max: 80, skipBlankLines: true, skipComments: true, IIFEs: false }]
     }
-  },
-  {
-    // Named exceptions, left longer until the run specification rework
-    // rebuilds them: validateRunArgs (cli/run-args.js), runLoad
-    // (cli/run-load.js), runBuilder (cli/run-options.js) and finishSession
-    // (lab/session-end.js).
-    files: ['lib/cli/run-args.js', 'lib/cli/run-load.js', 'lib/cli/run-options.js', 'lib/lab/session-end.js'],
-    rules: { 'max-lines-per-function': 'off' }
   }
 ]

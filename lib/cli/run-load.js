@@ -27,89 +27,159 @@ import { abortLine, thresholdExitCode, thresholdFields } from '../summary/thresh
 
 /** @typedef {import('./run-args.js').RunArgs} RunArgs */
 
+/** @typedef {Awaited<ReturnType<typeof import('./run-args.js').validateRunArgs>>} RunOptions */
+/** @typedef {import('../log.js').Logger} Logger */
+
 /**
  * @param {RunArgs} args
- * @param {Awaited<ReturnType<typeof import('./run-args.js').validateRunArgs>>} options
+ * @param {RunOptions} options
  * @param {import('../sidecar/schedule.js').Rule[] | null} rules
  * @param {import('../helpers/stop-signal.js').StopSignal} stop
- * @param {{ log: import('../log.js').Logger, stdout: { write: (s: string) => unknown },
+ * @param {{ log: Logger, stdout: { write: (s: string) => unknown },
  *     screen: import('../terminal/screen.js').Screen }} io
  */
 export async function runLoad(args, options, rules, stop, { log, stdout, screen }) {
-  const { spec } = options
   // checked before anything binds a port or starts a server
   const zfsIntervalS = parseZfsInterval(/** @type {{ zfsInterval?: unknown }} */ (args).zfsInterval)
-  const registry = createRegistry()
-  /** @type {LoadSession | null} */
-  let session = null
-  /** @type {import('../sidecar/sidecar.js').Sidecar | null} */
-  let sidecar = null
-  /** @type {(() => void) | null} */
-  let stopControl = null
-  const { recordDir } = spec
-  // A recorded run keeps its events with its samples.
-  const events = new EventLog({
-    file: recordDir && args.events === DEFAULT_EVENTS_FILE ? path.join(recordDir, 'events.ndjson') : args.events,
-    registry,
-    log
-  })
-  const scrapes = new ScrapeWatch()
-  /** @type {import('../http/http-server.js').Routes} */
-  const routes = {
-    '/metrics': {
-      GET: async (_req, res) => {
-        reply(res, 200, await registry.metrics(), registry.contentType)
-        scrapes.scraped()
+  const run = new RunCommand(args, options, log)
+  await run.listen()
+  try {
+    await run.openTarget()
+    if (stop.requested) return 0
+    const session = await run.openSession(zfsIntervalS)
+    if (stop.requested) return 0
+    // ready: an instance that got here after the start moment cannot join the others
+    const { spec } = options
+    if (spec.startAtMs !== null) checkNotLate(spec.startAtMs, spec.instance)
+    if (!(await session.start({ interrupted: stop.promise }))) return 0
+    await run.startSidecar(rules)
+    const summary = await run.drive(stop, screen)
+    if (args.json) stdout.write(summaryJson(summary))
+    // 3 when a threshold failed
+    return thresholdExitCode(summary)
+  } finally {
+    await run.close(screen)
+  }
+}
+
+/**
+ * One `pgloadgen run`: what it opens, in order (the metrics endpoint, the
+ * target, the load session and its control routes, the schedule's sidecar),
+ * and closes, in reverse, whatever happened.
+ */
+class RunCommand {
+  /**
+   * @param {RunArgs} args
+   * @param {RunOptions} options
+   * @param {Logger} log
+   */
+  constructor(args, options, log) {
+    this.args = args
+    this.options = options
+    this.spec = options.spec
+    this.log = log
+    this.registry = createRegistry()
+    const { recordDir } = this.spec
+    // A recorded run keeps its events with its samples.
+    this.events = new EventLog({
+      file: recordDir && args.events === DEFAULT_EVENTS_FILE ? path.join(recordDir, 'events.ndjson') : args.events,
+      registry: this.registry,
+      log
+    })
+    this.scrapes = new ScrapeWatch()
+    /** @type {import('../http/http-server.js').Routes} */
+    this.routes = {
+      '/metrics': {
+        GET: async (_req, res) => {
+          reply(res, 200, await this.registry.metrics(), this.registry.contentType)
+          this.scrapes.scraped()
+        }
       }
     }
+    /** @type {Awaited<ReturnType<typeof startHttpServer>> | null} */
+    this.http = null
+    /** @type {import('./target.js').Target | null} */
+    this.target = null
+    /** @type {DiskThrottle | null} */
+    this.diskThrottle = null
+    /** @type {LoadSession | null} */
+    this.session = null
+    /** @type {(() => void) | null} */
+    this.stopControl = null
+    /** @type {import('../sidecar/sidecar.js').Sidecar | null} */
+    this.sidecar = null
+    /** @type {Awaited<ReturnType<LoadSession['finish']>> | null} */
+    this.summary = null
   }
-  const http = await startHttpServer({ host: args.httpHost, port: options.httpPort, log, routes })
-  log.info(`metrics on http://${args.httpHost}:${http.port}/metrics`)
 
-  /** @type {import('./target.js').Target | null} */
-  let target = null
-  /** @type {DiskThrottle | null} */
-  let diskThrottle = null
-  /** @type {Awaited<ReturnType<LoadSession['finish']>> | null} */
-  let finished = null
-  try {
-    target = await openTarget({ url: options.url, server: options.server, pgPort: options.pgPort, log })
-    if (options.diskLimit && target.embedded) {
-      diskThrottle = await DiskThrottle.create({ dataDir: target.embedded.dataDir, limit: options.diskLimit, log })
-      await diskThrottle.attach()
+  /** /metrics, and the control routes once the session is open. */
+  async listen() {
+    const { httpHost } = this.args
+    this.http = await startHttpServer({
+      host: httpHost,
+      port: this.options.httpPort,
+      log: this.log,
+      routes: this.routes
+    })
+    this.log.info(`metrics on http://${httpHost}:${this.http.port}/metrics`)
+  }
+
+  /**
+   * The server: the URL's, or the embedded one started (with --disk-limit,
+   * on its slower disk).
+   */
+  async openTarget() {
+    const { options, log } = this
+    this.target = await openTarget({ url: options.url, server: options.server, pgPort: options.pgPort, log })
+    if (options.diskLimit && this.target.embedded) {
+      this.diskThrottle = await DiskThrottle.create({
+        dataDir: this.target.embedded.dataDir,
+        limit: options.diskLimit,
+        log
+      })
+      await this.diskThrottle.attach()
     }
-    if (stop.requested) return 0
+  }
+
+  /**
+   * The load session on the target, and the control routes that act on it.
+   * @param {ReturnType<typeof parseZfsInterval>} zfsIntervalS
+   */
+  async openSession(zfsIntervalS) {
+    const { args, spec, events, registry, log } = this
+    const target = /** @type {import('./target.js').Target} */ (this.target)
+    const dataDir = localDataDir(target, args.dataDir)
     // the data directory on ZFS: its pool's free space and metaslabs in the samples and on /metrics
-    const zfs = await zfsSpaceProbeFor(localDataDir(target, args.dataDir), { intervalS: zfsIntervalS, registry, log })
+    const zfs = await zfsSpaceProbeFor(dataDir, { intervalS: zfsIntervalS, registry, log })
     // the embedded server this run owns is started again when it stops on its own (a full pg_wal)
-    const throttle = diskThrottle
+    const throttle = this.diskThrottle
     const serverWatch = target.embedded?.startedHere
       ? new ServerWatch({ server: target.embedded, events, log, afterStart: async () => throttle?.attach() })
       : null
-    session = await LoadSession.open(spec, {
+    const session = await LoadSession.open(spec, {
       target: {
         connectionString: target.connectionString,
         display: target.display,
         embedded: target.embedded !== null
       },
-      disk: { dataDir: spec.pgStats ? localDataDir(target, args.dataDir) : null, events },
+      disk: { dataDir: spec.pgStats ? dataDir : null, events },
       probes: zfs ? [zfs] : [],
       serverWatch,
       describe: { command: 'run', args: describeArgs(args) },
       registry,
       log
     })
-    const running = session
+    this.session = session
     const control = controlRoutes({
       generator: session.generator,
       stats: session.stats,
       events,
       host: args.httpHost,
-      token: options.controlToken,
+      token: this.options.controlToken,
       describe: () => ({
         workload: spec.workload.name,
         types: spec.workload.types,
-        target: running.place.target.display,
+        target: session.place.target.display,
         mode: spec.rate === null ? 'closed' : 'open',
         rate: spec.rate,
         ...(spec.instance && { instance: formatShare(spec.instance) })
@@ -117,86 +187,103 @@ export async function runLoad(args, options, rules, stop, { log, stdout, screen 
       share: spec.instance,
       log
     })
-    Object.assign(routes, control.routes)
-    stopControl = control.stop
-    if (stop.requested) return 0
+    Object.assign(this.routes, control.routes)
+    this.stopControl = control.stop
+    return session
+  }
 
-    // ready: an instance that got here after the start moment cannot join the others
-    if (spec.startAtMs !== null) checkNotLate(spec.startAtMs, spec.instance)
-    if (!(await session.start({ interrupted: stop.promise }))) return 0
-    // A split load's schedule acts on the one server once: instance 0 runs it.
-    if (rules && spec.instance && spec.instance.index !== 0)
+  /**
+   * The schedule's actions during the load. A split load's schedule acts on
+   * the one server once: instance 0 runs it.
+   * @param {import('../sidecar/schedule.js').Rule[] | null} rules
+   */
+  async startSidecar(rules) {
+    const { spec, events, log } = this
+    if (!rules) return
+    if (spec.instance && spec.instance.index !== 0) {
       log.info(`--schedule: its actions run on instance 0 of ${spec.instance.parts}, not on this one`)
-    else if (rules) {
-      // the sidecar's actions (and their node-postgres connections) only for a run with a schedule
-      const { Sidecar } = await import('../sidecar/sidecar.js')
-      sidecar = new Sidecar({
-        rules,
-        context: {
-          connectionString: target.connectionString,
-          events,
-          log,
-          // retention during the load: the row audit must not count its removals as missing
-          onRowsRemoved: (rows, table) => {
-            if (isSameTable(table, spec.workload.auditTable)) running.noteRowsRemoved(rows)
-          }
-        },
-        stats: () => statsView(running.latestStats()),
-        diskPath: target.embedded?.dataDir ?? process.cwd(),
-        checkIntervalMs: 1000
-      })
-      sidecar.start()
+      return
     }
+    const session = /** @type {LoadSession} */ (this.session)
+    const target = /** @type {import('./target.js').Target} */ (this.target)
+    // the sidecar's actions (and their node-postgres connections) only for a run with a schedule
+    const { Sidecar } = await import('../sidecar/sidecar.js')
+    this.sidecar = new Sidecar({
+      rules,
+      context: {
+        connectionString: target.connectionString,
+        events,
+        log,
+        // retention during the load: the row audit must not count its removals as missing
+        onRowsRemoved: (rows, table) => {
+          if (isSameTable(table, spec.workload.auditTable)) session.noteRowsRemoved(rows)
+        }
+      },
+      stats: () => statsView(session.latestStats()),
+      diskPath: target.embedded?.dataDir ?? process.cwd(),
+      checkIntervalMs: 1000
+    })
+    this.sidecar.start()
+  }
+
+  /**
+   * The load until it ends: at the duration, a signal, when every client did
+   * its -t requests, or when a threshold failed for good; then its summary,
+   * each --threshold judged on it.
+   * @param {import('../helpers/stop-signal.js').StopSignal} stop
+   * @param {import('../terminal/screen.js').Screen} screen
+   */
+  async drive(stop, screen) {
+    const { spec, log } = this
+    const session = /** @type {LoadSession} */ (this.session)
     const scheduled = spec.rate !== null || spec.workload.pacing !== null
-    const stopProgress = startRunProgress(screen, running, {
-      everyS: options.progressS,
+    const stopProgress = startRunProgress(screen, session, {
+      everyS: this.options.progressS,
       scheduled,
       openLoop: spec.rate !== null
     })
     // --threshold-abort: the thresholds judged once a second on the running figures
     const watch = spec.thresholdAbort
-      ? watchThresholds(running, spec.thresholds, { scheduled, warmupS: spec.warmupS })
+      ? watchThresholds(session, spec.thresholds, { scheduled, warmupS: spec.warmupS })
       : null
-    // The run ends at the duration, a signal, when every client did its -t requests, or when a threshold failed for
-    // good.
-    await stop.wait(
-      spec.durationS,
-      watch ? Promise.race([running.generator.limitReached, watch.failed]) : running.generator.limitReached
-    )
+    const limit = session.generator.limitReached
+    await stop.wait(spec.durationS, watch ? Promise.race([limit, watch.failed]) : limit)
     watch?.stop()
     stopProgress()
     const aborted = watch?.failure ?? null
     if (aborted) log.warn(abortLine(aborted), 'PGLG_W_THRESHOLD_ABORT')
     log.info('stopping: waiting for requests in flight')
-    if (sidecar) await sidecar.stop(spec.shutdownTimeoutS * 1000)
-    const summary = await session.finish({
+    if (this.sidecar) await this.sidecar.stop(spec.shutdownTimeoutS * 1000)
+    this.summary = await session.finish({
       // each --threshold judged on the summary itself, in summary.json too
       ...(spec.thresholds.length > 0 && {
         judge: (/** @type {Record<string, any>} */ s) => thresholdFields(spec.thresholds, s, aborted)
       })
     })
-    if (args.json) stdout.write(summaryJson(summary))
-    finished = summary
-    // 3 when a threshold failed
-    return thresholdExitCode(summary)
-  } finally {
-    if (sidecar) await sidecar.stop(0).catch(() => {})
-    await session?.close()
-    stopControl?.()
-    await events.flush()
-    if (target?.embedded) {
-      await target.embedded
-        .stop()
-        .catch(err => log.warn(`stopping the embedded server: ${err.message}`, 'PGLG_W_CLEANUP_FAILED'))
-    }
+    return this.summary
+  }
+
+  /**
+   * Everything closed, in reverse; last, under the log of the shutdown, the
+   * end table on stderr whatever --json says, from the summary --json printed.
+   * @param {import('../terminal/screen.js').Screen} screen
+   */
+  async close(screen) {
+    const { log } = this
+    if (this.sidecar) await this.sidecar.stop(0).catch(() => {})
+    await this.session?.close()
+    this.stopControl?.()
+    await this.events.flush()
+    await this.target?.embedded
+      ?.stop()
+      .catch(err => log.warn(`stopping the embedded server: ${err.message}`, 'PGLG_W_CLEANUP_FAILED'))
     // after the stop: a server pgloadgen did not start goes back to its own group
-    await diskThrottle?.release().catch(err => log.warn(`disk limit: ${err.message}`, 'PGLG_W_CLEANUP_FAILED'))
+    await this.diskThrottle?.release().catch(err => log.warn(`disk limit: ${err.message}`, 'PGLG_W_CLEANUP_FAILED'))
     // the final counts scraped once everything else has stopped: nothing of the run waits on the server meanwhile
-    if (finished) await finalScrape(scrapes, log)
-    await http.close()
-    // last, under the log of the shutdown: the table on stderr whatever --json
-    // says, from the summary object --json printed
-    const summary = finished
+    if (this.summary) await finalScrape(this.scrapes, log)
+    await this.http?.close()
+    const { summary } = this
+    const { recordDir } = this.spec
     if (summary) screen.print((colours, width) => summaryTable(summary, { colours, width, recordDir }))
   }
 }

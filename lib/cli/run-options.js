@@ -4,6 +4,102 @@ import { progressOption } from './progress-option.js'
 import { settingFlagNames, settingFlagOptions } from '../config/run-settings.js'
 
 /**
+ * The options of `pgloadgen run` that are the command's own, not settings
+ * of the load (those are config/run-settings.js's): its endpoint, how the
+ * workload is chosen, the embedded server, what it writes.
+ * @type {Record<string, import('yargs').Options>}
+ */
+const COMMAND_OPTIONS = {
+  'http-port': {
+    alias: 'p',
+    type: 'string',
+    default: '9800',
+    describe: 'port of /metrics (0: any free port)'
+  },
+  'http-host': { type: 'string', default: '127.0.0.1', describe: 'address of /metrics' },
+  workload: {
+    alias: 'w',
+    type: 'string',
+    describe: 'manta (default), timeseries, pgbench, or the path of a workload module (see pgloadgen workloads)'
+  },
+  file: {
+    alias: 'f',
+    type: 'string',
+    array: true,
+    requiresArg: true,
+    describe: 'pgbench script FILE[@WEIGHT]; one request type per script (repeatable)'
+  },
+  builtin: {
+    alias: 'b',
+    type: 'string',
+    array: true,
+    requiresArg: true,
+    describe: 'pgbench built-in script NAME[@WEIGHT]: tpcb-like, simple-update, select-only (repeatable)'
+  },
+  'select-only': { alias: 'S', type: 'boolean', describe: "pgbench's -S: -b select-only" },
+  'skip-some-updates': { alias: 'N', type: 'boolean', describe: "pgbench's -N: -b simple-update" },
+  define: {
+    alias: 'D',
+    type: 'string',
+    array: true,
+    requiresArg: true,
+    describe: 'NAME=VALUE: a variable of the scripts, or a setting of a workload module (repeatable)'
+  },
+  scale: {
+    alias: 's',
+    type: 'string',
+    describe: ':scale of custom scripts (built-in scripts read it from pgbench_branches)'
+  },
+  'random-seed': {
+    type: 'string',
+    describe: "seed of the scripts' random functions: time (default), rand, or a number"
+  },
+  n: { type: 'boolean', describe: "pgbench's --no-vacuum, accepted: pgloadgen never vacuums before a run" },
+  vacuum: { type: 'boolean', hidden: true },
+  duration: {
+    alias: ['d', 'T'],
+    type: 'string',
+    describe: 'seconds to run (or 15m, 2h); default until SIGINT/SIGTERM'
+  },
+  instance: {
+    type: 'string',
+    describe:
+      "I/N: run instance I's exact share (0-based, as JOB_COMPLETION_INDEX) of the concurrency and rate of N instances"
+  },
+  'start-at': {
+    type: 'string',
+    describe: 'start the load at this moment (ISO 8601 with a zone, or epoch seconds); refused when it has passed'
+  },
+  json: { type: 'boolean', default: false, describe: 'print a JSON summary on stdout at exit' },
+  progress: progressOption,
+  ...embeddedServerOptions,
+  'zfs-interval': {
+    type: 'string',
+    describe:
+      'seconds between two samples of the ZFS pool that holds the data directory (embedded server, or --data-dir), when it is on ZFS: zdb -mm and zpool get (default 10; 0: none)'
+  },
+  'disk-limit': {
+    type: 'string',
+    describe:
+      'a slower disk for the embedded server: read_mbps=8,read_iops=400 (also write_mbps, write_iops; MB = 10^6 bytes; root and a cgroup blkio or io controller)'
+  },
+  events: {
+    type: 'string',
+    default: DEFAULT_EVENTS_FILE,
+    describe: 'file that actions and control changes are appended to (NDJSON)'
+  },
+  schedule: {
+    type: 'string',
+    describe: 'run the actions of a schedule file (JSON or YAML) during the load'
+  },
+  'control-token': {
+    type: 'string',
+    describe:
+      'bearer token that POST /concurrency, /pause, /resume require when --http-host is not loopback (also PGLOADGEN_CONTROL_TOKEN)'
+  }
+}
+
+/**
  * The options of `pgloadgen run`. Where pgbench has a flag for the same
  * thing (-c, -R, -T, -t, -f, -b, -D, -s, -M, -S, -N, -n, -j, --random-seed), it
  * is pgbench's letter with pgbench's meaning. The run's settings, which plans
@@ -24,93 +120,7 @@ export function runBuilder(y, workloadSpecs = {}) {
     // the run's settings (-c, -t, --seed, -M, --mix, -R, --arrival, --max-lag, -j, --stats-interval):
     // config/run-settings.js
     .options(settingFlagOptions())
-    .option('http-port', {
-      alias: 'p',
-      type: 'string',
-      default: '9800',
-      describe: 'port of /metrics (0: any free port)'
-    })
-    .option('http-host', { type: 'string', default: '127.0.0.1', describe: 'address of /metrics' })
-    .option('workload', {
-      alias: 'w',
-      type: 'string',
-      describe: 'manta (default), timeseries, pgbench, or the path of a workload module (see pgloadgen workloads)'
-    })
-    .option('file', {
-      alias: 'f',
-      type: 'string',
-      array: true,
-      requiresArg: true,
-      describe: 'pgbench script FILE[@WEIGHT]; one request type per script (repeatable)'
-    })
-    .option('builtin', {
-      alias: 'b',
-      type: 'string',
-      array: true,
-      requiresArg: true,
-      describe: 'pgbench built-in script NAME[@WEIGHT]: tpcb-like, simple-update, select-only (repeatable)'
-    })
-    .option('select-only', { alias: 'S', type: 'boolean', describe: "pgbench's -S: -b select-only" })
-    .option('skip-some-updates', { alias: 'N', type: 'boolean', describe: "pgbench's -N: -b simple-update" })
-    .option('define', {
-      alias: 'D',
-      type: 'string',
-      array: true,
-      requiresArg: true,
-      describe: 'NAME=VALUE: a variable of the scripts, or a setting of a workload module (repeatable)'
-    })
-    .option('scale', {
-      alias: 's',
-      type: 'string',
-      describe: ':scale of custom scripts (built-in scripts read it from pgbench_branches)'
-    })
-    .option('random-seed', {
-      type: 'string',
-      describe: "seed of the scripts' random functions: time (default), rand, or a number"
-    })
-    .option('n', { type: 'boolean', describe: "pgbench's --no-vacuum, accepted: pgloadgen never vacuums before a run" })
-    .option('vacuum', { type: 'boolean', hidden: true })
-    .option('duration', {
-      alias: ['d', 'T'],
-      type: 'string',
-      describe: 'seconds to run (or 15m, 2h); default until SIGINT/SIGTERM'
-    })
-    .option('instance', {
-      type: 'string',
-      describe:
-        "I/N: run instance I's exact share (0-based, as JOB_COMPLETION_INDEX) of the concurrency and rate of N instances"
-    })
-    .option('start-at', {
-      type: 'string',
-      describe: 'start the load at this moment (ISO 8601 with a zone, or epoch seconds); refused when it has passed'
-    })
-    .option('json', { type: 'boolean', default: false, describe: 'print a JSON summary on stdout at exit' })
-    .option('progress', progressOption)
-    .options(embeddedServerOptions)
-    .option('zfs-interval', {
-      type: 'string',
-      describe:
-        'seconds between two samples of the ZFS pool that holds the data directory (embedded server, or --data-dir), when it is on ZFS: zdb -mm and zpool get (default 10; 0: none)'
-    })
-    .option('disk-limit', {
-      type: 'string',
-      describe:
-        'a slower disk for the embedded server: read_mbps=8,read_iops=400 (also write_mbps, write_iops; MB = 10^6 bytes; root and a cgroup blkio or io controller)'
-    })
-    .option('events', {
-      type: 'string',
-      default: DEFAULT_EVENTS_FILE,
-      describe: 'file that actions and control changes are appended to (NDJSON)'
-    })
-    .option('schedule', {
-      type: 'string',
-      describe: 'run the actions of a schedule file (JSON or YAML) during the load'
-    })
-    .option('control-token', {
-      type: 'string',
-      describe:
-        'bearer token that POST /concurrency, /pause, /resume require when --http-host is not loopback (also PGLOADGEN_CONTROL_TOKEN)'
-    })
+    .options(COMMAND_OPTIONS)
     .options(statsOptions)
   const settingFlags = new Set(Object.keys(settingFlagOptions()))
   for (const [name, spec] of Object.entries(workloadSpecs)) {

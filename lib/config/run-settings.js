@@ -18,7 +18,7 @@ export const MAX_SEED = 2 ** 31 - 1
 export const MAX_THREADS = 256
 
 /** How long a request may wait for its answer by default: k6's default, what a user of load tools expects. */
-export const DEFAULT_REQUEST_TIMEOUT_S = 60
+const DEFAULT_REQUEST_TIMEOUT_S = 60
 
 /**
  * @typedef {object} SettingSpec

@@ -1,4 +1,6 @@
 import { performance } from 'node:perf_hooks'
+import path from 'node:path'
+import { writeFile } from 'node:fs/promises'
 import { formatMix } from '../config/mix.js'
 import { RequestStats } from '../metrics/request-stats.js'
 import { registerGeneratorMetrics } from '../metrics/generator-metrics.js'
@@ -8,69 +10,30 @@ import { RunState } from '../generator/run-state.js'
 import { Pacer } from '../generator/pacer.js'
 import { errorMessage } from '../helpers/error-message.js'
 import { WorkloadServices } from './workload-services.js'
-import { walPosition } from './server-wal.js'
+import { walPosition, walSince } from './server-wal.js'
 import { DiskSpaceWatch } from './disk-space.js'
 import { codedServerError } from '../pg/server-errors.js'
 import { untilMoment } from '../scale/start-at.js'
 import { formatShare } from '../scale/share.js'
 import { LoadOverTime } from './load-over-time.js'
 import { prepareTarget } from './session-setup.js'
-import { finishSession } from './session-end.js'
+import { openLoopOf } from './run-spec.js'
+import { monotonicEpochMs } from '../generator/clock.js'
+import { countInDoubtRows, countTableRows, verifyInserts } from './audit.js'
+import { buildSummary } from '../summary/summary.js'
+import { summaryJson } from '../summary/summary-json.js'
+import { withoutWarmup } from '../summary/warmup.js'
 
 // The recorder's modules are loaded by a recorded run (--record) only: a
-// plain run does not carry them (session-setup.js and session-end.js load
-// what they need of them, and the end's analysis, the same way).
+// plain run does not carry them (session-setup.js loads what it needs of
+// them, and the end's analysis, the same way).
 const runInfo = () => import('../recorder/run-info.js')
 const recorderModule = () => import('../recorder/recorder.js')
 const vacuumsModule = () => import('../recorder/vacuums.js')
 
 /** @typedef {import('./run-spec.js').RunSpec} RunSpec */
 
-/**
- * Where a load runs and what it reports to: what is not a setting of the
- * run, given by the command that drives the session.
- * @typedef {object} SessionPlace
- * @property {{ connectionString: string, display: string, embedded: boolean }} target  display: without secrets
- * @property {{ dataDir: string | null, events: import('../recorder/event-log.js').EventLog | null }} [disk]  watch for
- *   a full disk (lib/lab/disk-space.js)
- * @property {string | null} [serverLogDir]  the server's data directory, when local: autovacuums are read from its log
- *   (else disk.dataDir)
- * @property {Probe[]} [probes]              more figures for the samples, each under its name (started and stopped with
- *   the session)
- * @property {import('./server-watch.js').ServerWatch | null} [serverWatch]  the embedded server the run owns, started
- *   again when it stops on its own (started with the load, stopped before the audit)
- * @property {Record<string, unknown>} describe  more facts for run.json (flags, plan step, label)
- * @property {import('prom-client').Registry} registry
- * @property {import('../log.js').Logger} log
- */
-
-/**
- * The open loop's schedule, from the specification: its rate (of all
- * instances together), arrival, lag limit, the start moment that seeds a
- * shared Poisson schedule, and the --stages profile of the rate.
- * @typedef {{ rate: number, arrival: 'poisson' | 'fixed', maxLagMs: number | null, seed: number | null,
- *     profile: import('../config/stages.js').Profile | null }} OpenLoop
- */
-
-/**
- * @param {Readonly<RunSpec>} spec
- * @returns {OpenLoop | null}
- */
-export function openLoopOf({ rate, arrival, maxLagMs, startAtMs, stages }) {
-  if (rate === null) return null
-  return { rate, arrival, maxLagMs, seed: startAtMs, profile: stages?.profile ?? null }
-}
-
-/**
- * Something the session samples besides the server's statistics (a ZFS
- * pool's free space, say): started with the collector, stopped with it, and
- * read once a second by the recorder into each sample under `name`.
- * @typedef {object} Probe
- * @property {string} name
- * @property {() => Promise<void>} start
- * @property {() => Promise<void> | void} stop
- * @property {() => unknown} sample   the last figures, as plain data; null when none yet
- */
+/** @typedef {import('./session-place.js').SessionPlace} SessionPlace */
 
 // One load on one server, from schema to summary: the generator, the stats
 // collector and the recorder, started and stopped together. `pgloadgen run`
@@ -264,12 +227,180 @@ export class LoadSession {
   }
 
   /**
-   * Stops the load, checks the acknowledged inserts, and returns the summary
-   * (session-end.js); with a record directory, also writes summary.json.
-   * @param {Parameters<typeof finishSession>[1]} [end]
+   * Stops the load (waiting for requests in flight up to the shutdown
+   * timeout), checks the acknowledged inserts, and returns the summary; with
+   * a record directory, also writes summary.json and the end time into
+   * run.json. judge: fields the summary gains from a look at itself (the
+   * thresholds' verdicts), before summary.json is written.
+   * @param {{ judge?: (summary: Record<string, any>) => Record<string, unknown> }} [end]
    */
-  async finish(end) {
-    return finishSession(this, end)
+  async finish({ judge } = {}) {
+    const ended = await this.stopLoad()
+    // a start of the server under way ends first: what follows reads the server it brought back
+    const serverDown = (await this.place.serverWatch?.stop()) ?? false
+    const serverWalBytes =
+      this.spec.recordDir && !serverDown ? await walSince(this.place.target.connectionString, this.walAtStart) : null
+    await this.recorder?.stop()
+    this.disk?.check()
+    this.disk?.stop()
+    // a server that stopped on its own and stays down has nothing to read (server-watch.js said why)
+    const audit = serverDown ? null : await this.audit()
+    const summary = this.summaryOf(ended, audit)
+    if (judge) Object.assign(summary, judge(summary))
+    if (this.spec.recordDir) await this.writeRecord(this.spec.recordDir, summary, serverWalBytes)
+    return summary
+  }
+
+  /**
+   * The load stopped, and its time: requests completed during the grace
+   * period count, so the time does too; closing the connections and the
+   * threads afterwards does not.
+   */
+  async stopLoad() {
+    const { generator } = this
+    const { shutdownTimeoutS } = this.spec
+    const finalConcurrency = generator.concurrency
+    this.overTime.stop()
+    // The ramp and the maintenance end first: no client may start while the others stop.
+    await this.services.stop()
+    const finished = await generator.stop(shutdownTimeoutS * 1000)
+    const now = monotonicEpochMs()
+    const endedMs = Math.min(generator.requestsEndedMs ?? now, now)
+    const elapsedS = Math.max(0, endedMs - (performance.timeOrigin + this.started)) / 1000
+    const endedAt = new Date(Date.now() - (now - endedMs))
+    const cpuUsage = process.cpuUsage(this.cpuAtStart)
+    if (!finished) {
+      this.place.log.warn(`requests still in flight after ${shutdownTimeoutS} s were abandoned`, 'PGLG_W_ABANDONED')
+    }
+    return { finished, finalConcurrency, elapsedS, endedAt, cpuUsage }
+  }
+
+  /**
+   * The acknowledged inserts checked, and the audited table's rows and its
+   * writes in doubt counted (audit.js): null where the workload has none.
+   */
+  async audit() {
+    const { spec, state } = this
+    const { connectionString } = this.place.target
+    const { idTable, auditTable, idFingerprint } = spec.workload
+    const limitMs = spec.verifyTimeoutS * 1000
+    const { log } = this.place
+    return {
+      inserts:
+        idTable === null ? null : await verifyInserts(connectionString, idTable, idFingerprint, state, limitMs, log),
+      rowsAfter: auditTable === null ? null : await countTableRows(connectionString, auditTable, limitMs, log),
+      inDoubtStored: auditTable === null ? null : await countInDoubtRows(connectionString, state.inDoubt, limitMs, log)
+    }
+  }
+
+  /**
+   * The summary of the ended load.
+   * @param {Awaited<ReturnType<LoadSession['stopLoad']>>} ended
+   * @param {Awaited<ReturnType<LoadSession['audit']>> | null} audit   null: the server stayed down
+   */
+  summaryOf({ finished, finalConcurrency, elapsedS, endedAt, cpuUsage }, audit) {
+    const { spec, place, state, generator } = this
+    const { idTable, auditTable } = spec.workload
+    const insertAudit = audit?.inserts ?? null
+    const load = {
+      stats: this.stats,
+      elapsedS,
+      workload: spec.workload.name,
+      protocol: spec.protocol,
+      concurrency: spec.concurrency,
+      finalConcurrency,
+      target: place.target.display,
+      mix: formatMix(spec.mix),
+      reconnects: generator.reconnects,
+      // every acknowledgement, including those whose rows went since
+      acknowledgedInserts: state.acknowledged.acknowledged,
+      acknowledgedMissing: insertAudit?.missing ?? null,
+      // without the check, what the run itself proved: ids acknowledged twice
+      acknowledgedVanished: insertAudit?.vanished ?? state.acknowledged.replaced,
+      insertsInDoubt:
+        idTable === null ? null : { writes: state.insertsInDoubt().length, stored: insertAudit?.inDoubtStored ?? null },
+      serverVersion: this.serverVersion,
+      embedded: place.target.embedded,
+      abandonedInFlight: !finished,
+      cpuUsage,
+      // an instance's rate is its share of the schedule's
+      openLoop:
+        this.pacer && this.openLoop ? { ...this.openLoop, rate: this.pacer.rate, skipped: generator.skipped } : null,
+      startedAt: this.startedAt,
+      endedAt,
+      instance: spec.instance
+        ? { share: spec.instance, totalConcurrency: spec.totalConcurrency, totalRate: spec.rate }
+        : null,
+      startAtMs: spec.startAtMs,
+      pacing: spec.workload.pacing,
+      diskFull: this.disk?.summary() ?? null,
+      serverRestarts: place.serverWatch?.restarts ?? null,
+      rowAudit: auditTable === null ? null : this.rowAudit(auditTable, audit),
+      stages: spec.stages?.stages ?? null
+    }
+    return buildSummary(
+      withoutWarmup(
+        load,
+        this.overTime.markAtEnd(() => ({ seconds: elapsedS, cpu: cpuUsage }))
+      )
+    )
+  }
+
+  /**
+   * The audited table's rows before and after, those retention removed, and
+   * the writes in doubt.
+   * @param {string} table
+   * @param {Awaited<ReturnType<LoadSession['audit']>> | null} audit
+   */
+  rowAudit(table, audit) {
+    const { inDoubt } = this.state
+    return {
+      table,
+      before: this.rowsBefore,
+      after: audit?.rowsAfter ?? null,
+      removed: this.rowsRemoved,
+      inDoubt: {
+        writes: inDoubt.length,
+        rows: inDoubt.reduce((sum, write) => sum + write.rows, 0),
+        stored: audit?.inDoubtStored ?? null
+      }
+    }
+  }
+
+  /**
+   * What a recorded run adds to summary.json: its vacuums, what changed and
+   * why, its anti-wraparound autovacuums, and the server's WAL; and the end
+   * time in run.json. Their modules are loaded by a recorded run only.
+   * @param {string} recordDir
+   * @param {Record<string, any>} summary
+   * @param {number | null} serverWalBytes
+   */
+  async writeRecord(recordDir, summary, serverWalBytes) {
+    const { spec } = this
+    const logMark = this.logMark ?? null
+    const { recordVacuums } = await vacuumsModule()
+    const { recordedChanges } = await import('../analysis/run-changes.js')
+    const { recordWraparound } = await import('../recorder/wraparound.js')
+    // what each vacuum cost (lib/recorder/vacuums.js)
+    const vacuums = await recordVacuums(recordDir, logMark).catch(err => ({
+      vacuums: [],
+      autovacuum_source: `none: ${errorMessage(err)}`
+    }))
+    // when the load changed and what the lab saw then (lib/analysis/explain.js)
+    const changes = await recordedChanges(recordDir, logMark, spec.statsIntervalS).catch(err => ({
+      changes: null,
+      changes_method: { error: errorMessage(err) }
+    }))
+    Object.assign(summary, changes)
+    // the anti-wraparound autovacuums of the table, the failsafes and their latency cost (lib/recorder/wraparound.js)
+    const wraparound = await recordWraparound(recordDir, logMark, spec.workload.table).catch(err => ({
+      error: errorMessage(err)
+    }))
+    await writeFile(
+      path.join(recordDir, 'summary.json'),
+      summaryJson({ ...summary, server_wal_bytes: serverWalBytes, ...vacuums, ...(wraparound && { wraparound }) })
+    )
+    await this.writeRunInfo(new Date())
   }
 
   /** @param {Date | null} endedAt */

@@ -103,6 +103,23 @@ export function runSpecWith(spec, changes) {
 }
 
 /**
+ * The open loop's schedule, from the specification: its rate (of all
+ * instances together), arrival, lag limit, the start moment that seeds a
+ * shared Poisson schedule, and the --stages profile of the rate.
+ * @typedef {{ rate: number, arrival: 'poisson' | 'fixed', maxLagMs: number | null, seed: number | null,
+ *     profile: import('../config/stages.js').Profile | null }} OpenLoop
+ */
+
+/**
+ * @param {Readonly<RunSpec>} spec
+ * @returns {OpenLoop | null}
+ */
+export function openLoopOf({ rate, arrival, maxLagMs, startAtMs, stages }) {
+  if (rate === null) return null
+  return { rate, arrival, maxLagMs, seed: startAtMs, profile: stages?.profile ?? null }
+}
+
+/**
  * What each client is given of the specification.
  * @param {Readonly<RunSpec>} spec
  * @returns {import('../config/run-settings.js').ClientSettings}

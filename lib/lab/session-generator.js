@@ -8,7 +8,7 @@ import { clientSettings } from './run-spec.js'
 // worker threads of --threads N, from the run specification.
 
 /** @typedef {Readonly<import('./run-spec.js').RunSpec>} RunSpec */
-/** @typedef {import('./load-session.js').SessionPlace} SessionPlace */
+/** @typedef {import('./session-place.js').SessionPlace} SessionPlace */
 /** @typedef {import('../generator/run-state.js').RunState} RunState */
 /** @typedef {import('../metrics/request-stats.js').RequestStats} RequestStats */
 
@@ -17,7 +17,7 @@ import { clientSettings } from './run-spec.js'
  * state and stats the clients share, the pacer and the open loop it follows.
  * @typedef {{ shared: unknown, state: RunState, stats: RequestStats,
  *     pacer: import('../generator/pacer.js').Pacer | null,
- *     openLoop: import('./load-session.js').OpenLoop | null }} SessionParts
+ *     openLoop: import('./run-spec.js').OpenLoop | null }} SessionParts
  */
 
 /**

@@ -15,7 +15,7 @@ import { PgloadgenError } from '../errors.js'
  * Connects, prepares the schema, runs the workload's setup, and reads the
  * max id, the server's version and settings and the audited table's rows.
  * @param {RunSpec} spec
- * @param {import('./load-session.js').SessionPlace} place
+ * @param {import('./session-place.js').SessionPlace} place
  */
 export async function prepareTarget(spec, { target, log }) {
   const { workload } = spec

@@ -1,15 +1,12 @@
-// The end of a load session (lib/lab/session-end.js) on a stand-in server and
-// a fake clock: the load stopped, its time taken from the last request's end,
+// The end of a load session (LoadSession.finish, lib/lab/load-session.js) on
+// a stand-in server and a fake clock: the load stopped, its time taken from the last request's end,
 // and the summary built from what the requests got. No server.
 import t from 'tap'
 import { performance } from 'node:perf_hooks'
-import { finishSession } from '../../lib/lab/session-end.js'
-import { buildRunSpec, clientSettings } from '../../lib/lab/run-spec.js'
-import { LoadOverTime } from '../../lib/lab/load-over-time.js'
-import { Generator } from '../../lib/generator/generator.js'
-import { RunState } from '../../lib/generator/run-state.js'
+import client from 'prom-client'
+import { LoadSession } from '../../lib/lab/load-session.js'
+import { buildRunSpec } from '../../lib/lab/run-spec.js'
 import { CANCEL_GRACE_MS } from '../../lib/generator/request-watch.js'
-import { RequestStats } from '../../lib/metrics/request-stats.js'
 import { WireConnection } from '../../lib/wire/wire-connection.js'
 import { mixOf } from '../../lib/config/mix.js'
 import { FakeClock, settle } from '../helpers/fake-clock.js'
@@ -41,13 +38,16 @@ function standInSession(t, server, requests, shutdownTimeoutS = 1) {
     auditTable: null,
     idFingerprint: null,
     expectedErrors: [null],
+    types: ['read'],
+    clients: null,
+    maintain: null,
+    statistics: [],
+    ramp: null,
     initClient: async () => {},
     requests: [async (/** @type {any} */ db) => db.query('SELECT 1')]
   })
-  const stats = new RequestStats(['read'])
-  const state = new RunState(0)
   const spec = buildRunSpec({
-    workload: { ...workload, clients: null },
+    workload,
     mix: mixOf(['read'], [1]),
     concurrency: 2,
     requestsPerClient: requests,
@@ -57,35 +57,15 @@ function standInSession(t, server, requests, shutdownTimeoutS = 1) {
   })
   const place = /** @type {any} */ ({
     target: { connectionString: 'postgres://stand-in/db', display: 'stand-in', embedded: false },
+    describe: {},
+    registry: new client.Registry(),
     log
   })
-  const generator = new Generator({
-    connectionString: place.target.connectionString,
-    protocol: spec.protocol,
-    workload: spec.workload,
-    mix: spec.mix,
-    log,
-    shared: null,
-    state,
-    stats,
-    pacer: null,
-    clients: clientSettings(spec)
-  })
-  const session = /** @type {any} */ ({
-    spec,
-    place,
-    openLoop: null,
-    generator,
-    state,
-    stats,
-    overTime: new LoadOverTime({ stages: null, warmupS: null, openLoop: false, stats, generator, log }),
-    services: { stop: async () => {} },
-    started: performance.now(),
-    startedAt: new Date(),
-    cpuAtStart: process.cpuUsage(),
-    serverVersion: '15.8',
-    pacer: null
-  })
+  // what LoadSession.open would have read of the server
+  const prepared = { maxId: 0, serverVersion: '15.8', settings: {}, shared: null, rowsBefore: null, Collector: null }
+  const session = new LoadSession(spec, place, prepared)
+  session.started = performance.now()
+  const { generator } = session
   return { session, generator, warnings }
 }
 
@@ -100,7 +80,7 @@ t.test("a session's end summarises what its requests got", async t => {
   generator.setConcurrency(2)
   await generator.limitReached
   clock.nowMs += 5000 // what comes after the last request does not count
-  const summary = await finishSession(session)
+  const summary = await session.finish()
   t.equal(summary.elapsed_s, 0.2, "the load's time ends with its last request: 20 of 10 ms")
   t.match(summary.requests.read, { started: 20, done: 20, failed: 4, timeouts: 0 }, 'what the requests got')
   t.equal(summary.throughput, 100, 'requests a second')
@@ -134,7 +114,7 @@ t.test('a request still running at the end is cancelled, then cut, and the summa
   generator.setConcurrency(1)
   await settle(10)
   t.equal(server.held.length, 1, 'a request waits on the server')
-  const finishing = finishSession(session)
+  const finishing = session.finish()
   /** @type {any} */
   let summary = null
   finishing.then(result => (summary = result))
