@@ -5,7 +5,7 @@
 // rather than guess.
 import { findChangePoints } from './change-points.js'
 import { observe } from './observations.js'
-import { conditionCause, conditionChanges } from './conditions.js'
+import { conditionCause, conditionChanges } from './hold-ups.js'
 import { changePointsWithCuts } from './known-splits.js'
 import { withGuidedChanges } from './guided-changes.js'
 import { round } from '../helpers/numbers.js'

@@ -1,5 +1,5 @@
 import { renderTable } from '../terminal/table.js'
-import { ms, rate as perSecond, count } from '../terminal/figures.js'
+import { ms, rate as perSecond, count } from '../terminal/figure-format.js'
 
 /**
  * A rate asked: whole from 100 up, three significant figures below (the search's own rounding).

@@ -1,4 +1,4 @@
-import { parseInteger } from '../config/numbers.js'
+import { parseInteger } from '../config/number-flags.js'
 
 // -P, --progress of run and experiment: pgbench's flag, whole seconds
 // between progress lines on stderr, 0 for none.

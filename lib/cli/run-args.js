@@ -1,4 +1,4 @@
-import { parseInteger } from '../config/numbers.js'
+import { parseInteger } from '../config/number-flags.js'
 import { RUN_SETTINGS } from '../config/run-settings.js'
 import { buildRunSpec } from '../lab/run-spec.js'
 import { pgstattupleMode } from './stats-options.js'
@@ -13,7 +13,7 @@ import { workloadOptionSpecs, workloadFlagValues } from './workload-flags.js'
 import { parseInstance, parseStartAt, checkNotLate } from '../scale/instance-options.js'
 import { shareOfTotal } from '../scale/share.js'
 import { parseProgress } from './progress-option.js'
-import { loadOverTime } from './load-over-time.js'
+import { loadOverTime } from './stages-flags.js'
 
 // The flags of pgloadgen run, checked and turned into its run specification
 // (lib/lab/run-spec.js) and what the command itself needs (its ports, its
@@ -122,7 +122,8 @@ export async function validateRunArgs(args, argv = []) {
     stages: overTime.stages,
     warmupS: overTime.warmupS,
     pgstattuple: pgstattupleMode(args),
-    // checked against the workload's types and loop (config/thresholds.js); judged at the end (summary/thresholds.js)
+    // checked against the workload's types and loop (config/thresholds.js);
+    // judged at the end (summary/threshold-verdicts.js)
     ...(args.threshold !== undefined && {
       thresholds: checkSetting('thresholds', args.threshold, 'flag', {
         types: workload.types,

@@ -23,7 +23,7 @@ import { ServerWatch } from '../lab/server-watch.js'
 import { startRunProgress } from '../terminal/run-progress.js'
 import { summaryTable } from '../terminal/summary-table.js'
 import { watchThresholds } from '../lab/threshold-watch.js'
-import { abortLine, thresholdExitCode, thresholdFields } from '../summary/thresholds.js'
+import { abortLine, thresholdExitCode, thresholdFields } from '../summary/threshold-verdicts.js'
 
 /** @typedef {import('./run-args.js').RunArgs} RunArgs */
 

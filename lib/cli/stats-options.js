@@ -2,7 +2,7 @@
 // their checks: light, so the CLI can parse and refuse before it loads the
 // collector.
 
-import { MAX_RUN_S, parseDuration, parseInteger } from '../config/numbers.js'
+import { MAX_RUN_S, parseDuration, parseInteger } from '../config/number-flags.js'
 import { settingDefault, settingFlagOption } from '../config/run-settings.js'
 import { checkSetting } from '../config/run-setting-checks.js'
 import { chooseTarget } from './target.js'

@@ -1,4 +1,4 @@
-import { isNumber, mean } from '../results/numbers.js'
+import { isNumber, mean } from '../results/arithmetic.js'
 import { roundOrNull } from '../helpers/numbers.js'
 import { ALL_TYPES, entryLatency, PERCENTILES } from './latency.js'
 import { runFigures } from './run-figures.js'

@@ -1,4 +1,4 @@
-import { isNumber } from '../results/numbers.js'
+import { isNumber } from '../results/arithmetic.js'
 import { runWhole } from '../results/whole-run.js'
 import { runVacuumCosts } from '../results/vacuum-costs.js'
 

@@ -1,4 +1,4 @@
-import { isNumber } from '../results/numbers.js'
+import { isNumber } from '../results/arithmetic.js'
 import { round } from '../helpers/numbers.js'
 import { bootstrapMean, LEVEL, MIN_REPETITIONS, RESAMPLES, SEED } from '../results/bootstrap-interval.js'
 import { effectSide, roundEffect, twoSampleEffect } from '../results/t-interval.js'

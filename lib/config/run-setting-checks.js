@@ -4,9 +4,9 @@ import { InputError } from '../errors.js'
 import { parseMix } from './mix.js'
 import { parseThresholds } from './thresholds.js'
 import { quote, shown } from '../helpers/quote.js'
-import { DURATION_UNITS } from './numbers.js'
+import { DURATION_UNITS } from './number-flags.js'
 import { parseStages } from './stages.js'
-import { MAX_RUN_S } from './numbers.js'
+import { MAX_RUN_S } from './number-flags.js'
 import { MAX_CONCURRENCY, RUN_SETTINGS } from './run-settings.js'
 
 // The checking of a run's settings against their table (run-settings.js):

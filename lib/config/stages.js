@@ -1,5 +1,5 @@
 import { quote } from '../helpers/quote.js'
-import { DURATION_UNITS } from './numbers.js'
+import { DURATION_UNITS } from './number-flags.js'
 
 // Load over time: --stages and a plan step's ramp. A stage is a duration
 // and a target; the value (clients in a closed loop, requests/s in an open

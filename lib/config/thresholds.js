@@ -3,7 +3,7 @@ import { quote } from '../helpers/quote.js'
 import { round } from '../helpers/numbers.js'
 
 // --threshold: a condition a run must meet, `[type:]figure op value[unit]`,
-// parsed here into what lib/summary/thresholds.js judges a summary by. The
+// parsed here into what lib/summary/threshold-verdicts.js judges a summary by. The
 // figures are named after the summary's own (p99 is latency_us.p99,
 // throughput is throughput, a type's failed is requests[type].failed), so
 // that what a threshold reads is what --json prints. A limit is kept in the

@@ -1,13 +1,13 @@
 import { performance } from 'node:perf_hooks'
 import { runningFigures } from '../summary/running-figures.js'
-import { evaluateThresholds, failedForGood } from '../summary/thresholds.js'
+import { evaluateThresholds, failedForGood } from '../summary/threshold-verdicts.js'
 import { statsAfterWarmup } from '../summary/warmup.js'
 
 // --threshold-abort: the thresholds judged on the running figures once a
 // second, so that a run already failed stops there instead of spending
 // the rest of its duration (and a CI job's minutes) on it.
 
-/** @typedef {import('../summary/thresholds.js').ThresholdAbort} ThresholdAbort */
+/** @typedef {import('../summary/threshold-verdicts.js').ThresholdAbort} ThresholdAbort */
 
 /**
  * @typedef {object} RunningLoad

@@ -11,7 +11,7 @@
 // Rows not refreshed for max(5 intervals, 30 s) are no longer exported.
 import { performance } from 'node:perf_hooks'
 import { redactUrl } from '../config/pg-url.js'
-import { openStatsConnection, timedQuery, isDeadConnection } from './connection.js'
+import { openStatsConnection, timedQuery, isDeadConnection } from './collector-connection.js'
 import { pollQueries, QUERY_NAMES, OLDEST_SUPPORTED } from './queries.js'
 import { parseRows } from './rows.js'
 import { registerPgMetrics } from './metrics.js'
@@ -51,7 +51,7 @@ export class StatsCollector {
     const source = { rows: (/** @type {string} */ section) => this.rows(section) }
     registerPgMetrics(registry, source, pgstattuple ? [...METRIC_SPECS, ...EXACT_BLOAT_SPECS] : METRIC_SPECS)
 
-    /** @type {import('./connection.js').StatsClient | null} */
+    /** @type {import('./collector-connection.js').StatsClient | null} */
     this.client = null
     /** @type {number | null} */
     this.serverVersionNum = null
@@ -206,12 +206,12 @@ export class StatsCollector {
   /**
    * The open connection, or a new one with the statements for its server's
    * version; null when connecting failed (counted as query="connect").
-   * @returns {Promise<import('./connection.js').StatsClient | null>}
+   * @returns {Promise<import('./collector-connection.js').StatsClient | null>}
    */
   async connection() {
     if (this.client && !this.client.broken) return this.client
     await this.dropConnection()
-    /** @type {import('./connection.js').StatsClient | null} */
+    /** @type {import('./collector-connection.js').StatsClient | null} */
     let client = null
     try {
       client = await openStatsConnection({

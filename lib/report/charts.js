@@ -1,6 +1,6 @@
 import { activeTypes, timeline } from '../results/timeline.js'
-import { actionLabel } from './actions.js'
-import { findAction } from '../results/actions.js'
+import { actionLabel } from './action-bands.js'
+import { findAction } from '../results/run-actions.js'
 import { eventMarks } from './marks.js'
 import { changeMarks } from './changes-section.js'
 import { chartValue, paletteColor, repNumber, typeColor } from './chart-kit.js'

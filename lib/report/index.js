@@ -5,7 +5,7 @@ import { verdictLines } from '../results/statistics.js'
 
 export { renderReport, writeReport, buildReport } from './render.js'
 export { experimentSummary, runPhases, aggregate, METHOD } from './phases.js'
-export { findAction } from '../results/actions.js'
+export { findAction } from '../results/run-actions.js'
 export { runWhole, wholeSpread, WHOLE_RUN_METHOD } from '../results/whole-run.js'
 export { bootstrapMean } from '../results/bootstrap-interval.js'
 export { compareVariants, variantStatistics, verdictLines, STATISTICS_METHOD } from '../results/statistics.js'

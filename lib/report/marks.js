@@ -1,5 +1,5 @@
-import { actionColor, actionDetail, actionLabel } from './actions.js'
-import { vacuumsInSamples } from '../results/actions.js'
+import { actionColor, actionDetail, actionLabel } from './action-bands.js'
+import { vacuumsInSamples } from '../results/run-actions.js'
 import { round } from '../helpers/numbers.js'
 
 // A run's events as the charts mark them: bands for actions (start to end)

@@ -1,7 +1,7 @@
 import path from 'node:path'
 import { timeline } from '../results/timeline.js'
-import { findAction } from '../results/actions.js'
-import { mean, ratio, spread } from '../results/numbers.js'
+import { findAction } from '../results/run-actions.js'
+import { mean, ratio, spread } from '../results/arithmetic.js'
 import { round } from '../helpers/numbers.js'
 import { CAPACITY_METHOD, capacitySpread, runCapacity } from './capacity.js'
 import { runWhole, wholeSpread, WHOLE_RUN_METHOD } from '../results/whole-run.js'
@@ -57,7 +57,7 @@ export const METHOD = {
 /** @typedef {import('../results/statistics.js').RunPhases} RunPhases */
 
 /**
- * @typedef {import('../results/numbers.js').Spread} Spread
+ * @typedef {import('../results/arithmetic.js').Spread} Spread
  * @typedef {{ before: Spread, during: Spread, after: Spread }} PhasedSpread
  */
 

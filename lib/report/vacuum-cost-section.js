@@ -1,4 +1,4 @@
-import { mean } from '../results/numbers.js'
+import { mean } from '../results/arithmetic.js'
 import { actionVacuumCost, runVacuumCosts } from '../results/vacuum-costs.js'
 import { esc, fmtBytes, fmtFigure, fmtNumber, fmtSeconds } from './html.js'
 

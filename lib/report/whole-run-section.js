@@ -7,7 +7,7 @@ import { esc, fmtBytes, fmtFigure, fmtNumber, fmtPct, fmtRatio, fmtSeconds, fmtU
 
 /** @typedef {import('../results/whole-run.js').RunWhole} RunWhole */
 /** @typedef {import('../results/whole-run.js').WholeSpread} WholeSpread */
-/** @typedef {import('../results/numbers.js').Spread} Spread */
+/** @typedef {import('../results/arithmetic.js').Spread} Spread */
 /** @typedef {(value: number | null | undefined) => string} Format */
 
 /**

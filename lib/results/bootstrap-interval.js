@@ -1,4 +1,4 @@
-import { isNumber, meanOf } from './numbers.js'
+import { isNumber, meanOf } from './arithmetic.js'
 
 // The confidence interval of a mean that the reports show per variant
 // (statistics.js) and per entry compared (compare/verdicts.js). Their

@@ -1,4 +1,4 @@
-import { isNumber, meanOf } from './numbers.js'
+import { isNumber, meanOf } from './arithmetic.js'
 import { round } from '../helpers/numbers.js'
 import { bootstrapMean, LEVEL, MIN_REPETITIONS, RESAMPLES, SEED } from './bootstrap-interval.js'
 import { effectSide, roundEffect, twoSampleEffect } from './t-interval.js'

@@ -10,7 +10,7 @@
 /**
  * The vacuums of a run with their cost: from summary.json when it lists
  * them, else from the events.
- * @param {import('../results/read.js').RunData} run
+ * @param {import('./read.js').RunData} run
  * @returns {VacuumEntry[]}
  */
 export function runVacuumCosts(run) {
@@ -37,7 +37,7 @@ export function runVacuumCosts(run) {
  * autovacuum with figures of the table the statistics watched (an
  * anti-wraparound round vacuums a workload's small tables too, and often
  * first), else its first autovacuum with figures.
- * @param {import('../results/read.js').RunData} run
+ * @param {import('./read.js').RunData} run
  * @returns {VacuumEntry | null}
  */
 export function actionVacuumCost(run) {

@@ -1,6 +1,6 @@
 import { activeTypes, timeline } from './timeline.js'
-import { autovacuumsSeen, fillfactorSet, retentionTotals } from './actions.js'
-import { isNumber, maxOf, mean, spread } from './numbers.js'
+import { autovacuumsSeen, fillfactorSet, retentionTotals } from './run-actions.js'
+import { isNumber, maxOf, mean, spread } from './arithmetic.js'
 import { roundOrNull } from '../helpers/numbers.js'
 
 // The figures of a whole run, for plans whose variants are not one action
@@ -72,7 +72,7 @@ export const WHOLE_RUN_METHOD = {
  * @property {number | null} autovacuum_runs
  * @property {string | null} autovacuum_source   the statistic counted, or 'samples'
  * @property {number | null} autovacuums_seen    null: no PostgreSQL figures in the samples
- * @property {import('./actions.js').RetentionTotals | null} retention
+ * @property {import('./run-actions.js').RetentionTotals | null} retention
  * @property {number | null} fillfactor
  * @property {number | null} rows_missing
  * @property {Record<string, StatisticFigures>} workload
@@ -223,12 +223,12 @@ const RETENTION_KEYS = /** @type {const} */ ([
 const STATISTIC_KEYS = /** @type {const} */ (['first', 'last', 'mean', 'max'])
 
 /**
- * @typedef {Record<typeof PLAIN[number], import('./numbers.js').Spread> & {
+ * @typedef {Record<typeof PLAIN[number], import('./arithmetic.js').Spread> & {
  *   repetitions: number,
  *   autovacuum_source: string | null,
- *   latency_p99_us_by_type: Record<string, import('./numbers.js').Spread>,
- *   retention: Record<typeof RETENTION_KEYS[number], import('./numbers.js').Spread> | null,
- *   workload: Record<string, Record<typeof STATISTIC_KEYS[number], import('./numbers.js').Spread>>
+ *   latency_p99_us_by_type: Record<string, import('./arithmetic.js').Spread>,
+ *   retention: Record<typeof RETENTION_KEYS[number], import('./arithmetic.js').Spread> | null,
+ *   workload: Record<string, Record<typeof STATISTIC_KEYS[number], import('./arithmetic.js').Spread>>
  * }} WholeSpread
  */
 

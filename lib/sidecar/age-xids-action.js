@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks'
 import { InputError, rephrased } from '../errors.js'
-import { parseInteger } from '../config/numbers.js'
+import { parseInteger } from '../config/number-flags.js'
 import { errorMessage } from '../helpers/error-message.js'
 import { quoteTable } from '../helpers/table-name.js'
 import { ageXids, MAX_PARALLEL, parseXidCount } from '../lab/age-xids.js'

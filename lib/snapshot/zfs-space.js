@@ -12,7 +12,7 @@
 // figures are kept, marked stale. zfs-tools.js finds and runs the tools;
 // zfs-space-metrics.js exports the figures.
 import { performance } from 'node:perf_hooks'
-import { parseDuration } from '../config/numbers.js'
+import { parseDuration } from '../config/number-flags.js'
 import { parseZdbMetaslabs, parseZpoolGet, summariseMetaslabs } from './zfs-output.js'
 import { registerZfsSpaceMetrics } from './zfs-space-metrics.js'
 import { runZfsTool, toolPath, zfsDatasetOf } from './zfs-tools.js'

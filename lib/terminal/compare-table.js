@@ -1,5 +1,5 @@
 import { PLAIN } from './colours.js'
-import { ms, plural, rate } from './figures.js'
+import { ms, plural, rate } from './figure-format.js'
 import { renderTable } from './table.js'
 import { groupChanges } from '../analysis/explain.js'
 import { momentLines } from './changes-lines.js'

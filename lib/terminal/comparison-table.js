@@ -1,5 +1,5 @@
 import { PLAIN } from './colours.js'
-import { ms, rate } from './figures.js'
+import { ms, rate } from './figure-format.js'
 import { renderTable } from './table.js'
 
 // The comparison table of an experiment's report (its summary.json), in

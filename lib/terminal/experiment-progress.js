@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks'
 import { PeriodStats } from '../metrics/period-stats.js'
-import { duration, ms, rate } from './figures.js'
+import { duration, ms, rate } from './figure-format.js'
 
 // The progress of an experiment, every everyS seconds: which phase, which
 // variant and repetition, the load's last period, and the time left. The

@@ -1,4 +1,4 @@
-import { count, ms, plural, rate } from './figures.js'
+import { count, ms, plural, rate } from './figure-format.js'
 
 // The end table's lines of --stages and --warmup: the stages the load
 // followed, and what the warm-up did, apart from the table above it, whose

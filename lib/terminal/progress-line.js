@@ -1,5 +1,5 @@
 import { PLAIN } from './colours.js'
-import { count, ms, rate } from './figures.js'
+import { count, ms, rate } from './figure-format.js'
 
 // The text of one progress line of a run: what the last period did. The
 // same words on a terminal (redrawn in place) and in a log file (a line

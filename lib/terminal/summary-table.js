@@ -1,5 +1,5 @@
 import { PLAIN } from './colours.js'
-import { count, ms, plural, rate } from './figures.js'
+import { count, ms, plural, rate } from './figure-format.js'
 import { renderTable } from './table.js'
 import { changesLines } from './changes-lines.js'
 import { loadOverTimeLines } from './load-over-time-lines.js'

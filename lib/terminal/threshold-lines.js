@@ -1,5 +1,5 @@
 import { formatLimit, formatValue } from '../config/thresholds.js'
-import { abortLine } from '../summary/thresholds.js'
+import { abortLine } from '../summary/threshold-verdicts.js'
 import { renderTable } from './table.js'
 
 // The end table's thresholds: a row each, as --threshold gave them, with
@@ -13,7 +13,7 @@ import { renderTable } from './table.js'
  * @returns {string[]}
  */
 export function thresholdLines(summary, colours, width) {
-  /** @type {import('../summary/thresholds.js').ThresholdResult[]} */
+  /** @type {import('../summary/threshold-verdicts.js').ThresholdResult[]} */
   const results = Array.isArray(summary.thresholds) ? summary.thresholds : []
   if (results.length === 0) return []
   const columns = [

@@ -1,10 +1,10 @@
 // What the lab sees directly, reported as a change of its own whether or
-// not the load's series moved (lib/analysis/conditions.js), and named in a
+// not the load's series moved (lib/analysis/hold-ups.js), and named in a
 // run's changes with the condition itself as the first cause
 // (lib/analysis/explain.js): samples written here as the recorder writes
 // them, no server.
 import t from 'tap'
-import { conditionChanges, spansOf } from '../../lib/analysis/conditions.js'
+import { conditionChanges, spansOf } from '../../lib/analysis/hold-ups.js'
 import { explainRun } from '../../lib/analysis/explain.js'
 import { describeChange } from '../../lib/analysis/wording.js'
 

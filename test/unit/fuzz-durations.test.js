@@ -5,7 +5,7 @@
 import t from 'tap'
 import fc from 'fast-check'
 import { parseOffset, parseQuantity, MAX_TIMER_S } from '../../lib/helpers/durations.js'
-import { parseDuration, parseInteger } from '../../lib/config/numbers.js'
+import { parseDuration, parseInteger } from '../../lib/config/number-flags.js'
 import { parseStatsInterval } from '../../lib/cli/stats-options.js'
 import { fuzzTest, hostileText, jsonish, cliRefuses, cliSampleTest, sample } from '../helpers/fuzz.js'
 

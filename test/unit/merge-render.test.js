@@ -13,10 +13,10 @@ import { mergeSummaries } from '../../lib/merge/merge-summary.js'
 import { mergeSamples } from '../../lib/merge/merge-samples.js'
 import { summaryTable } from '../../lib/terminal/summary-table.js'
 import { renderTable, fit, pad } from '../../lib/terminal/table.js'
-import { ms, rate, count, plural, duration } from '../../lib/terminal/figures.js'
+import { ms, rate, count, plural, duration } from '../../lib/terminal/figure-format.js'
 import { esc, scriptJson, fmtBytes, fmtSeconds, keyValueTable } from '../../lib/report/html.js'
 import { redact, redactString } from '../../lib/report/redact.js'
-import { mean, maxOf, spread, ratio } from '../../lib/results/numbers.js'
+import { mean, maxOf, spread, ratio } from '../../lib/results/arithmetic.js'
 
 /**
  * A histogram of the given latencies, in microseconds.

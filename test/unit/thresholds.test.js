@@ -1,5 +1,5 @@
 // --threshold without a server: the parser (config/thresholds.js) on good
-// and bad expressions and on hostile text, the verdicts (summary/thresholds.js)
+// and bad expressions and on hostile text, the verdicts (summary/threshold-verdicts.js)
 // on summaries made by buildSummary from recorded latencies, the running
 // figures --threshold-abort reads against the end's, and the end table's rows.
 import t from 'tap'
@@ -17,7 +17,7 @@ import {
   thresholdFields,
   SETTLE_S,
   abortLine
-} from '../../lib/summary/thresholds.js'
+} from '../../lib/summary/threshold-verdicts.js'
 import { runningFigures } from '../../lib/summary/running-figures.js'
 import { buildSummary } from '../../lib/summary/summary.js'
 import { RequestStats } from '../../lib/metrics/request-stats.js'

@@ -1,4 +1,4 @@
-import { parseInteger } from '../../config/numbers.js'
+import { parseInteger } from '../../config/number-flags.js'
 import { InputError, RefusedActionError, rephrased } from '../../errors.js'
 import { parseOffset } from '../../helpers/durations.js'
 import { checkRetentionSpec, DEFAULT_BATCH, MAX_BATCH } from '../../sidecar/retention-spec.js'

@@ -1,5 +1,5 @@
 import { InputError } from '../../errors.js'
-import { parseDuration } from '../../config/numbers.js'
+import { parseDuration } from '../../config/number-flags.js'
 import { runBuilder } from '../run-options.js'
 import { CAPACITY_DEFAULTS } from '../../capacity/defaults.js'
 

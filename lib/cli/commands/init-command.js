@@ -1,5 +1,5 @@
 import { InputError, RefusedActionError } from '../../errors.js'
-import { parseInteger } from '../../config/numbers.js'
+import { parseInteger } from '../../config/number-flags.js'
 import { initPgbench, parseInitOptions, InitOptionError, InitError } from '../../pgbench/init.js'
 import { chooseTarget, openTarget } from '../target.js'
 import { errorMessage } from '../../helpers/error-message.js'

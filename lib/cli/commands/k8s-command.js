@@ -1,5 +1,5 @@
 import yargs from 'yargs'
-import { parseDuration, parseInteger } from '../../config/numbers.js'
+import { parseDuration, parseInteger } from '../../config/number-flags.js'
 import { quote } from '../../helpers/quote.js'
 import { InputError } from '../../errors.js'
 import { runBuilder } from '../run-options.js'

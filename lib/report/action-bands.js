@@ -1,7 +1,7 @@
 import { fmtBytes, fmtNumber, fmtSeconds } from './html.js'
 
 // How an action is drawn in a report: its band's colour, label and tooltip.
-// Which actions a run holds is lib/results/actions.js.
+// Which actions a run holds is lib/results/run-actions.js.
 
 /**
  * Band colours: each action its own, and none of the repetitions' and

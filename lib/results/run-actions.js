@@ -3,7 +3,7 @@
 // its first retention run, else a vacuum nobody asked for (an autovacuum,
 // e.g. to prevent wraparound) seen in the samples' PostgreSQL figures);
 // the autovacuums seen; what retention removed. How each is drawn is
-// lib/report/actions.js.
+// lib/report/action-bands.js.
 
 const VACUUM = /^vacuum/
 const OTHER = /^(analyze|checkpoint)$/

@@ -1,4 +1,4 @@
-import { MAX_RUN_S, parseDuration } from '../config/numbers.js'
+import { MAX_RUN_S, parseDuration } from '../config/number-flags.js'
 import { checkSetting, parseRunSettings } from '../config/run-setting-checks.js'
 import { InputError } from '../errors.js'
 import { profileOf, stagesSeconds } from '../config/stages.js'
