@@ -56,11 +56,6 @@ const COMMAND_OPTIONS = {
   },
   n: { type: 'boolean', describe: "pgbench's --no-vacuum, accepted: pgloadgen never vacuums before a run" },
   vacuum: { type: 'boolean', hidden: true },
-  duration: {
-    alias: ['d', 'T'],
-    type: 'string',
-    describe: 'seconds to run (or 15m, 2h); default until SIGINT/SIGTERM'
-  },
   instance: {
     type: 'string',
     describe:

@@ -1,4 +1,3 @@
-import { MAX_RUN_S, parseDuration } from '../config/number-flags.js'
 import { checkSetting, parseRunSettings } from '../config/run-setting-checks.js'
 import { InputError } from '../errors.js'
 import { profileOf, stagesSeconds } from '../config/stages.js'
@@ -32,9 +31,10 @@ export const STAGES_START_CLIENTS = 1
  *   startClients: the clients a closed loop's stages start from (null: -c's)
  */
 export function loadOverTime(args, { workload, rate }) {
-  const given = parseRunSettings('flag', /** @type {Record<string, unknown>} */ (args), { only: ['warmupS'] })
+  const flags = /** @type {Record<string, unknown>} */ (args)
+  const given = parseRunSettings('flag', flags, { only: ['warmupS', 'durationS'] })
   const warmupS = /** @type {number | undefined} */ (given.warmupS) || null
-  const givenS = args.duration === undefined ? null : parseDuration(args.duration, '--duration', { max: MAX_RUN_S })
+  const givenS = /** @type {number | undefined} */ (given.durationS) ?? null
   if (args.stages === undefined) {
     return {
       stages: null,

@@ -1,4 +1,5 @@
 import { MAX_TIMER_S } from '../helpers/durations.js'
+import { MAX_RUN_S } from './number-flags.js'
 
 // The settings of a run, each defined once: its name in the run
 // specification (the key: lib/lab/run-spec.js), as a flag of `pgloadgen
@@ -205,6 +206,17 @@ export const RUN_SETTINGS = Object.freeze({
     auto: true,
     default: 1,
     describe: `worker threads the clients are split over, pgbench's -j, 1 to ${MAX_THREADS} (auto: one per core)`
+  },
+  durationS: {
+    type: 'duration',
+    flag: 'duration',
+    alias: ['d', 'T'],
+    plan: null,
+    api: null,
+    min: 0.001,
+    max: MAX_RUN_S,
+    default: null,
+    describe: 'seconds to run (or 15m, 2h); default until SIGINT/SIGTERM'
   },
   connectTimeoutS: {
     type: 'duration',
