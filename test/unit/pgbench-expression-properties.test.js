@@ -15,10 +15,14 @@ import { hashFnv1a, hashMurmur2 } from '../../lib/pgbench/expression/hash.js'
 import { isValue } from '../../lib/pgbench/expression/values.js'
 import { Random } from '../../lib/pgbench/random.js'
 import { Variables } from '../../lib/pgbench/variables.js'
+import { SCALE } from '../helpers/fuzz.js'
 
 const seed = 20240611
-/** @param {number} numRuns */
-const settings = numRuns => ({ seed, numRuns })
+/**
+ * Scaled as the fuzz tests' counts are (PGLOADGEN_FUZZ_SCALE: a quarter in the unit loop).
+ * @param {number} numRuns
+ */
+const settings = numRuns => ({ seed, numRuns: Math.max(1, Math.round(numRuns * SCALE)) })
 
 const int64 = fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n })
 
