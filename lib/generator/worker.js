@@ -10,6 +10,7 @@ import { connectRefusal } from './refusals.js'
 import { Db } from '../workloads/db.js'
 import { clientRandom } from '../workloads/client-random.js'
 import { isDiskFullError } from '../pg/disk-full.js'
+import { shapeOf } from './shapes/load-shape.js'
 
 const BACKOFF_MIN_MS = 100
 const BACKOFF_MAX_MS = 5000
@@ -40,8 +41,9 @@ const BACKOFF_MAX_MS = 5000
  * @property {Promise<void>} resumed  settles when paused turns false
  */
 
-// One dedicated connection and one closed loop on it: send a request, record
-// it, send the next. A lost connection is replaced, with backoff.
+// One dedicated connection and one loop on it: wait for the next request's
+// start as the load's shape gives it (shapes/: closed, open, paced), send
+// it, record it. A lost connection is replaced, with backoff.
 export class Worker {
   /**
    * @param {number} id
@@ -101,9 +103,8 @@ export class Worker {
     }
     this.clientReady = false
     this.requestsDone = 0
-    // paced workloads: when this client's next request is due (performance.now() ms)
-    const pacing = context.workload.pacing
-    this.nextDue = pacing ? performance.now() + (pacing.offsetS?.(id) ?? 0) * 1000 : 0
+    // when each request is meant to start: a closed loop, an open one, or a paced client's period
+    this.shape = shapeOf(context, id)
     /** @type {Promise<void>} */
     this.done = Promise.resolve()
     /**
@@ -150,17 +151,16 @@ export class Worker {
   }
 
   async loop() {
-    const { mix, stats, pacer, gate, workload } = this.context
+    const { mix, stats, gate, workload } = this.context
     const { requestsPerClient } = this.context.clients
-    const { requests, expectedErrors, pacing } = workload
+    const { requests, expectedErrors } = workload
     const ctx = this.ctx
     const random = ctx.random
     while (!this.stopping) {
       if (gate.paused) {
         // a worker retired while paused leaves at once, closing its connection
         await Promise.race([gate.resumed, this.stopRequested])
-        // a paced client's schedule starts over rather than owing the paused time
-        if (pacing) this.nextDue = Math.max(this.nextDue, performance.now())
+        this.shape.resumed()
         continue
       }
       // A connection the server closed while idle (a restart, a rollback
@@ -169,43 +169,15 @@ export class Worker {
       const client = this.client ?? (await this.connect())
       if (client === null) continue
       const db = /** @type {Db} */ (this.db)
-      let t0
-      if (pacer || pacing) {
-        // Open loop, or a paced client: wait for the intended start; the
-        // latency counts from it. A paced client's next request is due one
-        // period after this one was due, not after it ended: when the server
-        // falls behind, the lag grows.
-        // the schedule this time belongs to: when it starts over, the time is void
-        const origin = pacer?.originMs
-        if (pacer) {
-          t0 = pacer.takeOnTime()
-        } else {
-          t0 = this.nextDue
-          this.nextDue += /** @type {import('../workloads/contract.js').Pacing} */ (pacing).intervalS * 1000
-        }
-        const delay = t0 - performance.now()
-        if (delay > 0.2) {
-          this.waitingForSlot = pacer !== null
-          await this.sleep(delay)
-          this.waitingForSlot = false
-        }
-        if (this.stopping) break
-        // the schedule started over (a new rate) while this client waited: take a time of the new one
-        if (pacer && pacer.originMs !== origin) continue
-        // A timer can fire up to a millisecond before its time (libuv counts
-        // from the loop's cached clock), and a wait under 0.2 ms is not
-        // slept: a request that goes out early starts then, so that neither
-        // its lag nor its latency is ever below zero.
-        const now = performance.now()
-        if (now < t0) t0 = now
-        stats.lag.record((now - t0) * 1000)
-      }
+      const due = await this.untilDue()
+      if (this.stopping) break
+      if (due === undefined) continue
       const type = pickType(mix, random())
       this.type = type
       stats.start(type)
       // the timeout counts from the send, not from an intended start the schedule is behind
       const sentAt = performance.now()
-      if (!pacer && !pacing) t0 = sentAt
+      const t0 = due ?? sentAt
       const watch = this.watch
       watch.begin(client)
       let failure = null
@@ -222,7 +194,7 @@ export class Worker {
         if (isDiskFullError(err)) stats.diskFull[type]++
       }
       watch.end()
-      stats.finish(type, (performance.now() - /** @type {number} */ (t0)) * 1000, failure === null)
+      stats.finish(type, (performance.now() - t0) * 1000, failure === null)
       await watch.settle(client)
       if (failure !== null) await this.afterFailure(client, db, failure)
       if (requestsPerClient !== null && ++this.requestsDone >= requestsPerClient) {
@@ -233,6 +205,34 @@ export class Worker {
     this.loopEndedMs = monotonicEpochMs()
     this.context.refusals.leave(this.id)
     await this.close()
+  }
+
+  /**
+   * Waits for the intended start of the next request, as the load's shape
+   * gives it (shapes/load-shape.js), and records its lag: the latency counts
+   * from that start.
+   * @returns {Promise<number | null | undefined>} the start (performance.now() ms); null: now, from the send (a
+   *   closed loop); undefined: the time went void while waiting (a new schedule) or the client is stopping
+   */
+  async untilDue() {
+    const { shape } = this
+    const due = shape.due()
+    if (due === null) return null
+    const delay = due - performance.now()
+    if (delay > 0.2) {
+      this.waitingForSlot = shape.reschedulable
+      await this.sleep(delay)
+      this.waitingForSlot = false
+    }
+    if (this.stopping || !shape.stillDue()) return undefined
+    // A timer can fire up to a millisecond before its time (libuv counts
+    // from the loop's cached clock), and a wait under 0.2 ms is not slept: a
+    // request that goes out early starts then, so that neither its lag nor
+    // its latency is ever below zero.
+    const now = performance.now()
+    const t0 = now < due ? now : due
+    this.context.stats.lag.record((now - t0) * 1000)
+    return t0
   }
 
   /**
