@@ -1,0 +1,178 @@
+// When autovacuum takes a table, by the server's own rule (PostgreSQL's
+// relation_needs_vacanalyze in src/backend/postmaster/autovacuum.c), and how
+// long until it will at the rates the table's counters grow: the core of
+// the autovacuum forecast. Pure: the collector reads the counters and the
+// settings, this computes.
+//
+// The rule, for a table whose autovacuum is on:
+//   reltuples           pg_class.reltuples, 0 when unknown (-1)
+//   vacuum threshold    threshold + scale_factor × reltuples, at most
+//                       autovacuum_vacuum_max_threshold (18; -1: no cap)
+//   insert threshold    insert_threshold + insert_scale_factor × reltuples
+//                       (13; from 18 × the unfrozen share of the pages,
+//                       1 − relallfrozen / relpages); -1: off
+//   analyze threshold   threshold + scale_factor × reltuples
+// The table is vacuumed when its dead rows pass the vacuum threshold, its
+// inserts since the last vacuum the insert threshold, or (even with
+// autovacuum off) the age of its relfrozenxid autovacuum_freeze_max_age, or
+// of its relminmxid the multixact one. Each of the table's reloptions takes
+// the place of the setting of its name; the freeze ages can only be lowered.
+
+/** Why autovacuum takes a table, in the rule's order: the forced ones first. */
+export const REASONS = /** @type {const} */ (['wraparound', 'multixact', 'dead_rows', 'inserts'])
+
+/** @typedef {typeof REASONS[number]} Reason */
+
+/**
+ * A table's autovacuum parameters: the server's settings, each replaced by
+ * the table's reloption of that name where it has one.
+ * @typedef {object} AutovacuumParams
+ * @property {boolean} enabled              autovacuum on, and the table's autovacuum_enabled not off
+ * @property {number} vacuumThreshold
+ * @property {number} vacuumScaleFactor
+ * @property {number} vacuumMaxThreshold    -1: no cap (always before 18)
+ * @property {number} insertThreshold       -1: off (always before 13)
+ * @property {number} insertScaleFactor
+ * @property {number} analyzeThreshold
+ * @property {number} analyzeScaleFactor
+ */
+
+/**
+ * What the rule reads of a table.
+ * @typedef {object} TableCounts
+ * @property {number} reltuples             -1: never vacuumed or analysed
+ * @property {number} relpages
+ * @property {number | null} relallfrozen   18 on; null before
+ * @property {number} deadTuples            n_dead_tup
+ * @property {number | null} insertsSinceVacuum  n_ins_since_vacuum (13 on; null before)
+ * @property {number} modsSinceAnalyze      n_mod_since_analyze
+ * @property {number} xidsToForce           transactions until the age of relfrozenxid passes the freeze max age
+ *   (negative: past it)
+ * @property {number} mxidsToForce          the same for relminmxid and the multixact freeze max age
+ */
+
+/**
+ * How fast a table's counters move, per second, over the forecast's window.
+ * @typedef {object} CounterRates
+ * @property {number} deadTuples
+ * @property {number} inserts
+ * @property {number} xids                  transactions the server consumes
+ * @property {number} mxids
+ */
+
+/**
+ * The table's thresholds.
+ * @param {AutovacuumParams} params
+ * @param {TableCounts} counts
+ * @returns {{ vacuum: number, insert: number | null, analyze: number }}  insert: null when off
+ */
+export function thresholds(params, counts) {
+  const reltuples = Math.max(0, counts.reltuples)
+  let vacuum = params.vacuumThreshold + params.vacuumScaleFactor * reltuples
+  if (params.vacuumMaxThreshold >= 0 && vacuum > params.vacuumMaxThreshold) vacuum = params.vacuumMaxThreshold
+  const insert =
+    params.insertThreshold < 0 || counts.insertsSinceVacuum === null
+      ? null
+      : params.insertThreshold + params.insertScaleFactor * reltuples * unfrozenShare(counts)
+  return { vacuum, insert, analyze: params.analyzeThreshold + params.analyzeScaleFactor * reltuples }
+}
+
+/**
+ * The share of the pages not all-frozen, which scales the insert threshold
+ * from PostgreSQL 18 on (1 before, or when nothing is known frozen).
+ * @param {TableCounts} counts
+ */
+function unfrozenShare({ relpages, relallfrozen }) {
+  if (relallfrozen === null || relpages <= 0 || relallfrozen <= 0) return 1
+  return 1 - Math.min(relallfrozen, relpages) / relpages
+}
+
+/**
+ * Why autovacuum would take the table now, by the rule; null: it would not.
+ * @param {AutovacuumParams} params
+ * @param {TableCounts} counts
+ * @returns {Reason | null}
+ */
+export function vacuumReason(params, counts) {
+  if (counts.xidsToForce < 0) return 'wraparound'
+  if (counts.mxidsToForce < 0) return 'multixact'
+  if (!params.enabled) return null
+  const limit = thresholds(params, counts)
+  if (counts.deadTuples > limit.vacuum) return 'dead_rows'
+  if (limit.insert !== null && /** @type {number} */ (counts.insertsSinceVacuum) > limit.insert) return 'inserts'
+  return null
+}
+
+/**
+ * Seconds until each reason would take the table, at the given rates: 0
+ * when it already would, Infinity when its counter does not grow (or the
+ * reason is off). The thresholds hold still: reltuples changes only when
+ * the table is vacuumed or analysed.
+ * @param {AutovacuumParams} params
+ * @param {TableCounts} counts
+ * @param {CounterRates} rates
+ * @returns {Record<Reason, number>}
+ */
+export function secondsToReasons(params, counts, rates) {
+  const limit = thresholds(params, counts)
+  return {
+    // a counter passes its threshold when it is above it: the first whole count past it
+    wraparound: secondsToPass(-counts.xidsToForce, 0, rates.xids),
+    multixact: secondsToPass(-counts.mxidsToForce, 0, rates.mxids),
+    dead_rows: params.enabled ? secondsToPass(counts.deadTuples, limit.vacuum, rates.deadTuples) : Infinity,
+    inserts:
+      params.enabled && limit.insert !== null
+        ? secondsToPass(/** @type {number} */ (counts.insertsSinceVacuum), limit.insert, rates.inserts)
+        : Infinity
+  }
+}
+
+/**
+ * Seconds until value, growing at rate a second, is above limit.
+ * @param {number} value
+ * @param {number} limit
+ * @param {number} rate
+ */
+function secondsToPass(value, limit, rate) {
+  if (value > limit) return 0
+  if (!(rate > 0)) return Infinity
+  return (Math.floor(limit) + 1 - value) / rate
+}
+
+/**
+ * The next reason autovacuum will take the table, and in how many seconds
+ * its counter passes the threshold; null when no counter moves toward one.
+ * A tie goes to the rule's order (wraparound first).
+ * @param {AutovacuumParams} params
+ * @param {TableCounts} counts
+ * @param {CounterRates} rates
+ * @returns {{ reason: Reason, inS: number } | null}
+ */
+export function nextVacuum(params, counts, rates) {
+  const seconds = secondsToReasons(params, counts, rates)
+  /** @type {{ reason: Reason, inS: number } | null} */
+  let next = null
+  for (const reason of REASONS) {
+    if (seconds[reason] < (next?.inS ?? Infinity)) next = { reason, inS: seconds[reason] }
+  }
+  return next
+}
+
+/**
+ * When a worker starts on the table once it needs one: the launcher looks
+ * at a database once every autovacuum_naptime (divided among the databases
+ * it has to visit), so the start comes at the first visit after the
+ * crossing. With a visit seen before (a past autovacuum start in the
+ * database), the visits are that one plus whole periods; without one, the
+ * middle of the period after the crossing, within half a period either way.
+ * @param {number} crossingMs        when the counter passes the threshold (any clock, ms)
+ * @param {number} periodS           the naptime over the databases visited
+ * @param {number | null} visitMs    a past visit of the launcher to the database, on the same clock
+ * @returns {number}                 the forecast start, ms
+ */
+export function startAfter(crossingMs, periodS, visitMs) {
+  const periodMs = periodS * 1000
+  if (visitMs === null) return crossingMs + periodMs / 2
+  const periods = Math.ceil((crossingMs - visitMs) / periodMs)
+  return visitMs + Math.max(0, periods) * periodMs
+}
