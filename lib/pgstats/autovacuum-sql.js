@@ -1,11 +1,7 @@
-import { PG18 } from './queries.js'
-
 // What the autovacuum rule (autovacuum-rule.js) reads of each table: its
 // counters, and each setting of the rule with the table's reloption of that
 // name in its place. A setting a major does not have reads as off: the
 // insert threshold before 13, the cap on the vacuum threshold before 18.
-
-const PG13 = 130000
 
 /**
  * The table's reloption of that name, else the server's setting, as SQL.
@@ -18,12 +14,11 @@ function option(name, type) {
 }
 
 /**
- * The query, for a server of that version (server_version_num).
- * @param {number} version
+ * The query, for a server of a major that has the insert threshold (13 on)
+ * and the cap on the vacuum threshold with relallfrozen (18 on), or not.
+ * @param {{ inserts: boolean, capped: boolean }} major
  */
-export function autovacuumInputsSql(version) {
-  const inserts = version >= PG13
-  const capped = version >= PG18
+export function autovacuumInputsSql({ inserts, capped }) {
   return `SELECT current_database() AS datname, s.schemaname, s.relname,
   c.reltuples::float8 AS reltuples, c.relpages::bigint AS relpages,
   ${capped ? 'c.relallfrozen::bigint' : 'NULL::bigint'} AS relallfrozen,
@@ -50,7 +45,8 @@ WHERE c.relkind IN ('r', 'm')`
  */
 export function paramsOf(row) {
   return {
-    enabled: row.enabled === true,
+    // true, or 1 once the collector's rows are numbers
+    enabled: row.enabled === true || row.enabled === 1,
     vacuumThreshold: Number(row.vacuum_threshold),
     vacuumScaleFactor: Number(row.vacuum_scale_factor),
     vacuumMaxThreshold: Number(row.vacuum_max_threshold),

@@ -19,6 +19,7 @@ import { METRIC_SPECS, EXACT_BLOAT_SPECS } from './metric-specs.js'
 import { registerSelfMetrics } from './self-metrics.js'
 import { buildSnapshot } from './snapshot.js'
 import { FIND_EXTENSION, EXACT_EVERY_MS, scanExactBloat } from './pgstattuple.js'
+import { AutovacuumForecast, keyOf } from './autovacuum-forecast.js'
 
 /**
  * @typedef {object} StatsCollectorOptions
@@ -71,6 +72,8 @@ export class StatsCollector {
     this.lastPollAt = null
     /** @type {Set<string>} statements failing now: logged once until they succeed again */
     this.failing = new Set()
+    // when autovacuum next takes each table
+    this.forecast = new AutovacuumForecast()
   }
 
   /** Starts polling; resolves after the first poll (whether it succeeded or not). */
@@ -172,6 +175,7 @@ export class StatsCollector {
         if (rows !== null) this.store(query.name, parseRows(query.name, rows))
         if (client.broken || this.stopping) return
       }
+      this.forecastAutovacuum()
       if (this.pgstattupleSchema !== null && Date.now() - this.lastExactAt >= EXACT_EVERY_MS) {
         this.lastExactAt = Date.now()
         const exact = await scanExactBloat({
@@ -201,6 +205,34 @@ export class StatsCollector {
   store(section, rows) {
     this.sections.set(section, { rows, at: Date.now() })
     this.lastPollAt = Date.now() / 1000
+  }
+
+  /**
+   * The autovacuum forecast from this poll's rows (autovacuum-forecast.js):
+   * the rule's inputs, the distances to the forced vacuums, the naptime
+   * (PostgreSQL's default, 60 s, until the settings are read), and the
+   * autovacuum workers at work, whose starts are the launcher's visits.
+   */
+  forecastAutovacuum() {
+    const inputs = this.rows('autovacuum_inputs')
+    if (inputs.length === 0) return
+    for (const vacuum of this.rows('progress_vacuum')) {
+      if (vacuum.vacuum_mode !== 'manual' && typeof vacuum.query_start === 'number') {
+        this.forecast.noteVisit(String(vacuum.datname), vacuum.query_start)
+      }
+    }
+    const far = (/** @type {unknown} */ value) => (typeof value === 'number' ? value : Infinity)
+    const forced = new Map(
+      this.rows('xid_tables').map(row => [
+        keyOf(/** @type {any} */ (row)),
+        {
+          xidsToForce: far(row.tx_until_wraparound_autovacuum),
+          mxidsToForce: far(row.mxid_until_wraparound_autovacuum)
+        }
+      ])
+    )
+    const naptimeS = Number(this.rows('settings')[0]?.autovacuum_naptime_seconds ?? 60)
+    this.store('autovacuum_forecast', this.forecast.observe(Date.now() / 1000, inputs, forced, naptimeS))
   }
 
   /**

@@ -45,7 +45,9 @@
 import { tableBloatSql, indexBloatSql } from './bloat-sql.js'
 import { CHECKPOINTER_WAIT } from './checkpointer-sql.js'
 import { SETTINGS } from './settings-sql.js'
+import { autovacuumInputsSql } from './autovacuum-sql.js'
 
+export const PG13 = 130000
 export const PG14 = 140000
 export const PG17 = 170000
 export const PG18 = 180000
@@ -82,7 +84,8 @@ export const QUERY_NAMES = /** @type {const} */ ([
   'partitions',
   'wal',
   'horizon',
-  'locks'
+  'locks',
+  'autovacuum_inputs'
 ])
 
 /**
@@ -104,6 +107,7 @@ export function pollQueries(version) {
     { name: 'locks', sql: locksSql(version) },
     { name: 'bgwriter', sql: bgwriterSql(version) },
     { name: 'xid_tables', sql: XID_TABLES },
+    { name: 'autovacuum_inputs', sql: autovacuumInputsSql({ inserts: version >= PG13, capped: version >= PG18 }) },
     { name: 'xid_databases', sql: XID_DATABASES },
     { name: 'database', sql: databaseSql(version) },
     ...(version >= PG14 ? [{ name: 'wal', sql: WAL }] : []),

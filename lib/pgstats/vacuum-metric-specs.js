@@ -107,6 +107,20 @@ export const VACUUM_METRIC_SPECS = [
     'tx_until_wraparound_autovacuum'
   ),
   gauge(
+    'pg_autovacuum_next_seconds',
+    "Seconds until autovacuum is forecast to start on the table, by reason (wraparound, multixact, dead_rows, inserts): the server's rule at the rates its counters grew over the last minute, at the launcher's next visit after the crossing (docs/autovacuum-forecast.md)",
+    [...TABLE, 'reason'],
+    ['autovacuum_forecast'],
+    'next_seconds'
+  ),
+  gauge(
+    'pg_autovacuum_threshold_crossing_seconds',
+    "Seconds until the table's counter passes the threshold of the forecast's reason (the start follows at the launcher's next visit)",
+    [...TABLE, 'reason'],
+    ['autovacuum_forecast'],
+    'crossing_seconds'
+  ),
+  gauge(
     'pg_vacuum_mxid_age',
     "mxid_age(relminmxid) of a table (its TOAST table's if older), or mxid_age(datminmxid) of a database (schemaname and relname empty)",
     TABLE,

@@ -20,7 +20,7 @@ const FAR = { xidsToForce: 1e8, mxidsToForce: 1e8 }
 async function inputsOf(url, table, dead) {
   const version = Number((await query(url, 'SHOW server_version_num')).rows[0].server_version_num)
   for (let tries = 0; ; tries++) {
-    const rows = (await query(url, autovacuumInputsSql(version))).rows
+    const rows = (await query(url, autovacuumInputsSql({ inserts: version >= 130000, capped: version >= 180000 }))).rows
     const row = rows.find(r => r.relname === table)
     if (row && Number(row.n_dead_tup) === dead) return row
     if (tries > 100) throw new Error(`${table}: n_dead_tup never reached ${dead} (last ${row?.n_dead_tup})`)

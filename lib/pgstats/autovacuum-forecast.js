@@ -1,0 +1,143 @@
+import { nextVacuum, startAfter } from './autovacuum-rule.js'
+import { countsOf, paramsOf } from './autovacuum-sql.js'
+
+// The live autovacuum forecast: at each poll, for each table, when
+// autovacuum will next take it and why, from the server's rule
+// (autovacuum-rule.js) and the rates its counters grew at over the last
+// FORECAST_WINDOW_S seconds. A counter that went down (a vacuum reset the
+// dead rows and inserts, froze the table's oldest xid) starts the table's
+// window over: the rates are those since. The start is the launcher's
+// first visit to the database after the crossing: its visits are the
+// autovacuum starts seen in the database plus whole naptimes.
+
+/** Seconds of counters the rates are measured over. */
+export const FORECAST_WINDOW_S = 60
+/** The fewest seconds a rate is measured over: below, no forecast. */
+export const MIN_SPAN_S = 5
+
+/**
+ * One poll's counters of a table, as the window keeps them.
+ * @typedef {object} Observed
+ * @property {number} atS            Unix seconds
+ * @property {number} deadTuples
+ * @property {number} inserts        n_ins_since_vacuum (0 before 13)
+ * @property {number} xidsToForce
+ * @property {number} mxidsToForce
+ */
+
+/**
+ * A table's forecast, as a row of the collector's autovacuum_forecast section.
+ * @typedef {object} ForecastRow
+ * @property {string} datname
+ * @property {string} schemaname
+ * @property {string} relname
+ * @property {import('./autovacuum-rule.js').Reason} reason
+ * @property {number} crossing_seconds   until its counter passes the threshold
+ * @property {number} next_seconds       until the autovacuum is forecast to start
+ * @property {number} forecast_at        Unix seconds the forecast was made
+ */
+
+export class AutovacuumForecast {
+  /** @param {{ windowS?: number }} [options] */
+  constructor({ windowS = FORECAST_WINDOW_S } = {}) {
+    this.windowS = windowS
+    /** @type {Map<string, Observed[]>} each table's polls within the window */
+    this.windows = new Map()
+    /** @type {Map<string, number>} each database's latest autovacuum start seen, Unix seconds */
+    this.visits = new Map()
+  }
+
+  /**
+   * An autovacuum worker seen at work in a database, started at startedS: a visit of the launcher.
+   * @param {string} datname
+   * @param {number} startedS  Unix seconds
+   */
+  noteVisit(datname, startedS) {
+    if (startedS > (this.visits.get(datname) ?? -Infinity)) this.visits.set(datname, startedS)
+  }
+
+  /**
+   * One poll: the tables' rule inputs and distances to the forced vacuums;
+   * returns each table's forecast (none for a table whose counters do not
+   * move toward a threshold, or that has been watched under MIN_SPAN_S).
+   * @param {number} nowS                  Unix seconds
+   * @param {Record<string, any>[]} inputs  rows of autovacuum-sql.js's query
+   * @param {Map<string, { xidsToForce: number, mxidsToForce: number }>} forced  by table key (keyOf)
+   * @param {number} naptimeS
+   * @returns {ForecastRow[]}
+   */
+  observe(nowS, inputs, forced, naptimeS) {
+    /** @type {ForecastRow[]} */
+    const rows = []
+    const seen = new Set()
+    for (const input of inputs) {
+      const key = keyOf(/** @type {{ datname: string, schemaname: string, relname: string }} */ (input))
+      seen.add(key)
+      const counts = countsOf(input, forced.get(key) ?? { xidsToForce: Infinity, mxidsToForce: Infinity })
+      const rates = this.ratesAfter(key, {
+        atS: nowS,
+        deadTuples: counts.deadTuples,
+        inserts: counts.insertsSinceVacuum ?? 0,
+        xidsToForce: counts.xidsToForce,
+        mxidsToForce: counts.mxidsToForce
+      })
+      if (rates === null) continue
+      const next = nextVacuum(paramsOf(input), counts, rates)
+      if (next === null) continue
+      const visit = this.visits.get(input.datname) ?? null
+      const startS = startAfter((nowS + next.inS) * 1000, naptimeS, visit === null ? null : visit * 1000) / 1000
+      rows.push({
+        datname: input.datname,
+        schemaname: input.schemaname,
+        relname: input.relname,
+        reason: next.reason,
+        crossing_seconds: next.inS,
+        next_seconds: Math.max(0, startS - nowS),
+        forecast_at: nowS
+      })
+    }
+    for (const key of this.windows.keys()) if (!seen.has(key)) this.windows.delete(key)
+    return rows
+  }
+
+  /**
+   * Adds a poll to the table's window and returns the rates over it; null
+   * while the window spans less than MIN_SPAN_S.
+   * @param {string} key
+   * @param {Observed} observed
+   * @returns {import('./autovacuum-rule.js').CounterRates | null}
+   */
+  ratesAfter(key, observed) {
+    let window = this.windows.get(key) ?? []
+    const last = window[window.length - 1]
+    // a vacuum reset the counters, or froze the table: the rates start over
+    if (
+      last &&
+      (observed.deadTuples < last.deadTuples ||
+        observed.inserts < last.inserts ||
+        observed.xidsToForce > last.xidsToForce ||
+        observed.mxidsToForce > last.mxidsToForce)
+    )
+      window = []
+    window.push(observed)
+    while (window.length > 2 && observed.atS - window[1].atS >= this.windowS) window.shift()
+    this.windows.set(key, window)
+    const first = window[0]
+    const spanS = observed.atS - first.atS
+    if (spanS < MIN_SPAN_S) return null
+    return {
+      deadTuples: (observed.deadTuples - first.deadTuples) / spanS,
+      inserts: (observed.inserts - first.inserts) / spanS,
+      xids: (first.xidsToForce - observed.xidsToForce) / spanS,
+      mxids: (first.mxidsToForce - observed.mxidsToForce) / spanS
+    }
+  }
+}
+
+/**
+ * A table's key across the collector's sections.
+ * @param {{ datname: string, schemaname: string, relname: string }} row
+ */
+export function keyOf({ datname, schemaname, relname }) {
+  return `${datname}\u0000${schemaname}\u0000${relname}`
+}

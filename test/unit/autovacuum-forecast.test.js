@@ -1,0 +1,70 @@
+// The live autovacuum forecast (lib/pgstats/autovacuum-forecast.js) on
+// counters made up to known rates: the crossing, the start at the
+// launcher's next visit, and the window starting over after a vacuum.
+import t from 'tap'
+import { AutovacuumForecast, MIN_SPAN_S, keyOf } from '../../lib/pgstats/autovacuum-forecast.js'
+
+/** A poll's row of the inputs' query for table t, on 16's defaults, 100,000 rows. */
+const input = (/** @type {number} */ dead, /** @type {number} */ inserts) => ({
+  datname: 'db',
+  schemaname: 'public',
+  relname: 't',
+  reltuples: 100_000,
+  relpages: 1000,
+  relallfrozen: null,
+  n_dead_tup: dead,
+  n_ins_since_vacuum: inserts,
+  n_mod_since_analyze: 0,
+  enabled: true,
+  vacuum_threshold: 50,
+  vacuum_scale_factor: 0.2,
+  vacuum_max_threshold: -1,
+  vacuum_insert_threshold: 1000,
+  vacuum_insert_scale_factor: 0.2,
+  analyze_threshold: 50,
+  analyze_scale_factor: 0.1
+})
+const KEY = keyOf({ datname: 'db', schemaname: 'public', relname: 't' })
+/** @param {number} xidsToForce */
+const forced = xidsToForce => new Map([[KEY, { xidsToForce, mxidsToForce: 1e9 }]])
+
+t.test('dead rows at 100 a second: the crossing, and the start half a naptime after', async t => {
+  const forecast = new AutovacuumForecast()
+  /** @type {import('../../lib/pgstats/autovacuum-forecast.js').ForecastRow[]} */
+  let rows = []
+  for (let s = 0; s <= 10; s++) rows = forecast.observe(1000 + s, [input(100 * s, 10 * s)], forced(1e8), 60)
+  t.equal(rows.length, 1)
+  t.match(rows[0], { relname: 't', reason: 'dead_rows', forecast_at: 1010 })
+  t.equal(rows[0].crossing_seconds, (20_051 - 1000) / 100, 'to the first row past 50 + 0.2 × 100,000')
+  t.equal(rows[0].next_seconds, rows[0].crossing_seconds + 30, 'no visit seen: half of a 60 s naptime after')
+  forecast.noteVisit('db', 1005)
+  const aligned = forecast.observe(1011, [input(1100, 110)], forced(1e8), 60)[0]
+  // crossing at 1011 + 189.51 = 1200.51; visits at 1005 + k × 60: 1245
+  t.equal(aligned.next_seconds, 1245 - 1011, "at the launcher's first visit after the crossing")
+})
+
+t.test('no forecast before the window spans MIN_SPAN_S, nor when nothing moves', async t => {
+  const forecast = new AutovacuumForecast()
+  for (let s = 0; s < MIN_SPAN_S; s++) {
+    t.same(forecast.observe(s, [input(100 * s, 0)], forced(1e8), 60), [], `${s} s watched: none yet`)
+  }
+  const still = new AutovacuumForecast()
+  for (let s = 0; s <= 10; s++) t.same(still.observe(s, [input(500, 0)], forced(1e8), 60), [], 'steady counters')
+})
+
+t.test('a vacuum that resets the counters starts the rates over', async t => {
+  const forecast = new AutovacuumForecast()
+  for (let s = 0; s <= 10; s++) forecast.observe(s, [input(1000 * s, 0)], forced(1e8), 60)
+  t.same(forecast.observe(11, [input(0, 0)], forced(1e8), 60), [], 'just vacuumed: no rate yet')
+  let rows = []
+  for (let s = 12; s <= 20; s++) rows = forecast.observe(s, [input(10 * (s - 11), 0)], forced(1e8), 60)
+  t.equal(rows[0].crossing_seconds, (20_051 - 90) / 10, 'the rate since the vacuum, 10 a second, not 1000')
+})
+
+t.test('the wraparound vacuum comes when the xids run out first', async t => {
+  const forecast = new AutovacuumForecast()
+  let rows = []
+  // 2000 transactions a second, 100,000 left: 50 s; the dead rows would need far longer
+  for (let s = 0; s <= 10; s++) rows = forecast.observe(s, [input(s, 0)], forced(120_000 - 2000 * s), 60)
+  t.match(rows[0], { reason: 'wraparound', crossing_seconds: 100_001 / 2000 })
+})
