@@ -396,11 +396,25 @@ export class LoadSession {
     const wraparound = await recordWraparound(recordDir, logMark, spec.workload.table).catch(err => ({
       error: errorMessage(err)
     }))
+    // how far the table's autovacuums started from their forecasts (lib/analysis/forecast-check.js)
+    const forecast = spec.pgStats ? await this.forecastCheck(recordDir) : null
+    Object.assign(summary, forecast && { autovacuum_forecast: forecast })
     await writeFile(
       path.join(recordDir, 'summary.json'),
       summaryJson({ ...summary, server_wal_bytes: serverWalBytes, ...vacuums, ...(wraparound && { wraparound }) })
     )
     await this.writeRunInfo(new Date())
+  }
+
+  /**
+   * The autovacuum forecasts of the run's table against its autovacuums' starts.
+   * @param {string} recordDir
+   */
+  async forecastCheck(recordDir) {
+    const { recordedForecastCheck } = await import('../analysis/forecast-check.js')
+    return recordedForecastCheck(recordDir, this.settings.autovacuum_naptime ?? null).catch(err => ({
+      error: errorMessage(err)
+    }))
   }
 
   /** @param {Date | null} endedAt */

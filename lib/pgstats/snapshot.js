@@ -17,6 +17,8 @@
  * @property {number | null} lastVacuum        Unix seconds, 0 when never
  * @property {number | null} lastAutovacuum    Unix seconds, 0 when never
  * @property {number | null} bloatRatio        catalog estimate, 0 to 1
+ * @property {{ reason: string, nextS: number, crossingS: number } | null} autovacuumForecast  when autovacuum is
+ *   forecast to start on it and why (autovacuum-forecast.js); null: no counter moves toward a threshold
  * @property {number} [partitions]             a partitioned table: how many partitions its figures add up
  */
 
@@ -157,6 +159,7 @@ function tablesOf(rows) {
   const sizes = byTable('relation_size')
   const xids = byTable('xid_tables')
   const bloat = byTable('bloat_tables')
+  const forecasts = byTable('autovacuum_forecast')
   // Every table any section knows, user_tables first.
   /** @type {Map<string, import('./rows.js').Row>} */
   const names = new Map()
@@ -182,9 +185,21 @@ function tablesOf(rows) {
       mxidAge: num(xids.get(key)?.mxid_age),
       lastVacuum: num(s?.last_vacuum),
       lastAutovacuum: num(s?.last_autovacuum),
-      bloatRatio: num(bloat.get(key)?.bloat_ratio)
+      bloatRatio: num(bloat.get(key)?.bloat_ratio),
+      autovacuumForecast: forecastOf(forecasts.get(key))
     }
   })
+}
+
+/**
+ * A table's autovacuum forecast as the snapshot keeps it.
+ * @param {import('./rows.js').Row | undefined} row   of the autovacuum_forecast section
+ */
+function forecastOf(row) {
+  const nextS = num(row?.next_seconds)
+  const crossingS = num(row?.crossing_seconds)
+  if (!row || nextS === null || crossingS === null) return null
+  return { reason: String(row.reason), nextS, crossingS }
 }
 
 /**
@@ -386,6 +401,14 @@ function rollUpPartitions(tables, partitions, vacuums) {
       lastVacuum: max(parts.map(p => p.lastVacuum)),
       lastAutovacuum: max(parts.map(p => p.lastAutovacuum)),
       bloatRatio: null,
+      // autovacuum takes the partitions, never the root: the soonest of theirs
+      autovacuumForecast: parts.reduce(
+        (/** @type {TableSnapshot['autovacuumForecast']} */ soonest, p) =>
+          p.autovacuumForecast && (!soonest || p.autovacuumForecast.nextS < soonest.nextS)
+            ? p.autovacuumForecast
+            : soonest,
+        null
+      ),
       partitions: parts.length
     }
     const existing = byKey.get(rootKey)

@@ -9,6 +9,7 @@ import { TABLE, gauge } from './metric-spec.js'
 const VACUUM = ['datname', 'relname', 'vacuum_mode']
 const HOLDER = ['kind', 'pid', 'application_name', 'name', 'datname']
 const HOLDING = 'a backend, a prepared transaction or a replication slot holds back the xmin horizon'
+const MOVING = "a table's counters have moved toward one of autovacuum's thresholds for 5 s or more"
 
 /** @type {MetricSpec[]} */
 export const VACUUM_METRIC_SPECS = [
@@ -106,20 +107,26 @@ export const VACUUM_METRIC_SPECS = [
     ['xid_tables', 'xid_databases'],
     'tx_until_wraparound_autovacuum'
   ),
-  gauge(
-    'pg_autovacuum_next_seconds',
-    "Seconds until autovacuum is forecast to start on the table, by reason (wraparound, multixact, dead_rows, inserts): the server's rule at the rates its counters grew over the last minute, at the launcher's next visit after the crossing (docs/autovacuum-forecast.md)",
-    [...TABLE, 'reason'],
-    ['autovacuum_forecast'],
-    'next_seconds'
-  ),
-  gauge(
-    'pg_autovacuum_threshold_crossing_seconds',
-    "Seconds until the table's counter passes the threshold of the forecast's reason (the start follows at the launcher's next visit)",
-    [...TABLE, 'reason'],
-    ['autovacuum_forecast'],
-    'crossing_seconds'
-  ),
+  {
+    ...gauge(
+      'pg_autovacuum_next_seconds',
+      "Seconds until autovacuum is forecast to start on the table, by reason (wraparound, multixact, dead_rows, inserts): the server's rule at the rates its counters grew over the last minute, at the launcher's next visit after the crossing (docs/autovacuum-forecast.md)",
+      [...TABLE, 'reason'],
+      ['autovacuum_forecast'],
+      'next_seconds'
+    ),
+    onlyWhile: MOVING
+  },
+  {
+    ...gauge(
+      'pg_autovacuum_threshold_crossing_seconds',
+      "Seconds until the table's counter passes the threshold of the forecast's reason (the start follows at the launcher's next visit)",
+      [...TABLE, 'reason'],
+      ['autovacuum_forecast'],
+      'crossing_seconds'
+    ),
+    onlyWhile: MOVING
+  },
   gauge(
     'pg_vacuum_mxid_age',
     "mxid_age(relminmxid) of a table (its TOAST table's if older), or mxid_age(datminmxid) of a database (schemaname and relname empty)",

@@ -254,8 +254,16 @@ function pgFigures(snapshot, table) {
       mode: vacuum.mode,
       heap_blks_total: vacuum.heapBlksTotal,
       heap_blks_scanned: vacuum.heapBlksScanned,
-      heap_blks_vacuumed: vacuum.heapBlksVacuumed
-    }
+      heap_blks_vacuumed: vacuum.heapBlksVacuumed,
+      started_at: vacuum.startedAt
+    },
+    autovacuum_forecast: row?.autovacuumForecast
+      ? {
+          reason: row.autovacuumForecast.reason,
+          next_s: row.autovacuumForecast.nextS,
+          crossing_s: row.autovacuumForecast.crossingS
+        }
+      : null
   }
 }
 

@@ -19,6 +19,7 @@
  * @property {number | null} [heap_blks_total]
  * @property {number | null} [heap_blks_scanned]
  * @property {number | null} [heap_blks_vacuumed]
+ * @property {number | null} [started_at]   Unix seconds: when the vacuuming process began its work on the table
  */
 
 /**
@@ -32,6 +33,8 @@
  * @property {number | null} [mxid_age]
  * @property {number} [partitions]    a partitioned table: how many partitions its figures add up
  * @property {VacuumFigures | null} [vacuum]
+ * @property {{ reason: string, next_s: number, crossing_s: number } | null} [autovacuum_forecast]  when autovacuum is
+ *   forecast to start on the table, and why (lib/pgstats/autovacuum-forecast.js); null: not toward any threshold
  */
 
 /**

@@ -38,10 +38,28 @@ export function summaryTable(summary, { colours = PLAIN, width = 80, recordDir =
     ...auditLines(summary, colours),
     ...scheduleLines(summary),
     ...changesLines(summary, colours, width),
+    ...forecastLines(summary),
     // last before the paths: the verdict a CI job gates on
     ...thresholdLines(summary, colours, width),
     ...(recordDir ? [`recorded to ${recordDir} (pgloadgen report ${recordDir} writes its report)`] : []),
     ...(report ? [`report: ${report}`] : [])
+  ]
+}
+
+/**
+ * How far the table's autovacuums started from their forecasts, when any started.
+ * @param {Record<string, any>} summary
+ * @returns {string[]}
+ */
+function forecastLines(summary) {
+  const check = summary.autovacuum_forecast
+  if (!check || !(check.starts > 0)) return []
+  if (check.checked === 0)
+    return [`autovacuum forecast: ${plural(check.starts, 'start')}, none with a forecast before it`]
+  const within =
+    check.within_naptime === null ? '' : `, ${check.within_naptime} within one naptime (${check.naptime_s} s)`
+  return [
+    `autovacuum forecast: ${check.checked} of ${plural(check.starts, 'start')} checked${within}; median error ${check.median_abs_error_s} s`
   ]
 }
 

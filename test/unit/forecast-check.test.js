@@ -1,0 +1,82 @@
+// The autovacuum forecast checked against the starts (lib/analysis/
+// forecast-check.js), on samples made up with known forecasts and starts.
+import t from 'tap'
+import { LEAD_S, checkForecasts, secondsOf } from '../../lib/analysis/forecast-check.js'
+
+const T0 = Date.parse('2026-11-28T10:00:00Z') / 1000
+
+/**
+ * A run's samples, one a second for `seconds`: the forecast of each second
+ * from forecastAt(s), the vacuum running from each start for 5 s.
+ * @param {number} seconds
+ * @param {(s: number) => { reason: string, next_s: number, crossing_s: number } | null} forecastAt
+ * @param {{ at: number, mode: string }[]} starts   seconds into the run
+ */
+function samples(seconds, forecastAt, starts) {
+  return Array.from({ length: seconds }, (_, s) => {
+    const running = starts.find(v => s >= v.at && s < v.at + 5)
+    return {
+      t: new Date((T0 + s) * 1000).toISOString(),
+      throughput: 100,
+      pg: {
+        autovacuum_forecast: forecastAt(s),
+        vacuum: running ? { phase: 1, mode: running.mode, started_at: T0 + running.at } : null
+      }
+    }
+  })
+}
+
+t.test('each start against the forecast held a minute before it', async t => {
+  // forecast: a start at 200 s, then, after it, at 400 s; the server starts at 210 and 390
+  const forecastAt = (/** @type {number} */ s) =>
+    s < 210
+      ? { reason: 'dead_rows', next_s: 200 - s, crossing_s: 190 - s }
+      : { reason: 'dead_rows', next_s: 400 - s, crossing_s: 0 }
+  const check = checkForecasts(
+    samples(500, forecastAt, [
+      { at: 210, mode: 'autovacuum' },
+      { at: 390, mode: 'autovacuum' }
+    ]),
+    60
+  )
+  t.match(check, { starts: 2, checked: 2, within_naptime: 2, naptime_s: 60 })
+  t.same(
+    check.errors.map(e => [e.lead_s, e.error_s]),
+    [
+      [LEAD_S, 10],
+      [LEAD_S, -10]
+    ],
+    '10 s late, then 10 s early, each against the forecast of a minute before'
+  )
+  t.equal(check.median_abs_error_s, 10)
+})
+
+t.test('a start sooner than a minute into the run: the earliest forecast held', async t => {
+  const check = checkForecasts(
+    samples(100, s => (s >= 5 ? { reason: 'inserts', next_s: 40 - s, crossing_s: 0 } : null), [
+      { at: 30, mode: 'autovacuum' }
+    ]),
+    15
+  )
+  t.match(check.errors, [{ lead_s: 25, error_s: -10, reason: 'inserts' }])
+  t.equal(check.within_naptime, 1, 'within 15 s')
+})
+
+t.test('a manual vacuum is not an autovacuum; a start with no forecast is counted, not checked', async t => {
+  const check = checkForecasts(
+    samples(100, () => null, [
+      { at: 10, mode: 'manual' },
+      { at: 50, mode: 'wraparound' }
+    ]),
+    null
+  )
+  t.same(check, { starts: 1, checked: 0, within_naptime: null, median_abs_error_s: null, naptime_s: null, errors: [] })
+})
+
+t.test("the server's naptime as current_setting shows it", async t => {
+  t.equal(secondsOf('1min'), 60)
+  t.equal(secondsOf('15s'), 15)
+  t.equal(secondsOf('500ms'), 0.5)
+  t.equal(secondsOf('30'), 30)
+  t.equal(secondsOf('soon'), null)
+})
