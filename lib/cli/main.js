@@ -8,6 +8,7 @@ import { sidecarBuilder } from './commands/sidecar-options.js'
 import { workloadsBuilder, workloadsCommand } from './commands/workloads-command.js'
 import { initBuilder } from './commands/init-options.js'
 import { statsBuilder } from './stats-options.js'
+import { forecastBuilder } from './commands/forecast-command.js'
 import { mergeBuilder } from './commands/merge-command.js'
 import { compareCommandModule as compare } from './commands/compare-command.js'
 import { k8sSubcommands } from './commands/k8s-command.js'
@@ -28,6 +29,7 @@ const runCommand = lazy(async () => (await import('./run-command.js')).runComman
 const capacityCommand = lazy(async () => (await import('./commands/capacity-command-run.js')).capacityRun)
 const initCommand = lazy(async () => (await import('./commands/init-command.js')).initCommand)
 const statsCommand = lazy(async () => (await import('./stats-command.js')).statsCommand)
+const forecastCommand = lazy(async () => (await import('./commands/forecast-command.js')).forecastCommand)
 const sidecarCommand = lazy(async () => (await import('./commands/sidecar-command.js')).sidecarCommand)
 const experimentCommand = lazy(async () => (await import('./commands/experiment-command.js')).experimentCommand)
 const reportCommand = lazy(async () => (await import('../report/index.js')).reportCommand)
@@ -116,14 +118,14 @@ export function cliParser(argv, workloadSpecs, choose) {
   groupCommands(parser, choose)
   parser.demandCommand(
     1,
-    'give a command: run, capacity, init, workloads, stats, vacuum, analyze, checkpoint, reset-stats, evict-cache, drop-partitions, delete, snapshot, sidecar, experiment, report, merge, compare, server or k8s'
+    'give a command: run, capacity, init, workloads, stats, forecast, vacuum, analyze, checkpoint, reset-stats, evict-cache, drop-partitions, delete, snapshot, sidecar, experiment, report, merge, compare, server or k8s'
   )
   return parser
 }
 
 /**
  * The commands of a load, its tables and its workloads: run, capacity, init,
- * workloads, stats.
+ * workloads, stats, forecast.
  * @param {import('yargs').Argv} parser
  * @param {Record<string, import('../workloads/options.js').OptionSpec>} workloadSpecs
  * @param {(run: import('./commands/action-commands.js').CommandRun, args: any) => void} choose
@@ -159,6 +161,12 @@ function loadCommands(parser, workloadSpecs, choose) {
       "export PostgreSQL statistics on /metrics, without load (the old exporter's drop-in)",
       statsBuilder,
       args => choose(statsCommand, args)
+    )
+    .command(
+      'forecast [pgUrl]',
+      'when autovacuum next takes each table of a loaded server, and what other settings would change (--set)',
+      forecastBuilder,
+      args => choose(forecastCommand, args)
     )
 }
 
