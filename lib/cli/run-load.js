@@ -10,7 +10,7 @@ import { openTarget } from './target.js'
 import { EventLog } from '../recorder/event-log.js'
 import { isSameTable } from '../sidecar/retention-spec.js'
 import { controlRoutes } from '../http/control.js'
-import { statsView } from '../pgstats/stats-view.js'
+import { findTable, statsView } from '../pgstats/stats-view.js'
 import { LoadSession } from '../lab/load-session.js'
 import { localDataDir } from '../lab/disk-space.js'
 import { parseZfsInterval, zfsSpaceProbeFor } from '../snapshot/zfs-space.js'
@@ -237,10 +237,15 @@ class RunCommand {
     const { spec, log } = this
     const session = /** @type {LoadSession} */ (this.session)
     const scheduled = spec.rate !== null || spec.workload.pacing !== null
+    const { table } = spec.workload
     const stopProgress = startRunProgress(screen, session, {
       everyS: this.options.progressS,
       scheduled,
-      openLoop: spec.rate !== null
+      openLoop: spec.rate !== null,
+      autovacuum: () => {
+        const snapshot = table === null ? null : session.latestStats()
+        return (snapshot && findTable(snapshot.tables, /** @type {string} */ (table))?.autovacuumForecast) ?? null
+      }
     })
     // --threshold-abort: the thresholds judged once a second on the running figures
     const watch = spec.thresholdAbort

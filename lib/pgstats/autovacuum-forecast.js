@@ -32,7 +32,7 @@ export const MIN_SPAN_S = 5
  * @property {string} schemaname
  * @property {string} relname
  * @property {import('./autovacuum-rule.js').Reason} reason
- * @property {number} crossing_seconds   until its counter passes the threshold
+ * @property {number} crossing_seconds   until its counter passes the threshold (negative: since it did)
  * @property {number} next_seconds       until the autovacuum is forecast to start
  * @property {number} forecast_at        Unix seconds the forecast was made
  */
@@ -85,7 +85,8 @@ export class AutovacuumForecast {
       const next = nextVacuum(paramsOf(input), counts, rates)
       if (next === null) continue
       const visit = this.visits.get(input.datname) ?? null
-      const startS = startAfter((nowS + next.inS) * 1000, naptimeS, visit === null ? null : visit * 1000) / 1000
+      const startS =
+        startAfter((nowS + next.inS) * 1000, naptimeS, visit === null ? null : visit * 1000, nowS * 1000) / 1000
       rows.push({
         datname: input.datname,
         schemaname: input.schemaname,

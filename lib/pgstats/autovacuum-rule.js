@@ -104,10 +104,11 @@ export function vacuumReason(params, counts) {
 }
 
 /**
- * Seconds until each reason would take the table, at the given rates: 0
- * when it already would, Infinity when its counter does not grow (or the
- * reason is off). The thresholds hold still: reltuples changes only when
- * the table is vacuumed or analysed.
+ * Seconds until each reason would take the table, at the given rates:
+ * negative when its counter passed the threshold already, that long ago at
+ * its rate (0 when it does not grow), Infinity when it does not grow (or
+ * the reason is off). The thresholds hold still: reltuples changes only
+ * when the table is vacuumed or analysed.
  * @param {AutovacuumParams} params
  * @param {TableCounts} counts
  * @param {CounterRates} rates
@@ -128,21 +129,22 @@ export function secondsToReasons(params, counts, rates) {
 }
 
 /**
- * Seconds until value, growing at rate a second, is above limit.
+ * Seconds until value, growing at rate a second, is above limit; negative:
+ * since it was.
  * @param {number} value
  * @param {number} limit
  * @param {number} rate
  */
 function secondsToPass(value, limit, rate) {
-  if (value > limit) return 0
-  if (!(rate > 0)) return Infinity
+  if (!(rate > 0)) return value > limit ? 0 : Infinity
   return (Math.floor(limit) + 1 - value) / rate
 }
 
 /**
  * The next reason autovacuum will take the table, and in how many seconds
- * its counter passes the threshold; null when no counter moves toward one.
- * A tie goes to the rule's order (wraparound first).
+ * its counter passes the threshold (negative: passed that long ago); null
+ * when no counter moves toward one. The earliest crossing wins; a tie goes
+ * to the rule's order (wraparound first).
  * @param {AutovacuumParams} params
  * @param {TableCounts} counts
  * @param {CounterRates} rates
@@ -160,19 +162,23 @@ export function nextVacuum(params, counts, rates) {
 
 /**
  * When a worker starts on the table once it needs one: the launcher looks
- * at a database once every autovacuum_naptime (divided among the databases
- * it has to visit), so the start comes at the first visit after the
- * crossing. With a visit seen before (a past autovacuum start in the
- * database), the visits are that one plus whole periods; without one, the
- * middle of the period after the crossing, within half a period either way.
- * @param {number} crossingMs        when the counter passes the threshold (any clock, ms)
- * @param {number} periodS           the naptime over the databases visited
- * @param {number | null} visitMs    a past visit of the launcher to the database, on the same clock
+ * at a database once every autovacuum_naptime, so the start comes at the
+ * first visit after the crossing, and not before now. With a visit seen
+ * before (a past autovacuum start in the database), the visits are that
+ * one plus whole periods. Without one, the visits' phase is unknown: the
+ * middle of the period after the crossing; for a crossing x seconds ago
+ * that no visit has answered yet, the middle of what is left of it.
+ * @param {number} crossingMs        when the counter passes (passed) the threshold, ms
+ * @param {number} periodS           autovacuum_naptime
+ * @param {number | null} visitMs    a past visit of the launcher to the database
+ * @param {number} nowMs             the same clock's now
  * @returns {number}                 the forecast start, ms
  */
-export function startAfter(crossingMs, periodS, visitMs) {
+export function startAfter(crossingMs, periodS, visitMs, nowMs) {
   const periodMs = periodS * 1000
-  if (visitMs === null) return crossingMs + periodMs / 2
-  const periods = Math.ceil((crossingMs - visitMs) / periodMs)
-  return visitMs + Math.max(0, periods) * periodMs
+  const from = Math.max(crossingMs, nowMs)
+  if (visitMs !== null) return visitMs + Math.max(0, Math.ceil((from - visitMs) / periodMs)) * periodMs
+  const waited = nowMs - crossingMs
+  if (waited <= 0) return crossingMs + periodMs / 2
+  return nowMs + (waited < periodMs ? (periodMs - waited) / 2 : periodMs / 2)
 }

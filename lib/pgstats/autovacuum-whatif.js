@@ -39,13 +39,15 @@ export const WHATIF_SETTINGS = /** @type {const} */ ({
  */
 export function outlookOf(params, counts, rates, naptimeS) {
   const next = nextVacuum(params, counts, rates)
+  // a crossing already passed: the start is due at the next visit, half a naptime on average
+  const nextS = next === null ? null : Math.max(0, next.inS) + naptimeS / 2
   // the cycle: from counters a vacuum has just reset
   const fresh = { ...counts, deadTuples: 0, insertsSinceVacuum: counts.insertsSinceVacuum === null ? null : 0 }
   const cycle = nextVacuum(params, fresh, { ...rates, xids: 0, mxids: 0 })
   const cycleS = cycle === null ? null : cycle.inS + naptimeS / 2
   return {
     reason: next?.reason ?? null,
-    nextS: next === null ? null : next.inS + naptimeS / 2,
+    nextS,
     cycleS,
     vacuumsPerHour: cycleS === null ? null : 3600 / cycleS,
     deadAtPeak: cycleS === null ? null : rates.deadTuples * cycleS

@@ -120,7 +120,7 @@ export const VACUUM_METRIC_SPECS = [
   {
     ...gauge(
       'pg_autovacuum_threshold_crossing_seconds',
-      "Seconds until the table's counter passes the threshold of the forecast's reason (the start follows at the launcher's next visit)",
+      "Seconds until the table's counter passes the threshold of the forecast's reason, negative since it did (the start follows at the launcher's next visit)",
       [...TABLE, 'reason'],
       ['autovacuum_forecast'],
       'crossing_seconds'

@@ -1,5 +1,5 @@
 import { PLAIN } from './colours.js'
-import { count, ms, rate } from './figure-format.js'
+import { count, duration, ms, rate } from './figure-format.js'
 
 // The text of one progress line of a run: what the last period did. The
 // same words on a terminal (redrawn in place) and in a log file (a line
@@ -11,6 +11,7 @@ import { count, ms, rate } from './figure-format.js'
  * @property {number} concurrency   asked for now
  * @property {boolean} scheduled    open loop or paced clients: the schedule's lag means something
  * @property {boolean} openLoop     --rate: requests may be skipped
+ * @property {{ reason: string, nextS: number } | null} [autovacuum]  the workload table's next autovacuum, forecast
  */
 
 /**
@@ -34,6 +35,10 @@ export function progressLine(period, shape, colours = PLAIN) {
   if (period.refused > 0) parts.push(colours.yellow(`${count(period.refused)} connections refused`))
   // an ingest workload: what was written, as the summary counts it
   if (period.points > 0) parts.push(`${perS(period.rows)} rows/s`, `${perS(period.points)} points/s`)
+  // the forecast of the server's statistics (docs/autovacuum-forecast.md)
+  if (shape.autovacuum) {
+    parts.push(`autovacuum in ${duration(shape.autovacuum.nextS)} (${shape.autovacuum.reason.replace('_', ' ')})`)
+  }
   return `${Math.round(period.elapsedS)} s: ${parts.join(', ')}`
 }
 

@@ -13,13 +13,18 @@ import { progressLine } from './progress-line.js'
  */
 
 /**
+ * When autovacuum is forecast to start on the workload's table, and why (null: none forecast).
+ * @typedef {() => { reason: string, nextS: number } | null} NextAutovacuum
+ */
+
+/**
  * Starts the progress lines; returns what stops them. everyS 0: none.
  * @param {import('./screen.js').Screen} screen
  * @param {RunningLoad} load
- * @param {{ everyS: number, scheduled: boolean, openLoop: boolean }} options
+ * @param {{ everyS: number, scheduled: boolean, openLoop: boolean, autovacuum?: NextAutovacuum }} options
  * @returns {() => void}
  */
-export function startRunProgress(screen, load, { everyS, scheduled, openLoop }) {
+export function startRunProgress(screen, load, { everyS, scheduled, openLoop, autovacuum }) {
   if (everyS <= 0) return () => {}
   const periods = new PeriodStats(load.stats, load.started)
   const ticker = setInterval(() => {
@@ -28,7 +33,8 @@ export function startRunProgress(screen, load, { everyS, scheduled, openLoop }) 
       connections: load.generator.connections,
       concurrency: load.generator.concurrency,
       scheduled,
-      openLoop
+      openLoop,
+      autovacuum: autovacuum?.() ?? null
     }
     screen.progress(colours => progressLine(period, shape, colours))
   }, everyS * 1000)

@@ -86,9 +86,26 @@ t.test('seconds to each reason at the rates the counters grow', async t => {
   )
 })
 
-t.test('the start comes at the launcher visit after the crossing', async t => {
-  t.equal(startAfter(100_000, 60, null), 130_000, 'no visit seen: half a naptime after')
-  t.equal(startAfter(100_000, 60, 10_000), 130_000, 'visits at 10 s + k × 60 s: the one at 130 s')
-  t.equal(startAfter(130_000, 60, 10_000), 130_000, 'a crossing on a visit: that visit')
-  t.equal(startAfter(5_000, 60, 10_000), 10_000, 'a crossing before the visit seen: that visit')
+t.test('the start comes at the launcher visit after the crossing, never before now', async t => {
+  t.equal(startAfter(100_000, 60, null, 50_000), 130_000, 'no visit seen: half a naptime after')
+  t.equal(startAfter(100_000, 60, 10_000, 50_000), 130_000, 'visits at 10 s + k × 60 s: the one at 130 s')
+  t.equal(startAfter(130_000, 60, 10_000, 50_000), 130_000, 'a crossing on a visit: that visit')
+  t.equal(startAfter(5_000, 60, 10_000, 0), 10_000, 'a crossing before the visit seen: that visit')
+  t.equal(startAfter(100_000, 60, 10_000, 135_000), 190_000, 'a visit missed (a busy worker): the next from now')
+  t.equal(
+    startAfter(100_000, 60, null, 120_000),
+    140_000,
+    'passed 20 s ago, no visit seen: the middle of the 40 s left'
+  )
+  t.equal(startAfter(100_000, 60, null, 200_000), 230_000, 'passed longer ago than a naptime: half a naptime')
+})
+
+t.test('a counter already past its threshold: how long ago, at its rate', async t => {
+  const rates = { deadTuples: 100, inserts: 0, xids: 0, mxids: 0 }
+  t.equal(secondsToReasons(PG16, table({ deadTuples: 21_051 }), rates).dead_rows, -10, '1000 rows over: 10 s ago')
+  t.equal(
+    secondsToReasons(PG16, table({ deadTuples: 21_051 }), { ...rates, deadTuples: 0 }).dead_rows,
+    0,
+    'not growing: now'
+  )
 })
