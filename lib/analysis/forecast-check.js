@@ -19,6 +19,8 @@ export const LEAD_S = 60
  * @property {string} mode           autovacuum or wraparound, as the server ran it
  * @property {number} lead_s         how long before the start the forecast was made
  * @property {number} error_s        the start less the forecast start: positive, later than forecast
+ * @property {number | null} duration_s           how long it ran (null: still running at the end of the run)
+ * @property {number | null} forecast_duration_s  how long the forecast said (null: it had no duration yet)
  */
 
 /**
@@ -28,6 +30,8 @@ export const LEAD_S = 60
  * @property {number | null} within_naptime   of those, how many started within one autovacuum_naptime of it
  * @property {number | null} median_abs_error_s
  * @property {number | null} naptime_s
+ * @property {number} durations_checked      starts whose duration and forecast duration are both known
+ * @property {number | null} durations_within_30pct  of those, how many ran within ±30 % of the forecast
  * @property {ForecastError[]} errors
  */
 
@@ -53,14 +57,18 @@ export function checkForecasts(samples, naptimeS) {
     const forecast = forecastBefore(samples, startedS, previousStartS)
     previousStartS = startedS
     if (!forecast) continue
+    const durationS = durationOf(samples, startedS)
     errors.push({
       started_at: new Date(startedS * 1000).toISOString(),
       reason: forecast.reason,
       mode: vacuum.mode,
       lead_s: round(startedS - forecast.atS, 1),
-      error_s: round(startedS - (forecast.atS + forecast.nextS), 1)
+      error_s: round(startedS - (forecast.atS + forecast.nextS), 1),
+      duration_s: durationS === null ? null : round(durationS, 1),
+      forecast_duration_s: forecast.durationS === null ? null : round(forecast.durationS, 1)
     })
   }
+  const durations = errors.filter(e => e.duration_s !== null && e.forecast_duration_s !== null)
   const absolute = errors.map(e => Math.abs(e.error_s))
   return {
     starts,
@@ -68,9 +76,35 @@ export function checkForecasts(samples, naptimeS) {
     within_naptime: naptimeS === null || errors.length === 0 ? null : absolute.filter(e => e <= naptimeS).length,
     median_abs_error_s: absolute.length === 0 ? null : round(medianOf(Float64Array.from(absolute)), 1),
     naptime_s: naptimeS,
+    durations_checked: durations.length,
+    durations_within_30pct:
+      durations.length === 0
+        ? null
+        : durations.filter(
+            e =>
+              Math.abs(/** @type {number} */ (e.duration_s) - /** @type {number} */ (e.forecast_duration_s)) <=
+              0.3 * /** @type {number} */ (e.forecast_duration_s)
+          ).length,
     errors
   }
 }
+
+/**
+ * How long the vacuum that started at startedS ran: to the middle of the
+ * second after the last sample that saw it at work; null when it still was
+ * at the run's last sample.
+ * @param {import('../recorder/records.js').Sample[]} samples
+ * @param {number} startedS
+ */
+function durationOf(samples, startedS) {
+  let lastS = null
+  for (const sample of samples) if (sample.pg?.vacuum?.started_at === startedS) lastS = Date.parse(sample.t) / 1000
+  const final = samples[samples.length - 1]
+  if (lastS === null || !final || Date.parse(final.t) / 1000 <= lastS) return null
+  return lastS + 0.5 - startedS
+}
+
+/** @typedef {{ atS: number, nextS: number, reason: string, durationS: number | null }} Held */
 
 /**
  * The forecast held LEAD_S before startS (the latest made by then), or the
@@ -78,19 +112,19 @@ export function checkForecasts(samples, naptimeS) {
  * @param {import('../recorder/records.js').Sample[]} samples
  * @param {number} startS
  * @param {number} previousStartS
- * @returns {{ atS: number, nextS: number, reason: string } | null}
+ * @returns {Held | null}
  */
 function forecastBefore(samples, startS, previousStartS) {
-  /** @type {{ atS: number, nextS: number, reason: string } | null} */
+  /** @type {Held | null} */
   let early = null
-  /** @type {{ atS: number, nextS: number, reason: string } | null} */
+  /** @type {Held | null} */
   let first = null
   for (const sample of samples) {
     const atS = Date.parse(sample.t) / 1000
     if (atS >= startS) break
     const forecast = sample.pg?.autovacuum_forecast
     if (!forecast || atS <= previousStartS) continue
-    const held = { atS, nextS: forecast.next_s, reason: forecast.reason }
+    const held = { atS, nextS: forecast.next_s, reason: forecast.reason, durationS: forecast.duration_s ?? null }
     first ??= held
     if (atS <= startS - LEAD_S) early = held
   }

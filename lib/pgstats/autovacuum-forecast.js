@@ -8,7 +8,10 @@ import { countsOf, paramsOf } from './autovacuum-sql.js'
 // dead rows and inserts, froze the table's oldest xid) starts the table's
 // window over: the rates are those since. The start is the launcher's
 // first visit to the database after the crossing: its visits are the
-// autovacuum starts seen in the database plus whole naptimes.
+// autovacuum starts seen in the database plus whole naptimes. Its
+// duration is the table's last autovacuum seen whole (from its start to
+// the first poll it was no longer at work), scaled by the table's pages
+// since: the load that made the last one makes the next.
 
 /** Seconds of counters the rates are measured over. */
 export const FORECAST_WINDOW_S = 60
@@ -34,7 +37,18 @@ export const MIN_SPAN_S = 5
  * @property {import('./autovacuum-rule.js').Reason} reason
  * @property {number} crossing_seconds   until its counter passes the threshold (negative: since it did)
  * @property {number} next_seconds       until the autovacuum is forecast to start
+ * @property {number | null} duration_seconds  how long it will run (null: no autovacuum of the table seen whole yet)
  * @property {number} forecast_at        Unix seconds the forecast was made
+ */
+
+/**
+ * An autovacuum of a table at work, as the progress view shows it.
+ * @typedef {object} AtWork
+ * @property {string} datname
+ * @property {string} schemaname
+ * @property {string} relname
+ * @property {number} startedS   Unix seconds
+ * @property {number | null} heapBlksTotal   the table's pages when it began
  */
 
 export class AutovacuumForecast {
@@ -45,6 +59,33 @@ export class AutovacuumForecast {
     this.windows = new Map()
     /** @type {Map<string, number>} each database's latest autovacuum start seen, Unix seconds */
     this.visits = new Map()
+    /** @type {Map<string, AtWork>} the autovacuums at work at the last poll, by table */
+    this.atWork = new Map()
+    /** @type {Map<string, { durationS: number, pages: number }>} each table's last autovacuum seen whole */
+    this.lastWhole = new Map()
+  }
+
+  /**
+   * The autovacuums at work at this poll: each one's start is a visit of
+   * the launcher; one gone since the last poll ended by now.
+   * @param {number} nowS
+   * @param {AtWork[]} vacuums
+   */
+  noteAtWork(nowS, vacuums) {
+    /** @type {Map<string, AtWork>} */
+    const now = new Map()
+    for (const vacuum of vacuums) {
+      now.set(keyOf(vacuum), vacuum)
+      this.noteVisit(vacuum.datname, vacuum.startedS)
+    }
+    for (const [key, vacuum] of this.atWork) {
+      const still = now.get(key)
+      if (still && still.startedS === vacuum.startedS) continue
+      if (vacuum.heapBlksTotal !== null && vacuum.heapBlksTotal > 0) {
+        this.lastWhole.set(key, { durationS: nowS - vacuum.startedS, pages: vacuum.heapBlksTotal })
+      }
+    }
+    this.atWork = now
   }
 
   /**
@@ -87,6 +128,7 @@ export class AutovacuumForecast {
       const visit = this.visits.get(input.datname) ?? null
       const startS =
         startAfter((nowS + next.inS) * 1000, naptimeS, visit === null ? null : visit * 1000, nowS * 1000) / 1000
+      const last = this.lastWhole.get(key)
       rows.push({
         datname: input.datname,
         schemaname: input.schemaname,
@@ -94,6 +136,7 @@ export class AutovacuumForecast {
         reason: next.reason,
         crossing_seconds: next.inS,
         next_seconds: Math.max(0, startS - nowS),
+        duration_seconds: last ? (last.durationS * Math.max(1, counts.relpages)) / last.pages : null,
         forecast_at: nowS
       })
     }

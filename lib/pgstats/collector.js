@@ -216,11 +216,23 @@ export class StatsCollector {
   forecastAutovacuum() {
     const inputs = this.rows('autovacuum_inputs')
     if (inputs.length === 0) return
-    for (const vacuum of this.rows('progress_vacuum')) {
-      if (vacuum.vacuum_mode !== 'manual' && typeof vacuum.query_start === 'number') {
-        this.forecast.noteVisit(String(vacuum.datname), vacuum.query_start)
-      }
-    }
+    const nowS = Date.now() / 1000
+    this.forecast.noteAtWork(
+      nowS,
+      this.rows('progress_vacuum').flatMap(vacuum =>
+        vacuum.vacuum_mode !== 'manual' && typeof vacuum.query_start === 'number'
+          ? [
+              {
+                datname: String(vacuum.datname),
+                schemaname: String(vacuum.schemaname),
+                relname: String(vacuum.relname),
+                startedS: vacuum.query_start,
+                heapBlksTotal: typeof vacuum.heap_blks_total === 'number' ? vacuum.heap_blks_total : null
+              }
+            ]
+          : []
+      )
+    )
     const far = (/** @type {unknown} */ value) => (typeof value === 'number' ? value : Infinity)
     const forced = new Map(
       this.rows('xid_tables').map(row => [
@@ -232,7 +244,7 @@ export class StatsCollector {
       ])
     )
     const naptimeS = Number(this.rows('settings')[0]?.autovacuum_naptime_seconds ?? 60)
-    this.store('autovacuum_forecast', this.forecast.observe(Date.now() / 1000, inputs, forced, naptimeS))
+    this.store('autovacuum_forecast', this.forecast.observe(nowS, inputs, forced, naptimeS))
   }
 
   /**

@@ -9,6 +9,7 @@ import { TABLE, gauge } from './metric-spec.js'
 const VACUUM = ['datname', 'relname', 'vacuum_mode']
 const HOLDER = ['kind', 'pid', 'application_name', 'name', 'datname']
 const HOLDING = 'a backend, a prepared transaction or a replication slot holds back the xmin horizon'
+const SEEN_WHOLE = 'an autovacuum of the table was seen from start to end, and its counters move toward a threshold'
 const MOVING = "a table's counters have moved toward one of autovacuum's thresholds for 5 s or more"
 
 /** @type {MetricSpec[]} */
@@ -116,6 +117,16 @@ export const VACUUM_METRIC_SPECS = [
       'next_seconds'
     ),
     onlyWhile: MOVING
+  },
+  {
+    ...gauge(
+      'pg_autovacuum_next_duration_seconds',
+      "Seconds the table's next autovacuum is forecast to run: its last one seen whole, scaled by the table's pages since; none until one was",
+      [...TABLE, 'reason'],
+      ['autovacuum_forecast'],
+      'duration_seconds'
+    ),
+    onlyWhile: SEEN_WHOLE
   },
   {
     ...gauge(

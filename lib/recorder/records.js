@@ -33,7 +33,8 @@
  * @property {number | null} [mxid_age]
  * @property {number} [partitions]    a partitioned table: how many partitions its figures add up
  * @property {VacuumFigures | null} [vacuum]
- * @property {{ reason: string, next_s: number, crossing_s: number } | null} [autovacuum_forecast]  when autovacuum is
+ * @property {{ reason: string, next_s: number, crossing_s: number, duration_s?: number | null } | null}
+ *   [autovacuum_forecast]  when autovacuum is
  *   forecast to start on the table, and why (lib/pgstats/autovacuum-forecast.js); null: not toward any threshold
  */
 

@@ -58,8 +58,12 @@ function forecastLines(summary) {
     return [`autovacuum forecast: ${plural(check.starts, 'start')}, none with a forecast before it`]
   const within =
     check.within_naptime === null ? '' : `, ${check.within_naptime} within one naptime (${check.naptime_s} s)`
+  const durations =
+    check.durations_checked > 0
+      ? `; durations ${check.durations_within_30pct} of ${check.durations_checked} within ±30 %`
+      : ''
   return [
-    `autovacuum forecast: ${check.checked} of ${plural(check.starts, 'start')} checked${within}; median error ${check.median_abs_error_s} s`
+    `autovacuum forecast: ${check.checked} of ${plural(check.starts, 'start')} checked${within}; median error ${check.median_abs_error_s} s${durations}`
   ]
 }
 

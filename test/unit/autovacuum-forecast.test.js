@@ -68,3 +68,19 @@ t.test('the wraparound vacuum comes when the xids run out first', async t => {
   for (let s = 0; s <= 10; s++) rows = forecast.observe(s, [input(s, 0)], forced(120_000 - 2000 * s), 60)
   t.match(rows[0], { reason: 'wraparound', crossing_seconds: 100_001 / 2000 })
 })
+
+t.test("the duration: the table's last autovacuum seen whole, scaled by its pages since", async t => {
+  const forecast = new AutovacuumForecast()
+  const atWork = { datname: 'db', schemaname: 'public', relname: 't', startedS: 1005, heapBlksTotal: 500 }
+  let rows = []
+  for (let s = 0; s <= 12; s++) {
+    forecast.noteAtWork(1000 + s, s >= 5 && s <= 8 ? [atWork] : [])
+    rows = forecast.observe(1000 + s, [input(100 * s, 0)], forced(1e8), 60)
+  }
+  t.equal(forecast.visits.get('db'), 1005, 'its start: a visit of the launcher')
+  // gone at the poll of 1009: 4 s for 500 pages; the table has 1000 now
+  t.equal(rows[0].duration_seconds, 8)
+  const none = new AutovacuumForecast()
+  for (let s = 0; s <= 10; s++) rows = none.observe(s, [input(100 * s, 0)], forced(1e8), 60)
+  t.equal(rows[0].duration_seconds, null, 'none seen whole yet: no duration')
+})

@@ -9,7 +9,7 @@ const T0 = Date.parse('2026-11-28T10:00:00Z') / 1000
  * A run's samples, one a second for `seconds`: the forecast of each second
  * from forecastAt(s), the vacuum running from each start for 5 s.
  * @param {number} seconds
- * @param {(s: number) => { reason: string, next_s: number, crossing_s: number } | null} forecastAt
+ * @param {(s: number) => { reason: string, next_s: number, crossing_s: number, duration_s?: number } | null} forecastAt
  * @param {{ at: number, mode: string }[]} starts   seconds into the run
  */
 function samples(seconds, forecastAt, starts) {
@@ -70,7 +70,43 @@ t.test('a manual vacuum is not an autovacuum; a start with no forecast is counte
     ]),
     null
   )
-  t.same(check, { starts: 1, checked: 0, within_naptime: null, median_abs_error_s: null, naptime_s: null, errors: [] })
+  t.same(check, {
+    starts: 1,
+    checked: 0,
+    within_naptime: null,
+    median_abs_error_s: null,
+    naptime_s: null,
+    durations_checked: 0,
+    durations_within_30pct: null,
+    errors: []
+  })
+})
+
+t.test('each duration against the forecast one: forecast 4.5 s and 2 s', async t => {
+  const forecastAt = (/** @type {number} */ s) =>
+    s < 100
+      ? { reason: 'dead_rows', next_s: 100 - s, crossing_s: 0, duration_s: 4.5 }
+      : { reason: 'dead_rows', next_s: 200 - s, crossing_s: 0, duration_s: 2 }
+  const check = checkForecasts(
+    samples(300, forecastAt, [
+      { at: 100, mode: 'autovacuum' },
+      { at: 200, mode: 'autovacuum' },
+      { at: 297, mode: 'autovacuum' }
+    ]),
+    60
+  )
+  // started at 100 s, last seen at work in the sample of 104 s: it ended within the second after, 4.5 s
+  t.same(
+    check.errors.map(e => [e.duration_s, e.forecast_duration_s]),
+    [
+      [4.5, 4.5],
+      [4.5, 2],
+      [null, 2]
+    ],
+    'the last one still ran when the run ended'
+  )
+  t.equal(check.durations_checked, 2)
+  t.equal(check.durations_within_30pct, 1, 'within 30 % of 4.5, not of 2')
 })
 
 t.test("the server's naptime as current_setting shows it", async t => {
