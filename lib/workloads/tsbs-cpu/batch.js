@@ -31,9 +31,7 @@ class BatchKeys {
   /** A statement that counts the rows of the batch the table holds. */
   probe() {
     return {
-      text:
-        `SELECT count(*) AS n FROM ${CPU_TABLE} WHERE (time, tags_id) IN (SELECT to_timestamp(0) + k.ms * ` +
-        `interval '1 millisecond', k.tags_id FROM unnest($1::float8[], $2::int[]) AS k(ms, tags_id))`,
+      text: `SELECT count(*) AS n FROM ${CPU_TABLE} WHERE (time, tags_id) IN (SELECT to_timestamp(0) + k.ms * interval '1 millisecond', k.tags_id FROM unnest($1::float8[], $2::int[]) AS k(ms, tags_id))`,
       params: [Array.from(this.times.subarray(0, this.count)), Array.from(this.tags.subarray(0, this.count))]
     }
   }
