@@ -120,10 +120,11 @@ function forecastBefore(samples, startS, previousStartS) {
   /** @type {Held | null} */
   let first = null
   for (const sample of samples) {
-    const atS = Date.parse(sample.t) / 1000
-    if (atS >= startS) break
+    if (Date.parse(sample.t) / 1000 >= startS + 1) break
     const forecast = sample.pg?.autovacuum_forecast
-    if (!forecast || atS <= previousStartS) continue
+    // the forecast's own time: the poll's, up to a second before the sample's
+    const atS = forecast?.at ?? Date.parse(sample.t) / 1000
+    if (!forecast || atS <= previousStartS || atS >= startS) continue
     const held = { atS, nextS: forecast.next_s, reason: forecast.reason, durationS: forecast.duration_s ?? null }
     first ??= held
     if (atS <= startS - LEAD_S) early = held

@@ -8,10 +8,12 @@ import { countsOf, paramsOf } from './autovacuum-sql.js'
 // dead rows and inserts, froze the table's oldest xid) starts the table's
 // window over: the rates are those since. The start is the launcher's
 // first visit to the database after the crossing: its visits are the
-// autovacuum starts seen in the database plus whole naptimes. Its
-// duration is the table's last autovacuum seen whole (from its start to
-// the first poll it was no longer at work), scaled by the table's pages
-// since: the load that made the last one makes the next.
+// autovacuum starts seen in the database plus whole naptimes. While an
+// autovacuum of the table is at work, the next has no forecast: its
+// counters are reset only when it ends. The duration is the table's last
+// autovacuum seen whole (from its start to the first poll it was no longer
+// at work), scaled by the work the next one will find: the dead rows and
+// the inserts since the last vacuum, at its start, against the last one's.
 
 /** Seconds of counters the rates are measured over. */
 export const FORECAST_WINDOW_S = 60
@@ -48,7 +50,6 @@ export const MIN_SPAN_S = 5
  * @property {string} schemaname
  * @property {string} relname
  * @property {number} startedS   Unix seconds
- * @property {number | null} heapBlksTotal   the table's pages when it began
  */
 
 export class AutovacuumForecast {
@@ -61,7 +62,7 @@ export class AutovacuumForecast {
     this.visits = new Map()
     /** @type {Map<string, AtWork>} the autovacuums at work at the last poll, by table */
     this.atWork = new Map()
-    /** @type {Map<string, { durationS: number, pages: number }>} each table's last autovacuum seen whole */
+    /** @type {Map<string, { durationS: number, work: number }>} each table's last autovacuum seen whole */
     this.lastWhole = new Map()
   }
 
@@ -81,9 +82,10 @@ export class AutovacuumForecast {
     for (const [key, vacuum] of this.atWork) {
       const still = now.get(key)
       if (still && still.startedS === vacuum.startedS) continue
-      if (vacuum.heapBlksTotal !== null && vacuum.heapBlksTotal > 0) {
-        this.lastWhole.set(key, { durationS: nowS - vacuum.startedS, pages: vacuum.heapBlksTotal })
-      }
+      // the work it found: the counters of the last poll before it began
+      const before = (this.windows.get(key) ?? []).filter(o => o.atS <= vacuum.startedS).pop()
+      const work = before ? before.deadTuples + before.inserts : 0
+      if (work > 0) this.lastWhole.set(key, { durationS: nowS - vacuum.startedS, work })
     }
     this.atWork = now
   }
@@ -114,6 +116,7 @@ export class AutovacuumForecast {
     for (const input of inputs) {
       const key = keyOf(/** @type {{ datname: string, schemaname: string, relname: string }} */ (input))
       seen.add(key)
+      const working = this.atWork.has(key)
       const counts = countsOf(input, forced.get(key) ?? { xidsToForce: Infinity, mxidsToForce: Infinity })
       const rates = this.ratesAfter(key, {
         atS: nowS,
@@ -122,21 +125,25 @@ export class AutovacuumForecast {
         xidsToForce: counts.xidsToForce,
         mxidsToForce: counts.mxidsToForce
       })
-      if (rates === null) continue
+      if (rates === null || working) continue
       const next = nextVacuum(paramsOf(input), counts, rates)
       if (next === null) continue
       const visit = this.visits.get(input.datname) ?? null
       const startS =
         startAfter((nowS + next.inS) * 1000, naptimeS, visit === null ? null : visit * 1000, nowS * 1000) / 1000
       const last = this.lastWhole.get(key)
+      // the dead rows and inserts it will find, at the rates until it starts
+      const untilS = Math.max(0, startS - nowS)
+      const work =
+        counts.deadTuples + rates.deadTuples * untilS + (counts.insertsSinceVacuum ?? 0) + rates.inserts * untilS
       rows.push({
         datname: input.datname,
         schemaname: input.schemaname,
         relname: input.relname,
         reason: next.reason,
         crossing_seconds: next.inS,
-        next_seconds: Math.max(0, startS - nowS),
-        duration_seconds: last ? (last.durationS * Math.max(1, counts.relpages)) / last.pages : null,
+        next_seconds: untilS,
+        duration_seconds: last ? (last.durationS * work) / last.work : null,
         forecast_at: nowS
       })
     }

@@ -226,8 +226,7 @@ export class StatsCollector {
                 datname: String(vacuum.datname),
                 schemaname: String(vacuum.schemaname),
                 relname: String(vacuum.relname),
-                startedS: vacuum.query_start,
-                heapBlksTotal: typeof vacuum.heap_blks_total === 'number' ? vacuum.heap_blks_total : null
+                startedS: vacuum.query_start
               }
             ]
           : []

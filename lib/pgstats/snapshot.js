@@ -17,7 +17,7 @@
  * @property {number | null} lastVacuum        Unix seconds, 0 when never
  * @property {number | null} lastAutovacuum    Unix seconds, 0 when never
  * @property {number | null} bloatRatio        catalog estimate, 0 to 1
- * @property {{ reason: string, nextS: number, crossingS: number, durationS: number | null } | null}
+ * @property {{ reason: string, nextS: number, crossingS: number, durationS: number | null, atS: number } | null}
  *   autovacuumForecast  when autovacuum is
  *   forecast to start on it and why (autovacuum-forecast.js); null: no counter moves toward a threshold
  * @property {number} [partitions]             a partitioned table: how many partitions its figures add up
@@ -200,7 +200,13 @@ function forecastOf(row) {
   const nextS = num(row?.next_seconds)
   const crossingS = num(row?.crossing_seconds)
   if (!row || nextS === null || crossingS === null) return null
-  return { reason: String(row.reason), nextS, crossingS, durationS: num(row.duration_seconds) }
+  return {
+    reason: String(row.reason),
+    nextS,
+    crossingS,
+    durationS: num(row.duration_seconds),
+    atS: num(row.forecast_at) ?? Date.now() / 1000
+  }
 }
 
 /**

@@ -262,7 +262,8 @@ function pgFigures(snapshot, table) {
           reason: row.autovacuumForecast.reason,
           next_s: row.autovacuumForecast.nextS,
           crossing_s: row.autovacuumForecast.crossingS,
-          duration_s: row.autovacuumForecast.durationS
+          duration_s: row.autovacuumForecast.durationS,
+          at: row.autovacuumForecast.atS
         }
       : null
   }

@@ -33,9 +33,10 @@
  * @property {number | null} [mxid_age]
  * @property {number} [partitions]    a partitioned table: how many partitions its figures add up
  * @property {VacuumFigures | null} [vacuum]
- * @property {{ reason: string, next_s: number, crossing_s: number, duration_s?: number | null } | null}
+ * @property {{ reason: string, next_s: number, crossing_s: number, duration_s?: number | null, at?: number } | null}
  *   [autovacuum_forecast]  when autovacuum is
- *   forecast to start on the table, and why (lib/pgstats/autovacuum-forecast.js); null: not toward any threshold
+ *   forecast to start on the table, and why (lib/pgstats/autovacuum-forecast.js), made at `at` (Unix
+ *   seconds: the poll's, before the sample's); null: not toward any threshold, or its autovacuum at work
  */
 
 /**

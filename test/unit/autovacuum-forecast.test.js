@@ -69,17 +69,18 @@ t.test('the wraparound vacuum comes when the xids run out first', async t => {
   t.match(rows[0], { reason: 'wraparound', crossing_seconds: 100_001 / 2000 })
 })
 
-t.test("the duration: the table's last autovacuum seen whole, scaled by its pages since", async t => {
+t.test("the duration: the table's last autovacuum seen whole, scaled by the work the next will find", async t => {
   const forecast = new AutovacuumForecast()
-  const atWork = { datname: 'db', schemaname: 'public', relname: 't', startedS: 1005, heapBlksTotal: 500 }
+  const atWork = { datname: 'db', schemaname: 'public', relname: 't', startedS: 1005 }
   let rows = []
   for (let s = 0; s <= 12; s++) {
     forecast.noteAtWork(1000 + s, s >= 5 && s <= 8 ? [atWork] : [])
     rows = forecast.observe(1000 + s, [input(100 * s, 0)], forced(1e8), 60)
+    if (s >= 5 && s <= 8) t.same(rows, [], `${s} s: at work, no forecast of the next`)
   }
   t.equal(forecast.visits.get('db'), 1005, 'its start: a visit of the launcher')
-  // gone at the poll of 1009: 4 s for 500 pages; the table has 1000 now
-  t.equal(rows[0].duration_seconds, 8)
+  // gone at the poll of 1009: 4 s for the 500 dead rows it found; the next finds 1200 and 100 a second until it starts
+  t.equal(rows[0].duration_seconds, (4 * (1200 + 100 * rows[0].next_seconds)) / 500)
   const none = new AutovacuumForecast()
   for (let s = 0; s <= 10; s++) rows = none.observe(s, [input(100 * s, 0)], forced(1e8), 60)
   t.equal(rows[0].duration_seconds, null, 'none seen whole yet: no duration')
