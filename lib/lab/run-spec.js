@@ -50,7 +50,8 @@ import { mixOf } from '../config/mix.js'
 
 /**
  * The defaults of the fields that are not in the settings' table, and of
- * those whose default there is "the workload's" or "none" as an empty list.
+ * those whose default there is "the workload's" (the mix) or "none" as an
+ * empty list (the thresholds).
  * @param {RunSpecGiven} given
  */
 function ownDefaults({ workload, mix }) {
@@ -59,8 +60,6 @@ function ownDefaults({ workload, mix }) {
     mix: mix ?? mixOf(workload.types, workload.weights),
     instance: null,
     startAtMs: null,
-    stages: null,
-    durationS: null,
     pgstattuple: /** @type {const} */ (false),
     thresholds: []
   }
