@@ -126,9 +126,10 @@ export class DiskSpaceWatch {
     this.timer = null
   }
 
-  tick() {
+  async tick() {
+    // the space read just before the check: an episode that starts says the space then, not a second before
+    await this.pollSpace()
     this.check()
-    this.pollSpace()
   }
 
   async pollSpace() {
