@@ -4,8 +4,9 @@ import { describeCauses, describeChange, metricName } from '../analysis/wording.
 // The end table's "what changed" block: at most five lines, one moment the
 // run changed per line (the series that moved most, and how many others
 // moved with it), with what the lab saw then on the same line or, when it
-// does not fit, the next. Only a recorded run has one: the changes come
-// from its samples.
+// does not fit, the next; in time order. When the moments do not all fit,
+// those whose throughput moved, and then those that moved most, are shown.
+// Only a recorded run has one: the changes come from its samples.
 
 export const MAX_LINES = 5
 
@@ -20,18 +21,34 @@ export function changesLines(summary, colours, width) {
   if (!Array.isArray(changes)) return []
   if (changes.length === 0) return [`what changed: ${colours.green('nothing; the run was steady')}`]
   const groups = groupChanges(changes)
-  const lines = [colours.bold('what changed:')]
-  let shown = 0
-  for (const group of groups) {
-    const entry = momentLines(group, width)
-    // keep a line to say how many more there are
-    const reserve = shown + 1 < groups.length ? 1 : 0
-    if (lines.length + entry.length + reserve > MAX_LINES) break
-    lines.push(...entry)
-    shown++
+  const entries = groups.map(group => ({ group, lines: momentLines(group, width) }))
+  const all = entries.reduce((n, e) => n + e.lines.length, 1)
+  // the moments that moved most when they do not all fit, a line kept to say how many more there are
+  const budget = all <= MAX_LINES ? MAX_LINES - 1 : MAX_LINES - 2
+  /** @type {Set<(typeof entries)[number]>} */
+  const chosen = new Set()
+  let used = 0
+  for (const entry of [...entries].sort((a, b) => weight(b.group) - weight(a.group))) {
+    if (used + entry.lines.length > budget) continue
+    chosen.add(entry)
+    used += entry.lines.length
   }
-  if (shown < groups.length) lines.push(`  … ${groups.length - shown} more in summary.json (changes)`)
+  const lines = [colours.bold('what changed:'), ...entries.filter(e => chosen.has(e)).flatMap(e => e.lines)]
+  if (chosen.size < groups.length) lines.push(`  … ${groups.length - chosen.size} more in summary.json (changes)`)
   return lines
+}
+
+/**
+ * How much a moment moved, to choose the moments the block shows: one
+ * whose throughput moved before any other, then by the largest change (a
+ * change from or to nothing, such as a stall, counts as the whole).
+ * @param {{ changes: import('../analysis/explain.js').Change[] }} group
+ */
+function weight({ changes }) {
+  const size = (/** @type {import('../analysis/explain.js').Change} */ c) =>
+    c.effect === null ? 1 : Math.min(1, Math.abs(c.effect))
+  const throughput = changes.filter(c => c.metric === 'throughput')
+  return (throughput.length > 0 ? 2 : 0) + Math.max(0, ...(throughput.length > 0 ? throughput : changes).map(size))
 }
 
 /**
