@@ -78,3 +78,17 @@ export function countsOf(row, { xidsToForce, mxidsToForce }) {
     mxidsToForce
   }
 }
+
+/**
+ * A table's distances to the forced vacuums, from its row of the
+ * collector's xid_tables statement (Infinity when unknown).
+ * @param {Record<string, unknown> | undefined} row
+ * @returns {{ xidsToForce: number, mxidsToForce: number }}
+ */
+export function forcedOf(row) {
+  const far = (/** @type {unknown} */ value) => (typeof value === 'number' ? value : Infinity)
+  return {
+    xidsToForce: far(row?.tx_until_wraparound_autovacuum),
+    mxidsToForce: far(row?.mxid_until_wraparound_autovacuum)
+  }
+}

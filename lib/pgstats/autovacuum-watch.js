@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { connectWithin } from '../pg/connection.js'
 import { pollQueries } from './queries.js'
 import { parseRows } from './rows.js'
-import { countsOf, paramsOf } from './autovacuum-sql.js'
+import { countsOf, forcedOf, paramsOf } from './autovacuum-sql.js'
 import { keyOf } from './autovacuum-forecast.js'
 import { outlookOf, withSettings } from './autovacuum-whatif.js'
 
@@ -67,8 +67,8 @@ export async function watchForecast(connectionString, { watchS, changes, table }
 function forecastOf(row, { before, after, watchS, naptimeS, changes }) {
   const key = keyOf(/** @type {any} */ (row))
   const earlier = before.autovacuum_inputs.find(r => keyOf(/** @type {any} */ (r)) === key)
-  const counts = countsOf(row, forcedOf(after, key))
-  const first = countsOf(earlier ?? row, forcedOf(before, key))
+  const counts = countsOf(row, forcedIn(after, key))
+  const first = countsOf(earlier ?? row, forcedIn(before, key))
   const vacuumed =
     counts.deadTuples < first.deadTuples || (counts.insertsSinceVacuum ?? 0) < (first.insertsSinceVacuum ?? 0)
   const per = (/** @type {number} */ a, /** @type {number} */ b) => (vacuumed ? 0 : Math.max(0, (b - a) / watchS))
@@ -91,15 +91,10 @@ function forecastOf(row, { before, after, watchS, naptimeS, changes }) {
 }
 
 /**
- * The table's distances to the forced vacuums in a read (Infinity when unknown).
+ * The table's distances to the forced vacuums in a read.
  * @param {Record<string, import('./rows.js').Row[]>} sections
  * @param {string} key
  */
-function forcedOf(sections, key) {
-  const row = sections.xid_tables.find(r => keyOf(/** @type {any} */ (r)) === key)
-  const far = (/** @type {unknown} */ v) => (typeof v === 'number' ? v : Infinity)
-  return {
-    xidsToForce: far(row?.tx_until_wraparound_autovacuum),
-    mxidsToForce: far(row?.mxid_until_wraparound_autovacuum)
-  }
+function forcedIn(sections, key) {
+  return forcedOf(sections.xid_tables.find(r => keyOf(/** @type {any} */ (r)) === key))
 }

@@ -20,6 +20,7 @@ import { registerSelfMetrics } from './self-metrics.js'
 import { buildSnapshot } from './snapshot.js'
 import { FIND_EXTENSION, EXACT_EVERY_MS, scanExactBloat } from './pgstattuple.js'
 import { AutovacuumForecast, keyOf } from './autovacuum-forecast.js'
+import { forcedOf } from './autovacuum-sql.js'
 
 /**
  * @typedef {object} StatsCollectorOptions
@@ -232,16 +233,7 @@ export class StatsCollector {
           : []
       )
     )
-    const far = (/** @type {unknown} */ value) => (typeof value === 'number' ? value : Infinity)
-    const forced = new Map(
-      this.rows('xid_tables').map(row => [
-        keyOf(/** @type {any} */ (row)),
-        {
-          xidsToForce: far(row.tx_until_wraparound_autovacuum),
-          mxidsToForce: far(row.mxid_until_wraparound_autovacuum)
-        }
-      ])
-    )
+    const forced = new Map(this.rows('xid_tables').map(row => [keyOf(/** @type {any} */ (row)), forcedOf(row)]))
     const naptimeS = Number(this.rows('settings')[0]?.autovacuum_naptime_seconds ?? 60)
     this.store('autovacuum_forecast', this.forecast.observe(nowS, inputs, forced, naptimeS))
   }
