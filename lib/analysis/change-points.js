@@ -1,4 +1,4 @@
-import { effectOf, levelOf } from './levels.js'
+import { SortedWindow, effectOf, levelOf } from './levels.js'
 import { checkOptions, present } from './change-point-input.js'
 import { normalTail, prewhiten, scanInterval, shiftZ } from './change-scan.js'
 import { noiseOf } from './series-noise.js'
@@ -111,8 +111,10 @@ const LOPSIDED_POINTS = 4000
 function lopsided(z, half) {
   const stride = Math.ceil(z.length / LOPSIDED_POINTS)
   const residuals = new Float64Array(Math.ceil(z.length / stride))
+  const window = new SortedWindow(z, 2 * half + 1)
   for (let k = 0, i = 0; i < z.length; k++, i += stride) {
-    residuals[k] = z[i] - levelOf(z, Math.max(0, i - half), Math.min(z.length, i + half + 1)).median
+    window.moveTo(Math.max(0, i - half), Math.min(z.length, i + half + 1))
+    residuals[k] = z[i] - window.median()
   }
   residuals.sort()
   const at = (/** @type {number} */ q) => residuals[Math.min(residuals.length - 1, Math.floor(q * residuals.length))]

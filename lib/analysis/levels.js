@@ -100,3 +100,71 @@ export function levelsDiffer(before, after, minEffect, floor) {
   const disjoint = before.high < after.low || after.high < before.low
   return disjoint && Math.abs(effectOf(before, after, floor)) >= minEffect
 }
+
+/**
+ * The values of a window sliding forward over a series, kept sorted as it
+ * moves: the level of each window of a scan without sorting it afresh (a
+ * value in and a value out cost a binary search and a shift each, where a
+ * sort of the window costs w·log w). The series' values must be finite.
+ */
+export class SortedWindow {
+  /**
+   * @param {ArrayLike<number>} x
+   * @param {number} capacity   the most values the window ever holds
+   */
+  constructor(x, capacity) {
+    this.x = x
+    this.sorted = new Float64Array(Math.max(0, capacity))
+    this.size = 0
+    this.from = 0
+    this.to = 0
+  }
+
+  /**
+   * Moves the window to x[from, to); neither end moves back.
+   * @param {number} from
+   * @param {number} to
+   */
+  moveTo(from, to) {
+    while (this.from < from && this.from < this.to) this.remove(this.x[this.from++])
+    if (this.from < from) this.from = this.to = from
+    while (this.to < to) this.insert(this.x[this.to++])
+  }
+
+  /** @returns {Level} */
+  level() {
+    return levelOfSorted(this.sorted, 0, this.size)
+  }
+
+  median() {
+    const half = this.size >> 1
+    return this.size % 2 === 1 ? this.sorted[half] : (this.sorted[half - 1] + this.sorted[half]) / 2
+  }
+
+  /** @param {number} value */
+  insert(value) {
+    let low = 0
+    let high = this.size
+    while (low < high) {
+      const mid = (low + high) >> 1
+      if (this.sorted[mid] <= value) low = mid + 1
+      else high = mid
+    }
+    this.sorted.copyWithin(low + 1, low, this.size)
+    this.sorted[low] = value
+    this.size++
+  }
+
+  /** @param {number} value */
+  remove(value) {
+    let low = 0
+    let high = this.size
+    while (low < high) {
+      const mid = (low + high) >> 1
+      if (this.sorted[mid] < value) low = mid + 1
+      else high = mid
+    }
+    this.sorted.copyWithin(low, low + 1, this.size)
+    this.size--
+  }
+}

@@ -1,4 +1,4 @@
-import { levelOf, levelsDiffer } from './levels.js'
+import { SortedWindow, levelOf, levelsDiffer } from './levels.js'
 import { normalTail } from './change-scan.js'
 import { RHO_MAX } from './series-noise.js'
 
@@ -42,10 +42,14 @@ export function mosumSplits(series) {
     const spread = noise * Math.sqrt(2 / bandwidth) * 1.2533
     /** @type {{ at: number, pValue: number, z: number } | null} */
     let run = null
+    const beforeWindow = new SortedWindow(x, bandwidth)
+    const afterWindow = new SortedWindow(x, bandwidth)
     for (let t = bandwidth; t + bandwidth <= x.length; t++) {
       let candidate = null
-      const before = levelOf(x, t - bandwidth, t)
-      const after = levelOf(x, t, t + bandwidth)
+      beforeWindow.moveTo(t - bandwidth, t)
+      afterWindow.moveTo(t, t + bandwidth)
+      const before = beforeWindow.level()
+      const after = afterWindow.level()
       const z = spread > 0 ? Math.abs(after.median - before.median) / spread : Infinity
       // Beyond the noise, or, where the noise is high (a loaded machine),
       // a window wholly above the other with medians COLLAPSE_RATIO times
@@ -149,8 +153,10 @@ function separated(x, from, at, to) {
  */
 function noiseScale(x, half) {
   const residuals = new Float64Array(x.length)
+  const window = new SortedWindow(x, 2 * half + 1)
   for (let i = 0; i < x.length; i++) {
-    residuals[i] = x[i] - levelOf(x, Math.max(0, i - half), Math.min(x.length, i + half + 1)).median
+    window.moveTo(Math.max(0, i - half), Math.min(x.length, i + half + 1))
+    residuals[i] = x[i] - window.median()
   }
   const absolute = Float64Array.from(residuals, Math.abs).sort()
   const mad = absolute[Math.floor(absolute.length / 2)]

@@ -66,7 +66,7 @@ export function medianOf(values) {
  * @param {Float64Array} a
  * @param {number} k
  */
-function select(a, k) {
+export function select(a, k) {
   let low = 0
   let high = a.length - 1
   while (low < high) {

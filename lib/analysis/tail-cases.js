@@ -1,6 +1,7 @@
 import { findChangePoints } from './change-points.js'
 import { normal, seeded } from './series-cases.js'
 import { MIN_EFFECT } from './explain.js'
+import { select } from './series-noise.js'
 
 // Known-answer series for a request type's p99: a steady load whose requests
 // draw their latencies from one heavy-tailed distribution, and each point
@@ -43,8 +44,7 @@ export function tailSeries(setting, rand) {
   for (let p = 0; p < setting.points; p++) {
     machine = MACHINE_RHO * machine + innovation * normal(rand)
     for (let i = 0; i < setting.requests; i++) latencies[i] = latency(setting, machine, rand)
-    latencies.sort()
-    values.push(latencies[rank])
+    values.push(select(latencies, rank))
   }
   return values
 }
