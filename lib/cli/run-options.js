@@ -133,55 +133,17 @@ export function runBuilder(y, workloadSpecs = {}) {
 /** The names run uses itself: a workload's options may not take them. */
 export const RUN_OPTION_NAMES = new Set([
   'pg-url',
-  'http-port',
-  'p',
-  'http-host',
-  'workload',
-  'w',
-  'file',
-  'f',
-  'builtin',
-  'b',
-  'select-only',
-  'S',
-  'skip-some-updates',
-  'N',
-  'define',
-  'D',
-  'scale',
-  's',
-  'random-seed',
-  'n',
-  'vacuum',
-  'duration',
-  'd',
-  'T',
-  'instance',
-  'start-at',
-  'json',
-  'progress',
-  'P',
-  'reset',
-  'data-dir',
-  'profile',
-  'pg-port',
-  'pg-version',
-  'offline',
-  'disk-limit',
-  'zfs-interval',
-  'connect-timeout',
-  'shutdown-timeout',
-  'verify-timeout',
-  'events',
-  'record',
-  'schedule',
-  'control-token',
-  'threshold-abort',
-  'pg-stats',
-  'pgstattuple',
-  'pgstattuple-approx',
   'log-level',
   'help',
   'version',
-  ...settingFlagNames()
+  ...settingFlagNames(),
+  ...optionNames({ ...COMMAND_OPTIONS, ...statsOptions })
 ])
+
+/**
+ * Every name and alias of some options.
+ * @param {Record<string, import('yargs').Options>} options
+ */
+function optionNames(options) {
+  return Object.entries(options).flatMap(([name, spec]) => [name, ...[spec.alias ?? []].flat()])
+}
