@@ -1,12 +1,19 @@
 // The autovacuum forecast checked against what the server then did: each
 // autovacuum of the run's table that started, matched to the forecast the
 // samples held LEAD_S seconds before it (or, when the run was younger, the
-// earliest one after the table's previous vacuum), and the error of the
-// start. What a recorded run's summary says of its forecasts
-// (summary.json autovacuum_forecast; docs/autovacuum-forecast.md).
+// earliest one after the table's previous vacuum), and the error of its
+// start and of its duration. The starts and durations are the server log's
+// where it is local (log_autovacuum_min_duration: each entry's end and
+// elapsed time, to the millisecond), and the samples' vacuum progress
+// otherwise or for a vacuum the log does not have (still running at the
+// end, or shorter than the setting): to the sampling interval. What a
+// recorded run's summary says of its forecasts (summary.json
+// autovacuum_forecast; docs/autovacuum-forecast.md).
 import path from 'node:path'
 import { round } from '../helpers/numbers.js'
 import { readNdjson } from '../recorder/ndjson.js'
+import { readLogFrom } from '../recorder/vacuums.js'
+import { autovacuumsInLog } from '../pgstats/vacuum-report.js'
 import { medianOf } from './series-noise.js'
 
 /** How long before a start the forecast it is checked against was made. */
@@ -21,6 +28,16 @@ export const LEAD_S = 60
  * @property {number} error_s        the start less the forecast start: positive, later than forecast
  * @property {number | null} duration_s           how long it ran (null: still running at the end of the run)
  * @property {number | null} forecast_duration_s  how long the forecast said (null: it had no duration yet)
+ * @property {'server log' | 'progress'} source    where the start and duration were read
+ */
+
+/**
+ * An autovacuum of the table as the server ran it.
+ * @typedef {object} Start
+ * @property {number} startedS             epoch seconds
+ * @property {number | null} durationS     null: still running at the end of the run
+ * @property {string} mode                 autovacuum or wraparound
+ * @property {'server log' | 'progress'} source
  */
 
 /**
@@ -38,40 +55,33 @@ export const LEAD_S = 60
 /**
  * @param {import('../recorder/records.js').Sample[]} samples
  * @param {number | null} naptimeS   the server's autovacuum_naptime (run.json settings)
+ * @param {Start[]} [logged]          the table's autovacuums in the server log (loggedStarts)
  * @returns {ForecastCheck}
  */
-export function checkForecasts(samples, naptimeS) {
+export function checkForecasts(samples, naptimeS, logged = []) {
+  const starts = mergeStarts(logged, progressStarts(samples))
   /** @type {ForecastError[]} */
   const errors = []
-  let starts = 0
   let previousStartS = -Infinity
-  /** @type {Set<number>} */
-  const seen = new Set()
-  for (const sample of samples) {
-    const vacuum = sample.pg?.vacuum
-    const startedS = vacuum?.started_at
-    if (!vacuum || typeof startedS !== 'number' || seen.has(startedS)) continue
-    if (vacuum.mode !== 'autovacuum' && vacuum.mode !== 'wraparound') continue
-    seen.add(startedS)
-    starts++
-    const forecast = forecastBefore(samples, startedS, previousStartS)
-    previousStartS = startedS
+  for (const start of starts) {
+    const forecast = forecastBefore(samples, start.startedS, previousStartS)
+    previousStartS = start.startedS
     if (!forecast) continue
-    const durationS = durationOf(samples, startedS)
     errors.push({
-      started_at: new Date(startedS * 1000).toISOString(),
+      started_at: new Date(start.startedS * 1000).toISOString(),
       reason: forecast.reason,
-      mode: vacuum.mode,
-      lead_s: round(startedS - forecast.atS, 1),
-      error_s: round(startedS - (forecast.atS + forecast.nextS), 1),
-      duration_s: durationS === null ? null : round(durationS, 1),
-      forecast_duration_s: forecast.durationS === null ? null : round(forecast.durationS, 1)
+      mode: start.mode,
+      lead_s: round(start.startedS - forecast.atS, 1),
+      error_s: round(start.startedS - (forecast.atS + forecast.nextS), 1),
+      duration_s: start.durationS === null ? null : round(start.durationS, 2),
+      forecast_duration_s: forecast.durationS === null ? null : round(forecast.durationS, 2),
+      source: start.source
     })
   }
   const durations = errors.filter(e => e.duration_s !== null && e.forecast_duration_s !== null)
   const absolute = errors.map(e => Math.abs(e.error_s))
   return {
-    starts,
+    starts: starts.length,
     checked: errors.length,
     within_naptime: naptimeS === null || errors.length === 0 ? null : absolute.filter(e => e <= naptimeS).length,
     median_abs_error_s: absolute.length === 0 ? null : round(medianOf(Float64Array.from(absolute)), 1),
@@ -87,6 +97,62 @@ export function checkForecasts(samples, naptimeS) {
           ).length,
     errors
   }
+}
+
+/** A start in the progress view this close to a logged one is that vacuum. */
+const SAME_START_S = 2
+
+/**
+ * The logged starts, and those the samples saw that the log does not have,
+ * in time order.
+ * @param {Start[]} logged
+ * @param {Start[]} progress
+ */
+function mergeStarts(logged, progress) {
+  const unlogged = progress.filter(p => logged.every(l => Math.abs(l.startedS - p.startedS) > SAME_START_S))
+  return [...logged, ...unlogged].sort((a, b) => a.startedS - b.startedS)
+}
+
+/**
+ * The autovacuums of the table the samples saw at work (pg_stat_progress_vacuum).
+ * @param {import('../recorder/records.js').Sample[]} samples
+ * @returns {Start[]}
+ */
+function progressStarts(samples) {
+  /** @type {Start[]} */
+  const starts = []
+  /** @type {Set<number>} */
+  const seen = new Set()
+  for (const sample of samples) {
+    const vacuum = sample.pg?.vacuum
+    const startedS = vacuum?.started_at
+    if (!vacuum || typeof startedS !== 'number' || seen.has(startedS)) continue
+    if (vacuum.mode !== 'autovacuum' && vacuum.mode !== 'wraparound') continue
+    seen.add(startedS)
+    starts.push({ startedS, durationS: durationOf(samples, startedS), mode: vacuum.mode, source: 'progress' })
+  }
+  return starts
+}
+
+/**
+ * The table's autovacuums in the part of the server log written during the
+ * run: each entry's end less its elapsed time.
+ * @param {string} text
+ * @param {string} table   table or schema.table
+ * @returns {Start[]}
+ */
+export function loggedStarts(text, table) {
+  const wanted = table.includes('.') ? table : `public.${table}`
+  return autovacuumsInLog(text).flatMap(({ ts, report }) => {
+    const endS = ts === null ? NaN : Date.parse(ts) / 1000
+    const elapsed = report.elapsed_s
+    if (!Number.isFinite(endS) || elapsed === null || report.relation.split('.').slice(1).join('.') !== wanted) {
+      return []
+    }
+    return [
+      { startedS: endS - elapsed, durationS: elapsed, mode: report.mode, source: /** @type {const} */ ('server log') }
+    ]
+  })
 }
 
 /**
@@ -133,16 +199,19 @@ function forecastBefore(samples, startS, previousStartS) {
 }
 
 /**
- * The check of a recorded run, from its samples.
+ * The check of a recorded run, from its samples and, when the server's log
+ * is local, the autovacuums it logged.
  * @param {string} recordDir
  * @param {string | null} naptime   autovacuum_naptime as the server shows it (run.json settings: 1min, 15s)
+ * @param {{ logMark: { file: string, offset: number } | null, table: string | null }} log
  * @returns {Promise<ForecastCheck>}
  */
-export async function recordedForecastCheck(recordDir, naptime) {
+export async function recordedForecastCheck(recordDir, naptime, { logMark, table }) {
   const samples = /** @type {import('../recorder/records.js').Sample[]} */ (
     await readNdjson(path.join(recordDir, 'samples.ndjson'))
   )
-  return checkForecasts(samples, naptime === null ? null : secondsOf(naptime))
+  const logged = logMark && table ? loggedStarts(await readLogFrom(logMark), table) : []
+  return checkForecasts(samples, naptime === null ? null : secondsOf(naptime), logged)
 }
 
 const UNITS = /** @type {Record<string, number>} */ ({ ms: 0.001, s: 1, min: 60, h: 3600, d: 86400, '': 1 })

@@ -412,7 +412,8 @@ export class LoadSession {
    */
   async forecastCheck(recordDir) {
     const { recordedForecastCheck } = await import('../analysis/forecast-check.js')
-    return recordedForecastCheck(recordDir, this.settings.autovacuum_naptime ?? null).catch(err => ({
+    const log = { logMark: this.logMark ?? null, table: this.spec.workload.table }
+    return recordedForecastCheck(recordDir, this.settings.autovacuum_naptime ?? null, log).catch(err => ({
       error: errorMessage(err)
     }))
   }

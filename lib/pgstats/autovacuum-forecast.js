@@ -11,9 +11,10 @@ import { countsOf, paramsOf } from './autovacuum-sql.js'
 // autovacuum starts seen in the database plus whole naptimes. While an
 // autovacuum of the table is at work, the next has no forecast: its
 // counters are reset only when it ends. The duration is the table's last
-// autovacuum seen whole (from its start to the first poll it was no longer
-// at work), scaled by the work the next one will find: the dead rows and
-// the inserts since the last vacuum, at its start, against the last one's.
+// autovacuum seen whole (from its start to its end, pg_stat_all_tables'
+// last_autovacuum, or else to the first poll it was no longer at work),
+// scaled by the work the next one will find: the dead rows and the inserts
+// since the last vacuum, at its start, against the last one's.
 
 /** Seconds of counters the rates are measured over. */
 export const FORECAST_WINDOW_S = 60
@@ -68,11 +69,13 @@ export class AutovacuumForecast {
 
   /**
    * The autovacuums at work at this poll: each one's start is a visit of
-   * the launcher; one gone since the last poll ended by now.
+   * the launcher; one gone since the last poll ended by now, at its
+   * table's last autovacuum end when that is after its start.
    * @param {number} nowS
    * @param {AtWork[]} vacuums
+   * @param {Map<string, number>} [lastEnds]   each table's last autovacuum end, Unix seconds, by key (keyOf)
    */
-  noteAtWork(nowS, vacuums) {
+  noteAtWork(nowS, vacuums, lastEnds = new Map()) {
     /** @type {Map<string, AtWork>} */
     const now = new Map()
     for (const vacuum of vacuums) {
@@ -85,7 +88,9 @@ export class AutovacuumForecast {
       // the work it found: the counters of the last poll before it began
       const before = (this.windows.get(key) ?? []).filter(o => o.atS <= vacuum.startedS).pop()
       const work = before ? before.deadTuples + before.inserts : 0
-      if (work > 0) this.lastWhole.set(key, { durationS: nowS - vacuum.startedS, work })
+      const endS = lastEnds.get(key) ?? NaN
+      const durationS = endS >= vacuum.startedS && endS <= nowS ? endS - vacuum.startedS : nowS - vacuum.startedS
+      if (work > 0) this.lastWhole.set(key, { durationS, work })
     }
     this.atWork = now
   }

@@ -23,6 +23,7 @@ export function autovacuumInputsSql({ inserts, capped }) {
   c.reltuples::float8 AS reltuples, c.relpages::bigint AS relpages,
   ${capped ? 'c.relallfrozen::bigint' : 'NULL::bigint'} AS relallfrozen,
   s.n_dead_tup, ${inserts ? 's.n_ins_since_vacuum' : 'NULL::bigint AS n_ins_since_vacuum'}, s.n_mod_since_analyze,
+  extract(epoch FROM s.last_autovacuum)::float8 AS last_autovacuum_end,
   current_setting('autovacuum')::bool
     AND coalesce((SELECT split_part(o, '=', 2) FROM unnest(c.reloptions) o
       WHERE o LIKE 'autovacuum_enabled=%')::bool, true) AS enabled,

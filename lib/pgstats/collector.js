@@ -231,6 +231,13 @@ export class StatsCollector {
               }
             ]
           : []
+      ),
+      new Map(
+        inputs.flatMap(row =>
+          typeof row.last_autovacuum_end === 'number'
+            ? [[keyOf(/** @type {any} */ (row)), row.last_autovacuum_end]]
+            : []
+        )
       )
     )
     const forced = new Map(this.rows('xid_tables').map(row => [keyOf(/** @type {any} */ (row)), forcedOf(row)]))

@@ -33,6 +33,7 @@
  * @property {number | null} wal_records
  * @property {number | null} wal_fpi
  * @property {number | null} wal_bytes
+ * @property {number | null} elapsed_s   wall time, from start to end ("system usage: … elapsed: 0.05 s")
  */
 
 const REPORT_HEAD =
@@ -109,6 +110,8 @@ export function parseVacuumReport(text) {
       report.wal_records = Number(m[1])
       report.wal_fpi = Number(m[2])
       report.wal_bytes = Number(m[3])
+    } else if ((m = /^system usage: .*\belapsed: ([\d.]+) s/.exec(line))) {
+      report.elapsed_s = Number(m[1])
     }
   }
   return report
@@ -285,6 +288,7 @@ function unreportedFigures() {
     buffer_dirtied: /** @type {number | null} */ (null),
     wal_records: /** @type {number | null} */ (null),
     wal_fpi: /** @type {number | null} */ (null),
-    wal_bytes: /** @type {number | null} */ (null)
+    wal_bytes: /** @type {number | null} */ (null),
+    elapsed_s: /** @type {number | null} */ (null)
   }
 }

@@ -85,3 +85,24 @@ t.test("the duration: the table's last autovacuum seen whole, scaled by the work
   for (let s = 0; s <= 10; s++) rows = none.observe(s, [input(100 * s, 0)], forced(1e8), 60)
   t.equal(rows[0].duration_seconds, null, 'none seen whole yet: no duration')
 })
+
+t.test(
+  "the last one's end: the table's last_autovacuum when the poll has it, not the poll that no longer saw it",
+  async t => {
+    const forecast = new AutovacuumForecast()
+    const atWork = { datname: 'db', schemaname: 'public', relname: 't', startedS: 1005 }
+    const key = keyOf(atWork)
+    let rows = []
+    for (let s = 0; s <= 12; s++) {
+      // it ended at 1006.25: the poll of 1007 has that end, the polls before it the previous vacuum's
+      const lastEnds = new Map([[key, s >= 7 ? 1006.25 : 900]])
+      forecast.noteAtWork(1000 + s, s >= 5 && s <= 6 ? [atWork] : [], lastEnds)
+      rows = forecast.observe(1000 + s, [input(100 * s, 0)], forced(1e8), 60)
+    }
+    t.equal(
+      rows[0].duration_seconds,
+      (1.25 * (1200 + 100 * rows[0].next_seconds)) / 500,
+      '1.25 s for its 500 dead rows'
+    )
+  }
+)

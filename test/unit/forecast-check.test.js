@@ -1,7 +1,7 @@
 // The autovacuum forecast checked against the starts (lib/analysis/
 // forecast-check.js), on samples made up with known forecasts and starts.
 import t from 'tap'
-import { LEAD_S, checkForecasts, secondsOf } from '../../lib/analysis/forecast-check.js'
+import { LEAD_S, checkForecasts, loggedStarts, secondsOf } from '../../lib/analysis/forecast-check.js'
 
 const T0 = Date.parse('2026-11-28T10:00:00Z') / 1000
 
@@ -115,4 +115,71 @@ t.test("the server's naptime as current_setting shows it", async t => {
   t.equal(secondsOf('500ms'), 0.5)
   t.equal(secondsOf('30'), 30)
   t.equal(secondsOf('soon'), null)
+})
+
+/**
+ * An autovacuum entry of the server log, as log_autovacuum_min_duration
+ * writes it (the %m prefix, continuation lines after a tab).
+ * @param {string} endedAt   the prefix's time
+ * @param {string} relation
+ * @param {number} elapsedS
+ * @param {string} [kind]
+ */
+function logEntry(endedAt, relation, elapsedS, kind = 'automatic vacuum of table') {
+  return [
+    `${endedAt} UTC [4242] LOG:  ${kind} "${relation}": index scans: 1`,
+    '\tpages: 0 removed, 120 remain, 120 scanned (100.00% of total)',
+    '\ttuples: 500 removed, 10000 remain, 0 are dead but not yet removable',
+    '\tbuffer usage: 300 hits, 0 misses, 10 dirtied',
+    '\tWAL usage: 100 records, 0 full page images, 20000 bytes',
+    `\tsystem usage: CPU: user: 0.01 s, system: 0.00 s, elapsed: ${elapsedS.toFixed(2)} s`
+  ].join('\n')
+}
+
+t.test("the server log's starts and durations: its end less its elapsed time, to the millisecond", async t => {
+  const log = [
+    logEntry('2026-11-28 10:03:20.250', 'test.public.manta', 0.25),
+    logEntry('2026-11-28 10:03:30.000', 'test.public.other', 1),
+    logEntry(
+      '2026-11-28 10:06:41.500',
+      'test.public.manta',
+      1.5,
+      'automatic aggressive vacuum to prevent wraparound of table'
+    ),
+    '2026-11-28 10:07:00.000 UTC [1] LOG:  checkpoint complete'
+  ].join('\n')
+  const starts = loggedStarts(log, 'manta')
+  t.same(
+    starts.map(s => [s.startedS - T0, s.durationS, s.mode, s.source]),
+    [
+      [200, 0.25, 'autovacuum', 'server log'],
+      [400, 1.5, 'wraparound', 'server log']
+    ],
+    "the table's two, not the other table's"
+  )
+  t.same(loggedStarts(log, 'public.manta').length, 2, 'schema.table names the same table')
+
+  // the samples saw the first at work for 2 s (so 1.5 s long to them) and a third the log does not have, still running at the end
+  const forecastAt = (/** @type {number} */ s) => ({
+    reason: 'dead_rows',
+    next_s: 200 - s,
+    crossing_s: 0,
+    duration_s: 0.3
+  })
+  const seen = samples(500, forecastAt, [
+    { at: 200, mode: 'autovacuum' },
+    { at: 497, mode: 'autovacuum' }
+  ])
+  const check = checkForecasts(seen, 60, starts)
+  t.equal(check.starts, 3, 'the logged two and the one only the samples saw')
+  t.same(
+    check.errors.map(e => [e.source, e.duration_s]),
+    [
+      ['server log', 0.25],
+      ['server log', 1.5],
+      ['progress', null]
+    ],
+    "the logged vacuum's duration is the log's, not the samples'"
+  )
+  t.equal(check.durations_within_30pct, 1, '0.25 s within 30 % of the forecast 0.3 s')
 })
