@@ -13,8 +13,13 @@ import { countsOf, paramsOf } from './autovacuum-sql.js'
 // counters are reset only when it ends. The duration is the table's last
 // autovacuum seen whole (from its start to its end, pg_stat_all_tables'
 // last_autovacuum, or else to the first poll it was no longer at work),
-// scaled by the work the next one will find: the dead rows and the inserts
-// since the last vacuum, at its start, against the last one's.
+// scaled by the larger of two ratios: the work the next one will find (the
+// dead rows and the inserts since the last vacuum, at its start) against
+// the last one's, and the table's size with its indexes then
+// (pg_total_relation_size, grown at its rate) against its size at the
+// last one's start. A vacuum reads the pages it must clean, and every page
+// of each index at each index pass: a table whose updates touch every page
+// costs more as it grows, whatever the dead rows.
 
 /** Seconds of counters the rates are measured over. */
 export const FORECAST_WINDOW_S = 60
@@ -29,6 +34,7 @@ export const MIN_SPAN_S = 5
  * @property {number} inserts        n_ins_since_vacuum (0 before 13)
  * @property {number} xidsToForce
  * @property {number} mxidsToForce
+ * @property {number | null} totalBytes   the table with its indexes and TOAST (null: not read)
  */
 
 /**
@@ -63,7 +69,10 @@ export class AutovacuumForecast {
     this.visits = new Map()
     /** @type {Map<string, AtWork>} the autovacuums at work at the last poll, by table */
     this.atWork = new Map()
-    /** @type {Map<string, { durationS: number, work: number }>} each table's last autovacuum seen whole */
+    /**
+     * each table's last autovacuum seen whole
+     * @type {Map<string, { durationS: number, work: number, totalBytes: number | null }>}
+     */
     this.lastWhole = new Map()
   }
 
@@ -90,7 +99,7 @@ export class AutovacuumForecast {
       const work = before ? before.deadTuples + before.inserts : 0
       const endS = lastEnds.get(key) ?? NaN
       const durationS = endS >= vacuum.startedS && endS <= nowS ? endS - vacuum.startedS : nowS - vacuum.startedS
-      if (work > 0) this.lastWhole.set(key, { durationS, work })
+      if (work > 0) this.lastWhole.set(key, { durationS, work, totalBytes: before?.totalBytes ?? null })
     }
     this.atWork = now
   }
@@ -128,7 +137,8 @@ export class AutovacuumForecast {
         deadTuples: counts.deadTuples,
         inserts: counts.insertsSinceVacuum ?? 0,
         xidsToForce: counts.xidsToForce,
-        mxidsToForce: counts.mxidsToForce
+        mxidsToForce: counts.mxidsToForce,
+        totalBytes: typeof input.total_bytes === 'number' ? input.total_bytes : null
       })
       if (rates === null || working) continue
       const next = nextVacuum(paramsOf(input), counts, rates)
@@ -136,11 +146,7 @@ export class AutovacuumForecast {
       const visit = this.visits.get(input.datname) ?? null
       const startS =
         startAfter((nowS + next.inS) * 1000, naptimeS, visit === null ? null : visit * 1000, nowS * 1000) / 1000
-      const last = this.lastWhole.get(key)
-      // the dead rows and inserts it will find, at the rates until it starts
       const untilS = Math.max(0, startS - nowS)
-      const work =
-        counts.deadTuples + rates.deadTuples * untilS + (counts.insertsSinceVacuum ?? 0) + rates.inserts * untilS
       rows.push({
         datname: input.datname,
         schemaname: input.schemaname,
@@ -148,12 +154,40 @@ export class AutovacuumForecast {
         reason: next.reason,
         crossing_seconds: next.inS,
         next_seconds: untilS,
-        duration_seconds: last ? (last.durationS * work) / last.work : null,
+        duration_seconds: this.durationOf(key, counts, rates, untilS),
         forecast_at: nowS
       })
     }
     for (const key of this.windows.keys()) if (!seen.has(key)) this.windows.delete(key)
     return rows
+  }
+
+  /**
+   * How long the table's next autovacuum will run, starting in untilS: the
+   * last one's duration scaled by the larger of the work ratio and the size
+   * ratio; null before one was seen whole.
+   * @param {string} key
+   * @param {import('./autovacuum-rule.js').TableCounts} counts
+   * @param {import('./autovacuum-rule.js').CounterRates} rates
+   * @param {number} untilS
+   */
+  durationOf(key, counts, rates, untilS) {
+    const last = this.lastWhole.get(key)
+    if (!last) return null
+    // the dead rows and inserts it will find, at the rates until it starts
+    const work =
+      counts.deadTuples + rates.deadTuples * untilS + (counts.insertsSinceVacuum ?? 0) + rates.inserts * untilS
+    const window = this.windows.get(key) ?? []
+    const first = window[0]
+    const now = window[window.length - 1]
+    const bytesNow = now?.totalBytes ?? null
+    let sizeRatio = 0
+    const bytesFirst = first?.totalBytes ?? null
+    if (bytesNow !== null && bytesFirst !== null && last.totalBytes && now.atS > first.atS) {
+      const growth = Math.max(0, (bytesNow - bytesFirst) / (now.atS - first.atS))
+      sizeRatio = (bytesNow + growth * untilS) / last.totalBytes
+    }
+    return last.durationS * Math.max(work / last.work, sizeRatio)
   }
 
   /**

@@ -215,7 +215,13 @@ export class StatsCollector {
    * autovacuum workers at work, whose starts are the launcher's visits.
    */
   forecastAutovacuum() {
-    const inputs = this.rows('autovacuum_inputs')
+    const sizes = new Map(this.rows('relation_size').map(row => [keyOf(/** @type {any} */ (row)), row.total_bytes]))
+    // each table's size with its indexes, which the duration scales with
+    /** @type {Record<string, any>[]} */
+    const inputs = this.rows('autovacuum_inputs').map(row => ({
+      ...row,
+      total_bytes: sizes.get(keyOf(/** @type {any} */ (row))) ?? null
+    }))
     if (inputs.length === 0) return
     const nowS = Date.now() / 1000
     this.forecast.noteAtWork(

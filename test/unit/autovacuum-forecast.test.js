@@ -106,3 +106,32 @@ t.test(
     )
   }
 )
+
+t.test('the duration scales with the table when it grew more than the work: the indexes are read whole', async t => {
+  const forecast = new AutovacuumForecast()
+  const atWork = { datname: 'db', schemaname: 'public', relname: 't', startedS: 1005 }
+  let rows = []
+  for (let s = 0; s <= 12; s++) {
+    // 10 MB until the vacuum's start, then growing 10 MB a second; the dead rows at 100 a second as before
+    const row = { ...input(100 * s, 0), total_bytes: Math.max(1, s - 4) * 10e6 }
+    forecast.noteAtWork(1000 + s, s >= 5 && s <= 6 ? [atWork] : [], new Map([[KEY, s >= 7 ? 1007 : 900]]))
+    rows = forecast.observe(1000 + s, [row], forced(1e8), 60)
+  }
+  const untilS = rows[0].next_seconds
+  const work = (1200 + 100 * untilS) / 500
+  // grown 70 MB over the 12 s window: at that rate until the start
+  const size = (80e6 + (70e6 / 12) * untilS) / 10e6
+  t.ok(size > work, `the size ratio ${size.toFixed(2)} is the larger, the work's ${work.toFixed(2)}`)
+  t.equal(rows[0].duration_seconds, 2 * size, '2 s, scaled by the size')
+  const smaller = new AutovacuumForecast()
+  for (let s = 0; s <= 12; s++) {
+    const row = { ...input(100 * s, 0), total_bytes: 10e6 }
+    smaller.noteAtWork(1000 + s, s >= 5 && s <= 6 ? [atWork] : [], new Map([[KEY, s >= 7 ? 1007 : 900]]))
+    rows = smaller.observe(1000 + s, [row], forced(1e8), 60)
+  }
+  t.equal(
+    rows[0].duration_seconds,
+    (2 * (1200 + 100 * rows[0].next_seconds)) / 500,
+    'a table that kept its size: by the work'
+  )
+})
