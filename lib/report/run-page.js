@@ -8,6 +8,7 @@ import { runWhole } from '../results/whole-run.js'
 import { wholeRunTable } from './whole-run-section.js'
 import { runVacuumCostSection } from './vacuum-cost-section.js'
 import { runWraparoundSection } from './wraparound-section.js'
+import { forecastSection } from './forecast-section.js'
 import { zfsSection } from './zfs-section.js'
 import { changesSection } from './changes-section.js'
 import {
@@ -56,6 +57,7 @@ ${changesSection(run)}
 ${phasesTable(phases)}
 ${runVacuumCostSection(run)}
 ${runWraparoundSection(run)}
+${forecastSection(run)}
 <h2>The whole run</h2>
 <p class="lead">Rates and latencies over every second of the load but the first and paused ones; the table's figures
 and the workload's statistics from every sample; what retention removed, from its events.</p>
