@@ -159,7 +159,8 @@ t.test("the server log's starts and durations: its end less its elapsed time, to
   )
   t.same(loggedStarts(log, 'public.manta').length, 2, 'schema.table names the same table')
 
-  // the samples saw the first at work for 2 s (so 1.5 s long to them) and a third the log does not have, still running at the end
+  // the samples saw the first at work for 2 s (so 1.5 s long to them), and a third that the log does
+  // not have, still running at the end
   const forecastAt = (/** @type {number} */ s) => ({
     reason: 'dead_rows',
     next_s: 200 - s,
