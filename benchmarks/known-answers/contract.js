@@ -7,6 +7,7 @@
  * @typedef {object} KnownAnswerContext
  * @property {number} seed        base seed: every random moment and size of a part is derived from it
  * @property {boolean} quick      the short subset (a few cases), as `npm test` and a quick look run it
+ * @property {string[] | null} incidentKinds   the incident kinds to run alone (null: every kind, and the steady runs)
  * @property {(line: string) => void} say   a progress line for the terminal
  */
 

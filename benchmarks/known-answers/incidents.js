@@ -38,9 +38,10 @@ const DISK_LIMITS = {
  * @param {import('./contract.js').KnownAnswerContext} context
  * @returns {Promise<import('./contract.js').KnownAnswerRow[]>}
  */
-export async function run({ seed, quick, say }) {
+export async function run({ seed, quick, incidentKinds, say }) {
   const random = mulberry32(seed ^ 0x1c1d)
-  const kinds = quick ? INCIDENT_KINDS.filter(k => QUICK_KINDS.includes(k.name)) : INCIDENT_KINDS
+  const chosen = incidentKinds ?? (quick ? QUICK_KINDS : null)
+  const kinds = chosen ? INCIDENT_KINDS.filter(k => chosen.includes(k.name)) : INCIDENT_KINDS
   /** @type {import('./incidents/case.js').CaseOutcome[]} */
   const outcomes = []
   for (const profile of [...new Set(kinds.map(k => k.profile))]) {
@@ -52,7 +53,7 @@ export async function run({ seed, quick, say }) {
           outcomes.push(o)
         }
       }
-      if (profile === 'lab' && !quick) {
+      if (profile === 'lab' && !quick && !incidentKinds) {
         for (let i = 0; i < STEADY_CASES; i++) {
           const o = await runCase({ url, dataDir, kind: null, random, durationS: DURATION_S, concurrency: CONCURRENCY })
           say(`incidents: steady ${i + 1}: ${o.changes} change(s)${o.firstKind ? `, first cause ${o.firstKind}` : ''}`)

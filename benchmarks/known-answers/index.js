@@ -4,7 +4,8 @@
 // theory, a table with a known dead fraction, an incident with a known
 // cause, a plan with an expected effect), each answered by the lab and set
 // beside the truth in one table.
-//   npm run bench -- answers [--quick] [--seed N] [--answer-parts a,b] [--busy N] [--update-docs]
+//   npm run bench -- answers [--quick] [--seed N] [--answer-parts a,b] [--incident-kinds a,b] [--busy N]
+//     [--update-docs]
 //   node benchmarks/known-answers/index.js [the same options]
 // --busy N spins N processes for the whole suite (a loaded machine: at least
 // twice the cores); --update-docs adds the dated table to docs/results.md.
@@ -15,6 +16,7 @@ import { machineLine, tableLines } from './table.js'
 import { startBusyLoad } from './busy-load.js'
 import { addToResults } from './results-doc.js'
 import { partMain } from '../part-main.js'
+import { INCIDENT_KINDS } from './incidents/kinds.js'
 
 /** The parts, in the order the table shows them: each a module of this folder. */
 export const ANSWER_PARTS = ['change-points', 'incidents', 'capacity', 'bloat', 'plans']
@@ -26,6 +28,7 @@ const RESULTS = fileURLToPath(new URL('../../docs/results.md', import.meta.url))
  * @property {string[]} parts
  * @property {number} seed
  * @property {boolean} quick
+ * @property {string[] | null} incidentKinds   the incident kinds to run alone (--incident-kinds)
  * @property {number} busy          spinning processes for the suite's length
  * @property {boolean} updateDocs
  * @property {(line: string) => void} say
@@ -46,7 +49,8 @@ export async function runKnownAnswers(options) {
       /** @type {import('./contract.js').KnownAnswerPart} */
       const part = await import(`./${name}.js`)
       options.say(`${name}: running`)
-      rows.push(...(await part.run({ seed: options.seed, quick: options.quick, say: options.say })))
+      const { seed, quick, incidentKinds, say } = options
+      rows.push(...(await part.run({ seed, quick, incidentKinds, say })))
     }
   } finally {
     stopBusy()
@@ -83,6 +87,7 @@ export function suiteOptions(args) {
       seed: { type: 'string', default: '1' },
       'answer-parts': { type: 'string', default: ANSWER_PARTS.join(',') },
       busy: { type: 'string', default: '0' },
+      'incident-kinds': { type: 'string' },
       'update-docs': { type: 'boolean', default: false }
     }
   })
@@ -93,10 +98,18 @@ export function suiteOptions(args) {
   const busy = Number(values.busy)
   if (!Number.isSafeInteger(seed)) throw new RangeError('--seed must be a whole number')
   if (!Number.isInteger(busy) || busy < 0) throw new RangeError('--busy must be a whole number, 0 or more')
+  const incidentKinds = values['incident-kinds']?.split(',').filter(Boolean) ?? null
+  const unknownKind = incidentKinds?.find(kind => !INCIDENT_KINDS.some(k => k.name === kind))
+  if (unknownKind) {
+    throw new RangeError(
+      `unknown incident kind "${unknownKind}" (kinds: ${INCIDENT_KINDS.map(k => k.name).join(', ')})`
+    )
+  }
   return {
     parts,
     seed,
     quick: values.quick,
+    incidentKinds,
     busy,
     updateDocs: values['update-docs'],
     say: line => process.stderr.write(`bench answers: ${line}\n`)

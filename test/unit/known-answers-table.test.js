@@ -74,4 +74,7 @@ t.test('the options: defaults, and a wrong one refused', async t => {
   t.same(suiteOptions(['--answer-parts', 'bloat', '--quick', '--busy', '4']).parts, ['bloat'])
   t.throws(() => suiteOptions(['--answer-parts', 'x']), /unknown part "x"/)
   t.throws(() => suiteOptions(['--seed', '1.5']), /--seed must be a whole number/)
+  t.equal(options.incidentKinds, null, 'every incident kind by default')
+  t.same(suiteOptions(['--incident-kinds', 'checkpoint,lock']).incidentKinds, ['checkpoint', 'lock'])
+  t.throws(() => suiteOptions(['--incident-kinds', 'flood']), /unknown incident kind "flood" \(kinds: lock, cpu/)
 })
