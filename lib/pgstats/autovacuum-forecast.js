@@ -59,6 +59,14 @@ export const MIN_SPAN_S = 5
  * @property {number} startedS   Unix seconds
  */
 
+/**
+ * What the forecast reads of the server besides the tables.
+ * @typedef {object} ServerClock
+ * @property {number} naptimeS          autovacuum_naptime
+ * @property {number | null} startedS   when the server started, Unix seconds (null: unknown)
+ * @property {number} databases         the databases the launcher visits in turn
+ */
+
 export class AutovacuumForecast {
   /** @param {{ windowS?: number }} [options] */
   constructor({ windowS = FORECAST_WINDOW_S } = {}) {
@@ -120,10 +128,10 @@ export class AutovacuumForecast {
    * @param {number} nowS                  Unix seconds
    * @param {Record<string, any>[]} inputs  rows of autovacuum-sql.js's query
    * @param {Map<string, { xidsToForce: number, mxidsToForce: number }>} forced  by table key (keyOf)
-   * @param {number} naptimeS
+   * @param {ServerClock} server   the naptime, and when the server started
    * @returns {ForecastRow[]}
    */
-  observe(nowS, inputs, forced, naptimeS) {
+  observe(nowS, inputs, forced, server) {
     /** @type {ForecastRow[]} */
     const rows = []
     const seen = new Set()
@@ -144,8 +152,13 @@ export class AutovacuumForecast {
       const next = nextVacuum(paramsOf(input), counts, rates)
       if (next === null) continue
       const visit = this.visits.get(input.datname) ?? null
-      const startS =
-        startAfter((nowS + next.inS) * 1000, naptimeS, visit === null ? null : visit * 1000, nowS * 1000) / 1000
+      const launcher = {
+        periodS: server.naptimeS,
+        visitMs: visit === null ? null : visit * 1000,
+        startedMs: server.startedS === null ? null : server.startedS * 1000,
+        databases: server.databases
+      }
+      const startS = startAfter((nowS + next.inS) * 1000, launcher, nowS * 1000) / 1000
       const untilS = Math.max(0, startS - nowS)
       rows.push({
         datname: input.datname,
@@ -230,4 +243,21 @@ export class AutovacuumForecast {
  */
 export function keyOf({ datname, schemaname, relname }) {
   return `${datname}\u0000${schemaname}\u0000${relname}`
+}
+
+/**
+ * The server's clock as the forecast reads it, from the collector's
+ * settings row (rows.js parseSettings): PostgreSQL's default naptime, 60 s,
+ * until the settings are read.
+ * @param {Record<string, unknown> | undefined} settings
+ * @returns {ServerClock}
+ */
+export function serverClock(settings) {
+  const started = settings?.server_started_at
+  const databases = settings?.connectable_databases
+  return {
+    naptimeS: Number(settings?.autovacuum_naptime_seconds ?? 60),
+    startedS: typeof started === 'number' ? started : null,
+    databases: typeof databases === 'number' && databases > 0 ? databases : 1
+  }
 }

@@ -161,23 +161,40 @@ export function nextVacuum(params, counts, rates) {
 }
 
 /**
+ * The autovacuum launcher as the forecast knows it.
+ * @typedef {object} Launcher
+ * @property {number} periodS           autovacuum_naptime
+ * @property {number | null} visitMs    a past visit of the launcher to the database (null: none seen)
+ * @property {number | null} startedMs  when the server started (null: unknown)
+ * @property {number} databases         the databases it visits in turn (at least 1)
+ */
+
+/**
  * When a worker starts on the table once it needs one: the launcher looks
  * at a database once every autovacuum_naptime, so the start comes at the
  * first visit after the crossing, and not before now. With a visit seen
  * before (a past autovacuum start in the database), the visits are that
- * one plus whole periods. Without one, the visits' phase is unknown: the
- * middle of the period after the crossing; for a crossing x seconds ago
- * that no visit has answered yet, the middle of what is left of it.
- * @param {number} crossingMs        when the counter passes (passed) the threshold, ms
- * @param {number} periodS           autovacuum_naptime
- * @param {number | null} visitMs    a past visit of the launcher to the database
- * @param {number} nowMs             the same clock's now
- * @returns {number}                 the forecast start, ms
+ * one plus whole periods. Without one, a server that started less than two
+ * naptimes ago has its launcher's first round still to come: it begins a
+ * naptime after the start and reaches the databases one every
+ * naptime / databases, in an order the forecast does not know, so the
+ * table's database comes in the middle of that round. Otherwise the
+ * visits' phase is unknown: the middle of the period after the crossing;
+ * for a crossing x seconds ago that no visit has answered yet, the middle
+ * of what is left of it.
+ * @param {number} crossingMs   when the counter passes (passed) the threshold, ms
+ * @param {Launcher} launcher
+ * @param {number} nowMs        the same clock's now
+ * @returns {number}            the forecast start, ms
  */
-export function startAfter(crossingMs, periodS, visitMs, nowMs) {
+export function startAfter(crossingMs, { periodS, visitMs, startedMs, databases }, nowMs) {
   const periodMs = periodS * 1000
   const from = Math.max(crossingMs, nowMs)
   if (visitMs !== null) return visitMs + Math.max(0, Math.ceil((from - visitMs) / periodMs)) * periodMs
+  if (startedMs !== null) {
+    const firstRoundMs = startedMs + periodMs + (periodMs * (databases + 1)) / (2 * Math.max(1, databases))
+    if (from <= firstRoundMs) return firstRoundMs
+  }
   const waited = nowMs - crossingMs
   if (waited <= 0) return crossingMs + periodMs / 2
   return nowMs + (waited < periodMs ? (periodMs - waited) / 2 : periodMs / 2)

@@ -19,7 +19,7 @@ import { METRIC_SPECS, EXACT_BLOAT_SPECS } from './metric-specs.js'
 import { registerSelfMetrics } from './self-metrics.js'
 import { buildSnapshot } from './snapshot.js'
 import { FIND_EXTENSION, EXACT_EVERY_MS, scanExactBloat } from './pgstattuple.js'
-import { AutovacuumForecast, keyOf } from './autovacuum-forecast.js'
+import { AutovacuumForecast, keyOf, serverClock } from './autovacuum-forecast.js'
 import { forcedOf } from './autovacuum-sql.js'
 
 /**
@@ -247,8 +247,10 @@ export class StatsCollector {
       )
     )
     const forced = new Map(this.rows('xid_tables').map(row => [keyOf(/** @type {any} */ (row)), forcedOf(row)]))
-    const naptimeS = Number(this.rows('settings')[0]?.autovacuum_naptime_seconds ?? 60)
-    this.store('autovacuum_forecast', this.forecast.observe(nowS, inputs, forced, naptimeS))
+    this.store(
+      'autovacuum_forecast',
+      this.forecast.observe(nowS, inputs, forced, serverClock(this.rows('settings')[0]))
+    )
   }
 
   /**

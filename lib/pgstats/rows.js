@@ -189,6 +189,8 @@ export function parseSettings(rows) {
           ? (values.vacuum_cost_delay ?? null)
           : (costDelay ?? null),
       autovacuum_max_workers: values.autovacuum_max_workers ?? null,
+      server_started_at: values.server_started_at ?? null,
+      connectable_databases: values.connectable_databases ?? null,
       connection_slots: connectionSlots(values)
     }
   ]

@@ -17,4 +17,9 @@ const SETTING_NAMES = [
   'reserved_connections'
 ]
 
-export const SETTINGS = `SELECT name, setting, unit FROM pg_settings WHERE name IN (${SETTING_NAMES.map(name => `'${name}'`).join(', ')})`
+// and, as two more rows of the same shape, when the server started and how
+// many databases the autovacuum launcher visits in turn: its first round of
+// visits comes a naptime after the start (autovacuum-rule.js startAfter)
+export const SETTINGS = `SELECT name, setting, unit FROM pg_settings WHERE name IN (${SETTING_NAMES.map(name => `'${name}'`).join(', ')})
+UNION ALL SELECT 'server_started_at', extract(epoch FROM pg_postmaster_start_time())::text, NULL
+UNION ALL SELECT 'connectable_databases', count(*)::text, NULL FROM pg_database WHERE datallowconn`

@@ -87,17 +87,23 @@ t.test('seconds to each reason at the rates the counters grow', async t => {
 })
 
 t.test('the start comes at the launcher visit after the crossing, never before now', async t => {
-  t.equal(startAfter(100_000, 60, null, 50_000), 130_000, 'no visit seen: half a naptime after')
-  t.equal(startAfter(100_000, 60, 10_000, 50_000), 130_000, 'visits at 10 s + k × 60 s: the one at 130 s')
-  t.equal(startAfter(130_000, 60, 10_000, 50_000), 130_000, 'a crossing on a visit: that visit')
-  t.equal(startAfter(5_000, 60, 10_000, 0), 10_000, 'a crossing before the visit seen: that visit')
-  t.equal(startAfter(100_000, 60, 10_000, 135_000), 190_000, 'a visit missed (a busy worker): the next from now')
+  const at = (/** @type {number | null} */ visitMs) => ({ periodS: 60, visitMs, startedMs: null, databases: 1 })
+  t.equal(startAfter(100_000, at(null), 50_000), 130_000, 'no visit seen: half a naptime after')
+  t.equal(startAfter(100_000, at(10_000), 50_000), 130_000, 'visits at 10 s + k × 60 s: the one at 130 s')
+  t.equal(startAfter(130_000, at(10_000), 50_000), 130_000, 'a crossing on a visit: that visit')
+  t.equal(startAfter(5_000, at(10_000), 0), 10_000, 'a crossing before the visit seen: that visit')
+  t.equal(startAfter(100_000, at(10_000), 135_000), 190_000, 'a visit missed (a busy worker): the next from now')
+  // a server started at 0 with three databases: the launcher's first round visits them at 80, 100 and 120 s
+  const fresh = { periodS: 60, visitMs: null, startedMs: 0, databases: 3 }
+  t.equal(startAfter(20_000, fresh, 20_000), 100_000, "a crossing before the first round: the round's middle")
+  t.equal(startAfter(110_000, fresh, 50_000), 140_000, 'a crossing after it: half a naptime after, as before')
+  t.equal(startAfter(20_000, { ...fresh, visitMs: 80_000 }, 20_000), 80_000, 'a visit seen: the visits rule')
   t.equal(
-    startAfter(100_000, 60, null, 120_000),
+    startAfter(100_000, at(null), 120_000),
     140_000,
     'passed 20 s ago, no visit seen: the middle of the 40 s left'
   )
-  t.equal(startAfter(100_000, 60, null, 200_000), 230_000, 'passed longer ago than a naptime: half a naptime')
+  t.equal(startAfter(100_000, at(null), 200_000), 230_000, 'passed longer ago than a naptime: half a naptime')
 })
 
 t.test('a counter already past its threshold: how long ago, at its rate', async t => {
