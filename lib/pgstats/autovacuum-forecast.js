@@ -15,11 +15,23 @@ import { countsOf, paramsOf } from './autovacuum-sql.js'
 // last_autovacuum, or else to the first poll it was no longer at work),
 // scaled by the larger of two ratios: the work the next one will find (the
 // dead rows and the inserts since the last vacuum, at its start) against
-// the last one's, and the table's size with its indexes then
-// (pg_total_relation_size, grown at its rate) against its size at the
-// last one's start. A vacuum reads the pages it must clean, and every page
-// of each index at each index pass: a table whose updates touch every page
+// the last one's, and, when a tenth of that work or more is dead rows, the
+// table's size with its indexes then (pg_total_relation_size, grown at its
+// rate) against its size at the last one's start, to the power
+// SIZE_EXPONENT. A vacuum reads the pages it must clean, and every page of
+// each index at each index pass: a table whose updates touch every page
 // costs more as it grows, whatever the dead rows.
+
+/**
+ * A vacuum that removes dead rows reads every page of each index at each
+ * pass, and dirties (20 cost units each, against 1 for a page read) the
+ * pages a checkpoint cleaned since the load last wrote them, which a
+ * growing table has more of: its time grows faster than the table, as
+ * the size ratio to this power (docs/autovacuum-forecast.md).
+ */
+export const SIZE_EXPONENT = 1.5
+/** Below this share of dead rows in the work it will find, a vacuum reads the new pages alone: the work ratio. */
+const DEAD_SHARE = 0.1
 
 /** Seconds of counters the rates are measured over. */
 export const FORECAST_WINDOW_S = 60
@@ -190,17 +202,27 @@ export class AutovacuumForecast {
     // the dead rows and inserts it will find, at the rates until it starts
     const work =
       counts.deadTuples + rates.deadTuples * untilS + (counts.insertsSinceVacuum ?? 0) + rates.inserts * untilS
+    const dead = counts.deadTuples + rates.deadTuples * untilS
+    const sizeRatio = work > 0 && dead / work >= DEAD_SHARE ? this.sizeRatio(key, last.totalBytes, untilS) : 0
+    return last.durationS * Math.max(work / last.work, sizeRatio ** SIZE_EXPONENT)
+  }
+
+  /**
+   * The table's size with its indexes untilS from now, at its rate over the
+   * window, against its size at the last vacuum's start; 0 when unknown.
+   * @param {string} key
+   * @param {number | null} lastBytes
+   * @param {number} untilS
+   */
+  sizeRatio(key, lastBytes, untilS) {
     const window = this.windows.get(key) ?? []
     const first = window[0]
     const now = window[window.length - 1]
     const bytesNow = now?.totalBytes ?? null
-    let sizeRatio = 0
     const bytesFirst = first?.totalBytes ?? null
-    if (bytesNow !== null && bytesFirst !== null && last.totalBytes && now.atS > first.atS) {
-      const growth = Math.max(0, (bytesNow - bytesFirst) / (now.atS - first.atS))
-      sizeRatio = (bytesNow + growth * untilS) / last.totalBytes
-    }
-    return last.durationS * Math.max(work / last.work, sizeRatio)
+    if (bytesNow === null || bytesFirst === null || !lastBytes || now.atS <= first.atS) return 0
+    const growth = Math.max(0, (bytesNow - bytesFirst) / (now.atS - first.atS))
+    return (bytesNow + growth * untilS) / lastBytes
   }
 
   /**

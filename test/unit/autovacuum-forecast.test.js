@@ -2,7 +2,13 @@
 // counters made up to known rates: the crossing, the start at the
 // launcher's next visit, and the window starting over after a vacuum.
 import t from 'tap'
-import { AutovacuumForecast, MIN_SPAN_S, keyOf, serverClock } from '../../lib/pgstats/autovacuum-forecast.js'
+import {
+  AutovacuumForecast,
+  MIN_SPAN_S,
+  SIZE_EXPONENT,
+  keyOf,
+  serverClock
+} from '../../lib/pgstats/autovacuum-forecast.js'
 
 /** A poll's row of the inputs' query for table t, on 16's defaults, 100,000 rows. */
 const input = (/** @type {number} */ dead, /** @type {number} */ inserts) => ({
@@ -124,7 +130,7 @@ t.test('the duration scales with the table when it grew more than the work: the 
   // grown 70 MB over the 12 s window: at that rate until the start
   const size = (80e6 + (70e6 / 12) * untilS) / 10e6
   t.ok(size > work, `the size ratio ${size.toFixed(2)} is the larger, the work's ${work.toFixed(2)}`)
-  t.equal(rows[0].duration_seconds, 2 * size, '2 s, scaled by the size')
+  t.equal(rows[0].duration_seconds, 2 * size ** SIZE_EXPONENT, '2 s, scaled by the size to the power 1.5')
   const smaller = new AutovacuumForecast()
   for (let s = 0; s <= 12; s++) {
     const row = { ...input(100 * s, 0), total_bytes: 10e6 }
@@ -152,4 +158,18 @@ t.test("a server started a minute ago: the start in the middle of the launcher's
     "the clock from the collector's settings row"
   )
   t.same(serverClock(undefined), CLOCK, 'before the settings are read: 60 s, start unknown')
+})
+
+t.test('an insert-only table: the work alone, however it grew', async t => {
+  const forecast = new AutovacuumForecast()
+  const atWork = { datname: 'db', schemaname: 'public', relname: 't', startedS: 1005 }
+  let rows = []
+  for (let s = 0; s <= 12; s++) {
+    // inserts alone, 1000 a second, and the table growing 10 MB a second
+    const row = { ...input(0, 1000 * s), total_bytes: Math.max(1, s - 4) * 10e6 }
+    forecast.noteAtWork(1000 + s, s >= 5 && s <= 6 ? [atWork] : [], new Map([[KEY, s >= 7 ? 1007 : 900]]))
+    rows = forecast.observe(1000 + s, [row], forced(1e8), CLOCK)
+  }
+  t.equal(rows[0].reason, 'inserts')
+  t.equal(rows[0].duration_seconds, (2 * (12_000 + 1000 * rows[0].next_seconds)) / 5000, 'the inserts it will find')
 })
