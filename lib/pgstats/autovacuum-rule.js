@@ -178,7 +178,8 @@ export function nextVacuum(params, counts, rates) {
  * naptimes ago has its launcher's first round still to come: it begins a
  * naptime after the start and reaches the databases one every
  * naptime / databases, in an order the forecast does not know, so the
- * table's database comes in the middle of that round. Otherwise the
+ * table's database comes in the middle of the round's places still to
+ * come. Otherwise the
  * visits' phase is unknown: the middle of the period after the crossing;
  * for a crossing x seconds ago that no visit has answered yet, the middle
  * of what is left of it.
@@ -191,9 +192,10 @@ export function startAfter(crossingMs, { periodS, visitMs, startedMs, databases 
   const periodMs = periodS * 1000
   const from = Math.max(crossingMs, nowMs)
   if (visitMs !== null) return visitMs + Math.max(0, Math.ceil((from - visitMs) / periodMs)) * periodMs
-  if (startedMs !== null) {
-    const firstRoundMs = startedMs + periodMs + (periodMs * (databases + 1)) / (2 * Math.max(1, databases))
-    if (from <= firstRoundMs) return firstRoundMs
+  if (startedMs !== null && from < startedMs + 2 * periodMs) {
+    // the round's places: start + naptime + k × naptime / databases, k = 1 … databases
+    const firstPlaceMs = startedMs + periodMs + periodMs / Math.max(1, databases)
+    return (Math.max(from, firstPlaceMs) + startedMs + 2 * periodMs) / 2
   }
   const waited = nowMs - crossingMs
   if (waited <= 0) return crossingMs + periodMs / 2

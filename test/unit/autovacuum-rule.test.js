@@ -96,7 +96,9 @@ t.test('the start comes at the launcher visit after the crossing, never before n
   // a server started at 0 with three databases: the launcher's first round visits them at 80, 100 and 120 s
   const fresh = { periodS: 60, visitMs: null, startedMs: 0, databases: 3 }
   t.equal(startAfter(20_000, fresh, 20_000), 100_000, "a crossing before the first round: the round's middle")
-  t.equal(startAfter(110_000, fresh, 50_000), 140_000, 'a crossing after it: half a naptime after, as before')
+  t.equal(startAfter(20_000, fresh, 100_000), 110_000, 'no start by 100 s: the middle of the places left, 100 to 120 s')
+  t.equal(startAfter(110_000, fresh, 50_000), 115_000, 'a crossing within the round: the middle of what is left of it')
+  t.equal(startAfter(130_000, fresh, 50_000), 160_000, 'a crossing after the round: half a naptime after, as before')
   t.equal(startAfter(20_000, { ...fresh, visitMs: 80_000 }, 20_000), 80_000, 'a visit seen: the visits rule')
   t.equal(
     startAfter(100_000, at(null), 120_000),
