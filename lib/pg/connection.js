@@ -58,9 +58,27 @@ export async function openConnection({
   } catch (err) {
     client.broken = true
     await client.end().catch(() => {})
-    throw err
+    throw passwordMissing(err) ? new NoPasswordError(err) : err
   }
   return client
+}
+
+/**
+ * The server asked for a password and none was given: node-postgres says
+ * so in its own words, without a SQLSTATE. As the server's "password
+ * authentication failed" (28P01), it will not fix itself by waiting.
+ */
+class NoPasswordError extends Error {
+  /** @param {unknown} cause */
+  constructor(cause) {
+    super('the server asks for a password and none was given (put it in the URL, or in PGPASSWORD)', { cause })
+    this.code = '28P01'
+  }
+}
+
+/** @param {unknown} err */
+function passwordMissing(err) {
+  return /password must be a string/.test(/** @type {{ message?: unknown }} */ (err)?.message?.toString() ?? '')
 }
 
 /**

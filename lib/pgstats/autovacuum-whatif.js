@@ -3,9 +3,14 @@ import { nextVacuum } from './autovacuum-rule.js'
 // What autovacuum settings would change for a table, at the rates its
 // counters grow now: its next autovacuum, and the steady cycle after it.
 // Each vacuum resets the dead rows and the inserts; the next comes when
-// either passes its threshold, at the launcher's visit after (half a
-// naptime later on average). The forecast under the server's settings and
-// under others (pgloadgen forecast --set) is this, twice.
+// either passes its threshold, at the launcher's visit after. A vacuum
+// starts at a visit, and the visits to a database come one naptime apart:
+// once they follow the load, two vacuums are a whole number of naptimes
+// apart, the first visit after the crossing (the vacuum's own time before
+// the counters reset aside). The next one's visit phase is unknown here:
+// half a naptime after its crossing, on average. The forecast under the
+// server's settings and under others (pgloadgen forecast --set) is this,
+// twice.
 
 /**
  * The autovacuum settings `--set` may change, by the name the server and a
@@ -44,7 +49,7 @@ export function outlookOf(params, counts, rates, naptimeS) {
   // the cycle: from counters a vacuum has just reset
   const fresh = { ...counts, deadTuples: 0, insertsSinceVacuum: counts.insertsSinceVacuum === null ? null : 0 }
   const cycle = nextVacuum(params, fresh, { ...rates, xids: 0, mxids: 0 })
-  const cycleS = cycle === null ? null : cycle.inS + naptimeS / 2
+  const cycleS = cycle === null ? null : Math.max(1, Math.ceil(cycle.inS / naptimeS)) * naptimeS
   return {
     reason: next?.reason ?? null,
     nextS,

@@ -30,10 +30,10 @@ t.test("a loaded table's next autovacuum and cycle, under its settings and other
   t.match(forecast, { table: 'public.churn', vacuumed: false, enabled: true })
   const dead = forecast.rates.deadTuples
   t.ok(dead > 100 && dead < 20000, `dead rows a second: ${dead.toFixed(0)}`)
-  // 10,000 rows: 1,000,000 + 0.2 × 10,000 today; 100 + 2,000 with --set; the start half a naptime after
+  // 10,000 rows: 1,000,000 + 0.2 × 10,000 today; 100 + 2,000 with --set; the vacuums whole naptimes apart
   const cycle = (/** @type {number} */ threshold, /** @type {number} */ naptimeS) => {
     const insertsS = (1000 + 0.2 * 10000 + 1) / forecast.rates.inserts
-    return Math.min((threshold + 1) / dead, insertsS) + naptimeS / 2
+    return Math.max(1, Math.ceil(Math.min((threshold + 1) / dead, insertsS) / naptimeS)) * naptimeS
   }
   t.equal(
     forecast.today.cycleS?.toFixed(6),

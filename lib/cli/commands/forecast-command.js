@@ -1,4 +1,6 @@
 import { InputError, RuntimeError } from '../../errors.js'
+import { errorMessage } from '../../helpers/error-message.js'
+import { codedServerError } from '../../pg/server-errors.js'
 import { parseDuration } from '../../config/number-flags.js'
 import { chooseUrl } from '../target.js'
 import { quote } from '../../helpers/quote.js'
@@ -106,7 +108,9 @@ export async function forecastCommand(args, { log, stdout }) {
     import('../../terminal/forecast-table.js')
   ])
   log.info(`forecast: watching ${options.target.display} for ${options.watchS} s`)
-  const tables = await watchForecast(options.target.connectionString, options)
+  const tables = await watchForecast(options.target.connectionString, options).catch(err => {
+    throw codedServerError(`forecast: ${options.target.display}: ${errorMessage(err)}`, err, 'PGLG_SERVER_UNAVAILABLE')
+  })
   if (options.table !== null && tables.length === 0) {
     throw new RuntimeError(`forecast: no table ${options.table} on ${options.target.display}`)
   }
