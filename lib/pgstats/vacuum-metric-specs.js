@@ -121,7 +121,7 @@ export const VACUUM_METRIC_SPECS = [
   {
     ...gauge(
       'pg_autovacuum_next_duration_seconds',
-      "Seconds the table's next autovacuum is forecast to run: its last one seen whole, scaled by the table's pages since; none until one was",
+      "Seconds the table's next autovacuum is forecast to run: its last one seen whole, scaled by the work it will find or, for one that removes dead rows, by the table's growth since to the power 1.5, whichever is larger; none until one was",
       [...TABLE, 'reason'],
       ['autovacuum_forecast'],
       'duration_seconds'
