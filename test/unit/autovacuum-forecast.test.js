@@ -115,28 +115,33 @@ t.test(
   }
 )
 
-t.test('the duration scales with the table when it grew more than the work: the indexes are read whole', async t => {
+/**
+ * Polls at 1000 … 1012 s of a table whose autovacuum ran from 1005 to 1007
+ * (at work in the polls of 1005 and 1006, its end in last_autovacuum from
+ * the poll of 1007), each poll's row from rowAt(s); the last poll's rows.
+ * @param {(s: number) => Record<string, unknown>} rowAt
+ */
+function afterOneVacuum(rowAt) {
   const forecast = new AutovacuumForecast()
   const atWork = { datname: 'db', schemaname: 'public', relname: 't', startedS: 1005 }
   let rows = []
   for (let s = 0; s <= 12; s++) {
-    // 10 MB until the vacuum's start, then growing 10 MB a second; the dead rows at 100 a second as before
-    const row = { ...input(100 * s, 0), total_bytes: Math.max(1, s - 4) * 10e6 }
     forecast.noteAtWork(1000 + s, s >= 5 && s <= 6 ? [atWork] : [], new Map([[KEY, s >= 7 ? 1007 : 900]]))
-    rows = forecast.observe(1000 + s, [row], forced(1e8), CLOCK)
+    rows = forecast.observe(1000 + s, [rowAt(s)], forced(1e8), CLOCK)
   }
+  return rows
+}
+
+t.test('the duration scales with the table when it grew more than the work: the indexes are read whole', async t => {
+  // 10 MB until the vacuum's start, then growing 10 MB a second; the dead rows at 100 a second as before
+  let rows = afterOneVacuum(s => ({ ...input(100 * s, 0), total_bytes: Math.max(1, s - 4) * 10e6 }))
   const untilS = rows[0].next_seconds
   const work = (1200 + 100 * untilS) / 500
   // grown 70 MB over the 12 s window: at that rate until the start
   const size = (80e6 + (70e6 / 12) * untilS) / 10e6
   t.ok(size > work, `the size ratio ${size.toFixed(2)} is the larger, the work's ${work.toFixed(2)}`)
   t.equal(rows[0].duration_seconds, 2 * size ** SIZE_EXPONENT, '2 s, scaled by the size to the power 1.5')
-  const smaller = new AutovacuumForecast()
-  for (let s = 0; s <= 12; s++) {
-    const row = { ...input(100 * s, 0), total_bytes: 10e6 }
-    smaller.noteAtWork(1000 + s, s >= 5 && s <= 6 ? [atWork] : [], new Map([[KEY, s >= 7 ? 1007 : 900]]))
-    rows = smaller.observe(1000 + s, [row], forced(1e8), CLOCK)
-  }
+  rows = afterOneVacuum(s => ({ ...input(100 * s, 0), total_bytes: 10e6 }))
   t.equal(
     rows[0].duration_seconds,
     (2 * (1200 + 100 * rows[0].next_seconds)) / 500,
@@ -161,15 +166,8 @@ t.test("a server started a minute ago: the start in the middle of the launcher's
 })
 
 t.test('an insert-only table: the work alone, however it grew', async t => {
-  const forecast = new AutovacuumForecast()
-  const atWork = { datname: 'db', schemaname: 'public', relname: 't', startedS: 1005 }
-  let rows = []
-  for (let s = 0; s <= 12; s++) {
-    // inserts alone, 1000 a second, and the table growing 10 MB a second
-    const row = { ...input(0, 1000 * s), total_bytes: Math.max(1, s - 4) * 10e6 }
-    forecast.noteAtWork(1000 + s, s >= 5 && s <= 6 ? [atWork] : [], new Map([[KEY, s >= 7 ? 1007 : 900]]))
-    rows = forecast.observe(1000 + s, [row], forced(1e8), CLOCK)
-  }
+  // inserts alone, 1000 a second, and the table growing 10 MB a second
+  const rows = afterOneVacuum(s => ({ ...input(0, 1000 * s), total_bytes: Math.max(1, s - 4) * 10e6 }))
   t.equal(rows[0].reason, 'inserts')
   t.equal(rows[0].duration_seconds, (2 * (12_000 + 1000 * rows[0].next_seconds)) / 5000, 'the inserts it will find')
 })
