@@ -2,19 +2,24 @@
 // embedded servers do): the connection fails at once with one clear line
 // (node-postgres says it in its own words, without a SQLSTATE), as a
 // failed authentication, never retried until the connect timeout. The
-// server is a TCP listener that answers the startup message with
-// AuthenticationSASL and the client's first SCRAM message with
-// AuthenticationSASLContinue, from the message builders. (An MD5 or
+// server listens on a Unix socket (the unit loop has no network) and
+// answers the startup message with AuthenticationSASL and the client's
+// first SCRAM message with AuthenticationSASLContinue, from the message
+// builders. (An MD5 or
 // cleartext request gets a password message all the same, which a real
 // server refuses with 28P01, already coded.)
 import t from 'tap'
 import net from 'node:net'
+import { mkdtemp, rm } from 'node:fs/promises'
+import os from 'node:os'
+import path from 'node:path'
 import { connectWithin } from '../../lib/pg/connection.js'
 import { serverErrorCode } from '../../lib/pg/server-errors.js'
 import { authenticationSASL, authenticationSASLContinue } from '../helpers/backend-messages.js'
 
 /**
- * A listener that answers each message of a client with the next of replies.
+ * A listener on a Unix socket, as a server's socket directory holds it,
+ * that answers each message of a client with the next of replies.
  * @param {import('tap').Test} t
  * @param {Buffer[]} replies
  */
@@ -28,10 +33,13 @@ async function askingServer(t, replies) {
     })
     socket.on('error', () => {})
   })
-  await new Promise(resolve => server.listen(0, '127.0.0.1', () => resolve(undefined)))
-  t.teardown(() => new Promise(resolve => server.close(() => resolve(undefined))))
-  const { port } = /** @type {net.AddressInfo} */ (server.address())
-  return { url: `postgres://someone@127.0.0.1:${port}/db`, startups: () => startups }
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'pgloadgen-no-password-'))
+  await new Promise(resolve => server.listen(path.join(dir, '.s.PGSQL.5432'), () => resolve(undefined)))
+  t.teardown(async () => {
+    await new Promise(resolve => server.close(() => resolve(undefined)))
+    await rm(dir, { recursive: true, force: true })
+  })
+  return { url: `postgres://someone@/db?host=${dir}&port=5432`, startups: () => startups }
 }
 
 t.test('SCRAM-SHA-256, no password: one clear error, at once, not retried', async t => {
