@@ -215,42 +215,13 @@ export class StatsCollector {
    * autovacuum workers at work, whose starts are the launcher's visits.
    */
   forecastAutovacuum() {
-    const sizes = new Map(this.rows('relation_size').map(row => [keyOf(/** @type {any} */ (row)), row.total_bytes]))
-    // each table's size with its indexes, which the duration scales with
-    /** @type {Record<string, any>[]} */
-    const inputs = this.rows('autovacuum_inputs').map(row => ({
-      ...row,
-      total_bytes: sizes.get(keyOf(/** @type {any} */ (row))) ?? null
-    }))
+    const inputs = withSizes(this.rows('autovacuum_inputs'), this.rows('relation_size'))
     if (inputs.length === 0) return
     const nowS = Date.now() / 1000
-    this.forecast.noteAtWork(
-      nowS,
-      this.rows('progress_vacuum').flatMap(vacuum =>
-        vacuum.vacuum_mode !== 'manual' && typeof vacuum.query_start === 'number'
-          ? [
-              {
-                datname: String(vacuum.datname),
-                schemaname: String(vacuum.schemaname),
-                relname: String(vacuum.relname),
-                startedS: vacuum.query_start
-              }
-            ]
-          : []
-      ),
-      new Map(
-        inputs.flatMap(row =>
-          typeof row.last_autovacuum_end === 'number'
-            ? [[keyOf(/** @type {any} */ (row)), row.last_autovacuum_end]]
-            : []
-        )
-      )
-    )
+    this.forecast.noteAtWork(nowS, autovacuumsAtWork(this.rows('progress_vacuum')), lastAutovacuumEnds(inputs))
     const forced = new Map(this.rows('xid_tables').map(row => [keyOf(/** @type {any} */ (row)), forcedOf(row)]))
-    this.store(
-      'autovacuum_forecast',
-      this.forecast.observe(nowS, inputs, forced, serverClock(this.rows('settings')[0]))
-    )
+    const clock = serverClock(this.rows('settings')[0])
+    this.store('autovacuum_forecast', this.forecast.observe(nowS, inputs, forced, clock))
   }
 
   /**
@@ -375,4 +346,49 @@ function password(connectionString) {
   } catch {
     return ''
   }
+}
+
+/**
+ * The rule's inputs, each with its table's size with its indexes, which
+ * the forecast's duration scales with.
+ * @param {import('./rows.js').Row[]} inputs
+ * @param {import('./rows.js').Row[]} sizes   relation_size rows
+ * @returns {Record<string, any>[]}
+ */
+function withSizes(inputs, sizes) {
+  const bytes = new Map(sizes.map(row => [keyOf(/** @type {any} */ (row)), row.total_bytes]))
+  return inputs.map(row => ({ ...row, total_bytes: bytes.get(keyOf(/** @type {any} */ (row))) ?? null }))
+}
+
+/**
+ * The autovacuums at work in the progress view: each start a visit of the launcher.
+ * @param {import('./rows.js').Row[]} progress   progress_vacuum rows
+ * @returns {import('./autovacuum-forecast.js').AtWork[]}
+ */
+function autovacuumsAtWork(progress) {
+  return progress.flatMap(vacuum =>
+    vacuum.vacuum_mode !== 'manual' && typeof vacuum.query_start === 'number'
+      ? [
+          {
+            datname: String(vacuum.datname),
+            schemaname: String(vacuum.schemaname),
+            relname: String(vacuum.relname),
+            startedS: vacuum.query_start
+          }
+        ]
+      : []
+  )
+}
+
+/**
+ * Each table's last autovacuum end (pg_stat_all_tables.last_autovacuum), by key.
+ * @param {Record<string, any>[]} inputs
+ * @returns {Map<string, number>}
+ */
+function lastAutovacuumEnds(inputs) {
+  return new Map(
+    inputs.flatMap(row =>
+      typeof row.last_autovacuum_end === 'number' ? [[keyOf(/** @type {any} */ (row)), row.last_autovacuum_end]] : []
+    )
+  )
 }
