@@ -179,10 +179,9 @@ export function nextVacuum(params, counts, rates) {
  * naptime after the start and reaches the databases one every
  * naptime / databases, in an order the forecast does not know, so the
  * table's database comes in the middle of the round's places still to
- * come. Otherwise the
- * visits' phase is unknown: the middle of the period after the crossing;
- * for a crossing x seconds ago that no visit has answered yet, the middle
- * of what is left of it.
+ * come. Otherwise the visits' phase is unknown: the middle of the period
+ * after the crossing; for a crossing x seconds ago that no visit has
+ * answered yet, the middle of what is left of it.
  * @param {number} crossingMs   when the counter passes (passed) the threshold, ms
  * @param {Launcher} launcher
  * @param {number} nowMs        the same clock's now
