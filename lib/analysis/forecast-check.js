@@ -13,7 +13,7 @@ import path from 'node:path'
 import { round } from '../helpers/numbers.js'
 import { readNdjson } from '../recorder/ndjson.js'
 import { readLogFrom } from '../recorder/vacuums.js'
-import { autovacuumsInLog } from '../pgstats/vacuum-report.js'
+import { autovacuumsInLog, isTable } from '../pgstats/vacuum-report.js'
 import { medianOf } from './series-noise.js'
 
 /** How long before a start the forecast it is checked against was made. */
@@ -142,11 +142,10 @@ function progressStarts(samples) {
  * @returns {Start[]}
  */
 export function loggedStarts(text, table) {
-  const wanted = table.includes('.') ? table : `public.${table}`
   return autovacuumsInLog(text).flatMap(({ ts, report }) => {
     const endS = ts === null ? NaN : Date.parse(ts) / 1000
     const elapsed = report.elapsed_s
-    if (!Number.isFinite(endS) || elapsed === null || report.relation.split('.').slice(1).join('.') !== wanted) {
+    if (!Number.isFinite(endS) || elapsed === null || !isTable(report.relation, table)) {
       return []
     }
     return [

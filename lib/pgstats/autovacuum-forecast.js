@@ -200,9 +200,8 @@ export class AutovacuumForecast {
     const last = this.lastWhole.get(key)
     if (!last) return null
     // the dead rows and inserts it will find, at the rates until it starts
-    const work =
-      counts.deadTuples + rates.deadTuples * untilS + (counts.insertsSinceVacuum ?? 0) + rates.inserts * untilS
     const dead = counts.deadTuples + rates.deadTuples * untilS
+    const work = dead + (counts.insertsSinceVacuum ?? 0) + rates.inserts * untilS
     const sizeRatio = work > 0 && dead / work >= DEAD_SHARE ? this.sizeRatio(key, last.totalBytes, untilS) : 0
     return last.durationS * Math.max(work / last.work, sizeRatio ** SIZE_EXPONENT)
   }

@@ -292,3 +292,14 @@ function unreportedFigures() {
     elapsed_s: /** @type {number | null} */ (null)
   }
 }
+
+/**
+ * Whether a relation as the server log names it (database.schema.table)
+ * is the table given as table or schema.table (public when no schema).
+ * @param {string} relation
+ * @param {string} table
+ */
+export function isTable(relation, table) {
+  const wanted = table.includes('.') ? table : `public.${table}`
+  return relation.split('.').slice(1).join('.') === wanted
+}

@@ -1,6 +1,6 @@
 import { appendFile } from 'node:fs/promises'
 import path from 'node:path'
-import { logTime } from '../pgstats/vacuum-report.js'
+import { isTable, logTime } from '../pgstats/vacuum-report.js'
 import { readLogFrom } from './vacuums.js'
 import { readNdjson } from './ndjson.js'
 
@@ -77,16 +77,6 @@ export function wraparoundInLog(text) {
     }
   }
   return { vacuums, failsafes }
-}
-
-/**
- * @param {string} relation   database.schema.table
- * @param {string} table      table or schema.table
- */
-function isTable(relation, table) {
-  const parts = relation.split('.')
-  const wanted = table.includes('.') ? table : `public.${table}`
-  return parts.slice(1).join('.') === wanted
 }
 
 /**
