@@ -1,6 +1,6 @@
 import { appendFile } from 'node:fs/promises'
 import path from 'node:path'
-import { isTable, logTime } from '../pgstats/vacuum-report.js'
+import { autovacuumsInLog, isTable, logTime } from '../pgstats/vacuum-report.js'
 import { readLogFrom } from './vacuums.js'
 import { readNdjson } from './ndjson.js'
 
@@ -14,8 +14,6 @@ import { readNdjson } from './ndjson.js'
 // `wraparound`; each failsafe is also appended to the run's events as a point.
 
 const PREFIX_TIME = /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(?:\.\d+)?)(?: ([A-Z]{2,5}|[+-]\d\d(?::?\d\d)?))?/
-const WRAPAROUND_HEAD =
-  /LOG:\s+automatic (?:aggressive )?vacuum to prevent wraparound of table "([^"]+)": index scans: (\d+)/
 const FAILSAFE =
   /WARNING:\s+bypassing nonessential maintenance of table "([^"]+)" as a failsafe after (\d+) index scans/
 
@@ -55,26 +53,19 @@ const FAILSAFE =
  * @param {string} text
  */
 export function wraparoundInLog(text) {
-  /** @type {{ relation: string, end: string, duration_s: number, index_scans: number }[]} */
-  const vacuums = []
+  const vacuums = autovacuumsInLog(text).flatMap(({ ts, report }) =>
+    report.mode === 'wraparound' && ts !== null && report.elapsed_s !== null
+      ? [{ relation: report.relation, end: ts, duration_s: report.elapsed_s, index_scans: report.index_scans ?? 0 }]
+      : []
+  )
   /** @type {Failsafe[]} */
   const failsafes = []
-  const lines = text.split('\n')
-  for (let i = 0; i < lines.length; i++) {
-    const time = PREFIX_TIME.exec(lines[i])
+  for (const line of text.split('\n')) {
+    const failsafe = FAILSAFE.exec(line)
+    if (!failsafe) continue
+    const time = PREFIX_TIME.exec(line)
     const ts = time ? logTime(time[1], time[2]) : null
-    const failsafe = FAILSAFE.exec(lines[i])
-    if (failsafe) failsafes.push({ ts, relation: failsafe[1], index_scans: Number(failsafe[2]), watched: false })
-    const head = WRAPAROUND_HEAD.exec(lines[i])
-    if (!head || !ts) continue
-    let elapsed = null
-    while (i + 1 < lines.length && lines[i + 1].startsWith('\t')) {
-      const m = /elapsed: ([\d.]+) s/.exec(lines[++i])
-      if (m) elapsed = Number(m[1])
-    }
-    if (elapsed !== null) {
-      vacuums.push({ relation: head[1], end: ts, duration_s: elapsed, index_scans: Number(head[2]) })
-    }
+    failsafes.push({ ts, relation: failsafe[1], index_scans: Number(failsafe[2]), watched: false })
   }
   return { vacuums, failsafes }
 }
